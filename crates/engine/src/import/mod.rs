@@ -1,0 +1,305 @@
+//! Importers: one per log format, each turning lines into the common model. A file's format
+//! is sniffed from its name and first lines, as speedscope does.
+
+pub mod claude_code;
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+use crate::json::{LStr, Shape};
+use crate::model::{AgentMeta, DiagnosticKind, Format};
+
+/// What the first bytes of a file say about it.
+pub(crate) enum Sniff {
+    Format(Format),
+    /// Nothing but whitespace so far.
+    Empty,
+    /// Not a log this version reads; the message says what it looks like.
+    Rejected(String),
+}
+
+/// How one line ended up.
+pub(crate) enum LineOutcome {
+    Entry,
+    Metadata,
+    /// A repeat of an entry already loaded; the message names the first occurrence.
+    Duplicate(String),
+    Failed(Failure),
+}
+
+pub(crate) struct Failure {
+    pub kind: DiagnosticKind,
+    pub message: String,
+    /// The JSON ended early: the line was cut.
+    pub eof: bool,
+    /// The error may come from invalid UTF-8 (worth a repair and a second try).
+    pub may_be_utf8: bool,
+}
+
+impl Failure {
+    pub fn from_json(error: &serde_json::Error) -> Failure {
+        let eof = error.classify() == serde_json::error::Category::Eof;
+        let text = error.to_string();
+        let may_be_utf8 = text.contains("unicode") || text.contains("UTF-8") || text.contains("utf-8");
+        Failure {
+            kind: DiagnosticKind::InvalidJson,
+            message: format!("invalid JSON at column {}: {}", error.column(), strip_position(&text)),
+            eof,
+            may_be_utf8,
+        }
+    }
+}
+
+/// serde_json appends " at line 1 column N" to its messages; the diagnostic says it already.
+fn strip_position(text: &str) -> &str {
+    match text.rfind(" at line ") {
+        Some(i) => &text[..i],
+        None => text,
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Probe<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: LStr<'a>,
+    #[serde(borrow)]
+    subtype: LStr<'a>,
+    uuid: Shape,
+    #[serde(rename = "parentUuid")]
+    parent_uuid: Shape,
+    #[serde(rename = "parent_uuid")]
+    parent_uuid_snake: Shape,
+    #[serde(rename = "sessionId")]
+    session_id: Shape,
+    #[serde(rename = "session_id")]
+    session_id_snake: Shape,
+    #[serde(rename = "leafUuid")]
+    leaf_uuid: Shape,
+    #[serde(rename = "messageId")]
+    message_id: Shape,
+    #[serde(rename = "parent_tool_use_id")]
+    parent_tool_use_id: Shape,
+    payload: Shape,
+    model: Shape,
+    created_at: Shape,
+    done: Shape,
+    message: Shape,
+    thread_id: Shape,
+}
+
+/// Decides what a file is from its first bytes (`window`; `whole_file` if that is all of it).
+pub(crate) fn sniff(window: &[u8], whole_file: bool) -> Sniff {
+    let text = window.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(window);
+    let start = text.iter().position(|b| !b.is_ascii_whitespace());
+    let Some(start) = start else { return Sniff::Empty };
+    let text = &text[start..];
+
+    if let Some(kind) = binary_kind(text) {
+        return Sniff::Rejected(format!("this is {kind}, not a session log"));
+    }
+    let mut lines = text.split(|&b| b == b'\n').peekable();
+    let mut seen = 0;
+    let mut first_keys: Option<Vec<String>> = None;
+    while let Some(line) = lines.next() {
+        let complete = lines.peek().is_some() || whole_file;
+        if !complete {
+            break;
+        }
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        seen += 1;
+        if seen > 16 {
+            break;
+        }
+        let Ok(probe) = serde_json::from_slice::<Probe>(line) else { continue };
+        match classify(&probe) {
+            Some(Ok(format)) => return Sniff::Format(format),
+            Some(Err(message)) => return Sniff::Rejected(message),
+            None => {
+                if first_keys.is_none()
+                    && let Ok(map) = serde_json::from_slice::<BTreeMap<String, IgnoredAny>>(line)
+                {
+                    first_keys = Some(map.into_keys().take(8).collect());
+                }
+            }
+        }
+    }
+    if let Some(keys) = first_keys {
+        return Sniff::Rejected(format!(
+            "these are JSON lines, but not a session log this version knows (the first line's keys: {})",
+            keys.join(", ")
+        ));
+    }
+    match text[0] {
+        b'{' => {}
+        b'<' => return Sniff::Rejected("this looks like HTML or XML, not a session log (JSON Lines)".into()),
+        b'[' => {
+            return Sniff::Rejected("this is a JSON array; session logs are JSON Lines (one object per line)".into());
+        }
+        _ if seen > 1 && text.contains(&b'{') => {}
+        _ => return Sniff::Rejected("this is plain text, not a session log (JSON Lines)".into()),
+    }
+    // No complete line parsed. A first line longer than the window is judged by its keys.
+    let has = |needle: &[u8]| memchr::memmem::find(text, needle).is_some();
+    if !whole_file && (has(b"\"parentUuid\"") || has(b"\"sessionId\"")) {
+        return Sniff::Format(Format::ClaudeCode);
+    }
+    if text.contains(&b'\n') && seen > 0 {
+        // Several lines, none of them a JSON object: pretty-printed JSON, or something else.
+        if serde_json::from_slice::<IgnoredAny>(text).is_ok() {
+            return Sniff::Rejected(
+                "this is one JSON document spread over several lines; session logs are JSON Lines".into(),
+            );
+        }
+        // A Claude log whose first lines are all broken still loads, line by line.
+        if has(b"\"parentUuid\"") || has(b"\"sessionId\"") {
+            return Sniff::Format(Format::ClaudeCode);
+        }
+        return Sniff::Rejected("the first lines are not valid JSON: this is not a session log".into());
+    }
+    // A single (maybe truncated) line: let the Claude importer report it line by line.
+    Sniff::Format(Format::ClaudeCode)
+}
+
+/// `Some(Ok)` for a format this version reads, `Some(Err)` for a known format it does not read,
+/// `None` when the line says nothing.
+fn classify(probe: &Probe) -> Option<Result<Format, String>> {
+    let ty = probe.ty.as_deref().unwrap_or("");
+    let present = |s: Shape| !matches!(s, Shape::Absent | Shape::Null);
+    if matches!(ty, "session_meta" | "turn_context" | "response_item" | "event_msg" | "compacted")
+        && present(probe.payload)
+    {
+        return Some(Err("this looks like a Codex CLI session rollout, not a Claude Code session log".into()));
+    }
+    if ty.starts_with("thread.") || ty.starts_with("turn.") || ty.starts_with("item.") {
+        return Some(Err("this looks like Codex SDK thread events, not a Claude Code session log".into()));
+    }
+    if present(probe.model) && present(probe.created_at) && (present(probe.message) || present(probe.done)) {
+        return Some(Err("this looks like an Ollama /api/chat stream, not a Claude Code session log".into()));
+    }
+    let has_parent = probe.parent_uuid != Shape::Absent || probe.parent_uuid_snake != Shape::Absent;
+    if present(probe.session_id_snake)
+        && !has_parent
+        && (probe.parent_tool_use_id != Shape::Absent || ty == "result" || probe.subtype.as_deref() == Some("init"))
+    {
+        return Some(Err("this looks like Claude Agent SDK stream-json output, not a Claude Code session log".into()));
+    }
+    let claude_keys = has_parent
+        || present(probe.session_id)
+        || present(probe.session_id_snake)
+        || present(probe.leaf_uuid)
+        || present(probe.message_id);
+    let dag_type =
+        matches!(ty, "user" | "assistant" | "system" | "progress" | "attachment" | "tool_use" | "tool_result");
+    if claude_keys || (dag_type && present(probe.uuid)) || ty == "summary" {
+        return Some(Ok(Format::ClaudeCode));
+    }
+    None
+}
+
+/// Names a binary format from its magic bytes, or says "a binary file" for NUL bytes.
+fn binary_kind(text: &[u8]) -> Option<&'static str> {
+    const MAGIC: [(&[u8], &str); 8] = [
+        (b"\x1f\x8b", "a gzip archive"),
+        (b"PK\x03\x04", "a zip archive"),
+        (b"%PDF", "a PDF document"),
+        (b"\x89PNG", "a PNG image"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"SQLite format 3", "an SQLite database"),
+        (b"\x7fELF", "an executable"),
+        (b"\0asm", "a WebAssembly module"),
+    ];
+    for (magic, name) in MAGIC {
+        if text.starts_with(magic) {
+            return Some(name);
+        }
+    }
+    let sample = &text[..text.len().min(4096)];
+    if memchr::memchr(0, sample).is_some() {
+        return Some("a binary file");
+    }
+    None
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MetaFile<'a> {
+    #[serde(rename = "agentType", borrow)]
+    agent_type: LStr<'a>,
+    #[serde(borrow)]
+    description: LStr<'a>,
+    #[serde(rename = "toolUseId", borrow)]
+    tool_use_id: LStr<'a>,
+    #[serde(rename = "agentId", borrow)]
+    agent_id: LStr<'a>,
+}
+
+/// Reads `agent-<id>.meta.json`.
+pub(crate) fn parse_agent_meta(bytes: &[u8], agent_id_from_name: Option<&str>) -> Option<AgentMeta> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    let meta: MetaFile = serde_json::from_slice(bytes).ok()?;
+    let text = |s: &LStr| s.as_deref().unwrap_or("").to_owned();
+    Some(AgentMeta {
+        agent_id: meta.agent_id.as_deref().or(agent_id_from_name).unwrap_or("").to_owned(),
+        agent_type: text(&meta.agent_type),
+        description: text(&meta.description),
+        tool_use_id: text(&meta.tool_use_id),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rejected(bytes: &[u8]) -> String {
+        match sniff(bytes, true) {
+            Sniff::Rejected(message) => message,
+            Sniff::Format(format) => panic!("read as {format:?}"),
+            Sniff::Empty => panic!("empty"),
+        }
+    }
+
+    #[test]
+    fn other_files_are_named_not_parsed() {
+        assert!(rejected(b"\x1f\x8b\x08\0").contains("gzip"));
+        assert!(rejected(b"<!doctype html><html>").contains("HTML"));
+        assert!(rejected(b"[{\"a\":1}]").contains("JSON array"));
+        assert!(rejected(b"hello world\n").contains("plain text"));
+        assert!(rejected(b"{\"timestamp\":\"x\",\"type\":\"session_meta\",\"payload\":{}}\n").contains("Codex"));
+        assert!(
+            rejected(b"{\"model\":\"qwen3\",\"created_at\":\"x\",\"message\":{},\"done\":false}\n").contains("Ollama")
+        );
+        assert!(rejected(b"{\"a\":1,\"b\":2}\n{\"a\":1}\n").contains("keys: a, b"));
+        assert!(rejected(b"{\n  \"a\": 1\n}\n").contains("one JSON document"));
+    }
+
+    #[test]
+    fn claude_code_lines_are_recognised() {
+        for line in [
+            &b"{\"type\":\"summary\",\"summary\":\"x\",\"leafUuid\":\"u\"}\n"[..],
+            b"{\"parentUuid\":null,\"type\":\"user\",\"uuid\":\"a\",\"sessionId\":\"s\"}\n",
+            b"\xEF\xBB\xBF{\"type\":\"user\",\"uuid\":\"1\",\"message\":\"hi\"}\n",
+            b"not json\n{\"type\":\"user\",\"uuid\":\"1\",\"parentUuid\":null}\n",
+        ] {
+            assert!(matches!(sniff(line, true), Sniff::Format(Format::ClaudeCode)));
+        }
+    }
+
+    #[test]
+    fn agent_meta_files_are_read() {
+        let meta =
+            parse_agent_meta(br#"{"agentType":"Explore","description":"Find it","toolUseId":"toolu_1"}"#, Some("a12"))
+                .unwrap();
+        assert_eq!(meta.agent_id, "a12");
+        assert_eq!(meta.tool_use_id, "toolu_1");
+        assert!(parse_agent_meta(b"[1]", None).is_none());
+    }
+}

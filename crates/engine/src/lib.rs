@@ -1,0 +1,17 @@
+//! sessionscope's engine: reads agent session logs into a compact model and reconstructs the
+//! conversation. No web dependency: it builds and is tested natively, and compiles to wasm
+//! unchanged.
+//!
+//! Data flow: file bytes → [`load`] (chunks, lines) → [`import`] (one importer per format) →
+//! [`model::Corpus`].
+
+pub mod dump;
+pub mod import;
+pub mod intern;
+pub mod json;
+pub mod load;
+pub mod model;
+pub mod span;
+
+pub use load::Loader;
+pub use model::Corpus;

@@ -1,0 +1,440 @@
+//! Reading files in chunks into a [`Corpus`].
+//!
+//! Bytes arrive in slices of any size (the browser reads files with `Blob.slice`). Each file's
+//! bytes are appended to one buffer sized up front, and every complete line is parsed as soon
+//! as its newline arrives; a line split across chunks is simply parsed once its end is in. The
+//! model keeps byte ranges into these buffers, so nothing is copied.
+
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
+use std::hash::BuildHasher;
+
+use crate::import::{self, LineOutcome, Sniff};
+use crate::model::*;
+use crate::span::{Span, Sym};
+
+/// Bytes of a file looked at before deciding what format it is.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// Reads any number of files, in any number of chunks each, into one [`Corpus`].
+pub struct Loader {
+    pub(crate) sink: Sink,
+    /// File bytes, kept apart from the sink so lines can be parsed from them while the sink grows.
+    pub(crate) bytes: Vec<Vec<u8>>,
+    states: Vec<FileState>,
+}
+
+/// Everything the importers write into.
+pub(crate) struct Sink {
+    pub corpus: Corpus,
+    pub hasher: FxBuildHasher,
+    /// Entry index by uuid: `(hash of the uuid, entry)`.
+    pub uuid_index: HashTable<(u64, EntryId)>,
+    /// Response index by `message.id` + `requestId`: `(hash, response)`.
+    pub response_index: HashTable<(u64, u32)>,
+    pub type_counts: FxHashMap<Sym, u64>,
+}
+
+#[derive(Default)]
+struct FileState {
+    /// Offset of the first byte not yet parsed.
+    parsed_upto: usize,
+    /// Number of the next line to parse (1-based).
+    next_line: u32,
+    finished: bool,
+    /// Lines counted in a file that is rejected, whose bytes are not kept.
+    rejected_newlines: u64,
+    rejected_tail: bool,
+}
+
+impl Default for Loader {
+    fn default() -> Self {
+        Loader::new()
+    }
+}
+
+impl Loader {
+    pub fn new() -> Loader {
+        Loader {
+            sink: Sink {
+                corpus: Corpus { symbols: crate::intern::Interner::new(), ..Corpus::default() },
+                hasher: FxBuildHasher,
+                uuid_index: HashTable::new(),
+                response_index: HashTable::new(),
+                type_counts: FxHashMap::default(),
+            },
+            bytes: Vec::new(),
+            states: Vec::new(),
+        }
+    }
+
+    /// Registers a file about to be read. `size_hint` (the file size, if known) lets the buffer
+    /// be allocated once.
+    pub fn add_file(&mut self, path: &str, size_hint: u64) -> FileId {
+        let id = self.sink.corpus.files.len() as FileId;
+        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        let agent_id_from_name = name
+            .strip_prefix("agent-")
+            .and_then(|rest| rest.strip_suffix(".jsonl").or_else(|| rest.strip_suffix(".meta.json")))
+            .map(str::to_owned);
+        let format = if name.ends_with(".meta.json") { Format::AgentMeta } else { Format::Pending };
+        self.sink.corpus.files.push(FileInfo {
+            path: path.to_owned(),
+            size: size_hint,
+            format,
+            counts: LineCounts::default(),
+            agent_id_from_name,
+            agent_meta: None,
+            session_from_path: session_from_path(path),
+        });
+        let capacity = if size_hint as usize <= Span::MAX_LEN { size_hint as usize } else { 0 };
+        self.bytes.push(Vec::with_capacity(capacity));
+        self.states.push(FileState { next_line: 1, ..FileState::default() });
+        if size_hint as usize > Span::MAX_LEN {
+            self.reject(
+                id,
+                DiagnosticKind::FileTooLarge,
+                format!("the file is {size_hint} bytes; files over {} bytes cannot be opened", Span::MAX_LEN),
+            );
+        }
+        id
+    }
+
+    /// Appends a chunk of a file and parses every line it completes.
+    pub fn push(&mut self, file: FileId, chunk: &[u8]) {
+        let Some(state) = self.states.get_mut(file as usize) else { return };
+        if state.finished || chunk.is_empty() {
+            return;
+        }
+        if self.sink.corpus.files[file as usize].format == Format::Rejected {
+            state.rejected_newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+            state.rejected_tail = chunk.last() != Some(&b'\n');
+            return;
+        }
+        let buffer = &mut self.bytes[file as usize];
+        if buffer.len() + chunk.len() > Span::MAX_LEN {
+            let size = buffer.len() + chunk.len();
+            self.reject(
+                file,
+                DiagnosticKind::FileTooLarge,
+                format!("the file is over {size} bytes; files over {} bytes cannot be opened", Span::MAX_LEN),
+            );
+            return;
+        }
+        buffer.extend_from_slice(chunk);
+        self.parse_complete_lines(file, false);
+    }
+
+    /// Marks a file complete: its last line, if it has no newline, is parsed now.
+    pub fn finish_file(&mut self, file: FileId) {
+        let Some(state) = self.states.get(file as usize) else { return };
+        if state.finished {
+            return;
+        }
+        let format = self.sink.corpus.files[file as usize].format;
+        match format {
+            Format::Rejected => {
+                let state = &self.states[file as usize];
+                let lines = state.rejected_newlines + u64::from(state.rejected_tail);
+                let counts = &mut self.sink.corpus.files[file as usize].counts;
+                counts.lines += lines;
+                counts.skipped += lines;
+            }
+            Format::AgentMeta => self.finish_agent_meta(file),
+            _ => self.parse_complete_lines(file, true),
+        }
+        let state = &mut self.states[file as usize];
+        state.finished = true;
+        let size = self.bytes[file as usize].len() as u64;
+        let info = &mut self.sink.corpus.files[file as usize];
+        if info.format != Format::Rejected {
+            info.size = size;
+        }
+        if info.format == Format::Pending {
+            // Only blank lines, or nothing at all.
+            info.format = Format::ClaudeCode;
+        }
+        if size == 0 && info.format != Format::Rejected {
+            self.sink.corpus.diagnostics.push(Diagnostic {
+                file,
+                line: 0,
+                offset: 0,
+                kind: DiagnosticKind::EmptyFile,
+                message: "the file is empty".into(),
+            });
+        }
+    }
+
+    /// Reads a whole file given as one buffer.
+    pub fn add_bytes(&mut self, path: &str, bytes: &[u8]) -> FileId {
+        let id = self.add_file(path, bytes.len() as u64);
+        self.push(id, bytes);
+        self.finish_file(id);
+        id
+    }
+
+    /// Ends loading: finishes any file left open and returns the model with the file bytes.
+    pub fn finish(mut self) -> Corpus {
+        for file in 0..self.states.len() {
+            self.finish_file(file as FileId);
+        }
+        let mut corpus = self.sink.corpus;
+        let mut type_counts: Vec<(Sym, u64)> = self.sink.type_counts.into_iter().collect();
+        type_counts.sort_by(|a, b| corpus.symbols.resolve(a.0).cmp(corpus.symbols.resolve(b.0)));
+        corpus.type_counts = type_counts;
+        corpus.bytes = self.bytes;
+        corpus.entries.shrink_to_fit();
+        corpus.blocks.shrink_to_fit();
+        corpus.responses.shrink_to_fit();
+        corpus.arena.shrink_to_fit();
+        corpus
+    }
+
+    /// Bytes read so far over all files.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes.iter().map(|b| b.len() as u64).sum()
+    }
+
+    fn reject(&mut self, file: FileId, kind: DiagnosticKind, message: String) {
+        let info = &mut self.sink.corpus.files[file as usize];
+        info.format = Format::Rejected;
+        self.sink.corpus.diagnostics.push(Diagnostic { file, line: 0, offset: 0, kind, message });
+        // Lines already in the buffer are counted, then the buffer is dropped.
+        let state = &mut self.states[file as usize];
+        let buffer = std::mem::take(&mut self.bytes[file as usize]);
+        let pending = &buffer[state.parsed_upto.min(buffer.len())..];
+        state.rejected_newlines += memchr::memchr_iter(b'\n', pending).count() as u64;
+        state.rejected_tail = !pending.is_empty() && pending.last() != Some(&b'\n');
+        // Lines parsed before the rejection (none, in practice: files are sniffed first) keep
+        // their counts.
+    }
+
+    fn finish_agent_meta(&mut self, file: FileId) {
+        let bytes = &self.bytes[file as usize];
+        let lines = if bytes.is_empty() {
+            0
+        } else {
+            memchr::memchr_iter(b'\n', bytes).count() as u64 + u64::from(bytes.last() != Some(&b'\n'))
+        };
+        let info = &mut self.sink.corpus.files[file as usize];
+        info.counts.lines += lines;
+        match import::parse_agent_meta(bytes, info.agent_id_from_name.as_deref()) {
+            Some(meta) => {
+                info.agent_meta = Some(meta);
+                info.counts.metadata += lines;
+            }
+            None => {
+                info.counts.skipped += lines;
+                self.sink.corpus.diagnostics.push(Diagnostic {
+                    file,
+                    line: 1,
+                    offset: 0,
+                    kind: DiagnosticKind::InvalidJson,
+                    message: "an agent .meta.json file that is not a JSON object".into(),
+                });
+            }
+        }
+    }
+
+    fn parse_complete_lines(&mut self, file: FileId, at_end: bool) {
+        let f = file as usize;
+        if self.sink.corpus.files[f].format == Format::Pending && !self.sniff(file, at_end) {
+            return;
+        }
+        if self.sink.corpus.files[f].format == Format::Rejected {
+            return;
+        }
+        loop {
+            let state = &self.states[f];
+            let start = state.parsed_upto;
+            let buffer = &self.bytes[f];
+            if start >= buffer.len() {
+                break;
+            }
+            let (end, next) = match memchr::memchr(b'\n', &buffer[start..]) {
+                Some(i) => (start + i, start + i + 1),
+                None if at_end => (buffer.len(), buffer.len()),
+                None => break,
+            };
+            let is_last_without_newline = next == buffer.len() && end == buffer.len();
+            let line_no = state.next_line;
+            self.states[f].parsed_upto = next;
+            self.states[f].next_line += 1;
+            self.parse_line(file, line_no, start, end, is_last_without_newline);
+        }
+    }
+
+    /// Decides the format of a file from its first bytes. False while undecided.
+    fn sniff(&mut self, file: FileId, at_end: bool) -> bool {
+        let f = file as usize;
+        let buffer = &self.bytes[f];
+        if buffer.len() < SNIFF_BYTES && !at_end {
+            // Decide as soon as a few complete lines are in, or the sniff window is full.
+            let complete_lines = memchr::memchr_iter(b'\n', buffer).take(8).count();
+            if complete_lines < 8 {
+                return false;
+            }
+        }
+        let window = &buffer[..buffer.len().min(SNIFF_BYTES)];
+        let whole_file = at_end && buffer.len() <= SNIFF_BYTES;
+        match import::sniff(window, whole_file) {
+            Sniff::Format(format) => {
+                self.sink.corpus.files[f].format = format;
+                true
+            }
+            Sniff::Empty => true,
+            Sniff::Rejected(message) => {
+                self.reject(file, DiagnosticKind::NotASessionLog, message);
+                false
+            }
+        }
+    }
+
+    fn parse_line(&mut self, file: FileId, line_no: u32, start: usize, mut end: usize, last_without_newline: bool) {
+        let f = file as usize;
+        fn counts(sink: &mut Sink, f: usize) -> &mut LineCounts {
+            &mut sink.corpus.files[f].counts
+        }
+        counts(&mut self.sink, f).lines += 1;
+        let buffer = &self.bytes[f];
+        let mut begin = start;
+        if line_no == 1 && buffer[begin..end].starts_with(b"\xEF\xBB\xBF") {
+            begin += 3;
+        }
+        if end > begin && buffer[end - 1] == b'\r' {
+            end -= 1;
+        }
+        if buffer[begin..end].iter().all(u8::is_ascii_whitespace) {
+            counts(&mut self.sink, f).ignored += 1;
+            self.sink.corpus.diagnostics.push(Diagnostic {
+                file,
+                line: line_no,
+                offset: start as u64,
+                kind: DiagnosticKind::BlankLine,
+                message: "blank line".into(),
+            });
+            return;
+        }
+
+        let mut repaired = false;
+        let outcome = loop {
+            let outcome =
+                import::claude_code::import_line(&mut self.sink, &self.bytes, file, line_no, begin, end, repaired);
+            match outcome {
+                LineOutcome::Failed(ref failure) if !repaired && failure.may_be_utf8 => {
+                    if repair_utf8(&mut self.bytes[f][begin..end]) {
+                        repaired = true;
+                        self.sink.corpus.diagnostics.push(Diagnostic {
+                            file,
+                            line: line_no,
+                            offset: start as u64,
+                            kind: DiagnosticKind::InvalidUtf8,
+                            message: "invalid UTF-8 bytes were replaced with '?' before reading the line".into(),
+                        });
+                        continue;
+                    }
+                    break outcome;
+                }
+                other => break other,
+            }
+        };
+        let sink = &mut self.sink;
+        match outcome {
+            LineOutcome::Entry => counts(sink, f).entries += 1,
+            LineOutcome::Metadata => counts(sink, f).metadata += 1,
+            LineOutcome::Duplicate(message) => {
+                counts(sink, f).ignored += 1;
+                sink.corpus.diagnostics.push(Diagnostic {
+                    file,
+                    line: line_no,
+                    offset: start as u64,
+                    kind: DiagnosticKind::DuplicateUuid,
+                    message,
+                });
+            }
+            LineOutcome::Failed(failure) => {
+                counts(sink, f).skipped += 1;
+                let kind =
+                    if failure.eof && last_without_newline { DiagnosticKind::TruncatedLine } else { failure.kind };
+                let message = if kind == DiagnosticKind::TruncatedLine {
+                    format!(
+                        "the last line ends without a newline in the middle of its JSON ({} bytes): the file is truncated or still being written",
+                        end - begin
+                    )
+                } else {
+                    failure.message
+                };
+                sink.corpus.diagnostics.push(Diagnostic { file, line: line_no, offset: start as u64, kind, message });
+            }
+        }
+    }
+}
+
+/// Replaces every byte of an invalid UTF-8 sequence with `?`. True if anything changed.
+fn repair_utf8(bytes: &mut [u8]) -> bool {
+    let mut changed = false;
+    let mut at = 0;
+    while at < bytes.len() {
+        match std::str::from_utf8(&bytes[at..]) {
+            Ok(_) => break,
+            Err(e) => {
+                let bad_start = at + e.valid_up_to();
+                let bad_len = e.error_len().unwrap_or(bytes.len() - bad_start);
+                for b in &mut bytes[bad_start..bad_start + bad_len] {
+                    *b = b'?';
+                }
+                changed = true;
+                at = bad_start + bad_len;
+            }
+        }
+    }
+    changed
+}
+
+/// The session id a path names: `<sid>.jsonl`, or `<sid>/subagents/agent-x.jsonl`.
+fn session_from_path(path: &str) -> Option<String> {
+    let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    let name = parts.last()?;
+    if let Some(stem) = name.strip_suffix(".jsonl")
+        && !stem.starts_with("agent-")
+    {
+        return Some(stem.to_owned());
+    }
+    let position = parts.iter().rposition(|p| *p == "subagents")?;
+    position.checked_sub(1).map(|i| parts[i].to_owned())
+}
+
+impl Sink {
+    pub fn hash_bytes(&self, bytes: &[u8]) -> u64 {
+        self.hasher.hash_one(bytes)
+    }
+
+    pub fn hash_pair(&self, a: &[u8], b: &[u8]) -> u64 {
+        self.hasher.hash_one((a, b))
+    }
+
+    pub fn count_type(&mut self, sym: Sym) {
+        *self.type_counts.entry(sym).or_insert(0) += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_come_from_file_names_and_subagent_folders() {
+        assert_eq!(session_from_path("p/abc.jsonl").as_deref(), Some("abc"));
+        assert_eq!(session_from_path("p/abc/subagents/agent-a1.jsonl").as_deref(), Some("abc"));
+        assert_eq!(session_from_path("agent-a1.jsonl"), None);
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_byte_for_byte() {
+        let mut bytes = b"ok \xff\xfe and \xe2\x82".to_vec();
+        assert!(repair_utf8(&mut bytes));
+        assert_eq!(bytes, b"ok ?? and ??");
+        let mut fine = "caf\u{e9}".as_bytes().to_vec();
+        assert!(!repair_utf8(&mut fine));
+    }
+}

@@ -1,0 +1,560 @@
+//! The parsed model: every line of every file as a compact [`Entry`], a metadata line, or a
+//! [`Diagnostic`]. Bulky values stay in the file bytes and are decoded on demand.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+use crate::intern::Interner;
+use crate::json;
+use crate::span::{Span, Sym};
+
+pub type FileId = u32;
+pub type EntryId = u32;
+
+/// The value of an absent index (`EntryId`, response index, ...).
+pub const NONE: u32 = u32::MAX;
+
+/// What a conversation entry is. The raw `type` string is kept in [`Entry::type_name`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum EntryKind {
+    User,
+    Assistant,
+    System,
+    Progress,
+    Attachment,
+    /// A tool call extracted into a message of its own by another ingester (`type: "tool_use"`).
+    ToolUse,
+    /// A tool result extracted into a message of its own (`type: "tool_result"`).
+    ToolResult,
+    /// A line of a type this version does not know, kept so it still takes part in the DAG.
+    Other,
+}
+
+impl EntryKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EntryKind::User => "user",
+            EntryKind::Assistant => "assistant",
+            EntryKind::System => "system",
+            EntryKind::Progress => "progress",
+            EntryKind::Attachment => "attachment",
+            EntryKind::ToolUse => "tool_use",
+            EntryKind::ToolResult => "tool_result",
+            EntryKind::Other => "other",
+        }
+    }
+}
+
+/// Boolean facts about an entry.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct EntryFlags(pub u32);
+
+impl EntryFlags {
+    pub const SIDECHAIN: u32 = 1;
+    pub const META: u32 = 1 << 1;
+    pub const COMPACT_SUMMARY: u32 = 1 << 2;
+    pub const DELETED: u32 = 1 << 3;
+    pub const TRANSCRIPT_ONLY: u32 = 1 << 4;
+    pub const API_ERROR: u32 = 1 << 5;
+    /// The message has at least one tool_use (or server_tool_use) block.
+    pub const HAS_TOOL_USE: u32 = 1 << 6;
+    /// The message has at least one tool_result block.
+    pub const HAS_TOOL_RESULT: u32 = 1 << 7;
+    /// A tool_result block has `is_error: true`.
+    pub const TOOL_ERROR: u32 = 1 << 8;
+    /// `message` was a plain string (the older inline-sidechain shape).
+    pub const LEGACY_MESSAGE: u32 = 1 << 9;
+    /// `message.content` (or `content`) is a string rather than an array of blocks.
+    pub const STRING_CONTENT: u32 = 1 << 10;
+    /// The entry carries the older `subtype: "tool_use"` / `toolName` shape.
+    pub const LEGACY_TOOL_CALL: u32 = 1 << 11;
+    /// The text says the user interrupted ("[Request interrupted by user").
+    pub const INTERRUPTED: u32 = 1 << 12;
+    /// Field names were snake_case (`parent_uuid`, `session_id`): an API export.
+    pub const SNAKE_CASE: u32 = 1 << 13;
+    /// The line had invalid UTF-8 that was replaced before parsing.
+    pub const REPAIRED_UTF8: u32 = 1 << 14;
+    /// `userType` was something other than "external".
+    pub const INTERNAL_USER: u32 = 1 << 15;
+    /// The entry has a top-level `error` (older sidechain shape) or an error `level`.
+    pub const ERROR: u32 = 1 << 16;
+
+    pub fn has(self, flag: u32) -> bool {
+        self.0 & flag != 0
+    }
+
+    pub fn set(&mut self, flag: u32, on: bool) {
+        if on {
+            self.0 |= flag;
+        } else {
+            self.0 &= !flag;
+        }
+    }
+}
+
+impl std::fmt::Debug for EntryFlags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const NAMES: [&str; 17] = [
+            "sidechain",
+            "meta",
+            "compact_summary",
+            "deleted",
+            "transcript_only",
+            "api_error",
+            "has_tool_use",
+            "has_tool_result",
+            "tool_error",
+            "legacy_message",
+            "string_content",
+            "legacy_tool_call",
+            "interrupted",
+            "snake_case",
+            "repaired_utf8",
+            "internal_user",
+            "error",
+        ];
+        let names: Vec<&str> =
+            NAMES.iter().enumerate().filter(|(i, _)| self.0 & (1 << i) != 0).map(|(_, n)| *n).collect();
+        write!(f, "{}", names.join("|"))
+    }
+}
+
+/// One line of a session log that takes part in the conversation DAG.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Entry {
+    pub file: FileId,
+    /// 1-based line number in its file.
+    pub line: u32,
+    /// The whole line, for a lazy re-read of fields the model does not keep.
+    pub line_span: Span,
+    pub kind: EntryKind,
+    /// `nestingLevel` of older inline sidechains (0 when absent).
+    pub nesting_level: u8,
+    pub flags: EntryFlags,
+    /// The raw `type`.
+    pub type_name: Sym,
+    /// `subtype` for system entries, `data.type` for progress, `attachment.type` for attachments.
+    pub subtype: Sym,
+    pub uuid: Span,
+    pub parent_uuid: Span,
+    pub logical_parent_uuid: Span,
+    pub session_id: Sym,
+    /// `agentId`: the agent conversation this entry belongs to.
+    pub agent_id: Sym,
+    /// The agent this entry reports on or spawned: `data.agentId` of an agent_progress line, or
+    /// `toolUseResult.agentId` of a Task/Agent result.
+    pub linked_agent_id: Sym,
+    /// Milliseconds since the epoch, or `i64::MIN` when absent or unreadable.
+    pub timestamp_ms: i64,
+    pub model: Sym,
+    /// Index into [`Corpus::responses`] (assistant lines of one API response share it), or [`NONE`].
+    pub response: u32,
+    /// `blocks_start..blocks_start + blocks_len` in [`Corpus::blocks`].
+    pub blocks_start: u32,
+    pub blocks_len: u32,
+    /// `message.content` (or the legacy string `message`, or a system `content`), raw JSON.
+    pub content: Span,
+    /// `toolUseResult`, raw JSON.
+    pub tool_use_result: Span,
+    /// Envelope `toolUseID` (progress, hooks) or `sourceToolUseID`.
+    pub tool_use_id: Span,
+    /// Envelope `parentToolUseID`.
+    pub parent_tool_use_id: Span,
+    /// `sourceToolAssistantUUID`: the assistant line whose tool call this result answers.
+    pub source_tool_assistant: Span,
+}
+
+impl Entry {
+    pub fn has_timestamp(&self) -> bool {
+        self.timestamp_ms != i64::MIN
+    }
+
+    pub fn is_sidechain(&self) -> bool {
+        self.flags.has(EntryFlags::SIDECHAIN)
+    }
+
+    pub fn block_range(&self) -> std::ops::Range<usize> {
+        self.blocks_start as usize..(self.blocks_start + self.blocks_len) as usize
+    }
+}
+
+/// What a content block is.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum BlockKind {
+    Text,
+    Thinking,
+    RedactedThinking,
+    ToolUse,
+    ServerToolUse,
+    ToolResult,
+    /// `web_search_tool_result` and other server-side tool results.
+    ServerToolResult,
+    Image,
+    Document,
+    /// A block type this version does not know; its JSON is element `index` of the content.
+    Unknown,
+}
+
+impl BlockKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockKind::Text => "text",
+            BlockKind::Thinking => "thinking",
+            BlockKind::RedactedThinking => "redacted_thinking",
+            BlockKind::ToolUse => "tool_use",
+            BlockKind::ServerToolUse => "server_tool_use",
+            BlockKind::ToolResult => "tool_result",
+            BlockKind::ServerToolResult => "server_tool_result",
+            BlockKind::Image => "image",
+            BlockKind::Document => "document",
+            BlockKind::Unknown => "unknown",
+        }
+    }
+}
+
+/// One content block of a message.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Block {
+    pub kind: BlockKind,
+    pub flags: u8,
+    /// Position of the block in its message's content array.
+    pub index: u16,
+    /// Tool name (tool_use), media type (image, document), or the raw type name (unknown).
+    pub name: Sym,
+    /// Tool call id (tool_use), or the id it answers (tool_result).
+    pub id: Span,
+    /// Text and thinking: the raw string. tool_use: `input`. tool_result: `content`.
+    /// image/document: `source.data`. Raw JSON in every case.
+    pub body: Span,
+}
+
+impl Block {
+    pub const IS_ERROR: u8 = 1;
+    /// A thinking block with empty text and only a signature.
+    pub const SIGNATURE_ONLY: u8 = 1 << 1;
+    /// The body is a JSON string that itself holds JSON (extracted tool messages).
+    pub const JSON_IN_STRING: u8 = 1 << 2;
+    /// The body is the legacy `toolArguments` of an older tool call entry.
+    pub const LEGACY: u8 = 1 << 3;
+}
+
+/// Token usage as the API reports it.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub cache_read_input_tokens: u64,
+    pub cache_creation_5m: u64,
+    pub cache_creation_1h: u64,
+    pub web_search_requests: u64,
+}
+
+impl Usage {
+    pub fn total(&self) -> u64 {
+        self.input_tokens + self.output_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+    }
+
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+        self.cache_read_input_tokens += other.cache_read_input_tokens;
+        self.cache_creation_5m += other.cache_creation_5m;
+        self.cache_creation_1h += other.cache_creation_1h;
+        self.web_search_requests += other.web_search_requests;
+    }
+
+    pub fn is_zero(&self) -> bool {
+        *self == Usage::default()
+    }
+}
+
+/// One API response: the assistant lines that share `message.id` (and `requestId`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Response {
+    pub file: FileId,
+    pub message_id: Span,
+    pub request_id: Span,
+    pub first_entry: EntryId,
+    pub lines: u32,
+    pub model: Sym,
+    /// The usage of the line that reported the most; partial early lines are not summed.
+    pub usage: Usage,
+    pub has_usage: bool,
+    /// A `costUSD` the log itself recorded (older versions), if any.
+    pub logged_cost_usd: Option<f64>,
+}
+
+/// What a `compact_boundary` entry says about its compaction.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Compaction {
+    pub entry: EntryId,
+    pub trigger: Sym,
+    pub pre_tokens: u64,
+    pub preserved_head: Span,
+    pub preserved_anchor: Span,
+    pub preserved_tail: Span,
+}
+
+/// A line outside the DAG: summary, titles, file-history-snapshot, queue-operation, ...
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MetaLine {
+    pub file: FileId,
+    pub line: u32,
+    pub line_span: Span,
+    pub type_name: Sym,
+    pub session_id: Sym,
+    pub timestamp_ms: i64,
+    /// The line's main text, raw JSON: `summary`, `customTitle`/`aiTitle`/`title`, `agentName`,
+    /// queue `content`, `lastPrompt`, ...
+    pub text: Span,
+    /// `leafUuid` of a summary, `messageId` of a file-history-snapshot.
+    pub target_uuid: Span,
+    /// `operation` of a queue-operation.
+    pub operation: Sym,
+}
+
+/// How serious a diagnostic is.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
+pub enum Severity {
+    /// The line was skipped.
+    Error,
+    /// The line was loaded, with a repair or a caveat.
+    Warning,
+    /// Nothing was lost (a blank line, a duplicate of an entry already loaded).
+    Info,
+}
+
+/// What went wrong with a line or a file.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
+pub enum DiagnosticKind {
+    InvalidJson,
+    NotAnObject,
+    MissingUuid,
+    DuplicateUuid,
+    InvalidUtf8,
+    TruncatedLine,
+    BlankLine,
+    /// The whole file is not a log this version can read.
+    NotASessionLog,
+    FileTooLarge,
+    EmptyFile,
+    /// The file's lines after the first are read as a different format than the first.
+    UnexpectedLine,
+}
+
+impl DiagnosticKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DiagnosticKind::InvalidJson => "invalid-json",
+            DiagnosticKind::NotAnObject => "not-an-object",
+            DiagnosticKind::MissingUuid => "missing-uuid",
+            DiagnosticKind::DuplicateUuid => "duplicate-uuid",
+            DiagnosticKind::InvalidUtf8 => "invalid-utf8",
+            DiagnosticKind::TruncatedLine => "truncated-line",
+            DiagnosticKind::BlankLine => "blank-line",
+            DiagnosticKind::NotASessionLog => "not-a-session-log",
+            DiagnosticKind::FileTooLarge => "file-too-large",
+            DiagnosticKind::EmptyFile => "empty-file",
+            DiagnosticKind::UnexpectedLine => "unexpected-line",
+        }
+    }
+
+    pub fn severity(self) -> Severity {
+        match self {
+            DiagnosticKind::InvalidUtf8 => Severity::Warning,
+            DiagnosticKind::DuplicateUuid | DiagnosticKind::BlankLine | DiagnosticKind::EmptyFile => Severity::Info,
+            _ => Severity::Error,
+        }
+    }
+}
+
+/// A problem with one line (or, with `line == 0`, with a whole file).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Diagnostic {
+    pub file: FileId,
+    pub line: u32,
+    pub offset: u64,
+    pub kind: DiagnosticKind,
+    pub message: String,
+}
+
+/// The log formats the engine reads.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Format {
+    /// Not decided yet (too few bytes seen).
+    Pending,
+    ClaudeCode,
+    /// A JSON file beside the logs: `agent-<id>.meta.json`.
+    AgentMeta,
+    /// Not a log this version reads; the file diagnostic says what it looks like.
+    Rejected,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Pending => "pending",
+            Format::ClaudeCode => "claude-code",
+            Format::AgentMeta => "agent-meta",
+            Format::Rejected => "rejected",
+        }
+    }
+}
+
+/// `agent-<id>.meta.json`: what Claude Code 2.1.2+ writes beside an agent transcript.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct AgentMeta {
+    pub agent_id: String,
+    pub agent_type: String,
+    pub description: String,
+    pub tool_use_id: String,
+}
+
+/// How each line of a file ended up.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct LineCounts {
+    pub lines: u64,
+    pub entries: u64,
+    pub metadata: u64,
+    /// Lines that became an error diagnostic and were skipped.
+    pub skipped: u64,
+    /// Lines that are not lost but hold nothing: blank lines, duplicates of loaded entries.
+    pub ignored: u64,
+}
+
+impl LineCounts {
+    pub fn add(&mut self, other: &LineCounts) {
+        self.lines += other.lines;
+        self.entries += other.entries;
+        self.metadata += other.metadata;
+        self.skipped += other.skipped;
+        self.ignored += other.ignored;
+    }
+
+    /// Every line is accounted for exactly once.
+    pub fn balanced(&self) -> bool {
+        self.lines == self.entries + self.metadata + self.skipped + self.ignored
+    }
+}
+
+/// What the model keeps about a file (not its bytes).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FileInfo {
+    /// The path as given (relative to the dropped folder, or a file name).
+    pub path: String,
+    pub size: u64,
+    pub format: Format,
+    pub counts: LineCounts,
+    /// `agent-<id>` from the file name, if it is an agent transcript.
+    pub agent_id_from_name: Option<String>,
+    pub agent_meta: Option<AgentMeta>,
+    /// The session id in the file name (`<sessionId>.jsonl`, or the folder of a subagents file).
+    pub session_from_path: Option<String>,
+}
+
+impl FileInfo {
+    pub fn name(&self) -> &str {
+        self.path.rsplit(['/', '\\']).next().unwrap_or(&self.path)
+    }
+}
+
+/// Everything loaded: files, entries, metadata lines and diagnostics, and the strings they share.
+#[derive(Clone, Serialize, Deserialize, Default)]
+pub struct Corpus {
+    pub files: Vec<FileInfo>,
+    /// The bytes of each file, indexed like `files`. Not serialised: they travel separately.
+    #[serde(skip)]
+    pub bytes: Vec<Vec<u8>>,
+    pub entries: Vec<Entry>,
+    pub blocks: Vec<Block>,
+    pub responses: Vec<Response>,
+    pub compactions: Vec<Compaction>,
+    pub metas: Vec<MetaLine>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub symbols: Interner,
+    /// Decoded or synthesised text that has no place in a file.
+    pub arena: Vec<u8>,
+    /// Lines per raw `type` value, including metadata and unknown types.
+    pub type_counts: Vec<(Sym, u64)>,
+}
+
+impl std::fmt::Debug for Corpus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Corpus({} files, {} entries)", self.files.len(), self.entries.len())
+    }
+}
+
+impl Corpus {
+    /// The bytes a span of `file` names.
+    pub fn span_bytes(&self, file: FileId, span: Span) -> &[u8] {
+        let file_bytes = self.bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
+        span.bytes(file_bytes, &self.arena)
+    }
+
+    /// A span that holds a decoded string (ids, names).
+    pub fn span_str(&self, file: FileId, span: Span) -> &str {
+        std::str::from_utf8(self.span_bytes(file, span)).unwrap_or("")
+    }
+
+    /// A span that holds raw JSON, decoded for display.
+    pub fn span_text(&self, file: FileId, span: Span) -> Cow<'_, str> {
+        json::decode_value(self.span_bytes(file, span))
+    }
+
+    pub fn sym(&self, sym: Sym) -> &str {
+        self.symbols.resolve(sym)
+    }
+
+    pub fn entry_uuid(&self, entry: &Entry) -> &str {
+        self.span_str(entry.file, entry.uuid)
+    }
+
+    pub fn entry_parent_uuid(&self, entry: &Entry) -> Option<&str> {
+        (!entry.parent_uuid.is_empty()).then(|| self.span_str(entry.file, entry.parent_uuid))
+    }
+
+    pub fn blocks_of(&self, entry: &Entry) -> &[Block] {
+        self.blocks.get(entry.block_range()).unwrap_or_default()
+    }
+
+    pub fn line_bytes(&self, entry: &Entry) -> &[u8] {
+        self.span_bytes(entry.file, entry.line_span)
+    }
+
+    /// The first line of readable text of an entry: its first text block, or its string content.
+    pub fn first_text(&self, entry: &Entry) -> Option<Cow<'_, str>> {
+        if entry.flags.has(EntryFlags::STRING_CONTENT) && !entry.content.is_empty() {
+            return Some(self.span_text(entry.file, entry.content));
+        }
+        self.blocks_of(entry).iter().find(|b| b.kind == BlockKind::Text).map(|b| self.span_text(entry.file, b.body))
+    }
+
+    /// Total line counts over all files.
+    pub fn counts(&self) -> LineCounts {
+        let mut total = LineCounts::default();
+        for file in &self.files {
+            total.add(&file.counts);
+        }
+        total
+    }
+
+    /// Bytes retained by the model, excluding the file bytes themselves.
+    pub fn model_heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.entries.capacity() * size_of::<Entry>()
+            + self.blocks.capacity() * size_of::<Block>()
+            + self.responses.capacity() * size_of::<Response>()
+            + self.compactions.capacity() * size_of::<Compaction>()
+            + self.metas.capacity() * size_of::<MetaLine>()
+            + self.diagnostics.iter().map(|d| size_of::<Diagnostic>() + d.message.capacity()).sum::<usize>()
+            + self.symbols.heap_bytes()
+            + self.arena.capacity()
+            + self.type_counts.capacity() * 16
+            + self.files.iter().map(|f| size_of::<FileInfo>() + f.path.capacity()).sum::<usize>()
+    }
+}

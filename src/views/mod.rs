@@ -1,0 +1,3 @@
+//! What a loaded corpus looks like on screen.
+
+pub mod messages;

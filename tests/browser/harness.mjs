@@ -1,0 +1,146 @@
+// Shared pieces of the browser tests: a static server for the built site, headless Chromium
+// (Debian's, driven by playwright-core), and recorders for requests and console errors.
+import { createServer } from "node:http";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, extname, join, normalize, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const DIST = join(ROOT, "dist");
+/** Real session logs shared by the team; other people's data, read in place, never copied. */
+export const REAL_FIXTURES = process.env.SESSIONSCOPE_REAL_FIXTURES || resolve(ROOT, "../shared/fixtures/real");
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".wasm": "application/wasm",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".webmanifest": "application/manifest+json",
+};
+
+/**
+ * Serves `dir` on 127.0.0.1 under `prefix` (e.g. "/some/prefix/"). Every request is recorded.
+ */
+export async function serveDist({ dir = DIST, prefix = "/" } = {}) {
+  if (!existsSync(join(dir, "index.html"))) {
+    throw new Error(`${dir}/index.html is missing: build the site first (make dist)`);
+  }
+  const served = [];
+  const server = createServer((req, res) => {
+    served.push(req.url);
+    const url = new URL(req.url, "http://localhost");
+    if (!url.pathname.startsWith(prefix)) {
+      res.writeHead(404).end("not found");
+      return;
+    }
+    let path = decodeURIComponent(url.pathname.slice(prefix.length)) || "index.html";
+    if (path.endsWith("/")) path += "index.html";
+    const file = normalize(join(dir, path));
+    if (!file.startsWith(dir) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end("not found");
+      return;
+    }
+    res.writeHead(200, { "content-type": TYPES[extname(file)] || "application/octet-stream" });
+    res.end(readFileSync(file));
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  const { port } = server.address();
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    origin,
+    url: `${origin}${prefix}`,
+    served,
+    close: () => new Promise((ok) => server.close(ok)),
+  };
+}
+
+/** Headless Chromium with the flags that keep it off the network (see wasm-toolchain.md). */
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-default-apps",
+      "--disable-extensions",
+    ],
+  });
+}
+
+/**
+ * Opens the app in a fresh context and records every request it makes and every console
+ * error. `check()` fails if a request went anywhere but `origin` or an error was logged.
+ */
+export async function openApp(browser, server, { url = server.url, colorScheme = "light", viewport } = {}) {
+  const context = await browser.newContext({ colorScheme, viewport: viewport || { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const requests = [];
+  const errors = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("worker", (worker) => {
+    worker.on("console", (m) => {
+      if (m.type() === "error") errors.push(`worker: ${m.text()}`);
+    });
+  });
+  await page.goto(url);
+  await waitForApp(page);
+  return {
+    page,
+    context,
+    requests,
+    errors,
+    /** Requests that went anywhere but the local server (data: and blob: URLs stay in the page). */
+    foreignRequests: () =>
+      requests.filter((u) => !u.startsWith(server.origin + "/") && !u.startsWith("data:") && !u.startsWith("blob:")),
+  };
+}
+
+/** Waits until the wasm app has replaced the static skeleton. */
+export async function waitForApp(page) {
+  await page.getByRole("button", { name: "Open example" }).waitFor({ timeout: 30_000 });
+}
+
+/**
+ * Drops files on the drop zone with a real `drop` event carrying a `DataTransfer`.
+ * `files`: [{ name, bytes: Buffer|string }].
+ */
+export async function dropFiles(page, files) {
+  const payload = files.map((f) => ({
+    name: f.name,
+    b64: Buffer.from(f.bytes).toString("base64"),
+  }));
+  const dataTransfer = await page.evaluateHandle((items) => {
+    const dt = new DataTransfer();
+    for (const item of items) {
+      const binary = atob(item.b64);
+      const bytes = new Uint8Array(binary.length);
+      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+      dt.items.add(new File([bytes], item.name, { type: "application/json" }));
+    }
+    return dt;
+  }, payload);
+  const zone = page.getByRole("region", { name: "Open session logs" });
+  await zone.dispatchEvent("dragover", { dataTransfer });
+  await zone.dispatchEvent("drop", { dataTransfer });
+}
+
+/** The real fixture at `relative`, or null (the test then says it was skipped). */
+export function realFixture(relative) {
+  const path = join(REAL_FIXTURES, relative);
+  return existsSync(path) ? path : null;
+}
