@@ -101,3 +101,21 @@ test("a dropped real log shows all its messages", async (t) => {
   assert.deepEqual(app.foreignRequests(), []);
   await app.context.close();
 });
+
+test("the built site works from a sub-path of a static host", async () => {
+  const prefixed = await serveDist({ prefix: "/some/prefix/" });
+  try {
+    const app = await openApp(browser, prefixed);
+    await app.page.getByRole("button", { name: "Open example" }).click();
+    await app.page.getByRole("region", { name: "Messages" }).waitFor();
+    assert.deepEqual(app.errors, []);
+    assert.deepEqual(app.foreignRequests(), []);
+    assert.ok(
+      prefixed.served.filter((u) => u !== "/some/prefix/").every((u) => u.startsWith("/some/prefix/")),
+      `every asset was asked for under the prefix: ${prefixed.served}`,
+    );
+    await app.context.close();
+  } finally {
+    await prefixed.close();
+  }
+});
