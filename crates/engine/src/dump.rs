@@ -8,10 +8,14 @@ use std::fmt::Write;
 use crate::model::*;
 use crate::span::Span;
 
-/// Shortens an id to its first 8 characters.
+/// Shortens an id to its last 8 characters (ids share prefixes like `toolu_01`, not suffixes).
 pub fn short(id: &str) -> &str {
-    let end = id.char_indices().nth(8).map(|(i, _)| i).unwrap_or(id.len());
-    &id[..end]
+    let count = id.chars().count();
+    if count <= 12 {
+        return id;
+    }
+    let start = id.char_indices().nth(count - 8).map(|(i, _)| i).unwrap_or(0);
+    &id[start..]
 }
 
 /// One line per file, entry, metadata line and diagnostic.

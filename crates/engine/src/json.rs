@@ -343,13 +343,53 @@ fn push_char(out: &mut Vec<u8>, c: char) {
     out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
 }
 
-fn hex4(digits: Option<&[u8]>) -> Option<u32> {
+pub(crate) fn hex4(digits: Option<&[u8]>) -> Option<u32> {
     let digits = digits?;
     let mut value = 0u32;
     for &d in digits {
         value = value * 16 + (d as char).to_digit(16)?;
     }
     Some(value)
+}
+
+/// Rewrites each lone UTF-16 surrogate escape (`\ud83d` without its pair) of raw JSON text as
+/// `\ufffd`, in place: same length, so byte ranges stay valid, and strict parsers accept it.
+/// Returns how many were rewritten.
+pub fn repair_lone_surrogates(bytes: &mut [u8]) -> usize {
+    let mut repaired = 0;
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if bytes[i + 1] != b'u' {
+            i += 2;
+            continue;
+        }
+        let Some(unit) = hex4(bytes.get(i + 2..i + 6)) else {
+            i += 2;
+            continue;
+        };
+        let lone = if (0xD800..0xDC00).contains(&unit) {
+            let paired = bytes.get(i + 6) == Some(&b'\\')
+                && bytes.get(i + 7) == Some(&b'u')
+                && hex4(bytes.get(i + 8..i + 12)).is_some_and(|low| (0xDC00..0xE000).contains(&low));
+            if paired {
+                i += 12;
+                continue;
+            }
+            true
+        } else {
+            (0xDC00..0xE000).contains(&unit)
+        };
+        if lone {
+            bytes[i + 2..i + 6].copy_from_slice(b"fffd");
+            repaired += 1;
+        }
+        i += 6;
+    }
+    repaired
 }
 
 /// Milliseconds since the Unix epoch of an ISO 8601 / RFC 3339 timestamp such as
@@ -498,6 +538,17 @@ mod tests {
         assert_eq!(decode_value(br#""cut \u12""#), "cut \u{FFFD}12");
         assert_eq!(decode_value(b"{\"a\":1}"), "{\"a\":1}");
         assert_eq!(decode_value(b"\"bad \xff byte\""), "bad \u{FFFD} byte");
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_are_rewritten_in_place() {
+        let mut text = br#"{"a":"x \ud83d y \ud83d\ude00 z \\ud83d \ude00"}"#.to_vec();
+        let before = text.len();
+        assert_eq!(repair_lone_surrogates(&mut text), 2);
+        assert_eq!(text.len(), before);
+        assert_eq!(text, br#"{"a":"x \ufffd y \ud83d\ude00 z \\ud83d \ufffd"}"#);
+        let value: serde_json::Value = serde_json::from_slice(&text).unwrap();
+        assert_eq!(value["a"], "x \u{fffd} y 😀 z \\ud83d \u{fffd}");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! Data flow: file bytes → [`load`] (chunks, lines) → [`import`] (one importer per format) →
 //! [`model::Corpus`].
 
+pub mod details;
 pub mod dump;
 pub mod import;
 pub mod intern;

@@ -10,6 +10,7 @@ use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::hash::BuildHasher;
 
 use crate::import::{self, LineOutcome, Sniff};
+use crate::json;
 use crate::model::*;
 use crate::span::{Span, Sym};
 
@@ -33,12 +34,19 @@ pub(crate) struct Sink {
     /// Response index by `message.id` + `requestId`: `(hash, response)`.
     pub response_index: HashTable<(u64, u32)>,
     pub type_counts: FxHashMap<Sym, u64>,
+    pub envelope_index: FxHashMap<Envelope, u32>,
 }
 
 #[derive(Default)]
 struct FileState {
     /// Offset of the first byte not yet parsed.
     parsed_upto: usize,
+    /// Offset from which a newline may still be found: bytes before it (and after
+    /// `parsed_upto`) are known to hold none, so a long line is never scanned twice.
+    scan_from: usize,
+    /// Newlines counted in the sniff window so far, and up to where.
+    sniff_newlines: usize,
+    sniff_scanned: usize,
     /// Number of the next line to parse (1-based).
     next_line: u32,
     finished: bool,
@@ -62,6 +70,7 @@ impl Loader {
                 uuid_index: HashTable::new(),
                 response_index: HashTable::new(),
                 type_counts: FxHashMap::default(),
+                envelope_index: FxHashMap::default(),
             },
             bytes: Vec::new(),
             states: Vec::new(),
@@ -131,17 +140,18 @@ impl Loader {
         if state.finished {
             return;
         }
-        let format = self.sink.corpus.files[file as usize].format;
-        match format {
-            Format::Rejected => {
-                let state = &self.states[file as usize];
-                let lines = state.rejected_newlines + u64::from(state.rejected_tail);
-                let counts = &mut self.sink.corpus.files[file as usize].counts;
-                counts.lines += lines;
-                counts.skipped += lines;
-            }
+        match self.sink.corpus.files[file as usize].format {
             Format::AgentMeta => self.finish_agent_meta(file),
+            Format::Rejected => {}
             _ => self.parse_complete_lines(file, true),
+        }
+        // A file may have been rejected just now, by the sniff of its last bytes.
+        if self.sink.corpus.files[file as usize].format == Format::Rejected {
+            let state = &self.states[file as usize];
+            let lines = state.rejected_newlines + u64::from(state.rejected_tail);
+            let counts = &mut self.sink.corpus.files[file as usize].counts;
+            counts.lines += lines;
+            counts.skipped += lines;
         }
         let state = &mut self.states[file as usize];
         state.finished = true;
@@ -251,10 +261,14 @@ impl Loader {
             if start >= buffer.len() {
                 break;
             }
-            let (end, next) = match memchr::memchr(b'\n', &buffer[start..]) {
-                Some(i) => (start + i, start + i + 1),
+            let search_from = state.scan_from.max(start);
+            let (end, next) = match memchr::memchr(b'\n', &buffer[search_from..]) {
+                Some(i) => (search_from + i, search_from + i + 1),
                 None if at_end => (buffer.len(), buffer.len()),
-                None => break,
+                None => {
+                    self.states[f].scan_from = buffer.len();
+                    break;
+                }
             };
             let is_last_without_newline = next == buffer.len() && end == buffer.len();
             let line_no = state.next_line;
@@ -270,8 +284,10 @@ impl Loader {
         let buffer = &self.bytes[f];
         if buffer.len() < SNIFF_BYTES && !at_end {
             // Decide as soon as a few complete lines are in, or the sniff window is full.
-            let complete_lines = memchr::memchr_iter(b'\n', buffer).take(8).count();
-            if complete_lines < 8 {
+            let state = &mut self.states[f];
+            state.sniff_newlines += memchr::memchr_iter(b'\n', &buffer[state.sniff_scanned..]).count();
+            state.sniff_scanned = buffer.len();
+            if state.sniff_newlines < 8 {
                 return false;
             }
         }
@@ -316,28 +332,36 @@ impl Loader {
             return;
         }
 
-        let mut repaired = false;
-        let outcome = loop {
-            let outcome =
-                import::claude_code::import_line(&mut self.sink, &self.bytes, file, line_no, begin, end, repaired);
-            match outcome {
-                LineOutcome::Failed(ref failure) if !repaired && failure.may_be_utf8 => {
-                    if repair_utf8(&mut self.bytes[f][begin..end]) {
-                        repaired = true;
-                        self.sink.corpus.diagnostics.push(Diagnostic {
-                            file,
-                            line: line_no,
-                            offset: start as u64,
-                            kind: DiagnosticKind::InvalidUtf8,
-                            message: "invalid UTF-8 bytes were replaced with '?' before reading the line".into(),
-                        });
-                        continue;
-                    }
-                    break outcome;
-                }
-                other => break other,
+        // Invalid UTF-8 is replaced byte for byte, so everything downstream reads valid text
+        // and every byte range stays where it was.
+        if std::str::from_utf8(&self.bytes[f][begin..end]).is_err() {
+            let replaced = repair_utf8(&mut self.bytes[f][begin..end]);
+            self.sink.corpus.diagnostics.push(Diagnostic {
+                file,
+                line: line_no,
+                offset: start as u64,
+                kind: DiagnosticKind::InvalidUtf8,
+                message: format!("{replaced} invalid UTF-8 byte(s) were replaced with '?'; the line was read"),
+            });
+        }
+        let mut outcome = import::claude_code::import_line(&mut self.sink, &self.bytes, file, line_no, begin, end);
+        if let LineOutcome::Failed(failure) = &outcome
+            && failure.lone_surrogate
+        {
+            let repaired = json::repair_lone_surrogates(&mut self.bytes[f][begin..end]);
+            if repaired > 0 {
+                self.sink.corpus.diagnostics.push(Diagnostic {
+                    file,
+                    line: line_no,
+                    offset: start as u64,
+                    kind: DiagnosticKind::LoneSurrogate,
+                    message: format!(
+                        "{repaired} lone UTF-16 surrogate escape(s) were read as U+FFFD; the line was read"
+                    ),
+                });
+                outcome = import::claude_code::import_line(&mut self.sink, &self.bytes, file, line_no, begin, end);
             }
-        };
+        }
         let sink = &mut self.sink;
         match outcome {
             LineOutcome::Entry => counts(sink, f).entries += 1,
@@ -370,9 +394,9 @@ impl Loader {
     }
 }
 
-/// Replaces every byte of an invalid UTF-8 sequence with `?`. True if anything changed.
-fn repair_utf8(bytes: &mut [u8]) -> bool {
-    let mut changed = false;
+/// Replaces every byte of an invalid UTF-8 sequence with `?`; returns how many were replaced.
+fn repair_utf8(bytes: &mut [u8]) -> usize {
+    let mut replaced = 0;
     let mut at = 0;
     while at < bytes.len() {
         match std::str::from_utf8(&bytes[at..]) {
@@ -383,12 +407,12 @@ fn repair_utf8(bytes: &mut [u8]) -> bool {
                 for b in &mut bytes[bad_start..bad_start + bad_len] {
                     *b = b'?';
                 }
-                changed = true;
+                replaced += bad_len;
                 at = bad_start + bad_len;
             }
         }
     }
-    changed
+    replaced
 }
 
 /// The session id a path names: `<sid>.jsonl`, or `<sid>/subagents/agent-x.jsonl`.
@@ -416,6 +440,15 @@ impl Sink {
     pub fn count_type(&mut self, sym: Sym) {
         *self.type_counts.entry(sym).or_insert(0) += 1;
     }
+
+    /// The index of an envelope, adding it if new.
+    pub fn envelope(&mut self, envelope: Envelope) -> u32 {
+        let envelopes = &mut self.corpus.envelopes;
+        *self.envelope_index.entry(envelope).or_insert_with(|| {
+            envelopes.push(envelope);
+            (envelopes.len() - 1) as u32
+        })
+    }
 }
 
 #[cfg(test)]
@@ -432,9 +465,9 @@ mod tests {
     #[test]
     fn invalid_utf8_is_replaced_byte_for_byte() {
         let mut bytes = b"ok \xff\xfe and \xe2\x82".to_vec();
-        assert!(repair_utf8(&mut bytes));
+        assert_eq!(repair_utf8(&mut bytes), 4);
         assert_eq!(bytes, b"ok ?? and ??");
         let mut fine = "caf\u{e9}".as_bytes().to_vec();
-        assert!(!repair_utf8(&mut fine));
+        assert_eq!(repair_utf8(&mut fine), 0);
     }
 }

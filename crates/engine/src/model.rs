@@ -164,6 +164,8 @@ pub struct Entry {
     pub parent_tool_use_id: Span,
     /// `sourceToolAssistantUUID`: the assistant line whose tool call this result answers.
     pub source_tool_assistant: Span,
+    /// Index into [`Corpus::envelopes`]: cwd, version, git branch and the like.
+    pub envelope: u32,
 }
 
 impl Entry {
@@ -289,6 +291,19 @@ pub struct Response {
     pub logged_cost_usd: Option<f64>,
 }
 
+/// The envelope fields that change rarely along a session, interned together: most entries of
+/// a session share one of these.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Envelope {
+    pub cwd: Sym,
+    pub version: Sym,
+    pub git_branch: Sym,
+    pub slug: Sym,
+    pub entrypoint: Sym,
+    pub permission_mode: Sym,
+    pub user_type: Sym,
+}
+
 /// What a `compact_boundary` entry says about its compaction.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Compaction {
@@ -337,6 +352,8 @@ pub enum DiagnosticKind {
     MissingUuid,
     DuplicateUuid,
     InvalidUtf8,
+    /// A lone UTF-16 surrogate escape (`\ud83d` without its pair) was read as U+FFFD.
+    LoneSurrogate,
     TruncatedLine,
     BlankLine,
     /// The whole file is not a log this version can read.
@@ -355,6 +372,7 @@ impl DiagnosticKind {
             DiagnosticKind::MissingUuid => "missing-uuid",
             DiagnosticKind::DuplicateUuid => "duplicate-uuid",
             DiagnosticKind::InvalidUtf8 => "invalid-utf8",
+            DiagnosticKind::LoneSurrogate => "lone-surrogate",
             DiagnosticKind::TruncatedLine => "truncated-line",
             DiagnosticKind::BlankLine => "blank-line",
             DiagnosticKind::NotASessionLog => "not-a-session-log",
@@ -366,7 +384,7 @@ impl DiagnosticKind {
 
     pub fn severity(self) -> Severity {
         match self {
-            DiagnosticKind::InvalidUtf8 => Severity::Warning,
+            DiagnosticKind::InvalidUtf8 | DiagnosticKind::LoneSurrogate => Severity::Warning,
             DiagnosticKind::DuplicateUuid | DiagnosticKind::BlankLine | DiagnosticKind::EmptyFile => Severity::Info,
             _ => Severity::Error,
         }
@@ -474,6 +492,7 @@ pub struct Corpus {
     pub blocks: Vec<Block>,
     pub responses: Vec<Response>,
     pub compactions: Vec<Compaction>,
+    pub envelopes: Vec<Envelope>,
     pub metas: Vec<MetaLine>,
     pub diagnostics: Vec<Diagnostic>,
     pub symbols: Interner,
@@ -522,6 +541,10 @@ impl Corpus {
         self.blocks.get(entry.block_range()).unwrap_or_default()
     }
 
+    pub fn envelope(&self, entry: &Entry) -> Envelope {
+        self.envelopes.get(entry.envelope as usize).copied().unwrap_or_default()
+    }
+
     pub fn line_bytes(&self, entry: &Entry) -> &[u8] {
         self.span_bytes(entry.file, entry.line_span)
     }
@@ -550,6 +573,7 @@ impl Corpus {
             + self.blocks.capacity() * size_of::<Block>()
             + self.responses.capacity() * size_of::<Response>()
             + self.compactions.capacity() * size_of::<Compaction>()
+            + self.envelopes.capacity() * size_of::<Envelope>()
             + self.metas.capacity() * size_of::<MetaLine>()
             + self.diagnostics.iter().map(|d| size_of::<Diagnostic>() + d.message.capacity()).sum::<usize>()
             + self.symbols.heap_bytes()

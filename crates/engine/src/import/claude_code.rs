@@ -55,6 +55,18 @@ struct LineHead<'a> {
     api_error: LBool,
     #[serde(rename = "userType", borrow)]
     user_type: LStr<'a>,
+    #[serde(borrow)]
+    cwd: LStr<'a>,
+    #[serde(borrow)]
+    version: LStr<'a>,
+    #[serde(rename = "gitBranch", borrow)]
+    git_branch: LStr<'a>,
+    #[serde(borrow)]
+    slug: LStr<'a>,
+    #[serde(borrow)]
+    entrypoint: LStr<'a>,
+    #[serde(rename = "permissionMode", borrow)]
+    permission_mode: LStr<'a>,
     #[serde(rename = "agentId", borrow)]
     agent_id: LStr<'a>,
     #[serde(rename = "requestId", borrow)]
@@ -482,7 +494,6 @@ pub(crate) fn import_line(
     line_no: u32,
     begin: usize,
     end: usize,
-    _repaired: bool,
 ) -> LineOutcome {
     let file_bytes = bytes[file as usize].as_slice();
     let line = &file_bytes[begin..end];
@@ -493,7 +504,7 @@ pub(crate) fn import_line(
                 kind: DiagnosticKind::NotAnObject,
                 message: format!("the line is a JSON {}, not an object", shape_name(shape)),
                 eof: false,
-                may_be_utf8: false,
+                lone_surrogate: false,
             },
             Err(error) => Failure::from_json(&error),
         });
@@ -514,9 +525,9 @@ pub(crate) fn import_line(
         if kind.is_some() {
             return LineOutcome::Failed(Failure {
                 kind: DiagnosticKind::MissingUuid,
-                message: format!("a `{ty}` line without a uuid cannot be placed in the conversation"),
+                message: format!("a line of type `{ty}` without a uuid cannot be placed in the conversation"),
                 eof: false,
-                may_be_utf8: false,
+                lone_surrogate: false,
             });
         }
         import_metadata(sink, &at, &head, file, line_no, line, line_span, type_sym);
@@ -587,7 +598,20 @@ pub(crate) fn import_line(
         tool_use_id: at.str_span(arena, tool_use_id),
         parent_tool_use_id: at.str_span(arena, &head.parent_tool_use_id),
         source_tool_assistant: at.str_span(arena, &head.source_tool_assistant),
+        envelope: 0,
     };
+    let symbols = &mut sink.corpus.symbols;
+    let mut intern = |s: &LStr| symbols.intern(s.as_deref().unwrap_or(""));
+    let envelope = Envelope {
+        cwd: intern(&head.cwd),
+        version: intern(&head.version),
+        git_branch: intern(&head.git_branch),
+        slug: intern(&head.slug),
+        entrypoint: intern(&head.entrypoint),
+        permission_mode: intern(&head.permission_mode),
+        user_type: intern(&head.user_type),
+    };
+    entry.envelope = sink.envelope(envelope);
     let symbols = &mut sink.corpus.symbols;
     entry.session_id = symbols.intern(session.as_deref().unwrap_or(""));
     entry.agent_id = symbols.intern(head.agent_id.as_deref().unwrap_or(""));
@@ -696,14 +720,12 @@ pub(crate) fn import_line(
         });
     }
 
-    if kind == EntryKind::Assistant && (message_id.is_some() || usage_head.is_some()) {
-        let cost = head.cost_usd_upper.0.or(head.cost_usd_camel.0).or(head.cost_usd_snake.0);
+    let cost = head.cost_usd_upper.0.or(head.cost_usd_camel.0).or(head.cost_usd_snake.0);
+    let reports_usage = message_id.is_some() || usage_head.is_some() || cost.is_some();
+    if reports_usage && matches!(kind, EntryKind::Assistant | EntryKind::ToolUse | EntryKind::ToolResult) {
         let request_id = head.request_id.as_deref().unwrap_or("");
         entry.response =
             record_response(sink, bytes, &at, &entry, entry_index, message_id, request_id, usage_head, cost);
-    } else if matches!(kind, EntryKind::ToolUse | EntryKind::ToolResult) && usage_head.is_some() {
-        let cost = head.cost_usd_camel.0.or(head.cost_usd_snake.0).or(head.cost_usd_upper.0);
-        entry.response = record_response(sink, bytes, &at, &entry, entry_index, None, "", usage_head, cost);
     }
 
     sink.uuid_index.insert_unique(hash, (hash, entry_index), |&(h, _)| h);

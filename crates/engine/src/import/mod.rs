@@ -34,20 +34,20 @@ pub(crate) struct Failure {
     pub message: String,
     /// The JSON ended early: the line was cut.
     pub eof: bool,
-    /// The error may come from invalid UTF-8 (worth a repair and a second try).
-    pub may_be_utf8: bool,
+    /// The error is a lone UTF-16 surrogate escape, which a repair can fix.
+    pub lone_surrogate: bool,
 }
 
 impl Failure {
     pub fn from_json(error: &serde_json::Error) -> Failure {
         let eof = error.classify() == serde_json::error::Category::Eof;
         let text = error.to_string();
-        let may_be_utf8 = text.contains("unicode") || text.contains("UTF-8") || text.contains("utf-8");
+        let lone_surrogate = text.contains("surrogate") || text.contains("hex escape");
         Failure {
             kind: DiagnosticKind::InvalidJson,
             message: format!("invalid JSON at column {}: {}", error.column(), strip_position(&text)),
             eof,
-            may_be_utf8,
+            lone_surrogate,
         }
     }
 }

@@ -1,0 +1,55 @@
+//! Reading and parsing a 100 MB synthetic session, fed in 8 MiB slices as the browser does.
+//!
+//! `cargo bench -p sessionscope-engine --bench parse` prints the throughput, and once, the
+//! memory the model keeps besides the file bytes.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use sessionscope_engine::{Corpus, Loader};
+use sessionscope_synth::{SynthOptions, generate};
+
+const SLICE: usize = 8 << 20;
+
+fn synthetic_files(target_bytes: u64) -> Vec<(String, Vec<u8>)> {
+    let session = generate(&SynthOptions { target_bytes, seed: 7, agents: true, broken: false });
+    let mut files = vec![(format!("{}.jsonl", session.session_id), session.main)];
+    files.extend(session.agents);
+    files.extend(session.metas);
+    files
+}
+
+fn load(files: &[(String, Vec<u8>)]) -> Corpus {
+    let mut loader = Loader::new();
+    for (path, bytes) in files {
+        let id = loader.add_file(path, bytes.len() as u64);
+        for slice in bytes.chunks(SLICE) {
+            loader.push(id, slice);
+        }
+        loader.finish_file(id);
+    }
+    loader.finish()
+}
+
+fn bench_parse(c: &mut Criterion) {
+    let files = synthetic_files(100 << 20);
+    let total: usize = files.iter().map(|(_, b)| b.len()).sum();
+    let corpus = load(&files);
+    let model = corpus.model_heap_bytes();
+    eprintln!(
+        "100 MB synthetic: {} bytes, {} lines, {} entries; model {} bytes = {:.1}% of the file bytes",
+        total,
+        corpus.counts().lines,
+        corpus.entries.len(),
+        model,
+        model as f64 * 100.0 / total as f64
+    );
+    drop(corpus);
+
+    let mut group = c.benchmark_group("read+parse");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(total as u64));
+    group.bench_function("synthetic 100 MB in 8 MiB slices", |b| b.iter(|| load(&files)));
+    group.finish();
+}
+
+criterion_group!(benches, bench_parse);
+criterion_main!(benches);
