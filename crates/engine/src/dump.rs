@@ -163,3 +163,132 @@ fn redact_numbers(message: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// The reconstructed structure, one line per session, conversation, fork, compaction, turn
+/// and problem. Structure only, like [`dump_corpus`]: titles and descriptions are given by
+/// their length, not their text.
+pub fn dump_graph(corpus: &Corpus, graph: &crate::dag::Graph) -> String {
+    let mut out = String::new();
+    let line = |e: EntryId| -> String {
+        if e == NONE {
+            return "-".into();
+        }
+        let entry = &corpus.entries[e as usize];
+        format!("{}:L{}", short_file(corpus, entry.file), entry.line)
+    };
+    for session in &graph.sessions {
+        let u = &session.usage_with_agents;
+        let _ = writeln!(
+            out,
+            "session {} title={}ch({:?}) files={} entries={} compactions={} forks={}/{} tools={}/{}/{} usage+agents={}/{}/{}/{} cost+agents=${:.6}",
+            short(&session.id),
+            session.title.chars().count(),
+            session.title_source,
+            session.files.len(),
+            session.entries,
+            session.compactions,
+            session.real_forks,
+            session.artifact_forks,
+            session.tool_uses,
+            session.tool_results,
+            session.unpaired_tool_uses,
+            u.input_tokens,
+            u.output_tokens,
+            u.cache_creation_input_tokens,
+            u.cache_read_input_tokens,
+            session.cost_with_agents_usd
+        );
+        let conversations = std::iter::once(session.main).filter(|&c| c != NONE).chain(session.agents.iter().copied());
+        for c in conversations {
+            let conv = &graph.conversations[c as usize];
+            let roots: Vec<String> = conv.roots.iter().map(|&r| line(r)).collect();
+            let _ = write!(
+                out,
+                "  #{c} {} roots={} entries={} turns={} tools={}",
+                conv.kind.name(),
+                roots.join(","),
+                conv.entries,
+                conv.turns,
+                conv.tool_calls
+            );
+            if !conv.agent_name.is_empty() {
+                let _ = write!(out, " agent={}", conv.agent_name);
+            }
+            if conv.is_agent() {
+                let _ = write!(
+                    out,
+                    " type={} desc={}ch linked={} spawn={} parent={} depth={}",
+                    if conv.agent_type.is_empty() { "-" } else { &conv.agent_type },
+                    conv.description.chars().count(),
+                    conv.linked_by.map_or("-", |r| r.name()),
+                    line(conv.spawn_entry),
+                    if conv.parent == NONE { "-".to_owned() } else { format!("#{}", conv.parent) },
+                    conv.depth
+                );
+            }
+            let u = &conv.usage;
+            let _ = writeln!(
+                out,
+                " usage={}/{}/{}/{}",
+                u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens
+            );
+            let thread = graph.thread(c);
+            if thread.len() != conv.entries as usize {
+                let _ = writeln!(out, "    active thread: {} of {} entries", thread.len(), conv.entries);
+            }
+            for fork in graph.forks.iter().filter(|f| graph.nodes[f.node as usize].conversation == c) {
+                let alternatives: Vec<String> = fork.alternatives.iter().map(|&a| line(a)).collect();
+                let _ = writeln!(
+                    out,
+                    "    fork at {}: {} (active {})",
+                    line(fork.node),
+                    alternatives.join(" | "),
+                    line(fork.alternatives[fork.active as usize])
+                );
+            }
+            for link in graph.compactions.iter().filter(|l| {
+                let anchor = if l.boundary != NONE { l.boundary } else { l.summary };
+                graph.nodes[anchor as usize].conversation == c
+            }) {
+                let _ = writeln!(
+                    out,
+                    "    compaction {} after {} summary {} replaces {} trigger={} pre={} agent={}",
+                    line(link.boundary),
+                    line(link.logical_parent),
+                    line(link.summary),
+                    line(link.replaced_root),
+                    corpus.sym(link.trigger),
+                    link.pre_tokens,
+                    if link.agent == NONE { "-".to_owned() } else { format!("#{}", link.agent) }
+                );
+            }
+            for turn in graph.turns.iter().filter(|t| t.conversation == c && t.ops_len > 0) {
+                let ops: Vec<String> = graph
+                    .turn_ops(turn)
+                    .iter()
+                    .map(|op| {
+                        let name = if op.name.is_none() { "?" } else { corpus.sym(op.name) };
+                        format!("{name}:{}", op.status.name())
+                    })
+                    .collect();
+                let _ = writeln!(out, "    turn {}: {}", line(turn.prompt), ops.join(" "));
+            }
+        }
+    }
+    for problem in &graph.problems {
+        let _ = writeln!(
+            out,
+            "problem {} at {}: {}",
+            problem.rule.name(),
+            line(problem.entry),
+            redact_numbers(&problem.message)
+        );
+    }
+    out
+}
+
+fn short_file(corpus: &Corpus, file: FileId) -> String {
+    let name = corpus.files[file as usize].name();
+    let stem = name.strip_suffix(".jsonl").unwrap_or(name);
+    short(stem).to_owned()
+}

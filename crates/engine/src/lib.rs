@@ -5,6 +5,7 @@
 //! Data flow: file bytes → [`load`] (chunks, lines) → [`import`] (one importer per format) →
 //! [`model::Corpus`].
 
+pub mod dag;
 pub mod details;
 pub mod dump;
 pub mod import;
@@ -13,6 +14,7 @@ pub mod json;
 pub mod load;
 pub mod model;
 pub mod span;
+pub mod summary;
 
 pub use load::Loader;
 pub use model::Corpus;

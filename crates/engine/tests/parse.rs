@@ -289,7 +289,7 @@ fn extracted_tool_messages_with_snake_case_fields_are_understood() {
 
     let call = entry(&corpus, "assistant-msg-789_tool_0");
     assert_eq!(call.kind, EntryKind::ToolUse);
-    assert!(!call.is_sidechain(), "`isSidechain` of extracted tool messages means auxiliary, not a subagent");
+    assert!(call.is_sidechain(), "kept as written; the DAG reads it as auxiliary, not as a subagent");
     let block = corpus.blocks_of(call)[0];
     assert_eq!((block.kind, corpus.sym(block.name)), (BlockKind::ToolUse, "Read"));
     assert_eq!(corpus.span_str(call.file, block.id), "assistant-msg-789_tool_0");

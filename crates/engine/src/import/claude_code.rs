@@ -858,8 +858,6 @@ fn mentions_interruption(sink: &Sink, file_bytes: &[u8], entry: &Entry) -> bool 
 
 /// Extracted tool messages carry their call or result as a JSON string in `content`.
 fn import_extracted_tool_message(sink: &mut Sink, file_bytes: &[u8], entry: &mut Entry) {
-    // The seed's ingester marks these `isSidechain`, meaning "auxiliary", not a subagent.
-    entry.flags.set(EntryFlags::SIDECHAIN, false);
     if !entry.flags.has(EntryFlags::STRING_CONTENT) {
         return;
     }

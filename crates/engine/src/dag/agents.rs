@@ -1,0 +1,358 @@
+//! Linking every agent conversation to the tool call that spawned it.
+//!
+//! Agent files are linked by, in order: the meta file's `toolUseId`, the Task result's
+//! `toolUseResult.agentId`, `agent_progress` lines, the `agentId: <id>` text of the result,
+//! and the prompt. Inline sidechains by `parentUuid`, the prompt, then a Task call within 2 s
+//! (the prompt comes before the time: parallel Task calls start their sidechains at the same
+//! instant, so time alone links them to the wrong call). Compaction agents attach to their
+//! compaction.
+
+use rustc_hash::FxHashMap;
+
+use super::tree::{block_text, is_prompt};
+use super::*;
+use crate::model::{BlockKind, EntryKind, Format};
+
+const TIMESTAMP_WINDOW_MS: i64 = 2_000;
+
+struct Spawn {
+    entry: EntryId,
+    block: u32,
+    rule: LinkRule,
+}
+
+pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
+    let ops = &graph.tool_ops;
+    let agent_ops: Vec<u32> = (0..ops.len() as u32)
+        .filter(|&o| ops[o as usize].category == ToolCategory::Agent && ops[o as usize].call_entry != NONE)
+        .collect();
+    let mut call_by_id: FxHashMap<&[u8], u32> = FxHashMap::default();
+    let mut op_by_result: FxHashMap<EntryId, Vec<u32>> = FxHashMap::default();
+    for (o, op) in ops.iter().enumerate() {
+        if op.call_entry != NONE {
+            let entry = &corpus.entries[op.call_entry as usize];
+            let id = corpus.span_bytes(entry.file, corpus.blocks[op.call_block as usize].id);
+            if !id.is_empty() {
+                call_by_id.entry(id).or_insert(o as u32);
+            }
+        }
+        if op.result_entry != NONE {
+            op_by_result.entry(op.result_entry).or_default().push(o as u32);
+        }
+    }
+    let mut meta_by_agent: FxHashMap<&str, &str> = FxHashMap::default();
+    for file in &corpus.files {
+        if file.format == Format::AgentMeta
+            && let Some(meta) = &file.agent_meta
+            && !meta.tool_use_id.is_empty()
+        {
+            meta_by_agent.insert(meta.agent_id.as_str(), meta.tool_use_id.as_str());
+        }
+    }
+    let mut reports: FxHashMap<Sym, Vec<EntryId>> = FxHashMap::default();
+    for (e, entry) in corpus.entries.iter().enumerate() {
+        if entry.linked_agent_id.is_some() {
+            reports.entry(entry.linked_agent_id).or_default().push(e as EntryId);
+        }
+    }
+    // `agentId: <id>` in Task/Agent result texts, and Task prompts.
+    let mut result_text_agent: FxHashMap<String, u32> = FxHashMap::default();
+    let mut prompt_of_op: FxHashMap<u32, String> = FxHashMap::default();
+    for &o in &agent_ops {
+        let op = ops[o as usize];
+        if op.result_entry != NONE && op.result_block != NONE {
+            let entry = &corpus.entries[op.result_entry as usize];
+            let text = block_text(corpus, entry, corpus.blocks[op.result_block as usize].body);
+            if let Some(id) = agent_id_in_text(&text) {
+                result_text_agent.entry(id).or_insert(o);
+            }
+        }
+        let input = call_input(corpus, op.call_entry, op.call_block);
+        if let Some(prompt) = input.get("prompt").and_then(|p| p.as_str()) {
+            prompt_of_op.insert(o, prompt.trim().to_owned());
+        }
+    }
+
+    let mut claimed = vec![false; ops.len()];
+    let mut spawns: Vec<Option<Spawn>> = Vec::with_capacity(graph.conversations.len());
+    for conv in &graph.conversations {
+        let spawn = match conv.kind {
+            ConversationKind::Main => None,
+            ConversationKind::CompactionAgent => None,
+            ConversationKind::Agent => {
+                let agent = conv.agent_name.as_str();
+                let by_op = |o: u32, rule| {
+                    let op = ops[o as usize];
+                    Some(Spawn { entry: op.call_entry, block: op.call_block, rule })
+                };
+                let meta = meta_by_agent.get(agent).and_then(|id| call_by_id.get(id.as_bytes())).copied();
+                let mut spawn = meta.and_then(|o| by_op(o, LinkRule::MetaFile));
+                let reported = reports.get(&conv.agent_id).map(Vec::as_slice).unwrap_or_default();
+                if spawn.is_none() {
+                    spawn = reported
+                        .iter()
+                        .filter(|&&e| corpus.entries[e as usize].kind == EntryKind::User)
+                        .flat_map(|e| op_by_result.get(e).into_iter().flatten())
+                        .find(|&&o| ops[o as usize].call_entry != NONE)
+                        .and_then(|&o| by_op(o, LinkRule::ToolResultAgentId));
+                }
+                if spawn.is_none() {
+                    spawn = reported
+                        .iter()
+                        .map(|&e| &corpus.entries[e as usize])
+                        .filter(|e| e.kind == EntryKind::Progress && !e.parent_tool_use_id.is_empty())
+                        .find_map(|e| call_by_id.get(corpus.span_bytes(e.file, e.parent_tool_use_id)))
+                        .and_then(|&o| by_op(o, LinkRule::AgentProgress));
+                }
+                if spawn.is_none() {
+                    spawn = result_text_agent.get(agent).and_then(|&o| by_op(o, LinkRule::ResultText));
+                }
+                if spawn.is_none() {
+                    spawn = first_prompt_text(corpus, graph, conv).and_then(|prompt| {
+                        agent_ops
+                            .iter()
+                            .find(|&&o| !claimed[o as usize] && prompt_of_op.get(&o).is_some_and(|p| *p == prompt))
+                            .and_then(|&o| by_op(o, LinkRule::Prompt))
+                    });
+                }
+                spawn
+            }
+            ConversationKind::InlineSidechain => link_inline(corpus, graph, conv, &agent_ops, &prompt_of_op, &claimed),
+        };
+        if let Some(spawn) = &spawn
+            && spawn.block != NONE
+            && let Some(o) = ops.iter().position(|op| op.call_block == spawn.block)
+        {
+            claimed[o] = true;
+        }
+        spawns.push(spawn);
+    }
+
+    for (c, spawn) in spawns.into_iter().enumerate() {
+        let Some(spawn) = spawn else { continue };
+        let parent = graph.nodes[spawn.entry as usize].conversation;
+        let input =
+            if spawn.block != NONE { call_input(corpus, spawn.entry, spawn.block) } else { serde_json::Value::Null };
+        let conv = &mut graph.conversations[c];
+        conv.spawn_entry = spawn.entry;
+        conv.spawn_block = spawn.block;
+        conv.linked_by = Some(spawn.rule);
+        conv.parent = parent;
+        let text = |key: &str| input.get(key).and_then(|v| v.as_str()).unwrap_or("").to_owned();
+        conv.agent_type = text("subagent_type");
+        conv.description = text("description");
+    }
+
+    // Meta files fill in what the spawning call does not say.
+    for conv in &mut graph.conversations {
+        if conv.kind != ConversationKind::Agent {
+            continue;
+        }
+        let agent = conv.agent_name.as_str();
+        let meta = corpus.files.iter().filter_map(|f| f.agent_meta.as_ref()).find(|m| m.agent_id == agent);
+        if let Some(meta) = meta {
+            if conv.agent_type.is_empty() {
+                conv.agent_type = meta.agent_type.clone();
+            }
+            if conv.description.is_empty() {
+                conv.description = meta.description.clone();
+            }
+        }
+    }
+
+    link_compaction_agents(corpus, graph);
+
+    // Depths, along parent links (guarded against cycles of links).
+    for c in 0..graph.conversations.len() {
+        let mut depth = 0;
+        let mut current = c as u32;
+        let mut steps = 0;
+        while graph.conversations[current as usize].kind != ConversationKind::Main && steps <= graph.conversations.len()
+        {
+            let parent = graph.conversations[current as usize].parent;
+            depth += 1;
+            if parent == NONE {
+                break;
+            }
+            current = parent;
+            steps += 1;
+        }
+        graph.conversations[c].depth = depth;
+    }
+
+    for (c, conv) in graph.conversations.iter().enumerate() {
+        if conv.kind != ConversationKind::Main && conv.linked_by.is_none() {
+            graph.unlinked_agents.push(c as u32);
+            let first = conv.roots.first().copied().unwrap_or(NONE);
+            let file = corpus.files[conv.file as usize].name();
+            let what = if !conv.agent_name.is_empty() {
+                format!("agent {} ({file})", conv.agent_name)
+            } else {
+                format!("an inline sidechain of {file}")
+            };
+            graph.problems.push(Problem {
+                rule: ProblemRule::AgentLinked,
+                entry: first,
+                message: format!("{what} is not linked to any spawning tool call; it is shown on its own"),
+            });
+        }
+    }
+}
+
+fn link_inline(
+    corpus: &Corpus,
+    graph: &Graph,
+    conv: &Conversation,
+    agent_ops: &[u32],
+    prompt_of_op: &FxHashMap<u32, String>,
+    claimed: &[bool],
+) -> Option<Spawn> {
+    let ops = &graph.tool_ops;
+    let by_op = |o: u32, rule| {
+        let op = ops[o as usize];
+        Some(Spawn { entry: op.call_entry, block: op.call_block, rule })
+    };
+    if conv.cross_parent != NONE {
+        let parent = conv.cross_parent;
+        let calls: Vec<u32> = agent_ops.iter().copied().filter(|&o| ops[o as usize].call_entry == parent).collect();
+        let chosen = calls.iter().find(|&&o| !claimed[o as usize]).or(calls.first());
+        return match chosen {
+            Some(&o) => by_op(o, LinkRule::ParentUuid),
+            None => Some(Spawn { entry: parent, block: NONE, rule: LinkRule::ParentUuid }),
+        };
+    }
+    let start = conv.first_timestamp_ms;
+    let same_session = |o: u32| graph.conversations[ops[o as usize].conversation as usize].session == conv.session;
+    let before_start = |o: u32| {
+        let call = &corpus.entries[ops[o as usize].call_entry as usize];
+        !call.has_timestamp() || call.timestamp_ms <= start + TIMESTAMP_WINDOW_MS
+    };
+    if let Some(prompt) = first_prompt_text(corpus, graph, conv) {
+        let found = agent_ops.iter().copied().find(|&o| {
+            !claimed[o as usize]
+                && same_session(o)
+                && before_start(o)
+                && prompt_of_op.get(&o).is_some_and(|p| *p == prompt)
+        });
+        if let Some(o) = found {
+            return by_op(o, LinkRule::Prompt);
+        }
+    }
+    agent_ops
+        .iter()
+        .copied()
+        .filter(|&o| !claimed[o as usize] && same_session(o))
+        .filter_map(|o| {
+            let call = &corpus.entries[ops[o as usize].call_entry as usize];
+            let gap = start - call.timestamp_ms;
+            (call.has_timestamp() && (0..=TIMESTAMP_WINDOW_MS).contains(&gap)).then_some((gap, o))
+        })
+        .min()
+        .and_then(|(_, o)| by_op(o, LinkRule::Timestamp))
+}
+
+/// A compaction agent continues the last message before its compaction.
+fn link_compaction_agents(corpus: &Corpus, graph: &mut Graph) {
+    for c in 0..graph.conversations.len() {
+        if graph.conversations[c].kind != ConversationKind::CompactionAgent {
+            continue;
+        }
+        let conv = &graph.conversations[c];
+        let crosses: Vec<EntryId> = graph
+            .cross_links
+            .iter()
+            .filter(|(root, _)| graph.nodes[*root as usize].conversation == c as u32)
+            .map(|&(_, parent)| parent)
+            .collect();
+        let by_parent = graph.compactions.iter().position(|link| {
+            link.logical_parent != NONE && link.agent == NONE && crosses.contains(&link.logical_parent)
+        });
+        // Else the compaction of the same session that follows the agent most closely.
+        let by_time = || {
+            graph
+                .compactions
+                .iter()
+                .enumerate()
+                .filter(|(_, link)| link.session == conv.session && link.agent == NONE && link.boundary != NONE)
+                .filter_map(|(i, link)| {
+                    let boundary = &corpus.entries[link.boundary as usize];
+                    let gap = boundary.timestamp_ms - conv.last_timestamp_ms;
+                    (gap >= 0).then_some((gap, i))
+                })
+                .min()
+                .map(|(_, i)| i)
+        };
+        let Some(index) = by_parent.or_else(by_time) else { continue };
+        let link = &mut graph.compactions[index];
+        link.agent = c as u32;
+        let anchor = if link.boundary != NONE { link.boundary } else { link.summary };
+        let parent = graph.nodes[anchor as usize].conversation;
+        let conv = &mut graph.conversations[c];
+        conv.compaction = index as u32;
+        conv.linked_by = Some(LinkRule::Compaction);
+        conv.spawn_entry = anchor;
+        conv.parent = parent;
+        conv.agent_type = "compaction".into();
+        let trigger = corpus.sym(link.trigger);
+        conv.description = if trigger.is_empty() {
+            "Conversation compacted".into()
+        } else {
+            format!("Conversation compacted ({trigger})")
+        };
+    }
+}
+
+/// The decoded input of a tool call.
+pub(crate) fn call_input(corpus: &Corpus, entry: EntryId, block: u32) -> serde_json::Value {
+    if entry == NONE || block == NONE {
+        return serde_json::Value::Null;
+    }
+    let entry = &corpus.entries[entry as usize];
+    let block = corpus.blocks[block as usize];
+    let raw = corpus.span_bytes(entry.file, block.body);
+    if block.kind != BlockKind::ToolUse && block.kind != BlockKind::ServerToolUse {
+        return serde_json::Value::Null;
+    }
+    if block.flags & crate::model::Block::JSON_IN_STRING != 0 {
+        let text = crate::json::decode_value(raw);
+        return serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("input").cloned())
+            .unwrap_or(serde_json::Value::Null);
+    }
+    serde_json::from_slice(raw).unwrap_or(serde_json::Value::Null)
+}
+
+/// The first prompt of a conversation, trimmed: what the spawning agent asked.
+fn first_prompt_text(corpus: &Corpus, graph: &Graph, conv: &Conversation) -> Option<String> {
+    let root = *conv.roots.first()?;
+    let mut current = root;
+    // The root, or the first prompt below it (agent files may start with hook lines).
+    for _ in 0..8 {
+        let entry = &corpus.entries[current as usize];
+        if is_prompt(entry) {
+            return corpus.first_text(entry).map(|t| t.trim().to_owned());
+        }
+        current = graph.nodes[current as usize].first_child;
+        if current == NONE {
+            return None;
+        }
+    }
+    None
+}
+
+/// `agentId: a1b2c3` in a Task result text.
+fn agent_id_in_text(text: &str) -> Option<String> {
+    let at = text.rfind("agentId: ")? + "agentId: ".len();
+    let id: String = text[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+    (!id.is_empty()).then_some(id)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn agent_ids_are_found_in_result_texts() {
+        assert_eq!(super::agent_id_in_text("done.\nagentId: a1b2c3d (use it to resume)").as_deref(), Some("a1b2c3d"));
+        assert_eq!(super::agent_id_in_text("no id here"), None);
+    }
+}

@@ -1,0 +1,107 @@
+//! A bundled price table, per million tokens, from Anthropic's published prices. Costs are
+//! computed per response; cache writes are priced by their 5-minute / 1-hour split when the
+//! log has it. Above 200k tokens of one kind in one response, the long-context rate applies to
+//! the tokens above the threshold, as `ccusage` computes it.
+
+use crate::model::Usage;
+
+/// Dollars per million tokens.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+    pub cache_write_5m: f64,
+    pub cache_write_1h: f64,
+    pub cache_read: f64,
+    /// Rates above 200k tokens of a kind in one response, for long-context models.
+    pub above_200k: Option<[f64; 5]>,
+}
+
+const fn price(input: f64, output: f64) -> Price {
+    Price {
+        input,
+        output,
+        cache_write_5m: input * 1.25,
+        cache_write_1h: input * 2.0,
+        cache_read: input * 0.1,
+        above_200k: None,
+    }
+}
+
+const fn long_context(base: Price, input: f64, output: f64) -> Price {
+    Price { above_200k: Some([input, output, input * 1.25, input * 2.0, input * 0.1]), ..base }
+}
+
+const FREE: Price = price(0.0, 0.0);
+
+/// Model-id fragments and their prices, most specific first.
+const TABLE: &[(&str, Price)] = &[
+    ("<synthetic>", FREE),
+    ("opus-4-7", long_context(price(5.0, 25.0), 10.0, 37.5)),
+    ("opus-4-6", long_context(price(5.0, 25.0), 10.0, 37.5)),
+    ("opus-4-5", price(5.0, 25.0)),
+    ("opus-4-1", price(15.0, 75.0)),
+    ("opus-4", price(15.0, 75.0)),
+    ("3-opus", price(15.0, 75.0)),
+    ("sonnet-4-6", long_context(price(3.0, 15.0), 6.0, 22.5)),
+    ("sonnet-4-5", long_context(price(3.0, 15.0), 6.0, 22.5)),
+    ("sonnet-4", long_context(price(3.0, 15.0), 6.0, 22.5)),
+    ("3-7-sonnet", price(3.0, 15.0)),
+    ("3-5-sonnet", price(3.0, 15.0)),
+    ("haiku-4-5", price(1.0, 5.0)),
+    ("3-5-haiku", price(0.8, 4.0)),
+    ("3-haiku", price(0.25, 1.25)),
+];
+
+const THRESHOLD: u64 = 200_000;
+
+/// The price of a model id, or `None` if it is not in the table.
+pub fn price_of(model: &str) -> Option<Price> {
+    let model = model.to_ascii_lowercase();
+    TABLE.iter().find(|(fragment, _)| model.contains(fragment)).map(|(_, price)| *price)
+}
+
+/// The cost in dollars of one response's usage, or `None` for a model without a price.
+pub fn cost(model: &str, usage: &Usage) -> Option<f64> {
+    let price = price_of(model)?;
+    let write_5m_split = usage.cache_creation_5m.min(usage.cache_creation_input_tokens);
+    let write_1h = usage.cache_creation_1h.min(usage.cache_creation_input_tokens - write_5m_split);
+    let write_5m = usage.cache_creation_input_tokens - write_1h;
+    let tiers = price.above_200k;
+    let part = |tokens: u64, base: f64, tier: usize| -> f64 {
+        match tiers {
+            Some(above) if tokens > THRESHOLD => {
+                (THRESHOLD as f64 * base + (tokens - THRESHOLD) as f64 * above[tier]) / 1e6
+            }
+            _ => tokens as f64 * base / 1e6,
+        }
+    };
+    Some(
+        part(usage.input_tokens, price.input, 0)
+            + part(usage.output_tokens, price.output, 1)
+            + part(write_5m, price.cache_write_5m, 2)
+            + part(write_1h, price.cache_write_1h, 3)
+            + part(usage.cache_read_input_tokens, price.cache_read, 4),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_hour_cache_writes_cost_twice_the_input_rate() {
+        let usage = Usage {
+            input_tokens: 15,
+            output_tokens: 3,
+            cache_creation_input_tokens: 42176,
+            cache_read_input_tokens: 34159,
+            cache_creation_1h: 42176,
+            ..Usage::default()
+        };
+        let cost = cost("claude-sonnet-4-5-20250929", &usage).unwrap();
+        assert!((cost - 0.2633937).abs() < 1e-9, "{cost}");
+        assert_eq!(super::cost("gpt-unknown", &usage), None);
+        assert_eq!(super::cost("<synthetic>", &usage), Some(0.0));
+    }
+}

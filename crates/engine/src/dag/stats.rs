@@ -1,0 +1,123 @@
+//! The sidechain statistics of `000_a9acd4a8891233b1.txt`: uses per agent type, messages per
+//! sidechain, multi-turn share, nesting, durations.
+
+use serde::Serialize;
+
+use super::*;
+use crate::model::EntryKind;
+
+/// Statistics over the agent conversations (subagents and inline sidechains; compaction
+/// agents are left out).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct SidechainStats {
+    pub total: u32,
+    /// Uses per agent type (`subagent_type`), most used first.
+    pub by_agent_type: Vec<(String, u32)>,
+    /// Sidechains by their number of messages: 1-2, 3-5, 6-10, 11-20, over 20.
+    pub messages_distribution: [(String, u32); 5],
+    /// Sidechains by nesting depth (1: spawned by the main thread).
+    pub depth_distribution: Vec<(u32, u32)>,
+    /// Sidechains with more than one prompt turn.
+    pub multi_turn: u32,
+    pub multi_turn_share: f64,
+    /// Sidechains spawned by another sidechain.
+    pub nested: u32,
+    /// Turns that spawned two or more agents.
+    pub parallel_spawns: u32,
+    pub average_messages: f64,
+    pub average_depth: f64,
+    pub average_duration_ms: f64,
+    pub median_duration_ms: i64,
+    pub max_duration_ms: i64,
+    pub unlinked: u32,
+}
+
+/// Statistics for one session, or for everything loaded (`None`).
+pub fn sidechain_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> SidechainStats {
+    let mut stats = SidechainStats {
+        messages_distribution: [
+            ("1-2".into(), 0),
+            ("3-5".into(), 0),
+            ("6-10".into(), 0),
+            ("11-20".into(), 0),
+            ("over 20".into(), 0),
+        ],
+        ..SidechainStats::default()
+    };
+    let mut messages = vec![0u32; graph.conversations.len()];
+    for (e, entry) in corpus.entries.iter().enumerate() {
+        if matches!(entry.kind, EntryKind::User | EntryKind::Assistant) {
+            messages[graph.nodes[e].conversation as usize] += 1;
+        }
+    }
+    let mut durations = Vec::new();
+    let mut by_type: Vec<(String, u32)> = Vec::new();
+    let mut depths: Vec<(u32, u32)> = Vec::new();
+    let mut total_messages = 0u64;
+    let mut total_depth = 0u64;
+    let mut spawns_per_turn: rustc_hash::FxHashMap<u32, u32> = Default::default();
+    for (c, conv) in graph.conversations.iter().enumerate() {
+        if !matches!(conv.kind, ConversationKind::Agent | ConversationKind::InlineSidechain) {
+            continue;
+        }
+        if session.is_some_and(|s| s != conv.session) {
+            continue;
+        }
+        stats.total += 1;
+        let kind = if conv.agent_type.is_empty() { "(unknown)".to_owned() } else { conv.agent_type.clone() };
+        match by_type.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            None => by_type.push((kind, 1)),
+        }
+        let count = messages[c];
+        total_messages += count as u64;
+        let bucket = match count {
+            0..=2 => 0,
+            3..=5 => 1,
+            6..=10 => 2,
+            11..=20 => 3,
+            _ => 4,
+        };
+        stats.messages_distribution[bucket].1 += 1;
+        match depths.iter_mut().find(|(d, _)| *d == conv.depth) {
+            Some((_, n)) => *n += 1,
+            None => depths.push((conv.depth, 1)),
+        }
+        total_depth += conv.depth as u64;
+        if conv.turns > 1 {
+            stats.multi_turn += 1;
+        }
+        if conv.depth > 1 {
+            stats.nested += 1;
+        }
+        if conv.linked_by.is_none() {
+            stats.unlinked += 1;
+        }
+        if conv.first_timestamp_ms != i64::MAX && conv.last_timestamp_ms != i64::MIN {
+            durations.push(conv.last_timestamp_ms - conv.first_timestamp_ms);
+        }
+        if conv.spawn_entry != NONE
+            && let Some(&turn) = graph.turn_of_entry.get(conv.spawn_entry as usize)
+        {
+            *spawns_per_turn.entry(turn).or_insert(0) += 1;
+        }
+    }
+    by_type.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    depths.sort_unstable();
+    stats.by_agent_type = by_type;
+    stats.depth_distribution = depths;
+    stats.parallel_spawns = spawns_per_turn.values().filter(|&&n| n >= 2).count() as u32;
+    if stats.total > 0 {
+        let total = stats.total as f64;
+        stats.multi_turn_share = stats.multi_turn as f64 / total;
+        stats.average_messages = total_messages as f64 / total;
+        stats.average_depth = total_depth as f64 / total;
+    }
+    if !durations.is_empty() {
+        durations.sort_unstable();
+        stats.average_duration_ms = durations.iter().sum::<i64>() as f64 / durations.len() as f64;
+        stats.median_duration_ms = durations[durations.len() / 2];
+        stats.max_duration_ms = *durations.last().unwrap_or(&0);
+    }
+    stats
+}

@@ -1,0 +1,495 @@
+//! Tool calls paired with their results, their categories and one-line summaries, and the
+//! turns (the assistant lines answering one prompt) that group them.
+
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+use serde::{Deserialize, Serialize};
+
+use super::tree::{is_prompt, preorder};
+use super::*;
+use crate::model::{Block, BlockKind, Entry, EntryKind};
+
+/// What a tool does, for icons, filters and statistics.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
+pub enum ToolCategory {
+    Read,
+    Search,
+    Edit,
+    Execute,
+    Web,
+    Agent,
+    PlanTodo,
+    Mcp,
+    Other,
+}
+
+impl ToolCategory {
+    pub const ALL: [ToolCategory; 9] = [
+        ToolCategory::Read,
+        ToolCategory::Search,
+        ToolCategory::Edit,
+        ToolCategory::Execute,
+        ToolCategory::Web,
+        ToolCategory::Agent,
+        ToolCategory::PlanTodo,
+        ToolCategory::Mcp,
+        ToolCategory::Other,
+    ];
+
+    pub fn of(name: &str) -> ToolCategory {
+        match name {
+            "Read" | "NotebookRead" | "ReadMcpResourceTool" | "ListMcpResourcesTool" => ToolCategory::Read,
+            "Grep" | "Glob" | "LS" | "ToolSearch" => ToolCategory::Search,
+            "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch" => ToolCategory::Edit,
+            "Bash" | "BashOutput" | "KillShell" | "KillBash" | "PowerShell" | "TaskOutput" | "TaskStop" | "shell"
+            | "exec_command" => ToolCategory::Execute,
+            "WebFetch" | "WebSearch" | "web_search" | "web_fetch" => ToolCategory::Web,
+            "Task" | "Agent" => ToolCategory::Agent,
+            "TodoWrite" | "TodoRead" | "ExitPlanMode" | "EnterPlanMode" | "TaskCreate" | "TaskUpdate" | "TaskList"
+            | "TaskGet" | "update_plan" => ToolCategory::PlanTodo,
+            _ if name.starts_with("mcp__") => ToolCategory::Mcp,
+            _ => ToolCategory::Other,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolCategory::Read => "read",
+            ToolCategory::Search => "search",
+            ToolCategory::Edit => "edit",
+            ToolCategory::Execute => "execute",
+            ToolCategory::Web => "web",
+            ToolCategory::Agent => "agent",
+            ToolCategory::PlanTodo => "plan/todo",
+            ToolCategory::Mcp => "mcp",
+            ToolCategory::Other => "other",
+        }
+    }
+}
+
+/// How a tool call ended.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
+pub enum ToolStatus {
+    Ok,
+    Error,
+    Interrupted,
+    /// No result was logged (the session ended, or the result line is missing).
+    NoResult,
+    /// A result whose call is not in the loaded files.
+    ResultWithoutCall,
+}
+
+impl ToolStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolStatus::Ok => "ok",
+            ToolStatus::Error => "error",
+            ToolStatus::Interrupted => "interrupted",
+            ToolStatus::NoResult => "no result",
+            ToolStatus::ResultWithoutCall => "result without a call",
+        }
+    }
+}
+
+const INTERRUPTED_MARK: &[u8] = b"[Request interrupted by user";
+
+fn is_call(block: &Block) -> bool {
+    matches!(block.kind, BlockKind::ToolUse | BlockKind::ServerToolUse)
+}
+
+fn is_result(block: &Block) -> bool {
+    matches!(block.kind, BlockKind::ToolResult | BlockKind::ServerToolResult)
+}
+
+/// Pairs every call with its result by id (across split lines, files and sidechains).
+pub(crate) fn pair_tool_calls(corpus: &Corpus, graph: &mut Graph) {
+    let hasher = FxBuildHasher;
+    let suppressed = extracted_duplicates(corpus, graph);
+    // Calls by id: (hash, op index).
+    let mut calls: HashTable<(u64, u32)> = HashTable::new();
+    let mut ops: Vec<ToolOp> = Vec::new();
+    for (e, entry) in corpus.entries.iter().enumerate() {
+        for (b, block) in corpus.blocks_of(entry).iter().enumerate() {
+            let block_index = entry.blocks_start + b as u32;
+            if !is_call(block) || suppressed.contains(&(e as EntryId, b as u32)) {
+                continue;
+            }
+            let name = corpus.sym(block.name);
+            let op = ops.len() as u32;
+            ops.push(ToolOp {
+                call_entry: e as EntryId,
+                call_block: block_index,
+                result_entry: NONE,
+                result_block: NONE,
+                name: block.name,
+                category: ToolCategory::of(name),
+                status: ToolStatus::NoResult,
+                duration_ms: -1,
+                conversation: graph.nodes[e].conversation,
+                turn: NONE,
+            });
+            let id = corpus.span_bytes(entry.file, block.id);
+            if !id.is_empty() {
+                let hash = hasher.hash_one(id);
+                let known =
+                    calls.find(hash, |&(h, o)| h == hash && op_call_id(corpus, &ops[o as usize]) == id).is_some();
+                if !known {
+                    calls.insert_unique(hash, (hash, op), |&(h, _)| h);
+                }
+            }
+        }
+    }
+    // Results, by the id they answer; older tool-call entries are answered by their child.
+    for (e, entry) in corpus.entries.iter().enumerate() {
+        for (b, block) in corpus.blocks_of(entry).iter().enumerate() {
+            if !is_result(block) {
+                continue;
+            }
+            let block_index = entry.blocks_start + b as u32;
+            let id = corpus.span_bytes(entry.file, block.id);
+            let hash = hasher.hash_one(id);
+            let found =
+                calls.find(hash, |&(h, o)| h == hash && op_call_id(corpus, &ops[o as usize]) == id).map(|&(_, o)| o);
+            match found.filter(|&o| ops[o as usize].result_entry == NONE) {
+                Some(o) => set_result(corpus, &mut ops[o as usize], e as EntryId, block_index, block),
+                None => ops.push(ToolOp {
+                    call_entry: NONE,
+                    call_block: NONE,
+                    result_entry: e as EntryId,
+                    result_block: block_index,
+                    name: Sym::NONE,
+                    category: ToolCategory::Other,
+                    status: ToolStatus::ResultWithoutCall,
+                    duration_ms: -1,
+                    conversation: graph.nodes[e].conversation,
+                    turn: NONE,
+                }),
+            }
+        }
+    }
+    for op in &mut ops {
+        if op.result_entry != NONE || op.call_entry == NONE {
+            continue;
+        }
+        let block = corpus.blocks[op.call_block as usize];
+        if block.flags & Block::LEGACY == 0 {
+            continue;
+        }
+        // `subtype: "tool_use"` entries: the first child that is not the assistant going on.
+        let answer = graph.children(op.call_entry).find(|&c| {
+            let kind = corpus.entries[c as usize].kind;
+            matches!(kind, EntryKind::System | EntryKind::User | EntryKind::ToolResult)
+        });
+        if let Some(answer) = answer {
+            op.result_entry = answer;
+            let entry = &corpus.entries[answer as usize];
+            op.status =
+                if entry.flags.has(crate::model::EntryFlags::ERROR) { ToolStatus::Error } else { ToolStatus::Ok };
+            op.duration_ms = duration(&corpus.entries[op.call_entry as usize], entry);
+        }
+    }
+    graph.tool_ops = ops;
+}
+
+fn op_call_id<'a>(corpus: &'a Corpus, op: &ToolOp) -> &'a [u8] {
+    let entry = &corpus.entries[op.call_entry as usize];
+    corpus.span_bytes(entry.file, corpus.blocks[op.call_block as usize].id)
+}
+
+fn set_result(corpus: &Corpus, op: &mut ToolOp, entry_index: EntryId, block_index: u32, block: &Block) {
+    let entry = &corpus.entries[entry_index as usize];
+    op.result_entry = entry_index;
+    op.result_block = block_index;
+    let body = corpus.span_bytes(entry.file, block.body);
+    let tool_use_result = corpus.span_bytes(entry.file, entry.tool_use_result);
+    let interrupted = memchr::memmem::find(body, INTERRUPTED_MARK).is_some()
+        || memchr::memmem::find(tool_use_result, b"\"interrupted\":true").is_some();
+    op.status = if block.flags & Block::IS_ERROR != 0 && !interrupted {
+        ToolStatus::Error
+    } else if interrupted {
+        ToolStatus::Interrupted
+    } else {
+        ToolStatus::Ok
+    };
+    op.duration_ms = duration(&corpus.entries[op.call_entry as usize], entry);
+}
+
+fn duration(call: &Entry, result: &Entry) -> i64 {
+    if call.has_timestamp() && result.has_timestamp() { (result.timestamp_ms - call.timestamp_ms).max(0) } else { -1 }
+}
+
+/// An assistant tool_use that an extracted `<assistant>_tool_<n>` message repeats is counted
+/// once, as the extracted message (which carries its result).
+fn extracted_duplicates(corpus: &Corpus, graph: &Graph) -> Vec<(EntryId, u32)> {
+    let mut out = Vec::new();
+    for (e, entry) in corpus.entries.iter().enumerate() {
+        if entry.kind != EntryKind::ToolUse {
+            continue;
+        }
+        let parent = graph.nodes[e].parent;
+        if parent == NONE {
+            continue;
+        }
+        let uuid = corpus.entry_uuid(entry);
+        let Some(n) = uuid.rsplit_once("_tool_").and_then(|(_, n)| n.parse::<usize>().ok()) else { continue };
+        let parent_entry = &corpus.entries[parent as usize];
+        let mut seen = 0;
+        for (b, block) in corpus.blocks_of(parent_entry).iter().enumerate() {
+            if is_call(block) {
+                if seen == n {
+                    out.push((parent, b as u32));
+                    break;
+                }
+                seen += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Groups entries into turns (a prompt and the lines answering it, along the tree so each
+/// branch has its own), and stores the tool ops turn by turn.
+pub(crate) fn group_turns(corpus: &Corpus, graph: &mut Graph) {
+    let n = graph.nodes.len();
+    let mut turn_of = vec![NONE; n];
+    let mut turns: Vec<Turn> = Vec::new();
+    for e in preorder(graph) {
+        let entry = &corpus.entries[e as usize];
+        let node = graph.nodes[e as usize];
+        let starts_turn = node.parent == NONE || is_prompt(entry);
+        let turn = if starts_turn {
+            turns.push(Turn {
+                conversation: node.conversation,
+                prompt: if is_prompt(entry) { e } else { NONE },
+                first_assistant: NONE,
+                last_entry: e,
+                ops_start: 0,
+                ops_len: 0,
+                usage: Usage::default(),
+                cost_usd: 0.0,
+            });
+            (turns.len() - 1) as u32
+        } else {
+            turn_of[node.parent as usize]
+        };
+        turn_of[e as usize] = turn;
+        let t = &mut turns[turn as usize];
+        t.last_entry = t.last_entry.max(e);
+        if entry.kind == EntryKind::Assistant && (t.first_assistant == NONE || e < t.first_assistant) {
+            t.first_assistant = e;
+        }
+    }
+    // Turns in entry order of their first line, conversation by conversation.
+    let mut order: Vec<u32> = (0..turns.len() as u32).collect();
+    let start_of = |t: &Turn| if t.prompt != NONE { t.prompt } else { t.first_assistant.min(t.last_entry) };
+    order.sort_by_key(|&t| (turns[t as usize].conversation, start_of(&turns[t as usize])));
+    let mut renumber = vec![0u32; turns.len()];
+    for (new, &old) in order.iter().enumerate() {
+        renumber[old as usize] = new as u32;
+    }
+    let mut sorted: Vec<Turn> = order.iter().map(|&t| turns[t as usize].clone()).collect();
+    for t in &mut turn_of {
+        if *t != NONE {
+            *t = renumber[*t as usize];
+        }
+    }
+
+    let mut ops = std::mem::take(&mut graph.tool_ops);
+    for op in &mut ops {
+        let anchor = if op.call_entry != NONE { op.call_entry } else { op.result_entry };
+        op.turn = turn_of[anchor as usize];
+    }
+    ops.sort_by_key(|op| {
+        let anchor = if op.call_entry != NONE { op.call_entry } else { op.result_entry };
+        (op.turn, anchor, op.call_block)
+    });
+    let mut op_of_entry = vec![NONE; n];
+    for (i, op) in ops.iter().enumerate() {
+        let turn = &mut sorted[op.turn as usize];
+        if turn.ops_len == 0 {
+            turn.ops_start = i as u32;
+        }
+        turn.ops_len += 1;
+        for entry in [op.call_entry, op.result_entry] {
+            if entry != NONE && op_of_entry[entry as usize] == NONE {
+                op_of_entry[entry as usize] = i as u32;
+            }
+        }
+    }
+    for turn in &sorted {
+        let conv = &mut graph.conversations[turn.conversation as usize];
+        if turn.prompt != NONE {
+            conv.turns += 1;
+        }
+        conv.tool_calls += turn.ops_len;
+    }
+    for op in &ops {
+        let conv = graph.conversations[op.conversation as usize].session as usize;
+        let session = &mut graph.sessions[conv];
+        match op.status {
+            ToolStatus::ResultWithoutCall => session.tool_results += 1,
+            ToolStatus::NoResult => {
+                session.tool_uses += 1;
+                session.unpaired_tool_uses += 1;
+            }
+            _ => {
+                session.tool_uses += 1;
+                session.tool_results += 1;
+            }
+        }
+    }
+    graph.tool_ops = ops;
+    graph.turns = sorted;
+    graph.op_of_entry = op_of_entry;
+    graph.turn_of_entry = turn_of;
+}
+
+/// What a tool call did, in a line: `Read src/main.rs`, `Bash cargo test`, `Edit lib.rs +12 -3`.
+pub fn op_summary(corpus: &Corpus, op: &ToolOp) -> String {
+    if op.call_entry == NONE {
+        return "result without a call".into();
+    }
+    let entry = &corpus.entries[op.call_entry as usize];
+    let block = corpus.blocks[op.call_block as usize];
+    let cwd = corpus.sym(corpus.envelope(entry).cwd);
+    let raw = corpus.span_bytes(entry.file, block.body);
+    let input: serde_json::Value = if block.flags & Block::JSON_IN_STRING != 0 {
+        let text = crate::json::decode_value(raw);
+        serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("input").cloned())
+            .unwrap_or(serde_json::Value::Null)
+    } else {
+        serde_json::from_slice(raw).unwrap_or(serde_json::Value::Null)
+    };
+    summarize_input(corpus.sym(op.name), &input, cwd)
+}
+
+/// The one-line summary of a tool's input.
+pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> String {
+    let text = |key: &str| input.get(key).and_then(|v| v.as_str()).unwrap_or("");
+    let path = |key: &str| relative_path(text(key), cwd);
+    let first_line = |s: &str| super::tree::truncate(s.lines().next().unwrap_or(""), 120);
+    let summary = match name {
+        "Read" | "NotebookRead" => {
+            let mut s = path(if input.get("file_path").is_some() { "file_path" } else { "notebook_path" });
+            if let Some(offset) = input.get("offset").and_then(|v| v.as_u64()) {
+                let limit = input.get("limit").and_then(|v| v.as_u64()).unwrap_or(0);
+                s.push_str(&format!(":{}-{}", offset, offset + limit));
+            }
+            s
+        }
+        "Write" => {
+            let lines = text("content").lines().count();
+            format!("{} +{lines}", path("file_path"))
+        }
+        "Edit" => {
+            let (added, removed) = line_delta(text("old_string"), text("new_string"));
+            format!("{} +{added} -{removed}", path("file_path"))
+        }
+        "MultiEdit" => {
+            let (mut added, mut removed) = (0, 0);
+            for edit in input.get("edits").and_then(|v| v.as_array()).into_iter().flatten() {
+                let old = edit.get("old_string").and_then(|v| v.as_str()).unwrap_or("");
+                let new = edit.get("new_string").and_then(|v| v.as_str()).unwrap_or("");
+                let (a, r) = line_delta(old, new);
+                added += a;
+                removed += r;
+            }
+            format!("{} +{added} -{removed}", path("file_path"))
+        }
+        "NotebookEdit" => path("notebook_path"),
+        "Bash" | "PowerShell" => first_line(text("command")),
+        "BashOutput" | "KillShell" | "KillBash" => text("bash_id").to_owned() + text("shell_id"),
+        "Grep" => {
+            let within = relative_path(input.get("path").and_then(|v| v.as_str()).unwrap_or(""), cwd);
+            if within.is_empty() { text("pattern").to_owned() } else { format!("{} in {within}", text("pattern")) }
+        }
+        "Glob" => {
+            let within = relative_path(input.get("path").and_then(|v| v.as_str()).unwrap_or(""), cwd);
+            if within.is_empty() { text("pattern").to_owned() } else { format!("{} in {within}", text("pattern")) }
+        }
+        "LS" => path("path"),
+        "WebFetch" | "web_fetch" => text("url").to_owned(),
+        "WebSearch" | "web_search" => text("query").to_owned(),
+        "Task" | "Agent" => {
+            let kind = text("subagent_type");
+            let description = text("description");
+            if kind.is_empty() { description.to_owned() } else { format!("{description} ({kind})") }
+        }
+        "TodoWrite" => {
+            let todos = input.get("todos").and_then(|v| v.as_array());
+            let total = todos.map_or(0, |t| t.len());
+            let done = todos.map_or(0, |t| {
+                t.iter().filter(|t| t.get("status").and_then(|s| s.as_str()) == Some("completed")).count()
+            });
+            format!("{total} todos, {done} done")
+        }
+        "ExitPlanMode" => first_line(text("plan")),
+        _ => first_string(input).map(|s| first_line(&s)).unwrap_or_default(),
+    };
+    summary.trim().to_owned()
+}
+
+fn first_string(value: &serde_json::Value) -> Option<String> {
+    value.as_object()?.values().find_map(|v| v.as_str().map(str::to_owned))
+}
+
+/// Lines added and removed by replacing `old` with `new` (as a diff would count them).
+pub fn line_delta(old: &str, new: &str) -> (usize, usize) {
+    let old_lines: Vec<&str> = old.lines().collect();
+    let new_lines: Vec<&str> = new.lines().collect();
+    let common_prefix = old_lines.iter().zip(&new_lines).take_while(|(a, b)| a == b).count();
+    let old_rest = &old_lines[common_prefix..];
+    let new_rest = &new_lines[common_prefix..];
+    let common_suffix = old_rest.iter().rev().zip(new_rest.iter().rev()).take_while(|(a, b)| a == b).count();
+    (new_rest.len() - common_suffix, old_rest.len() - common_suffix)
+}
+
+/// `path` relative to `cwd` when it is inside it.
+pub fn relative_path(path: &str, cwd: &str) -> String {
+    if !cwd.is_empty()
+        && let Some(rest) = path.strip_prefix(cwd)
+        && let Some(rest) = rest.strip_prefix('/').or_else(|| rest.strip_prefix('\\'))
+    {
+        return rest.to_owned();
+    }
+    path.to_owned()
+}
+
+impl Graph {
+    /// The turn of an entry (index into [`Graph::turns`]).
+    pub fn turn_of(&self, entry: EntryId) -> Option<&Turn> {
+        let index = *self.turn_of_entry.get(entry as usize)?;
+        self.turns.get(index as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_deltas_count_changed_lines() {
+        assert_eq!(line_delta("a\nb\nc", "a\nB\nc"), (1, 1));
+        assert_eq!(line_delta("a", "a\nb\nc"), (2, 0));
+        assert_eq!(line_delta("", "x"), (1, 0));
+    }
+
+    #[test]
+    fn summaries_name_what_the_tool_touched() {
+        let input = serde_json::json!({"file_path": "/p/src/main.rs", "old_string": "a\nb", "new_string": "a\nc\nd"});
+        assert_eq!(summarize_input("Edit", &input, "/p"), "src/main.rs +2 -1");
+        let input = serde_json::json!({"command": "cargo test\n--all"});
+        assert_eq!(summarize_input("Bash", &input, "/p"), "cargo test");
+        let input = serde_json::json!({"pattern": "fn brew", "path": "/p/src"});
+        assert_eq!(summarize_input("Grep", &input, "/p"), "fn brew in src");
+        let input = serde_json::json!({"description": "Find uses", "subagent_type": "Explore", "prompt": "..."});
+        assert_eq!(summarize_input("Task", &input, "/p"), "Find uses (Explore)");
+        assert_eq!(ToolCategory::of("mcp__github__create_issue"), ToolCategory::Mcp);
+        assert_eq!(ToolCategory::of("Task"), ToolCategory::Agent);
+        assert_eq!(ToolCategory::of("TodoWrite"), ToolCategory::PlanTodo);
+    }
+}

@@ -1,0 +1,242 @@
+//! The summary of everything loaded, as `sessionscope summary --json` prints it.
+
+use serde::Serialize;
+
+use crate::dag::{ConversationKind, Graph};
+use crate::model::{Corpus, NONE, Usage};
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub files: usize,
+    pub lines: u64,
+    pub entries: u64,
+    pub metadata_lines: u64,
+    /// Each file: what it was read as, its lines, and the usage of the responses it holds.
+    pub per_file: Vec<FileSummary>,
+    pub diagnostics: Vec<DiagnosticSummary>,
+    pub sessions: Vec<SessionSummary>,
+    pub unlinked_agents: Vec<UnlinkedAgent>,
+    pub validation: Vec<ValidationSummary>,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct FileSummary {
+    pub path: String,
+    pub format: &'static str,
+    pub lines: u64,
+    pub entries: u64,
+    pub metadata: u64,
+    pub skipped: u64,
+    pub usage: UsageSummary,
+    pub cost_usd: f64,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct DiagnosticSummary {
+    pub file: String,
+    pub line: u32,
+    pub kind: &'static str,
+    pub message: String,
+}
+
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Default)]
+pub struct UsageSummary {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub cache_read_input_tokens: u64,
+}
+
+impl From<Usage> for UsageSummary {
+    fn from(u: Usage) -> Self {
+        UsageSummary {
+            input_tokens: u.input_tokens,
+            output_tokens: u.output_tokens,
+            cache_creation_input_tokens: u.cache_creation_input_tokens,
+            cache_read_input_tokens: u.cache_read_input_tokens,
+        }
+    }
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct SessionSummary {
+    pub session_id: String,
+    pub title: String,
+    pub entries: u32,
+    pub roots: usize,
+    pub compactions: u32,
+    pub real_forks: u32,
+    pub artifact_forks: u32,
+    pub tool_uses: u32,
+    pub tool_results: u32,
+    pub unpaired_tool_uses: u32,
+    pub usage: UsageSummary,
+    pub usage_with_agents: UsageSummary,
+    /// The main thread alone, like `usage`.
+    pub cost_usd: f64,
+    pub cost_with_agents_usd: f64,
+    pub unknown_models: Vec<String>,
+    pub agents: Vec<AgentSummary>,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct AgentSummary {
+    pub agent_id: String,
+    pub kind: &'static str,
+    pub agent_type: String,
+    pub description: String,
+    pub spawn_tool_use_id: Option<String>,
+    pub linked_by: Option<&'static str>,
+    pub parent_agent_id: Option<String>,
+    pub depth: u32,
+    pub entries: u32,
+    pub usage: UsageSummary,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct UnlinkedAgent {
+    pub agent_id: String,
+    pub file: String,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct ValidationSummary {
+    pub rule: &'static str,
+    pub uuid: String,
+    pub message: String,
+}
+
+/// The id an agent conversation is known by: its agent id, or for an inline sidechain
+/// `inline-` and the end of its first uuid.
+pub fn agent_label(corpus: &Corpus, graph: &Graph, conversation: u32) -> String {
+    let conv = &graph.conversations[conversation as usize];
+    if !conv.agent_name.is_empty() {
+        return conv.agent_name.clone();
+    }
+    let root = conv.roots.first().map(|&r| corpus.entry_uuid(&corpus.entries[r as usize])).unwrap_or("");
+    format!("inline-{}", crate::dump::short(root))
+}
+
+pub fn summarize(corpus: &Corpus, graph: &Graph) -> Summary {
+    let counts = corpus.counts();
+    let file_name = |file: u32| corpus.files.get(file as usize).map(|f| f.path.clone()).unwrap_or_default();
+    let sessions = graph
+        .sessions
+        .iter()
+        .map(|session| {
+            let agents = session
+                .agents
+                .iter()
+                .map(|&c| {
+                    let conv = &graph.conversations[c as usize];
+                    let spawn_tool_use_id = (conv.spawn_block != NONE).then(|| {
+                        let entry = &corpus.entries[conv.spawn_entry as usize];
+                        corpus.span_str(entry.file, corpus.blocks[conv.spawn_block as usize].id).to_owned()
+                    });
+                    let parent_agent_id = (conv.parent != NONE
+                        && graph.conversations[conv.parent as usize].kind != ConversationKind::Main)
+                        .then(|| agent_label(corpus, graph, conv.parent));
+                    AgentSummary {
+                        agent_id: agent_label(corpus, graph, c),
+                        kind: conv.kind.name(),
+                        agent_type: conv.agent_type.clone(),
+                        description: conv.description.clone(),
+                        spawn_tool_use_id,
+                        linked_by: conv.linked_by.map(|r| r.name()),
+                        parent_agent_id,
+                        depth: conv.depth,
+                        entries: conv.entries,
+                        usage: conv.usage.into(),
+                    }
+                })
+                .collect();
+            let roots = if session.main != NONE { graph.conversations[session.main as usize].roots.len() } else { 0 };
+            SessionSummary {
+                session_id: session.id.clone(),
+                title: session.title.clone(),
+                entries: session.entries,
+                roots,
+                compactions: session.compactions,
+                real_forks: session.real_forks,
+                artifact_forks: session.artifact_forks,
+                tool_uses: session.tool_uses,
+                tool_results: session.tool_results,
+                unpaired_tool_uses: session.unpaired_tool_uses,
+                usage: session.usage.into(),
+                usage_with_agents: session.usage_with_agents.into(),
+                cost_usd: round_cents(session.cost_usd),
+                cost_with_agents_usd: round_cents(session.cost_with_agents_usd),
+                unknown_models: session.unknown_models.clone(),
+                agents,
+            }
+        })
+        .collect();
+    let mut file_usage = vec![(Usage::default(), 0.0f64); corpus.files.len()];
+    for response in &corpus.responses {
+        let slot = &mut file_usage[response.file as usize];
+        slot.0.add(&response.usage);
+        slot.1 += response
+            .logged_cost_usd
+            .or_else(|| crate::dag::pricing::cost(corpus.sym(response.model), &response.usage))
+            .unwrap_or(0.0);
+    }
+    let per_file = corpus
+        .files
+        .iter()
+        .zip(file_usage)
+        .map(|(file, (usage, cost))| FileSummary {
+            path: file.path.clone(),
+            format: file.format.name(),
+            lines: file.counts.lines,
+            entries: file.counts.entries,
+            metadata: file.counts.metadata,
+            skipped: file.counts.skipped,
+            usage: usage.into(),
+            cost_usd: round_cents(cost),
+        })
+        .collect();
+    Summary {
+        files: corpus.files.len(),
+        lines: counts.lines,
+        entries: counts.entries,
+        metadata_lines: counts.metadata,
+        per_file,
+        diagnostics: corpus
+            .diagnostics
+            .iter()
+            .map(|d| DiagnosticSummary {
+                file: file_name(d.file),
+                line: d.line,
+                kind: d.kind.name(),
+                message: d.message.clone(),
+            })
+            .collect(),
+        sessions,
+        unlinked_agents: graph
+            .unlinked_agents
+            .iter()
+            .map(|&c| UnlinkedAgent {
+                agent_id: agent_label(corpus, graph, c),
+                file: file_name(graph.conversations[c as usize].file),
+            })
+            .collect(),
+        validation: graph
+            .problems
+            .iter()
+            .map(|p| ValidationSummary {
+                rule: p.rule.name(),
+                uuid: if p.entry == NONE {
+                    String::new()
+                } else {
+                    corpus.entry_uuid(&corpus.entries[p.entry as usize]).to_owned()
+                },
+                message: p.message.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// Costs to a millionth of a dollar: enough to compare, free of float noise.
+fn round_cents(value: f64) -> f64 {
+    (value * 1e6).round() / 1e6
+}
