@@ -89,11 +89,7 @@ pub fn run_agent(rng: &mut Rng, plan: &AgentPlan<'_>) -> AgentRun {
     let mut prompt_text = String::new();
     plan.vocab.expand(rng, prompt, &mut prompt_text);
     let agent_id = format!("a{}", ids::hex(rng, 6));
-    let model = if agent_type == "Explore" {
-        FAST_MODEL
-    } else {
-        AGENT_MODEL
-    };
+    let model = if agent_type == "Explore" { FAST_MODEL } else { AGENT_MODEL };
 
     let mut env = plan.main.clone();
     env.agent_id = Some(agent_id.clone());
@@ -149,23 +145,11 @@ pub fn run_agent(rng: &mut Rng, plan: &AgentPlan<'_>) -> AgentRun {
                 blocks.push(Block::Text(text));
             }
             for _ in 0..rng.range(1, 2) {
-                let kind = rng.pick(&[
-                    ToolKind::Read,
-                    ToolKind::Grep,
-                    ToolKind::Glob,
-                    ToolKind::Bash,
-                ]);
+                let kind = rng.pick(&[ToolKind::Read, ToolKind::Grep, ToolKind::Glob, ToolKind::Bash]);
                 let size = rng.pareto(400.0, 1.3, plan.max_output.max(400) as f64) as u64;
-                let mut maker = ToolMaker {
-                    rng,
-                    vocab: plan.vocab,
-                };
+                let mut maker = ToolMaker { rng, vocab: plan.vocab };
                 let call = maker.make(kind, size, false, false);
-                blocks.push(Block::ToolUse {
-                    id: call.id.clone(),
-                    name: call.name,
-                    input: call.input.clone(),
-                });
+                blocks.push(Block::ToolUse { id: call.id.clone(), name: call.name, input: call.input.clone() });
                 calls.push(call);
             }
         }
@@ -178,11 +162,7 @@ pub fn run_agent(rng: &mut Rng, plan: &AgentPlan<'_>) -> AgentRun {
                 input: rng.range(1, 6),
                 cache_creation: rng.range(200, 3_000),
                 cache_read: context,
-                output: if is_last {
-                    full_output
-                } else {
-                    rng.range(1, 12)
-                },
+                output: if is_last { full_output } else { rng.range(1, 12) },
             };
             let stop = (final_step && is_last).then_some("end_turn");
             let message = assistant_message(model, &message_id, block, stop, &usage);
@@ -267,21 +247,11 @@ pub fn run_agent(rng: &mut Rng, plan: &AgentPlan<'_>) -> AgentRun {
     }
 
     let duration = clock.millis() - plan.start_millis;
-    let tool_name = if plan.agent_tool_name {
-        "Agent"
-    } else {
-        "Task"
-    };
-    let mut tool = ToolCall {
-        id: ids::tool_use_id(rng),
-        name: tool_name,
-        ..ToolCall::default()
-    };
+    let tool_name = if plan.agent_tool_name { "Agent" } else { "Task" };
+    let mut tool = ToolCall { id: ids::tool_use_id(rng), name: tool_name, ..ToolCall::default() };
     let mut input = Vec::new();
     object(&mut input, |o| {
-        o.str("description", &description_text)
-            .str("subagent_type", agent_type)
-            .str("prompt", &prompt_text);
+        o.str("description", &description_text).str("subagent_type", agent_type).str("prompt", &prompt_text);
     });
     tool.input = input;
     let trailer = format!(
@@ -309,35 +279,18 @@ pub fn run_agent(rng: &mut Rng, plan: &AgentPlan<'_>) -> AgentRun {
 
     let mut meta = Vec::new();
     object(&mut meta, |o| {
-        o.str("agentType", agent_type)
-            .str("description", &description_text)
-            .str("toolUseId", &tool.id);
+        o.str("agentType", agent_type).str("description", &description_text).str("toolUseId", &tool.id);
     });
     meta.push(b'\n');
 
-    AgentRun {
-        agent_id,
-        prompt: prompt_text,
-        tool,
-        entries,
-        file: sink.out,
-        meta,
-        end_millis: clock.millis(),
-    }
+    AgentRun { agent_id, prompt: prompt_text, tool, entries, file: sink.out, meta, end_millis: clock.millis() }
 }
 
 /// Writes an `agent_progress` data object mirroring one agent entry.
-pub fn write_agent_progress_data(
-    o: &mut crate::json::Obj<'_>,
-    entry: &AgentEntry,
-    prompt: &str,
-    agent_id: &str,
-) {
+pub fn write_agent_progress_data(o: &mut crate::json::Obj<'_>, entry: &AgentEntry, prompt: &str, agent_id: &str) {
     o.obj("message", |o| {
         if entry.is_assistant {
-            o.str("type", "assistant")
-                .str("timestamp", &entry.timestamp)
-                .raw_bytes("message", &entry.message);
+            o.str("type", "assistant").str("timestamp", &entry.timestamp).raw_bytes("message", &entry.message);
             if let Some(request_id) = &entry.request_id {
                 o.str("requestId", request_id);
             }
@@ -426,13 +379,7 @@ pub fn run_compaction_agent(
         output: rng.range(2_000, 4_000),
     };
     let message_id = ids::message_id(rng);
-    let message = assistant_message(
-        MAIN_MODEL,
-        &message_id,
-        &Block::Text(analysis),
-        Some("end_turn"),
-        &usage,
-    );
+    let message = assistant_message(MAIN_MODEL, &message_id, &Block::Text(analysis), Some("end_turn"), &usage);
     let request_id = ids::request_id(rng);
     let uuid = Uuid::random(rng);
     let timestamp = clock.iso();
@@ -445,10 +392,5 @@ pub fn run_compaction_agent(
             .str("timestamp", &timestamp);
     });
 
-    CompactionRun {
-        agent_id,
-        file: sink.out,
-        summary,
-        end_millis: clock.millis(),
-    }
+    CompactionRun { agent_id, file: sink.out, summary, end_millis: clock.millis() }
 }

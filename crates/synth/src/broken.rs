@@ -94,10 +94,7 @@ pub fn plant(main: &Sink, rng: &mut Rng) -> Damaged {
     }
 
     // A session still being written ends in the middle of a line.
-    if let Some(last_dag) = (0..count)
-        .rev()
-        .find(|&index| main.lines[index].uuid.is_some())
-    {
+    if let Some(last_dag) = (0..count).rev().find(|&index| main.lines[index].uuid.is_some()) {
         let line = main.line_bytes(last_dag);
         let mut cut = line.len() / 2;
         // Cut on a character boundary so the fragment itself stays valid UTF-8.
@@ -109,18 +106,11 @@ pub fn plant(main: &Sink, rng: &mut Rng) -> Damaged {
         planted.push((line_number, kinds::TRUNCATED_LAST_LINE));
     }
     planted.sort_by_key(|(line, _)| *line);
-    Damaged {
-        bytes,
-        planted,
-        new_line_numbers,
-    }
+    Damaged { bytes, planted, new_line_numbers }
 }
 
 fn nearest_uuid_before(main: &Sink, position: usize) -> Option<Uuid> {
-    main.lines[..position]
-        .iter()
-        .rev()
-        .find_map(|line| line.uuid)
+    main.lines[..position].iter().rev().find_map(|line| line.uuid)
 }
 
 fn defect_line(main: &Sink, rng: &mut Rng, kind: &'static str, position: usize) -> Option<Vec<u8>> {
@@ -166,7 +156,5 @@ fn defect_line(main: &Sink, rng: &mut Rng, kind: &'static str, position: usize) 
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack
-        .windows(needle.len())
-        .any(|window| window == needle)
+    haystack.windows(needle.len()).any(|window| window == needle)
 }

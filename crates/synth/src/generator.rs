@@ -150,11 +150,7 @@ impl Generator {
         let start = 1_767_600_000_000 + (plan.seed % 60) * 86_400_000 + rng.below(3_600_000);
         let target = plan.target_bytes;
         let compaction_interval = COMPACTION_INTERVAL.min(target / 2).max(1);
-        let rewind_points = if target < 200_000 {
-            vec![target / 2]
-        } else {
-            vec![target * 3 / 10, target * 13 / 20]
-        };
+        let rewind_points = if target < 200_000 { vec![target / 2] } else { vec![target * 3 / 10, target * 13 / 20] };
         let agent_total = plan.agent_count;
         let title = rng.pick(TITLES);
         Generator {
@@ -217,8 +213,7 @@ impl Generator {
     }
 
     fn budget_left(&self) -> u64 {
-        self.target
-            .saturating_sub(self.sink.len() + CLOSING_RESERVE)
+        self.target.saturating_sub(self.sink.len() + CLOSING_RESERVE)
     }
 
     fn advance(&mut self, low: u64, high: u64) -> String {
@@ -339,28 +334,20 @@ impl Generator {
             let title = self.title;
             let session_id = &self.env.session_id;
             self.sink.line("ai-title", None, |o| {
-                o.str("type", "ai-title")
-                    .str("aiTitle", title)
-                    .str("sessionId", session_id);
+                o.str("type", "ai-title").str("aiTitle", title).str("sessionId", session_id);
             });
         }
     }
 
     fn user_prompt(&mut self) {
         self.advance(8_000, 240_000);
-        let rewind_due = self
-            .rewind_points
-            .first()
-            .is_some_and(|&at| self.sink.len() >= at)
-            && !self.prompts.is_empty();
+        let rewind_due =
+            self.rewind_points.first().is_some_and(|&at| self.sink.len() >= at) && !self.prompts.is_empty();
         let (parent, text, replaced) = if rewind_due {
             self.rewind_points.remove(0);
             let back = self.rng.index(self.prompts.len().min(3));
             let earlier = &self.prompts[self.prompts.len() - 1 - back];
-            let text = format!(
-                "{} Only touch the importer this time, leave the CLI alone.",
-                earlier.text
-            );
+            let text = format!("{} Only touch the importer this time, leave the CLI alone.", earlier.text);
             (earlier.parent, text, Some(earlier.uuid))
         } else {
             (self.last, self.vocab.user_prompt(&mut self.rng), None)
@@ -393,9 +380,7 @@ impl Generator {
                             });
                             a.obj(|o| {
                                 o.str("type", "image").obj("source", |o| {
-                                    o.str("type", "base64")
-                                        .str("media_type", "image/png")
-                                        .str("data", data);
+                                    o.str("type", "base64").str("media_type", "image/png").str("data", data);
                                 });
                             });
                         });
@@ -517,27 +502,20 @@ impl Generator {
         if kind == ToolKind::TodoWrite {
             let new = tools::next_todos(&mut self.rng, &self.todos);
             let mut call = ToolCall::default();
-            let mut maker = ToolMaker {
-                rng: &mut self.rng,
-                vocab: &self.vocab,
-            };
+            let mut maker = ToolMaker { rng: &mut self.rng, vocab: &self.vocab };
             maker.todo_write(&mut call, &self.todos, &new);
             self.todos = new;
             return call;
         }
         let size = self.output_size(kind);
-        let fail = matches!(kind, ToolKind::Bash | ToolKind::Read | ToolKind::Edit)
-            && self.rng.chance(0.05);
+        let fail = matches!(kind, ToolKind::Bash | ToolKind::Read | ToolKind::Edit) && self.rng.chance(0.05);
         let lone_surrogate = kind == ToolKind::Bash
             && !fail
             && (self.sink.len() >= self.lone_surrogate_due_at || self.rng.chance(0.002));
         if lone_surrogate {
             self.lone_surrogate_due_at = u64::MAX;
         }
-        let mut maker = ToolMaker {
-            rng: &mut self.rng,
-            vocab: &self.vocab,
-        };
+        let mut maker = ToolMaker { rng: &mut self.rng, vocab: &self.vocab };
         let call = maker.make(kind, size, fail, lone_surrogate);
         if let Some(task) = &call.started_task {
             self.background_task = Some(task.clone());
@@ -551,21 +529,10 @@ impl Generator {
         }
         if let Some((task_id, description)) = self.background_task.take() {
             let size = self.output_size(ToolKind::TaskOutput);
-            let mut maker = ToolMaker {
-                rng: &mut self.rng,
-                vocab: &self.vocab,
-            };
-            return vec![Planned::Tool(maker.task_output_for(
-                &task_id,
-                &description,
-                size,
-            ))];
+            let mut maker = ToolMaker { rng: &mut self.rng, vocab: &self.vocab };
+            return vec![Planned::Tool(maker.task_output_for(&task_id, &description, size))];
         }
-        let count = if self.rng.chance(0.22) {
-            self.rng.range(2, 4)
-        } else {
-            1
-        };
+        let count = if self.rng.chance(0.22) { self.rng.range(2, 4) } else { 1 };
         let mut calls = Vec::with_capacity(count as usize);
         for _ in 0..count {
             let kind = self.pick_tool();
@@ -593,21 +560,14 @@ impl Generator {
         let mut runs = Vec::with_capacity(count);
         for _ in 0..count {
             let agent_tool_name = self.agents_spawned % 3 == 1;
-            let plan = AgentPlan {
-                main: &self.env,
-                vocab: &self.vocab,
-                start_millis: start,
-                agent_tool_name,
-                max_output,
-            };
+            let plan =
+                AgentPlan { main: &self.env, vocab: &self.vocab, start_millis: start, agent_tool_name, max_output };
             let mut agent_rng = self.rng.fork();
             let run = agents::run_agent(&mut agent_rng, &plan);
             self.agents_spawned += 1;
             let base = format!("{}/subagents/agent-{}", self.env.session_id, run.agent_id);
-            self.agents
-                .push((format!("{base}.jsonl"), run.file.clone()));
-            self.metas
-                .push((format!("{base}.meta.json"), run.meta.clone()));
+            self.agents.push((format!("{base}.jsonl"), run.file.clone()));
+            self.metas.push((format!("{base}.meta.json"), run.meta.clone()));
             runs.push(Planned::Agent(run));
         }
         self.next_spawn_at = spawn_point(self.target, self.agents_spawned, self.agent_total);
@@ -646,19 +606,13 @@ impl Generator {
             planned = self.plan_calls();
             for call in &planned {
                 let call = call.call();
-                blocks.push(Block::ToolUse {
-                    id: call.id.clone(),
-                    name: call.name,
-                    input: call.input.clone(),
-                });
+                blocks.push(Block::ToolUse { id: call.id.clone(), name: call.name, input: call.input.clone() });
             }
         }
         let interrupt = !final_answer
             && planned.len() == 1
             && matches!(planned.first(), Some(Planned::Tool(_)))
-            && self
-                .interrupt_due_at
-                .is_some_and(|at| self.sink.len() >= at);
+            && self.interrupt_due_at.is_some_and(|at| self.sink.len() >= at);
 
         let full_output = self.rng.range(30, 2_500);
         let block_count = blocks.len();
@@ -670,11 +624,7 @@ impl Generator {
                 input,
                 cache_creation,
                 cache_read: self.context_tokens,
-                output: if is_last {
-                    full_output
-                } else {
-                    self.rng.range(1, 30)
-                },
+                output: if is_last { full_output } else { self.rng.range(1, 30) },
             };
             let stop = (final_answer && is_last).then_some("end_turn");
             let message = assistant_message(agents::main_model(), &message_id, block, stop, &usage);
@@ -828,9 +778,7 @@ impl Generator {
             env.write(o, parent);
             o.str("type", "progress")
                 .obj("data", |o| {
-                    o.str("type", "waiting_for_task")
-                        .str("taskDescription", description)
-                        .str("taskType", "local_bash");
+                    o.str("type", "waiting_for_task").str("taskDescription", description).str("taskType", "local_bash");
                 })
                 .str("toolUseID", &waiting_id)
                 .str("parentToolUseID", &call.id)
@@ -860,11 +808,8 @@ impl Generator {
         if let Some(file) = call.edited_file {
             let backup = ids::hex(&mut self.rng, 16);
             let time = self.clock.iso();
-            let tracked = self.tracked_files.entry(file).or_insert(TrackedFile {
-                backup,
-                version: 0,
-                time: String::new(),
-            });
+            let tracked =
+                self.tracked_files.entry(file).or_insert(TrackedFile { backup, version: 0, time: String::new() });
             tracked.version += 1;
             tracked.time = time;
             self.file_history_snapshot(source, true);
@@ -932,8 +877,7 @@ impl Generator {
                 .obj("message", |o| {
                     o.str("role", "user").arr("content", |a| {
                         a.obj(|o| {
-                            o.str("type", "text")
-                                .str("text", "[Request interrupted by user for tool use]");
+                            o.str("type", "text").str("text", "[Request interrupted by user for tool use]");
                         });
                     });
                 })
@@ -959,13 +903,7 @@ impl Generator {
                 self.clock.millis(),
                 pre_tokens,
             );
-            self.agents.push((
-                format!(
-                    "{}/subagents/agent-{}.jsonl",
-                    self.env.session_id, run.agent_id
-                ),
-                run.file,
-            ));
+            self.agents.push((format!("{}/subagents/agent-{}.jsonl", self.env.session_id, run.agent_id), run.file));
             self.clock = Clock::starting_at(run.end_millis + self.rng.range(100, 600));
             run.summary
         } else {
@@ -973,11 +911,7 @@ impl Generator {
             self.vocab.prose(&mut self.rng, 2_000, &mut summary);
             summary
         };
-        let trigger = if self.rng.chance(0.8) {
-            "auto"
-        } else {
-            "manual"
-        };
+        let trigger = if self.rng.chance(0.8) { "auto" } else { "manual" };
         let timestamp = self.clock.iso();
         let boundary = Uuid::random(&mut self.rng);
         let env = &self.env;
@@ -1028,15 +962,11 @@ impl Generator {
         }
         let title = self.title;
         self.sink.line("ai-title", None, |o| {
-            o.str("type", "ai-title")
-                .str("aiTitle", title)
-                .str("sessionId", session_id);
+            o.str("type", "ai-title").str("aiTitle", title).str("sessionId", session_id);
         });
         if let Some(leaf) = self.last {
             self.sink.line("summary", None, |o| {
-                o.str("type", "summary")
-                    .str("summary", title)
-                    .str("leafUuid", leaf.as_str());
+                o.str("type", "summary").str("summary", title).str("leafUuid", leaf.as_str());
             });
         }
     }

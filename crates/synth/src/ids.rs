@@ -101,12 +101,7 @@ pub fn signature(rng: &mut Rng) -> String {
 pub fn base64_blob(rng: &mut Rng, length: usize) -> String {
     let mut blob = String::with_capacity(length + 12);
     blob.push_str("iVBORw0KGgo");
-    push_chars(
-        rng,
-        &mut blob,
-        BASE64,
-        length.saturating_sub(12) / 4 * 4 + 1,
-    );
+    push_chars(rng, &mut blob, BASE64, length.saturating_sub(12) / 4 * 4 + 1);
     blob.push_str("==");
     blob
 }
@@ -155,16 +150,11 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let month_index = (5 * day_of_year + 2) / 153;
     let day = (day_of_year - (153 * month_index + 2) / 5 + 1) as u32;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    } as u32;
+    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 } as u32;
     let year = year_of_era + era * 400 + i64::from(month <= 2);
     (year, month, day)
 }
@@ -187,10 +177,7 @@ mod tests {
     #[test]
     fn formats_iso_timestamps() {
         assert_eq!(iso_from_millis(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(
-            iso_from_millis(1_770_842_205_618),
-            "2026-02-11T20:36:45.618Z"
-        );
+        assert_eq!(iso_from_millis(1_770_842_205_618), "2026-02-11T20:36:45.618Z");
         assert_eq!(iso_from_millis(951_782_400_001), "2000-02-29T00:00:00.001Z");
     }
 }

@@ -148,8 +148,7 @@ impl Obj<'_> {
 
     pub fn bool(&mut self, key: &str, value: bool) -> &mut Self {
         self.key(key);
-        self.out
-            .extend_from_slice(if value { b"true" } else { b"false" });
+        self.out.extend_from_slice(if value { b"true" } else { b"false" });
         self
     }
 

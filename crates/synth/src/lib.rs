@@ -43,12 +43,7 @@ pub struct SynthOptions {
 
 impl Default for SynthOptions {
     fn default() -> Self {
-        SynthOptions {
-            target_bytes: 1 << 20,
-            seed: 42,
-            agents: true,
-            broken: false,
-        }
+        SynthOptions { target_bytes: 1 << 20, seed: 42, agents: true, broken: false }
     }
 }
 
@@ -64,10 +59,7 @@ pub struct SynthExtras {
 
 impl Default for SynthExtras {
     fn default() -> Self {
-        SynthExtras {
-            agent_count: None,
-            project_name: "harbor-ledger".to_string(),
-        }
+        SynthExtras { agent_count: None, project_name: "harbor-ledger".to_string() }
     }
 }
 
@@ -107,11 +99,7 @@ impl SynthSession {
     pub fn summary(&self) -> String {
         let agent_bytes: usize = self.agents.iter().map(|(_, bytes)| bytes.len()).sum();
         let lines: u64 = self.line_counts.iter().map(|(_, count)| count).sum();
-        let mix: Vec<String> = self
-            .line_counts
-            .iter()
-            .map(|(kind, count)| format!("{kind}={count}"))
-            .collect();
+        let mix: Vec<String> = self.line_counts.iter().map(|(kind, count)| format!("{kind}={count}")).collect();
         format!(
             "{} files, main {} bytes / {} lines, {} agent files {} bytes, {} planted defects; lines: {}",
             1 + self.agents.len() + self.metas.len(),
@@ -133,9 +121,7 @@ pub fn generate(opts: &SynthOptions) -> SynthSession {
 /// Generates a session.
 pub fn generate_with(opts: &SynthOptions, extras: &SynthExtras) -> SynthSession {
     let agent_count = if opts.agents {
-        extras
-            .agent_count
-            .unwrap_or_else(|| (opts.target_bytes / (3 << 20)).clamp(2, 40) as usize)
+        extras.agent_count.unwrap_or_else(|| (opts.target_bytes / (3 << 20)).clamp(2, 40) as usize)
     } else {
         0
     };
@@ -146,27 +132,14 @@ pub fn generate_with(opts: &SynthOptions, extras: &SynthExtras) -> SynthSession 
         project_name: extras.project_name.clone(),
     };
     let generated = generator::Generator::new(&plan).run();
-    let line_counts = generated
-        .main
-        .counts
-        .iter()
-        .map(|(kind, count)| (*kind, *count))
-        .collect();
+    let line_counts = generated.main.counts.iter().map(|(kind, count)| (*kind, *count)).collect();
     let (main, planted, lone_surrogate_lines) = if opts.broken {
         let mut rng = rng::Rng::new(opts.seed ^ 0xB20C_E17E);
         let damaged = broken::plant(&generated.main, &mut rng);
-        let lone = generated
-            .lone_surrogate_lines
-            .iter()
-            .map(|&index| damaged.new_line_numbers[index])
-            .collect();
+        let lone = generated.lone_surrogate_lines.iter().map(|&index| damaged.new_line_numbers[index]).collect();
         (damaged.bytes, damaged.planted, lone)
     } else {
-        let lone = generated
-            .lone_surrogate_lines
-            .iter()
-            .map(|&index| index as u32 + 1)
-            .collect();
+        let lone = generated.lone_surrogate_lines.iter().map(|&index| index as u32 + 1).collect();
         (generated.main.out, Vec::new(), lone)
     };
     SynthSession {
@@ -175,16 +148,8 @@ pub fn generate_with(opts: &SynthOptions, extras: &SynthExtras) -> SynthSession 
         agents: generated.agents,
         metas: generated.metas,
         planted,
-        rewinds: generated
-            .rewinds
-            .iter()
-            .map(|(earlier, edited)| (earlier.to_string(), edited.to_string()))
-            .collect(),
-        compactions: generated
-            .compactions
-            .iter()
-            .map(ToString::to_string)
-            .collect(),
+        rewinds: generated.rewinds.iter().map(|(earlier, edited)| (earlier.to_string(), edited.to_string())).collect(),
+        compactions: generated.compactions.iter().map(ToString::to_string).collect(),
         lone_surrogate_lines,
         line_counts,
     }
@@ -209,19 +174,12 @@ pub fn write_to_dir(session: &SynthSession, dir: &Path) -> io::Result<()> {
 pub fn parse_size(text: &str) -> Option<u64> {
     let text = text.trim();
     let upper = text.to_ascii_uppercase();
-    let (number, multiplier) = [
-        ("GB", 1u64 << 30),
-        ("MB", 1 << 20),
-        ("KB", 1 << 10),
-        ("B", 1),
-    ]
-    .iter()
-    .find_map(|(suffix, multiplier)| {
-        upper
-            .strip_suffix(suffix)
-            .map(|number| (number.trim().to_string(), *multiplier))
-    })
-    .unwrap_or((upper.clone(), 1));
+    let (number, multiplier) = [("GB", 1u64 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("B", 1)]
+        .iter()
+        .find_map(|(suffix, multiplier)| {
+            upper.strip_suffix(suffix).map(|number| (number.trim().to_string(), *multiplier))
+        })
+        .unwrap_or((upper.clone(), 1));
     let value: f64 = number.parse().ok()?;
     if !value.is_finite() || value < 0.0 {
         return None;

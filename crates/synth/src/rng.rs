@@ -11,9 +11,7 @@ pub struct Rng {
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
-        Rng {
-            state: seed ^ 0x5EED_5E55_10A5_C0DE,
-        }
+        Rng { state: seed ^ 0x5EED_5E55_10A5_C0DE }
     }
 
     /// Derives an independent generator, so that a sub-task (an agent file, a text

@@ -29,12 +29,7 @@ impl Envelope {
 
     /// Same as [`Envelope::write`], adding `logicalParentUuid` right after `parentUuid`
     /// (compaction boundaries have it).
-    pub fn write_with_logical_parent(
-        &self,
-        o: &mut Obj<'_>,
-        parent: Option<Uuid>,
-        logical_parent: Option<Uuid>,
-    ) {
+    pub fn write_with_logical_parent(&self, o: &mut Obj<'_>, parent: Option<Uuid>, logical_parent: Option<Uuid>) {
         match parent {
             Some(parent) => o.str("parentUuid", parent.as_str()),
             None => o.null("parentUuid"),
@@ -75,19 +70,11 @@ pub struct Sink {
 
 impl Sink {
     pub fn with_capacity(bytes: usize) -> Sink {
-        Sink {
-            out: Vec::with_capacity(bytes),
-            ..Sink::default()
-        }
+        Sink { out: Vec::with_capacity(bytes), ..Sink::default() }
     }
 
     /// Appends one line holding one JSON object; `kind` is its top-level `type`.
-    pub fn line(
-        &mut self,
-        kind: &'static str,
-        uuid: Option<Uuid>,
-        fill: impl FnOnce(&mut Obj<'_>),
-    ) {
+    pub fn line(&mut self, kind: &'static str, uuid: Option<Uuid>, fill: impl FnOnce(&mut Obj<'_>)) {
         let start = self.out.len();
         object(&mut self.out, fill);
         self.out.push(b'\n');
@@ -102,10 +89,7 @@ impl Sink {
     /// The bytes of line `index`, without its newline.
     pub fn line_bytes(&self, index: usize) -> &[u8] {
         let start = self.lines[index].start;
-        let end = self
-            .lines
-            .get(index + 1)
-            .map_or(self.out.len(), |next| next.start);
+        let end = self.lines.get(index + 1).map_or(self.out.len(), |next| next.start);
         &self.out[start..end.saturating_sub(1).max(start)]
     }
 }
@@ -125,8 +109,7 @@ impl Usage {
             .u64("cache_creation_input_tokens", self.cache_creation)
             .u64("cache_read_input_tokens", self.cache_read)
             .obj("cache_creation", |o| {
-                o.u64("ephemeral_5m_input_tokens", 0)
-                    .u64("ephemeral_1h_input_tokens", self.cache_creation);
+                o.u64("ephemeral_5m_input_tokens", 0).u64("ephemeral_1h_input_tokens", self.cache_creation);
             })
             .u64("output_tokens", self.output)
             .str("service_tier", "standard")
@@ -154,21 +137,18 @@ impl Block {
     pub fn write(&self, o: &mut Obj<'_>) {
         match self {
             Block::Thinking { text, signature } => {
-                o.str("type", "thinking")
-                    .str("thinking", text)
-                    .str("signature", signature);
+                o.str("type", "thinking").str("thinking", text).str("signature", signature);
             }
             Block::Text(text) => {
                 o.str("type", "text").str("text", text);
             }
             Block::ToolUse { id, name, input } => {
-                o.str("type", "tool_use")
-                    .str("id", id)
-                    .str("name", name)
-                    .raw_bytes("input", input)
-                    .obj("caller", |o| {
+                o.str("type", "tool_use").str("id", id).str("name", name).raw_bytes("input", input).obj(
+                    "caller",
+                    |o| {
                         o.str("type", "direct");
-                    });
+                    },
+                );
             }
         }
     }

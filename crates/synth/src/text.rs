@@ -67,10 +67,8 @@ const TYPES: &[&str] = &[
     "Settings",
 ];
 
-const VARIABLES: &[&str] = &[
-    "entry", "total", "rows", "cursor", "amount", "rule", "ledger", "buf", "account", "pending",
-    "posting", "index",
-];
+const VARIABLES: &[&str] =
+    &["entry", "total", "rows", "cursor", "amount", "rule", "ledger", "buf", "account", "pending", "posting", "index"];
 
 const NOUNS: &[&str] = &[
     "the CSV importer",
@@ -87,16 +85,8 @@ const NOUNS: &[&str] = &[
     "the CLI argument parser",
 ];
 
-const CRATES: &[&str] = &[
-    "harbor-core",
-    "harbor-import",
-    "harbor-report",
-    "tallyho",
-    "quillmark",
-    "bytewise",
-    "ferrofmt",
-    "nimbus-sql",
-];
+const CRATES: &[&str] =
+    &["harbor-core", "harbor-import", "harbor-report", "tallyho", "quillmark", "bytewise", "ferrofmt", "nimbus-sql"];
 
 const MODULES: &[&str] = &[
     "ledger::entry",
@@ -110,8 +100,8 @@ const MODULES: &[&str] = &[
 ];
 
 const WORDS: &[&str] = &[
-    "amount", "ledger", "posting", "rounding", "cursor", "journal", "import", "balance", "row",
-    "column", "currency", "rule", "cache", "index", "snapshot", "batch", "header", "offset",
+    "amount", "ledger", "posting", "rounding", "cursor", "journal", "import", "balance", "row", "column", "currency",
+    "rule", "cache", "index", "snapshot", "batch", "header", "offset",
 ];
 
 const EMOJI: &[&str] = &["✅", "❌", "⚠️", "🚀", "🔧", "📋", "🧪", "💡", "🎉", "📦"];
@@ -146,9 +136,7 @@ pub struct Vocab {
 
 impl Vocab {
     pub fn new(cwd: &str) -> Vocab {
-        Vocab {
-            cwd: cwd.to_string(),
-        }
+        Vocab { cwd: cwd.to_string() }
     }
 
     /// A project-relative file path.
@@ -590,11 +578,8 @@ const GIT_LINES: &[&str] = &[
     "+    let {var} = {fn}(&{var})?;",
 ];
 
-const LS_LINES: &[&str] = &[
-    "-rw-r--r--  1 dev dev  {big} Feb 11 20:{n} {file}",
-    "drwxr-xr-x  4 dev dev   4096 Feb 11 19:{n} src",
-    "{path}",
-];
+const LS_LINES: &[&str] =
+    &["-rw-r--r--  1 dev dev  {big} Feb 11 20:{n} {file}", "drwxr-xr-x  4 dev dev   4096 Feb 11 19:{n} src", "{path}"];
 
 const LOG_LINES: &[&str] = &[
     "2026-02-11T20:{n}:{n}.{ms}Z INFO  {crate}::{mod}: imported {big} rows in {n} ms",

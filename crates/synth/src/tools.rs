@@ -104,18 +104,12 @@ const TODO_ITEMS: &[&str] = &[
 ];
 
 const COMMANDS: &[(&str, &str)] = &[
-    (
-        "cargo test -p {crate} 2>&1 | tail -n {n}",
-        "Run the {crate} tests",
-    ),
+    ("cargo test -p {crate} 2>&1 | tail -n {n}", "Run the {crate} tests"),
     ("cargo build --release 2>&1", "Build in release mode"),
     ("git log --oneline -n {n}", "Show recent commits"),
     ("git diff --stat HEAD~1", "Summarise the last commit"),
     ("ls -la {cwd}/src", "List the source directory"),
-    (
-        "RUST_LOG=debug cargo run -- import fixtures/{word}.csv",
-        "Import the sample statement",
-    ),
+    ("RUST_LOG=debug cargo run -- import fixtures/{word}.csv", "Import the sample statement"),
     ("cargo clippy --all-targets -- -D warnings", "Run clippy"),
 ];
 
@@ -152,18 +146,8 @@ impl ToolMaker<'_> {
     }
 
     /// Plans one call of `kind` whose output is about `size` bytes.
-    pub fn make(
-        &mut self,
-        kind: ToolKind,
-        size: u64,
-        fail: bool,
-        lone_surrogate: bool,
-    ) -> ToolCall {
-        let mut call = ToolCall {
-            id: ids::tool_use_id(self.rng),
-            name: kind.name(),
-            ..ToolCall::default()
-        };
+    pub fn make(&mut self, kind: ToolKind, size: u64, fail: bool, lone_surrogate: bool) -> ToolCall {
+        let mut call = ToolCall { id: ids::tool_use_id(self.rng), name: kind.name(), ..ToolCall::default() };
         let size = size as usize;
         match kind {
             ToolKind::Bash => self.bash(&mut call, size, fail, lone_surrogate),
@@ -197,8 +181,7 @@ impl ToolMaker<'_> {
             push_lone_surrogate_line(&mut stdout);
             call.has_lone_surrogate = true;
         }
-        self.vocab
-            .command_output(self.rng, size.saturating_sub(stdout.len()), &mut stdout);
+        self.vocab.command_output(self.rng, size.saturating_sub(stdout.len()), &mut stdout);
         stdout.truncate(stdout.trim_end_matches('\n').len());
         if self.rng.chance(0.45) {
             let steps = self.rng.range(1, 5) as usize;
@@ -259,15 +242,10 @@ impl ToolMaker<'_> {
 
     /// Plans a TaskOutput call that waits for background task `task_id`.
     pub fn task_output_for(&mut self, task_id: &str, description: &str, size: u64) -> ToolCall {
-        let mut call = ToolCall {
-            id: ids::tool_use_id(self.rng),
-            name: ToolKind::TaskOutput.name(),
-            ..ToolCall::default()
-        };
+        let mut call =
+            ToolCall { id: ids::tool_use_id(self.rng), name: ToolKind::TaskOutput.name(), ..ToolCall::default() };
         call.input = render(|o| {
-            o.str("task_id", task_id)
-                .bool("block", true)
-                .u64("timeout", 120_000);
+            o.str("task_id", task_id).bool("block", true).u64("timeout", 120_000);
         });
         self.task_output_result(&mut call, task_id, description, size as usize);
         call
@@ -276,20 +254,12 @@ impl ToolMaker<'_> {
     fn task_output(&mut self, call: &mut ToolCall, size: usize, description: &str) {
         let task_id = ids::hex(self.rng, 7);
         call.input = render(|o| {
-            o.str("task_id", &task_id)
-                .bool("block", true)
-                .u64("timeout", 120_000);
+            o.str("task_id", &task_id).bool("block", true).u64("timeout", 120_000);
         });
         self.task_output_result(call, &task_id, description, size);
     }
 
-    fn task_output_result(
-        &mut self,
-        call: &mut ToolCall,
-        task_id: &str,
-        description: &str,
-        size: usize,
-    ) {
+    fn task_output_result(&mut self, call: &mut ToolCall, task_id: &str, description: &str, size: usize) {
         let mut output = String::with_capacity(size + 64);
         self.vocab.command_output(self.rng, size, &mut output);
         let text = format!(
@@ -316,19 +286,14 @@ impl ToolMaker<'_> {
             o.str("file_path", &path);
         });
         if fail {
-            let message = format!(
-                "File does not exist. Note: your current working directory is {}.",
-                self.vocab.cwd
-            );
+            let message = format!("File does not exist. Note: your current working directory is {}.", self.vocab.cwd);
             call.is_error = true;
-            call.result_content =
-                render_str(&format!("<tool_use_error>{message}</tool_use_error>"));
+            call.result_content = render_str(&format!("<tool_use_error>{message}</tool_use_error>"));
             call.result_detail = render_str(&format!("Error: {message}"));
             return;
         }
         let mut content = String::with_capacity(size + 64);
-        self.vocab
-            .code(self.rng, Lang::of_file(file), size, &mut content);
+        self.vocab.code(self.rng, Lang::of_file(file), size, &mut content);
         let mut numbered = String::with_capacity(content.len() + content.len() / 8);
         let mut count = 0u64;
         for line in content.lines() {
@@ -359,8 +324,7 @@ impl ToolMaker<'_> {
         let file = self.vocab.file(self.rng);
         let path = format!("{}/{}", self.vocab.cwd, file);
         let mut original = String::with_capacity(size + 64);
-        self.vocab
-            .code(self.rng, Lang::of_file(file), size.max(400), &mut original);
+        self.vocab.code(self.rng, Lang::of_file(file), size.max(400), &mut original);
         let lines: Vec<&str> = original.lines().collect();
         let old_count = (self.rng.range(1, 4) as usize).min(lines.len());
         let at = self.rng.index(lines.len() - old_count + 1);
@@ -371,8 +335,7 @@ impl ToolMaker<'_> {
                 if line.trim().is_empty() {
                     "    // Keep amounts in cents to avoid float drift.".to_string()
                 } else {
-                    line.replace("let ", "let checked_").replace("0.", "1.")
-                        + " // rounded half to even"
+                    line.replace("let ", "let checked_").replace("0.", "1.") + " // rounded half to even"
                 }
             })
             .collect();
@@ -387,8 +350,7 @@ impl ToolMaker<'_> {
         if fail {
             let message = format!("String to replace not found in file.\nString: {old_string}");
             call.is_error = true;
-            call.result_content =
-                render_str(&format!("<tool_use_error>{message}</tool_use_error>"));
+            call.result_content = render_str(&format!("<tool_use_error>{message}</tool_use_error>"));
             call.result_detail = render_str(&format!("Error: {message}"));
             return;
         }
@@ -410,8 +372,7 @@ impl ToolMaker<'_> {
         }
         let start = (at - context_before + 1) as u64;
         let old_total = (context_before + old_count + context_after) as u64;
-        call.result_content =
-            render_str(&format!("The file {path} has been updated successfully."));
+        call.result_content = render_str(&format!("The file {path} has been updated successfully."));
         call.result_detail = render(|o| {
             o.str("filePath", &path)
                 .str("oldString", &old_string)
@@ -435,8 +396,7 @@ impl ToolMaker<'_> {
         let file = self.vocab.file(self.rng);
         let path = format!("{}/{}", self.vocab.cwd, file);
         let mut content = String::with_capacity(size + 64);
-        self.vocab
-            .code(self.rng, Lang::of_file(file), size, &mut content);
+        self.vocab.code(self.rng, Lang::of_file(file), size, &mut content);
         call.input = render(|o| {
             o.str("file_path", &path).str("content", &content);
         });
@@ -452,9 +412,7 @@ impl ToolMaker<'_> {
     }
 
     fn glob(&mut self, call: &mut ToolCall, size: usize) {
-        let pattern =
-            self.rng
-                .pick(&["src/**/*.rs", "**/*.toml", "tests/*.rs", "web/src/**/*.tsx"]);
+        let pattern = self.rng.pick(&["src/**/*.rs", "**/*.toml", "tests/*.rs", "web/src/**/*.tsx"]);
         call.input = render(|o| {
             o.str("pattern", pattern);
         });
@@ -498,9 +456,7 @@ impl ToolMaker<'_> {
             let files: Vec<String> = (0..count).map(|_| self.vocab.path(self.rng)).collect();
             call.result_content = render_str(&format!("Found {count} files\n{}", files.join("\n")));
             call.result_detail = render(|o| {
-                o.str("mode", "files_with_matches")
-                    .str_arr("filenames", &files)
-                    .u64("numFiles", count as u64);
+                o.str("mode", "files_with_matches").str_arr("filenames", &files).u64("numFiles", count as u64);
             });
         }
     }
@@ -508,10 +464,7 @@ impl ToolMaker<'_> {
     fn web_fetch(&mut self, call: &mut ToolCall, size: usize) {
         let url = self.rng.pick(URLS);
         call.input = render(|o| {
-            o.str("url", url).str(
-                "prompt",
-                "Summarise the recommended way to round currency amounts.",
-            );
+            o.str("url", url).str("prompt", "Summarise the recommended way to round currency amounts.");
         });
         let mut page = String::with_capacity(size + 64);
         self.vocab.web_page(self.rng, size, &mut page);
@@ -530,11 +483,7 @@ impl ToolMaker<'_> {
 
     /// Plans a TodoWrite call that moves the list from `old` to `new`.
     pub fn todo_write(&mut self, call: &mut ToolCall, old: &[Todo], new: &[Todo]) {
-        call.id = if call.id.is_empty() {
-            ids::tool_use_id(self.rng)
-        } else {
-            std::mem::take(&mut call.id)
-        };
+        call.id = if call.id.is_empty() { ids::tool_use_id(self.rng) } else { std::mem::take(&mut call.id) };
         call.name = ToolKind::TodoWrite.name();
         let write_list = |o: &mut Obj<'_>, key: &str, todos: &[Todo]| {
             o.arr(key, |a| {
@@ -575,11 +524,7 @@ pub fn next_todos(rng: &mut Rng, old: &[Todo]) -> Vec<Todo> {
         return (0..count)
             .map(|offset| Todo {
                 content: TODO_ITEMS[(first + offset) % TODO_ITEMS.len()].to_string(),
-                status: if offset == 0 {
-                    "in_progress"
-                } else {
-                    "pending"
-                },
+                status: if offset == 0 { "in_progress" } else { "pending" },
             })
             .collect();
     }

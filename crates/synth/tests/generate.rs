@@ -8,11 +8,7 @@ use sessionscope_synth::{SynthExtras, SynthOptions, SynthSession, generate, gene
 const MB: u64 = 1 << 20;
 
 fn options(target_bytes: u64, seed: u64) -> SynthOptions {
-    SynthOptions {
-        target_bytes,
-        seed,
-        ..SynthOptions::default()
-    }
+    SynthOptions { target_bytes, seed, ..SynthOptions::default() }
 }
 
 /// Splits a JSONL buffer into lines without their `\n`, keeping a final unterminated line.
@@ -97,25 +93,13 @@ fn parents_resolve_to_earlier_entries() {
             continue;
         };
         match str_field(entry, "parentUuid") {
-            Some(parent) => assert!(
-                seen.contains(parent),
-                "line {} has a dangling parent",
-                index + 1
-            ),
+            Some(parent) => assert!(seen.contains(parent), "line {} has a dangling parent", index + 1),
             None => roots.push(index),
         }
         if let Some(logical) = str_field(entry, "logicalParentUuid") {
-            assert!(
-                seen.contains(logical),
-                "line {} has a dangling logical parent",
-                index + 1
-            );
+            assert!(seen.contains(logical), "line {} has a dangling logical parent", index + 1);
         }
-        assert!(
-            seen.insert(uuid.to_string()),
-            "duplicate uuid on line {}",
-            index + 1
-        );
+        assert!(seen.insert(uuid.to_string()), "duplicate uuid on line {}", index + 1);
     }
     // The SessionStart hook and one root per compaction.
     assert_eq!(roots.len(), 1 + session.compactions.len());
@@ -129,10 +113,7 @@ fn parents_resolve_to_earlier_entries() {
             let parent = str_field(&entry, "parentUuid");
             match parent {
                 Some(parent) if path.contains("acompact") && index == 0 => {
-                    assert!(
-                        seen.contains(parent),
-                        "compaction agent must hang off the main file"
-                    );
+                    assert!(seen.contains(parent), "compaction agent must hang off the main file");
                 }
                 Some(parent) => assert!(local.contains(parent), "{path} line {}", index + 1),
                 None => assert_eq!(index, 0, "{path}: only the prompt is a root"),
@@ -151,10 +132,7 @@ fn same_seed_same_bytes() {
     assert_eq!(first, second);
     let other = generate(&options(MB, 12));
     assert_ne!(first.main, other.main);
-    let broken = SynthOptions {
-        broken: true,
-        ..options(MB, 11)
-    };
+    let broken = SynthOptions { broken: true, ..options(MB, 11) };
     assert_eq!(generate(&broken), generate(&broken));
 }
 
@@ -163,12 +141,7 @@ fn line_mix_resembles_claude_code_2_1() {
     let session = generate(&options(10 * MB, 5));
     let entries = parse_main(&session);
     let total = entries.len() as f64;
-    let count = |kind: &str| {
-        entries
-            .iter()
-            .filter(|entry| str_field(entry, "type") == Some(kind))
-            .count() as f64
-    };
+    let count = |kind: &str| entries.iter().filter(|entry| str_field(entry, "type") == Some(kind)).count() as f64;
     let progress = count("progress") / total;
     assert!((0.5..=0.7).contains(&progress), "progress share {progress}");
     let mut data_types = HashSet::new();
@@ -181,38 +154,20 @@ fn line_mix_resembles_claude_code_2_1() {
         if let Some(subtype) = str_field(entry, "subtype") {
             subtypes.insert(subtype.to_string());
         }
-        let blocks = entry
-            .get("message")
-            .and_then(|message| message.get("content"))
-            .and_then(Value::as_array);
+        let blocks = entry.get("message").and_then(|message| message.get("content")).and_then(Value::as_array);
         for block in blocks.into_iter().flatten() {
             if let Some(name) = block.get("name").and_then(Value::as_str) {
                 tools.insert(name.to_string());
             }
         }
     }
-    for expected in [
-        "hook_progress",
-        "bash_progress",
-        "agent_progress",
-        "waiting_for_task",
-    ] {
+    for expected in ["hook_progress", "bash_progress", "agent_progress", "waiting_for_task"] {
         assert!(data_types.contains(expected), "no {expected}");
     }
     for expected in ["turn_duration", "compact_boundary"] {
         assert!(subtypes.contains(expected), "no {expected}");
     }
-    for expected in [
-        "Bash",
-        "Read",
-        "Edit",
-        "Write",
-        "Grep",
-        "Glob",
-        "TodoWrite",
-        "WebFetch",
-        "Task",
-    ] {
+    for expected in ["Bash", "Read", "Edit", "Write", "Grep", "Glob", "TodoWrite", "WebFetch", "Task"] {
         assert!(tools.contains(expected), "no {expected} call");
     }
     for expected in ["file-history-snapshot", "ai-title", "summary"] {
@@ -235,12 +190,8 @@ fn split_responses_share_ids_and_grow_usage() {
         }
         let message = &entry["message"];
         let id = message["id"].as_str().unwrap_or_default().to_string();
-        let request = str_field(entry, "requestId")
-            .unwrap_or_default()
-            .to_string();
-        let output = message["usage"]["output_tokens"]
-            .as_u64()
-            .unwrap_or_default();
+        let request = str_field(entry, "requestId").unwrap_or_default().to_string();
+        let output = message["usage"]["output_tokens"].as_u64().unwrap_or_default();
         assert_eq!(message["content"].as_array().map(Vec::len), Some(1));
         by_message.entry(id).or_default().push((request, output));
     }
@@ -259,41 +210,27 @@ fn subagents_are_linked_three_ways() {
     let entries = parse_main(&session);
     let mut spawns = HashMap::new();
     for entry in &entries {
-        for block in at(entry, "message")["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
+        for block in at(entry, "message")["content"].as_array().into_iter().flatten() {
             let name = block["name"].as_str().unwrap_or_default();
             if name == "Task" || name == "Agent" {
                 spawns.insert(block["id"].as_str().unwrap_or_default().to_string(), name);
             }
         }
     }
-    let regular: Vec<_> = session
-        .agents
-        .iter()
-        .filter(|(path, _)| !path.contains("acompact"))
-        .collect();
+    let regular: Vec<_> = session.agents.iter().filter(|(path, _)| !path.contains("acompact")).collect();
     assert_eq!(regular.len(), session.metas.len());
     assert!(regular.len() >= 2);
     for (path, bytes) in &session.metas {
         assert!(path.starts_with(&format!("{}/subagents/agent-", session.session_id)));
         let meta: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
         let tool_use_id = meta["toolUseId"].as_str().unwrap_or_default();
-        assert!(
-            spawns.contains_key(tool_use_id),
-            "meta {path} links to no spawn"
-        );
+        assert!(spawns.contains_key(tool_use_id), "meta {path} links to no spawn");
         assert!(meta["agentType"].is_string() && meta["description"].is_string());
-        let agent_id = path
-            .rsplit("agent-")
-            .next()
-            .and_then(|name| name.strip_suffix(".meta.json"))
-            .unwrap_or_default();
-        let result = entries.iter().find(|entry| {
-            at(entry, "message")["content"][0]["tool_use_id"].as_str() == Some(tool_use_id)
-        });
+        let agent_id =
+            path.rsplit("agent-").next().and_then(|name| name.strip_suffix(".meta.json")).unwrap_or_default();
+        let result = entries
+            .iter()
+            .find(|entry| at(entry, "message")["content"][0]["tool_use_id"].as_str() == Some(tool_use_id));
         let result = result.unwrap_or_else(|| panic!("no result for {tool_use_id}"));
         assert_eq!(result["toolUseResult"]["agentId"].as_str(), Some(agent_id));
         assert!(entries.iter().any(|entry| {
@@ -340,20 +277,13 @@ fn compactions_and_rewinds_have_the_real_shape() {
 
 #[test]
 fn broken_manifest_matches_the_bytes() {
-    let session = generate(&SynthOptions {
-        broken: true,
-        ..options(MB, 8)
-    });
+    let session = generate(&SynthOptions { broken: true, ..options(MB, 8) });
     assert!(session.main.starts_with(b"\xEF\xBB\xBF"));
     assert!(!session.main.ends_with(b"\n"));
-    let planted: HashMap<u32, Vec<&str>> =
-        session
-            .planted
-            .iter()
-            .fold(HashMap::new(), |mut map, (line, kind)| {
-                map.entry(*line).or_default().push(*kind);
-                map
-            });
+    let planted: HashMap<u32, Vec<&str>> = session.planted.iter().fold(HashMap::new(), |mut map, (line, kind)| {
+        map.entry(*line).or_default().push(*kind);
+        map
+    });
     for kind in [
         kinds::INVALID_JSON,
         kinds::NOT_OBJECT,
@@ -365,10 +295,7 @@ fn broken_manifest_matches_the_bytes() {
         kinds::BOM,
         kinds::TRUNCATED_LAST_LINE,
     ] {
-        assert!(
-            session.planted.iter().any(|(_, planted)| *planted == kind),
-            "no {kind}"
-        );
+        assert!(session.planted.iter().any(|(_, planted)| *planted == kind), "no {kind}");
     }
     let lone: HashSet<u32> = session.lone_surrogate_lines.iter().copied().collect();
     let lines = split_lines(&session.main);
@@ -382,9 +309,7 @@ fn broken_manifest_matches_the_bytes() {
             line = &line[3..];
         }
         if kinds_here.contains(&kinds::CRLF) {
-            line = line
-                .strip_suffix(b"\r")
-                .unwrap_or_else(|| panic!("line {number} lacks CR"));
+            line = line.strip_suffix(b"\r").unwrap_or_else(|| panic!("line {number} lacks CR"));
         } else {
             assert!(!line.ends_with(b"\r"), "unplanted CR on line {number}");
         }
@@ -392,18 +317,10 @@ fn broken_manifest_matches_the_bytes() {
             let entry = parse_object(line, lone.contains(&number));
             str_field(&entry, "uuid").map(str::to_string)
         };
-        if kinds_here.contains(&kinds::INVALID_JSON)
-            || kinds_here.contains(&kinds::TRUNCATED_LAST_LINE)
-        {
-            assert!(
-                serde_json::from_slice::<Value>(line).is_err(),
-                "line {number} parses"
-            );
+        if kinds_here.contains(&kinds::INVALID_JSON) || kinds_here.contains(&kinds::TRUNCATED_LAST_LINE) {
+            assert!(serde_json::from_slice::<Value>(line).is_err(), "line {number} parses");
         } else if kinds_here.contains(&kinds::NOT_OBJECT) {
-            assert!(matches!(
-                serde_json::from_slice::<Value>(line),
-                Ok(Value::Array(_))
-            ));
+            assert!(matches!(serde_json::from_slice::<Value>(line), Ok(Value::Array(_))));
         } else if kinds_here.contains(&kinds::BLANK_LINE) {
             assert!(line.is_empty());
         } else if kinds_here.contains(&kinds::INVALID_UTF8) {
@@ -418,10 +335,7 @@ fn broken_manifest_matches_the_bytes() {
         } else {
             assert!(!line.is_empty(), "unplanted blank line {number}");
             if let Some(uuid) = uuid_of(line) {
-                assert!(
-                    seen.insert(uuid),
-                    "unplanted duplicate uuid on line {number}"
-                );
+                assert!(seen.insert(uuid), "unplanted duplicate uuid on line {number}");
             }
         }
     }
@@ -431,19 +345,11 @@ fn broken_manifest_matches_the_bytes() {
 
 #[test]
 fn project_name_and_agent_count_are_honoured() {
-    let session = generate_with(
-        &options(MB, 2),
-        &SynthExtras {
-            agent_count: Some(5),
-            project_name: "tiny-demo".to_string(),
-        },
-    );
+    let session =
+        generate_with(&options(MB, 2), &SynthExtras { agent_count: Some(5), project_name: "tiny-demo".to_string() });
     assert_eq!(session.metas.len(), 5);
     let text = String::from_utf8_lossy(&session.main);
     assert!(text.contains("\"cwd\":\"/home/dev/projects/tiny-demo\""));
-    let without = generate(&SynthOptions {
-        agents: false,
-        ..options(MB, 2)
-    });
+    let without = generate(&SynthOptions { agents: false, ..options(MB, 2) });
     assert!(without.agents.is_empty() && without.metas.is_empty());
 }

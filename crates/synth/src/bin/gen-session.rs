@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use sessionscope_synth::{SynthExtras, SynthOptions, generate_with, parse_size, write_to_dir};
 
-const USAGE: &str = "usage: gen-session --out <dir> --size <N>[KB|MB|GB] [--seed S] [--agents N] [--broken] [--project-name NAME]
+const USAGE: &str =
+    "usage: gen-session --out <dir> --size <N>[KB|MB|GB] [--seed S] [--agents N] [--broken] [--project-name NAME]
 
 Writes <dir>/<sessionId>.jsonl (about N bytes) plus <dir>/<sessionId>/subagents/agent-*.jsonl
 and agent-*.meta.json, like a real ~/.claude/projects/<encoded-cwd>/ folder.
@@ -32,21 +33,16 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--out" => out = Some(PathBuf::from(value("--out")?)),
             "--size" => {
                 let text = value("--size")?;
-                options.target_bytes =
-                    parse_size(&text).ok_or_else(|| format!("cannot read size {text:?}"))?;
+                options.target_bytes = parse_size(&text).ok_or_else(|| format!("cannot read size {text:?}"))?;
                 size_given = true;
             }
             "--seed" => {
                 let text = value("--seed")?;
-                options.seed = text
-                    .parse()
-                    .map_err(|_| format!("cannot read seed {text:?}"))?;
+                options.seed = text.parse().map_err(|_| format!("cannot read seed {text:?}"))?;
             }
             "--agents" => {
                 let text = value("--agents")?;
-                let count: usize = text
-                    .parse()
-                    .map_err(|_| format!("cannot read agent count {text:?}"))?;
+                let count: usize = text.parse().map_err(|_| format!("cannot read agent count {text:?}"))?;
                 options.agents = count > 0;
                 extras.agent_count = Some(count);
             }
@@ -60,11 +56,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     if !size_given {
         return Err("--size is required".to_string());
     }
-    Ok(Args {
-        out,
-        options,
-        extras,
-    })
+    Ok(Args { out, options, extras })
 }
 
 fn main() -> ExitCode {
