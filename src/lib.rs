@@ -4,6 +4,7 @@
 //! [`sessionscope_engine::Corpus`] → views.
 
 pub mod app;
+pub mod bench;
 pub mod example;
 pub mod files;
 pub mod views;

@@ -26,7 +26,7 @@ const TYPES = {
 /**
  * Serves `dir` on 127.0.0.1 under `prefix` (e.g. "/some/prefix/"). Every request is recorded.
  */
-export async function serveDist({ dir = DIST, prefix = "/" } = {}) {
+export async function serveDist({ dir = DIST, prefix = "/", extra = {} } = {}) {
   if (!existsSync(join(dir, "index.html"))) {
     throw new Error(`${dir}/index.html is missing: build the site first (make dist)`);
   }
@@ -34,6 +34,12 @@ export async function serveDist({ dir = DIST, prefix = "/" } = {}) {
   const server = createServer((req, res) => {
     served.push(req.url);
     const url = new URL(req.url, "http://localhost");
+    if (extra[url.pathname]) {
+      // Extra files for benchmarks (a generated session), served from anywhere.
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      res.end(readFileSync(extra[url.pathname]));
+      return;
+    }
     if (!url.pathname.startsWith(prefix)) {
       res.writeHead(404).end("not found");
       return;

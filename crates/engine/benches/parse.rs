@@ -4,6 +4,7 @@
 //! memory the model keeps besides the file bytes.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use sessionscope_engine::dag::Graph;
 use sessionscope_engine::{Corpus, Loader};
 use sessionscope_synth::{SynthOptions, generate};
 
@@ -48,6 +49,23 @@ fn bench_parse(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Bytes(total as u64));
     group.bench_function("synthetic 100 MB in 8 MiB slices", |b| b.iter(|| load(&files)));
+    group.finish();
+
+    // The DAG build of the same session, measured against the same bytes so the two
+    // throughputs compare directly.
+    let corpus = load(&files);
+    let graph = Graph::build(&corpus);
+    eprintln!(
+        "graph: {} conversations, {} forks (real), {} tool ops, {} turns",
+        graph.conversations.len(),
+        graph.forks.len(),
+        graph.tool_ops.len(),
+        graph.turns.len()
+    );
+    let mut group = c.benchmark_group("dag");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(total as u64));
+    group.bench_function("build the graph of the 100 MB session", |b| b.iter(|| Graph::build(&corpus)));
     group.finish();
 }
 

@@ -332,19 +332,7 @@ impl Loader {
             return;
         }
 
-        // Invalid UTF-8 is replaced byte for byte, so everything downstream reads valid text
-        // and every byte range stays where it was.
-        if std::str::from_utf8(&self.bytes[f][begin..end]).is_err() {
-            let replaced = repair_utf8(&mut self.bytes[f][begin..end]);
-            self.sink.corpus.diagnostics.push(Diagnostic {
-                file,
-                line: line_no,
-                offset: start as u64,
-                kind: DiagnosticKind::InvalidUtf8,
-                message: format!("{replaced} invalid UTF-8 byte(s) were replaced with '?'; the line was read"),
-            });
-        }
-        let mut outcome = import::claude_code::import_line(&mut self.sink, &self.bytes, file, line_no, begin, end);
+        let mut outcome = self.import(file, line_no, begin, end);
         if let LineOutcome::Failed(failure) = &outcome
             && failure.lone_surrogate
         {
@@ -355,11 +343,9 @@ impl Loader {
                     line: line_no,
                     offset: start as u64,
                     kind: DiagnosticKind::LoneSurrogate,
-                    message: format!(
-                        "{repaired} lone UTF-16 surrogate escape(s) were read as U+FFFD; the line was read"
-                    ),
+                    message: format!("{repaired} lone UTF-16 surrogate escape(s) were read as U+FFFD; the line was read"),
                 });
-                outcome = import::claude_code::import_line(&mut self.sink, &self.bytes, file, line_no, begin, end);
+                outcome = self.import(file, line_no, begin, end);
             }
         }
         let sink = &mut self.sink;
@@ -390,6 +376,29 @@ impl Loader {
                 };
                 sink.corpus.diagnostics.push(Diagnostic { file, line: line_no, offset: start as u64, kind, message });
             }
+        }
+    }
+}
+
+impl Loader {
+    /// Reads one line. Invalid UTF-8 is first replaced byte for byte, so everything downstream
+    /// reads valid text and every byte range stays where it was.
+    fn import(&mut self, file: FileId, line_no: u32, begin: usize, end: usize) -> LineOutcome {
+        let f = file as usize;
+        if let Err(error) = std::str::from_utf8(&self.bytes[f][begin..end]) {
+            let valid = begin + error.valid_up_to();
+            let replaced = repair_utf8(&mut self.bytes[f][valid..end]);
+            self.sink.corpus.diagnostics.push(Diagnostic {
+                file,
+                line: line_no,
+                offset: begin as u64,
+                kind: DiagnosticKind::InvalidUtf8,
+                message: format!("{replaced} invalid UTF-8 byte(s) were replaced with '?'; the line was read"),
+            });
+        }
+        match std::str::from_utf8(&self.bytes[f][begin..end]) {
+            Ok(line) => import::claude_code::import_line(&mut self.sink, &self.bytes, file, line_no, line),
+            Err(_) => LineOutcome::Failed(import::Failure::invalid_utf8()),
         }
     }
 }

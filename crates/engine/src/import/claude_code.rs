@@ -492,14 +492,15 @@ pub(crate) fn import_line(
     bytes: &[Vec<u8>],
     file: FileId,
     line_no: u32,
-    begin: usize,
-    end: usize,
+    text: &str,
 ) -> LineOutcome {
     let file_bytes = bytes[file as usize].as_slice();
-    let line = &file_bytes[begin..end];
+    let line = text.as_bytes();
+    let begin = line.as_ptr() as usize - file_bytes.as_ptr() as usize;
+    let end = begin + line.len();
     let first = line.iter().find(|b| !b.is_ascii_whitespace()).copied();
     if first != Some(b'{') {
-        return LineOutcome::Failed(match serde_json::from_slice::<Shape>(line) {
+        return LineOutcome::Failed(match serde_json::from_str::<Shape>(text) {
             Ok(shape) => Failure {
                 kind: DiagnosticKind::NotAnObject,
                 message: format!("the line is a JSON {}, not an object", shape_name(shape)),
@@ -509,7 +510,8 @@ pub(crate) fn import_line(
             Err(error) => Failure::from_json(&error),
         });
     }
-    let head: LineHead = match serde_json::from_slice(line) {
+    // From a `str`: its bytes are valid UTF-8 already, so serde_json does not check them again.
+    let head: LineHead = match serde_json::from_str(text) {
         Ok(head) => head,
         Err(error) => return LineOutcome::Failed(Failure::from_json(&error)),
     };
@@ -759,7 +761,10 @@ fn parse_time(text: &str) -> Option<i64> {
 /// Finds the raw span of a string `message` (or `message.content`, or top-level `content`)
 /// that had escapes, by reading only those fields of the line again.
 fn second_read(at: &Locator, line: &[u8], in_message: bool) -> Span {
-    let Ok(bodies) = serde_json::from_slice::<RawBodies>(line) else { return Span::EMPTY };
+    let Ok(bodies) = std::str::from_utf8(line).map_err(|_| ()).and_then(|l| serde_json::from_str::<RawBodies>(l).map_err(|_| ()))
+    else {
+        return Span::EMPTY;
+    };
     let Some(message) = bodies.message else { return at.raw_span(bodies.content) };
     if !in_message && message.get().starts_with('"') {
         return at.raw_span(Some(message));

@@ -52,6 +52,13 @@ impl Failure {
     }
 }
 
+impl Failure {
+    /// Unreachable in practice: lines are repaired before they are read.
+    pub fn invalid_utf8() -> Failure {
+        Failure { kind: DiagnosticKind::InvalidUtf8, message: "invalid UTF-8".into(), eof: false, lone_surrogate: false }
+    }
+}
+
 /// serde_json appends " at line 1 column N" to its messages; the diagnostic says it already.
 fn strip_position(text: &str) -> &str {
     match text.rfind(" at line ") {
