@@ -7,6 +7,7 @@ pub mod app;
 pub mod bench;
 pub mod example;
 pub mod files;
+pub mod render;
 pub mod views;
 
 /// Replaces the static skeleton of `index.html` with the app.
