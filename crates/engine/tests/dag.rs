@@ -349,3 +349,24 @@ proptest! {
         let _ = dump_graph(&corpus, &graph);
     }
 }
+
+/// Inputs the fuzzer found crashing once (`fuzz/regressions/`), read like the fuzz target
+/// reads them: the first byte picks the slice size.
+#[test]
+fn fuzz_regressions_load_without_panicking() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
+    let mut count = 0;
+    for entry in std::fs::read_dir(dir).expect("the regressions folder").flatten() {
+        let data = std::fs::read(entry.path()).unwrap();
+        let (slice, bytes) = match data.split_first() {
+            Some((&first, rest)) => (first as usize % 64 + 1, rest),
+            None => (1, &data[..]),
+        };
+        let corpus = load_chunked(&[("fuzz.jsonl".to_owned(), bytes.to_vec())], slice);
+        assert!(corpus.files[0].counts.balanced());
+        let graph = Graph::build(&corpus);
+        let _ = sessionscope_engine::summary::summarize(&corpus, &graph);
+        count += 1;
+    }
+    assert!(count > 0);
+}

@@ -225,7 +225,7 @@ fn link_inline(
     let same_session = |o: u32| graph.conversations[ops[o as usize].conversation as usize].session == conv.session;
     let before_start = |o: u32| {
         let call = &corpus.entries[ops[o as usize].call_entry as usize];
-        !call.has_timestamp() || call.timestamp_ms <= start + TIMESTAMP_WINDOW_MS
+        !call.has_timestamp() || call.timestamp_ms <= start.saturating_add(TIMESTAMP_WINDOW_MS)
     };
     if let Some(prompt) = first_prompt_text(corpus, graph, conv) {
         let found = agent_ops.iter().copied().find(|&o| {
@@ -244,7 +244,7 @@ fn link_inline(
         .filter(|&o| !claimed[o as usize] && same_session(o))
         .filter_map(|o| {
             let call = &corpus.entries[ops[o as usize].call_entry as usize];
-            let gap = start - call.timestamp_ms;
+            let gap = start.saturating_sub(call.timestamp_ms);
             (call.has_timestamp() && (0..=TIMESTAMP_WINDOW_MS).contains(&gap)).then_some((gap, o))
         })
         .min()
@@ -276,7 +276,7 @@ fn link_compaction_agents(corpus: &Corpus, graph: &mut Graph) {
                 .filter(|(_, link)| link.session == conv.session && link.agent == NONE && link.boundary != NONE)
                 .filter_map(|(i, link)| {
                     let boundary = &corpus.entries[link.boundary as usize];
-                    let gap = boundary.timestamp_ms - conv.last_timestamp_ms;
+                    let gap = boundary.timestamp_ms.saturating_sub(conv.last_timestamp_ms);
                     (gap >= 0).then_some((gap, i))
                 })
                 .min()

@@ -94,7 +94,7 @@ pub fn sidechain_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> 
             stats.unlinked += 1;
         }
         if conv.first_timestamp_ms != i64::MAX && conv.last_timestamp_ms != i64::MIN {
-            durations.push(conv.last_timestamp_ms - conv.first_timestamp_ms);
+            durations.push(conv.last_timestamp_ms.saturating_sub(conv.first_timestamp_ms));
         }
         if conv.spawn_entry != NONE
             && let Some(&turn) = graph.turn_of_entry.get(conv.spawn_entry as usize)

@@ -217,7 +217,7 @@ fn set_result(corpus: &Corpus, op: &mut ToolOp, entry_index: EntryId, block_inde
 }
 
 fn duration(call: &Entry, result: &Entry) -> i64 {
-    if call.has_timestamp() && result.has_timestamp() { (result.timestamp_ms - call.timestamp_ms).max(0) } else { -1 }
+    if call.has_timestamp() && result.has_timestamp() { result.timestamp_ms.saturating_sub(call.timestamp_ms).max(0) } else { -1 }
 }
 
 /// An assistant tool_use that an extracted `<assistant>_tool_<n>` message repeats is counted

@@ -41,14 +41,14 @@ pub(crate) fn validate(corpus: &Corpus, graph: &mut Graph) {
             if !moved
                 && entry.has_timestamp()
                 && parent.has_timestamp()
-                && entry.timestamp_ms + SKEW_MS < parent.timestamp_ms
+                && entry.timestamp_ms.saturating_add(SKEW_MS) < parent.timestamp_ms
             {
                 problems.push(Problem {
                     rule: ProblemRule::TimestampsInOrder,
                     entry: e,
                     message: format!(
                         "the entry is {:.1} s older than its parent (line {})",
-                        (parent.timestamp_ms - entry.timestamp_ms) as f64 / 1000.0,
+                        parent.timestamp_ms.saturating_sub(entry.timestamp_ms) as f64 / 1000.0,
                         parent.line
                     ),
                 });
