@@ -1,132 +1,178 @@
-//! The app shell: the start screen (drop zone, file picker, example) and the loaded view.
+//! The app shell: top bar, start screen, loading, and the viewer.
 
-use std::sync::Arc;
-
+use leptos::ev;
 use leptos::prelude::*;
-use sessionscope_engine::Corpus;
-use wasm_bindgen::JsCast;
 
-use crate::files::{self, PickedFile};
-use crate::views::messages::MessageList;
-
-/// Where loading stands.
-#[derive(Clone, PartialEq)]
-enum Status {
-    Idle,
-    Loading(String),
-    Failed(String),
-    Loaded,
-}
+use crate::deeplink;
+use crate::files;
+use crate::outline::RowKey;
+use crate::state::{AppState, LoadStatus, Theme, use_state};
+use crate::views::progress::{AddOrReplace, LoadProgress};
+use crate::views::sessions::SessionList;
+use crate::views::start::{PickButtons, StartScreen};
+use crate::views::summary::LoadSummary;
+use crate::views::tree::ConversationTree;
 
 #[component]
 pub fn App() -> impl IntoView {
-    // The parsed model stays out of the reactive graph; `loaded` says when it changed.
-    let corpus: StoredValue<Option<Arc<Corpus>>> = StoredValue::new(None);
-    let loaded = Trigger::new();
-    let status = RwSignal::new(Status::Idle);
+    let state = AppState::new();
+    provide_context(state);
+
+    // The outside world: the theme attribute, the address bar, files dropped anywhere.
+    Effect::new(move |_| crate::theme::apply(state.theme.get()));
+    Effect::new(move |_| {
+        let Some(key) = state.selected.get() else { return };
+        let Some(model) = state.model.get_value() else { return };
+        let session = state.session.get_untracked();
+        let Some(s) = model.graph.sessions.get(session as usize) else { return };
+        let uuid = match key {
+            RowKey::Entry(e) => Some(model.corpus.entry_uuid(&model.corpus.entries[e as usize]).to_owned()),
+            _ => None,
+        };
+        deeplink::write_hash(&deeplink::format(&s.id, uuid.as_deref()));
+    });
     let dragging = RwSignal::new(false);
-
-    let show = move |result: Result<Corpus, String>| match result {
-        Ok(model) => {
-            corpus.set_value(Some(Arc::new(model)));
-            status.set(Status::Loaded);
-            loaded.notify();
+    let _dragover = window_event_listener(ev::dragover, move |event| {
+        event.prevent_default();
+        dragging.set(true);
+    });
+    let _dragleave = window_event_listener(ev::dragleave, move |event| {
+        if event.related_target().is_none() {
+            dragging.set(false);
         }
-        Err(message) => status.set(Status::Failed(message)),
-    };
-    let open_files = move |picked: Vec<PickedFile>| {
-        if picked.is_empty() {
-            return;
-        }
-        status.set(Status::Loading(format!("Reading {} file(s)…", picked.len())));
-        leptos::task::spawn_local(async move { show(files::read_files(picked).await) });
-    };
-    let open_example = move |_| show(Ok(files::read_example()));
-
-    let on_drop = move |ev: web_sys::DragEvent| {
-        ev.prevent_default();
+    });
+    let _drop = window_event_listener(ev::drop, move |event| {
+        event.prevent_default();
         dragging.set(false);
-        if let Some(list) = ev.data_transfer().and_then(|dt| dt.files()) {
-            open_files(files::picked_files(&list));
+        if let Some(data) = event.data_transfer() {
+            leptos::task::spawn_local(async move {
+                let picked = files::from_drop(&data).await;
+                state.open(picked);
+            });
         }
-    };
-    let on_pick = move |ev: web_sys::Event| {
-        let input = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
-        if let Some(list) = input.as_ref().and_then(|i| i.files()) {
-            open_files(files::picked_files(&list));
-        }
-        if let Some(input) = input {
-            input.set_value("");
-        }
-    };
+    });
 
-    let summary = move || {
-        loaded.track();
-        corpus.with_value(|c| {
-            c.as_ref().map(|c| {
-                let counts = c.counts();
-                format!(
-                    "{} file(s), {} lines: {} entries, {} metadata, {} skipped",
-                    c.files.len(),
-                    counts.lines,
-                    counts.entries,
-                    counts.metadata,
-                    counts.skipped
-                )
-            })
-        })
-    };
-    let messages = move || {
-        loaded.track();
-        corpus.get_value().map(|c| view! { <MessageList corpus=c /> })
-    };
-
+    let loaded = move || state.model_version.get() > 0 && state.model.with_value(Option::is_some);
     view! {
         <header class="topbar">
             <span class="brand">"sessionscope"</span>
             <span class="tagline">"Claude Code session logs, read in your browser"</span>
-        </header>
-        <main
-            class="start"
-            class:dragging=move || dragging.get()
-            on:dragover=move |ev: web_sys::DragEvent| {
-                ev.prevent_default();
-                dragging.set(true);
-            }
-            on:dragleave=move |_| dragging.set(false)
-            on:drop=on_drop
-        >
-            <section class="dropzone" aria-label="Open session logs">
-                <p class="dropzone-title">
-                    "Drop Claude Code session logs (.jsonl) or a project folder here"
-                </p>
-                <p class="dropzone-note">"Nothing is uploaded: files are read by this page only."</p>
-                <div class="dropzone-actions">
-                    <label class="button">
-                        "Choose files…"
-                        <input
-                            type="file"
-                            class="visually-hidden"
-                            multiple
-                            accept=".jsonl,.json,.ndjson,application/json"
-                            aria-label="Choose session log files"
-                            on:change=on_pick
-                        />
-                    </label>
-                    <button type="button" class="button" on:click=open_example>
-                        "Open example"
-                    </button>
+            <span class="spacer"></span>
+            {move || loaded().then(|| view! {
+                <div class="topbar-actions">
+                    <PickButtons />
+                    <button type="button" class="button" on:click=move |_| state.open_example()>"Example"</button>
                 </div>
-                <p class="status" role="status">
-                    {move || match status.get() {
-                        Status::Idle => String::new(),
-                        Status::Loading(text) => text,
-                        Status::Failed(text) => format!("Could not read the files: {text}"),
-                        Status::Loaded => summary().unwrap_or_default(),
-                    }}
-                </p>
-            </section>
-            {messages}
+            })}
+            <ThemeToggle />
+        </header>
+        <LoadProgress />
+        <AddOrReplace />
+        {move || match state.status.get() {
+            LoadStatus::Failed(message) => Some(view! {
+                <p class="load-error" role="alert">{format!("Could not open the files: {message}")}</p>
+            }),
+            _ => None,
+        }}
+        <main class="content" class:dragging=move || dragging.get()>
+            {move || if loaded() { view! { <Viewer /> }.into_any() } else { view! { <StartScreen /> }.into_any() }}
         </main>
+    }
+}
+
+#[component]
+fn ThemeToggle() -> impl IntoView {
+    let state = use_state();
+    let label = move || match state.theme.get() {
+        Theme::System => "Theme: system",
+        Theme::Light => "Theme: light",
+        Theme::Dark => "Theme: dark",
+    };
+    let next = move |_| {
+        state.theme.update(|t| {
+            *t = match *t {
+                Theme::System => {
+                    if crate::theme::is_dark(Theme::System) {
+                        Theme::Light
+                    } else {
+                        Theme::Dark
+                    }
+                }
+                Theme::Light => Theme::Dark,
+                Theme::Dark => Theme::Light,
+            }
+        })
+    };
+    view! {
+        <button type="button" class="button theme-toggle" on:click=next aria-label="Switch between light and dark">
+            {label}
+        </button>
+    }
+}
+
+#[component]
+fn Viewer() -> impl IntoView {
+    view! {
+        <div class="viewer">
+            <LoadSummary />
+            <SessionList />
+            <section class="conversation" aria-label="Conversation view">
+                <SessionHeader />
+                <ConversationTree />
+            </section>
+        </div>
+    }
+}
+
+#[component]
+fn SessionHeader() -> impl IntoView {
+    let state = use_state();
+    move || {
+        let model = state.model()?;
+        let session = state.session.get();
+        let s = model.graph.sessions.get(session as usize)?;
+        let title = if s.title.is_empty() { s.id.clone() } else { s.title.clone() };
+        let u = s.usage_with_agents;
+        let tokens = crate::render::units::human_count(
+            u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens,
+        );
+        let span = if s.first_timestamp_ms == i64::MAX {
+            String::new()
+        } else {
+            format!(
+                "{} · {}",
+                crate::render::units::iso_time(s.first_timestamp_ms),
+                crate::render::units::human_duration_ms(s.last_timestamp_ms.saturating_sub(s.first_timestamp_ms))
+            )
+        };
+        let facts = format!(
+            "{} entries · {} agents · {} compactions · {} branches · {} tool calls · {tokens} tokens · ${:.2}",
+            s.entries,
+            s.agents.len(),
+            s.compactions,
+            s.real_forks,
+            s.tool_uses,
+            s.cost_with_agents_usd
+        );
+        let hidden = move || {
+            state.outline_version.track();
+            state.outline.with_value(|o| o.as_ref().map_or(0, |o| o.hidden_noise))
+        };
+        let id = s.id.clone();
+        Some(view! {
+            <div class="session-header">
+                <h1 class="session-title">{title}</h1>
+                <p class="session-facts"><span class="session-id">{id}</span>" · "{span}" · "{facts}</p>
+                <label class="toggle">
+                    <input
+                        type="checkbox"
+                        prop:checked=move || state.show_noise.get()
+                        on:change=move |event| state.set_show_noise(event_target_checked(&event))
+                    />
+                    {move || format!(" Show hidden lines (progress, hooks, meta: {})", hidden())}
+                </label>
+                <p class="keys muted">"Keys: j/k move · Enter/Space or ←/→ collapse and expand · [ ] switch branch · g/G start/end"</p>
+            </div>
+        })
     }
 }

@@ -1,68 +1,300 @@
-//! Reading browser files into the engine, slice by slice (never one giant string).
+//! Getting files into the engine: what the user dropped or picked (files or whole folders,
+//! walked through the DataTransfer directory entries), read by the loading worker.
 
-use js_sys::Uint8Array;
-use sessionscope_engine::{Corpus, Loader};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use sessionscope_engine::Loader;
+use sessionscope_engine::dag::Graph;
 use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-/// Bytes read per slice.
-pub const SLICE_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
+use crate::state::Model;
 
-/// A file to read, with the path it should be known by.
+/// A file to read, with the path it is known by (relative to a dropped folder).
+#[derive(Clone)]
 pub struct PickedFile {
     pub path: String,
     pub file: web_sys::File,
 }
 
-/// The files of a `FileList` (from a drop or a file input).
-pub fn picked_files(list: &web_sys::FileList) -> Vec<PickedFile> {
-    (0..list.length())
-        .filter_map(|i| list.get(i))
-        .map(|file| {
-            let relative = js_sys::Reflect::get(&file, &"webkitRelativePath".into())
-                .ok()
-                .and_then(|v| v.as_string())
-                .filter(|p| !p.is_empty());
-            PickedFile { path: relative.unwrap_or_else(|| file.name()), file }
-        })
-        .collect()
-}
-
-/// Reads every file into one corpus. Files are read in path order so the result does not
-/// depend on the order the browser lists them in.
-pub async fn read_files(mut files: Vec<PickedFile>) -> Result<Corpus, String> {
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    let mut loader = Loader::new();
-    for picked in &files {
-        let size = picked.file.size();
-        let id = loader.add_file(&picked.path, size as u64);
-        let mut offset = 0.0;
-        while offset < size {
-            let end = (offset + SLICE_BYTES).min(size);
-            let blob = picked.file.slice_with_f64_and_f64(offset, end).map_err(js_error)?;
-            let buffer = JsFuture::from(blob.array_buffer()).await.map_err(js_error)?;
-            let bytes = Uint8Array::new(&buffer).to_vec();
-            loader.push(id, &bytes);
-            offset = end;
-        }
-        loader.finish_file(id);
+impl PickedFile {
+    pub fn size(&self) -> f64 {
+        self.file.size()
     }
-    Ok(loader.finish())
 }
 
-/// Reads the bundled example.
-pub fn read_example() -> Corpus {
+/// What a drop or a pick held: the files to read, and the files of dropped folders that were
+/// left out because their names are not those of logs.
+#[derive(Clone, Default)]
+pub struct Picked {
+    pub files: Vec<PickedFile>,
+    pub skipped_by_name: Vec<String>,
+}
+
+/// Names of files read from a dropped folder; anything else in a project folder
+/// (`tool-results/*.txt`, editor files) is listed as skipped.
+fn looks_like_a_log(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    name.ends_with(".jsonl") || name.ends_with(".ndjson") || name.ends_with(".json") || name.ends_with(".log")
+}
+
+/// The files of a `FileList` (a file input, or a drop without directory entries). With a
+/// folder input, `webkitRelativePath` names each file's place in the folder.
+pub fn from_file_list(list: &web_sys::FileList) -> Picked {
+    let mut picked = Picked::default();
+    for i in 0..list.length() {
+        let Some(file) = list.get(i) else { continue };
+        let relative = Reflect::get(&file, &"webkitRelativePath".into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .filter(|p| !p.is_empty());
+        match relative {
+            Some(path) if !looks_like_a_log(&path) => picked.skipped_by_name.push(path),
+            Some(path) => picked.files.push(PickedFile { path, file }),
+            None => picked.files.push(PickedFile { path: file.name(), file }),
+        }
+    }
+    picked
+}
+
+/// The files of a drop, walking dropped folders through their directory entries.
+pub async fn from_drop(data: &web_sys::DataTransfer) -> Picked {
+    let items = data.items();
+    let mut entries = Vec::new();
+    for i in 0..items.length() {
+        let Some(item) = items.get(i) else { continue };
+        if item.kind() != "file" {
+            continue;
+        }
+        match item.webkit_get_as_entry() {
+            Ok(Some(entry)) => entries.push(entry),
+            _ => {
+                if let Ok(Some(file)) = item.get_as_file() {
+                    entries.clear();
+                    let mut picked = Picked::default();
+                    picked.files.push(PickedFile { path: file.name(), file });
+                    // Without directory entries, fall back to the plain file list.
+                    return data.files().map(|l| from_file_list(&l)).unwrap_or(picked);
+                }
+            }
+        }
+    }
+    if entries.is_empty() {
+        return data.files().map(|l| from_file_list(&l)).unwrap_or_default();
+    }
+    let mut picked = Picked::default();
+    let mut stack: Vec<(web_sys::FileSystemEntry, bool)> = entries.into_iter().map(|e| (e, false)).collect();
+    while let Some((entry, in_folder)) = stack.pop() {
+        if entry.is_directory() {
+            let directory: web_sys::FileSystemDirectoryEntry = entry.unchecked_into();
+            for child in read_directory(&directory).await {
+                stack.push((child, true));
+            }
+        } else if entry.is_file() {
+            let path = entry.full_path().trim_start_matches('/').to_owned();
+            if in_folder && !looks_like_a_log(&path) {
+                picked.skipped_by_name.push(path);
+                continue;
+            }
+            let file_entry: web_sys::FileSystemFileEntry = entry.unchecked_into();
+            if let Some(file) = entry_file(&file_entry).await {
+                picked.files.push(PickedFile { path, file });
+            }
+        }
+    }
+    picked.files.sort_by(|a, b| a.path.cmp(&b.path));
+    picked
+}
+
+/// All entries of a directory (`readEntries` returns them in batches until an empty one).
+async fn read_directory(directory: &web_sys::FileSystemDirectoryEntry) -> Vec<web_sys::FileSystemEntry> {
+    let reader = directory.create_reader();
+    let mut all = Vec::new();
+    loop {
+        let batch = Rc::new(RefCell::new(None::<Array>));
+        let promise = js_sys::Promise::new(&mut |resolve, reject| {
+            let ok = Closure::once_into_js(move |entries: JsValue| {
+                let _ = resolve.call1(&JsValue::NULL, &entries);
+            });
+            let failed = Closure::once_into_js(move |error: JsValue| {
+                let _ = reject.call1(&JsValue::NULL, &error);
+            });
+            let _ = reader.read_entries_with_callback_and_callback(ok.unchecked_ref(), failed.unchecked_ref());
+        });
+        match JsFuture::from(promise).await {
+            Ok(entries) => *batch.borrow_mut() = entries.dyn_into::<Array>().ok(),
+            Err(_) => break,
+        }
+        let Some(entries) = batch.borrow_mut().take() else { break };
+        if entries.length() == 0 {
+            break;
+        }
+        all.extend(entries.iter().map(|e| e.unchecked_into::<web_sys::FileSystemEntry>()));
+    }
+    all
+}
+
+async fn entry_file(entry: &web_sys::FileSystemFileEntry) -> Option<web_sys::File> {
+    let promise = js_sys::Promise::new(&mut |resolve, reject| {
+        let ok = Closure::once_into_js(move |file: JsValue| {
+            let _ = resolve.call1(&JsValue::NULL, &file);
+        });
+        let failed = Closure::once_into_js(move |error: JsValue| {
+            let _ = reject.call1(&JsValue::NULL, &error);
+        });
+        entry.file_with_callback_and_callback(ok.unchecked_ref(), failed.unchecked_ref());
+    });
+    JsFuture::from(promise).await.ok().and_then(|f| f.dyn_into().ok())
+}
+
+/// Where a load stands, as the worker reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    pub done_bytes: f64,
+    pub total_bytes: f64,
+    pub path: String,
+    pub started_ms: f64,
+    pub now_ms: f64,
+    /// Parsing is done; the graph is being built and sent back.
+    pub building: bool,
+}
+
+impl Progress {
+    pub fn percent(&self) -> f64 {
+        if self.total_bytes <= 0.0 { 100.0 } else { (self.done_bytes / self.total_bytes * 100.0).min(100.0) }
+    }
+
+    pub fn megabytes_per_second(&self) -> f64 {
+        let seconds = (self.now_ms - self.started_ms) / 1000.0;
+        if seconds <= 0.0 { 0.0 } else { self.done_bytes / 1e6 / seconds }
+    }
+}
+
+/// A load in progress: dropping it (or calling `cancel`) stops the worker.
+pub struct LoadJob {
+    worker: web_sys::Worker,
+    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
+}
+
+impl LoadJob {
+    pub fn cancel(&self) {
+        self.worker.terminate();
+    }
+}
+
+impl Drop for LoadJob {
+    fn drop(&mut self) {
+        self.worker.terminate();
+    }
+}
+
+pub fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+/// Starts reading `files` in the loading worker. `on_progress` is called after every slice,
+/// `on_done` once with the model or the reason it failed.
+pub fn start_load(
+    files: &[PickedFile],
+    on_progress: impl Fn(Progress) + 'static,
+    on_done: impl FnOnce(Result<Model, String>) + 'static,
+) -> Result<LoadJob, String> {
+    let worker =
+        web_sys::Worker::new("./worker_loader.js").map_err(|_| "the loading worker could not start".to_owned())?;
+    let started = now_ms();
+    let on_done = Rc::new(RefCell::new(Some(on_done)));
+    let finish = {
+        let on_done = on_done.clone();
+        move |result: Result<Model, String>| {
+            if let Some(done) = on_done.borrow_mut().take() {
+                done(result);
+            }
+        }
+    };
+    let finish = Rc::new(finish);
+    let on_message = {
+        let finish = finish.clone();
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            let data = event.data();
+            let get = |key: &str| Reflect::get(&data, &key.into()).unwrap_or(JsValue::UNDEFINED);
+            match get("kind").as_string().as_deref() {
+                Some("progress") => on_progress(Progress {
+                    done_bytes: get("done").as_f64().unwrap_or(0.0),
+                    total_bytes: get("total").as_f64().unwrap_or(0.0),
+                    path: get("path").as_string().unwrap_or_default(),
+                    started_ms: started,
+                    now_ms: now_ms(),
+                    building: false,
+                }),
+                Some("building") => on_progress(Progress {
+                    done_bytes: 1.0,
+                    total_bytes: 1.0,
+                    path: String::new(),
+                    started_ms: started,
+                    now_ms: now_ms(),
+                    building: true,
+                }),
+                Some("done") => {
+                    let model = Uint8Array::new(&get("model")).to_vec();
+                    let buffers: Array = get("files").dyn_into().unwrap_or_default();
+                    let bytes: Vec<Vec<u8>> = buffers.iter().map(|b| Uint8Array::new(&b).to_vec()).collect();
+                    finish(crate::worker::decode_model(&model, bytes).map(|(corpus, graph)| Model::new(corpus, graph)));
+                }
+                Some("error") => finish(Err(get("message").as_string().unwrap_or_else(|| "loading failed".into()))),
+                _ => {}
+            }
+        })
+    };
+    let on_error = {
+        let finish = finish.clone();
+        Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |event: web_sys::ErrorEvent| {
+            event.prevent_default();
+            finish(Err(format!("the loading worker stopped: {}", event.message())));
+        })
+    };
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+
+    let request = Object::new();
+    let paths = Array::new();
+    let handles = Array::new();
+    for picked in files {
+        paths.push(&picked.path.as_str().into());
+        handles.push(&picked.file);
+    }
+    let _ = Reflect::set(&request, &"paths".into(), &paths);
+    let _ = Reflect::set(&request, &"files".into(), &handles);
+    let _ = Reflect::set(&request, &"slice".into(), &(crate::worker::SLICE_BYTES as f64).into());
+    worker.post_message(&request).map_err(|_| "the files could not be handed to the worker".to_owned())?;
+    Ok(LoadJob { worker, _on_message: on_message, _on_error: on_error })
+}
+
+/// The bundled example, read on the page itself (it is small).
+pub fn example_model() -> Model {
     let mut loader = Loader::new();
     for (path, bytes) in crate::example::FILES {
         loader.add_bytes(path, bytes);
     }
-    loader.finish()
+    let corpus = loader.finish();
+    let graph = Graph::build(&corpus);
+    Model::new(corpus, graph)
 }
 
-fn js_error(value: wasm_bindgen::JsValue) -> String {
-    value
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| value.as_string())
-        .unwrap_or_else(|| "the file could not be read".into())
+/// The example's files as `File`s, so they can be loaded again together with dropped files.
+pub fn example_files() -> Vec<PickedFile> {
+    crate::example::FILES
+        .iter()
+        .filter_map(|(path, bytes)| {
+            let parts = Array::new();
+            parts.push(&Uint8Array::from(*bytes));
+            let name = path.rsplit('/').next().unwrap_or(path);
+            web_sys::File::new_with_u8_array_sequence(&parts, name)
+                .ok()
+                .map(|file| PickedFile { path: (*path).to_owned(), file })
+        })
+        .collect()
 }

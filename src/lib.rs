@@ -5,10 +5,15 @@
 
 pub mod app;
 pub mod bench;
+pub mod deeplink;
 pub mod example;
 pub mod files;
+pub mod outline;
 pub mod render;
+pub mod state;
+pub mod theme;
 pub mod views;
+pub mod worker;
 
 /// Replaces the static skeleton of `index.html` with the app.
 pub fn mount() {

@@ -1,3 +1,10 @@
-//! What a loaded corpus looks like on screen.
+//! What the app shows: the start screen, loading progress, the load summary, the session
+//! list and the conversation graph.
 
-pub mod messages;
+pub mod content;
+pub mod progress;
+pub mod row;
+pub mod sessions;
+pub mod start;
+pub mod summary;
+pub mod tree;

@@ -1,0 +1,625 @@
+//! The rows the conversation graph shows, as one flat arena with index links (jless style):
+//! messages, the tool calls under them, subagent conversations under their Task call,
+//! compaction markers holding the history they replaced, branch switchers at real forks, and
+//! (when asked for) the noise lines. Collapse state lives on the row; the visible rows are a
+//! preorder walk that skips collapsed subtrees, so its cost follows what is shown.
+//!
+//! Pure Rust over the engine's model: built and tested natively.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use sessionscope_engine::Corpus;
+use sessionscope_engine::dag::{ConversationKind, Graph, Node, ToolCategory};
+use sessionscope_engine::model::{BlockKind, Entry, EntryFlags, EntryId, EntryKind, NONE};
+
+/// What a row shows.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RowKind {
+    /// A message: one entry, or the consecutive lines of one assistant response.
+    Message { first: EntryId, last: EntryId },
+    /// A tool call with its result (index into `Graph::tool_ops`).
+    ToolCall { op: u32 },
+    /// A subagent conversation (index into `Graph::conversations`).
+    Agent { conversation: u32 },
+    /// A compaction marker; its children are the history it replaced.
+    Compaction { link: u32 },
+    /// The switcher of a real fork (index into `Graph::forks`), just before the branch shown.
+    Branch { fork: u32 },
+    /// A progress, hook, meta or other line folded away by default.
+    Noise { entry: EntryId },
+}
+
+/// A stable name for a row, kept across rebuilds (collapse toggles, selection, deep links).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum RowKey {
+    Entry(EntryId),
+    Op(u32),
+    Agent(u32),
+    Compaction(u32),
+    Branch(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Row {
+    pub kind: RowKind,
+    pub parent: u32,
+    pub first_child: u32,
+    pub next_sibling: u32,
+    pub collapsed: bool,
+}
+
+/// What the outline is built with.
+#[derive(Default)]
+pub struct OutlineOptions {
+    pub show_noise: bool,
+    /// Rows whose collapse state differs from their default.
+    pub toggled: FxHashSet<RowKey>,
+    /// The alternative shown at each real fork, where it is not the active one.
+    pub choices: FxHashMap<u32, u32>,
+}
+
+impl OutlineOptions {
+    pub fn choice(&self, graph: &Graph, fork: u32) -> u32 {
+        self.choices.get(&fork).copied().unwrap_or_else(|| graph.forks[fork as usize].active)
+    }
+}
+
+pub struct Outline {
+    pub rows: Vec<Row>,
+    /// The first top-level row (siblings follow through `next_sibling`).
+    pub first_root: u32,
+    keys: FxHashMap<RowKey, u32>,
+    /// The row that shows each entry (a merged message, the tool call a result belongs to).
+    entry_rows: FxHashMap<EntryId, u32>,
+    /// Noise lines not shown.
+    pub hidden_noise: u32,
+    /// For each row, `(number of siblings, 1-based position among them)`.
+    positions: Vec<(u32, u32)>,
+}
+
+impl Outline {
+    /// The rows of a session: its main thread with everything nested in it, then agent
+    /// conversations that could not be placed under a spawning call.
+    pub fn build(corpus: &Corpus, graph: &Graph, session: u32, options: &OutlineOptions) -> Outline {
+        let mut builder = Builder {
+            corpus,
+            graph,
+            options,
+            rows: Vec::new(),
+            last_child: Vec::new(),
+            first_root: NONE,
+            last_root: NONE,
+            keys: FxHashMap::default(),
+            entry_rows: FxHashMap::default(),
+            hidden_noise: 0,
+            agents_of_call: FxHashMap::default(),
+            agents_of_entry: FxHashMap::default(),
+            root_memo: FxHashMap::default(),
+        };
+        for (c, conv) in graph.conversations.iter().enumerate() {
+            if conv.kind == ConversationKind::CompactionAgent {
+                continue;
+            }
+            if conv.spawn_block != NONE {
+                builder.agents_of_call.entry(conv.spawn_block).or_default().push(c as u32);
+            } else if conv.spawn_entry != NONE {
+                builder.agents_of_entry.entry(conv.spawn_entry).or_default().push(c as u32);
+            }
+        }
+        let Some(session) = graph.sessions.get(session as usize) else { return builder.finish() };
+        if session.main != NONE {
+            builder.conversation(session.main, NONE);
+        }
+        // Agents no spawning row could hold: unlinked ones, and all of a session whose main
+        // thread is not loaded.
+        for &agent in &session.agents {
+            if builder.keys.contains_key(&RowKey::Agent(agent)) {
+                continue;
+            }
+            let conv = &graph.conversations[agent as usize];
+            let under_compaction = conv.kind == ConversationKind::CompactionAgent && conv.compaction != NONE;
+            if session.main != NONE && (conv.linked_by.is_some() || under_compaction) {
+                // Linked, but its spawning row is on a branch not shown.
+                continue;
+            }
+            let row =
+                builder.push(NONE, RowKind::Agent { conversation: agent }, RowKey::Agent(agent), session.main != NONE);
+            builder.conversation(agent, row);
+        }
+        builder.finish()
+    }
+
+    pub fn key(&self, row: u32) -> RowKey {
+        key_of(self.rows[row as usize].kind)
+    }
+
+    pub fn row_of_key(&self, key: RowKey) -> Option<u32> {
+        self.keys.get(&key).copied()
+    }
+
+    pub fn row_of_entry(&self, entry: EntryId) -> Option<u32> {
+        self.entry_rows.get(&entry).copied()
+    }
+
+    pub fn has_children(&self, row: u32) -> bool {
+        self.rows[row as usize].first_child != NONE
+    }
+
+    /// The parents of a row, nearest first.
+    pub fn ancestors(&self, row: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut current = self.rows[row as usize].parent;
+        while current != NONE {
+            out.push(current);
+            current = self.rows[current as usize].parent;
+        }
+        out
+    }
+
+    /// The rows shown, in order, with their depth: a preorder walk that does not enter
+    /// collapsed rows.
+    pub fn visible(&self) -> Vec<(u32, u16)> {
+        let mut out = Vec::new();
+        let mut stack: Vec<(u32, u16)> = Vec::new();
+        let mut root = self.first_root;
+        while root != NONE {
+            stack.push((root, 0));
+            while let Some((row, depth)) = stack.pop() {
+                out.push((row, depth));
+                let r = &self.rows[row as usize];
+                if r.collapsed || r.first_child == NONE {
+                    continue;
+                }
+                let start = stack.len();
+                let mut child = r.first_child;
+                while child != NONE {
+                    stack.push((child, depth + 1));
+                    child = self.rows[child as usize].next_sibling;
+                }
+                stack[start..].reverse();
+            }
+            root = self.rows[root as usize].next_sibling;
+        }
+        out
+    }
+
+    /// The number of siblings of a row (itself included) and its 1-based position among
+    /// them, for `aria-setsize` / `aria-posinset`.
+    pub fn position(&self, row: u32) -> (u32, u32) {
+        self.positions.get(row as usize).copied().unwrap_or((1, 1))
+    }
+}
+
+pub fn key_of(kind: RowKind) -> RowKey {
+    match kind {
+        RowKind::Message { first, .. } => RowKey::Entry(first),
+        RowKind::Noise { entry } => RowKey::Entry(entry),
+        RowKind::ToolCall { op } => RowKey::Op(op),
+        RowKind::Agent { conversation } => RowKey::Agent(conversation),
+        RowKind::Compaction { link } => RowKey::Compaction(link),
+        RowKind::Branch { fork } => RowKey::Branch(fork),
+    }
+}
+
+/// Rows that start collapsed: agents, compaction markers, tool calls.
+pub fn collapsed_by_default(kind: RowKind) -> bool {
+    matches!(kind, RowKind::Agent { .. } | RowKind::Compaction { .. } | RowKind::ToolCall { .. })
+}
+
+/// Lines folded away by default: progress, hooks, attachments, injected meta text, deleted
+/// lines, bookkeeping system lines, unknown types.
+pub fn is_noise(corpus: &Corpus, entry: &Entry) -> bool {
+    match entry.kind {
+        EntryKind::Progress | EntryKind::Attachment | EntryKind::Other => true,
+        EntryKind::System => {
+            !entry.flags.has(EntryFlags::ERROR) && !entry.subtype_is_any(corpus, &["api_error", "compact_boundary"])
+        }
+        _ => entry.flags.has(EntryFlags::META) || entry.flags.has(EntryFlags::DELETED),
+    }
+}
+
+trait SubtypeIs {
+    fn subtype_is_any(&self, corpus: &Corpus, names: &[&str]) -> bool;
+}
+
+impl SubtypeIs for Entry {
+    fn subtype_is_any(&self, corpus: &Corpus, names: &[&str]) -> bool {
+        self.subtype.is_some() && names.contains(&corpus.sym(self.subtype))
+    }
+}
+
+/// A user line that only carries tool results: it is shown inside the tool call rows.
+fn only_results(corpus: &Corpus, entry: &Entry) -> bool {
+    entry.kind == EntryKind::ToolResult
+        || (entry.kind == EntryKind::User
+            && entry.flags.has(EntryFlags::HAS_TOOL_RESULT)
+            && corpus
+                .blocks_of(entry)
+                .iter()
+                .all(|b| matches!(b.kind, BlockKind::ToolResult | BlockKind::ServerToolResult)))
+}
+
+struct Builder<'a> {
+    corpus: &'a Corpus,
+    graph: &'a Graph,
+    options: &'a OutlineOptions,
+    rows: Vec<Row>,
+    last_child: Vec<u32>,
+    first_root: u32,
+    last_root: u32,
+    keys: FxHashMap<RowKey, u32>,
+    entry_rows: FxHashMap<EntryId, u32>,
+    hidden_noise: u32,
+    agents_of_call: FxHashMap<u32, Vec<u32>>,
+    /// Sidechains linked to a message without a tool call (older inline shapes).
+    agents_of_entry: FxHashMap<EntryId, Vec<u32>>,
+    root_memo: FxHashMap<EntryId, EntryId>,
+}
+
+impl Builder<'_> {
+    fn finish(self) -> Outline {
+        let mut positions = vec![(1, 1); self.rows.len()];
+        let mut siblings = Vec::new();
+        let firsts = std::iter::once(self.first_root).chain(self.rows.iter().map(|r| r.first_child));
+        for first in firsts {
+            siblings.clear();
+            let mut current = first;
+            while current != NONE {
+                siblings.push(current);
+                current = self.rows[current as usize].next_sibling;
+            }
+            let size = siblings.len() as u32;
+            for (i, &row) in siblings.iter().enumerate() {
+                positions[row as usize] = (size, i as u32 + 1);
+            }
+        }
+        Outline {
+            rows: self.rows,
+            first_root: self.first_root,
+            keys: self.keys,
+            entry_rows: self.entry_rows,
+            hidden_noise: self.hidden_noise,
+            positions,
+        }
+    }
+
+    fn push(&mut self, parent: u32, kind: RowKind, key: RowKey, collapsed_default: bool) -> u32 {
+        let index = self.rows.len() as u32;
+        let collapsed = collapsed_default != self.options.toggled.contains(&key);
+        self.rows.push(Row { kind, parent, first_child: NONE, next_sibling: NONE, collapsed });
+        self.last_child.push(NONE);
+        if parent == NONE {
+            if self.last_root == NONE {
+                self.first_root = index;
+            } else {
+                self.rows[self.last_root as usize].next_sibling = index;
+            }
+            self.last_root = index;
+        } else {
+            let last = self.last_child[parent as usize];
+            if last == NONE {
+                self.rows[parent as usize].first_child = index;
+            } else {
+                self.rows[last as usize].next_sibling = index;
+            }
+            self.last_child[parent as usize] = index;
+        }
+        self.keys.entry(key).or_insert(index);
+        index
+    }
+
+    fn root_of(&mut self, entry: EntryId) -> EntryId {
+        let mut path = Vec::new();
+        let mut current = entry;
+        let root = loop {
+            if let Some(&root) = self.root_memo.get(&current) {
+                break root;
+            }
+            path.push(current);
+            let parent = self.graph.nodes[current as usize].parent;
+            if parent == NONE {
+                break current;
+            }
+            current = parent;
+        };
+        for e in path {
+            self.root_memo.insert(e, root);
+        }
+        root
+    }
+
+    /// The rows of a conversation's thread, as children of `parent`: segments split by
+    /// compactions, each compaction a marker holding the history before it.
+    fn conversation(&mut self, conversation: u32, parent: u32) {
+        let graph = self.graph;
+        let options = self.options;
+        let thread = graph.thread_with(conversation, &|fork| {
+            let index = graph.forks.iter().position(|f| std::ptr::eq(f, fork)).unwrap_or(0) as u32;
+            options.choice(graph, index)
+        });
+        // Segments: runs of the thread under one root, in order of their roots.
+        let mut segments: Vec<(EntryId, Vec<EntryId>)> = Vec::new();
+        let mut segment_of_root: FxHashMap<EntryId, usize> = FxHashMap::default();
+        for &e in &thread {
+            let root = self.root_of(e);
+            let index = *segment_of_root.entry(root).or_insert_with(|| {
+                segments.push((root, Vec::new()));
+                segments.len() - 1
+            });
+            segments[index].1.push(e);
+        }
+        segments.sort_by_key(|(root, _)| *root);
+        // Groups: the segments before the first compaction, then each compaction's segment
+        // with the non-compaction segments that follow it.
+        let compaction_of_root = |root: EntryId| {
+            graph.compactions.iter().position(|link| {
+                (link.boundary != NONE && link.boundary == root) || (link.boundary == NONE && link.summary == root)
+            })
+        };
+        let mut groups: Vec<(Option<usize>, Vec<usize>)> = vec![(None, Vec::new())];
+        for (s, (root, _)) in segments.iter().enumerate() {
+            match compaction_of_root(*root) {
+                Some(link) => groups.push((Some(link), vec![s])),
+                None => groups.last_mut().map(|g| g.1.push(s)).unwrap_or(()),
+            }
+        }
+        self.groups(&segments, &groups, groups.len() - 1, parent);
+    }
+
+    fn groups(
+        &mut self,
+        segments: &[(EntryId, Vec<EntryId>)],
+        groups: &[(Option<usize>, Vec<usize>)],
+        upto: usize,
+        parent: u32,
+    ) {
+        // Iterative over the nesting: markers are created outermost first.
+        let mut parents = vec![parent; upto + 1];
+        for level in (1..=upto).rev() {
+            let Some(link) = groups[level].0 else { continue };
+            let marker = self.push(
+                parents[level],
+                RowKind::Compaction { link: link as u32 },
+                RowKey::Compaction(link as u32),
+                true,
+            );
+            let agent = self.graph.compactions[link].agent;
+            if agent != NONE {
+                let row = self.push(marker, RowKind::Agent { conversation: agent }, RowKey::Agent(agent), true);
+                self.conversation(agent, row);
+            }
+            for p in parents.iter_mut().take(level) {
+                *p = marker;
+            }
+        }
+        // Rows of the groups, innermost (oldest) first. Rows go under their group's parent; since
+        // markers were pushed first, each marker's history precedes the segment after it.
+        for (level, (_, group)) in groups.iter().enumerate().take(upto + 1) {
+            for &s in group {
+                self.segment(&segments[s].1, parents[level]);
+            }
+        }
+    }
+
+    fn segment(&mut self, entries: &[EntryId], parent: u32) {
+        let corpus = self.corpus;
+        let graph = self.graph;
+        let mut message: Option<(u32, u32)> = None; // (row, response)
+        for &e in entries {
+            let entry = &corpus.entries[e as usize];
+            // The branch switcher sits just before the branch shown at a real fork.
+            if graph.nodes[e as usize].has(Node::ALTERNATIVE) {
+                let fork_node = graph.nodes[e as usize].parent;
+                if let Some(&fork) = graph.fork_of.get(fork_node as usize)
+                    && fork != NONE
+                {
+                    self.push(parent, RowKind::Branch { fork }, RowKey::Branch(fork), false);
+                    message = None;
+                }
+            }
+            if entry.kind == EntryKind::System
+                && entry.subtype.is_some()
+                && corpus.sym(entry.subtype) == "compact_boundary"
+            {
+                // Shown by its marker.
+                message = None;
+                continue;
+            }
+            if is_noise(corpus, entry) {
+                if self.options.show_noise {
+                    let row = self.push(parent, RowKind::Noise { entry: e }, RowKey::Entry(e), false);
+                    self.entry_rows.insert(e, row);
+                } else {
+                    self.hidden_noise += 1;
+                    if let Some((row, _)) = message {
+                        self.entry_rows.insert(e, row);
+                    }
+                }
+                continue;
+            }
+            if only_results(corpus, entry) {
+                let op = graph.op_of_entry.get(e as usize).copied().unwrap_or(NONE);
+                let call_row = (op != NONE).then(|| self.keys.get(&RowKey::Op(op)).copied()).flatten();
+                match call_row {
+                    Some(row) => {
+                        // Every result of the line maps to the row of its call.
+                        self.entry_rows.insert(e, row);
+                        continue;
+                    }
+                    None if op != NONE && graph.tool_ops[op as usize].call_entry == NONE => {
+                        // A result without a call gets a row of its own.
+                        let row = self.push(parent, RowKind::ToolCall { op }, RowKey::Op(op), true);
+                        self.entry_rows.insert(e, row);
+                        continue;
+                    }
+                    None => {}
+                }
+            }
+            let response = if entry.kind == EntryKind::Assistant { entry.response } else { NONE };
+            let row = match message {
+                Some((row, current)) if response != NONE && current == response => {
+                    if let RowKind::Message { last, .. } = &mut self.rows[row as usize].kind {
+                        *last = e;
+                    }
+                    row
+                }
+                _ => {
+                    let row = self.push(parent, RowKind::Message { first: e, last: e }, RowKey::Entry(e), false);
+                    message = Some((row, response));
+                    row
+                }
+            };
+            self.entry_rows.insert(e, row);
+            if entry.kind != EntryKind::Assistant && entry.kind != EntryKind::ToolUse {
+                message = None;
+            }
+            self.tool_calls(e, row);
+            if let Some(agents) = self.agents_of_entry.get(&e).cloned() {
+                for agent in agents {
+                    let agent_row = self.push(row, RowKind::Agent { conversation: agent }, RowKey::Agent(agent), true);
+                    self.conversation(agent, agent_row);
+                }
+            }
+        }
+    }
+
+    /// The tool calls an entry makes, as children of its message row.
+    fn tool_calls(&mut self, e: EntryId, message_row: u32) {
+        let graph = self.graph;
+        let first = graph.op_of_entry.get(e as usize).copied().unwrap_or(NONE);
+        if first == NONE {
+            return;
+        }
+        let mut o = first as usize;
+        while let Some(op) = graph.tool_ops.get(o) {
+            if op.call_entry != e {
+                if op.result_entry == e && o == first as usize {
+                    o += 1;
+                    continue;
+                }
+                break;
+            }
+            let row = self.push(message_row, RowKind::ToolCall { op: o as u32 }, RowKey::Op(o as u32), true);
+            if op.result_entry != NONE {
+                self.entry_rows.insert(op.result_entry, row);
+            }
+            if op.category == ToolCategory::Agent
+                && let Some(agents) = self.agents_of_call.get(&op.call_block).cloned()
+            {
+                for agent in agents {
+                    let agent_row = self.push(row, RowKind::Agent { conversation: agent }, RowKey::Agent(agent), true);
+                    self.conversation(agent, agent_row);
+                }
+            }
+            o += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sessionscope_engine::Loader;
+
+    fn example() -> (Corpus, Graph) {
+        let mut loader = Loader::new();
+        for (path, bytes) in crate::example::FILES {
+            loader.add_bytes(path, bytes);
+        }
+        let corpus = loader.finish();
+        let graph = Graph::build(&corpus);
+        (corpus, graph)
+    }
+
+    fn kinds(outline: &Outline) -> Vec<(u16, &'static str)> {
+        outline
+            .visible()
+            .into_iter()
+            .map(|(row, depth)| {
+                let name = match outline.rows[row as usize].kind {
+                    RowKind::Message { .. } => "message",
+                    RowKind::ToolCall { .. } => "tool",
+                    RowKind::Agent { .. } => "agent",
+                    RowKind::Compaction { .. } => "compaction",
+                    RowKind::Branch { .. } => "branch",
+                    RowKind::Noise { .. } => "noise",
+                };
+                (depth, name)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_example_shows_a_compaction_marker_a_branch_and_folded_noise() {
+        let (corpus, graph) = example();
+        let outline = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
+        let top = kinds(&outline);
+        assert_eq!(top[0], (0, "compaction"), "the pre-compaction history is folded under its marker");
+        assert!(top.iter().any(|&(d, k)| d == 0 && k == "branch"), "{top:?}");
+        assert!(top.iter().all(|&(_, k)| k != "noise"));
+        assert!(outline.hidden_noise > 0);
+        // Every entry of the active thread has a row, hidden noise aside.
+        let main = graph.sessions[0].main;
+        for e in graph.thread(main) {
+            let entry = &corpus.entries[e as usize];
+            if !is_noise(&corpus, entry) && corpus.sym(entry.subtype) != "compact_boundary" {
+                assert!(outline.row_of_entry(e).is_some(), "line {} has no row", entry.line);
+            }
+        }
+    }
+
+    #[test]
+    fn expanding_reveals_the_history_and_the_subagent_under_its_task_call() {
+        let (corpus, graph) = example();
+        let marker = RowKey::Compaction(0);
+        let agent = graph.conversations.iter().position(|c| c.agent_name == "a7e5d21").unwrap() as u32;
+        let task_op = graph
+            .tool_ops
+            .iter()
+            .position(|op| op.call_block == graph.conversations[agent as usize].spawn_block)
+            .unwrap() as u32;
+        let mut options = OutlineOptions::default();
+        options.toggled.extend([marker, RowKey::Op(task_op), RowKey::Agent(agent)]);
+        let outline = Outline::build(&corpus, &graph, 0, &options);
+        let agent_row = outline.row_of_key(RowKey::Agent(agent)).unwrap();
+        let ancestors: Vec<RowKind> =
+            outline.ancestors(agent_row).iter().map(|&r| outline.rows[r as usize].kind).collect();
+        assert_eq!(ancestors[0], RowKind::ToolCall { op: task_op });
+        assert!(matches!(ancestors[1], RowKind::Message { .. }));
+        assert_eq!(ancestors[2], RowKind::Compaction { link: 0 });
+        let visible = outline.visible();
+        let depth_of = |row| visible.iter().find(|(r, _)| *r == row).map(|(_, d)| *d);
+        assert_eq!(depth_of(agent_row), Some(3));
+        let agent_children = visible.iter().filter(|(r, _)| outline.rows[*r as usize].parent == agent_row).count();
+        assert!(agent_children >= 2, "the subagent's messages are inside");
+
+        let closed = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
+        assert!(closed.visible().len() < visible.len());
+    }
+
+    #[test]
+    fn switching_the_branch_shows_the_other_alternative() {
+        let (corpus, graph) = example();
+        let fork = &graph.forks[0];
+        let active_first = fork.alternatives[fork.active as usize];
+        let other_first = fork.alternatives[1 - fork.active as usize];
+        let outline = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
+        assert!(outline.row_of_entry(active_first).is_some());
+        assert!(outline.row_of_entry(other_first).is_none());
+        let mut options = OutlineOptions::default();
+        options.choices.insert(0, 1 - fork.active);
+        let switched = Outline::build(&corpus, &graph, 0, &options);
+        assert!(switched.row_of_entry(other_first).is_some());
+        assert!(switched.row_of_entry(active_first).is_none());
+    }
+
+    #[test]
+    fn noise_is_revealed_in_place() {
+        let (corpus, graph) = example();
+        let hidden = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
+        let options = OutlineOptions { show_noise: true, ..OutlineOptions::default() };
+        let shown = Outline::build(&corpus, &graph, 0, &options);
+        let noise = shown.rows.iter().filter(|r| matches!(r.kind, RowKind::Noise { .. })).count();
+        assert_eq!(noise as u32, hidden.hidden_noise);
+        assert_eq!(shown.hidden_noise, 0);
+    }
+}

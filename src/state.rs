@@ -1,0 +1,409 @@
+//! The app's state, shared by context. The parsed model is kept out of the reactive graph
+//! (a `StoredValue` and a version signal); signals carry the small view state.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use rustc_hash::FxHashMap;
+use sessionscope_engine::Corpus;
+use sessionscope_engine::dag::Graph;
+use sessionscope_engine::model::{EntryId, NONE};
+
+use crate::files::{self, LoadJob, Picked, PickedFile, Progress};
+use crate::outline::{Outline, OutlineOptions, RowKey};
+
+/// Everything loaded: the parsed files and their structure.
+pub struct Model {
+    pub corpus: Corpus,
+    pub graph: Graph,
+    /// Entry index by uuid, for deep links and search results.
+    uuids: FxHashMap<String, EntryId>,
+}
+
+impl Model {
+    pub fn new(corpus: Corpus, graph: Graph) -> Model {
+        let uuids =
+            corpus.entries.iter().enumerate().map(|(i, e)| (corpus.entry_uuid(e).to_owned(), i as EntryId)).collect();
+        Model { corpus, graph, uuids }
+    }
+
+    pub fn entry_by_uuid(&self, uuid: &str) -> Option<EntryId> {
+        self.uuids.get(uuid).copied()
+    }
+
+    /// The session to show first: the one with the most entries.
+    pub fn default_session(&self) -> u32 {
+        self.graph.sessions.iter().enumerate().max_by_key(|(_, s)| s.entries).map_or(0, |(i, _)| i as u32)
+    }
+
+    pub fn session_of_entry(&self, entry: EntryId) -> Option<u32> {
+        let conv = self.graph.nodes.get(entry as usize)?.conversation;
+        self.graph.conversations.get(conv as usize).map(|c| c.session)
+    }
+}
+
+/// Where loading stands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoadStatus {
+    Idle,
+    Loading(Progress),
+    Failed(String),
+    Loaded,
+}
+
+/// Light, dark, or what the system says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Theme {
+    System,
+    Light,
+    Dark,
+}
+
+#[derive(Clone, Copy)]
+pub struct AppState {
+    pub model: StoredValue<Option<Arc<Model>>>,
+    /// Bumped whenever `model` changes.
+    pub model_version: RwSignal<u64>,
+    /// The files behind the model (to load again with more files added).
+    pub files: StoredValue<Vec<PickedFile>, LocalStorage>,
+    pub job: StoredValue<Option<LoadJob>, LocalStorage>,
+    pub status: RwSignal<LoadStatus>,
+    /// Files of dropped folders that were left out by name.
+    pub skipped_by_name: RwSignal<Vec<String>>,
+    /// A drop waiting for the answer to "add or replace?".
+    pub pending: StoredValue<Option<Picked>, LocalStorage>,
+    pub asking: RwSignal<bool>,
+    pub session: RwSignal<u32>,
+    /// The outline of the session shown, with its options (noise, collapse toggles, branch
+    /// choices). Rebuilt when `outline_version` is bumped by a structural change; collapse
+    /// toggles change it in place and bump `visible_version`.
+    pub outline: StoredValue<Option<Outline>>,
+    pub options: StoredValue<OutlineOptions>,
+    pub outline_version: RwSignal<u64>,
+    pub visible_version: RwSignal<u64>,
+    pub show_noise: RwSignal<bool>,
+    pub selected: RwSignal<Option<RowKey>>,
+    /// A row to bring into view (set by deep links, search, keyboard moves).
+    pub reveal: RwSignal<Option<RowKey>>,
+    pub theme: RwSignal<Theme>,
+}
+
+impl AppState {
+    pub fn new() -> AppState {
+        AppState {
+            model: StoredValue::new(None),
+            model_version: RwSignal::new(0),
+            files: StoredValue::new_local(Vec::new()),
+            job: StoredValue::new_local(None),
+            status: RwSignal::new(LoadStatus::Idle),
+            skipped_by_name: RwSignal::new(Vec::new()),
+            pending: StoredValue::new_local(None),
+            asking: RwSignal::new(false),
+            session: RwSignal::new(0),
+            outline: StoredValue::new(None),
+            options: StoredValue::new(OutlineOptions::default()),
+            outline_version: RwSignal::new(0),
+            visible_version: RwSignal::new(0),
+            show_noise: RwSignal::new(false),
+            selected: RwSignal::new(None),
+            reveal: RwSignal::new(None),
+            theme: RwSignal::new(crate::theme::stored_theme()),
+        }
+    }
+
+    /// The model, tracked: readers re-run when it changes.
+    pub fn model(&self) -> Option<Arc<Model>> {
+        self.model_version.track();
+        self.model.get_value()
+    }
+
+    pub fn model_untracked(&self) -> Option<Arc<Model>> {
+        self.model.get_value()
+    }
+
+    /// Files were dropped or picked: load them, or ask whether to add them to what is loaded.
+    pub fn open(&self, picked: Picked) {
+        if picked.files.is_empty() {
+            if !picked.skipped_by_name.is_empty() {
+                self.status.set(LoadStatus::Failed(format!(
+                    "none of the {} files has the name of a log (.jsonl, .json)",
+                    picked.skipped_by_name.len()
+                )));
+            }
+            return;
+        }
+        if self.model.with_value(Option::is_some) {
+            self.pending.set_value(Some(picked));
+            self.asking.set(true);
+        } else {
+            self.load(picked, false);
+        }
+    }
+
+    /// The answer to "add or replace?".
+    pub fn answer(&self, add: bool) {
+        self.asking.set(false);
+        if let Some(picked) = self.pending.try_update_value(Option::take).flatten() {
+            self.load(picked, add);
+        }
+    }
+
+    pub fn dismiss(&self) {
+        self.asking.set(false);
+        self.pending.set_value(None);
+    }
+
+    fn load(&self, picked: Picked, add: bool) {
+        let mut all: Vec<PickedFile> = if add { self.files.get_value() } else { Vec::new() };
+        for file in picked.files {
+            if !all.iter().any(|f| f.path == file.path) {
+                all.push(file);
+            }
+        }
+        all.sort_by(|a, b| a.path.cmp(&b.path));
+        let skipped = picked.skipped_by_name;
+        self.skipped_by_name.update(|s| {
+            if !add {
+                s.clear();
+            }
+            s.extend(skipped);
+        });
+        self.cancel_job();
+        let state = *self;
+        let total: f64 = all.iter().map(PickedFile::size).sum();
+        self.status.set(LoadStatus::Loading(Progress {
+            done_bytes: 0.0,
+            total_bytes: total,
+            path: all.first().map(|f| f.path.clone()).unwrap_or_default(),
+            started_ms: files::now_ms(),
+            now_ms: files::now_ms(),
+            building: false,
+        }));
+        let files_for_model = all.clone();
+        let job = files::start_load(
+            &all,
+            move |progress| {
+                if matches!(state.status.get_untracked(), LoadStatus::Loading(_)) {
+                    state.status.set(LoadStatus::Loading(progress));
+                }
+            },
+            move |result| {
+                state.job.set_value(None);
+                match result {
+                    Ok(model) => {
+                        state.files.set_value(files_for_model);
+                        state.show(model);
+                    }
+                    Err(message) => state.status.set(LoadStatus::Failed(message)),
+                }
+            },
+        );
+        match job {
+            Ok(job) => self.job.set_value(Some(job)),
+            Err(message) => self.status.set(LoadStatus::Failed(message)),
+        }
+    }
+
+    fn cancel_job(&self) {
+        if let Some(job) = self.job.try_update_value(Option::take).flatten() {
+            job.cancel();
+        }
+    }
+
+    /// Stops a load; what was shown before stays.
+    pub fn cancel(&self) {
+        self.cancel_job();
+        let loaded = self.model.with_value(Option::is_some);
+        self.status.set(if loaded { LoadStatus::Loaded } else { LoadStatus::Idle });
+    }
+
+    pub fn open_example(&self) {
+        self.cancel_job();
+        self.files.set_value(files::example_files());
+        self.skipped_by_name.set(Vec::new());
+        self.show(files::example_model());
+    }
+
+    /// Shows a freshly loaded model: the session a deep link names, or the largest.
+    pub fn show(&self, model: Model) {
+        let link = crate::deeplink::read_hash();
+        let target = link.as_ref().and_then(|l| {
+            let entry = l.message.as_deref().and_then(|m| model.entry_by_uuid(m));
+            let session = entry.and_then(|e| model.session_of_entry(e)).or_else(|| {
+                l.session.as_deref().and_then(|s| model.graph.sessions.iter().position(|x| x.id == s).map(|i| i as u32))
+            });
+            session.map(|s| (s, entry))
+        });
+        let session = target.map_or_else(|| model.default_session(), |(s, _)| s);
+        self.model.set_value(Some(Arc::new(model)));
+        self.options.set_value(OutlineOptions::default());
+        self.show_noise.set(false);
+        self.selected.set(None);
+        self.session.set(session);
+        self.rebuild_outline();
+        self.model_version.update(|v| *v += 1);
+        self.status.set(LoadStatus::Loaded);
+        if let Some((_, Some(entry))) = target {
+            self.reveal_entry(entry);
+        }
+    }
+
+    pub fn select_session(&self, session: u32) {
+        self.options
+            .set_value(OutlineOptions { show_noise: self.show_noise.get_untracked(), ..OutlineOptions::default() });
+        self.selected.set(None);
+        self.session.set(session);
+        self.rebuild_outline();
+    }
+
+    /// Rebuilds the outline of the session shown from the model and the options.
+    pub fn rebuild_outline(&self) {
+        let Some(model) = self.model.get_value() else {
+            self.outline.set_value(None);
+            self.outline_version.update(|v| *v += 1);
+            return;
+        };
+        let session = self.session.get_untracked();
+        let outline = self.options.with_value(|options| Outline::build(&model.corpus, &model.graph, session, options));
+        self.outline.set_value(Some(outline));
+        self.outline_version.update(|v| *v += 1);
+        self.visible_version.update(|v| *v += 1);
+    }
+
+    pub fn set_show_noise(&self, show: bool) {
+        self.show_noise.set(show);
+        self.options.update_value(|o| o.show_noise = show);
+        self.rebuild_outline();
+    }
+
+    /// Expands or collapses a row in place.
+    pub fn set_collapsed(&self, key: RowKey, collapsed: bool) {
+        let changed = self.outline.try_update_value(|outline| {
+            let outline = outline.as_mut()?;
+            let row = outline.row_of_key(key)?;
+            let r = &mut outline.rows[row as usize];
+            if r.collapsed == collapsed || r.first_child == NONE && !crate::outline::collapsed_by_default(r.kind) {
+                return None;
+            }
+            r.collapsed = collapsed;
+            Some(crate::outline::collapsed_by_default(r.kind) != collapsed)
+        });
+        if let Some(Some(toggled)) = changed {
+            self.options.update_value(|o| {
+                if toggled {
+                    o.toggled.insert(key);
+                } else {
+                    o.toggled.remove(&key);
+                }
+            });
+            self.visible_version.update(|v| *v += 1);
+        }
+    }
+
+    pub fn toggle(&self, key: RowKey) {
+        let collapsed = self
+            .outline
+            .with_value(|o| o.as_ref().and_then(|o| o.row_of_key(key).map(|row| o.rows[row as usize].collapsed)));
+        if let Some(collapsed) = collapsed {
+            self.set_collapsed(key, !collapsed);
+        }
+    }
+
+    /// Shows alternative `choice` at a real fork.
+    pub fn choose_branch(&self, fork: u32, choice: u32) {
+        self.options.update_value(|o| {
+            o.choices.insert(fork, choice);
+        });
+        self.rebuild_outline();
+        self.selected.set(Some(RowKey::Branch(fork)));
+        self.reveal.set(Some(RowKey::Branch(fork)));
+    }
+
+    /// Brings an entry into view: its session, the branches that lead to it, noise if it is
+    /// noise, and every collapsed row above it.
+    pub fn reveal_entry(&self, entry: EntryId) {
+        let Some(model) = self.model.get_value() else { return };
+        if let Some(session) = model.session_of_entry(entry)
+            && session != self.session.get_untracked()
+        {
+            self.select_session(session);
+        }
+        // Branch choices along the entry's ancestry.
+        let graph = &model.graph;
+        let mut current = entry;
+        let mut choices = Vec::new();
+        while current != NONE {
+            let parent = graph.nodes[current as usize].parent;
+            if parent != NONE
+                && let Some(fork) = graph.fork_at(parent)
+                && let Some(index) = fork.alternatives.iter().position(|&a| a == current)
+            {
+                let fork_index = graph.fork_of[parent as usize];
+                choices.push((fork_index, index as u32));
+            }
+            current = parent;
+        }
+        let noise = crate::outline::is_noise(&model.corpus, &model.corpus.entries[entry as usize]);
+        self.options.update_value(|o| {
+            for (fork, choice) in choices {
+                o.choices.insert(fork, choice);
+            }
+            if noise {
+                o.show_noise = true;
+            }
+        });
+        if noise {
+            self.show_noise.set(true);
+        }
+        self.rebuild_outline();
+        let Some((row_key, ancestors)) = self.outline.with_value(|o| {
+            let o = o.as_ref()?;
+            let row = o.row_of_entry(entry)?;
+            Some((o.key(row), o.ancestors(row).into_iter().map(|a| o.key(a)).collect::<Vec<_>>()))
+        }) else {
+            return;
+        };
+        for key in ancestors {
+            self.set_collapsed(key, false);
+        }
+        self.selected.set(Some(row_key));
+        self.reveal.set(Some(row_key));
+    }
+}
+
+impl AppState {
+    /// Shows an agent conversation: its session, its spawning call expanded, the agent row
+    /// selected.
+    pub fn reveal_agent(&self, conversation: u32) {
+        let Some(model) = self.model.get_value() else { return };
+        let Some(conv) = model.graph.conversations.get(conversation as usize) else { return };
+        if conv.session != self.session.get_untracked() {
+            self.select_session(conv.session);
+        }
+        if conv.spawn_entry != NONE {
+            self.reveal_entry(conv.spawn_entry);
+        }
+        let key = RowKey::Agent(conversation);
+        let ancestors = self.outline.with_value(|o| {
+            let o = o.as_ref()?;
+            let row = o.row_of_key(key)?;
+            Some(o.ancestors(row).into_iter().map(|a| o.key(a)).collect::<Vec<_>>())
+        });
+        for ancestor in ancestors.unwrap_or_default() {
+            self.set_collapsed(ancestor, false);
+        }
+        self.set_collapsed(key, false);
+        self.selected.set(Some(key));
+        self.reveal.set(Some(key));
+    }
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        AppState::new()
+    }
+}
+
+pub fn use_state() -> AppState {
+    expect_context::<AppState>()
+}

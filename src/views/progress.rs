@@ -1,0 +1,78 @@
+//! Loading progress: percent, speed, the file being read, and Cancel.
+
+use leptos::prelude::*;
+
+use crate::render::units;
+use crate::state::{LoadStatus, use_state};
+
+#[component]
+pub fn LoadProgress() -> impl IntoView {
+    let state = use_state();
+    let progress = move || match state.status.get() {
+        LoadStatus::Loading(p) => Some(p),
+        _ => None,
+    };
+    move || {
+        progress().map(|p| {
+            let percent = p.percent();
+            let label = if p.building {
+                "Building the conversation graph…".to_owned()
+            } else {
+                format!(
+                    "Reading {} · {:.0}% · {} of {} · {:.0} MB/s",
+                    p.path,
+                    percent,
+                    units::human_bytes(p.done_bytes as u64),
+                    units::human_bytes(p.total_bytes as u64),
+                    p.megabytes_per_second()
+                )
+            };
+            view! {
+                <section class="progress" aria-label="Loading">
+                    <div
+                        class="progress-bar"
+                        role="progressbar"
+                        aria-label="Loading progress"
+                        aria-valuemin="0"
+                        aria-valuemax="100"
+                        aria-valuenow=format!("{percent:.0}")
+                    >
+                        <div class="progress-fill" style:width=format!("{percent:.1}%")></div>
+                    </div>
+                    <p class="progress-label" role="status">{label}</p>
+                    <button type="button" class="button" on:click=move |_| state.cancel()>
+                        "Cancel"
+                    </button>
+                </section>
+            }
+        })
+    }
+}
+
+/// "Add or replace?" when files are dropped while others are loaded.
+#[component]
+pub fn AddOrReplace() -> impl IntoView {
+    let state = use_state();
+    move || {
+        state.asking.get().then(|| {
+            view! {
+                <div class="dialog-backdrop">
+                    <div class="dialog" role="dialog" aria-modal="true" aria-label="Add or replace">
+                        <p>"Add the new files to what is loaded, or replace it?"</p>
+                        <div class="dialog-actions">
+                            <button type="button" class="button primary" autofocus on:click=move |_| state.answer(true)>
+                                "Add"
+                            </button>
+                            <button type="button" class="button" on:click=move |_| state.answer(false)>
+                                "Replace"
+                            </button>
+                            <button type="button" class="button" on:click=move |_| state.dismiss()>
+                                "Cancel"
+                            </button>
+                        </div>
+                    </div>
+                </div>
+            }
+        })
+    }
+}

@@ -1,0 +1,526 @@
+//! One row of the conversation graph: a message, a tool call, a subagent block, a compaction
+//! marker, a branch switcher, or a noise line, with its lane rail.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use leptos::tachys::html::attribute::custom::CustomAttribute;
+use sessionscope_engine::dag::{ConversationKind, ToolCategory, ToolStatus};
+use sessionscope_engine::model::{EntryFlags, EntryId, EntryKind, NONE};
+
+use crate::outline::{RowKey, RowKind, collapsed_by_default};
+use crate::render::units;
+use crate::state::{Model, use_state};
+use crate::views::content;
+use crate::views::tree::{TreeContext, cycle_branch, row_dom_id};
+
+#[derive(Clone, Copy, PartialEq)]
+struct RowInfo {
+    kind: RowKind,
+    collapsed: bool,
+    has_children: bool,
+    size: u32,
+    position: u32,
+}
+
+#[component]
+pub fn RowView(key: RowKey) -> impl IntoView {
+    let state = use_state();
+    let tree = expect_context::<TreeContext>();
+    let Some(model) = state.model.get_value() else { return ().into_any() };
+    let info = Memo::new(move |_| {
+        state.visible_version.track();
+        state.outline_version.track();
+        state.outline.with_value(|o| {
+            let o = o.as_ref()?;
+            let row = o.row_of_key(key)?;
+            let r = o.rows[row as usize];
+            let (size, position) = o.position(row);
+            Some(RowInfo { kind: r.kind, collapsed: r.collapsed, has_children: r.first_child != NONE, size, position })
+        })
+    });
+    let Some(first) = info.get_untracked() else { return ().into_any() };
+    let kind = first.kind;
+    let depth = Memo::new(move |_| tree.layout.get().0.depth_of(key));
+    let selected = Memo::new(move |_| state.selected.get() == Some(key));
+    let expandable = move || info.get().is_some_and(|i| i.has_children || collapsed_by_default(i.kind));
+    let expanded = move || info.get().is_some_and(|i| !i.collapsed);
+    let aria_expanded = move || expandable().then(|| if expanded() { "true" } else { "false" });
+
+    let toggle = move |event: web_sys::MouseEvent| {
+        event.stop_propagation();
+        state.selected.set(Some(key));
+        state.toggle(key);
+    };
+    let select = move |_| {
+        state.selected.set(Some(key));
+        focus_tree();
+    };
+
+    let class = move || {
+        let mut class = String::from("row ");
+        class.push_str(kind_class(kind));
+        if selected.get() {
+            class.push_str(" selected");
+        }
+        class
+    };
+    let body = row_body(&model, kind, Signal::derive(expanded));
+    let element = view! {
+        <div
+            class=class
+            role="treeitem"
+            id=row_dom_id(key)
+            data-row=""
+            aria-expanded=aria_expanded
+            aria-selected=move || if selected.get() { "true" } else { "false" }
+            aria-setsize=move || info.get().map(|i| i.size.to_string())
+            aria-posinset=move || info.get().map(|i| i.position.to_string())
+            on:click=select
+        >
+            <Rail depth=depth kind=kind />
+            <span class="twisty-slot">
+                {move || {
+                    expandable()
+                        .then(|| {
+                            view! {
+                                <button
+                                    type="button"
+                                    class="twisty"
+                                    tabindex="-1"
+                                    aria-hidden="true"
+                                    on:click=toggle
+                                >
+                                    {move || if expanded() { "▾" } else { "▸" }}
+                                </button>
+                            }
+                        })
+                }}
+            </span>
+            <div class="row-main">{body}</div>
+        </div>
+    };
+    // `aria-level` has no typed setter in tachys yet.
+    element.attr("aria-level", move || (depth.get() + 1).to_string()).into_any()
+}
+
+fn focus_tree() {
+    use wasm_bindgen::JsCast;
+    if let Some(tree) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector("[role=tree]").ok().flatten())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = tree.focus();
+    }
+}
+
+fn kind_class(kind: RowKind) -> &'static str {
+    match kind {
+        RowKind::Message { .. } => "row-message",
+        RowKind::ToolCall { .. } => "row-tool",
+        RowKind::Agent { .. } => "row-agent",
+        RowKind::Compaction { .. } => "row-compaction",
+        RowKind::Branch { .. } => "row-branch",
+        RowKind::Noise { .. } => "row-noise",
+    }
+}
+
+/// The lane rail: a line per level of nesting, the row's node on its own lane.
+#[component]
+fn Rail(depth: Memo<u16>, kind: RowKind) -> impl IntoView {
+    const LANE: f64 = 14.0;
+    move || {
+        let d = depth.get() as f64;
+        let x = d * LANE + LANE / 2.0;
+        let lines: Vec<AnyView> = (0..=depth.get())
+            .map(|lane| {
+                let lx = lane as f64 * LANE + LANE / 2.0;
+                let class = if lane == 0 { "lane lane-main" } else { "lane lane-nested" };
+                view! { <line class=class x1=lx y1="0" x2=lx y2="100%" /> }.into_any()
+            })
+            .collect();
+        let marker = match kind {
+            RowKind::Branch { .. } => view! {
+                <g class="fork-glyph">
+                    <circle cx=x cy="14" r="4" />
+                    <path d=format!("M {x} 14 C {x} 24, {} 20, {} 32", x + LANE, x + LANE) />
+                </g>
+            }
+            .into_any(),
+            RowKind::Compaction { .. } => {
+                view! { <rect class="node node-compaction" x=x - 5.0 y="9" width="10" height="10" /> }.into_any()
+            }
+            RowKind::Noise { .. } => view! { <circle class="node node-noise" cx=x cy="12" r="2" /> }.into_any(),
+            RowKind::ToolCall { .. } => view! { <circle class="node node-tool" cx=x cy="14" r="3" /> }.into_any(),
+            RowKind::Agent { .. } => view! { <circle class="node node-agent" cx=x cy="16" r="5" /> }.into_any(),
+            RowKind::Message { .. } => view! { <circle class="node node-message" cx=x cy="16" r="4.5" /> }.into_any(),
+        };
+        let width = (depth.get() as f64 + 1.0) * LANE + 4.0;
+        view! {
+            <span class="rail" aria-hidden="true" style:width=format!("{width}px")>
+                <svg width=width height="100%">
+                    {lines}
+                    {marker}
+                </svg>
+            </span>
+        }
+    }
+}
+
+fn row_body(model: &Arc<Model>, kind: RowKind, expanded: Signal<bool>) -> AnyView {
+    match kind {
+        RowKind::Message { first, last } => message_row(model, first, last),
+        RowKind::ToolCall { op } => tool_row(model, op, expanded),
+        RowKind::Agent { conversation } => agent_row(model, conversation),
+        RowKind::Compaction { link } => compaction_row(model, link),
+        RowKind::Branch { fork } => branch_row(model, fork),
+        RowKind::Noise { entry } => noise_row(model, entry),
+    }
+}
+
+/// Who speaks: in a sidechain the parent agent plays the user and the subagent answers.
+fn speaker(model: &Model, entry: EntryId) -> (&'static str, &'static str) {
+    let corpus = &model.corpus;
+    let e = &corpus.entries[entry as usize];
+    let conversation = &model.graph.conversations[model.graph.nodes[entry as usize].conversation as usize];
+    let in_agent = conversation.kind != ConversationKind::Main;
+    if e.flags.has(EntryFlags::COMPACT_SUMMARY) {
+        return ("Compaction summary", "speaker-system");
+    }
+    if e.flags.has(EntryFlags::API_ERROR) || e.flags.has(EntryFlags::ERROR) {
+        return ("Error", "speaker-error");
+    }
+    match e.kind {
+        EntryKind::User if in_agent => ("Parent agent", "speaker-parent"),
+        EntryKind::User => ("User", "speaker-user"),
+        EntryKind::Assistant if in_agent => ("Subagent", "speaker-agent"),
+        EntryKind::Assistant => ("Assistant", "speaker-assistant"),
+        EntryKind::ToolUse | EntryKind::ToolResult => ("Tool", "speaker-tool"),
+        _ => ("System", "speaker-system"),
+    }
+}
+
+fn time_view(model: &Model, entry: EntryId) -> AnyView {
+    let e = &model.corpus.entries[entry as usize];
+    if !e.has_timestamp() {
+        return ().into_any();
+    }
+    let now = js_sys::Date::now() as i64;
+    let title = format!("{} ({})", units::iso_time(e.timestamp_ms), units::relative_time(e.timestamp_ms, now));
+    let clock = units::clock_time(e.timestamp_ms);
+    let datetime = sessionscope_engine::json::format_timestamp_ms(e.timestamp_ms);
+    view! { <time class="time" datetime=datetime title=title>{clock}</time> }.into_any()
+}
+
+fn message_row(model: &Arc<Model>, first: EntryId, last: EntryId) -> AnyView {
+    let corpus = &model.corpus;
+    let entry = &corpus.entries[first as usize];
+    let (who, class) = speaker(model, first);
+    let model_name = (entry.kind == EntryKind::Assistant && entry.model.is_some())
+        .then(|| corpus.sym(entry.model).to_owned())
+        .filter(|m| m != "<synthetic>");
+    let tokens =
+        (entry.response != NONE).then(|| &corpus.responses[entry.response as usize]).filter(|r| r.has_usage).map(|r| {
+            let u = &r.usage;
+            let title = format!(
+                "input {} · output {} · cache write {} · cache read {}",
+                u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens
+            );
+            let text = format!(
+                "{} in · {} out",
+                units::human_count(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens),
+                units::human_count(u.output_tokens)
+            );
+            view! { <span class="tokens" title=title>{text}</span> }
+        });
+    let interrupted = entry.flags.has(EntryFlags::INTERRUPTED);
+    let clamp_open = RwSignal::new(false);
+    let body = content::message_body(model, first, last);
+    view! {
+        <div class="message">
+            <div class="message-head">
+                <span class=format!("speaker {class}")>{who}</span>
+                {model_name.map(|m| view! { <span class="model">{m}</span> })}
+                {tokens}
+                {interrupted.then(|| view! { <span class="badge badge-warn">"interrupted"</span> })}
+                {time_view(model, first)}
+            </div>
+            <div class="clamp" class:open=move || clamp_open.get()>{body}</div>
+            <button
+                type="button"
+                class="show-more"
+                tabindex="-1"
+                on:click=move |event: web_sys::MouseEvent| {
+                    event.stop_propagation();
+                    clamp_open.update(|o| *o = !*o);
+                }
+            >
+                {move || if clamp_open.get() { "Show less" } else { "Show more" }}
+            </button>
+        </div>
+    }
+    .into_any()
+}
+
+pub fn category_icon(category: ToolCategory) -> &'static str {
+    match category {
+        ToolCategory::Read => "📄",
+        ToolCategory::Search => "🔍",
+        ToolCategory::Edit => "✏️",
+        ToolCategory::Execute => "▶",
+        ToolCategory::Web => "🌐",
+        ToolCategory::Agent => "🤖",
+        ToolCategory::PlanTodo => "☑",
+        ToolCategory::Mcp => "🔌",
+        ToolCategory::Other => "⚙",
+    }
+}
+
+pub fn status_badge(status: ToolStatus) -> AnyView {
+    let class = match status {
+        ToolStatus::Ok => "badge badge-ok",
+        ToolStatus::Error | ToolStatus::ResultWithoutCall => "badge badge-error",
+        ToolStatus::Interrupted | ToolStatus::NoResult => "badge badge-warn",
+    };
+    view! { <span class=class>{status.name()}</span> }.into_any()
+}
+
+fn tool_row(model: &Arc<Model>, op_index: u32, expanded: Signal<bool>) -> AnyView {
+    let Some(op) = model.graph.tool_ops.get(op_index as usize).copied() else { return ().into_any() };
+    let name = if op.name.is_none() { "Result".to_owned() } else { model.corpus.sym(op.name).to_owned() };
+    let summary = content::op_summary(model, &op);
+    let duration = (op.duration_ms >= 0).then(|| units::human_duration_ms(op.duration_ms));
+    let icon = category_icon(op.category);
+    let detail_model = model.clone();
+    let error = op.status == ToolStatus::Error;
+    view! {
+        <div class="tool" class:tool-error=error>
+            <div class="tool-head">
+                <span class="tool-icon" aria-hidden="true">{icon}</span>
+                <span class="tool-name">{name}</span>
+                <span class="tool-summary">{summary}</span>
+                {status_badge(op.status)}
+                {duration.map(|d| view! { <span class="duration">{d}</span> })}
+            </div>
+            {move || expanded.get().then(|| content::tool_detail(&detail_model, op_index))}
+        </div>
+    }
+    .into_any()
+}
+
+fn agent_row(model: &Arc<Model>, conversation: u32) -> AnyView {
+    let graph = &model.graph;
+    let Some(conv) = graph.conversations.get(conversation as usize) else { return ().into_any() };
+    let corpus = &model.corpus;
+    let mut messages = 0;
+    let mut tools: Vec<(String, u32)> = Vec::new();
+    for (e, entry) in corpus.entries.iter().enumerate() {
+        if graph.nodes[e].conversation != conversation {
+            continue;
+        }
+        if matches!(entry.kind, EntryKind::User | EntryKind::Assistant) {
+            messages += 1;
+        }
+    }
+    for op in graph.tool_ops.iter().filter(|op| op.conversation == conversation && op.call_entry != NONE) {
+        let name = corpus.sym(op.name).to_owned();
+        match tools.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, c)) => *c += 1,
+            None => tools.push((name, 1)),
+        }
+    }
+    tools.sort_by_key(|t| std::cmp::Reverse(t.1));
+    let tools_text = tools.iter().take(4).map(|(n, c)| format!("{n} ×{c}")).collect::<Vec<_>>().join(", ");
+    let kind = match conv.kind {
+        ConversationKind::CompactionAgent => "Compaction agent".to_owned(),
+        ConversationKind::InlineSidechain => "Sidechain".to_owned(),
+        _ => "Agent".to_owned(),
+    };
+    let agent_type = if conv.agent_type.is_empty() { String::new() } else { conv.agent_type.clone() };
+    let description = conv.description.clone();
+    let duration = (conv.first_timestamp_ms != i64::MAX && conv.last_timestamp_ms != i64::MIN)
+        .then(|| units::human_duration_ms(conv.last_timestamp_ms.saturating_sub(conv.first_timestamp_ms)));
+    let u = conv.usage;
+    let tokens = units::human_count(
+        u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens,
+    );
+    let status = agent_status(model, conversation);
+    let linked = match conv.linked_by {
+        Some(rule) => format!("linked by {}", rule.name()),
+        None => "not linked to a spawning call".to_owned(),
+    };
+    let label = if conv.agent_name.is_empty() { String::new() } else { format!("{} · ", conv.agent_name) };
+    view! {
+        <div class="agent">
+            <div class="agent-head">
+                <span class="agent-kind">{kind}</span>
+                {(!agent_type.is_empty()).then(|| view! { <span class="agent-type">{agent_type}</span> })}
+                <span class="agent-description">{description}</span>
+                {status}
+            </div>
+            <div class="agent-stats">
+                <span>{format!("{messages} messages")}</span>
+                {(!tools_text.is_empty()).then(|| view! { <span>{format!("tools: {tools_text}")}</span> })}
+                <span>{format!("{tokens} tokens")}</span>
+                {duration.map(|d| view! { <span>{d}</span> })}
+                <span class="muted">{format!("{label}{linked}")}</span>
+            </div>
+        </div>
+    }
+    .into_any()
+}
+
+/// The agent's status: from its Task result's `toolUseResult.status`, else from its call.
+fn agent_status(model: &Model, conversation: u32) -> AnyView {
+    let conv = &model.graph.conversations[conversation as usize];
+    if conv.spawn_block == NONE {
+        return ().into_any();
+    }
+    let Some(op) = model.graph.tool_ops.iter().find(|op| op.call_block == conv.spawn_block) else {
+        return ().into_any();
+    };
+    let detail = (op.result_entry != NONE)
+        .then(|| &model.corpus.entries[op.result_entry as usize])
+        .filter(|e| !e.tool_use_result.is_empty() && e.tool_use_result.len() < 1 << 20)
+        .and_then(|e| {
+            serde_json::from_slice::<serde_json::Value>(model.corpus.span_bytes(e.file, e.tool_use_result)).ok()
+        })
+        .and_then(|v| v.get("status").and_then(|s| s.as_str()).map(str::to_owned));
+    match detail {
+        Some(status) => {
+            let class = if status == "completed" { "badge badge-ok" } else { "badge badge-warn" };
+            view! { <span class=class>{status}</span> }.into_any()
+        }
+        None => status_badge(op.status),
+    }
+}
+
+fn compaction_row(model: &Arc<Model>, link: u32) -> AnyView {
+    let Some(l) = model.graph.compactions.get(link as usize) else { return ().into_any() };
+    let trigger = model.corpus.sym(l.trigger);
+    let mut parts = vec!["Conversation compacted".to_owned()];
+    if !trigger.is_empty() {
+        parts.push(trigger.to_owned());
+    }
+    if l.pre_tokens > 0 {
+        parts.push(format!("{} tokens", units::human_count(l.pre_tokens)));
+    }
+    let text = parts.join(" · ");
+    let anchor = if l.boundary != NONE { l.boundary } else { l.summary };
+    view! {
+        <div class="compaction">
+            <span class="compaction-label">{text}</span>
+            {(anchor != NONE).then(|| time_view(model, anchor))}
+            <span class="muted">"expand for the history it replaced"</span>
+        </div>
+    }
+    .into_any()
+}
+
+fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
+    let state = use_state();
+    let Some(f) = model.graph.forks.get(fork as usize) else { return ().into_any() };
+    let count = f.alternatives.len();
+    let labels: Vec<String> = f
+        .alternatives
+        .iter()
+        .enumerate()
+        .map(|(i, &a)| {
+            let text = model
+                .corpus
+                .first_text(&model.corpus.entries[a as usize])
+                .map(|t| sessionscope_engine::dag::prompt_title(&t))
+                .unwrap_or_default();
+            let active = if i as u32 == f.active { " (latest)" } else { "" };
+            format!("{}. {text}{active}", i + 1)
+        })
+        .collect();
+    let choice = Memo::new(move |_| {
+        state.outline_version.track();
+        let model = state.model.get_value();
+        model.map_or(0, |m| state.options.with_value(|o| o.choice(&m.graph, fork)))
+    });
+    let options: Vec<AnyView> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| {
+            let label = label.clone();
+            view! { <option value=i.to_string() selected=move || choice.get() == i as u32>{label}</option> }.into_any()
+        })
+        .collect();
+    view! {
+        <div class="branch">
+            <span class="branch-label">{move || format!("Branch {} of {count}", choice.get() + 1)}</span>
+            <button
+                type="button"
+                class="button small"
+                tabindex="-1"
+                aria-label="Previous branch"
+                on:click=move |event: web_sys::MouseEvent| {
+                    event.stop_propagation();
+                    cycle_branch(&state, fork, -1);
+                }
+            >
+                "◂"
+            </button>
+            <button
+                type="button"
+                class="button small"
+                tabindex="-1"
+                aria-label="Next branch"
+                on:click=move |event: web_sys::MouseEvent| {
+                    event.stop_propagation();
+                    cycle_branch(&state, fork, 1);
+                }
+            >
+                "▸"
+            </button>
+            <select
+                class="branch-select"
+                aria-label="Branch shown"
+                on:click=|event: web_sys::MouseEvent| event.stop_propagation()
+                on:change=move |event| {
+                    if let Ok(index) = event_target_value(&event).parse::<u32>() {
+                        state.choose_branch(fork, index);
+                    }
+                }
+            >
+                {options}
+            </select>
+        </div>
+    }
+    .into_any()
+}
+
+fn noise_row(model: &Arc<Model>, entry: EntryId) -> AnyView {
+    let corpus = &model.corpus;
+    let e = &corpus.entries[entry as usize];
+    let mut what = corpus.sym(e.type_name).to_owned();
+    if e.subtype.is_some() {
+        what.push_str(" · ");
+        what.push_str(corpus.sym(e.subtype));
+    }
+    let details = corpus.entry_details(e);
+    let extra = details
+        .hook_name
+        .or(details.duration_ms.map(|d| format!("turn took {}", units::human_duration_ms(d as i64))))
+        .or_else(|| corpus.first_text(e).map(|t| sessionscope_engine::dag::prompt_title(&t)))
+        .unwrap_or_default();
+    let flags = if e.flags.has(EntryFlags::DELETED) {
+        "deleted"
+    } else if e.flags.has(EntryFlags::META) {
+        "meta"
+    } else {
+        ""
+    };
+    view! {
+        <div class="noise">
+            <span class="noise-kind">{what}</span>
+            {(!flags.is_empty()).then(|| view! { <span class="badge">{flags}</span> })}
+            <span class="noise-text">{extra}</span>
+            {time_view(model, entry)}
+        </div>
+    }
+    .into_any()
+}

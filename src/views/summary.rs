@@ -1,0 +1,115 @@
+//! The load summary: what was found, what was linked, what was skipped and why.
+
+use leptos::prelude::*;
+use sessionscope_engine::model::{Format, Severity};
+
+use crate::state::use_state;
+
+#[component]
+pub fn LoadSummary() -> impl IntoView {
+    let state = use_state();
+    move || {
+        let model = state.model()?;
+        let corpus = &model.corpus;
+        let graph = &model.graph;
+        let counts = corpus.counts();
+        let agents = graph.conversations.iter().filter(|c| c.is_agent()).count();
+        let unlinked = graph.unlinked_agents.len();
+        let rejected: Vec<(String, String)> = corpus
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.format == Format::Rejected)
+            .map(|(i, f)| {
+                let message = corpus
+                    .diagnostics
+                    .iter()
+                    .find(|d| d.file == i as u32 && d.line == 0)
+                    .map(|d| d.message.clone())
+                    .unwrap_or_default();
+                (f.path.clone(), message)
+            })
+            .collect();
+        let skipped_names = state.skipped_by_name.get();
+        let line_problems: Vec<(String, u32, &'static str, String, Severity)> = corpus
+            .diagnostics
+            .iter()
+            .filter(|d| d.line > 0)
+            .map(|d| {
+                (
+                    corpus.files[d.file as usize].path.clone(),
+                    d.line,
+                    d.kind.name(),
+                    d.message.clone(),
+                    d.kind.severity(),
+                )
+            })
+            .collect();
+        let skipped = counts.skipped;
+        let headline = format!(
+            "{} session(s) · {} file(s) · {} lines · {} agent conversation(s) linked{} · {} line(s) skipped",
+            graph.sessions.len(),
+            corpus.files.len(),
+            counts.lines,
+            agents - unlinked,
+            if unlinked > 0 { format!(", {unlinked} unlinked") } else { String::new() },
+            skipped
+        );
+        let has_details = !line_problems.is_empty() || !rejected.is_empty() || !skipped_names.is_empty();
+        let problem_count = line_problems.len();
+        Some(view! {
+            <section class="load-summary" aria-label="Load summary">
+                <p class="load-headline" role="status">{headline}</p>
+                {rejected
+                    .into_iter()
+                    .map(|(path, message)| {
+                        view! { <p class="rejected" role="alert"><strong>{path}</strong>": "{message}</p> }
+                    })
+                    .collect::<Vec<_>>()}
+                {has_details.then(|| view! {
+                    <details class="diagnostics">
+                        <summary>{format!("Diagnostics ({problem_count} line(s), {} file(s) left out by name)", skipped_names.len())}</summary>
+                        <table class="diagnostics-table">
+                            <thead>
+                                <tr><th scope="col">"File"</th><th scope="col">"Line"</th><th scope="col">"Kind"</th><th scope="col">"Message"</th></tr>
+                            </thead>
+                            <tbody>
+                                {line_problems
+                                    .into_iter()
+                                    .take(2000)
+                                    .map(|(file, line, kind, message, severity)| {
+                                        let class = match severity {
+                                            Severity::Error => "diag-error",
+                                            Severity::Warning => "diag-warning",
+                                            Severity::Info => "diag-info",
+                                        };
+                                        view! {
+                                            <tr class=class>
+                                                <td>{file}</td>
+                                                <td>{line}</td>
+                                                <td>{kind}</td>
+                                                <td>{message}</td>
+                                            </tr>
+                                        }
+                                    })
+                                    .collect::<Vec<_>>()}
+                                {skipped_names
+                                    .into_iter()
+                                    .take(500)
+                                    .map(|path| view! {
+                                        <tr class="diag-info">
+                                            <td>{path}</td>
+                                            <td>"-"</td>
+                                            <td>"not-a-log-name"</td>
+                                            <td>"left out: in a dropped folder, only .jsonl and .json files are read"</td>
+                                        </tr>
+                                    })
+                                    .collect::<Vec<_>>()}
+                            </tbody>
+                        </table>
+                    </details>
+                })}
+            </section>
+        })
+    }
+}
