@@ -216,12 +216,28 @@ pub fn start_load(
         }
     };
     let finish = Rc::new(finish);
+    let request = Object::new();
+    let paths = Array::new();
+    let handles = Array::new();
+    for picked in files {
+        paths.push(&picked.path.as_str().into());
+        handles.push(&picked.file);
+    }
+    let _ = Reflect::set(&request, &"paths".into(), &paths);
+    let _ = Reflect::set(&request, &"files".into(), &handles);
+    let _ = Reflect::set(&request, &"slice".into(), &(crate::worker::SLICE_BYTES as f64).into());
     let on_message = {
         let finish = finish.clone();
+        let worker = worker.clone();
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
             let data = event.data();
             let get = |key: &str| Reflect::get(&data, &key.into()).unwrap_or(JsValue::UNDEFINED);
             match get("kind").as_string().as_deref() {
+                Some("ready") => {
+                    if worker.post_message(&request).is_err() {
+                        finish(Err("the files could not be handed to the worker".to_owned()));
+                    }
+                }
                 Some("progress") => on_progress(Progress {
                     done_bytes: get("done").as_f64().unwrap_or(0.0),
                     total_bytes: get("total").as_f64().unwrap_or(0.0),
@@ -258,18 +274,6 @@ pub fn start_load(
     };
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-
-    let request = Object::new();
-    let paths = Array::new();
-    let handles = Array::new();
-    for picked in files {
-        paths.push(&picked.path.as_str().into());
-        handles.push(&picked.file);
-    }
-    let _ = Reflect::set(&request, &"paths".into(), &paths);
-    let _ = Reflect::set(&request, &"files".into(), &handles);
-    let _ = Reflect::set(&request, &"slice".into(), &(crate::worker::SLICE_BYTES as f64).into());
-    worker.post_message(&request).map_err(|_| "the files could not be handed to the worker".to_owned())?;
     Ok(LoadJob { worker, _on_message: on_message, _on_error: on_error })
 }
 

@@ -3,8 +3,8 @@
 //! and the file bytes as transferred buffers (moved, not copied). The page stays responsive
 //! whatever the size, and Cancel is `worker.terminate()`.
 //!
-//! Messages to the worker: `{ paths: string[], files: File[], slice: number }`.
-//! Messages from it: `{ kind: "progress", done, total, path }`, then
+//! Messages to the worker: `{ paths: string[], files: File[], slice: number }`, sent once it
+//! said `{ kind: "ready" }`. Messages from it: `{ kind: "progress", done, total, path }`, then
 //! `{ kind: "done", model: ArrayBuffer, files: ArrayBuffer[] }` or `{ kind: "error", message }`.
 
 use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
@@ -31,6 +31,11 @@ pub fn start() {
     });
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget();
+    // Messages posted before the wasm was ready were dispatched to no handler: the page waits
+    // for this before sending the files.
+    let ready = Object::new();
+    set(&ready, "kind", &"ready".into());
+    let _ = scope.post_message(&ready);
 }
 
 fn set(object: &Object, key: &str, value: &JsValue) {

@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, DIST, serveDist, launchBrowser, openApp, dropFiles, realFixture } from "./harness.mjs";
+import { ROOT, DIST, serveDist, launchBrowser, openApp, dropFiles, realFixture, allTreeItems, tree } from "./harness.mjs";
 
 const KETTLE = join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl");
 let server;
@@ -20,13 +20,42 @@ after(async () => {
   await server?.close();
 });
 
-/** user/assistant/system lines of a JSONL file, counted with node's own JSON parser. */
-function conversationLines(path) {
+/** The lines of a JSONL file, parsed by node's own JSON parser. */
+function lines(path) {
   return readFileSync(path, "utf8")
     .split("\n")
     .filter((l) => l.trim())
-    .map((l) => JSON.parse(l))
-    .filter((d) => ["user", "assistant", "system"].includes(d.type) && d.uuid).length;
+    .map((l) => JSON.parse(l));
+}
+
+/** What the graph should show of a simple session (no fork, no compaction, no agent), counted
+ * independently of the engine: each prompt, each API response (lines sharing message.id), each
+ * tool call. */
+function expectedRows(path) {
+  let rows = 0;
+  const responses = new Set();
+  for (const d of lines(path)) {
+    const content = d.message?.content;
+    if (d.type === "user" && !d.isMeta) {
+      const onlyResults = Array.isArray(content) && content.every((b) => b.type === "tool_result");
+      if (!onlyResults) rows++;
+    }
+    if (d.type === "assistant") {
+      if (!responses.has(d.message.id)) rows++;
+      responses.add(d.message.id);
+      rows += (content || []).filter((b) => b.type === "tool_use").length;
+    }
+  }
+  return rows;
+}
+
+/** Prompts typed by the user: user lines that are neither tool results nor meta. */
+function prompts(path) {
+  return lines(path).filter((d) => {
+    const content = d.message?.content;
+    const onlyResults = Array.isArray(content) && content.length > 0 && content.every((b) => b.type === "tool_result");
+    return d.type === "user" && !d.isMeta && !d.isCompactSummary && !onlyResults && !d.isSidechain;
+  }).length;
 }
 
 test("the static skeleton paints before the wasm arrives, under a strict CSP", () => {
@@ -49,25 +78,26 @@ test("the page loads with no console error and no foreign request", async () => 
   await app.context.close();
 });
 
-test("Open example shows the example's messages", async () => {
+test("Open example shows the example's conversation", async () => {
   const app = await openApp(browser, server);
   await app.page.getByRole("button", { name: "Open example" }).click();
-  const messages = app.page.getByRole("region", { name: "Messages" });
-  await messages.waitFor();
-  const rows = await messages.getByRole("listitem").count();
-  assert.ok(rows >= 2, `the example shows its messages (${rows})`);
+  await tree(app.page).waitFor();
+  await tree(app.page).getByText("instead of panicking on overflow, for all operators").waitFor();
+  const items = await allTreeItems(app.page);
+  assert.ok(items.length >= 10, `the example shows its rows (${items.length})`);
   assert.deepEqual(app.errors, []);
   assert.deepEqual(app.foreignRequests(), []);
   await app.context.close();
 });
 
-test("a .jsonl dropped on the drop zone shows its messages", async () => {
+test("a .jsonl dropped on the drop zone shows its messages and tool calls", async () => {
   const app = await openApp(browser, server);
   await dropFiles(app.page, [{ name: "kettle-rename.jsonl", bytes: readFileSync(KETTLE) }]);
-  const messages = app.page.getByRole("region", { name: "Messages" });
-  await messages.getByText("Please rename the `brew` function").waitFor();
-  assert.equal(await messages.getByRole("listitem").count(), conversationLines(KETTLE));
-  await messages.getByText("Found one definition in `src/lib.rs`").waitFor();
+  await tree(app.page).getByText("Please rename the brew function").waitFor();
+  const items = await allTreeItems(app.page);
+  assert.equal(items.length, expectedRows(KETTLE));
+  assert.ok(items.some((i) => i.text.includes("Grep") && i.text.includes("fn brew in src")));
+  await tree(app.page).getByText("Found one definition in").waitFor();
   assert.deepEqual(app.errors, []);
   assert.deepEqual(app.foreignRequests(), []);
   await app.context.close();
@@ -76,27 +106,25 @@ test("a .jsonl dropped on the drop zone shows its messages", async () => {
 test("a file chosen through the file input shows its messages", async () => {
   const app = await openApp(browser, server);
   await app.page.getByLabel("Choose session log files").setInputFiles(KETTLE);
-  const messages = app.page.getByRole("region", { name: "Messages" });
-  await messages.getByText("Please rename the `brew` function").waitFor();
-  assert.equal(await messages.getByRole("listitem").count(), conversationLines(KETTLE));
+  await tree(app.page).getByText("Please rename the brew function").waitFor();
+  assert.equal((await allTreeItems(app.page)).length, expectedRows(KETTLE));
   assert.deepEqual(app.foreignRequests(), []);
   await app.context.close();
 });
 
-test("a dropped real log shows all its messages", async (t) => {
+test("a dropped real log shows every prompt", async (t) => {
   const path = realFixture("session-share-2.1.14/0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl");
   if (!path) {
     t.skip("../shared/fixtures/real is not here");
     return;
   }
   const app = await openApp(browser, server);
-  await dropFiles(app.page, [{ name: "real.jsonl", bytes: readFileSync(path) }]);
-  const messages = app.page.getByRole("region", { name: "Messages" });
-  await messages.waitFor();
-  await app.page.waitForFunction(
-    (n) => document.querySelectorAll("[aria-label=Messages] li").length === n,
-    conversationLines(path),
-  );
+  await dropFiles(app.page, [{ name: "0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl", bytes: readFileSync(path) }]);
+  await tree(app.page).waitFor();
+  await app.page.waitForFunction(() => document.querySelectorAll("[role=treeitem]").length > 0);
+  const items = await allTreeItems(app.page);
+  const users = items.filter((i) => /^User\b/.test(i.text.trim()));
+  assert.equal(users.length, prompts(path));
   assert.deepEqual(app.errors, []);
   assert.deepEqual(app.foreignRequests(), []);
   await app.context.close();
@@ -107,7 +135,7 @@ test("the built site works from a sub-path of a static host", async () => {
   try {
     const app = await openApp(browser, prefixed);
     await app.page.getByRole("button", { name: "Open example" }).click();
-    await app.page.getByRole("region", { name: "Messages" }).waitFor();
+    await tree(app.page).waitFor();
     assert.deepEqual(app.errors, []);
     assert.deepEqual(app.foreignRequests(), []);
     assert.ok(

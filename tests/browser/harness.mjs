@@ -150,3 +150,40 @@ export function realFixture(relative) {
   const path = join(REAL_FIXTURES, relative);
   return existsSync(path) ? path : null;
 }
+
+/**
+ * Every row of the conversation tree, scrolling the virtualized list from top to bottom:
+ * [{ id, level, expanded, selected, text }] in order.
+ */
+export async function allTreeItems(page) {
+  return page.evaluate(async () => {
+    const scroller = document.querySelector(".tree-scroll");
+    const seen = new Map();
+    const frame = () => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+    scroller.scrollTop = 0;
+    await frame();
+    for (let guard = 0; guard < 10000; guard++) {
+      for (const item of document.querySelectorAll("[role=treeitem]")) {
+        if (!seen.has(item.id)) {
+          seen.set(item.id, {
+            id: item.id,
+            level: Number(item.getAttribute("aria-level")),
+            expanded: item.getAttribute("aria-expanded"),
+            selected: item.getAttribute("aria-selected") === "true",
+            text: item.innerText,
+            top: item.getBoundingClientRect().top + scroller.scrollTop,
+          });
+        }
+      }
+      if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1) break;
+      scroller.scrollTop += scroller.clientHeight * 0.8;
+      await frame();
+    }
+    return [...seen.values()].sort((a, b) => a.top - b.top);
+  });
+}
+
+/** The tree, found by its role and name. */
+export function tree(page) {
+  return page.getByRole("tree", { name: "Conversation" });
+}
