@@ -82,7 +82,7 @@ test("Open example shows the example's conversation", async () => {
   const app = await openApp(browser, server);
   await app.page.getByRole("button", { name: "Open example" }).click();
   await tree(app.page).waitFor();
-  await tree(app.page).getByText("instead of panicking on overflow, for all operators").waitFor();
+  await tree(app.page).locator(".message-body p", { hasText: "instead of panicking on overflow" }).waitFor();
   const items = await allTreeItems(app.page);
   assert.ok(items.length >= 10, `the example shows its rows (${items.length})`);
   assert.deepEqual(app.errors, []);
