@@ -84,7 +84,10 @@ test("Open example shows the example's conversation", async () => {
   await tree(app.page).waitFor();
   await tree(app.page).locator(".message-body p", { hasText: "instead of panicking on overflow" }).waitFor();
   const items = await allTreeItems(app.page);
-  assert.ok(items.length >= 10, `the example shows its rows (${items.length})`);
+  const marker = items.find((i) => i.text.includes("Conversation compacted"));
+  assert.equal(marker?.expanded, "false", "the compaction marker starts folded");
+  assert.ok(items.some((i) => i.text.includes("Branch 2 of 2")), "the rewind shows a branch switcher");
+  assert.ok(items.some((i) => i.text.includes("Edit") && i.text.includes("src/eval.rs")), "tool calls show");
   assert.deepEqual(app.errors, []);
   assert.deepEqual(app.foreignRequests(), []);
   await app.context.close();
