@@ -1,0 +1,241 @@
+// The conversation graph in a real browser: folders with subagents, compaction markers,
+// branches, keyboard, deep links, noise, themes, the load summary.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, serveDist, launchBrowser, openApp, dropFiles, realFixture, allTreeItems, tree } from "./harness.mjs";
+
+const ENGINE_FIXTURES = join(ROOT, "crates/engine/tests/fixtures");
+const EXAMPLE = join(ROOT, "assets/example/e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17.jsonl");
+let server;
+let browser;
+
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Drops a folder from disk through Chromium's own drag and drop, as a user would. */
+async function dropFolder(page, dir) {
+  const cdp = await page.context().newCDPSession(page);
+  const box = await page.locator("body").boundingBox();
+  const point = { x: box.x + box.width / 2, y: box.y + 200 };
+  const data = { items: [], files: [dir], dragOperationsMask: 1 };
+  for (const type of ["dragEnter", "dragOver", "drop"]) {
+    await cdp.send("Input.dispatchDragEvent", { type, ...point, data });
+  }
+}
+
+async function openExample(page) {
+  await page.getByRole("button", { name: "Open example" }).click();
+  await tree(page).waitFor();
+}
+
+function row(page, text) {
+  return tree(page).getByRole("treeitem").filter({ hasText: text }).first();
+}
+
+async function level(locator) {
+  return Number(await locator.getAttribute("aria-level"));
+}
+
+test("a dropped project folder nests each subagent under the tool call that spawned it", async () => {
+  const app = await openApp(browser, server);
+  await dropFolder(app.page, join(ENGINE_FIXTURES, "dag/agents"));
+  await app.page.getByRole("region", { name: "Load summary" }).getByText("5 agent conversation(s) linked, 1 unlinked").waitFor();
+  // The session list holds both sessions, the orphan agent's included.
+  const sessions = app.page.getByRole("region", { name: "Sessions" });
+  await sessions.getByRole("button", { name: "Audit the lamp crate" }).click();
+  const task = row(app.page, "Audit docs (doc-auditor)");
+  await task.waitFor();
+  assert.equal(await task.getAttribute("aria-expanded"), "false");
+  await task.locator(".twisty").click();
+  const agent = row(app.page, "Every public item has docs");
+  const agentRow = tree(app.page).getByRole("treeitem").filter({ hasText: "doc-auditor" }).filter({ hasText: "messages" }).first();
+  await agentRow.waitFor();
+  assert.equal(await level(agentRow), (await level(task)) + 1, "the agent is a child of its Task call");
+  assert.equal(await agentRow.getAttribute("aria-expanded"), "false", "agents start collapsed");
+  await agentRow.locator(".twisty").click();
+  await agent.waitFor();
+  // Role reversal: inside the agent the spawning side speaks as the parent agent.
+  await row(app.page, "Parent agent").waitFor();
+  assert.equal(await level(row(app.page, "Parent agent")), (await level(agentRow)) + 1);
+  // The nested agent sits under the docs agent's own Task call.
+  const nestedCall = row(app.page, "Spell check (speller)");
+  await nestedCall.locator(".twisty").click();
+  const nested = tree(app.page).getByRole("treeitem").filter({ hasText: "speller" }).filter({ hasText: "messages" }).first();
+  await nested.waitFor();
+  assert.equal(await level(nested), (await level(nestedCall)) + 1);
+  assert.deepEqual(app.errors, []);
+  assert.deepEqual(app.foreignRequests(), []);
+  await app.context.close();
+});
+
+test("a real project folder links its subagent files", async (t) => {
+  const dir = realFixture("session-share-2.1.14");
+  if (!dir) {
+    t.skip("../shared/fixtures/real is not here");
+    return;
+  }
+  const app = await openApp(browser, server);
+  await dropFolder(app.page, dir);
+  const summary = app.page.getByRole("region", { name: "Load summary" });
+  await summary.getByText("6 agent conversation(s) linked").waitFor();
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("expanding a compaction marker shows the history it replaced", async () => {
+  const app = await openApp(browser, server);
+  await openExample(app.page);
+  const before = await allTreeItems(app.page);
+  const marker = row(app.page, "Conversation compacted");
+  assert.equal(await marker.getAttribute("aria-expanded"), "false");
+  assert.ok(!before.some((i) => i.text.includes("division_rounds_toward_zero test in tinycalc fails")));
+  await marker.locator(".twisty").click();
+  assert.equal(await marker.getAttribute("aria-expanded"), "true");
+  const after = await allTreeItems(app.page);
+  assert.ok(after.length > before.length + 5, `${before.length} -> ${after.length}`);
+  const first = after.find((i) => i.text.includes("division_rounds_toward_zero test in tinycalc fails"));
+  assert.ok(first, "the first prompt, from before the compaction, is shown");
+  assert.equal(first.level, after.find((i) => i.text.includes("Conversation compacted")).level + 1);
+  await app.context.close();
+});
+
+test("switching a real branch shows the other alternative", async () => {
+  const app = await openApp(browser, server);
+  await openExample(app.page);
+  const branch = row(app.page, "Branch 2 of 2");
+  await branch.waitFor();
+  const latest = tree(app.page).locator(".message-body p", { hasText: "return a CalcError::Overflow instead" });
+  await latest.waitFor();
+  await branch.locator(".branch-label").click();
+  await app.page.keyboard.press("[");
+  await row(app.page, "Branch 1 of 2").waitFor();
+  await latest.waitFor({ state: "detached" });
+  const items = await allTreeItems(app.page);
+  assert.ok(items.some((i) => i.text.includes("Now make eval return an error instead of panicking")), "the first alternative shows");
+  // And back with the button.
+  await row(app.page, "Branch 1 of 2").getByRole("button", { name: "Next branch" }).click();
+  await row(app.page, "Branch 2 of 2").waitFor();
+  await app.context.close();
+});
+
+test("rows collapse and expand with the keyboard", async () => {
+  const app = await openApp(browser, server);
+  await openExample(app.page);
+  const t = tree(app.page);
+  await t.focus();
+  await app.page.keyboard.press("g");
+  const selected = () => t.locator("[role=treeitem][aria-selected=true]");
+  assert.match(await selected().innerText(), /Conversation compacted/);
+  // Walk down to the first assistant row that has tool calls under it.
+  let text = "";
+  for (let i = 0; i < 20 && !(text.includes("Assistant") && (await selected().getAttribute("aria-expanded")) === "true"); i++) {
+    await app.page.keyboard.press("j");
+    text = await selected().innerText();
+  }
+  const assistant = selected();
+  const id = await assistant.getAttribute("id");
+  const count = async () => (await allTreeItems(app.page)).length;
+  const open = await count();
+  await app.page.keyboard.press("ArrowLeft");
+  assert.equal(await t.locator(`#${id}`).getAttribute("aria-expanded"), "false");
+  assert.ok((await count()) < open, "its tool calls are hidden");
+  await app.page.keyboard.press("ArrowRight");
+  assert.equal(await t.locator(`#${id}`).getAttribute("aria-expanded"), "true");
+  assert.equal(await count(), open);
+  await app.page.keyboard.press("Enter");
+  assert.equal(await t.locator(`#${id}`).getAttribute("aria-expanded"), "false");
+  // The tree names its active row for assistive technology.
+  assert.equal(await t.getAttribute("aria-activedescendant"), id);
+  await app.page.keyboard.press("G");
+  const last = (await allTreeItems(app.page)).at(-1);
+  assert.equal(await t.getAttribute("aria-activedescendant"), last.id);
+  await app.context.close();
+});
+
+test("a deep link opens the message it names, expanding what hides it", async () => {
+  const first = JSON.parse(readFileSync(EXAMPLE, "utf8").split("\n").find((l) => l.includes('"type":"user"') && l.includes("division_rounds_toward_zero")));
+  const app = await openApp(browser, server, { url: `${server.url}#s=${first.sessionId}&m=${first.uuid}` });
+  await openExample(app.page);
+  const target = tree(app.page).locator("[role=treeitem][aria-selected=true]");
+  await target.waitFor();
+  assert.match(await target.innerText(), /division_rounds_toward_zero test in tinycalc fails/);
+  assert.equal(await row(app.page, "Conversation compacted").getAttribute("aria-expanded"), "true");
+  assert.ok(await target.isVisible());
+  // Selecting another message puts its link in the address bar.
+  await row(app.page, "Compaction summary").click();
+  await app.page.waitForFunction(() => location.hash.includes("&m="));
+  assert.ok(!app.page.url().includes(first.uuid));
+  await app.context.close();
+});
+
+test("hidden lines are folded by default and revealed in place", async () => {
+  const app = await openApp(browser, server);
+  await openExample(app.page);
+  const before = await allTreeItems(app.page);
+  assert.ok(!before.some((i) => i.text.includes("turn_duration")));
+  await app.page.getByLabel(/Show hidden lines/).check();
+  const after = await allTreeItems(app.page);
+  const noise = after.find((i) => i.text.includes("system · turn_duration"));
+  assert.ok(noise, "the turn_duration line shows");
+  assert.equal(after.length, before.length + 1, "in place, beside the messages");
+  // Inside the folded history too, once it is opened.
+  await row(app.page, "Conversation compacted").locator(".twisty").click();
+  assert.ok((await allTreeItems(app.page)).some((i) => i.text.includes("progress · hook_progress")));
+  await app.context.close();
+});
+
+test("light and dark themes follow the system, and the toggle", async () => {
+  const app = await openApp(browser, server, { colorScheme: "dark" });
+  const background = () => app.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(await background(), "rgb(13, 17, 23)");
+  await app.page.getByRole("button", { name: "Switch between light and dark" }).click();
+  assert.equal(await app.page.evaluate(() => document.documentElement.dataset.theme), "light");
+  assert.equal(await background(), "rgb(255, 255, 255)");
+  await app.context.close();
+});
+
+test("the load summary lists skipped lines with their numbers and reasons", async () => {
+  const app = await openApp(browser, server);
+  await dropFiles(app.page, [
+    { name: "broken-lines.jsonl", bytes: readFileSync(join(ENGINE_FIXTURES, "broken-lines.jsonl")) },
+    { name: "page.html", bytes: "<!doctype html><html><body>not a log</body></html>\n" },
+  ]);
+  const summary = app.page.getByRole("region", { name: "Load summary" });
+  // Four broken lines, and the one line of the HTML file.
+  await summary.getByText("5 line(s) skipped").waitFor();
+  await summary.getByRole("alert").filter({ hasText: "page.html" }).filter({ hasText: "HTML" }).waitFor();
+  await summary.getByText(/^Diagnostics/).click();
+  const rows = summary.getByRole("row");
+  const texts = await rows.allInnerTexts();
+  for (const [line, kind] of [
+    [2, "invalid-json"],
+    [3, "not-an-object"],
+    [5, "missing-uuid"],
+    [6, "duplicate-uuid"],
+    [11, "invalid-utf8"],
+  ]) {
+    assert.ok(texts.some((t) => t.includes(`\t${line}\t${kind}`)), `line ${line} ${kind}: ${texts.join(" | ")}`);
+  }
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("files in a dropped folder that are not logs are listed, not read", async () => {
+  const app = await openApp(browser, server);
+  const dir = join(ROOT, "tests/fixtures/folder-with-extras");
+  assert.ok(readdirSync(dir).includes("notes.txt"));
+  await dropFolder(app.page, dir);
+  const summary = app.page.getByRole("region", { name: "Load summary" });
+  await summary.getByText("1 session(s)").waitFor();
+  await summary.getByText(/2 file\(s\) left out by name/).waitFor();
+  await app.context.close();
+});
