@@ -17,6 +17,7 @@ use crate::views::tree::ConversationTree;
 pub fn App() -> impl IntoView {
     let state = AppState::new();
     provide_context(state);
+    files::prepare_worker_soon();
 
     // The outside world: the theme attribute, the address bar, files dropped anywhere.
     Effect::new(move |_| crate::theme::apply(state.theme.get()));

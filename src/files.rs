@@ -173,22 +173,24 @@ impl Progress {
     }
 }
 
-/// A load in progress: dropping it (or calling `cancel`) stops the worker.
+/// A load in progress: dropping it (or calling `cancel`) stops the worker and the reading.
 pub struct LoadJob {
     worker: web_sys::Worker,
+    cancelled: Rc<std::cell::Cell<bool>>,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
 }
 
 impl LoadJob {
     pub fn cancel(&self) {
+        self.cancelled.set(true);
         self.worker.terminate();
     }
 }
 
 impl Drop for LoadJob {
     fn drop(&mut self) {
-        self.worker.terminate();
+        self.cancel();
     }
 }
 
@@ -196,26 +198,116 @@ pub fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
-/// Starts reading `files` in the loading worker. `on_progress` is called after every slice,
-/// `on_done` once with the model or the reason it failed.
+/// A worker started ahead of time, so it is loaded and warmed up when files arrive.
+struct Spare {
+    worker: web_sys::Worker,
+    ready: Rc<std::cell::Cell<bool>>,
+    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+}
+
+thread_local! {
+    static SPARE: RefCell<Option<Spare>> = const { RefCell::new(None) };
+}
+
+fn spawn_worker() -> Result<web_sys::Worker, String> {
+    web_sys::Worker::new("./worker_loader.js").map_err(|_| "the loading worker could not start".to_owned())
+}
+
+/// Starts a worker ahead of time, unless one is waiting already.
+pub fn prepare_worker() {
+    SPARE.with(|spare| {
+        if spare.borrow().is_some() {
+            return;
+        }
+        let Ok(worker) = spawn_worker() else { return };
+        let ready = Rc::new(std::cell::Cell::new(false));
+        let flag = ready.clone();
+        let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            if Reflect::get(&event.data(), &"kind".into()).ok().and_then(|k| k.as_string()).as_deref() == Some("ready")
+            {
+                flag.set(true);
+            }
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        *spare.borrow_mut() = Some(Spare { worker, ready, _on_message: on_message });
+    });
+}
+
+/// Prepares a worker once the page has been idle for a moment.
+pub fn prepare_worker_soon() {
+    let Some(window) = web_sys::window() else { return };
+    let callback = Closure::once_into_js(prepare_worker);
+    let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 1500);
+}
+
+/// What the page and the worker each bring to a load.
+#[derive(Default)]
+struct Parts {
+    model: Option<Vec<u8>>,
+    bytes: Option<Vec<Vec<u8>>>,
+}
+
+/// Starts loading `files`: the worker parses them while the page reads their bytes.
+/// `on_progress` is called after every slice the worker reads, `on_done` once with the model
+/// or the reason it failed.
 pub fn start_load(
     files: &[PickedFile],
     on_progress: impl Fn(Progress) + 'static,
     on_done: impl FnOnce(Result<Model, String>) + 'static,
 ) -> Result<LoadJob, String> {
-    let worker =
-        web_sys::Worker::new("./worker_loader.js").map_err(|_| "the loading worker could not start".to_owned())?;
+    let spare = SPARE.with(|s| s.borrow_mut().take());
+    let (worker, already_ready) = match spare {
+        Some(spare) => (spare.worker, spare.ready.get()),
+        None => (spawn_worker()?, false),
+    };
     let started = now_ms();
+    let cancelled = Rc::new(std::cell::Cell::new(false));
     let on_done = Rc::new(RefCell::new(Some(on_done)));
+    let parts = Rc::new(RefCell::new(Parts::default()));
     let finish = {
         let on_done = on_done.clone();
+        let cancelled = cancelled.clone();
         move |result: Result<Model, String>| {
+            if cancelled.get() {
+                return;
+            }
             if let Some(done) = on_done.borrow_mut().take() {
                 done(result);
             }
         }
     };
     let finish = Rc::new(finish);
+    // Both halves in: decode the model and show it.
+    let assemble = {
+        let parts = parts.clone();
+        let finish = finish.clone();
+        move || {
+            let ready = {
+                let p = parts.borrow();
+                p.model.is_some() && p.bytes.is_some()
+            };
+            if !ready {
+                return;
+            }
+            let (model, bytes) = {
+                let mut p = parts.borrow_mut();
+                (p.model.take().unwrap_or_default(), p.bytes.take().unwrap_or_default())
+            };
+            let assembled = now_ms();
+            let result = crate::worker::decode_model(&model, bytes).map(|(corpus, graph)| Model::new(corpus, graph));
+            web_sys::console::debug_1(
+                &format!(
+                    "sessionscope load: model decoded in {:.0} ms, {:.0} ms after the start",
+                    now_ms() - assembled,
+                    now_ms() - started
+                )
+                .into(),
+            );
+            finish(result);
+        }
+    };
+    let assemble = Rc::new(assemble);
+
     let request = Object::new();
     let paths = Array::new();
     let handles = Array::new();
@@ -226,9 +318,13 @@ pub fn start_load(
     let _ = Reflect::set(&request, &"paths".into(), &paths);
     let _ = Reflect::set(&request, &"files".into(), &handles);
     let _ = Reflect::set(&request, &"slice".into(), &(crate::worker::SLICE_BYTES as f64).into());
+
     let on_message = {
         let finish = finish.clone();
         let worker = worker.clone();
+        let parts = parts.clone();
+        let assemble = assemble.clone();
+        let request = request.clone();
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
             let data = event.data();
             let get = |key: &str| Reflect::get(&data, &key.into()).unwrap_or(JsValue::UNDEFINED);
@@ -255,10 +351,19 @@ pub fn start_load(
                     building: true,
                 }),
                 Some("done") => {
-                    let model = Uint8Array::new(&get("model")).to_vec();
-                    let buffers: Array = get("files").dyn_into().unwrap_or_default();
-                    let bytes: Vec<Vec<u8>> = buffers.iter().map(|b| Uint8Array::new(&b).to_vec()).collect();
-                    finish(crate::worker::decode_model(&model, bytes).map(|(corpus, graph)| Model::new(corpus, graph)));
+                    web_sys::console::debug_1(
+                        &format!(
+                            "sessionscope load: worker done after {:.0} ms: {}",
+                            now_ms() - started,
+                            js_sys::JSON::stringify(&get("timings"))
+                                .ok()
+                                .and_then(|s| s.as_string())
+                                .unwrap_or_default()
+                        )
+                        .into(),
+                    );
+                    parts.borrow_mut().model = Some(Uint8Array::new(&get("model")).to_vec());
+                    assemble();
                 }
                 Some("error") => finish(Err(get("message").as_string().unwrap_or_else(|| "loading failed".into()))),
                 _ => {}
@@ -274,7 +379,52 @@ pub fn start_load(
     };
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    Ok(LoadJob { worker, _on_message: on_message, _on_error: on_error })
+    if already_ready && worker.post_message(&request).is_err() {
+        return Err("the files could not be handed to the worker".to_owned());
+    }
+
+    // Meanwhile the page reads the bytes it will show, slice by slice.
+    let files: Vec<PickedFile> = files.to_vec();
+    let stop = cancelled.clone();
+    leptos::task::spawn_local(async move {
+        match read_bytes(&files, &stop).await {
+            Ok(bytes) => {
+                parts.borrow_mut().bytes = Some(bytes);
+                assemble();
+            }
+            Err(message) => finish(Err(message)),
+        }
+    });
+    Ok(LoadJob { worker, cancelled, _on_message: on_message, _on_error: on_error })
+}
+
+/// Every file's bytes, each in one buffer sized up front.
+async fn read_bytes(files: &[PickedFile], cancelled: &std::cell::Cell<bool>) -> Result<Vec<Vec<u8>>, String> {
+    let mut all = Vec::with_capacity(files.len());
+    for picked in files {
+        let size = picked.file.size();
+        let mut bytes = Vec::with_capacity(size as usize);
+        let mut offset = 0.0;
+        while offset < size {
+            if cancelled.get() {
+                return Err("cancelled".into());
+            }
+            let end = (offset + crate::worker::SLICE_BYTES as f64).min(size);
+            let blob = picked
+                .file
+                .slice_with_f64_and_f64(offset, end)
+                .map_err(|_| format!("{}: cannot slice", picked.path))?;
+            let buffer =
+                JsFuture::from(blob.array_buffer()).await.map_err(|_| format!("{} could not be read", picked.path))?;
+            let array = Uint8Array::new(&buffer);
+            let at = bytes.len();
+            bytes.resize(at + array.length() as usize, 0);
+            array.copy_to(&mut bytes[at..]);
+            offset = end;
+        }
+        all.push(bytes);
+    }
+    Ok(all)
 }
 
 /// The bundled example, read on the page itself (it is small).

@@ -188,7 +188,9 @@ impl AppState {
                 }
             },
             move |result| {
-                state.job.set_value(None);
+                // The job's closures may be running this very callback: drop it afterwards.
+                leptos::task::spawn_local(async move { state.job.set_value(None) });
+                files::prepare_worker_soon();
                 match result {
                     Ok(model) => {
                         state.files.set_value(files_for_model);

@@ -32,6 +32,7 @@ try {
   const best = (key) => Math.min(...runs.map((r) => r[key]));
   const mb = bytes / 1e6;
   const r = runs[0];
+  console.log("runs (parse ms):", runs.map((r) => r.parse_ms.toFixed(0)).join(", "));
   console.log(`file: ${mb.toFixed(1)} MB, ${r.lines} lines, ${r.entries} entries, ${r.conversations} conversations`);
   console.log(`wasm read+parse (8 MiB slices): best ${best("parse_ms").toFixed(1)} ms = ${(mb / (best("parse_ms") / 1000)).toFixed(0)} MB/s`);
   console.log(`wasm graph build: best ${best("graph_ms").toFixed(1)} ms = ${(mb / (best("graph_ms") / 1000)).toFixed(0)} MB/s`);

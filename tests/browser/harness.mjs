@@ -80,6 +80,7 @@ export async function launchBrowser() {
       "--disable-sync",
       "--disable-default-apps",
       "--disable-extensions",
+      "--enable-precise-memory-info",
     ],
   });
 }

@@ -171,9 +171,9 @@ test("a deep link opens the message it names, expanding what hides it", async ()
   assert.equal(await row(app.page, "Conversation compacted").getAttribute("aria-expanded"), "true");
   assert.ok(await target.isVisible());
   // Selecting another message puts its link in the address bar.
-  await row(app.page, "Compaction summary").click();
-  await app.page.waitForFunction(() => location.hash.includes("&m="));
-  assert.ok(!app.page.url().includes(first.uuid));
+  await tree(app.page).focus();
+  await app.page.keyboard.press("G");
+  await app.page.waitForFunction((uuid) => location.hash.includes("&m=") && !location.hash.includes(uuid), first.uuid);
   await app.context.close();
 });
 
@@ -237,5 +237,28 @@ test("files in a dropped folder that are not logs are listed, not read", async (
   const summary = app.page.getByRole("region", { name: "Load summary" });
   await summary.getByText("1 session(s)").waitFor();
   await summary.getByText(/2 file\(s\) left out by name/).waitFor();
+  await app.context.close();
+});
+
+test("a big file shows progress while it loads, and Cancel stops it", async () => {
+  const app = await openApp(browser, server);
+  // 200 MB built in the page: many small progress lines of one session.
+  await app.page.evaluate(() => {
+    const parts = [];
+    const line = (i) =>
+      `{"type":"progress","uuid":"big-${i}","parentUuid":${i ? `"big-${i - 1}"` : "null"},"sessionId":"big","timestamp":"2026-01-01T00:00:00.000Z","data":{"type":"bash_progress","output":"${"x".repeat(900)}"}}\n`;
+    for (let i = 0; i < 210000; i++) parts.push(line(i));
+    const file = new File(parts, "big.jsonl");
+    const data = new DataTransfer();
+    data.items.add(file);
+    document.querySelector("main").dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+  });
+  const bar = app.page.getByRole("progressbar", { name: "Loading progress" });
+  await bar.waitFor();
+  await app.page.getByRole("status").filter({ hasText: /Reading big\.jsonl · \d+% · .* MB\/s/ }).waitFor();
+  await app.page.getByRole("button", { name: "Cancel" }).click();
+  await bar.waitFor({ state: "detached" });
+  await app.page.getByRole("button", { name: "Open example" }).waitFor();
+  assert.deepEqual(app.errors, []);
   await app.context.close();
 });

@@ -1,0 +1,113 @@
+// The viewer on a big session, in headless Chromium: generates a session (default 100 MB),
+// drops it on the page and prints the time to the first rows, the total load time, memory
+// after the load, the number of DOM nodes, and frame times while scrolling top to bottom.
+//   node tests/bench/viewer-load.mjs [size, default 100MB] [--screenshot path.png]
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, serveDist, launchBrowser } from "../browser/harness.mjs";
+
+const args = process.argv.slice(2);
+const size = args.find((a) => /^\d+(KB|MB|GB)?$/i.test(a)) || "100MB";
+const shotAt = args.indexOf("--screenshot");
+const dir = mkdtempSync(join(tmpdir(), "sessionscope-viewer-"));
+execFileSync("cargo", ["run", "--quiet", "--release", "-p", "sessionscope-synth", "--bin", "gen-session", "--", "--out", dir, "--size", size, "--seed", "7", "--agents", "0"], { cwd: ROOT, stdio: "inherit" });
+const main = readdirSync(dir).find((f) => f.endsWith(".jsonl"));
+const path = join(dir, main);
+const bytes = statSync(path).size;
+
+const server = await serveDist({ extra: { "/bench/session.jsonl": path } });
+const browser = await launchBrowser();
+try {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    addEventListener("TrunkApplicationStarted", (e) => (window.__wasm = e.detail.wasm));
+  });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+    if (m.type() === "debug") console.log(m.text());
+  });
+  await page.goto(server.url);
+  await page.getByRole("button", { name: "Open example" }).waitFor();
+  const result = await page.evaluate(async (name) => {
+    const blob = await (await fetch("/bench/session.jsonl")).blob();
+    const file = new File([blob], name);
+    const data = new DataTransfer();
+    data.items.add(file);
+    const t0 = performance.now();
+    document.querySelector("main").dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+    const firstRows = await new Promise((ok) => {
+      const check = () => (document.querySelector("[role=treeitem]") ? ok(performance.now() - t0) : requestAnimationFrame(check));
+      check();
+    });
+    const loaded = await new Promise((ok) => {
+      const check = () => (document.querySelector("[aria-label='Load summary']") ? ok(performance.now() - t0) : requestAnimationFrame(check));
+      check();
+    });
+    await new Promise((ok) => setTimeout(ok, 500));
+    const memory = {
+      jsHeap: performance.memory ? performance.memory.usedJSHeapSize : null,
+      wasm: window.__wasm?.memory?.buffer?.byteLength ?? null,
+    };
+    const domNodes = document.getElementsByTagName("*").length;
+    const treeItems = document.querySelectorAll("[role=treeitem]").length;
+    // Scroll from top to bottom a screen at a time, timing each frame.
+    const scroller = document.querySelector(".tree-scroll");
+    const frames = [];
+    let longTasks = 0;
+    const observer = new PerformanceObserver((list) => (longTasks += list.getEntries().length));
+    observer.observe({ entryTypes: ["longtask"] });
+    const frame = () => new Promise((ok) => requestAnimationFrame(ok));
+    await frame();
+    const scrollStart = performance.now();
+    let steps = 0;
+    let maxTreeItems = 0;
+    while (scroller.scrollTop + scroller.clientHeight < scroller.scrollHeight - 2 && steps < 20000) {
+      const before = performance.now();
+      scroller.scrollTop += scroller.clientHeight;
+      await frame();
+      await frame();
+      frames.push((performance.now() - before) / 2);
+      maxTreeItems = Math.max(maxTreeItems, document.querySelectorAll("[role=treeitem]").length);
+      steps++;
+    }
+    const scrollMs = performance.now() - scrollStart;
+    observer.disconnect();
+    frames.sort((a, b) => a - b);
+    return {
+      firstRows,
+      loaded,
+      memory,
+      domNodes,
+      treeItems,
+      maxTreeItems,
+      rows: scroller.scrollHeight,
+      steps,
+      scrollMs,
+      frameMedian: frames[Math.floor(frames.length / 2)],
+      frameP95: frames[Math.floor(frames.length * 0.95)],
+      frameMax: frames.at(-1),
+      framesOver50: frames.filter((f) => f > 50).length,
+      longTasks,
+    };
+  }, main);
+  const mb = (n) => (n / 1e6).toFixed(1);
+  console.log(`file: ${mb(bytes)} MB`);
+  console.log(`first rows shown: ${result.firstRows.toFixed(0)} ms after the drop; loaded: ${result.loaded.toFixed(0)} ms`);
+  console.log(`memory after load: JS heap ${mb(result.memory.jsHeap)} MB, wasm ${mb(result.memory.wasm)} MB = ${((result.memory.jsHeap + result.memory.wasm) / bytes).toFixed(2)}x the file`);
+  console.log(`DOM nodes: ${result.domNodes}; tree items in the DOM: ${result.treeItems} (at most ${result.maxTreeItems} while scrolling)`);
+  console.log(JSON.stringify(result));
+  console.log(`scroll top to bottom: ${result.steps} screens in ${result.scrollMs.toFixed(0)} ms; frame median ${result.frameMedian.toFixed(1)} ms, p95 ${result.frameP95.toFixed(1)} ms, max ${result.frameMax.toFixed(1)} ms, ${result.framesOver50} frames over 50 ms, ${result.longTasks} long tasks`);
+  if (shotAt >= 0) {
+    await page.screenshot({ path: args[shotAt + 1] });
+    console.log(`screenshot: ${args[shotAt + 1]}`);
+  }
+  if (errors.length) console.log("errors:", errors);
+} finally {
+  await browser.close();
+  await server.close();
+}
