@@ -329,10 +329,8 @@ pub fn start_load(
             let data = event.data();
             let get = |key: &str| Reflect::get(&data, &key.into()).unwrap_or(JsValue::UNDEFINED);
             match get("kind").as_string().as_deref() {
-                Some("ready") => {
-                    if worker.post_message(&request).is_err() {
-                        finish(Err("the files could not be handed to the worker".to_owned()));
-                    }
+                Some("ready") if worker.post_message(&request).is_err() => {
+                    finish(Err("the files could not be handed to the worker".to_owned()));
                 }
                 Some("progress") => on_progress(Progress {
                     done_bytes: get("done").as_f64().unwrap_or(0.0),
