@@ -53,7 +53,9 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    let loaded = move || state.model_version.get() > 0 && state.model.with_value(Option::is_some);
+    // A memo, so the viewer is built once per "something is loaded", not once per model.
+    let loaded = Memo::new(move |_| state.model_version.get() > 0 && state.model.with_value(Option::is_some));
+    let loaded = move || loaded.get();
     view! {
         <header class="topbar">
             <span class="brand">"sessionscope"</span>

@@ -59,7 +59,8 @@ pub struct OutlineOptions {
 
 impl OutlineOptions {
     pub fn choice(&self, graph: &Graph, fork: u32) -> u32 {
-        self.choices.get(&fork).copied().unwrap_or_else(|| graph.forks[fork as usize].active)
+        let active = graph.forks.get(fork as usize).map_or(0, |f| f.active);
+        self.choices.get(&fork).copied().unwrap_or(active)
     }
 }
 

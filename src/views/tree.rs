@@ -210,13 +210,15 @@ pub fn ConversationTree() -> impl IntoView {
     };
     let measure_pending = StoredValue::new(false);
     let schedule_measure = move || {
-        if measure_pending.get_value() {
+        if measure_pending.try_get_value().unwrap_or(true) {
             return;
         }
         measure_pending.set_value(true);
         request_animation_frame(move || {
-            measure_pending.set_value(false);
-            measure();
+            // The tree may be gone by the next frame.
+            if measure_pending.try_set_value(false).is_none() {
+                measure();
+            }
         });
     };
     Effect::new(move |_| {
@@ -240,12 +242,14 @@ pub fn ConversationTree() -> impl IntoView {
 
     let scroll_pending = StoredValue::new(false);
     let on_scroll = move |_| {
-        if scroll_pending.get_value() {
+        if scroll_pending.try_get_value().unwrap_or(true) {
             return;
         }
         scroll_pending.set_value(true);
         request_animation_frame(move || {
-            scroll_pending.set_value(false);
+            if scroll_pending.try_set_value(false).is_some() {
+                return;
+            }
             if let Some(element) = scroller.get_untracked() {
                 scroll_top.set(element.scroll_top() as f64);
                 viewport.set(element.client_height() as f64);
@@ -275,7 +279,7 @@ pub fn ConversationTree() -> impl IntoView {
         scroll_to(key);
         reveal_passes.set_value(3);
         let again = move || {
-            if reveal_passes.get_value() > 0 {
+            if reveal_passes.try_get_value().unwrap_or(0) > 0 {
                 reveal_passes.update_value(|p| *p -= 1);
                 scroll_to(key);
             }
@@ -284,7 +288,7 @@ pub fn ConversationTree() -> impl IntoView {
             again();
             request_animation_frame(move || {
                 again();
-                state.reveal.set(None);
+                state.reveal.try_set(None);
             });
         });
     });
@@ -330,10 +334,12 @@ pub fn ConversationTree() -> impl IntoView {
                         each=move || {
                             let (start, end) = window.get();
                             let layout = layout.get();
-                            layout.0.rows[start..end].iter().map(|(key, _)| *key).collect::<Vec<_>>()
+                            // Keyed with the model's version too: a row of another model is another row.
+                            let version = state.model_version.get();
+                            layout.0.rows[start..end].iter().map(|(key, _)| (version, *key)).collect::<Vec<_>>()
                         }
                         key=|key| *key
-                        children=move |key| view! { <RowView key=key /> }
+                        children=move |(_, key)| view! { <RowView key=key /> }
                     />
                 </div>
             </div>

@@ -141,9 +141,11 @@ export async function dropFiles(page, files) {
     }
     return dt;
   }, payload);
+  // The drop zone on the start page; anywhere in the page once something is loaded.
   const zone = page.getByRole("region", { name: "Open session logs" });
-  await zone.dispatchEvent("dragover", { dataTransfer });
-  await zone.dispatchEvent("drop", { dataTransfer });
+  const target = (await zone.count()) > 0 ? zone : page.locator("main");
+  await target.dispatchEvent("dragover", { dataTransfer });
+  await target.dispatchEvent("drop", { dataTransfer });
 }
 
 /** The real fixture at `relative`, or null (the test then says it was skipped). */

@@ -262,3 +262,19 @@ test("a big file shows progress while it loads, and Cancel stops it", async () =
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });
+
+test("a second drop asks whether to add the files or replace what is loaded", async () => {
+  const app = await openApp(browser, server);
+  await openExample(app.page);
+  const kettle = readFileSync(join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl"));
+  await dropFiles(app.page, [{ name: "kettle-rename.jsonl", bytes: kettle }]);
+  const dialog = app.page.getByRole("dialog", { name: "Add or replace" });
+  await dialog.getByRole("button", { name: "Add" }).click();
+  const summary = app.page.getByRole("region", { name: "Load summary" });
+  await summary.getByText(/^2 session\(s\) · 4 file\(s\)/).waitFor();
+  await dropFiles(app.page, [{ name: "kettle-rename.jsonl", bytes: kettle }]);
+  await dialog.getByRole("button", { name: "Replace" }).click();
+  await summary.getByText(/^1 session\(s\) · 1 file\(s\)/).waitFor();
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
