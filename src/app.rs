@@ -6,10 +6,14 @@ use leptos::prelude::*;
 use crate::deeplink;
 use crate::files;
 use crate::outline::RowKey;
+use crate::state::MainTab;
 use crate::state::{AppState, LoadStatus, Theme, use_state};
+use crate::views::panel::SidePanel;
 use crate::views::progress::{AddOrReplace, LoadProgress};
+use crate::views::search::SearchBox;
 use crate::views::sessions::SessionList;
 use crate::views::start::{PickButtons, StartScreen};
+use crate::views::stats::Statistics;
 use crate::views::summary::LoadSummary;
 use crate::views::tree::ConversationTree;
 
@@ -59,7 +63,11 @@ pub fn App() -> impl IntoView {
     view! {
         <header class="topbar">
             <span class="brand">"sessionscope"</span>
-            <span class="tagline">"Claude Code session logs, read in your browser"</span>
+            {move || if loaded() {
+                view! { <SearchBox /> }.into_any()
+            } else {
+                view! { <span class="tagline">"Claude Code session logs, read in your browser"</span> }.into_any()
+            }}
             <span class="spacer"></span>
             {move || loaded().then(|| view! {
                 <div class="topbar-actions">
@@ -115,14 +123,39 @@ fn ThemeToggle() -> impl IntoView {
 
 #[component]
 fn Viewer() -> impl IntoView {
+    let state = use_state();
+    let tab = state.main_tab;
+    let tab_button = move |which: MainTab, label: &'static str| {
+        view! {
+            <button
+                type="button"
+                role="tab"
+                class="panel-tab"
+                aria-selected=move || if tab.get() == which { "true" } else { "false" }
+                on:click=move |_| tab.set(which)
+            >
+                {label}
+            </button>
+        }
+    };
     view! {
         <div class="viewer">
             <LoadSummary />
             <SessionList />
-            <section class="conversation" aria-label="Conversation view">
-                <SessionHeader />
-                <ConversationTree />
-            </section>
+            <div class="workspace">
+                <section class="conversation" aria-label="Conversation view">
+                    <SessionHeader />
+                    <div class="main-tabs" role="tablist" aria-label="Views">
+                        {tab_button(MainTab::Conversation, "Conversation")}
+                        {tab_button(MainTab::Statistics, "Statistics")}
+                    </div>
+                    {move || match tab.get() {
+                        MainTab::Conversation => view! { <ConversationTree /> }.into_any(),
+                        MainTab::Statistics => view! { <div class="stats-scroll"><Statistics /></div> }.into_any(),
+                    }}
+                </section>
+                <SidePanel />
+            </div>
         </div>
     }
 }
@@ -174,7 +207,8 @@ fn SessionHeader() -> impl IntoView {
                     />
                     {move || format!(" Show hidden lines (progress, hooks, meta: {})", hidden())}
                 </label>
-                <p class="keys muted">"Keys: j/k move · Enter/Space or ←/→ collapse and expand · [ ] switch branch · g/G start/end"</p>
+                <crate::views::filters::GraphFilters />
+                <p class="keys muted">"Keys: j/k move · Enter/Space or ←/→ collapse and expand · [ ] switch branch · g/G start/end · / search"</p>
             </div>
         })
     }

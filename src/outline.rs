@@ -47,10 +47,33 @@ pub struct Row {
     pub collapsed: bool,
 }
 
+/// Which rows the graph shows. Rows that do not match are hidden, unless something below
+/// them matches; collapsed rows open to show what matches inside.
+#[derive(Clone, Default, PartialEq, Eq, Debug)]
+pub struct RowFilter {
+    pub hide_user: bool,
+    pub hide_assistant: bool,
+    pub hide_tools: bool,
+    pub hide_system: bool,
+    /// Only rows of this conversation (the main thread or one agent).
+    pub conversation: Option<u32>,
+    pub errors_only: bool,
+    /// Milliseconds since the epoch, inclusive.
+    pub from_ms: Option<i64>,
+    pub to_ms: Option<i64>,
+}
+
+impl RowFilter {
+    pub fn is_active(&self) -> bool {
+        *self != RowFilter::default()
+    }
+}
+
 /// What the outline is built with.
 #[derive(Default)]
 pub struct OutlineOptions {
     pub show_noise: bool,
+    pub filter: RowFilter,
     /// Rows whose collapse state differs from their default.
     pub toggled: FxHashSet<RowKey>,
     /// The alternative shown at each real fork, where it is not the active one.
@@ -75,6 +98,11 @@ pub struct Outline {
     pub hidden_noise: u32,
     /// For each row, `(number of siblings, 1-based position among them)`.
     positions: Vec<(u32, u32)>,
+    /// With a filter: rows hidden because neither they nor anything below them matches.
+    hidden: Vec<bool>,
+    filtering: bool,
+    /// Rows the filter matched themselves.
+    pub matched: u32,
 }
 
 impl Outline {
@@ -126,7 +154,9 @@ impl Outline {
                 builder.push(NONE, RowKind::Agent { conversation: agent }, RowKey::Agent(agent), session.main != NONE);
             builder.conversation(agent, row);
         }
-        builder.finish()
+        let mut outline = builder.finish();
+        outline.apply_filter(corpus, graph, &options.filter);
+        outline
     }
 
     pub fn key(&self, row: u32) -> RowKey {
@@ -157,23 +187,26 @@ impl Outline {
     }
 
     /// The rows shown, in order, with their depth: a preorder walk that does not enter
-    /// collapsed rows.
+    /// collapsed rows (with a filter: that skips hidden rows and opens rows with matches below).
     pub fn visible(&self) -> Vec<(u32, u16)> {
         let mut out = Vec::new();
         let mut stack: Vec<(u32, u16)> = Vec::new();
         let mut root = self.first_root;
         while root != NONE {
-            stack.push((root, 0));
+            if !self.is_hidden(root) {
+                stack.push((root, 0));
+            }
             while let Some((row, depth)) = stack.pop() {
                 out.push((row, depth));
-                let r = &self.rows[row as usize];
-                if r.collapsed || r.first_child == NONE {
+                if !self.is_open(row) {
                     continue;
                 }
                 let start = stack.len();
-                let mut child = r.first_child;
+                let mut child = self.rows[row as usize].first_child;
                 while child != NONE {
-                    stack.push((child, depth + 1));
+                    if !self.is_hidden(child) {
+                        stack.push((child, depth + 1));
+                    }
                     child = self.rows[child as usize].next_sibling;
                 }
                 stack[start..].reverse();
@@ -183,10 +216,106 @@ impl Outline {
         out
     }
 
+    fn is_hidden(&self, row: u32) -> bool {
+        self.filtering && self.hidden.get(row as usize).copied().unwrap_or(false)
+    }
+
+    /// Whether a row shows its children: expanded, or (with a filter) holding matches.
+    pub fn is_open(&self, row: u32) -> bool {
+        let r = &self.rows[row as usize];
+        if r.first_child == NONE {
+            return false;
+        }
+        if self.filtering {
+            let mut child = r.first_child;
+            while child != NONE {
+                if !self.is_hidden(child) {
+                    return true;
+                }
+                child = self.rows[child as usize].next_sibling;
+            }
+            return false;
+        }
+        !r.collapsed
+    }
+
+    pub fn is_filtering(&self) -> bool {
+        self.filtering
+    }
+
+    /// Applies a filter: hides rows that neither match nor hold a match.
+    fn apply_filter(&mut self, corpus: &Corpus, graph: &Graph, filter: &RowFilter) {
+        self.filtering = filter.is_active();
+        if !self.filtering {
+            return;
+        }
+        let n = self.rows.len();
+        let mut keep = vec![false; n];
+        let mut matched = 0;
+        // Children always come after their parent: one backwards pass settles every subtree.
+        for row in (0..n).rev() {
+            let own = row_matches(corpus, graph, filter, self.rows[row].kind);
+            if own {
+                matched += 1;
+            }
+            if own || keep[row] {
+                keep[row] = true;
+                let parent = self.rows[row].parent;
+                if parent != NONE {
+                    keep[parent as usize] = true;
+                }
+            }
+        }
+        self.hidden = keep.into_iter().map(|k| !k).collect();
+        self.matched = matched;
+    }
+
     /// The number of siblings of a row (itself included) and its 1-based position among
     /// them, for `aria-setsize` / `aria-posinset`.
     pub fn position(&self, row: u32) -> (u32, u32) {
         self.positions.get(row as usize).copied().unwrap_or((1, 1))
+    }
+}
+
+/// Whether a row matches a filter by itself (structural rows never do: they show when
+/// something below them matches).
+fn row_matches(corpus: &Corpus, graph: &Graph, filter: &RowFilter, kind: RowKind) -> bool {
+    let in_time = |entry: &Entry| {
+        !entry.has_timestamp()
+            || (filter.from_ms.is_none_or(|from| entry.timestamp_ms >= from)
+                && filter.to_ms.is_none_or(|to| entry.timestamp_ms <= to))
+    };
+    let in_conversation = |entry: EntryId| {
+        filter.conversation.is_none_or(|c| graph.nodes.get(entry as usize).is_some_and(|n| n.conversation == c))
+    };
+    match kind {
+        RowKind::Message { first, .. } | RowKind::Noise { entry: first } => {
+            let entry = &corpus.entries[first as usize];
+            let hidden_kind = match kind {
+                RowKind::Noise { .. } => filter.hide_system,
+                _ => match entry.kind {
+                    EntryKind::User if entry.flags.has(EntryFlags::COMPACT_SUMMARY) => filter.hide_system,
+                    EntryKind::User => filter.hide_user,
+                    EntryKind::Assistant if entry.flags.has(EntryFlags::API_ERROR) => filter.hide_system,
+                    EntryKind::Assistant => filter.hide_assistant,
+                    _ => filter.hide_system,
+                },
+            };
+            let error = entry.flags.has(EntryFlags::ERROR)
+                || entry.flags.has(EntryFlags::API_ERROR)
+                || entry.flags.has(EntryFlags::TOOL_ERROR);
+            !hidden_kind && (!filter.errors_only || error) && in_conversation(first) && in_time(entry)
+        }
+        RowKind::ToolCall { op } => {
+            let Some(o) = graph.tool_ops.get(op as usize) else { return false };
+            let anchor = if o.call_entry != NONE { o.call_entry } else { o.result_entry };
+            let error = matches!(o.status, sessionscope_engine::dag::ToolStatus::Error);
+            !filter.hide_tools
+                && (!filter.errors_only || error)
+                && filter.conversation.is_none_or(|c| o.conversation == c)
+                && in_time(&corpus.entries[anchor as usize])
+        }
+        RowKind::Agent { .. } | RowKind::Compaction { .. } | RowKind::Branch { .. } => false,
     }
 }
 
@@ -280,6 +409,9 @@ impl Builder<'_> {
             entry_rows: self.entry_rows,
             hidden_noise: self.hidden_noise,
             positions,
+            hidden: Vec::new(),
+            filtering: false,
+            matched: 0,
         }
     }
 
@@ -611,6 +743,40 @@ mod tests {
         let switched = Outline::build(&corpus, &graph, 0, &options);
         assert!(switched.row_of_entry(other_first).is_some());
         assert!(switched.row_of_entry(active_first).is_none());
+    }
+
+    #[test]
+    fn filters_hide_what_does_not_match_and_open_what_holds_a_match() {
+        let (corpus, graph) = example();
+        let options = OutlineOptions {
+            filter: RowFilter { errors_only: true, ..RowFilter::default() },
+            ..OutlineOptions::default()
+        };
+        let outline = Outline::build(&corpus, &graph, 0, &options);
+        let visible = outline.visible();
+        let errors: Vec<u32> = visible
+            .iter()
+            .filter_map(|(row, _)| match outline.rows[*row as usize].kind {
+                RowKind::ToolCall { op } => Some(op),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(errors.len(), 1, "the failing cargo test, inside the collapsed history");
+        assert_eq!(graph.tool_ops[errors[0] as usize].status, sessionscope_engine::dag::ToolStatus::Error);
+        assert!(matches!(outline.rows[visible[0].0 as usize].kind, RowKind::Compaction { .. }), "its marker opens");
+        assert_eq!(outline.matched, 1);
+
+        let tools_hidden = OutlineOptions {
+            filter: RowFilter { hide_tools: true, hide_system: true, ..RowFilter::default() },
+            ..OutlineOptions::default()
+        };
+        let outline = Outline::build(&corpus, &graph, 0, &tools_hidden);
+        // Tool calls show only to hold the subagent whose messages match.
+        for (row, _) in outline.visible() {
+            if matches!(outline.rows[row as usize].kind, RowKind::ToolCall { .. }) {
+                assert!(outline.has_children(row));
+            }
+        }
     }
 
     #[test]

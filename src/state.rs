@@ -11,6 +11,8 @@ use sessionscope_engine::model::{EntryId, NONE};
 
 use crate::files::{self, LoadJob, Picked, PickedFile, Progress};
 use crate::outline::{Outline, OutlineOptions, RowKey};
+use crate::panel::PanelFilter;
+use rustc_hash::FxHashSet;
 
 /// Everything loaded: the parsed files and their structure.
 pub struct Model {
@@ -86,6 +88,28 @@ pub struct AppState {
     /// A row to bring into view (set by deep links, search, keyboard moves).
     pub reveal: RwSignal<Option<RowKey>>,
     pub theme: RwSignal<Theme>,
+    pub panel_filter: RwSignal<PanelFilter>,
+    /// The graph's filter (a copy of `options.filter`, for the controls).
+    pub graph_filter: RwSignal<crate::outline::RowFilter>,
+    /// Turns whose group is collapsed in the operations panel.
+    pub panel_collapsed: RwSignal<FxHashSet<u32>>,
+    pub panel_tab: RwSignal<PanelTab>,
+    pub main_tab: RwSignal<MainTab>,
+    pub search: crate::search::SearchState,
+}
+
+/// The side panel's views.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PanelTab {
+    Operations,
+    Files,
+}
+
+/// The main area's views.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MainTab {
+    Conversation,
+    Statistics,
 }
 
 impl AppState {
@@ -108,6 +132,12 @@ impl AppState {
             selected: RwSignal::new(None),
             reveal: RwSignal::new(None),
             theme: RwSignal::new(crate::theme::stored_theme()),
+            panel_filter: RwSignal::new(PanelFilter::default()),
+            graph_filter: RwSignal::new(Default::default()),
+            panel_collapsed: RwSignal::new(FxHashSet::default()),
+            panel_tab: RwSignal::new(PanelTab::Operations),
+            main_tab: RwSignal::new(MainTab::Conversation),
+            search: crate::search::SearchState::new(),
         }
     }
 
@@ -239,6 +269,10 @@ impl AppState {
         let session = target.map_or_else(|| model.default_session(), |(s, _)| s);
         self.model.set_value(Some(Arc::new(model)));
         self.options.set_value(OutlineOptions::default());
+        self.graph_filter.set(Default::default());
+        self.panel_filter.set(PanelFilter::default());
+        self.panel_collapsed.set(FxHashSet::default());
+        self.search.clear();
         self.show_noise.set(false);
         self.selected.set(None);
         self.session.set(session);
@@ -250,9 +284,33 @@ impl AppState {
         }
     }
 
+    /// Shows a tool call in the graph: its message expanded, the call selected.
+    pub fn reveal_op(&self, op: u32) {
+        let Some(model) = self.model.get_value() else { return };
+        let Some(o) = model.graph.tool_ops.get(op as usize) else { return };
+        let anchor = if o.call_entry != NONE { o.call_entry } else { o.result_entry };
+        self.main_tab.set(MainTab::Conversation);
+        self.reveal_entry(anchor);
+        let key = RowKey::Op(op);
+        let ancestors = self.outline.with_value(|outline| {
+            let outline = outline.as_ref()?;
+            let row = outline.row_of_key(key)?;
+            Some(outline.ancestors(row).into_iter().map(|a| outline.key(a)).collect::<Vec<_>>())
+        });
+        let Some(ancestors) = ancestors else { return };
+        for ancestor in ancestors {
+            self.set_collapsed(ancestor, false);
+        }
+        self.selected.set(Some(key));
+        self.reveal.set(Some(key));
+    }
+
     pub fn select_session(&self, session: u32) {
+        self.panel_filter.set(PanelFilter::default());
+        self.panel_collapsed.set(FxHashSet::default());
         self.options
             .set_value(OutlineOptions { show_noise: self.show_noise.get_untracked(), ..OutlineOptions::default() });
+        self.graph_filter.set(Default::default());
         self.selected.set(None);
         self.session.set(session);
         self.rebuild_outline();
@@ -270,6 +328,12 @@ impl AppState {
         self.outline.set_value(Some(outline));
         self.outline_version.update(|v| *v += 1);
         self.visible_version.update(|v| *v += 1);
+    }
+
+    pub fn set_filter(&self, filter: crate::outline::RowFilter) {
+        self.options.update_value(|o| o.filter = filter);
+        self.graph_filter.set(self.options.with_value(|o| o.filter.clone()));
+        self.rebuild_outline();
     }
 
     pub fn set_show_noise(&self, show: bool) {

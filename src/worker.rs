@@ -27,7 +27,12 @@ pub fn start() {
         let request = event.data();
         wasm_bindgen_futures::spawn_local(async move {
             let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-            if let Err(message) = load(&scope, &request).await {
+            let result = match get(&request, "kind").as_string().as_deref() {
+                Some("search-init") => search_init(&request),
+                Some("search") => search(&scope, &request).await,
+                _ => load(&scope, &request).await,
+            };
+            if let Err(message) = result {
                 let reply = Object::new();
                 set(&reply, "kind", &"error".into());
                 set(&reply, "message", &message.into());
@@ -136,6 +141,59 @@ async fn load(scope: &web_sys::DedicatedWorkerGlobalScope, request: &JsValue) ->
     set(&reply, "timings", &timings);
     let transfer = Array::of1(&model_buffer);
     scope.post_message_with_transfer(&reply, &transfer).map_err(|_| "the model could not be sent".to_owned())
+}
+
+thread_local! {
+    /// The model a search worker searches, and the id of the newest search.
+    static SEARCHED: std::cell::RefCell<Option<std::rc::Rc<Corpus>>> = const { std::cell::RefCell::new(None) };
+    static NEWEST: std::cell::Cell<f64> = const { std::cell::Cell::new(-1.0) };
+}
+
+/// Takes the model and the file bytes to search (from the page, which has them).
+fn search_init(request: &JsValue) -> Result<(), String> {
+    let model = Uint8Array::new(&get(request, "model")).to_vec();
+    let files: Array = get(request, "files").dyn_into().map_err(|_| "no files to search")?;
+    let bytes: Vec<Vec<u8>> = files.iter().map(|b| Uint8Array::new(&b).to_vec()).collect();
+    let (corpus, _graph) = decode_model(&model, bytes)?;
+    SEARCHED.with(|s| *s.borrow_mut() = Some(std::rc::Rc::new(corpus)));
+    Ok(())
+}
+
+/// Searches in steps, posting the hits of each; a newer search stops an older one.
+async fn search(scope: &web_sys::DedicatedWorkerGlobalScope, request: &JsValue) -> Result<(), String> {
+    const STEP: usize = 4000;
+    let id = get(request, "id").as_f64().unwrap_or(0.0);
+    let text = get(request, "query").as_string().unwrap_or_default();
+    let regex = get(request, "regex").as_bool().unwrap_or(false);
+    NEWEST.with(|n| n.set(id));
+    let query = sessionscope_engine::search::Query::new(&text, regex)?;
+    let Some(corpus) = SEARCHED.with(|s| s.borrow().clone()) else { return Err("nothing to search".into()) };
+    let entries = corpus.entries.len();
+    let mut start = 0;
+    loop {
+        if NEWEST.with(|n| n.get()) != id {
+            return Ok(());
+        }
+        let end = (start + STEP).min(entries);
+        let mut hits = Vec::new();
+        let count = query.search(&corpus, start..end, &mut |h| hits.push(h));
+        let reply = Object::new();
+        set(&reply, "kind", &"hits".into());
+        set(&reply, "id", &id.into());
+        set(&reply, "count", &(count as f64).into());
+        set(&reply, "done", &(end >= entries).into());
+        set(&reply, "hits", &serde_json::to_string(&hits).unwrap_or_default().into());
+        let _ = scope.post_message(&reply);
+        if end >= entries {
+            return Ok(());
+        }
+        start = end;
+        // Let a newer request in.
+        let pause = js_sys::Promise::new(&mut |resolve, _| {
+            let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        });
+        let _ = JsFuture::from(pause).await;
+    }
 }
 
 fn to_buffer(bytes: &[u8]) -> ArrayBuffer {

@@ -2,9 +2,13 @@
 //! list and the conversation graph.
 
 pub mod content;
+pub mod filters;
+pub mod panel;
 pub mod progress;
 pub mod row;
+pub mod search;
 pub mod sessions;
 pub mod start;
+pub mod stats;
 pub mod summary;
 pub mod tree;

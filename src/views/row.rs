@@ -263,18 +263,25 @@ fn message_row(model: &Arc<Model>, first: EntryId, last: EntryId) -> AnyView {
     .into_any()
 }
 
-pub fn category_icon(category: ToolCategory) -> &'static str {
-    match category {
-        ToolCategory::Read => "📄",
-        ToolCategory::Search => "🔍",
-        ToolCategory::Edit => "✏️",
-        ToolCategory::Execute => "▶",
-        ToolCategory::Web => "🌐",
-        ToolCategory::Agent => "🤖",
-        ToolCategory::PlanTodo => "☑",
-        ToolCategory::Mcp => "🔌",
-        ToolCategory::Other => "⚙",
+/// A small monochrome icon per tool category (inline SVG: no icon font, no emoji font needed).
+pub fn category_icon(category: ToolCategory) -> AnyView {
+    let path = match category {
+        ToolCategory::Read => "M4 2h6l3 3v9H4z M6 7h5 M6 9.5h5 M6 12h3",
+        ToolCategory::Search => "M7 3a4 4 0 1 1 0 8a4 4 0 1 1 0-8z M10 10l4 4",
+        ToolCategory::Edit => "M3 13l1-3 7-7 2 2-7 7z M10 4l2 2",
+        ToolCategory::Execute => "M2 3h12v10H2z M4 6l2 2-2 2 M7.5 10.5h3",
+        ToolCategory::Web => "M8 2a6 6 0 1 1 0 12a6 6 0 1 1 0-12z M2 8h12 M8 2c-2.5 3-2.5 9 0 12 M8 2c2.5 3 2.5 9 0 12",
+        ToolCategory::Agent => "M5 3h6v5H5z M3 14c0-3 2-4.5 5-4.5s5 1.5 5 4.5 M6.5 5.5h.1 M9.5 5.5h.1",
+        ToolCategory::PlanTodo => "M3 3h10v10H3z M5 8l2 2 4-4",
+        ToolCategory::Mcp => "M6 2v4 M10 2v4 M4 6h8v3a4 4 0 0 1-8 0z M8 13v2",
+        ToolCategory::Other => "M8 5a3 3 0 1 1 0 6a3 3 0 1 1 0-6z M8 1v2 M8 13v2 M1 8h2 M13 8h2",
+    };
+    view! {
+        <svg class="icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
+            <path d=path />
+        </svg>
     }
+    .into_any()
 }
 
 pub fn status_badge(status: ToolStatus) -> AnyView {
@@ -297,7 +304,7 @@ fn tool_row(model: &Arc<Model>, op_index: u32, expanded: Signal<bool>) -> AnyVie
     view! {
         <div class="tool" class:tool-error=error>
             <div class="tool-head">
-                <span class="tool-icon" aria-hidden="true">{icon}</span>
+                <span class="tool-icon">{icon}</span>
                 <span class="tool-name">{name}</span>
                 <span class="tool-summary">{summary}</span>
                 {status_badge(op.status)}

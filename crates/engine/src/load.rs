@@ -343,7 +343,9 @@ impl Loader {
                     line: line_no,
                     offset: start as u64,
                     kind: DiagnosticKind::LoneSurrogate,
-                    message: format!("{repaired} lone UTF-16 surrogate escape(s) were read as U+FFFD; the line was read"),
+                    message: format!(
+                        "{repaired} lone UTF-16 surrogate escape(s) were read as U+FFFD; the line was read"
+                    ),
                 });
                 outcome = self.import(file, line_no, begin, end);
             }

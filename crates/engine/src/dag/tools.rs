@@ -217,7 +217,11 @@ fn set_result(corpus: &Corpus, op: &mut ToolOp, entry_index: EntryId, block_inde
 }
 
 fn duration(call: &Entry, result: &Entry) -> i64 {
-    if call.has_timestamp() && result.has_timestamp() { result.timestamp_ms.saturating_sub(call.timestamp_ms).max(0) } else { -1 }
+    if call.has_timestamp() && result.has_timestamp() {
+        result.timestamp_ms.saturating_sub(call.timestamp_ms).max(0)
+    } else {
+        -1
+    }
 }
 
 /// An assistant tool_use that an extracted `<assistant>_tool_<n>` message repeats is counted
@@ -450,6 +454,9 @@ pub fn line_delta(old: &str, new: &str) -> (usize, usize) {
 
 /// `path` relative to `cwd` when it is inside it.
 pub fn relative_path(path: &str, cwd: &str) -> String {
+    if !cwd.is_empty() && path.trim_end_matches(['/', '\\']) == cwd.trim_end_matches(['/', '\\']) {
+        return String::new();
+    }
     if !cwd.is_empty()
         && let Some(rest) = path.strip_prefix(cwd)
         && let Some(rest) = rest.strip_prefix('/').or_else(|| rest.strip_prefix('\\'))

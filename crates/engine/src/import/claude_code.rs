@@ -487,13 +487,7 @@ fn entry_kind(ty: &str) -> Option<EntryKind> {
 const INTERRUPTED_MARK: &[u8] = b"[Request interrupted by user";
 
 /// Reads line `line_no` (`begin..end` of the file's bytes) into the sink.
-pub(crate) fn import_line(
-    sink: &mut Sink,
-    bytes: &[Vec<u8>],
-    file: FileId,
-    line_no: u32,
-    text: &str,
-) -> LineOutcome {
+pub(crate) fn import_line(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, line_no: u32, text: &str) -> LineOutcome {
     let file_bytes = bytes[file as usize].as_slice();
     let line = text.as_bytes();
     let begin = line.as_ptr() as usize - file_bytes.as_ptr() as usize;
@@ -761,7 +755,8 @@ fn parse_time(text: &str) -> Option<i64> {
 /// Finds the raw span of a string `message` (or `message.content`, or top-level `content`)
 /// that had escapes, by reading only those fields of the line again.
 fn second_read(at: &Locator, line: &[u8], in_message: bool) -> Span {
-    let Ok(bodies) = std::str::from_utf8(line).map_err(|_| ()).and_then(|l| serde_json::from_str::<RawBodies>(l).map_err(|_| ()))
+    let Ok(bodies) =
+        std::str::from_utf8(line).map_err(|_| ()).and_then(|l| serde_json::from_str::<RawBodies>(l).map_err(|_| ()))
     else {
         return Span::EMPTY;
     };

@@ -55,7 +55,12 @@ impl Failure {
 impl Failure {
     /// Unreachable in practice: lines are repaired before they are read.
     pub fn invalid_utf8() -> Failure {
-        Failure { kind: DiagnosticKind::InvalidUtf8, message: "invalid UTF-8".into(), eof: false, lone_surrogate: false }
+        Failure {
+            kind: DiagnosticKind::InvalidUtf8,
+            message: "invalid UTF-8".into(),
+            eof: false,
+            lone_surrogate: false,
+        }
     }
 }
 

@@ -1,0 +1,266 @@
+//! Searching everything loaded: prompts and answers, thinking, tool inputs and results, in
+//! every conversation and on every branch. Plain text (case-insensitive) or a regular
+//! expression, matched on decoded text (escapes in the JSON do not hide a match). The search
+//! runs over a range of entries at a time, so a caller can stream results as they are found.
+
+use std::borrow::Cow;
+
+use regex::{Regex, RegexBuilder};
+use serde::{Deserialize, Serialize};
+
+use crate::json;
+use crate::model::{BlockKind, Corpus, EntryFlags, EntryId};
+use crate::span::Span;
+
+/// What part of an entry a hit is in.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum Field {
+    Text,
+    Thinking,
+    ToolInput,
+    ToolResult,
+    ToolName,
+}
+
+impl Field {
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Text => "text",
+            Field::Thinking => "thinking",
+            Field::ToolInput => "tool input",
+            Field::ToolResult => "tool result",
+            Field::ToolName => "tool name",
+        }
+    }
+}
+
+/// One match.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Hit {
+    pub entry: EntryId,
+    pub field: Field,
+    /// The block of the entry it is in (index into `Corpus::blocks`), or `u32::MAX` for the
+    /// entry's string content.
+    pub block: u32,
+    /// The text around the match, on one line, and where the match is in it (char offsets).
+    pub context: String,
+    pub match_start: u32,
+    pub match_len: u32,
+}
+
+/// A compiled query.
+#[derive(Clone, Debug)]
+pub struct Query {
+    regex: Regex,
+}
+
+/// Characters of context on each side of a match.
+const CONTEXT_CHARS: usize = 60;
+/// Hits kept per searchable field (the count goes on).
+const HITS_PER_FIELD: usize = 20;
+
+impl Query {
+    /// A plain-text query (case-insensitive) or a regular expression (case-insensitive unless it
+    /// says otherwise with `(?-i)`). An invalid regular expression is an error message.
+    pub fn new(text: &str, is_regex: bool) -> Result<Query, String> {
+        if text.is_empty() {
+            return Err("the query is empty".into());
+        }
+        let pattern = if is_regex { text.to_owned() } else { regex::escape(text) };
+        RegexBuilder::new(&pattern)
+            .case_insensitive(true)
+            .size_limit(1 << 22)
+            .build()
+            .map(|regex| Query { regex })
+            .map_err(|e| format!("not a valid regular expression: {e}"))
+    }
+
+    /// Searches entries `range` of `corpus`, calling `found` for each hit. Returns the number
+    /// of matches (more than the hits when a field matches many times).
+    pub fn search(&self, corpus: &Corpus, range: std::ops::Range<usize>, found: &mut dyn FnMut(Hit)) -> u64 {
+        let mut count = 0;
+        for e in range {
+            let Some(entry) = corpus.entries.get(e) else { break };
+            let e = e as EntryId;
+            if entry.flags.has(EntryFlags::STRING_CONTENT) {
+                count += self.look(corpus, entry.file, e, Field::Text, u32::MAX, entry.content, found);
+            }
+            for (i, block) in corpus.blocks_of(entry).iter().enumerate() {
+                let index = entry.blocks_start + i as u32;
+                let (field, span) = match block.kind {
+                    BlockKind::Text | BlockKind::Document => (Field::Text, block.body),
+                    BlockKind::Thinking => (Field::Thinking, block.body),
+                    BlockKind::ToolUse | BlockKind::ServerToolUse => {
+                        let name = corpus.sym(block.name);
+                        count += self.find(name, |start, end| {
+                            let (context, match_start, match_len) = snippet(name, start, end);
+                            found(Hit {
+                                entry: e,
+                                field: Field::ToolName,
+                                block: index,
+                                context,
+                                match_start,
+                                match_len,
+                            });
+                        });
+                        (Field::ToolInput, block.body)
+                    }
+                    BlockKind::ToolResult | BlockKind::ServerToolResult => (Field::ToolResult, block.body),
+                    _ => continue,
+                };
+                count += self.look(corpus, entry.file, e, field, index, span, found);
+            }
+        }
+        count
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn look(
+        &self,
+        corpus: &Corpus,
+        file: u32,
+        entry: EntryId,
+        field: Field,
+        block: u32,
+        span: Span,
+        found: &mut dyn FnMut(Hit),
+    ) -> u64 {
+        if span.is_empty() {
+            return 0;
+        }
+        let text = searchable(corpus.span_bytes(file, span));
+        self.find(&text, |start, end| {
+            let (context, match_start, match_len) = snippet(&text, start, end);
+            found(Hit { entry, field, block, context, match_start, match_len });
+        })
+    }
+
+    /// The byte ranges of every match in `text` (for highlighting shown text).
+    pub fn matches(&self, text: &str) -> Vec<(usize, usize)> {
+        self.regex.find_iter(text).filter(|m| m.start() < m.end()).map(|m| (m.start(), m.end())).collect()
+    }
+
+    /// Calls `each` with the byte range of the first matches of `text`; returns all matches.
+    fn find(&self, text: &str, mut each: impl FnMut(usize, usize)) -> u64 {
+        let mut count = 0;
+        for m in self.regex.find_iter(text) {
+            if m.start() == m.end() {
+                continue;
+            }
+            if (count as usize) < HITS_PER_FIELD {
+                each(m.start(), m.end());
+            }
+            count += 1;
+        }
+        count
+    }
+}
+
+/// The text of a raw JSON value to search: a string decoded (only when it has escapes), an
+/// object or array as its JSON text with its strings decoded in place.
+fn searchable(raw: &[u8]) -> Cow<'_, str> {
+    if memchr::memchr(b'\\', raw).is_none() {
+        let text = String::from_utf8_lossy(raw);
+        return match text {
+            Cow::Borrowed(t) => Cow::Borrowed(t.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(t)),
+            Cow::Owned(t) => Cow::Owned(t),
+        };
+    }
+    if json::is_string_literal(raw) {
+        return json::decode_value(raw);
+    }
+    // Objects and arrays: decode the escapes of their strings, keeping the rest as written.
+    Cow::Owned(json::decode_string_body(raw).into_owned())
+}
+
+/// One line of context around `start..end` of `text`: (context, match start, match length)
+/// with offsets in chars.
+fn snippet(text: &str, start: usize, end: usize) -> (String, u32, u32) {
+    let before_start = text[..start].char_indices().rev().nth(CONTEXT_CHARS - 1).map_or(0, |(i, _)| i);
+    let after_end = text[end..].char_indices().nth(CONTEXT_CHARS).map_or(text.len(), |(i, _)| end + i);
+    let flat = |s: &str| s.replace(['\n', '\r', '\t'], " ");
+    let mut context = String::new();
+    if before_start > 0 {
+        context.push('…');
+    }
+    context.push_str(&flat(&text[before_start..start]));
+    let match_start = context.chars().count() as u32;
+    let matched = flat(&text[start..end]);
+    let match_len = matched.chars().count() as u32;
+    context.push_str(&matched);
+    context.push_str(&flat(&text[end..after_end]));
+    if after_end < text.len() {
+        context.push('…');
+    }
+    (context, match_start, match_len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Loader;
+
+    fn corpus(text: &str) -> Corpus {
+        let mut loader = Loader::new();
+        loader.add_bytes("s.jsonl", text.as_bytes());
+        loader.finish()
+    }
+
+    fn all(query: &Query, corpus: &Corpus) -> (Vec<Hit>, u64) {
+        let mut hits = Vec::new();
+        let count = query.search(corpus, 0..corpus.entries.len(), &mut |h| hits.push(h));
+        (hits, count)
+    }
+
+    const SESSION: &str = concat!(
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"Why does\n\"cargo test\" FAIL?"}}"#,
+        "\n",
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"id":"m1","content":[{"type":"thinking","thinking":"Probably the parser.","signature":"x"},{"type":"text","text":"Let me run it."},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cargo test -- --nocapture\nexit"}}]}}"#,
+        "\n",
+        r#"{"type":"user","uuid":"r1","parentUuid":"a1","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"test parser::lone ... FAILED\npanicked at src/parser.rs:42"}]}}"#,
+        "\n",
+    );
+
+    #[test]
+    fn plain_queries_ignore_case_and_escapes() {
+        let corpus = corpus(SESSION);
+        let (hits, count) = all(&Query::new("\"cargo TEST\"", false).unwrap(), &corpus);
+        assert_eq!(count, 1, "the escaped quotes of the prompt are decoded");
+        assert_eq!(hits[0].field, Field::Text);
+        let (hits, count) = all(&Query::new("parser", false).unwrap(), &corpus);
+        assert_eq!(count, 3);
+        let fields: Vec<Field> = hits.iter().map(|h| h.field).collect();
+        assert_eq!(fields, [Field::Thinking, Field::ToolResult, Field::ToolResult]);
+        let (hits, _) = all(&Query::new("nocapture\nexit", false).unwrap(), &corpus);
+        assert_eq!(hits[0].field, Field::ToolInput, "a newline escaped inside a tool input matches");
+        let (hits, _) = all(&Query::new("bash", false).unwrap(), &corpus);
+        assert_eq!(hits[0].field, Field::ToolName);
+    }
+
+    #[test]
+    fn regular_expressions_and_context() {
+        let corpus = corpus(SESSION);
+        let (hits, count) = all(&Query::new(r"src/\w+\.rs:\d+", true).unwrap(), &corpus);
+        assert_eq!(count, 1);
+        let hit = &hits[0];
+        let matched: String = hit.context.chars().skip(hit.match_start as usize).take(hit.match_len as usize).collect();
+        assert_eq!(matched, "src/parser.rs:42");
+        assert!(!hit.context.contains('\n'));
+        assert!(Query::new("(unclosed", true).is_err());
+        assert!(Query::new("(unclosed", false).is_ok(), "plain text is taken literally");
+    }
+
+    #[test]
+    fn searching_in_ranges_finds_the_same_as_all_at_once() {
+        let corpus = corpus(SESSION);
+        let query = Query::new("t", false).unwrap();
+        let (whole, total) = all(&query, &corpus);
+        let mut parts = Vec::new();
+        let mut counted = 0;
+        for start in 0..corpus.entries.len() {
+            counted += query.search(&corpus, start..start + 1, &mut |h| parts.push(h));
+        }
+        assert_eq!(parts, whole);
+        assert_eq!(counted, total);
+    }
+}

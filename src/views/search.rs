@@ -1,0 +1,286 @@
+//! The search box: `/` or Ctrl+F to focus, plain text or regex, Enter and Shift+Enter to step
+//! through the hits, each shown in the graph (parents expanded, branch switched) and
+//! highlighted.
+
+use leptos::html;
+use leptos::prelude::*;
+use sessionscope_engine::dag::ToolCategory;
+use sessionscope_engine::model::NONE;
+use sessionscope_engine::search::{Field, Hit, Query};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+
+use crate::outline::RowKey;
+use crate::state::{AppState, use_state};
+use crate::views::tree::row_dom_id;
+
+/// Hits listed under the box (all are counted and can be stepped through).
+const LISTED: usize = 200;
+
+#[component]
+pub fn SearchBox() -> impl IntoView {
+    let state = use_state();
+    let search = state.search;
+    let input = NodeRef::<html::Input>::new();
+    let pending = StoredValue::new(0u32);
+
+    // `/` and Ctrl+F focus the box from anywhere.
+    let _shortcut = window_event_listener(leptos::ev::keydown, move |event| {
+        let typing = event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        let find = (event.ctrl_key() || event.meta_key()) && event.key() == "f";
+        if (find || (event.key() == "/" && !typing))
+            && let Some(input) = input.get_untracked()
+        {
+            event.prevent_default();
+            let _ = input.focus();
+            input.select();
+        }
+    });
+
+    let schedule = move || {
+        pending.update_value(|p| *p += 1);
+        let ticket = pending.get_value();
+        leptos::task::spawn_local(async move {
+            gloo::timers::future::TimeoutFuture::new(250).await;
+            if pending.try_get_value() == Some(ticket) {
+                search.run(&state);
+            }
+        });
+    };
+    let on_input = move |event: web_sys::Event| {
+        search.query.set(event_target_value(&event));
+        schedule();
+    };
+    let on_keydown = move |event: web_sys::KeyboardEvent| match event.key().as_str() {
+        "Enter" => {
+            event.prevent_default();
+            // A query typed since the last search runs first.
+            if pending.get_value() > 0 && search.hits.with_value(Vec::is_empty) && search.done.get_untracked() {
+                search.run(&state);
+            }
+            step(&state, if event.shift_key() { -1 } else { 1 });
+        }
+        "Escape" => {
+            search.open.set(false);
+            if let Some(tree) = document()
+                .query_selector("[role=tree]")
+                .ok()
+                .flatten()
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+            {
+                let _ = tree.focus();
+            }
+        }
+        _ => {}
+    };
+    let status = move || {
+        search.version.track();
+        if let Some(error) = search.error.get() {
+            return error;
+        }
+        let total = search.total.get();
+        let current = search.current.get();
+        let running = !search.done.get();
+        if search.query.get().is_empty() {
+            String::new()
+        } else if total == 0 {
+            if running { "searching…".into() } else { "no match".into() }
+        } else {
+            let position = current.map(|c| format!("{} of ", c + 1)).unwrap_or_default();
+            format!(
+                "{position}{total} match{}{}",
+                if total == 1 { "" } else { "es" },
+                if running { " so far" } else { "" }
+            )
+        }
+    };
+    view! {
+        <div class="search" role="search" aria-label="Search the loaded sessions">
+            <input
+                type="search"
+                node_ref=input
+                class="search-input"
+                placeholder="Search  ( / )"
+                aria-label="Search text"
+                prop:value=move || search.query.get()
+                on:input=on_input
+                on:keydown=on_keydown
+                on:focus=move |_| search.open.set(true)
+            />
+            <label class="search-option">
+                <input
+                    type="checkbox"
+                    prop:checked=move || search.regex.get()
+                    on:change=move |event| {
+                        search.regex.set(event_target_checked(&event));
+                        search.run(&state);
+                    }
+                />
+                " Regex"
+            </label>
+            <span class="search-status" role="status" aria-live="polite">{status}</span>
+            <button type="button" class="button small" aria-label="Previous match" on:click=move |_| step(&state, -1)>"↑"</button>
+            <button type="button" class="button small" aria-label="Next match" on:click=move |_| step(&state, 1)>"↓"</button>
+            <SearchResults />
+        </div>
+    }
+}
+
+#[component]
+fn SearchResults() -> impl IntoView {
+    let state = use_state();
+    let search = state.search;
+    move || {
+        search.version.track();
+        if !search.open.get() || search.query.get().is_empty() || search.total.get() == 0 {
+            return None;
+        }
+        let model = state.model.get_value()?;
+        let current = search.current.get();
+        let items: Vec<AnyView> = search.hits.with_value(|hits| {
+            hits.iter()
+                .take(LISTED)
+                .enumerate()
+                .map(|(i, hit)| {
+                    let entry = &model.corpus.entries[hit.entry as usize];
+                    let where_ = describe(&model, hit);
+                    let chars: Vec<char> = hit.context.chars().collect();
+                    let start = (hit.match_start as usize).min(chars.len());
+                    let end = (start + hit.match_len as usize).min(chars.len());
+                    let before: String = chars[..start].iter().collect();
+                    let matched: String = chars[start..end].iter().collect();
+                    let after: String = chars[end..].iter().collect();
+                    let line = entry.line;
+                    view! {
+                        <li>
+                            <button
+                                type="button"
+                                class="search-hit"
+                                class:current=current == Some(i)
+                                on:click=move |_| go_to(&state, i)
+                            >
+                                <span class="hit-where">{format!("{where_} · line {line}")}</span>
+                                <span class="hit-context">{before}<mark>{matched}</mark>{after}</span>
+                            </button>
+                        </li>
+                    }
+                    .into_any()
+                })
+                .collect()
+        });
+        let more = search.hits.with_value(Vec::len).saturating_sub(LISTED);
+        Some(view! {
+            <div class="search-results">
+                <ul aria-label="Search results">{items}</ul>
+                {(more > 0).then(|| view! { <p class="muted">{format!("{more} more hits: step with Enter")}</p> })}
+                <button type="button" class="button small" on:click=move |_| search.open.set(false)>"Close"</button>
+            </div>
+        })
+    }
+}
+
+fn describe(model: &crate::state::Model, hit: &Hit) -> String {
+    let graph = &model.graph;
+    let conv = &graph.conversations[graph.nodes[hit.entry as usize].conversation as usize];
+    let who = if conv.is_agent() {
+        format!("agent {}", if conv.agent_type.is_empty() { &conv.agent_name } else { &conv.agent_type })
+    } else {
+        "main".to_owned()
+    };
+    format!("{} · {who}", hit.field.name())
+}
+
+/// Moves to the next (or previous) hit and shows it.
+pub fn step(state: &AppState, by: i64) {
+    let search = state.search;
+    let count = search.hits.with_value(Vec::len);
+    if count == 0 {
+        return;
+    }
+    let next = match search.current.get_untracked() {
+        Some(current) => (current as i64 + by).rem_euclid(count as i64) as usize,
+        None if by < 0 => count - 1,
+        None => 0,
+    };
+    go_to(state, next);
+}
+
+/// Shows hit `index`: tool inputs and results in their expanded tool call, text in its message.
+pub fn go_to(state: &AppState, index: usize) {
+    let search = state.search;
+    let Some(hit) = search.hits.with_value(|h| h.get(index).cloned()) else { return };
+    let Some(model) = state.model.get_value() else { return };
+    search.current.set(Some(index));
+    let op = matches!(hit.field, Field::ToolInput | Field::ToolResult | Field::ToolName)
+        .then(|| {
+            model
+                .graph
+                .tool_ops
+                .iter()
+                .position(|o| o.call_block == hit.block || (o.result_block == hit.block && o.result_block != NONE))
+        })
+        .flatten();
+    match op {
+        Some(op) => {
+            state.reveal_op(op as u32);
+            let o = model.graph.tool_ops[op];
+            // Show the input or result where the match is (agents stay folded).
+            if o.category != ToolCategory::Agent || hit.field != Field::ToolName {
+                state.set_collapsed(RowKey::Op(op as u32), false);
+            }
+        }
+        None => state.reveal_entry(hit.entry),
+    }
+    let query = search.query.get_untracked();
+    let regex = search.regex.get_untracked();
+    highlight_later(state, query, regex);
+}
+
+/// Highlights the matches inside the selected row once it is drawn (CSS Custom Highlight API,
+/// where the browser has it; the row is selected either way).
+fn highlight_later(state: &AppState, query: String, regex: bool) {
+    let state = *state;
+    let run = move || {
+        let Some(key) = state.selected.get_untracked() else { return };
+        let Ok(query) = Query::new(&query, regex) else { return };
+        highlight(&row_dom_id(key), &query);
+    };
+    leptos::task::spawn_local(async move {
+        for _ in 0..3 {
+            gloo::timers::future::TimeoutFuture::new(60).await;
+            run();
+        }
+    });
+}
+
+fn highlight(row_id: &str, query: &Query) {
+    let Some(window) = web_sys::window() else { return };
+    let Some(document) = window.document() else { return };
+    let Some(row) = document.get_element_by_id(row_id) else { return };
+    let Ok(walker) = document.create_tree_walker_with_what_to_show(&row, 4) else { return };
+    let ranges = js_sys::Array::new();
+    while let Ok(Some(node)) = walker.next_node() {
+        let Some(text) = node.text_content() else { continue };
+        for (start, end) in query.matches(&text) {
+            let Ok(range) = document.create_range() else { continue };
+            let utf16 = |byte: usize| text[..byte].encode_utf16().count() as u32;
+            if range.set_start(&node, utf16(start)).is_ok() && range.set_end(&node, utf16(end)).is_ok() {
+                ranges.push(&range);
+            }
+        }
+    }
+    let css = js_sys::Reflect::get(&window, &"CSS".into()).unwrap_or(JsValue::UNDEFINED);
+    let highlights = js_sys::Reflect::get(&css, &"highlights".into()).unwrap_or(JsValue::UNDEFINED);
+    let constructor = js_sys::Reflect::get(&window, &"Highlight".into()).unwrap_or(JsValue::UNDEFINED);
+    let (Some(constructor), false) = (constructor.dyn_ref::<js_sys::Function>(), highlights.is_undefined()) else {
+        return;
+    };
+    let Ok(highlight) = js_sys::Reflect::construct(constructor, &ranges) else { return };
+    let set = js_sys::Reflect::get(&highlights, &"set".into()).unwrap_or(JsValue::UNDEFINED);
+    if let Some(set) = set.dyn_ref::<js_sys::Function>() {
+        let _ = set.call2(&highlights, &"search-hit".into(), &highlight);
+    }
+}

@@ -1,0 +1,479 @@
+//! Usage and statistics: tokens and cost per session, agent, model and turn (the figures of
+//! `sessionscope summary`, deduplicated the same way), a chart of the session, the sidechain
+//! statistics, tool usage and error rates, the validation report, and downloads.
+
+use std::collections::BTreeMap;
+
+use leptos::prelude::*;
+use sessionscope_engine::dag::{ConversationKind, ToolStatus, pricing, stats};
+use sessionscope_engine::model::{NONE, Usage};
+use sessionscope_engine::summary::{agent_label, summarize};
+use wasm_bindgen::JsCast;
+
+use crate::render::units;
+use crate::state::{Model, use_state};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Scope {
+    Session,
+    All,
+}
+
+/// `12,345,678`: exact and readable.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn usage_cells(u: &Usage) -> impl IntoView + use<> {
+    view! {
+        <td class="number">{grouped(u.input_tokens)}</td>
+        <td class="number">{grouped(u.output_tokens)}</td>
+        <td class="number">{grouped(u.cache_creation_input_tokens)}</td>
+        <td class="number">{grouped(u.cache_read_input_tokens)}</td>
+    }
+}
+
+fn usage_head(first: &'static str) -> impl IntoView + use<> {
+    view! {
+        <tr>
+            <th scope="col">{first}</th>
+            <th scope="col">"Input"</th>
+            <th scope="col">"Output"</th>
+            <th scope="col">"Cache write"</th>
+            <th scope="col">"Cache read"</th>
+            <th scope="col">"Cost"</th>
+        </tr>
+    }
+}
+
+#[derive(Default, Clone)]
+struct ModelRow {
+    responses: u32,
+    usage: Usage,
+    cost: f64,
+    priced: bool,
+}
+
+/// Tokens and cost per model, over the sessions in scope.
+fn per_model(model: &Model, sessions: &[u32]) -> BTreeMap<String, ModelRow> {
+    let graph = &model.graph;
+    let corpus = &model.corpus;
+    let mut rows: BTreeMap<String, ModelRow> = BTreeMap::new();
+    for response in &corpus.responses {
+        if !response.has_usage && response.logged_cost_usd.is_none() {
+            continue;
+        }
+        let conv = graph.nodes[response.first_entry as usize].conversation;
+        if !sessions.contains(&graph.conversations[conv as usize].session) {
+            continue;
+        }
+        let name = corpus.sym(response.model);
+        let name = if name.is_empty() { "(unknown)" } else { name };
+        let row = rows.entry(name.to_owned()).or_default();
+        row.responses += 1;
+        row.usage.add(&response.usage);
+        let cost = response.logged_cost_usd.or_else(|| pricing::cost(name, &response.usage));
+        row.priced |= cost.is_some();
+        row.cost += cost.unwrap_or(0.0);
+    }
+    rows
+}
+
+#[derive(Default, Clone)]
+struct ToolRow {
+    calls: u32,
+    errors: u32,
+    interrupted: u32,
+    total_ms: i64,
+    timed: u32,
+}
+
+fn per_tool(model: &Model, sessions: &[u32]) -> BTreeMap<String, ToolRow> {
+    let graph = &model.graph;
+    let mut rows: BTreeMap<String, ToolRow> = BTreeMap::new();
+    for op in &graph.tool_ops {
+        if op.call_entry == NONE || !sessions.contains(&graph.conversations[op.conversation as usize].session) {
+            continue;
+        }
+        let row = rows.entry(model.corpus.sym(op.name).to_owned()).or_default();
+        row.calls += 1;
+        match op.status {
+            ToolStatus::Error => row.errors += 1,
+            ToolStatus::Interrupted => row.interrupted += 1,
+            _ => {}
+        }
+        if op.duration_ms >= 0 {
+            row.total_ms += op.duration_ms;
+            row.timed += 1;
+        }
+    }
+    rows
+}
+
+#[component]
+pub fn Statistics() -> impl IntoView {
+    let state = use_state();
+    let scope = RwSignal::new(Scope::Session);
+    move || {
+        let model = state.model()?;
+        let session = state.session.get();
+        let sessions: Vec<u32> = match scope.get() {
+            Scope::Session => vec![session],
+            Scope::All => (0..model.graph.sessions.len() as u32).collect(),
+        };
+        let graph = &model.graph;
+        let mut total = Usage::default();
+        let mut cost = 0.0;
+        for &s in &sessions {
+            let s = &graph.sessions[s as usize];
+            total.add(&s.usage_with_agents);
+            cost += s.cost_with_agents_usd;
+        }
+        let session_rows: Vec<AnyView> = sessions
+            .iter()
+            .map(|&s| {
+                let session = &graph.sessions[s as usize];
+                let title = if session.title.is_empty() { session.id.clone() } else { session.title.clone() };
+                view! {
+                    <tr>
+                        <th scope="row" title=session.id.clone()>{title}</th>
+                        {usage_cells(&session.usage_with_agents)}
+                        <td class="number">{format!("${:.4}", session.cost_with_agents_usd)}</td>
+                    </tr>
+                }
+                .into_any()
+            })
+            .collect();
+        let agent_rows: Vec<AnyView> = sessions
+            .iter()
+            .flat_map(|&s| {
+                let session = &graph.sessions[s as usize];
+                std::iter::once(session.main).filter(|&c| c != NONE).chain(session.agents.iter().copied())
+            })
+            .map(|c| {
+                let conv = &graph.conversations[c as usize];
+                let label = if conv.kind == ConversationKind::Main {
+                    "main thread".to_owned()
+                } else {
+                    let kind =
+                        if conv.agent_type.is_empty() { conv.kind.name().to_owned() } else { conv.agent_type.clone() };
+                    format!("{} ({kind})", agent_label(&model.corpus, graph, c))
+                };
+                view! {
+                    <tr>
+                        <th scope="row">{label}</th>
+                        {usage_cells(&conv.usage)}
+                        <td class="number">{format!("${:.4}", conv.cost_usd)}</td>
+                    </tr>
+                }
+                .into_any()
+            })
+            .collect();
+        let model_rows: Vec<AnyView> = per_model(&model, &sessions)
+            .into_iter()
+            .map(|(name, row)| {
+                let cost = if row.priced { format!("${:.4}", row.cost) } else { "no price".to_owned() };
+                view! {
+                    <tr>
+                        <th scope="row">{format!("{name} ({} responses)", row.responses)}</th>
+                        {usage_cells(&row.usage)}
+                        <td class="number">{cost}</td>
+                    </tr>
+                }
+                .into_any()
+            })
+            .collect();
+        let tool_rows: Vec<AnyView> = per_tool(&model, &sessions)
+            .into_iter()
+            .map(|(name, row)| {
+                let rate = if row.calls > 0 { row.errors as f64 * 100.0 / row.calls as f64 } else { 0.0 };
+                let average =
+                    if row.timed > 0 { units::human_duration_ms(row.total_ms / row.timed as i64) } else { "-".into() };
+                view! {
+                    <tr>
+                        <th scope="row">{name}</th>
+                        <td class="number">{row.calls}</td>
+                        <td class="number">{row.errors}</td>
+                        <td class="number">{format!("{rate:.1}%")}</td>
+                        <td class="number">{row.interrupted}</td>
+                        <td class="number">{average}</td>
+                    </tr>
+                }
+                .into_any()
+            })
+            .collect();
+        let side = stats::sidechain_stats(&model.corpus, graph, (sessions.len() == 1).then_some(session));
+        let by_type = side.by_agent_type.iter().map(|(t, n)| format!("{t} {n}")).collect::<Vec<_>>().join(", ");
+        let buckets =
+            side.messages_distribution.iter().map(|(b, n)| format!("{b}: {n}")).collect::<Vec<_>>().join(" · ");
+        let depths =
+            side.depth_distribution.iter().map(|(d, n)| format!("depth {d}: {n}")).collect::<Vec<_>>().join(" · ");
+        let problems: Vec<AnyView> = graph
+            .problems
+            .iter()
+            .filter(|p| {
+                p.entry != NONE
+                    && sessions
+                        .contains(&graph.conversations[graph.nodes[p.entry as usize].conversation as usize].session)
+            })
+            .take(500)
+            .map(|p| {
+                let entry = p.entry;
+                let line = model.corpus.entries[entry as usize].line;
+                let rule = p.rule.name();
+                let message = p.message.clone();
+                view! {
+                    <li>
+                        <button type="button" class="link" on:click=move |_| state.reveal_entry(entry)>
+                            {format!("{rule} · line {line}")}
+                        </button>
+                        " "
+                        <span>{message}</span>
+                    </li>
+                }
+                .into_any()
+            })
+            .collect();
+        let problem_count = problems.len();
+        let chart = (sessions.len() == 1).then(|| chart(&model, session));
+        let scope_button = move |which: Scope, label: &'static str| {
+            view! {
+                <button
+                    type="button"
+                    role="tab"
+                    class="panel-tab"
+                    aria-selected=move || if scope.get() == which { "true" } else { "false" }
+                    on:click=move |_| scope.set(which)
+                >
+                    {label}
+                </button>
+            }
+        };
+        let diagnostics = model.corpus.diagnostics.len();
+        Some(view! {
+            <section class="statistics" aria-label="Statistics">
+                <div class="stats-bar">
+                    <div role="tablist" aria-label="Statistics scope">
+                        {scope_button(Scope::Session, "This session")}
+                        {scope_button(Scope::All, "Everything loaded")}
+                    </div>
+                    <button type="button" class="button small" on:click=move |_| download_json(&state)>"Download JSON"</button>
+                    <button type="button" class="button small" on:click=move |_| download_csv(&state)>"Download CSV"</button>
+                </div>
+                <p class="stats-total" aria-label="Total">
+                    {format!(
+                        "Tokens: {} input · {} output · {} cache write · {} cache read · cost ${:.4}",
+                        grouped(total.input_tokens),
+                        grouped(total.output_tokens),
+                        grouped(total.cache_creation_input_tokens),
+                        grouped(total.cache_read_input_tokens),
+                        cost
+                    )}
+                </p>
+                {chart}
+                <h2>"Tokens per session (with its agents)"</h2>
+                <table class="stats-table" aria-label="Tokens per session">
+                    <thead>{usage_head("Session")}</thead>
+                    <tbody>{session_rows}</tbody>
+                </table>
+                <h2>"Tokens per agent"</h2>
+                <table class="stats-table" aria-label="Tokens per agent">
+                    <thead>{usage_head("Conversation")}</thead>
+                    <tbody>{agent_rows}</tbody>
+                </table>
+                <h2>"Tokens per model"</h2>
+                <table class="stats-table" aria-label="Tokens per model">
+                    <thead>{usage_head("Model")}</thead>
+                    <tbody>{model_rows}</tbody>
+                </table>
+                <h2>"Tools"</h2>
+                <table class="stats-table" aria-label="Tool usage">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Tool"</th>
+                            <th scope="col">"Calls"</th>
+                            <th scope="col">"Errors"</th>
+                            <th scope="col">"Error rate"</th>
+                            <th scope="col">"Interrupted"</th>
+                            <th scope="col">"Average time"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{tool_rows}</tbody>
+                </table>
+                <h2>"Sidechains"</h2>
+                <dl class="stats-list" aria-label="Sidechain statistics">
+                    <dt>"Sidechains"</dt><dd>{side.total}{(side.unlinked > 0).then(|| format!(" ({} unlinked)", side.unlinked))}</dd>
+                    <dt>"Uses per agent type"</dt><dd>{if by_type.is_empty() { "-".to_owned() } else { by_type }}</dd>
+                    <dt>"Messages per sidechain"</dt><dd>{buckets}{format!(" · average {:.1}", side.average_messages)}</dd>
+                    <dt>"Multi-turn"</dt><dd>{format!("{} ({:.0}%)", side.multi_turn, side.multi_turn_share * 100.0)}</dd>
+                    <dt>"Nesting"</dt><dd>{format!("{} nested · {depths} · average depth {:.2}", side.nested, side.average_depth)}</dd>
+                    <dt>"Parallel spawns"</dt><dd>{format!("{} turns spawned two or more agents", side.parallel_spawns)}</dd>
+                    <dt>"Duration"</dt><dd>{format!("average {} · median {} · longest {}", units::human_duration_ms(side.average_duration_ms as i64), units::human_duration_ms(side.median_duration_ms), units::human_duration_ms(side.max_duration_ms))}</dd>
+                </dl>
+                <h2>{format!("Validation ({problem_count})")}</h2>
+                <ul class="problems" aria-label="Validation report">{problems}</ul>
+                <p class="muted">{format!("Load diagnostics: {diagnostics} (listed in the load summary above)")}</p>
+            </section>
+        })
+    }
+}
+
+/// Tokens (bars) and duration (line) of each turn of a session's main thread, in SVG.
+fn chart(model: &Model, session: u32) -> AnyView {
+    let graph = &model.graph;
+    let Some(s) = graph.sessions.get(session as usize) else { return ().into_any() };
+    let turns: Vec<&sessionscope_engine::dag::Turn> =
+        graph.turns.iter().filter(|t| t.conversation == s.main && !t.usage.is_zero()).collect();
+    if turns.is_empty() {
+        return view! { <p class="muted">"No token usage in this session."</p> }.into_any();
+    }
+    let corpus = &model.corpus;
+    let duration = |t: &sessionscope_engine::dag::Turn| {
+        let start = if t.prompt != NONE { t.prompt } else { t.first_assistant };
+        if start == NONE {
+            return 0;
+        }
+        let (a, b) = (&corpus.entries[start as usize], &corpus.entries[t.last_entry as usize]);
+        if a.has_timestamp() && b.has_timestamp() { b.timestamp_ms.saturating_sub(a.timestamp_ms).max(0) } else { 0 }
+    };
+    let max_tokens = turns.iter().map(|t| t.usage.total()).max().unwrap_or(1).max(1) as f64;
+    let max_duration = turns.iter().map(|t| duration(t)).max().unwrap_or(1).max(1) as f64;
+    let (width, height) = (800.0, 160.0);
+    let step = width / turns.len() as f64;
+    let bar = (step * 0.7).max(1.0);
+    let mut bars = Vec::new();
+    let mut points = Vec::new();
+    for (i, t) in turns.iter().enumerate() {
+        let x = i as f64 * step;
+        let u = &t.usage;
+        let cached = (u.cache_read_input_tokens + u.cache_creation_input_tokens) as f64 / max_tokens * height;
+        let input = u.input_tokens as f64 / max_tokens * height;
+        let output = u.output_tokens as f64 / max_tokens * height;
+        let title = format!(
+            "turn {}: {} tokens ({} output), {}",
+            i + 1,
+            grouped(u.total()),
+            grouped(u.output_tokens),
+            units::human_duration_ms(duration(t))
+        );
+        bars.push(view! {
+            <g>
+                <title>{title}</title>
+                <rect class="bar-cache" x=x y=height - cached width=bar height=cached />
+                <rect class="bar-input" x=x y=height - cached - input width=bar height=input />
+                <rect class="bar-output" x=x y=height - cached - input - output width=bar height=output />
+            </g>
+        });
+        points.push(format!("{:.1},{:.1}", x + bar / 2.0, height - duration(t) as f64 / max_duration * height));
+    }
+    let label = format!(
+        "Tokens per turn ({} turns, at most {} tokens) and turn durations (at most {})",
+        turns.len(),
+        grouped(max_tokens as u64),
+        units::human_duration_ms(max_duration as i64)
+    );
+    view! {
+        <figure class="chart">
+            <svg viewBox=format!("0 0 {width} {height}") preserveAspectRatio="none" role="img" aria-label=label.clone()>
+                {bars}
+                <polyline class="duration-line" points=points.join(" ") />
+            </svg>
+            <figcaption class="muted">
+                {label}
+                " · bars: "
+                <span class="legend legend-cache">"cache"</span>" "
+                <span class="legend legend-input">"input"</span>" "
+                <span class="legend legend-output">"output"</span>
+                " · line: duration"
+            </figcaption>
+        </figure>
+    }
+    .into_any()
+}
+
+fn download(name: &str, mime: &str, text: &str) {
+    let parts = js_sys::Array::of1(&text.into());
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else { return };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    if let Ok(anchor) = document.create_element("a").map(|a| a.unchecked_into::<web_sys::HtmlAnchorElement>()) {
+        anchor.set_href(&url);
+        anchor.set_download(name);
+        anchor.click();
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+fn download_json(state: &crate::state::AppState) {
+    let Some(model) = state.model.get_value() else { return };
+    let summary = summarize(&model.corpus, &model.graph);
+    let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
+    download("sessionscope-summary.json", "application/json", &text);
+}
+
+/// CSV of the token figures: one row per conversation (main threads and agents).
+pub fn csv(model: &Model) -> String {
+    let graph = &model.graph;
+    let mut out = String::from(
+        "session_id,conversation,kind,agent_type,input_tokens,output_tokens,cache_creation_input_tokens,cache_read_input_tokens,cost_usd\n",
+    );
+    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    for session in &graph.sessions {
+        let conversations = std::iter::once(session.main).filter(|&c| c != NONE).chain(session.agents.iter().copied());
+        for c in conversations {
+            let conv = &graph.conversations[c as usize];
+            let name = if conv.is_agent() { agent_label(&model.corpus, graph, c) } else { "main".to_owned() };
+            let u = &conv.usage;
+            out.push_str(&format!(
+                "{},{},{},{},{},{},{},{},{:.6}\n",
+                quote(&session.id),
+                quote(&name),
+                conv.kind.name(),
+                quote(&conv.agent_type),
+                u.input_tokens,
+                u.output_tokens,
+                u.cache_creation_input_tokens,
+                u.cache_read_input_tokens,
+                conv.cost_usd
+            ));
+        }
+    }
+    out
+}
+
+fn download_csv(state: &crate::state::AppState) {
+    let Some(model) = state.model.get_value() else { return };
+    download("sessionscope-usage.csv", "text/csv", &csv(&model));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_grouped_exactly() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(14_972_534), "14,972,534");
+    }
+
+    #[test]
+    fn the_csv_has_a_row_per_conversation_with_the_engine_figures() {
+        let model = crate::files::example_model();
+        let text = csv(&model);
+        let rows: Vec<&str> = text.lines().collect();
+        assert_eq!(rows.len(), 1 + model.graph.conversations.len());
+        let main = &model.graph.conversations[model.graph.sessions[0].main as usize];
+        assert!(rows[1].contains(&format!(",{},{},", main.usage.input_tokens, main.usage.output_tokens)));
+    }
+}
