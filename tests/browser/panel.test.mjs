@@ -1,0 +1,204 @@
+// The side panel, search, graph filters and statistics in a real browser, checked against
+// the engine's own figures (`sessionscope summary --json` on the same files).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { ROOT, serveDist, launchBrowser, openApp, realFixture, allTreeItems, tree } from "./harness.mjs";
+
+const EXAMPLE = join(ROOT, "assets/example");
+let server;
+let browser;
+
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** The engine's summary of files on disk, from the command-line companion. */
+function summary(...paths) {
+  const out = execFileSync("cargo", ["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", "summary", "--json", ...paths], {
+    cwd: ROOT,
+    maxBuffer: 1 << 26,
+  });
+  return JSON.parse(out);
+}
+
+async function dropFolder(page, dir) {
+  const cdp = await page.context().newCDPSession(page);
+  const box = await page.locator("body").boundingBox();
+  const data = { items: [], files: [dir], dragOperationsMask: 1 };
+  for (const type of ["dragEnter", "dragOver", "drop"]) {
+    await cdp.send("Input.dispatchDragEvent", { type, x: box.x + box.width / 2, y: box.y + 200, data });
+  }
+}
+
+const panel = (page) => page.getByRole("complementary", { name: "Tool operations" });
+const digits = (text) => Number(text.replace(/[^0-9]/g, ""));
+
+/** Every row of the operations list, scrolling it (it is virtualized). */
+async function panelRows(page) {
+  return page.evaluate(async () => {
+    const scroller = document.querySelector(".panel-scroll");
+    const rows = new Map();
+    scroller.scrollTop = 0;
+    for (let guard = 0; guard < 1000; guard++) {
+      await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+      for (const row of document.querySelectorAll(".panel-row")) {
+        rows.set(parseFloat(row.style.top), { group: row.classList.contains("panel-group"), text: row.innerText });
+      }
+      if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1) break;
+      scroller.scrollTop += scroller.clientHeight * 0.8;
+    }
+    return [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
+  });
+}
+
+async function checkAgainstEngine(page, dir, sessionId) {
+  const engine = summary(dir).sessions.find((s) => s.session_id === sessionId);
+  assert.ok(engine, `the engine knows session ${sessionId}`);
+  // Operations: every call, and every result without a call.
+  const operations = engine.tool_results + engine.unpaired_tool_uses;
+  await panel(page).getByRole("status").filter({ hasText: `${operations} of ${operations} operations` }).waitFor();
+  const rows = await panelRows(page);
+  assert.equal(rows.filter((r) => !r.group).length, operations);
+  // Statistics: the session's tokens and cost with its agents.
+  await page.getByRole("tab", { name: "Statistics" }).click();
+  const table = page.getByRole("table", { name: "Tokens per session" });
+  const cells = await table.getByRole("row").nth(1).getByRole("cell").allInnerTexts();
+  const u = engine.usage_with_agents;
+  assert.deepEqual(cells.slice(0, 4).map(digits), [u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens]);
+  assert.equal(Number(cells[4].replace("$", "")).toFixed(4), engine.cost_with_agents_usd.toFixed(4));
+  // Per agent: the engine's agents, each with its tokens.
+  const agents = await page.getByRole("table", { name: "Tokens per agent" }).getByRole("row").allInnerTexts();
+  for (const agent of engine.agents) {
+    const row = agents.find((r) => r.includes(agent.agent_id));
+    assert.ok(row, `agent ${agent.agent_id} is listed`);
+    const numbers = row.split("\t").slice(1, 5).map(digits);
+    assert.deepEqual(numbers, [agent.usage.input_tokens, agent.usage.output_tokens, agent.usage.cache_creation_input_tokens, agent.usage.cache_read_input_tokens]);
+  }
+}
+
+test("the panel lists the engine's tool operations and the statistics equal its figures (example)", async () => {
+  const app = await openApp(browser, server);
+  await app.page.getByRole("button", { name: "Open example" }).click();
+  await checkAgainstEngine(app.page, EXAMPLE, "e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17");
+  // The chart of the session is there, as an image with a description.
+  await app.page.getByRole("img", { name: /Tokens per turn/ }).waitFor();
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("the panel and statistics equal the engine's figures on a real project", async (t) => {
+  const dir = realFixture("compaction-2.1.39");
+  if (!dir) {
+    t.skip("../shared/fixtures/real is not here");
+    return;
+  }
+  const app = await openApp(browser, server);
+  await dropFolder(app.page, dir);
+  await panel(app.page).waitFor();
+  await checkAgainstEngine(app.page, dir, "258c7280-ae70-4798-800f-63464d01a85d");
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("clicking an operation shows it in the graph, inside its subagent", async () => {
+  const app = await openApp(browser, server);
+  await app.page.getByRole("button", { name: "Open example" }).click();
+  // The subagent's Grep, nested under the Task call in the panel.
+  const op = panel(app.page).getByRole("button", { name: /^Grep div_euclid\|rem_euclid/ });
+  await op.click();
+  const selected = tree(app.page).locator("[role=treeitem][aria-selected=true]");
+  await selected.waitFor();
+  assert.match(await selected.innerText(), /Grep/);
+  assert.match(await selected.innerText(), /rem_euclid/);
+  assert.ok(await selected.isVisible());
+  // Its ancestors opened: the agent block and the Task call.
+  const level = Number(await selected.getAttribute("aria-level"));
+  assert.ok(level >= 4, `nested under the compaction, the message, the Task call and the agent (level ${level})`);
+  // Selecting a message in the graph highlights its operations in the panel.
+  const highlighted = panel(app.page).locator(".panel-op.highlighted, .panel-op.selected");
+  assert.ok((await highlighted.count()) >= 1);
+  await app.context.close();
+});
+
+test("filters narrow the panel, with counts per filter", async () => {
+  const app = await openApp(browser, server);
+  await app.page.getByRole("button", { name: "Open example" }).click();
+  const p = panel(app.page);
+  await p.getByRole("status").filter({ hasText: "13 of 13 operations" }).waitFor();
+  await p.getByRole("button", { name: /^edit 3$/ }).click();
+  await p.getByRole("status").filter({ hasText: "3 of 13 operations" }).waitFor();
+  const rows = (await panelRows(app.page)).filter((r) => !r.group);
+  assert.deepEqual(rows.map((r) => r.text.split(/\s+/)[0]).sort(), ["Edit", "Edit", "Write"]);
+  await p.getByRole("button", { name: "Clear filters" }).click();
+  await p.getByLabel("Status").selectOption("error");
+  await p.getByRole("status").filter({ hasText: "1 of 13 operations" }).waitFor();
+  // The files the operations listed touched.
+  await p.getByLabel("Status").selectOption("");
+  await p.getByRole("tab", { name: /Files touched/ }).click();
+  await p.getByRole("list", { name: "Files touched" }).getByText("src/eval.rs", { exact: true }).waitFor();
+  await app.context.close();
+});
+
+test("a regex search finds a hit inside a collapsed subagent and reveals it", async () => {
+  const app = await openApp(browser, server);
+  await app.page.getByRole("button", { name: "Open example" }).click();
+  await tree(app.page).waitFor();
+  // The agent starts collapsed: its Grep is not in the graph.
+  assert.ok(!(await allTreeItems(app.page)).some((i) => i.text.includes("rem_euclid|checked_div")));
+  await app.page.keyboard.press("/");
+  const box = app.page.getByRole("search").getByLabel("Search text");
+  assert.equal(await app.page.evaluate(() => document.activeElement.getAttribute("aria-label")), "Search text");
+  await app.page.getByRole("search").getByLabel("Regex").check();
+  await box.fill("rem_euclid\\|checked_[a-z]+");
+  await app.page.getByRole("search").getByRole("status").filter({ hasText: /\d+ match/ }).waitFor();
+  const results = app.page.getByRole("list", { name: "Search results" });
+  assert.ok((await results.getByRole("listitem").count()) >= 1);
+  await box.press("Enter");
+  const selected = tree(app.page).locator("[role=treeitem][aria-selected=true]");
+  await selected.filter({ hasText: "rem_euclid" }).waitFor();
+  assert.match(await app.page.getByRole("search").getByRole("status").innerText(), /^1 of \d+ match/);
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("a plain search is case-insensitive and steps with Enter and Shift+Enter", async () => {
+  const app = await openApp(browser, server);
+  await app.page.getByRole("button", { name: "Open example" }).click();
+  const box = app.page.getByRole("search").getByLabel("Search text");
+  await box.fill("DIV_EUCLID");
+  const status = app.page.getByRole("search").getByRole("status");
+  await status.filter({ hasText: /\d+ matches$/ }).waitFor();
+  const total = Number((await status.innerText()).match(/(\d+) matches/)[1]);
+  assert.ok(total >= 5);
+  await box.press("Enter");
+  await status.filter({ hasText: `1 of ${total}` }).waitFor();
+  await box.press("Enter");
+  await status.filter({ hasText: `2 of ${total}` }).waitFor();
+  await box.press("Shift+Enter");
+  await status.filter({ hasText: `1 of ${total}` }).waitFor();
+  await box.press("Shift+Enter");
+  await status.filter({ hasText: `${total} of ${total}` }).waitFor();
+  await app.context.close();
+});
+
+test("graph filters: errors only shows the failing call, even inside the folded history", async () => {
+  const app = await openApp(browser, server);
+  await app.page.getByRole("button", { name: "Open example" }).click();
+  await app.page.getByText("Filter the graph").click();
+  await app.page.getByRole("group", { name: "Graph filters" }).getByLabel("Errors only").check();
+  await app.page.getByRole("group", { name: "Graph filters" }).getByText("1 rows match").waitFor();
+  const items = await allTreeItems(app.page);
+  const calls = items.filter((i) => /Bash|Edit|Read|Grep/.test(i.text) && i.text.includes("ms"));
+  assert.equal(calls.length, 1);
+  assert.match(calls[0].text, /cargo test division_rounds_toward_zero/);
+  assert.match(calls[0].text, /error/);
+  await app.context.close();
+});
