@@ -98,7 +98,12 @@ pub fn SearchBox() -> impl IntoView {
         }
     };
     view! {
-        <div class="search" role="search" aria-label="Search the loaded sessions">
+        <div
+            class="search"
+            role="search"
+            aria-label="Search the loaded sessions"
+            aria-busy=move || if search.running.get() { "true" } else { "false" }
+        >
             <input
                 type="search"
                 node_ref=input

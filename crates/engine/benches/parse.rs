@@ -62,6 +62,17 @@ fn bench_parse(c: &mut Criterion) {
         graph.tool_ops.len(),
         graph.turns.len()
     );
+    let mut group = c.benchmark_group("search");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(total as u64));
+    for (name, text, regex) in [("plain", "compile error", false), ("regex", r"src/\w+\.rs:\d+", true)] {
+        let query = sessionscope_engine::search::Query::new(text, regex).expect("a valid query");
+        group.bench_function(format!("{name} search of the 100 MB session"), |b| {
+            b.iter(|| query.search(&corpus, 0..corpus.entries.len(), &mut |_| {}))
+        });
+    }
+    group.finish();
+
     let mut group = c.benchmark_group("dag");
     group.sample_size(10);
     group.throughput(Throughput::Bytes(total as u64));
