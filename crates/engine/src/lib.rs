@@ -13,6 +13,7 @@ pub mod intern;
 pub mod json;
 pub mod load;
 pub mod model;
+pub mod redact;
 pub mod search;
 pub mod span;
 pub mod summary;

@@ -1,0 +1,1 @@
+//! Redaction of secrets and personal data (being written).
