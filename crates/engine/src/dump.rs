@@ -72,9 +72,12 @@ pub fn dump_corpus(corpus: &Corpus) -> String {
     out.push('\n');
     let _ = writeln!(out, "responses: {}", corpus.responses.len());
     for r in &corpus.responses {
-        if r.lines > 1 || r.has_usage {
+        // Other agents' logs state their cost and duration; Claude Code's rarely do.
+        let other = corpus.files.get(r.file as usize).is_some_and(|f| f.format != Format::ClaudeCode);
+        let stated = other && (r.logged_cost_usd.is_some() || r.duration_ms.is_some());
+        if r.lines > 1 || r.has_usage || stated {
             let u = &r.usage;
-            let _ = writeln!(
+            let _ = write!(
                 out,
                 "  response@L{} lines={} model={} usage={}/{}/{}/{}",
                 corpus.entries[r.first_entry as usize].line,
@@ -85,6 +88,15 @@ pub fn dump_corpus(corpus: &Corpus) -> String {
                 u.cache_creation_input_tokens,
                 u.cache_read_input_tokens
             );
+            if other {
+                if let Some(cost) = r.logged_cost_usd {
+                    let _ = write!(out, " logged=${cost:.6}");
+                }
+                if let Some(duration) = r.duration_ms {
+                    let _ = write!(out, " duration={duration}ms");
+                }
+            }
+            out.push('\n');
         }
     }
     out

@@ -53,6 +53,8 @@ struct FileState {
     /// Lines counted in a file that is rejected, whose bytes are not kept.
     rejected_newlines: u64,
     rejected_tail: bool,
+    /// What the importer of the file's format carries from line to line (other agents' logs).
+    importer: Option<Box<import::State>>,
 }
 
 impl Default for Loader {
@@ -145,6 +147,9 @@ impl Loader {
             Format::Rejected => {}
             _ => self.parse_complete_lines(file, true),
         }
+        // Streams cut short and items never completed are closed now.
+        let importer = self.states[file as usize].importer.take();
+        import::finish_file(&mut self.sink, &self.bytes, file, importer);
         // A file may have been rejected just now, by the sniff of its last bytes.
         if self.sink.corpus.files[file as usize].format == Format::Rejected {
             let state = &self.states[file as usize];
@@ -293,7 +298,7 @@ impl Loader {
         }
         let window = &buffer[..buffer.len().min(SNIFF_BYTES)];
         let whole_file = at_end && buffer.len() <= SNIFF_BYTES;
-        match import::sniff(window, whole_file) {
+        match import::sniff(window, whole_file, self.sink.corpus.files[f].name()) {
             Sniff::Format(format) => {
                 self.sink.corpus.files[f].format = format;
                 true
@@ -398,8 +403,10 @@ impl Loader {
                 message: format!("{replaced} invalid UTF-8 byte(s) were replaced with '?'; the line was read"),
             });
         }
+        let format = self.sink.corpus.files[f].format;
+        let importer = &mut self.states[f].importer;
         match std::str::from_utf8(&self.bytes[f][begin..end]) {
-            Ok(line) => import::claude_code::import_line(&mut self.sink, &self.bytes, file, line_no, line),
+            Ok(line) => import::import_line(format, &mut self.sink, &self.bytes, file, line_no, line, importer),
             Err(_) => LineOutcome::Failed(import::Failure::invalid_utf8()),
         }
     }
@@ -426,10 +433,20 @@ fn repair_utf8(bytes: &mut [u8]) -> usize {
     replaced
 }
 
-/// The session id a path names: `<sid>.jsonl`, or `<sid>/subagents/agent-x.jsonl`.
+/// The session id a path names: `<sid>.jsonl`, or `<sid>/subagents/agent-x.jsonl`, or the uuid
+/// at the end of a Codex `rollout-<date>-<uuid>.jsonl`.
 fn session_from_path(path: &str) -> Option<String> {
     let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
     let name = parts.last()?;
+    if import::is_rollout_name(name)
+        && let Some(stem) = name.strip_suffix(".jsonl")
+        && let Some(uuid) = stem.get(stem.len().saturating_sub(36)..)
+        && uuid.len() == 36
+        && uuid.bytes().filter(|&b| b == b'-').count() == 4
+        && uuid.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
+    {
+        return Some(uuid.to_owned());
+    }
     if let Some(stem) = name.strip_suffix(".jsonl")
         && !stem.starts_with("agent-")
     {
@@ -471,6 +488,11 @@ mod tests {
         assert_eq!(session_from_path("p/abc.jsonl").as_deref(), Some("abc"));
         assert_eq!(session_from_path("p/abc/subagents/agent-a1.jsonl").as_deref(), Some("abc"));
         assert_eq!(session_from_path("agent-a1.jsonl"), None);
+        assert_eq!(
+            session_from_path("2025/10/02/rollout-2025-10-02T10-11-12-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl")
+                .as_deref(),
+            Some("0199a213-81c0-7800-8aa1-bbab2a035a53")
+        );
     }
 
     #[test]

@@ -287,8 +287,12 @@ pub struct Response {
     /// The usage of the line that reported the most; partial early lines are not summed.
     pub usage: Usage,
     pub has_usage: bool,
-    /// A `costUSD` the log itself recorded (older versions), if any.
+    /// A cost the log itself recorded (`costUSD` of older versions, an Agent SDK result's
+    /// `total_cost_usd`, 0 for local Ollama models), if any: it replaces the price table's.
     pub logged_cost_usd: Option<f64>,
+    /// How long the response took, as the log states it (Ollama `total_duration`, an Agent SDK
+    /// result's `duration_ms`), if it does.
+    pub duration_ms: Option<u64>,
 }
 
 /// The envelope fields that change rarely along a session, interned together: most entries of
@@ -407,6 +411,15 @@ pub enum Format {
     /// Not decided yet (too few bytes seen).
     Pending,
     ClaudeCode,
+    /// Claude Agent SDK messages, as `claude -p --output-format stream-json` prints them.
+    AgentSdk,
+    /// A Codex CLI session rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+    CodexRollout,
+    /// Codex SDK / `codex exec --json` thread events (`thread.started`, `item.completed`, ...).
+    CodexEvents,
+    /// A capture of Ollama `/api/chat` (or `/api/generate`) streaming responses, with or without
+    /// the requests.
+    Ollama,
     /// A JSON file beside the logs: `agent-<id>.meta.json`.
     AgentMeta,
     /// Not a log this version reads; the file diagnostic says what it looks like.
@@ -418,6 +431,10 @@ impl Format {
         match self {
             Format::Pending => "pending",
             Format::ClaudeCode => "claude-code",
+            Format::AgentSdk => "agent-sdk-stream-json",
+            Format::CodexRollout => "codex-rollout",
+            Format::CodexEvents => "codex-sdk-events",
+            Format::Ollama => "ollama-chat",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
         }

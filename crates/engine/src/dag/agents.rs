@@ -85,8 +85,17 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
                     let op = ops[o as usize];
                     Some(Spawn { entry: op.call_entry, block: op.call_block, rule })
                 };
+                // Agent SDK output names the spawning call on every subagent message.
+                let sdk_root = conv.roots.first().map(|&r| &corpus.entries[r as usize]).filter(|e| {
+                    !e.parent_tool_use_id.is_empty()
+                        && corpus.files.get(e.file as usize).is_some_and(|f| f.format == Format::AgentSdk)
+                });
+                let by_parent_tool = sdk_root
+                    .and_then(|e| call_by_id.get(corpus.span_bytes(e.file, e.parent_tool_use_id)))
+                    .copied()
+                    .and_then(|o| by_op(o, LinkRule::ParentToolUseId));
                 let meta = meta_by_agent.get(agent).and_then(|id| call_by_id.get(id.as_bytes())).copied();
-                let mut spawn = meta.and_then(|o| by_op(o, LinkRule::MetaFile));
+                let mut spawn = by_parent_tool.or_else(|| meta.and_then(|o| by_op(o, LinkRule::MetaFile)));
                 let reported = reports.get(&conv.agent_id).map(Vec::as_slice).unwrap_or_default();
                 if spawn.is_none() {
                     spawn = reported

@@ -99,6 +99,8 @@ pub enum LinkRule {
     Timestamp,
     /// A compaction agent, linked to its compaction by the entry its first line continues.
     Compaction,
+    /// Agent SDK stream-json: the subagent's messages name the Task call (`parent_tool_use_id`).
+    ParentToolUseId,
 }
 
 impl LinkRule {
@@ -112,6 +114,7 @@ impl LinkRule {
             LinkRule::ParentUuid => "parent-uuid",
             LinkRule::Timestamp => "timestamp",
             LinkRule::Compaction => "compaction",
+            LinkRule::ParentToolUseId => "parent-tool-use-id",
         }
     }
 }

@@ -1,7 +1,9 @@
-//! A bundled price table, per million tokens, from Anthropic's published prices. Costs are
-//! computed per response; cache writes are priced by their 5-minute / 1-hour split when the
-//! log has it. Above 200k tokens of one kind in one response, the long-context rate applies to
-//! the tokens above the threshold, as `ccusage` computes it.
+//! A bundled price table, per million tokens, from Anthropic's and OpenAI's published prices
+//! (standard tier). Costs are computed per response; cache writes are priced by their 5-minute
+//! / 1-hour split when the log has it. Above 200k tokens of one kind in one response, the
+//! long-context rate applies to the tokens above the threshold, as `ccusage` computes it.
+//! OpenAI models have no cache-write premium and their own cached-input rate. Local models
+//! (Ollama) are not priced here: their importer logs their cost as 0.
 
 use crate::model::Usage;
 
@@ -53,12 +55,47 @@ const TABLE: &[(&str, Price)] = &[
     ("3-haiku", price(0.25, 1.25)),
 ];
 
+/// An OpenAI price: input, cached input and output per million tokens.
+const fn openai(input: f64, cached: f64, output: f64) -> Price {
+    Price { input, output, cache_write_5m: input, cache_write_1h: input, cache_read: cached, above_200k: None }
+}
+
+const GPT_5: Price = openai(1.25, 0.125, 10.0);
+const GPT_5_MINI: Price = openai(0.25, 0.025, 2.0);
+
+/// OpenAI model-id prefixes (after any `provider/`), most specific first.
+const OPENAI: &[(&str, Price)] = &[
+    ("gpt-5.2", openai(1.75, 0.175, 14.0)),
+    ("gpt-5.1-codex-mini", GPT_5_MINI),
+    ("gpt-5-codex-mini", GPT_5_MINI),
+    ("gpt-5.1", GPT_5),
+    ("gpt-5-mini", GPT_5_MINI),
+    ("gpt-5-nano", openai(0.05, 0.005, 0.4)),
+    ("gpt-5-pro", openai(15.0, 15.0, 120.0)),
+    ("gpt-5", GPT_5),
+    ("o3-pro", openai(20.0, 20.0, 80.0)),
+    ("o3-mini", openai(1.1, 0.55, 4.4)),
+    ("o3", openai(2.0, 0.5, 8.0)),
+    ("o4-mini", openai(1.1, 0.275, 4.4)),
+    ("o1", openai(15.0, 7.5, 60.0)),
+    ("codex-mini", openai(1.5, 0.375, 6.0)),
+    ("gpt-4.1-mini", openai(0.4, 0.1, 1.6)),
+    ("gpt-4.1-nano", openai(0.1, 0.025, 0.4)),
+    ("gpt-4.1", openai(2.0, 0.5, 8.0)),
+    ("gpt-4o-mini", openai(0.15, 0.075, 0.6)),
+    ("gpt-4o", openai(2.5, 1.25, 10.0)),
+];
+
 const THRESHOLD: u64 = 200_000;
 
 /// The price of a model id, or `None` if it is not in the table.
 pub fn price_of(model: &str) -> Option<Price> {
     let model = model.to_ascii_lowercase();
-    TABLE.iter().find(|(fragment, _)| model.contains(fragment)).map(|(_, price)| *price)
+    if let Some((_, price)) = TABLE.iter().find(|(fragment, _)| model.contains(fragment)) {
+        return Some(*price);
+    }
+    let id = model.rsplit('/').next().unwrap_or(&model);
+    OPENAI.iter().find(|(prefix, _)| id.starts_with(prefix)).map(|(_, price)| *price)
 }
 
 /// The cost in dollars of one response's usage, or `None` for a model without a price.
@@ -103,5 +140,21 @@ mod tests {
         assert!((cost - 0.2633937).abs() < 1e-9, "{cost}");
         assert_eq!(super::cost("gpt-unknown", &usage), None);
         assert_eq!(super::cost("<synthetic>", &usage), Some(0.0));
+    }
+
+    #[test]
+    fn openai_models_have_their_own_cached_rate() {
+        let usage = Usage {
+            input_tokens: 1_000_000,
+            cache_read_input_tokens: 1_000_000,
+            output_tokens: 100_000,
+            ..Usage::default()
+        };
+        let cost = cost("gpt-5-codex", &usage).unwrap();
+        assert!((cost - (1.25 + 0.125 + 1.0)).abs() < 1e-9, "{cost}");
+        assert_eq!(price_of("openai/gpt-5.1-codex-mini").map(|p| p.output), Some(2.0));
+        assert_eq!(price_of("o4-mini-2025-04-16").map(|p| p.input), Some(1.1));
+        assert_eq!(price_of("gpt-4.1").map(|p| p.cache_read), Some(0.5));
+        assert_eq!(price_of("qwen3:8b"), None);
     }
 }

@@ -42,13 +42,17 @@ impl ToolCategory {
         match name {
             "Read" | "NotebookRead" | "ReadMcpResourceTool" | "ListMcpResourcesTool" => ToolCategory::Read,
             "Grep" | "Glob" | "LS" | "ToolSearch" => ToolCategory::Search,
-            "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch" => ToolCategory::Edit,
+            "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch" | "file_change" => ToolCategory::Edit,
             "Bash" | "BashOutput" | "KillShell" | "KillBash" | "PowerShell" | "TaskOutput" | "TaskStop" | "shell"
-            | "exec_command" => ToolCategory::Execute,
+            | "exec_command" | "local_shell" | "shell_command" | "container.exec" | "command_execution"
+            | "write_stdin" => ToolCategory::Execute,
+            // Codex's experimental file tools.
+            "read_file" | "view_image" => ToolCategory::Read,
+            "list_dir" | "grep_files" => ToolCategory::Search,
             "WebFetch" | "WebSearch" | "web_search" | "web_fetch" => ToolCategory::Web,
             "Task" | "Agent" => ToolCategory::Agent,
             "TodoWrite" | "TodoRead" | "ExitPlanMode" | "EnterPlanMode" | "TaskCreate" | "TaskUpdate" | "TaskList"
-            | "TaskGet" | "update_plan" => ToolCategory::PlanTodo,
+            | "TaskGet" | "update_plan" | "todo_list" => ToolCategory::PlanTodo,
             _ if name.starts_with("mcp__") => ToolCategory::Mcp,
             _ => ToolCategory::Other,
         }
@@ -432,9 +436,84 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
             format!("{total} todos, {done} done")
         }
         "ExitPlanMode" => first_line(text("plan")),
+        // Codex: shell calls (`command` a string or an argv), unified exec, patches, plans.
+        "shell" | "local_shell" | "shell_command" | "container.exec" | "command_execution" => {
+            first_line(&command_text(input.get("command").unwrap_or(&serde_json::Value::Null)))
+        }
+        "exec_command" => {
+            let cmd = input.get("cmd").or_else(|| input.get("command")).unwrap_or(&serde_json::Value::Null);
+            first_line(&command_text(cmd))
+        }
+        "apply_patch" => {
+            let patch = input.as_str().or_else(|| input.get("input").and_then(|v| v.as_str())).unwrap_or("");
+            patch_summary(patch, cwd)
+        }
+        "file_change" => {
+            let changes = input.get("changes").and_then(|v| v.as_array());
+            let first = changes.and_then(|c| c.first()).and_then(|c| c.get("path")).and_then(|p| p.as_str());
+            let more = changes.map_or(0, |c| c.len().saturating_sub(1));
+            let first = relative_path(first.unwrap_or(""), cwd);
+            if more > 0 { format!("{first} (+{more} more)") } else { first }
+        }
+        "update_plan" | "todo_list" => {
+            let (key, done_key) = if name == "update_plan" { ("plan", "status") } else { ("items", "completed") };
+            let items = input.get(key).and_then(|v| v.as_array());
+            let total = items.map_or(0, |t| t.len());
+            let done = items.map_or(0, |t| {
+                t.iter()
+                    .filter(|t| {
+                        let v = t.get(done_key);
+                        v.and_then(|s| s.as_str()) == Some("completed") || v.and_then(|b| b.as_bool()) == Some(true)
+                    })
+                    .count()
+            });
+            if name == "update_plan" {
+                format!("{total} steps, {done} done")
+            } else {
+                format!("{total} todos, {done} done")
+            }
+        }
         _ => first_string(input).map(|s| first_line(&s)).unwrap_or_default(),
     };
     summary.trim().to_owned()
+}
+
+/// A shell command as a line: a string as it is; an argv joined, `bash -lc <script>` as its script.
+fn command_text(command: &serde_json::Value) -> String {
+    if let Some(text) = command.as_str() {
+        return text.to_owned();
+    }
+    let Some(argv) = command.as_array() else { return String::new() };
+    let args: Vec<&str> = argv.iter().filter_map(|a| a.as_str()).collect();
+    match args.as_slice() {
+        [shell, flag, script] if shell.ends_with("sh") && matches!(*flag, "-lc" | "-c") => (*script).to_owned(),
+        _ => args.join(" "),
+    }
+}
+
+/// `path +added -removed` of an `apply_patch` patch (its first file, and how many more).
+fn patch_summary(patch: &str, cwd: &str) -> String {
+    let mut files: Vec<&str> = Vec::new();
+    let (mut added, mut removed) = (0, 0);
+    for line in patch.lines() {
+        let file = ["*** Add File: ", "*** Update File: ", "*** Delete File: "]
+            .iter()
+            .find_map(|prefix| line.strip_prefix(prefix));
+        if let Some(file) = file {
+            files.push(file.trim());
+        } else if line.starts_with('+') && !line.starts_with("+++") {
+            added += 1;
+        } else if line.starts_with('-') && !line.starts_with("---") {
+            removed += 1;
+        }
+    }
+    let Some(first) = files.first() else { return String::new() };
+    let first = relative_path(first, cwd);
+    if files.len() > 1 {
+        format!("{first} (+{} more) +{added} -{removed}", files.len() - 1)
+    } else {
+        format!("{first} +{added} -{removed}")
+    }
 }
 
 fn first_string(value: &serde_json::Value) -> Option<String> {
@@ -498,5 +577,29 @@ mod tests {
         assert_eq!(ToolCategory::of("mcp__github__create_issue"), ToolCategory::Mcp);
         assert_eq!(ToolCategory::of("Task"), ToolCategory::Agent);
         assert_eq!(ToolCategory::of("TodoWrite"), ToolCategory::PlanTodo);
+    }
+
+    #[test]
+    fn codex_tools_are_summarised_and_categorised() {
+        let input = serde_json::json!({"command": ["bash", "-lc", "cargo test -p engine"], "workdir": "/p"});
+        assert_eq!(summarize_input("shell", &input, "/p"), "cargo test -p engine");
+        let input = serde_json::json!({"command": ["ls", "-la"]});
+        assert_eq!(summarize_input("shell", &input, "/p"), "ls -la");
+        let patch = "*** Begin Patch\n*** Update File: /p/src/lib.rs\n@@\n-old\n+new\n+more\n*** End Patch";
+        assert_eq!(summarize_input("apply_patch", &serde_json::json!(patch), "/p"), "src/lib.rs +2 -1");
+        let input =
+            serde_json::json!({"changes": [{"path": "/p/a.rs", "kind": "update"}, {"path": "/p/b.rs", "kind": "add"}]});
+        assert_eq!(summarize_input("file_change", &input, "/p"), "a.rs (+1 more)");
+        let input = serde_json::json!({"items": [{"text": "a", "completed": true}, {"text": "b", "completed": false}]});
+        assert_eq!(summarize_input("todo_list", &input, "/p"), "2 todos, 1 done");
+        for (name, category) in [
+            ("local_shell", ToolCategory::Execute),
+            ("command_execution", ToolCategory::Execute),
+            ("file_change", ToolCategory::Edit),
+            ("todo_list", ToolCategory::PlanTodo),
+            ("mcp__github__search_issues", ToolCategory::Mcp),
+        ] {
+            assert_eq!(ToolCategory::of(name), category, "{name}");
+        }
     }
 }

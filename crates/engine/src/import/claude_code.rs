@@ -77,6 +77,9 @@ struct LineHead<'a> {
     source_tool_use_id: LStr<'a>,
     #[serde(rename = "parentToolUseID", borrow)]
     parent_tool_use_id: LStr<'a>,
+    /// Agent SDK messages: the Task call a subagent's message belongs to.
+    #[serde(rename = "parent_tool_use_id", borrow)]
+    parent_tool_use_id_snake: LStr<'a>,
     #[serde(rename = "sourceToolAssistantUUID", borrow)]
     source_tool_assistant: LStr<'a>,
     #[serde(rename = "nestingLevel")]
@@ -97,12 +100,16 @@ struct LineHead<'a> {
     content: ContentField<'a>,
     #[serde(rename = "toolUseResult", borrow)]
     tool_use_result: Option<&'a RawValue>,
+    #[serde(rename = "tool_use_result", borrow)]
+    tool_use_result_snake: Option<&'a RawValue>,
     #[serde(borrow, deserialize_with = "lenient")]
     data: DataHead<'a>,
     #[serde(borrow, deserialize_with = "lenient")]
     attachment: AttachmentHead<'a>,
     #[serde(rename = "compactMetadata", borrow, deserialize_with = "lenient")]
     compact_metadata: CompactHead<'a>,
+    #[serde(rename = "compact_metadata", borrow, deserialize_with = "lenient")]
+    compact_metadata_snake: CompactHead<'a>,
     #[serde(rename = "toolName", borrow)]
     tool_name: LStr<'a>,
     #[serde(rename = "toolArguments", borrow)]
@@ -146,7 +153,7 @@ struct MessageHead<'a> {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct UsageHead {
+pub(crate) struct UsageHead {
     input_tokens: LNum,
     output_tokens: LNum,
     cache_creation_input_tokens: LNum,
@@ -171,14 +178,14 @@ struct ServerToolUseHead {
 }
 
 impl UsageHead {
-    fn present(&self) -> bool {
+    pub(crate) fn present(&self) -> bool {
         self.input_tokens.0.is_some()
             || self.output_tokens.0.is_some()
             || self.cache_creation_input_tokens.0.is_some()
             || self.cache_read_input_tokens.0.is_some()
     }
 
-    fn to_usage(&self) -> Usage {
+    pub(crate) fn to_usage(&self) -> Usage {
         Usage {
             input_tokens: self.input_tokens.as_u64(),
             output_tokens: self.output_tokens.as_u64(),
@@ -423,19 +430,19 @@ struct ExtractedCall<'a> {
 }
 
 /// Where borrowed strings and raw values of a line sit in its file's bytes.
-struct Locator<'b> {
-    file_bytes: &'b [u8],
+pub(crate) struct Locator<'b> {
+    pub(crate) file_bytes: &'b [u8],
 }
 
 impl Locator<'_> {
-    fn offset_of(&self, part: &[u8]) -> Option<usize> {
+    pub(crate) fn offset_of(&self, part: &[u8]) -> Option<usize> {
         let base = self.file_bytes.as_ptr() as usize;
         let start = part.as_ptr() as usize;
         (start >= base && start + part.len() <= base + self.file_bytes.len()).then(|| start - base)
     }
 
     /// A span for a decoded string: in the file if it was borrowed from it, else in the arena.
-    fn str_span(&self, arena: &mut Vec<u8>, s: &LStr) -> Span {
+    pub(crate) fn str_span(&self, arena: &mut Vec<u8>, s: &LStr) -> Span {
         match &s.0 {
             None => Span::EMPTY,
             Some(value) if value.is_empty() => Span::EMPTY,
@@ -447,7 +454,7 @@ impl Locator<'_> {
         }
     }
 
-    fn raw_span(&self, raw: Option<&RawValue>) -> Span {
+    pub(crate) fn raw_span(&self, raw: Option<&RawValue>) -> Span {
         let Some(raw) = raw else { return Span::EMPTY };
         let bytes = raw.get().as_bytes();
         match self.offset_of(bytes) {
@@ -457,7 +464,7 @@ impl Locator<'_> {
     }
 
     /// The raw span of a borrowed string's literal: the text plus its two quotes.
-    fn literal_span(&self, text: &str) -> Option<Span> {
+    pub(crate) fn literal_span(&self, text: &str) -> Option<Span> {
         let offset = self.offset_of(text.as_bytes())?;
         let quoted = offset.checked_sub(1)?..offset + text.len() + 1;
         let bytes = self.file_bytes.get(quoted.clone())?;
@@ -465,7 +472,7 @@ impl Locator<'_> {
     }
 }
 
-fn push_arena(arena: &mut Vec<u8>, bytes: &[u8]) -> Span {
+pub(crate) fn push_arena(arena: &mut Vec<u8>, bytes: &[u8]) -> Span {
     let start = arena.len();
     arena.extend_from_slice(bytes);
     Span::in_arena(start, bytes.len())
@@ -484,10 +491,40 @@ fn entry_kind(ty: &str) -> Option<EntryKind> {
     })
 }
 
-const INTERRUPTED_MARK: &[u8] = b"[Request interrupted by user";
+pub(crate) const INTERRUPTED_MARK: &[u8] = b"[Request interrupted by user";
+
+/// What another importer supplies for a line in the Claude message shape that lacks it (Agent
+/// SDK stream-json has no `parentUuid`, sometimes no `uuid`, and no envelope but `cwd` once).
+pub(crate) struct Synth<'s> {
+    /// The uuid to use when the line has none.
+    pub uuid: &'s str,
+    /// The parent to use when the line names none (empty: a root).
+    pub parent: &'s str,
+    /// `logicalParentUuid` to use when the line has none.
+    pub logical_parent: &'s str,
+    /// The session when the line names none.
+    pub session: Sym,
+    /// The agent conversation the entry belongs to, when the line names none.
+    pub agent_id: Sym,
+    pub sidechain: bool,
+    /// Envelope fields the line does not have.
+    pub envelope: Envelope,
+}
 
 /// Reads line `line_no` (`begin..end` of the file's bytes) into the sink.
 pub(crate) fn import_line(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, line_no: u32, text: &str) -> LineOutcome {
+    import_line_with(sink, bytes, file, line_no, text, None)
+}
+
+/// [`import_line`], with what another importer knows of the line's place in the conversation.
+pub(crate) fn import_line_with(
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    file: FileId,
+    line_no: u32,
+    text: &str,
+    synth: Option<&Synth>,
+) -> LineOutcome {
     let file_bytes = bytes[file as usize].as_slice();
     let line = text.as_bytes();
     let begin = line.as_ptr() as usize - file_bytes.as_ptr() as usize;
@@ -514,7 +551,8 @@ pub(crate) fn import_line(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, line
     let type_sym = sink.corpus.symbols.intern(if ty.is_empty() { "(untyped)" } else { ty });
     sink.count_type(type_sym);
     let kind = entry_kind(ty);
-    let uuid = head.uuid.as_deref().filter(|u| !u.is_empty());
+    let line_uuid = head.uuid.as_deref().filter(|u| !u.is_empty());
+    let uuid = line_uuid.or_else(|| synth.map(|s| s.uuid).filter(|u| !u.is_empty()));
     let line_span = Span::in_file(begin, end - begin);
 
     let Some(uuid) = uuid else {
@@ -569,6 +607,27 @@ pub(crate) fn import_line(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, line
     let parent = if head.parent_uuid.is_some() { &head.parent_uuid } else { &head.parent_uuid_snake };
     let session = if head.session_id.is_some() { &head.session_id } else { &head.session_id_snake };
     let tool_use_id = if head.tool_use_id.is_some() { &head.tool_use_id } else { &head.source_tool_use_id };
+    let parent_tool_use_id =
+        if head.parent_tool_use_id.is_some() { &head.parent_tool_use_id } else { &head.parent_tool_use_id_snake };
+    let uuid_span = match (line_uuid, synth) {
+        (None, Some(_)) => push_arena(arena, uuid.as_bytes()),
+        _ => at.str_span(arena, &head.uuid),
+    };
+    let parent_span = match synth {
+        Some(synth) if parent.as_deref().is_none() && !synth.parent.is_empty() => {
+            push_arena(arena, synth.parent.as_bytes())
+        }
+        _ => at.str_span(arena, parent),
+    };
+    let logical_parent_span = match synth {
+        Some(synth) if head.logical_parent_uuid.as_deref().is_none() && !synth.logical_parent.is_empty() => {
+            push_arena(arena, synth.logical_parent.as_bytes())
+        }
+        _ => at.str_span(arena, &head.logical_parent_uuid),
+    };
+    if let Some(synth) = synth {
+        flags.set(EntryFlags::SIDECHAIN, flags.has(EntryFlags::SIDECHAIN) || synth.sidechain);
+    }
     let mut entry = Entry {
         file,
         line: line_no,
@@ -578,9 +637,9 @@ pub(crate) fn import_line(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, line
         flags,
         type_name: type_sym,
         subtype: Sym::NONE,
-        uuid: at.str_span(arena, &head.uuid),
-        parent_uuid: at.str_span(arena, parent),
-        logical_parent_uuid: at.str_span(arena, &head.logical_parent_uuid),
+        uuid: uuid_span,
+        parent_uuid: parent_span,
+        logical_parent_uuid: logical_parent_span,
         session_id: Sym::NONE,
         agent_id: Sym::NONE,
         linked_agent_id: Sym::NONE,
@@ -590,15 +649,15 @@ pub(crate) fn import_line(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, line
         blocks_start: sink.corpus.blocks.len() as u32,
         blocks_len: 0,
         content: Span::EMPTY,
-        tool_use_result: at.raw_span(head.tool_use_result),
+        tool_use_result: at.raw_span(head.tool_use_result.or(head.tool_use_result_snake)),
         tool_use_id: at.str_span(arena, tool_use_id),
-        parent_tool_use_id: at.str_span(arena, &head.parent_tool_use_id),
+        parent_tool_use_id: at.str_span(arena, parent_tool_use_id),
         source_tool_assistant: at.str_span(arena, &head.source_tool_assistant),
         envelope: 0,
     };
     let symbols = &mut sink.corpus.symbols;
     let mut intern = |s: &LStr| symbols.intern(s.as_deref().unwrap_or(""));
-    let envelope = Envelope {
+    let mut envelope = Envelope {
         cwd: intern(&head.cwd),
         version: intern(&head.version),
         git_branch: intern(&head.git_branch),
@@ -607,10 +666,31 @@ pub(crate) fn import_line(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, line
         permission_mode: intern(&head.permission_mode),
         user_type: intern(&head.user_type),
     };
+    if let Some(synth) = synth {
+        let or = |line: Sym, known: Sym| if line.is_some() { line } else { known };
+        let known = synth.envelope;
+        envelope = Envelope {
+            cwd: or(envelope.cwd, known.cwd),
+            version: or(envelope.version, known.version),
+            git_branch: or(envelope.git_branch, known.git_branch),
+            slug: or(envelope.slug, known.slug),
+            entrypoint: or(envelope.entrypoint, known.entrypoint),
+            permission_mode: or(envelope.permission_mode, known.permission_mode),
+            user_type: or(envelope.user_type, known.user_type),
+        };
+    }
     entry.envelope = sink.envelope(envelope);
     let symbols = &mut sink.corpus.symbols;
     entry.session_id = symbols.intern(session.as_deref().unwrap_or(""));
     entry.agent_id = symbols.intern(head.agent_id.as_deref().unwrap_or(""));
+    if let Some(synth) = synth {
+        if entry.session_id.is_none() {
+            entry.session_id = synth.session;
+        }
+        if entry.agent_id.is_none() {
+            entry.agent_id = synth.agent_id;
+        }
+    }
 
     // The message body: an object with content blocks, a legacy plain string, or a top-level
     // `content` (system lines, extracted tool messages).
@@ -698,7 +778,15 @@ pub(crate) fn import_line(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, line
     }
 
     if entry.kind == EntryKind::System && head.subtype.as_deref() == Some("compact_boundary") {
-        let compact = &head.compact_metadata;
+        let snake = &head.compact_metadata_snake;
+        let compact = if !head.compact_metadata.trigger.is_some()
+            && head.compact_metadata.pre_tokens.0.is_none()
+            && (snake.trigger.is_some() || snake.pre_tokens.0.is_some())
+        {
+            snake
+        } else {
+            &head.compact_metadata
+        };
         let arena = &mut sink.corpus.arena;
         let preserved = (
             at.str_span(arena, &compact.preserved.head),
@@ -729,7 +817,7 @@ pub(crate) fn import_line(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, line
     LineOutcome::Entry
 }
 
-fn shape_name(shape: Shape) -> &'static str {
+pub(crate) fn shape_name(shape: Shape) -> &'static str {
     match shape {
         Shape::Absent | Shape::Null => "null",
         Shape::Bool => "boolean",
@@ -740,7 +828,7 @@ fn shape_name(shape: Shape) -> &'static str {
     }
 }
 
-fn parse_time(text: &str) -> Option<i64> {
+pub(crate) fn parse_time(text: &str) -> Option<i64> {
     if let Some(ms) = json::parse_timestamp_ms(text) {
         return Some(ms);
     }
@@ -905,6 +993,7 @@ fn record_response(
             usage: usage.unwrap_or_default(),
             has_usage: usage.is_some(),
             logged_cost_usd: cost,
+            duration_ms: None,
         });
         return index;
     };
@@ -951,6 +1040,7 @@ fn record_response(
         usage: usage.unwrap_or_default(),
         has_usage: usage.is_some(),
         logged_cost_usd: cost,
+        duration_ms: None,
     });
     sink.response_index.insert_unique(hash, (hash, index), |&(h, _)| h);
     index

@@ -1,7 +1,16 @@
 //! Importers: one per log format, each turning lines into the common model. A file's format
 //! is sniffed from its name and first lines, as speedscope does.
+//!
+//! - [`claude_code`]: Claude Code session logs (and the seed documents' older shapes);
+//! - [`agent_sdk`]: Claude Agent SDK / `claude -p --output-format stream-json` messages;
+//! - [`codex`]: Codex CLI session rollouts and Codex SDK (`codex exec --json`) thread events;
+//! - [`ollama`]: captures of Ollama `/api/chat` streams, chunks joined into messages.
 
+pub mod agent_sdk;
 pub mod claude_code;
+pub mod codex;
+pub(crate) mod common;
+pub mod ollama;
 
 use std::collections::BTreeMap;
 
@@ -9,7 +18,71 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use crate::json::{LStr, Shape};
-use crate::model::{AgentMeta, DiagnosticKind, Format};
+use crate::load::Sink;
+use crate::model::{AgentMeta, Diagnostic, DiagnosticKind, FileId, Format};
+
+/// What an importer remembers of a file between its lines: the thread so far, streams and
+/// items not finished yet.
+pub(crate) enum State {
+    AgentSdk(agent_sdk::State),
+    CodexRollout(codex::RolloutState),
+    CodexEvents(codex::EventsState),
+    Ollama(ollama::State),
+}
+
+/// Reads one line of a file of `format`.
+pub(crate) fn import_line(
+    format: Format,
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    file: FileId,
+    line_no: u32,
+    text: &str,
+    state: &mut Option<Box<State>>,
+) -> LineOutcome {
+    let state = match format {
+        Format::AgentSdk | Format::CodexRollout | Format::CodexEvents | Format::Ollama => {
+            state.get_or_insert_with(|| {
+                Box::new(match format {
+                    Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
+                    Format::CodexRollout => State::CodexRollout(codex::RolloutState::new(sink, file)),
+                    Format::CodexEvents => State::CodexEvents(codex::EventsState::new(sink, file)),
+                    _ => State::Ollama(ollama::State::new(sink, file)),
+                })
+            })
+        }
+        _ => return claude_code::import_line(sink, bytes, file, line_no, text),
+    };
+    match state.as_mut() {
+        State::AgentSdk(state) => agent_sdk::import_line(sink, bytes, file, line_no, text, state),
+        State::CodexRollout(state) => codex::import_rollout_line(sink, bytes, file, line_no, text, state),
+        State::CodexEvents(state) => codex::import_event_line(sink, bytes, file, line_no, text, state),
+        State::Ollama(state) => ollama::import_line(sink, bytes, file, line_no, text, state),
+    }
+}
+
+/// The end of a file: streams cut short become interrupted messages, open items are closed. A
+/// file of another agent's log that holds no message at all says so (Codex writes a rollout
+/// with only its `session_meta` for every session opened and left).
+pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, state: Option<Box<State>>) {
+    let Some(state) = state else { return };
+    let (entries, what) = match *state {
+        State::AgentSdk(mut state) => (agent_sdk::finish(sink, &mut state), "Claude Agent SDK output"),
+        State::CodexRollout(mut state) => (codex::finish_rollout(sink, &mut state), "a Codex CLI session rollout"),
+        State::CodexEvents(mut state) => (codex::finish_events(sink, &mut state), "Codex SDK thread events"),
+        State::Ollama(mut state) => (ollama::finish(sink, bytes, file, &mut state), "an Ollama chat capture"),
+    };
+    let counts = sink.corpus.files.get(file as usize).map(|f| f.counts).unwrap_or_default();
+    if entries == 0 && counts.metadata > 0 {
+        sink.corpus.diagnostics.push(Diagnostic {
+            file,
+            line: 0,
+            offset: 0,
+            kind: DiagnosticKind::EmptyFile,
+            message: format!("{what} without any message: only {} line(s) of session metadata", counts.metadata),
+        });
+    }
+}
 
 /// What the first bytes of a file say about it.
 pub(crate) enum Sniff {
@@ -99,11 +172,27 @@ struct Probe<'a> {
     created_at: Shape,
     done: Shape,
     message: Shape,
+    response: Shape,
     thread_id: Shape,
+    #[serde(borrow)]
+    object: LStr<'a>,
+    #[serde(borrow)]
+    provider: LStr<'a>,
+    contents: Shape,
+    candidates: Shape,
 }
 
-/// Decides what a file is from its first bytes (`window`; `whole_file` if that is all of it).
-pub(crate) fn sniff(window: &[u8], whole_file: bool) -> Sniff {
+/// The formats this version reads, for messages.
+const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events or Ollama chat";
+
+/// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
+pub(crate) fn is_rollout_name(name: &str) -> bool {
+    name.starts_with("rollout-") && name.ends_with(".jsonl")
+}
+
+/// Decides what a file is from its name and first bytes (`window`; `whole_file` if that is all
+/// of it).
+pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
     let text = window.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(window);
     let start = text.iter().position(|b| !b.is_ascii_whitespace());
     let Some(start) = start else { return Sniff::Empty };
@@ -115,6 +204,8 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool) -> Sniff {
     let mut lines = text.split(|&b| b == b'\n').peekable();
     let mut seen = 0;
     let mut first_keys: Option<Vec<String>> = None;
+    // The sidecar's `query` lines name the provider the rest of the file comes from.
+    let mut provider: Option<Format> = None;
     while let Some(line) = lines.next() {
         let complete = lines.peek().is_some() || whole_file;
         if !complete {
@@ -129,6 +220,15 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool) -> Sniff {
             break;
         }
         let Ok(probe) = serde_json::from_slice::<Probe>(line) else { continue };
+        if probe.ty.as_deref() == Some("query") {
+            provider = provider.or(match probe.provider.as_deref() {
+                Some("claude") => Some(Format::AgentSdk),
+                Some("codex") => Some(Format::CodexEvents),
+                Some("ollama") => Some(Format::Ollama),
+                _ => None,
+            });
+            continue;
+        }
         match classify(&probe) {
             Some(Ok(format)) => return Sniff::Format(format),
             Some(Err(message)) => return Sniff::Rejected(message),
@@ -141,9 +241,17 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool) -> Sniff {
             }
         }
     }
+    if let Some(format) = provider {
+        return Sniff::Format(format);
+    }
+    let has = |needle: &[u8]| memchr::memmem::find(text, needle).is_some();
+    if is_rollout_name(name) && !has(b"\"parentUuid\"") {
+        // Older rollouts hold bare response items; the name says what they are.
+        return Sniff::Format(Format::CodexRollout);
+    }
     if let Some(keys) = first_keys {
         return Sniff::Rejected(format!(
-            "these are JSON lines, but not a session log this version knows (the first line's keys: {})",
+            "these are JSON lines, but not a session log this version knows ({KNOWN}); the first line's keys: {}",
             keys.join(", ")
         ));
     }
@@ -157,9 +265,21 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool) -> Sniff {
         _ => return Sniff::Rejected("this is plain text, not a session log (JSON Lines)".into()),
     }
     // No complete line parsed. A first line longer than the window is judged by its keys.
-    let has = |needle: &[u8]| memchr::memmem::find(text, needle).is_some();
     if !whole_file && (has(b"\"parentUuid\"") || has(b"\"sessionId\"")) {
         return Sniff::Format(Format::ClaudeCode);
+    }
+    if !whole_file {
+        let start = &text[..text.len().min(256)];
+        let starts = |needle: &[u8]| memchr::memmem::find(start, needle).is_some();
+        if starts(b"\"type\":\"session_meta\"") || starts(b"\"type\":\"response_item\"") {
+            return Sniff::Format(Format::CodexRollout);
+        }
+        if starts(b"\"type\":\"system\",\"subtype\":\"init\"") {
+            return Sniff::Format(Format::AgentSdk);
+        }
+        if starts(b"\"model\"") && (starts(b"\"messages\"") || starts(b"\"created_at\"")) {
+            return Sniff::Format(Format::Ollama);
+        }
     }
     if text.contains(&b'\n') && seen > 0 {
         // Several lines, none of them a JSON object: pretty-printed JSON, or something else.
@@ -186,20 +306,40 @@ fn classify(probe: &Probe) -> Option<Result<Format, String>> {
     if matches!(ty, "session_meta" | "turn_context" | "response_item" | "event_msg" | "compacted")
         && present(probe.payload)
     {
-        return Some(Err("this looks like a Codex CLI session rollout, not a Claude Code session log".into()));
+        return Some(Ok(Format::CodexRollout));
     }
     if ty.starts_with("thread.") || ty.starts_with("turn.") || ty.starts_with("item.") {
-        return Some(Err("this looks like Codex SDK thread events, not a Claude Code session log".into()));
+        return Some(Ok(Format::CodexEvents));
     }
-    if present(probe.model) && present(probe.created_at) && (present(probe.message) || present(probe.done)) {
-        return Some(Err("this looks like an Ollama /api/chat stream, not a Claude Code session log".into()));
+    if ty.is_empty()
+        && present(probe.model)
+        && present(probe.created_at)
+        && (present(probe.message) || present(probe.done) || present(probe.response))
+    {
+        return Some(Ok(Format::Ollama));
     }
     let has_parent = probe.parent_uuid != Shape::Absent || probe.parent_uuid_snake != Shape::Absent;
     if present(probe.session_id_snake)
         && !has_parent
-        && (probe.parent_tool_use_id != Shape::Absent || ty == "result" || probe.subtype.as_deref() == Some("init"))
+        && (probe.parent_tool_use_id != Shape::Absent
+            || matches!(ty, "result" | "stream_event")
+            || probe.subtype.as_deref() == Some("init"))
     {
-        return Some(Err("this looks like Claude Agent SDK stream-json output, not a Claude Code session log".into()));
+        return Some(Ok(Format::AgentSdk));
+    }
+    if ty == "agent_error" {
+        return Some(Ok(Format::AgentSdk));
+    }
+    if let Some("chat.completion.chunk" | "chat.completion" | "response" | "text_completion") = probe.object.as_deref()
+    {
+        return Some(Err(format!(
+            "this looks like an OpenAI API response stream, not an agent session log this version reads ({KNOWN})"
+        )));
+    }
+    if present(probe.candidates) || (present(probe.contents) && present(probe.model)) {
+        return Some(Err(format!(
+            "this looks like Gemini API requests or responses, not an agent session log this version reads ({KNOWN})"
+        )));
     }
     let claude_keys = has_parent
         || present(probe.session_id)
@@ -272,7 +412,7 @@ mod tests {
     use super::*;
 
     fn rejected(bytes: &[u8]) -> String {
-        match sniff(bytes, true) {
+        match sniff(bytes, true, "x.jsonl") {
             Sniff::Rejected(message) => message,
             Sniff::Format(format) => panic!("read as {format:?}"),
             Sniff::Empty => panic!("empty"),
@@ -285,11 +425,9 @@ mod tests {
         assert!(rejected(b"<!doctype html><html>").contains("HTML"));
         assert!(rejected(b"[{\"a\":1}]").contains("JSON array"));
         assert!(rejected(b"hello world\n").contains("plain text"));
-        assert!(rejected(b"{\"timestamp\":\"x\",\"type\":\"session_meta\",\"payload\":{}}\n").contains("Codex"));
-        assert!(
-            rejected(b"{\"model\":\"qwen3\",\"created_at\":\"x\",\"message\":{},\"done\":false}\n").contains("Ollama")
-        );
+        assert!(rejected(b"{\"object\":\"chat.completion.chunk\",\"choices\":[]}\n").contains("OpenAI"));
         assert!(rejected(b"{\"a\":1,\"b\":2}\n{\"a\":1}\n").contains("keys: a, b"));
+        assert!(rejected(b"{\"a\":1,\"b\":2}\n").contains("Codex CLI rollouts"));
         assert!(rejected(b"{\n  \"a\": 1\n}\n").contains("one JSON document"));
     }
 
@@ -301,8 +439,29 @@ mod tests {
             b"\xEF\xBB\xBF{\"type\":\"user\",\"uuid\":\"1\",\"message\":\"hi\"}\n",
             b"not json\n{\"type\":\"user\",\"uuid\":\"1\",\"parentUuid\":null}\n",
         ] {
-            assert!(matches!(sniff(line, true), Sniff::Format(Format::ClaudeCode)));
+            assert!(matches!(sniff(line, true, "x.jsonl"), Sniff::Format(Format::ClaudeCode)));
         }
+    }
+
+    #[test]
+    fn other_agents_logs_are_recognised() {
+        let format = |bytes: &[u8], name: &str| match sniff(bytes, true, name) {
+            Sniff::Format(format) => format,
+            Sniff::Rejected(message) => panic!("rejected: {message}"),
+            Sniff::Empty => panic!("empty"),
+        };
+        let rollout = b"{\"timestamp\":\"x\",\"type\":\"session_meta\",\"payload\":{}}\n";
+        assert_eq!(format(rollout, "x.jsonl"), Format::CodexRollout);
+        let old_rollout = b"{\"id\":\"u\",\"timestamp\":\"t\",\"instructions\":null}\n{\"record_type\":\"state\"}\n";
+        assert_eq!(format(old_rollout, "rollout-2025-05-01T10-00-00-u.jsonl"), Format::CodexRollout);
+        assert_eq!(format(b"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n", "x.jsonl"), Format::CodexEvents);
+        let chunk = b"{\"model\":\"qwen3\",\"created_at\":\"x\",\"message\":{},\"done\":false}\n";
+        assert_eq!(format(chunk, "x.jsonl"), Format::Ollama);
+        let init = b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"model\":\"m\"}\n";
+        assert_eq!(format(init, "x.jsonl"), Format::AgentSdk);
+        assert_eq!(format(b"{\"type\":\"agent_error\",\"error\":\"no cli\"}\n", "x.jsonl"), Format::AgentSdk);
+        let query = b"{\"type\":\"query\",\"provider\":\"ollama\",\"prompt\":\"hi\"}\n{\"error\":\"x\"}\n";
+        assert_eq!(format(query, "x.jsonl"), Format::Ollama);
     }
 
     #[test]

@@ -1,0 +1,1218 @@
+//! OpenAI Codex logs, in two shapes that share their helpers:
+//!
+//! **Session rollouts** (`~/.codex/sessions/YYYY/MM/DD/rollout-<date>-<uuid>.jsonl`): lines
+//! `{timestamp, type, payload}`.
+//! - `session_meta` (id, cwd, cli_version, originator, git) is a system entry and names the
+//!   session; `turn_context` (model, cwd, approval policy) is metadata that sets the model.
+//! - `response_item`s are the conversation: `message` (user prompt, assistant text, developer
+//!   instructions; injected `<environment_context>`/`<user_instructions>` are meta), `reasoning`
+//!   (summaries and raw content as thinking; encrypted only: a signature-only thinking block),
+//!   `function_call` / `custom_tool_call` / `local_shell_call` (tool calls; the JSON string of
+//!   `arguments` is decoded into the arena) and their `*_output` (results, paired by `call_id`;
+//!   a non-zero exit code in the output is an error), `web_search_call`.
+//! - `event_msg`s mostly repeat the items (`user_message`, `agent_message`, `agent_reasoning`:
+//!   metadata once the file has items; an events-only file reads them as messages), or are
+//!   metadata: `token_count` gives usage, `exec_command_end`/`patch_apply_end` exit codes.
+//!   `turn_aborted` is an interrupted system entry that ends the turn's pending calls as
+//!   interrupted; `error` and `stream_error` are error system entries.
+//! - `compacted` is a compaction summary.
+//! - Older rollouts (mid 2025) hold bare response items after a `{id, timestamp, instructions}`
+//!   line, with `{"record_type": "state"}` lines between them.
+//!
+//! Usage: `token_count` events carry `total_token_usage` (the session's running total) and
+//! `last_token_usage` (the last request). Each response gets the growth of the running total,
+//! so repeated events count nothing twice and the session total is the last total; the last
+//! request's figure is used only when there is no total or it went backwards. OpenAI counts
+//! cached input inside input and reasoning inside output: input becomes uncached input plus
+//! `cache_read_input_tokens`, output stays whole.
+//!
+//! **Codex SDK thread events** (`codex exec --json`, `@openai/codex-sdk`): `thread.started`
+//! (session id), `turn.started`, `item.started` / `item.updated` / `item.completed`,
+//! `turn.completed` (usage of the turn), `turn.failed`, `error`. The lines of one item make one
+//! entry, the latest state winning; an item that is a call and its result at once
+//! (`command_execution`, `file_change`, `mcp_tool_call`) makes a call entry when it starts and a
+//! result entry when it completes, so tool calls pair up. `todo_list` and `web_search` are a call
+//! and its result in one entry. `error` items, `turn.failed` and `error` lines are error system
+//! entries. The stream names no prompt and no model: the sidecar's `query` line, when captured,
+//! gives both.
+
+use std::fmt;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+use crate::import::LineOutcome;
+use crate::import::claude_code::Locator;
+use crate::import::common::*;
+use crate::json::{self, LBool, LNum, LStr, Shape, lenient};
+use crate::load::Sink;
+use crate::model::*;
+use crate::span::{Span, Sym};
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct TextItem<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: LStr<'a>,
+    #[serde(borrow)]
+    text: Option<&'a RawValue>,
+}
+
+struct LenientItem<'a>(TextItem<'a>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for LenientItem<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        lenient(deserializer).map(LenientItem)
+    }
+}
+
+/// An array of `{type, text}` items; any other value is no items.
+#[derive(Default)]
+struct Items<'a>(Vec<TextItem<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Items<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Items<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("content items")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::new();
+                while let Some(LenientItem(item)) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Items(items))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Items::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Items::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Items::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Items::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Items::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Items::default())
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Items::default())
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(Items::default())
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Git<'a> {
+    #[serde(borrow)]
+    branch: LStr<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct TokenInfo {
+    #[serde(deserialize_with = "lenient")]
+    total_token_usage: OpenAiUsage,
+    #[serde(deserialize_with = "lenient")]
+    last_token_usage: OpenAiUsage,
+}
+
+/// Every payload's fields in one struct, so a line is parsed once.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Payload<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: LStr<'a>,
+    // session_meta, turn_context
+    #[serde(borrow)]
+    id: LStr<'a>,
+    #[serde(borrow)]
+    cwd: LStr<'a>,
+    #[serde(borrow)]
+    cli_version: LStr<'a>,
+    #[serde(borrow)]
+    originator: LStr<'a>,
+    #[serde(borrow, deserialize_with = "lenient")]
+    git: Git<'a>,
+    #[serde(borrow)]
+    model: LStr<'a>,
+    #[serde(borrow)]
+    approval_policy: LStr<'a>,
+    // response items
+    #[serde(borrow)]
+    role: LStr<'a>,
+    #[serde(borrow)]
+    content: Items<'a>,
+    #[serde(borrow)]
+    summary: Items<'a>,
+    encrypted_content: Shape,
+    #[serde(borrow)]
+    name: LStr<'a>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    call_id: LStr<'a>,
+    #[serde(borrow)]
+    output: Option<&'a RawValue>,
+    #[serde(borrow)]
+    status: LStr<'a>,
+    #[serde(borrow)]
+    action: Option<&'a RawValue>,
+    // event messages
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(borrow)]
+    text: Option<&'a RawValue>,
+    #[serde(deserialize_with = "lenient")]
+    info: TokenInfo,
+    #[serde(borrow)]
+    reason: LStr<'a>,
+    exit_code: LNum,
+    success: LBool,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RolloutHead<'a> {
+    #[serde(borrow)]
+    timestamp: LStr<'a>,
+    #[serde(rename = "type", borrow)]
+    ty: LStr<'a>,
+    #[serde(borrow, deserialize_with = "lenient")]
+    payload: Payload<'a>,
+    #[serde(borrow)]
+    record_type: LStr<'a>,
+    // The first line of older rollouts: {id, timestamp, instructions}.
+    #[serde(borrow)]
+    id: LStr<'a>,
+    instructions: Shape,
+}
+
+/// `{"output": "...", "metadata": {"exit_code": N}}`, the JSON text of a shell call's output.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct WrappedOutput<'a> {
+    #[serde(borrow)]
+    output: LStr<'a>,
+    #[serde(deserialize_with = "lenient")]
+    metadata: OutputMetadata,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct OutputMetadata {
+    exit_code: LNum,
+}
+
+/// `{"content": ..., "success": bool}`, a structured function output.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct StructuredOutput<'a> {
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    success: LBool,
+}
+
+/// The rollout a file is, so far.
+pub(crate) struct RolloutState {
+    chain: Chain,
+    /// The first assistant entry the next token count bills, if any.
+    unbilled: EntryId,
+    last_assistant: EntryId,
+    /// Usage reported before any entry could carry it.
+    pending_usage: Option<Usage>,
+    /// The last running total, as the model counts usage.
+    total: Option<Usage>,
+    /// Calls without an output yet, in order: `(call id, block id span)`.
+    pending_calls: Vec<(String, Span)>,
+    /// Result blocks by call id, and exit codes of exec events, to join whichever comes second.
+    results: FxHashMap<String, (EntryId, u32)>,
+    exit_codes: FxHashMap<String, bool>,
+    /// A response item has been read: events that repeat items are metadata from now on.
+    seen_item: bool,
+    /// Texts of entries made from events (before any item), so the items repeating them are
+    /// not read twice.
+    event_texts: FxHashSet<u64>,
+}
+
+impl RolloutState {
+    pub(crate) fn new(sink: &Sink, file: FileId) -> RolloutState {
+        RolloutState {
+            chain: Chain::new(sink, file),
+            unbilled: NONE,
+            last_assistant: NONE,
+            pending_usage: None,
+            total: None,
+            pending_calls: Vec::new(),
+            results: FxHashMap::default(),
+            exit_codes: FxHashMap::default(),
+            seen_item: false,
+            event_texts: FxHashSet::default(),
+        }
+    }
+
+    fn note_assistant(&mut self, sink: &mut Sink, entry: EntryId) {
+        self.last_assistant = entry;
+        if self.unbilled == NONE {
+            self.unbilled = entry;
+        }
+        if let Some(usage) = self.pending_usage.take() {
+            bill(sink, entry, self.chain.model, usage);
+        }
+    }
+}
+
+/// Adds usage to the response anchored at `anchor` (made if it has none).
+fn bill(sink: &mut Sink, anchor: EntryId, model: Sym, usage: Usage) {
+    let Some(entry) = sink.corpus.entries.get(anchor as usize) else { return };
+    if entry.response != NONE
+        && let Some(response) = sink.corpus.responses.get_mut(entry.response as usize)
+    {
+        response.usage.add(&usage);
+        response.has_usage = true;
+        if response.model.is_none() {
+            response.model = model;
+        }
+        return;
+    }
+    let file = entry.file;
+    push_response(sink, new_response(file, anchor, model, Some(usage)));
+}
+
+const ITEM_TYPES: [&str; 8] = [
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+];
+
+pub(crate) fn import_rollout_line(
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    file: FileId,
+    line_no: u32,
+    text: &str,
+    state: &mut RolloutState,
+) -> LineOutcome {
+    let head: RolloutHead = match parse_line(text) {
+        Ok(head) => head,
+        Err(outcome) => return outcome,
+    };
+    let (at, line_span) = locate(bytes, file, text);
+    let timestamp = time(&head.timestamp);
+    let ty = head.ty.as_deref().unwrap_or("");
+    let line = Line { file, line_no, line_span, timestamp, at: &at };
+
+    // Older rollouts: bare response items, state records, and a first line without a type.
+    let bare = ITEM_TYPES.contains(&ty);
+    if bare {
+        let Ok(payload) = serde_json::from_str::<Payload>(text) else { return LineOutcome::Metadata };
+        let type_sym = intern(sink, &format!("response_item:{ty}"));
+        sink.count_type(type_sym);
+        let item_sym = intern(sink, "response_item");
+        return response_item(sink, bytes, &line, item_sym, &payload, state);
+    }
+    if ty.is_empty() {
+        let type_sym = intern(sink, if head.record_type.is_some() { "record_type" } else { "(untyped)" });
+        sink.count_type(type_sym);
+        if !head.record_type.is_some() && head.instructions != Shape::Absent && head.id.is_some() {
+            let session = intern_l(sink, &head.id);
+            state.chain.set_session(sink, session);
+        }
+        push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+        return LineOutcome::Metadata;
+    }
+
+    let payload = &head.payload;
+    let inner = payload.ty.as_deref().unwrap_or("");
+    let counted = if inner.is_empty() || !matches!(ty, "response_item" | "event_msg") {
+        intern(sink, ty)
+    } else {
+        intern(sink, &format!("{ty}:{inner}"))
+    };
+    sink.count_type(counted);
+    let type_sym = intern(sink, ty);
+    match ty {
+        "session_meta" => {
+            let session = intern_l(sink, &payload.id);
+            state.chain.set_session(sink, session);
+            let symbols = &mut sink.corpus.symbols;
+            let envelope = &mut state.chain.envelope;
+            let mut set = |slot: &mut Sym, value: &LStr| {
+                if let Some(v) = value.as_deref().filter(|v| !v.is_empty()) {
+                    *slot = symbols.intern(v);
+                }
+            };
+            set(&mut envelope.cwd, &payload.cwd);
+            set(&mut envelope.version, &payload.cli_version);
+            set(&mut envelope.git_branch, &payload.git.branch);
+            set(&mut envelope.entrypoint, &payload.originator);
+            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+            LineOutcome::Metadata
+        }
+        "turn_context" => {
+            let symbols = &mut sink.corpus.symbols;
+            let envelope = &mut state.chain.envelope;
+            let mut set = |slot: &mut Sym, value: &LStr| {
+                if let Some(v) = value.as_deref().filter(|v| !v.is_empty()) {
+                    *slot = symbols.intern(v);
+                }
+            };
+            set(&mut envelope.cwd, &payload.cwd);
+            set(&mut envelope.permission_mode, &payload.approval_policy);
+            set(&mut state.chain.model, &payload.model);
+            push_meta(sink, file, line_no, line_span, counted, state.chain.session, timestamp, Span::EMPTY);
+            LineOutcome::Metadata
+        }
+        "response_item" => response_item(sink, bytes, &line, type_sym, payload, state),
+        "event_msg" => event(sink, bytes, &line, type_sym, counted, payload, state),
+        "compacted" => {
+            let mut entry = new_entry(sink, file, line_no, line_span, EntryKind::User, type_sym);
+            entry.flags.set(EntryFlags::COMPACT_SUMMARY, true);
+            entry.content = at.raw_span(payload.message);
+            entry.flags.set(EntryFlags::STRING_CONTENT, is_string(payload.message));
+            entry.timestamp_ms = timestamp;
+            push_chained(sink, bytes, &mut state.chain, entry, line_no, "")
+        }
+        _ => {
+            push_meta(sink, file, line_no, line_span, counted, state.chain.session, timestamp, Span::EMPTY);
+            LineOutcome::Metadata
+        }
+    }
+}
+
+/// Where a line is.
+struct Line<'l, 'b> {
+    file: FileId,
+    line_no: u32,
+    line_span: Span,
+    timestamp: i64,
+    at: &'l Locator<'b>,
+}
+
+fn push_chained(
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    chain: &mut Chain,
+    entry: Entry,
+    line_no: u32,
+    suffix: &str,
+) -> LineOutcome {
+    let uuid = chain.id(line_no, suffix);
+    match chain.push(sink, bytes, entry, &uuid) {
+        Ok(_) => LineOutcome::Entry,
+        Err(message) => LineOutcome::Duplicate(message),
+    }
+}
+
+fn text_hash(sink: &Sink, kind: u8, text: &str) -> u64 {
+    sink.hash_pair(&[kind], text.as_bytes())
+}
+
+/// A tool's name as the model shows it: MCP tools (`server__tool`) as Claude names them.
+fn tool_name(sink: &mut Sink, name: &str) -> Sym {
+    if name.contains("__") && !name.starts_with("mcp__") {
+        intern(sink, &format!("mcp__{name}"))
+    } else {
+        intern(sink, name)
+    }
+}
+
+fn response_item(
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    line: &Line,
+    type_sym: Sym,
+    payload: &Payload,
+    state: &mut RolloutState,
+) -> LineOutcome {
+    let item = payload.ty.as_deref().unwrap_or("");
+    let at = line.at;
+    let new = |sink: &Sink, kind| {
+        let mut entry = new_entry(sink, line.file, line.line_no, line.line_span, kind, type_sym);
+        entry.timestamp_ms = line.timestamp;
+        entry
+    };
+    state.seen_item = true;
+    match item {
+        "message" => {
+            let role = payload.role.as_deref().unwrap_or("");
+            let kind = match role {
+                "user" => EntryKind::User,
+                "assistant" => EntryKind::Assistant,
+                _ => EntryKind::System,
+            };
+            let first_text = payload.content.0.iter().find_map(|i| i.text).map(|t| raw_text(Some(t)));
+            if !state.event_texts.is_empty() {
+                let tag = match kind {
+                    EntryKind::User => b'u',
+                    EntryKind::Assistant => b'a',
+                    _ => b's',
+                };
+                let hash = text_hash(sink, tag, first_text.as_deref().unwrap_or(""));
+                if state.event_texts.remove(&hash) {
+                    return LineOutcome::Metadata;
+                }
+            }
+            let mut entry = new(sink, kind);
+            entry.subtype = intern(sink, if kind == EntryKind::System { role } else { item });
+            for part in &payload.content.0 {
+                let part_type = part.ty.as_deref().unwrap_or("");
+                if part_type.ends_with("text") || (part_type.is_empty() && part.text.is_some()) {
+                    push_block(sink, &mut entry, BlockKind::Text, Sym::NONE, Span::EMPTY, at.raw_span(part.text));
+                } else {
+                    let name = intern(sink, if part_type.is_empty() { "(untyped)" } else { part_type });
+                    push_block(sink, &mut entry, BlockKind::Unknown, name, Span::EMPTY, Span::EMPTY);
+                }
+            }
+            let injected = first_text.as_deref().is_some_and(is_injected);
+            if kind == EntryKind::System || (kind == EntryKind::User && injected) {
+                entry.flags.set(EntryFlags::META, true);
+            }
+            if kind == EntryKind::Assistant {
+                entry.model = state.chain.model;
+            }
+            if kind == EntryKind::User && !injected {
+                // A new prompt: calls of earlier turns that never got an output stay without.
+                state.pending_calls.clear();
+            }
+            if first_text.as_deref().is_some_and(|t| t.contains("[Request interrupted by user")) {
+                entry.flags.set(EntryFlags::INTERRUPTED, true);
+            }
+            push_item(sink, bytes, line, entry, state)
+        }
+        "reasoning" => {
+            if !state.event_texts.is_empty() {
+                let first = payload.summary.0.iter().find_map(|i| i.text).map(|t| raw_text(Some(t)));
+                let hash = text_hash(sink, b'r', first.as_deref().unwrap_or(""));
+                if state.event_texts.remove(&hash) {
+                    return LineOutcome::Metadata;
+                }
+            }
+            let mut entry = new(sink, EntryKind::Assistant);
+            entry.subtype = intern(sink, item);
+            entry.model = state.chain.model;
+            for part in payload.summary.0.iter().chain(&payload.content.0) {
+                if part.text.is_some() {
+                    push_block(sink, &mut entry, BlockKind::Thinking, Sym::NONE, Span::EMPTY, at.raw_span(part.text));
+                }
+            }
+            if entry.blocks_len == 0 {
+                // Encrypted (or empty) reasoning: there, but not recorded.
+                let block = push_block(sink, &mut entry, BlockKind::Thinking, Sym::NONE, Span::EMPTY, Span::EMPTY);
+                sink.corpus.blocks[block as usize].flags |= Block::SIGNATURE_ONLY;
+            }
+            push_item(sink, bytes, line, entry, state)
+        }
+        "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
+            let mut entry = new(sink, EntryKind::Assistant);
+            entry.subtype = intern(sink, item);
+            entry.model = state.chain.model;
+            let synth = state.chain.id(line.line_no, "");
+            let call_id = payload.call_id.as_deref().filter(|c| !c.is_empty()).map(str::to_owned);
+            let call_id = call_id.or_else(|| payload.id.as_deref().filter(|c| !c.is_empty()).map(str::to_owned));
+            let id = match (&call_id, payload.call_id.is_some()) {
+                (Some(_), true) => str_span(sink, at, &payload.call_id),
+                (Some(_), false) => str_span(sink, at, &payload.id),
+                (None, _) => arena_str(&mut sink.corpus.arena, &synth),
+            };
+            let call_id = call_id.unwrap_or(synth);
+            match item {
+                "function_call" => {
+                    let name = tool_name(sink, payload.name.as_deref().unwrap_or(""));
+                    let body = decoded_arguments(sink, at, payload.arguments);
+                    push_block(sink, &mut entry, BlockKind::ToolUse, name, id, body);
+                }
+                "custom_tool_call" => {
+                    let name = tool_name(sink, payload.name.as_deref().unwrap_or(""));
+                    push_block(sink, &mut entry, BlockKind::ToolUse, name, id, at.raw_span(payload.input));
+                }
+                "local_shell_call" => {
+                    let name = intern(sink, "local_shell");
+                    push_block(sink, &mut entry, BlockKind::ToolUse, name, id, at.raw_span(payload.action));
+                }
+                _ => {
+                    let name = intern(sink, "web_search");
+                    push_block(sink, &mut entry, BlockKind::ServerToolUse, name, id, at.raw_span(payload.action));
+                    let result = intern(sink, "web_search_call");
+                    let block = push_block(sink, &mut entry, BlockKind::ServerToolResult, result, id, Span::EMPTY);
+                    if payload.status.as_deref() == Some("failed") {
+                        mark_error(sink, &mut entry, block);
+                    }
+                }
+            }
+            if item != "web_search_call" {
+                state.pending_calls.push((call_id, id));
+            }
+            push_item(sink, bytes, line, entry, state)
+        }
+        "function_call_output" | "custom_tool_call_output" => {
+            let mut entry = new(sink, EntryKind::User);
+            entry.subtype = intern(sink, item);
+            let id = str_span(sink, at, &payload.call_id);
+            let (body, failed) = output_body(sink, at, payload.output);
+            let block = push_block(sink, &mut entry, BlockKind::ToolResult, Sym::NONE, id, body);
+            let call_id = payload.call_id.as_deref().unwrap_or("");
+            let exit_failed = state.exit_codes.remove(call_id);
+            if failed.or(exit_failed) == Some(true) {
+                mark_error(sink, &mut entry, block);
+            }
+            if let Some(position) = state.pending_calls.iter().position(|(c, _)| c == call_id) {
+                state.pending_calls.remove(position);
+            }
+            let outcome = push_chained(sink, bytes, &mut state.chain, entry, line.line_no, "");
+            if matches!(outcome, LineOutcome::Entry) && !call_id.is_empty() {
+                state.results.insert(call_id.to_owned(), (state.chain.last_entry, block));
+            }
+            outcome
+        }
+        _ => {
+            let counted = intern(sink, &format!("response_item:{item}"));
+            push_meta(
+                sink,
+                line.file,
+                line.line_no,
+                line.line_span,
+                counted,
+                state.chain.session,
+                line.timestamp,
+                Span::EMPTY,
+            );
+            LineOutcome::Metadata
+        }
+    }
+}
+
+/// Adds an item's entry to the thread; assistant entries wait for their token count.
+fn push_item(sink: &mut Sink, bytes: &[Vec<u8>], line: &Line, entry: Entry, state: &mut RolloutState) -> LineOutcome {
+    let assistant = entry.kind == EntryKind::Assistant;
+    let outcome = push_chained(sink, bytes, &mut state.chain, entry, line.line_no, "");
+    if assistant && matches!(outcome, LineOutcome::Entry) {
+        let id = state.chain.last_entry;
+        state.note_assistant(sink, id);
+    }
+    outcome
+}
+
+/// The JSON string of a call's `arguments`, decoded: the JSON it holds (in the arena), or the
+/// string itself when it holds no JSON.
+fn decoded_arguments(sink: &mut Sink, at: &Locator, arguments: Option<&RawValue>) -> Span {
+    let Some(raw) = arguments else { return Span::EMPTY };
+    if !raw.get().starts_with('"') {
+        return at.raw_span(Some(raw));
+    }
+    let decoded = json::decode_value(raw.get().as_bytes());
+    if serde_json::from_str::<IgnoredAny>(&decoded).is_ok() {
+        arena_raw(&mut sink.corpus.arena, decoded.trim())
+    } else {
+        at.raw_span(Some(raw))
+    }
+}
+
+/// A tool output's body, and whether it says the call failed (`None`: it does not say).
+fn output_body(sink: &mut Sink, at: &Locator, output: Option<&RawValue>) -> (Span, Option<bool>) {
+    let Some(raw) = output else { return (Span::EMPTY, None) };
+    let text = raw.get();
+    if text.starts_with('"') {
+        let decoded = json::decode_value(text.as_bytes());
+        if decoded.trim_start().starts_with('{')
+            && let Ok(wrapped) = serde_json::from_str::<WrappedOutput>(&decoded)
+            && let Some(output) = wrapped.output.as_deref()
+        {
+            let body = arena_json(&mut sink.corpus.arena, output);
+            let failed = wrapped.metadata.exit_code.0.map(|code| code != 0.0);
+            return (body, failed);
+        }
+        return (at.raw_span(Some(raw)), failure_in_text(&decoded));
+    }
+    if text.starts_with('{')
+        && let Ok(structured) = serde_json::from_str::<StructuredOutput>(text)
+    {
+        let body = if structured.content.is_some() { structured.content } else { Some(raw) };
+        return (at.raw_span(body), structured.success.0.map(|ok| !ok));
+    }
+    (at.raw_span(Some(raw)), None)
+}
+
+/// What a plain-text output says of its exit: `Exit code: N`, `Process exited with code N`, or
+/// an argument error.
+fn failure_in_text(text: &str) -> Option<bool> {
+    let text = text.trim_start();
+    if text.starts_with("failed to parse function arguments") || text.starts_with("unsupported call") {
+        return Some(true);
+    }
+    for line in text.lines().take(6) {
+        let line = line.trim();
+        let code = line.strip_prefix("Exit code:").or_else(|| line.strip_prefix("Process exited with code"));
+        if let Some(code) = code {
+            return code.trim().parse::<i64>().ok().map(|c| c != 0);
+        }
+    }
+    None
+}
+
+fn event(
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    line: &Line,
+    type_sym: Sym,
+    counted: Sym,
+    payload: &Payload,
+    state: &mut RolloutState,
+) -> LineOutcome {
+    let at = line.at;
+    let kind = payload.ty.as_deref().unwrap_or("");
+    let meta = |sink: &mut Sink, state: &RolloutState| {
+        push_meta(
+            sink,
+            line.file,
+            line.line_no,
+            line.line_span,
+            counted,
+            state.chain.session,
+            line.timestamp,
+            Span::EMPTY,
+        );
+        LineOutcome::Metadata
+    };
+    let new = |sink: &mut Sink, kind: EntryKind, subtype: &str| {
+        let mut entry = new_entry(sink, line.file, line.line_no, line.line_span, kind, type_sym);
+        entry.timestamp_ms = line.timestamp;
+        entry.subtype = intern(sink, subtype);
+        entry
+    };
+    match kind {
+        "token_count" => {
+            let info = &payload.info;
+            let total = info.total_token_usage.present().then(|| info.total_token_usage.to_usage());
+            let last = info.last_token_usage.present().then(|| info.last_token_usage.to_usage());
+            let delta = match (total, state.total) {
+                (Some(total), Some(previous)) if total == previous => None,
+                (Some(total), Some(previous)) if usage_covers(&total, &previous) => {
+                    Some(usage_minus(&total, &previous))
+                }
+                (Some(total), None) => Some(total),
+                // The running total went backwards: only the last request can be trusted.
+                (Some(total), Some(_)) => last.or(Some(total)),
+                (None, _) => last,
+            };
+            if total.is_some() {
+                state.total = total;
+            }
+            if let Some(delta) = delta.filter(|d| !d.is_zero()) {
+                let anchor =
+                    [state.unbilled, state.last_assistant, state.chain.last_entry].into_iter().find(|&e| e != NONE);
+                match anchor {
+                    Some(anchor) => bill(sink, anchor, state.chain.model, delta),
+                    None => state.pending_usage.get_or_insert_with(Usage::default).add(&delta),
+                }
+                state.unbilled = NONE;
+            }
+            meta(sink, state)
+        }
+        "user_message" | "agent_message" | "agent_reasoning" if !state.seen_item => {
+            // An events-only rollout: the events are the conversation.
+            let (entry_kind, body, tag) = match kind {
+                "user_message" => (EntryKind::User, payload.message, b'u'),
+                "agent_message" => (EntryKind::Assistant, payload.message, b'a'),
+                _ => (EntryKind::Assistant, payload.text, b'r'),
+            };
+            let text = raw_text(body);
+            let hash = text_hash(sink, tag, &text);
+            state.event_texts.insert(hash);
+            let mut entry = new(sink, entry_kind, kind);
+            if kind == "agent_reasoning" {
+                push_block(sink, &mut entry, BlockKind::Thinking, Sym::NONE, Span::EMPTY, at.raw_span(body));
+            } else {
+                entry.content = at.raw_span(body);
+                entry.flags.set(EntryFlags::STRING_CONTENT, is_string(body));
+            }
+            if entry_kind == EntryKind::User && is_injected(&text) {
+                entry.flags.set(EntryFlags::META, true);
+            }
+            if entry_kind == EntryKind::Assistant {
+                entry.model = state.chain.model;
+            }
+            push_item(sink, bytes, line, entry, state)
+        }
+        "turn_aborted" => {
+            let mut entry = new(sink, EntryKind::System, kind);
+            entry.flags.set(EntryFlags::INTERRUPTED, true);
+            // The calls the turn left running end here, interrupted.
+            let reason = payload.reason.as_deref().unwrap_or("interrupted");
+            let calls = std::mem::take(&mut state.pending_calls);
+            if !calls.is_empty() {
+                let text = format!("[Request interrupted by user] the turn was aborted ({reason})");
+                let body = arena_json(&mut sink.corpus.arena, &text);
+                for (_, id) in &calls {
+                    push_block(sink, &mut entry, BlockKind::ToolResult, Sym::NONE, *id, body);
+                }
+            }
+            push_chained(sink, bytes, &mut state.chain, entry, line.line_no, "")
+        }
+        "error" | "stream_error" => {
+            let mut entry = new(sink, EntryKind::System, kind);
+            entry.flags.set(if kind == "error" { EntryFlags::ERROR } else { EntryFlags::API_ERROR }, true);
+            entry.content = at.raw_span(payload.message);
+            entry.flags.set(EntryFlags::STRING_CONTENT, is_string(payload.message));
+            push_chained(sink, bytes, &mut state.chain, entry, line.line_no, "")
+        }
+        "exec_command_end" | "patch_apply_end" => {
+            let failed = if kind == "exec_command_end" {
+                payload.exit_code.0.map(|code| code != 0.0)
+            } else {
+                payload.success.0.map(|ok| !ok)
+            };
+            let call_id = payload.call_id.as_deref().unwrap_or("");
+            if let Some(failed) = failed
+                && !call_id.is_empty()
+            {
+                match state.results.get(call_id) {
+                    Some(&(entry, block)) if failed => {
+                        if let Some(b) = sink.corpus.blocks.get_mut(block as usize) {
+                            b.flags |= Block::IS_ERROR;
+                        }
+                        if let Some(e) = sink.corpus.entries.get_mut(entry as usize) {
+                            e.flags.set(EntryFlags::TOOL_ERROR, true);
+                        }
+                    }
+                    Some(_) => {}
+                    None => {
+                        state.exit_codes.insert(call_id.to_owned(), failed);
+                    }
+                }
+            }
+            meta(sink, state)
+        }
+        _ => meta(sink, state),
+    }
+}
+
+pub(crate) fn finish_rollout(sink: &mut Sink, state: &mut RolloutState) -> u32 {
+    if let Some(usage) = state.pending_usage.take()
+        && state.chain.last_entry != NONE
+    {
+        bill(sink, state.chain.last_entry, state.chain.model, usage);
+    }
+    state.chain.finish(sink);
+    state.chain.entries
+}
+
+// ---- Codex SDK thread events ----
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ErrorHead<'a> {
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct EventHead<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: LStr<'a>,
+    #[serde(borrow)]
+    thread_id: LStr<'a>,
+    #[serde(deserialize_with = "lenient")]
+    usage: OpenAiUsage,
+    #[serde(borrow, deserialize_with = "lenient")]
+    error: ErrorHead<'a>,
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(borrow)]
+    item: Option<&'a RawValue>,
+    // The sidecar's query line.
+    #[serde(borrow)]
+    prompt: Option<&'a RawValue>,
+    #[serde(borrow)]
+    cwd: LStr<'a>,
+    #[serde(borrow)]
+    model: LStr<'a>,
+    #[serde(borrow)]
+    timestamp: LStr<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ItemHead<'a> {
+    #[serde(borrow)]
+    id: LStr<'a>,
+    #[serde(rename = "type", borrow)]
+    ty: LStr<'a>,
+    #[serde(borrow)]
+    item_type: LStr<'a>,
+    #[serde(borrow)]
+    text: Option<&'a RawValue>,
+    #[serde(borrow)]
+    aggregated_output: Option<&'a RawValue>,
+    exit_code: LNum,
+    #[serde(borrow)]
+    status: Option<&'a RawValue>,
+    #[serde(borrow)]
+    server: LStr<'a>,
+    #[serde(borrow)]
+    tool: LStr<'a>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, deserialize_with = "lenient")]
+    error: ErrorHead<'a>,
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+}
+
+/// An item seen so far: its entry, and whether its final state is in.
+struct OpenItem {
+    entry: EntryId,
+    completed: bool,
+}
+
+/// The thread events a file is, so far.
+pub(crate) struct EventsState {
+    chain: Chain,
+    /// Items by id (ids restart with each thread).
+    items: FxHashMap<String, OpenItem>,
+    /// The entry the turn's usage is anchored at: its first assistant entry, else its first.
+    turn_assistant: EntryId,
+    turn_first: EntryId,
+}
+
+impl EventsState {
+    pub(crate) fn new(sink: &Sink, file: FileId) -> EventsState {
+        EventsState {
+            chain: Chain::new(sink, file),
+            items: FxHashMap::default(),
+            turn_assistant: NONE,
+            turn_first: NONE,
+        }
+    }
+
+    fn pushed(&mut self, entry: EntryId, kind: EntryKind) {
+        if self.turn_first == NONE {
+            self.turn_first = entry;
+        }
+        if kind == EntryKind::Assistant && self.turn_assistant == NONE {
+            self.turn_assistant = entry;
+        }
+    }
+}
+
+pub(crate) fn import_event_line(
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    file: FileId,
+    line_no: u32,
+    text: &str,
+    state: &mut EventsState,
+) -> LineOutcome {
+    let head: EventHead = match parse_line(text) {
+        Ok(head) => head,
+        Err(outcome) => return outcome,
+    };
+    let (at, line_span) = locate(bytes, file, text);
+    let ty = head.ty.as_deref().unwrap_or("");
+    let type_sym = intern(sink, if ty.is_empty() { "(untyped)" } else { ty });
+    sink.count_type(type_sym);
+    let timestamp = time(&head.timestamp);
+    let line = Line { file, line_no, line_span, timestamp, at: &at };
+    let new = |sink: &mut Sink, kind: EntryKind, subtype: Sym| {
+        let mut entry = new_entry(sink, file, line_no, line_span, kind, type_sym);
+        entry.timestamp_ms = timestamp;
+        entry.subtype = subtype;
+        entry
+    };
+    match ty {
+        "thread.started" => {
+            let session = intern_l(sink, &head.thread_id);
+            state.chain.set_session(sink, session);
+            state.items.clear();
+            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+            LineOutcome::Metadata
+        }
+        "turn.started" => {
+            state.turn_assistant = NONE;
+            state.turn_first = NONE;
+            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+            LineOutcome::Metadata
+        }
+        "turn.completed" => {
+            if head.usage.present() {
+                let anchor =
+                    [state.turn_assistant, state.turn_first, state.chain.last_entry].into_iter().find(|&e| e != NONE);
+                if let Some(anchor) = anchor {
+                    bill(sink, anchor, state.chain.model, head.usage.to_usage());
+                }
+            }
+            state.turn_assistant = NONE;
+            state.turn_first = NONE;
+            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+            LineOutcome::Metadata
+        }
+        "turn.failed" | "error" => {
+            let mut entry = new(sink, EntryKind::System, type_sym);
+            entry.flags.set(EntryFlags::ERROR, true);
+            let body = if head.error.message.is_some() { head.error.message } else { head.message };
+            entry.content = at.raw_span(body);
+            entry.flags.set(EntryFlags::STRING_CONTENT, is_string(body));
+            push_event_entry(sink, bytes, state, entry, line_no, "")
+        }
+        "query" => {
+            let mut entry = new(sink, EntryKind::User, Sym::NONE);
+            entry.content = at.raw_span(head.prompt);
+            entry.flags.set(EntryFlags::STRING_CONTENT, is_string(head.prompt));
+            if let Some(model) = head.model.as_deref().filter(|m| !m.is_empty()) {
+                state.chain.model = intern(sink, model);
+            }
+            if state.chain.envelope.cwd.is_none() {
+                state.chain.envelope.cwd = intern_l(sink, &head.cwd);
+            }
+            push_event_entry(sink, bytes, state, entry, line_no, "")
+        }
+        "item.started" | "item.updated" | "item.completed" => {
+            let Some(raw) = head.item else {
+                push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+                return LineOutcome::Metadata;
+            };
+            let item: ItemHead = serde_json::from_str(raw.get()).unwrap_or_default();
+            item_event(sink, bytes, &line, type_sym, ty == "item.completed", raw, &item, state)
+        }
+        _ => {
+            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+            LineOutcome::Metadata
+        }
+    }
+}
+
+fn push_event_entry(
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    state: &mut EventsState,
+    entry: Entry,
+    line_no: u32,
+    suffix: &str,
+) -> LineOutcome {
+    let kind = entry.kind;
+    let outcome = push_chained(sink, bytes, &mut state.chain, entry, line_no, suffix);
+    if matches!(outcome, LineOutcome::Entry) {
+        let id = state.chain.last_entry;
+        state.pushed(id, kind);
+    }
+    outcome
+}
+
+#[allow(clippy::too_many_arguments)]
+fn item_event(
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    line: &Line,
+    type_sym: Sym,
+    completed: bool,
+    raw: &RawValue,
+    item: &ItemHead,
+    state: &mut EventsState,
+) -> LineOutcome {
+    let at = line.at;
+    let kind = item.ty.as_deref().or(item.item_type.as_deref()).unwrap_or("");
+    let kind = if kind == "assistant_message" { "agent_message" } else { kind };
+    let item_id = item.id.as_deref().unwrap_or("").to_owned();
+    let status = raw_text(item.status);
+    let done = completed || matches!(status.as_ref(), "completed" | "failed" | "declined");
+    let raw_item = at.raw_span(Some(raw));
+    let existing = if item_id.is_empty() { None } else { state.items.get(&item_id).map(|i| (i.entry, i.completed)) };
+    if let Some((_, true)) = existing {
+        // A repeat of an item whose final state is in.
+        return LineOutcome::Entry;
+    }
+    let subtype = intern(sink, if kind.is_empty() { "(untyped)" } else { kind });
+    let new = |sink: &mut Sink, kind: EntryKind| {
+        let mut entry = new_entry(sink, line.file, line.line_no, line.line_span, kind, type_sym);
+        entry.timestamp_ms = line.timestamp;
+        entry.subtype = subtype;
+        entry
+    };
+    let remember = |state: &mut EventsState, entry: EntryId, completed: bool| {
+        if !item_id.is_empty() {
+            state.items.insert(item_id.clone(), OpenItem { entry, completed });
+        }
+    };
+    match kind {
+        "agent_message" | "reasoning" => {
+            let block_kind = if kind == "reasoning" { BlockKind::Thinking } else { BlockKind::Text };
+            let body = at.raw_span(item.text);
+            if let Some((entry, _)) = existing {
+                update_block(sink, entry, 0, body);
+                remember(state, entry, done);
+                return LineOutcome::Entry;
+            }
+            let mut entry = new(sink, EntryKind::Assistant);
+            entry.model = state.chain.model;
+            push_block(sink, &mut entry, block_kind, Sym::NONE, Span::EMPTY, body);
+            let outcome = push_event_entry(sink, bytes, state, entry, line.line_no, "");
+            if matches!(outcome, LineOutcome::Entry) {
+                remember(state, state.chain.last_entry, done);
+            }
+            outcome
+        }
+        "command_execution" | "file_change" | "mcp_tool_call" => {
+            let call = match existing {
+                Some((entry, _)) => entry,
+                None => {
+                    let mut entry = new(sink, EntryKind::Assistant);
+                    entry.model = state.chain.model;
+                    let uuid = state.chain.id(line.line_no, "");
+                    let id = arena_str(&mut sink.corpus.arena, &uuid);
+                    entry.uuid = id;
+                    let (name, body) = match kind {
+                        "mcp_tool_call" => {
+                            let name = format!(
+                                "mcp__{}__{}",
+                                item.server.as_deref().unwrap_or(""),
+                                item.tool.as_deref().unwrap_or("")
+                            );
+                            let body = if item.arguments.is_some() { at.raw_span(item.arguments) } else { raw_item };
+                            (intern(sink, &name), body)
+                        }
+                        _ => (intern(sink, kind), raw_item),
+                    };
+                    push_block(sink, &mut entry, BlockKind::ToolUse, name, id, body);
+                    match state.chain.push(sink, bytes, entry, &uuid) {
+                        Ok(call) => {
+                            state.pushed(call, EntryKind::Assistant);
+                            call
+                        }
+                        Err(message) => return LineOutcome::Duplicate(message),
+                    }
+                }
+            };
+            remember(state, call, done);
+            if !done {
+                return LineOutcome::Entry;
+            }
+            // The final state: the result.
+            let call_id = sink.corpus.entries[call as usize].uuid;
+            let mut entry = new(sink, EntryKind::User);
+            entry.tool_use_result = raw_item;
+            let (body, failed) = match kind {
+                "command_execution" => {
+                    let code = item.exit_code.0;
+                    (at.raw_span(item.aggregated_output), code.is_some_and(|c| c != 0.0))
+                }
+                "file_change" => (at.raw_span(item.status), false),
+                _ => {
+                    let error = item.error.message.is_some();
+                    let body = if item.result.is_some() {
+                        at.raw_span(item.result)
+                    } else if item.error.message.is_some() {
+                        at.raw_span(item.error.message)
+                    } else {
+                        Span::EMPTY
+                    };
+                    (body, error)
+                }
+            };
+            let block = push_block(sink, &mut entry, BlockKind::ToolResult, Sym::NONE, call_id, body);
+            if failed || matches!(status.as_ref(), "failed" | "declined") {
+                mark_error(sink, &mut entry, block);
+            }
+            let suffix = if existing.is_none() { ".result" } else { "" };
+            push_event_entry(sink, bytes, state, entry, line.line_no, suffix)
+        }
+        "todo_list" | "web_search" => {
+            if let Some((entry, _)) = existing {
+                update_block(sink, entry, 1, raw_item);
+                remember(state, entry, done);
+                return LineOutcome::Entry;
+            }
+            let mut entry = new(sink, EntryKind::Assistant);
+            entry.model = state.chain.model;
+            let uuid = state.chain.id(line.line_no, "");
+            let id = arena_str(&mut sink.corpus.arena, &uuid);
+            entry.uuid = id;
+            let name = intern(sink, kind);
+            let (call, result) = if kind == "web_search" {
+                (BlockKind::ServerToolUse, BlockKind::ServerToolResult)
+            } else {
+                (BlockKind::ToolUse, BlockKind::ToolResult)
+            };
+            push_block(sink, &mut entry, call, name, id, raw_item);
+            push_block(sink, &mut entry, result, Sym::NONE, id, raw_item);
+            let outcome = match state.chain.push(sink, bytes, entry, &uuid) {
+                Ok(e) => {
+                    state.pushed(e, EntryKind::Assistant);
+                    LineOutcome::Entry
+                }
+                Err(message) => LineOutcome::Duplicate(message),
+            };
+            if matches!(outcome, LineOutcome::Entry) {
+                remember(state, state.chain.last_entry, done);
+            }
+            outcome
+        }
+        "error" => {
+            if existing.is_some() {
+                return LineOutcome::Entry;
+            }
+            let mut entry = new(sink, EntryKind::System);
+            entry.flags.set(EntryFlags::ERROR, true);
+            entry.content = at.raw_span(item.message);
+            entry.flags.set(EntryFlags::STRING_CONTENT, is_string(item.message));
+            let outcome = push_event_entry(sink, bytes, state, entry, line.line_no, "");
+            if matches!(outcome, LineOutcome::Entry) {
+                remember(state, state.chain.last_entry, true);
+            }
+            outcome
+        }
+        _ => {
+            if existing.is_some() {
+                return LineOutcome::Entry;
+            }
+            let entry = new(sink, EntryKind::Other);
+            let outcome = push_event_entry(sink, bytes, state, entry, line.line_no, "");
+            if matches!(outcome, LineOutcome::Entry) {
+                remember(state, state.chain.last_entry, done);
+            }
+            outcome
+        }
+    }
+}
+
+/// Points block `index` of an entry at the item's latest state.
+fn update_block(sink: &mut Sink, entry: EntryId, index: u32, body: Span) {
+    let Some(e) = sink.corpus.entries.get(entry as usize) else { return };
+    if index >= e.blocks_len {
+        return;
+    }
+    let block = (e.blocks_start + index) as usize;
+    if let Some(b) = sink.corpus.blocks.get_mut(block) {
+        b.body = body;
+    }
+}
+
+pub(crate) fn finish_events(sink: &mut Sink, state: &mut EventsState) -> u32 {
+    state.chain.finish(sink);
+    state.chain.entries
+}

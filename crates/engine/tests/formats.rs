@@ -1,0 +1,580 @@
+//! Other agents' logs: Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK thread
+//! events and Ollama chat captures, each read into the common model. Hand-written fixtures in
+//! `tests/fixtures/formats/`, snapshots of their model and structure, and the facts each format
+//! must give: tool pairs, errors, thinking, token totals (summed here by hand from the fixture
+//! values), models, sessions, titles, subagents, interruptions.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use proptest::prelude::*;
+use sessionscope_engine::Corpus;
+use sessionscope_engine::dag::{ConversationKind, Graph, LinkRule, ToolCategory, ToolOp, ToolStatus, tools};
+use sessionscope_engine::dump::{dump_corpus, dump_graph};
+use sessionscope_engine::model::*;
+use sessionscope_engine::summary::summarize;
+
+const SDK: &str = "agent-sdk-stream.jsonl";
+const ROLLOUT: &str = "rollout-2025-10-02T10-11-12-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl";
+const EVENTS: &str = "codex-sdk-events.jsonl";
+const OLLAMA: &str = "ollama-chat.jsonl";
+
+fn format_fixture(name: &str) -> Vec<u8> {
+    fixture(&format!("formats/{name}"))
+}
+
+fn format_fixture_names() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/formats");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("the formats fixtures folder")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn load(name: &str) -> (Corpus, Graph) {
+    let bytes = format_fixture(name);
+    let corpus = load_one(name, &bytes);
+    let graph = Graph::build(&corpus);
+    (corpus, graph)
+}
+
+/// Every line accounted for once, and as many lines as the file has.
+fn assert_accounted(corpus: &Corpus, bytes: &[u8]) {
+    let counts = corpus.files[0].counts;
+    assert!(counts.balanced(), "{counts:?}");
+    assert_eq!(counts.lines, count_lines(bytes));
+}
+
+fn entry_at(corpus: &Corpus, line: u32) -> &Entry {
+    corpus.entries.iter().find(|e| e.line == line).unwrap_or_else(|| panic!("no entry at line {line}"))
+}
+
+fn entries_at(corpus: &Corpus, line: u32) -> Vec<&Entry> {
+    corpus.entries.iter().filter(|e| e.line == line).collect()
+}
+
+fn block_text(corpus: &Corpus, entry: &Entry, kind: BlockKind) -> String {
+    let block = corpus.blocks_of(entry).iter().find(|b| b.kind == kind).unwrap_or_else(|| panic!("no {kind:?} block"));
+    corpus.span_text(entry.file, block.body).into_owned()
+}
+
+fn ops(corpus: &Corpus, graph: &Graph) -> Vec<(String, ToolCategory, ToolStatus)> {
+    graph.tool_ops.iter().map(|op| (corpus.sym(op.name).to_owned(), op.category, op.status)).collect()
+}
+
+fn op_named<'a>(corpus: &Corpus, graph: &'a Graph, name: &str) -> Vec<&'a ToolOp> {
+    graph.tool_ops.iter().filter(|op| corpus.sym(op.name) == name).collect()
+}
+
+fn usage(input: u64, output: u64, cache_creation: u64, cache_read: u64) -> Usage {
+    Usage {
+        input_tokens: input,
+        output_tokens: output,
+        cache_creation_input_tokens: cache_creation,
+        cache_read_input_tokens: cache_read,
+        ..Usage::default()
+    }
+}
+
+fn totals(usage: &Usage) -> (u64, u64, u64, u64) {
+    (usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens)
+}
+
+#[test]
+fn fixtures_match_their_snapshots_and_read_the_same_in_slices() {
+    let names = format_fixture_names();
+    assert_eq!(names.len(), 4, "{names:?}");
+    for name in names {
+        let bytes = format_fixture(&name);
+        let files = vec![(name.clone(), bytes.clone())];
+        let corpus = load_chunked(&files, 0);
+        assert_accounted(&corpus, &bytes);
+        assert_ne!(corpus.files[0].format, Format::Rejected, "{name}: {:?}", corpus.diagnostics);
+        assert!(corpus.diagnostics.is_empty(), "{name}: {:?}", corpus.diagnostics);
+        let graph = Graph::build(&corpus);
+        let dump = format!("{}{}", dump_corpus(&corpus), dump_graph(&corpus, &graph));
+        for chunk in [1, 7, 64] {
+            let sliced = load_chunked(&files, chunk);
+            let sliced_graph = Graph::build(&sliced);
+            let sliced_dump = format!("{}{}", dump_corpus(&sliced), dump_graph(&sliced, &sliced_graph));
+            assert_eq!(dump, sliced_dump, "{name} in slices of {chunk} bytes");
+        }
+        insta::assert_snapshot!(format!("formats-{name}"), dump);
+    }
+}
+
+#[test]
+fn agent_sdk_stream_json() {
+    let bytes = format_fixture(SDK);
+    let (corpus, graph) = load(SDK);
+    assert_eq!(corpus.files[0].format.name(), "agent-sdk-stream-json");
+    assert_accounted(&corpus, &bytes);
+    let counts = corpus.files[0].counts;
+    // 24 lines: a `stream_event` partial message is metadata, everything else an entry.
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (24, 23, 1));
+    assert_eq!(corpus.entries.len(), 23);
+
+    let session = &graph.sessions[0];
+    assert_eq!(graph.sessions.len(), 1);
+    assert_eq!(session.id, "5f0c8a3e-2b7d-4c1e-9a64-3d2f1b0e7c91");
+    assert_eq!(session.title, "The test `parses_empty_brew` fails. Find out why and fix it.");
+    let init = entry_at(&corpus, 1);
+    assert_eq!((init.kind, corpus.sym(init.subtype)), (EntryKind::System, "init"));
+    assert_eq!(corpus.sym(init.model), "claude-sonnet-4-5-20250929");
+    let envelope = corpus.envelope(entry_at(&corpus, 5));
+    assert_eq!(corpus.sym(envelope.cwd), "/home/dev/projects/brewlog");
+    assert_eq!(corpus.sym(envelope.version), "2.0.28");
+    assert_eq!(corpus.sym(envelope.permission_mode), "acceptEdits");
+
+    // The messages are a chain in line order; the subagent's continue its Task call.
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 4)), Some(corpus.entry_uuid(entry_at(&corpus, 2))));
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 12)), Some(corpus.entry_uuid(entry_at(&corpus, 7))));
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 8)), Some(corpus.entry_uuid(entry_at(&corpus, 7))));
+
+    // Tool calls pair up, in the main thread and in the subagent (ops are stored by turn,
+    // conversation by conversation).
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("Bash".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
+            ("Task".to_owned(), ToolCategory::Agent, ToolStatus::Ok),
+            ("Edit".to_owned(), ToolCategory::Edit, ToolStatus::Error),
+            ("Edit".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+            ("Bash".to_owned(), ToolCategory::Execute, ToolStatus::Interrupted),
+            ("Grep".to_owned(), ToolCategory::Search, ToolStatus::Ok),
+        ]
+    );
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "Edit")[1]), "src/parser.rs +1 -1");
+
+    // The subagent: an agent conversation linked to its Task call by parent_tool_use_id.
+    let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).expect("a subagent");
+    assert_eq!(agent.entries, 4);
+    assert_eq!(agent.agent_name, "toolu_01TaskX9mR4");
+    assert_eq!(agent.linked_by, Some(LinkRule::ParentToolUseId));
+    assert_eq!(agent.spawn_entry as usize, corpus.entries.iter().position(|e| e.line == 7).unwrap());
+    assert_eq!(agent.agent_type, "Explore");
+    assert!(entry_at(&corpus, 9).is_sidechain());
+    assert!(graph.unlinked_agents.is_empty());
+
+    // Errors and interruptions.
+    let failed = entry_at(&corpus, 23);
+    assert_eq!(corpus.sym(failed.subtype), "error_during_execution");
+    assert!(failed.flags.has(EntryFlags::ERROR));
+    assert!(!entry_at(&corpus, 18).flags.has(EntryFlags::ERROR), "a successful result");
+    let agent_error = entry_at(&corpus, 24);
+    assert_eq!(corpus.sym(agent_error.subtype), "agent_error");
+    assert!(agent_error.flags.has(EntryFlags::ERROR));
+    assert_eq!(corpus.first_text(agent_error).as_deref(), Some("Claude Code process exited with code 143"));
+    assert!(entry_at(&corpus, 22).flags.has(EntryFlags::INTERRUPTED));
+
+    // Tokens: the results' totals (run 1: 13/973/7860/73430, run 2: 2/57/310/15704), which
+    // cover what the messages reported (deduplicated by message id).
+    let messages_run_1 = [(3, 96, 2841, 11204), (1, 187, 412, 14045), (4, 58, 3120, 0), (2, 141, 240, 3120)]
+        .into_iter()
+        .chain([(1, 214, 655, 14457), (1, 88, 380, 15112), (1, 61, 212, 15492)]);
+    let mut reported = Usage::default();
+    for (i, o, cc, cr) in messages_run_1 {
+        reported.add(&usage(i, o, cc, cr));
+    }
+    assert_eq!(totals(&reported), (13, 845, 7860, 73430), "the streamed messages under-report output");
+    let mut expected = usage(13, 973, 7860, 73430);
+    expected.add(&usage(2, 57, 310, 15704));
+    assert_eq!(totals(&session.usage_with_agents), totals(&expected));
+    // The subagent's own messages: 4/58/3120/0 and 2/141/240/3120.
+    assert_eq!(totals(&agent.usage), (6, 199, 3360, 3120));
+    // Cost: the logged totals, 0.0912 + 0.0061, not the price table's.
+    assert!((session.cost_with_agents_usd - 0.0973).abs() < 1e-9, "{}", session.cost_with_agents_usd);
+    assert!(session.unknown_models.is_empty());
+    let result = &corpus.responses[entry_at(&corpus, 18).response as usize];
+    assert_eq!((result.logged_cost_usd, result.duration_ms), (Some(0.0912), Some(48210)));
+    let models: Vec<&str> = corpus.responses.iter().map(|r| corpus.sym(r.model)).collect();
+    assert!(models.contains(&"claude-haiku-4-5-20251001") && models.contains(&"claude-sonnet-4-5-20250929"));
+    // Two prompts, and the interruption notice, which Claude Code logs as a user message too.
+    assert_eq!(graph.conversations[session.main as usize].turns, 3);
+}
+
+#[test]
+fn codex_rollout() {
+    let bytes = format_fixture(ROLLOUT);
+    let (corpus, graph) = load(ROLLOUT);
+    assert_eq!(corpus.files[0].format.name(), "codex-rollout");
+    assert_accounted(&corpus, &bytes);
+    let counts = corpus.files[0].counts;
+    // 42 lines: 22 items and events that are messages; session_meta, turn_context, token counts
+    // and events repeating items are metadata.
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (42, 22, 20));
+    assert_eq!(corpus.entries.len(), 22);
+
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "0199a213-81c0-7800-8aa1-bbab2a035a53");
+    assert_eq!(corpus.files[0].session_from_path.as_deref(), Some(session.id.as_str()));
+    assert_eq!(session.title, "Make `brewlog stats` print the average rating too.");
+    assert!(entry_at(&corpus, 2).flags.has(EntryFlags::META), "the injected environment context is no prompt");
+    let envelope = corpus.envelope(entry_at(&corpus, 9));
+    assert_eq!(corpus.sym(envelope.cwd), "/home/dev/projects/brewlog");
+    assert_eq!(corpus.sym(envelope.version), "0.44.0");
+    assert_eq!(corpus.sym(envelope.git_branch), "main");
+    assert_eq!(corpus.sym(envelope.permission_mode), "on-request");
+    assert_eq!(corpus.sym(entry_at(&corpus, 23).model), "gpt-5-codex");
+    assert_eq!(
+        corpus.entry_uuid(entry_at(&corpus, 4)),
+        "rollout-2025-10-02T10-11-12-0199a213-81c0-7800-8aa1-bbab2a035a53:L4"
+    );
+
+    // Reasoning is thinking; encrypted-only reasoning is a thinking block without text.
+    assert!(
+        block_text(&corpus, entry_at(&corpus, 7), BlockKind::Thinking).starts_with("**Locating the stats command**")
+    );
+    let hidden = corpus.blocks_of(entry_at(&corpus, 12))[0];
+    assert_eq!(hidden.kind, BlockKind::Thinking);
+    assert_ne!(hidden.flags & Block::SIGNATURE_ONLY, 0);
+    let thinking = corpus.blocks.iter().filter(|b| b.kind == BlockKind::Thinking).count();
+    assert_eq!(thinking, 3);
+
+    // Calls and outputs pair by call_id; a non-zero exit code is an error; the aborted turn's
+    // call is interrupted.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("shell".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
+            ("shell".to_owned(), ToolCategory::Execute, ToolStatus::Error),
+            ("apply_patch".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+            ("shell".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
+            ("shell".to_owned(), ToolCategory::Execute, ToolStatus::Interrupted),
+            ("shell".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
+        ]
+    );
+    let shells = op_named(&corpus, &graph, "shell");
+    assert_eq!(tools::op_summary(&corpus, shells[0]), "rg -n \"fn stats\" src");
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "apply_patch")[0]), "src/stats.rs +2 -1");
+    let result = &corpus.entries[shells[0].result_entry as usize];
+    let output = block_text(&corpus, result, BlockKind::ToolResult);
+    assert_eq!(output, "src/stats.rs:12:pub fn stats(brews: &[Brew]) -> String {\n", "the output, unwrapped");
+    let aborted = entry_at(&corpus, 32);
+    assert_eq!(corpus.sym(aborted.subtype), "turn_aborted");
+    assert!(aborted.flags.has(EntryFlags::INTERRUPTED));
+    assert!(entry_at(&corpus, 37).flags.has(EntryFlags::API_ERROR), "stream_error");
+    assert_eq!(graph.conversations[0].turns, 3);
+
+    // Tokens: the last running total (input 48450 of which 44900 cached, output 1420); the
+    // repeated token_count at line 18 is not counted twice.
+    let (input, cached, output) = (48450, 44900, 1420);
+    assert_eq!(totals(&session.usage_with_agents), (input - cached, output, 0, cached));
+    let billed: u64 = corpus.responses.iter().map(|r| r.usage.output_tokens).sum();
+    assert_eq!(billed, output);
+    // gpt-5-codex: $1.25 input, $0.125 cached input, $10 output per million tokens.
+    let cost = (input - cached) as f64 * 1.25e-6 + cached as f64 * 0.125e-6 + output as f64 * 10e-6;
+    assert!((session.cost_with_agents_usd - cost).abs() < 1e-6, "{}", session.cost_with_agents_usd);
+    assert!(session.unknown_models.is_empty());
+    // The first request's usage (4120 in, 3072 cached, 188 out) is on its first item.
+    let first = &corpus.responses[entry_at(&corpus, 7).response as usize];
+    assert_eq!(totals(&first.usage), (4120 - 3072, 188, 0, 3072));
+}
+
+#[test]
+fn codex_sdk_events() {
+    let bytes = format_fixture(EVENTS);
+    let (corpus, graph) = load(EVENTS);
+    assert_eq!(corpus.files[0].format.name(), "codex-sdk-events");
+    assert_accounted(&corpus, &bytes);
+    let counts = corpus.files[0].counts;
+    // thread.started ×2, turn.started ×2 and turn.completed are metadata; the lines of an item
+    // are lines of its entry.
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (26, 21, 5));
+    // Two entries (call and result) for file_change, command_execution and mcp_tool_call items
+    // once completed; one for the others; items of one id are one entry.
+    assert_eq!(corpus.entries.len(), 19);
+
+    let session = &graph.sessions[0];
+    assert_eq!(graph.sessions.len(), 1, "the query's orchestrator id gives way to the thread id");
+    assert_eq!(session.id, "0199b0c4-5d2e-7f31-a8e9-6c1d2f3a4b5c");
+    assert_eq!(session.title, "Add a --json flag to `brewlog stats` and run the tests.");
+    assert_eq!(corpus.sym(entry_at(&corpus, 17).model), "gpt-5-codex", "the model the query named");
+
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("command_execution".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
+            ("todo_list".to_owned(), ToolCategory::PlanTodo, ToolStatus::Ok),
+            ("file_change".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+            ("command_execution".to_owned(), ToolCategory::Execute, ToolStatus::Error),
+            ("mcp__github__search_issues".to_owned(), ToolCategory::Mcp, ToolStatus::Ok),
+            ("web_search".to_owned(), ToolCategory::Web, ToolStatus::Ok),
+            ("command_execution".to_owned(), ToolCategory::Execute, ToolStatus::NoResult),
+        ]
+    );
+    let commands = op_named(&corpus, &graph, "command_execution");
+    assert_eq!(tools::op_summary(&corpus, commands[0]), "bash -lc 'rg -n \"Stats\" src/cli.rs'");
+    let result = &corpus.entries[commands[0].result_entry as usize];
+    assert_eq!(block_text(&corpus, result, BlockKind::ToolResult), "14:    Stats {\n15:        #[arg(long)]\n");
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "file_change")[0]), "src/cli.rs (+1 more)");
+    // The todo list's latest state wins.
+    let todo = op_named(&corpus, &graph, "todo_list")[0];
+    assert_eq!(tools::op_summary(&corpus, todo), "3 todos, 0 done", "the call: its first state");
+    let todo_entry = &corpus.entries[todo.result_entry as usize];
+    assert_eq!(block_text(&corpus, todo_entry, BlockKind::ToolResult).matches("\"completed\":true").count(), 3);
+    // item_0 and item_1 of the resumed run are new items, not the first run's.
+    assert_eq!(entries_at(&corpus, 23).len(), 1);
+    assert!(block_text(&corpus, entry_at(&corpus, 23), BlockKind::Thinking).starts_with("**Fixing"));
+
+    // Errors: an error item, an error line, turn.failed.
+    for line in [14, 25, 26] {
+        assert!(entry_at(&corpus, line).flags.has(EntryFlags::ERROR), "line {line}");
+    }
+    assert_eq!(corpus.sym(entry_at(&corpus, 26).subtype), "turn.failed");
+
+    // Usage: turn.completed of the first turn (24763 in, 20352 cached, 1122 out); the failed
+    // turn reports none.
+    let (input, cached, output) = (24763, 20352, 1122);
+    assert_eq!(totals(&session.usage_with_agents), (input - cached, output, 0, cached));
+    let cost = (input - cached) as f64 * 1.25e-6 + cached as f64 * 0.125e-6 + output as f64 * 10e-6;
+    assert!((session.cost_with_agents_usd - cost).abs() < 1e-6);
+    assert_eq!(graph.conversations[0].turns, 2);
+}
+
+#[test]
+fn ollama_chat() {
+    let bytes = format_fixture(OLLAMA);
+    let (corpus, graph) = load(OLLAMA);
+    assert_eq!(corpus.files[0].format.name(), "ollama-chat");
+    assert_accounted(&corpus, &bytes);
+    let counts = corpus.files[0].counts;
+    // The retried request (line 22) resends known messages only: metadata.
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (26, 25, 1));
+    assert_eq!(corpus.entries.len(), 11);
+
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "ollama-chat", "the file is the session");
+    assert_eq!(session.title, "How many brews are in brews.csv?");
+    assert!(entry_at(&corpus, 1).flags.has(EntryFlags::META), "the system prompt");
+
+    // Chunks joined into one message each.
+    let first = entry_at(&corpus, 2);
+    assert_eq!(corpus.sym(first.model), "qwen3:8b");
+    assert_eq!(
+        block_text(&corpus, first, BlockKind::Thinking),
+        "The user wants the number of brews. I should read brews.csv first."
+    );
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 7), BlockKind::Text), "There are **3 brews** in brews.csv.");
+    let think = entry_at(&corpus, 12);
+    assert_eq!(block_text(&corpus, think, BlockKind::Thinking), "The ratings are 4, 5 and 3; 5 is the highest.");
+    assert_eq!(block_text(&corpus, think, BlockKind::Text), "The **Oatmeal Stout** (5/5).");
+    assert_eq!(corpus.blocks.iter().filter(|b| b.kind == BlockKind::Thinking).count(), 2);
+
+    // The cut stream is an interrupted message; the error line an error.
+    let cut = entry_at(&corpus, 18);
+    assert!(cut.flags.has(EntryFlags::INTERRUPTED));
+    assert!(!cut.flags.has(EntryFlags::ERROR));
+    assert_eq!(block_text(&corpus, cut, BlockKind::Text), "Your three brews span a hoppy Pale Ale, ");
+    assert_eq!(cut.response, NONE, "no usage without the final chunk");
+    let error = entry_at(&corpus, 21);
+    assert!(error.flags.has(EntryFlags::ERROR));
+    assert!(corpus.first_text(error).unwrap().contains("unexpected EOF"));
+    assert!(!entry_at(&corpus, 23).flags.has(EntryFlags::INTERRUPTED));
+
+    // The tool call and its result (named by tool_name in the next request).
+    assert_eq!(ops(&corpus, &graph), [("read_file".to_owned(), ToolCategory::Read, ToolStatus::Ok)]);
+    assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "brews.csv");
+
+    // Usage from the final chunks: prompt_eval_count 212+341+412+455, eval_count 58+19+37+41.
+    assert_eq!(totals(&session.usage_with_agents), (212 + 341 + 412 + 455, 58 + 19 + 37 + 41, 0, 0));
+    assert_eq!(session.cost_with_agents_usd, 0.0, "local inference is free");
+    assert!(session.unknown_models.is_empty(), "{:?}", session.unknown_models);
+    let response = &corpus.responses[first.response as usize];
+    assert_eq!(response.duration_ms, Some(2483), "total_duration 2483910375 ns");
+    assert_eq!(graph.conversations[0].turns, 3);
+}
+
+#[test]
+fn the_seed_extracted_tool_messages_still_read_as_claude_code() {
+    let name = "seed-extracted-tool-messages.jsonl";
+    let corpus = load_one(name, &fixture(name));
+    assert_eq!(corpus.files[0].format, Format::ClaudeCode);
+    let graph = Graph::build(&corpus);
+    assert!(!graph.tool_ops.is_empty());
+    assert!(graph.tool_ops.iter().all(|op| op.status == ToolStatus::Ok), "{:?}", graph.tool_ops);
+}
+
+#[test]
+fn files_of_no_known_format_are_rejected_with_a_clear_message() {
+    let cases: [(&str, &[u8], &str); 3] = [
+        ("app.jsonl", b"{\"level\":\"info\",\"msg\":\"up\"}\n{\"level\":\"warn\",\"msg\":\"slow\"}\n", "Codex CLI rollouts"),
+        (
+            "openai.jsonl",
+            b"{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o\",\"choices\":[]}\n",
+            "OpenAI",
+        ),
+        ("gemini.jsonl", b"{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"hi\"}]}}]}\n", "Gemini"),
+    ];
+    for (name, bytes, says) in cases {
+        let corpus = load_one(name, bytes);
+        assert_eq!(corpus.files[0].format, Format::Rejected, "{name}");
+        assert_eq!(corpus.diagnostics.len(), 1, "{name}: {:?}", corpus.diagnostics);
+        assert!(corpus.diagnostics[0].message.contains(says), "{name}: {}", corpus.diagnostics[0].message);
+        assert!(corpus.files[0].counts.balanced());
+    }
+    // A rollout of a session opened and left: read, and said to hold no message.
+    let stub = b"{\"timestamp\":\"2025-10-02T10:00:00Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"s\",\"cwd\":\"/p\"}}\n";
+    let corpus = load_one("rollout-2025-10-02T10-00-00-s.jsonl", stub);
+    assert_eq!(corpus.files[0].format, Format::CodexRollout);
+    assert_eq!(corpus.diagnostics.len(), 1);
+    assert_eq!(corpus.diagnostics[0].kind, DiagnosticKind::EmptyFile);
+    assert!(corpus.diagnostics[0].message.contains("Codex CLI session rollout without any message"));
+}
+
+#[test]
+fn a_mixed_folder_loads_together_with_a_format_per_file() {
+    let mut files: Vec<(String, Vec<u8>)> =
+        format_fixture_names().into_iter().map(|name| (format!("mixed/{name}"), format_fixture(&name))).collect();
+    files.push(("mixed/claude.jsonl".to_owned(), fixture("every-line-type.jsonl")));
+    let corpus = load_chunked(&files, 0);
+    let graph = Graph::build(&corpus);
+    let summary = summarize(&corpus, &graph);
+    let formats: Vec<(&str, &str)> = summary.per_file.iter().map(|f| (f.path.as_str(), f.format)).collect();
+    assert_eq!(
+        formats,
+        [
+            ("mixed/agent-sdk-stream.jsonl", "agent-sdk-stream-json"),
+            ("mixed/codex-sdk-events.jsonl", "codex-sdk-events"),
+            ("mixed/ollama-chat.jsonl", "ollama-chat"),
+            (format!("mixed/{ROLLOUT}").as_str(), "codex-rollout"),
+            ("mixed/claude.jsonl", "claude-code"),
+        ]
+    );
+    assert_eq!(summary.lines, files.iter().map(|(_, b)| count_lines(b)).sum::<u64>());
+    assert!(corpus.counts().balanced());
+    // Every file is its own session, and each reads as it does alone.
+    for (name, session_id, input, output) in [
+        (SDK, "5f0c8a3e-2b7d-4c1e-9a64-3d2f1b0e7c91", 15, 1030),
+        (ROLLOUT, "0199a213-81c0-7800-8aa1-bbab2a035a53", 48450 - 44900, 1420),
+        (EVENTS, "0199b0c4-5d2e-7f31-a8e9-6c1d2f3a4b5c", 24763 - 20352, 1122),
+        (OLLAMA, "ollama-chat", 1420, 155),
+    ] {
+        let session = summary.sessions.iter().find(|s| s.session_id == session_id).unwrap_or_else(|| panic!("{name}"));
+        assert_eq!((session.usage_with_agents.input_tokens, session.usage_with_agents.output_tokens), (input, output));
+        let file = summary.per_file.iter().find(|f| f.path.ends_with(name)).unwrap();
+        assert_eq!(file.usage.output_tokens, output, "{name}");
+        let (alone, alone_graph) = load(name);
+        assert_eq!(
+            alone_graph.tool_ops.len(),
+            graph
+                .tool_ops
+                .iter()
+                .filter(|op| {
+                    let anchor = if op.call_entry != NONE { op.call_entry } else { op.result_entry };
+                    corpus.files[corpus.entries[anchor as usize].file as usize].path.ends_with(name)
+                })
+                .count()
+        );
+        assert_eq!(alone.entries.len() as u32, session.entries, "{name}");
+    }
+    assert_eq!(summary.sessions.len(), 5);
+}
+
+#[test]
+fn agent_sdk_output_without_uuids_gets_a_chain_of_its_own() {
+    // The first SDK versions: no uuid, `cost_usd` on the result (as the seed shows it).
+    let text = concat!(
+        "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"old-1\",\"model\":\"claude-sonnet-4-20250514\",\"cwd\":\"/p\",\"tools\":[\"Read\"]}\n",
+        "{\"type\":\"assistant\",\"message\":{\"id\":\"msg_1\",\"model\":\"claude-sonnet-4-20250514\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_r\",\"name\":\"Read\",\"input\":{\"file_path\":\"/p/a.rs\"}}],\"usage\":{\"input_tokens\":10,\"output_tokens\":20}},\"parent_tool_use_id\":null,\"session_id\":\"old-1\"}\n",
+        "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_r\",\"content\":\"fn a() {}\"}]},\"parent_tool_use_id\":null,\"session_id\":\"old-1\"}\n",
+        "{\"type\":\"result\",\"subtype\":\"success\",\"cost_usd\":0.05,\"duration_ms\":12000,\"is_error\":false,\"session_id\":\"old-1\"}\n",
+    );
+    let corpus = load_one("claude-output.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::AgentSdk);
+    assert_eq!(corpus.entries.len(), 4);
+    let uuids: Vec<&str> = corpus.entries.iter().map(|e| corpus.entry_uuid(e)).collect();
+    assert_eq!(uuids, ["claude-output:L1", "claude-output:L2", "claude-output:L3", "claude-output:L4"]);
+    assert_eq!(corpus.entry_parent_uuid(&corpus.entries[2]), Some("claude-output:L2"));
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.tool_ops[0].status, ToolStatus::Ok);
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "old-1");
+    assert!((session.cost_usd - 0.05).abs() < 1e-9, "the logged cost, {}", session.cost_usd);
+    assert_eq!(totals(&session.usage), (10, 20, 0, 0));
+}
+
+#[test]
+fn older_and_events_only_rollouts_are_read() {
+    // Mid-2025 rollouts: a first line {id, timestamp, instructions}, then bare response items.
+    let old = concat!(
+        "{\"id\":\"0197a0b1-1111-7222-8333-944455556666\",\"timestamp\":\"2025-06-01T09:00:00.000Z\",\"instructions\":null}\n",
+        "{\"record_type\":\"state\"}\n",
+        "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"list the files\"}]}\n",
+        "{\"type\":\"local_shell_call\",\"id\":\"lsh_1\",\"call_id\":\"call_ls\",\"status\":\"completed\",\"action\":{\"type\":\"exec\",\"command\":[\"ls\",\"-la\"],\"timeout_ms\":10000}}\n",
+        "{\"type\":\"function_call_output\",\"call_id\":\"call_ls\",\"output\":\"{\\\"output\\\":\\\"a.rs\\\\n\\\",\\\"metadata\\\":{\\\"exit_code\\\":0,\\\"duration_seconds\\\":0.0}}\"}\n",
+        "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"One file: a.rs\"}]}\n",
+    );
+    let name = "rollout-2025-06-01T09-00-00-0197a0b1-1111-7222-8333-944455556666.jsonl";
+    let corpus = load_one(name, old.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CodexRollout);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    assert_eq!(corpus.entries.len(), 4);
+    let graph = Graph::build(&corpus);
+    assert_eq!(ops(&corpus, &graph), [("local_shell".to_owned(), ToolCategory::Execute, ToolStatus::Ok)]);
+    assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "ls -la");
+    assert_eq!(graph.sessions[0].id, "0197a0b1-1111-7222-8333-944455556666");
+    assert_eq!(graph.sessions[0].title, "list the files");
+
+    // A rollout with events only: the events are the messages.
+    let events = concat!(
+        "{\"timestamp\":\"2025-10-02T10:00:00Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"e1\",\"cwd\":\"/p\"}}\n",
+        "{\"timestamp\":\"2025-10-02T10:00:01Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"user_message\",\"message\":\"hello\",\"images\":[]}}\n",
+        "{\"timestamp\":\"2025-10-02T10:00:02Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"agent_reasoning\",\"text\":\"**Greeting**\"}}\n",
+        "{\"timestamp\":\"2025-10-02T10:00:03Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"agent_message\",\"message\":\"Hi!\"}}\n",
+        "{\"timestamp\":\"2025-10-02T10:00:04Z\",\"type\":\"compacted\",\"payload\":{\"message\":\"The user said hello.\"}}\n",
+    );
+    let corpus = load_one("rollout-2025-10-02T10-00-00-e1.jsonl", events.as_bytes());
+    let kinds: Vec<EntryKind> = corpus.entries.iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, [EntryKind::User, EntryKind::Assistant, EntryKind::Assistant, EntryKind::User]);
+    assert_eq!(corpus.first_text(&corpus.entries[2]).as_deref(), Some("Hi!"));
+    assert!(corpus.entries[3].flags.has(EntryFlags::COMPACT_SUMMARY));
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.compactions.len(), 1, "a compaction summary");
+    assert_eq!(graph.sessions[0].title, "hello");
+}
+
+#[test]
+fn broken_lines_get_diagnostics_with_their_line_numbers() {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA] {
+        let mut text = String::from_utf8(format_fixture(name)).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        lines.insert(2, "{\"type\": \"cut in the midd".to_owned());
+        lines.insert(4, "[1, 2]".to_owned());
+        text = lines.join("\n") + "\n";
+        let corpus = load_one(name, text.as_bytes());
+        let found: Vec<(u32, DiagnosticKind)> = corpus.diagnostics.iter().map(|d| (d.line, d.kind)).collect();
+        assert_eq!(found, [(3, DiagnosticKind::InvalidJson), (5, DiagnosticKind::NotAnObject)], "{name}");
+        let counts = corpus.files[0].counts;
+        assert!(counts.balanced(), "{name}: {counts:?}");
+        assert_eq!(counts.skipped, 2);
+        assert_eq!(counts.lines, count_lines(text.as_bytes()));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Any byte of any fixture changed, fed in any slices: no panic, every line accounted for.
+    #[test]
+    fn mutated_fixtures_never_panic(which in 0usize..4, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
+        let name = [SDK, ROLLOUT, EVENTS, OLLAMA][which];
+        let mut bytes = format_fixture(name);
+        let at = position % bytes.len();
+        bytes[at] = byte;
+        let files = vec![(name.to_owned(), bytes.clone())];
+        let corpus = load_chunked(&files, chunk);
+        prop_assert!(corpus.files[0].counts.balanced());
+        let graph = Graph::build(&corpus);
+        let _ = summarize(&corpus, &graph);
+        let _ = dump_graph(&corpus, &graph);
+        for op in &graph.tool_ops {
+            let _ = tools::op_summary(&corpus, op);
+        }
+    }
+}
