@@ -15,6 +15,7 @@ pub mod load;
 pub mod model;
 pub mod redact;
 pub mod search;
+pub mod share;
 pub mod span;
 pub mod summary;
 

@@ -1,0 +1,176 @@
+//! A scope, redacted: scanned for findings, then written out line by line with the
+//! placeholders the review settled on, into a [`Bundle`]. Both passes can run in slices (the
+//! page does a slice per frame); [`share_scope`] runs them in one go.
+
+use crate::dag::Graph;
+use crate::model::Corpus;
+use crate::redact::{DetectOptions, DropParts, Finding, LineOutcome, LineRef, PatternError, Redactor};
+
+use super::bundle::{Bundle, BundleHeader, RedactionNote};
+use super::scope::{Scope, ScopeLines, resolve};
+use super::{Cursor, line_bytes};
+
+/// The pseudo-file index under which the title is scanned, so it gets the same placeholders.
+const TITLE_FILE: u32 = u32::MAX;
+
+/// What a share leaves out and looks for.
+#[derive(Clone, Debug, Default)]
+pub struct ShareOptions {
+    pub detect: DetectOptions,
+    pub parts: DropParts,
+}
+
+/// Scans lines from `cursor` for about `budget` bytes; true when the scope is done.
+pub fn scan(corpus: &Corpus, lines: &ScopeLines, cursor: &mut Cursor, budget: usize, redactor: &mut Redactor) -> bool {
+    lines.walk(cursor, budget, |index, file, line| {
+        let bytes = line_bytes(corpus, file, line);
+        redactor.scan_line(LineRef { file: index as u32, line: line.line }, &bytes);
+    })
+}
+
+/// Scans the title the share will carry.
+pub fn scan_title(title: &str, redactor: &mut Redactor) {
+    redactor.scan_line(LineRef { file: TITLE_FILE, line: 0 }, &title_line(title));
+}
+
+fn title_line(title: &str) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({ "title": title })).unwrap_or_default()
+}
+
+/// The title with the review's placeholders.
+pub fn redact_title(title: &str, redactor: &Redactor) -> String {
+    match redactor.apply_line(&title_line(title), &DropParts::default()) {
+        LineOutcome::Kept(bytes) => serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .and_then(|v| v.get("title").and_then(|t| t.as_str()).map(str::to_owned))
+            .unwrap_or_default(),
+        LineOutcome::Dropped(_) => String::new(),
+    }
+}
+
+/// Redacted files being written.
+#[derive(Debug, Default)]
+pub struct Redacted {
+    files: Vec<(String, Vec<u8>)>,
+    /// For each scope file, its index in `files` once it has a line.
+    slots: Vec<Option<usize>>,
+    pub dropped_lines: u32,
+    pub written_lines: u32,
+}
+
+/// Writes lines from `cursor` for about `budget` bytes; true when the scope is done.
+pub fn apply(
+    corpus: &Corpus,
+    lines: &ScopeLines,
+    cursor: &mut Cursor,
+    budget: usize,
+    redactor: &Redactor,
+    parts: &DropParts,
+    out: &mut Redacted,
+) -> bool {
+    if out.slots.len() < lines.files.len() {
+        out.slots.resize(lines.files.len(), None);
+    }
+    lines.walk(cursor, budget, |index, file, line| {
+        let bytes = line_bytes(corpus, file, line);
+        match redactor.apply_line(&bytes, parts) {
+            LineOutcome::Kept(text) => {
+                let slot = *out.slots[index].get_or_insert_with(|| {
+                    out.files.push((file.path.clone(), Vec::new()));
+                    out.files.len() - 1
+                });
+                let buffer = &mut out.files[slot].1;
+                buffer.extend_from_slice(&text);
+                buffer.push(b'\n');
+                out.written_lines += 1;
+            }
+            LineOutcome::Dropped(_) => out.dropped_lines += 1,
+        }
+    })
+}
+
+/// What the header says about the redaction.
+pub fn redaction_note(redactor: &Redactor, parts: &DropParts, dropped_lines: u32) -> RedactionNote {
+    let mut kinds: Vec<(String, u32, u32)> = Vec::new();
+    let mut kept = 0;
+    for finding in redactor.findings() {
+        if finding.keep {
+            kept += 1;
+            continue;
+        }
+        let id = finding.kind.id().to_owned();
+        match kinds.iter_mut().find(|(k, _, _)| *k == id) {
+            Some(entry) => {
+                entry.1 += 1;
+                entry.2 += finding.count;
+            }
+            None => kinds.push((id, 1, finding.count)),
+        }
+    }
+    let mut dropped_parts = Vec::new();
+    for (on, name) in [
+        (parts.thinking, "thinking"),
+        (parts.tool_results, "tool results"),
+        (parts.images, "images"),
+        (parts.subagents, "subagents"),
+        (parts.metadata, "metadata"),
+    ] {
+        if on {
+            dropped_parts.push(name.to_owned());
+        }
+    }
+    RedactionNote { kinds, kept, dropped_lines, dropped_parts }
+}
+
+impl Redacted {
+    pub fn into_bundle(self, header: BundleHeader) -> Bundle {
+        Bundle::new(header, self.files)
+    }
+}
+
+/// Redacts a scope in one go; `keep` decides which findings stay visible.
+pub fn share_scope(
+    corpus: &Corpus,
+    graph: &Graph,
+    scope: &Scope,
+    options: &ShareOptions,
+    keep: impl Fn(&Finding) -> bool,
+) -> Result<Bundle, PatternError> {
+    let lines = resolve(corpus, graph, scope, options.parts.subagents);
+    let mut redactor = Redactor::new(&options.detect)?;
+    let title = scope_title(graph, scope);
+    scan_title(&title, &mut redactor);
+    scan(corpus, &lines, &mut Cursor::default(), usize::MAX, &mut redactor);
+    let decisions: Vec<bool> = redactor.findings().iter().map(&keep).collect();
+    for (index, keep) in decisions.into_iter().enumerate() {
+        redactor.set_keep(index, keep);
+    }
+    let mut out = Redacted::default();
+    apply(corpus, &lines, &mut Cursor::default(), usize::MAX, &redactor, &options.parts, &mut out);
+    let header = BundleHeader {
+        title: redact_title(&title, &redactor),
+        scope: scope.describe(graph),
+        redaction: redaction_note(&redactor, &options.parts, out.dropped_lines + lines.agents_left_out),
+        ..Default::default()
+    };
+    Ok(out.into_bundle(header))
+}
+
+/// The title of what a scope covers: its session's title, or a count of sessions.
+pub fn scope_title(graph: &Graph, scope: &Scope) -> String {
+    let session = match scope {
+        Scope::All if graph.sessions.len() == 1 => Some(0),
+        Scope::All => None,
+        Scope::Session(s) | Scope::Branch { session: s, .. } => Some(*s),
+        Scope::Subtree(entry) | Scope::Range { from: entry, .. } => graph
+            .nodes
+            .get(*entry as usize)
+            .and_then(|n| graph.conversations.get(n.conversation as usize))
+            .map(|c| c.session),
+    };
+    match session.and_then(|s| graph.sessions.get(s as usize)) {
+        Some(s) if !s.title.is_empty() => s.title.clone(),
+        Some(s) => s.id.clone(),
+        None => format!("{} sessions", graph.sessions.len()),
+    }
+}

@@ -1,0 +1,346 @@
+//! Which lines of the loaded files a share covers: everything, one session, the active branch,
+//! a subtree or a range of messages. A scope is resolved against the graph into lines of files,
+//! with the agent conversations the chosen messages spawned, so a shared excerpt keeps its
+//! subagents.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::dag::{Fork, Graph};
+use crate::model::{Corpus, EntryId, FileId, Format, NONE};
+
+/// What to share.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every loaded file.
+    All,
+    /// Every file of one session (index into [`Graph::sessions`]).
+    Session(u32),
+    /// The main thread of a session along one path through its forks: `choices` maps a fork
+    /// node to the alternative taken; forks not named take their active alternative.
+    Branch { session: u32, choices: Vec<(EntryId, u32)> },
+    /// A message and everything below it.
+    Subtree(EntryId),
+    /// The messages from `from` to `to` (inclusive) along the branch `choices` picks.
+    Range { from: EntryId, to: EntryId, choices: Vec<(EntryId, u32)> },
+}
+
+impl Scope {
+    /// A short description for the review screen and the share header.
+    pub fn describe(&self, graph: &Graph) -> String {
+        let session_title = |s: u32| graph.sessions.get(s as usize).map_or(String::new(), |s| s.title.clone());
+        match self {
+            Scope::All => format!("all {} loaded sessions", graph.sessions.len()),
+            Scope::Session(s) => format!("session “{}”", session_title(*s)),
+            Scope::Branch { session, .. } => format!("the active branch of “{}”", session_title(*session)),
+            Scope::Subtree(_) => "a message and what follows it".to_owned(),
+            Scope::Range { .. } => "a range of messages".to_owned(),
+        }
+    }
+}
+
+/// One line to share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScopeLine {
+    /// 1-based line number in its file.
+    pub line: u32,
+    /// The line's bytes in the file (without its line ending).
+    pub start: usize,
+    pub end: usize,
+    /// The `parentUuid` value's range in the file, when it names a message outside the scope:
+    /// the shared line gets `null` there, so the excerpt starts a clean root.
+    pub cut_parent: Option<(usize, usize)>,
+}
+
+/// The lines of one file to share.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScopeFile {
+    pub file: FileId,
+    /// The path inside the share: the file name, under `<session>/subagents/` for agent files.
+    /// Folder names above it are left out (they hold user and project names).
+    pub path: String,
+    /// Whether the whole file is one JSON document rather than lines (agent meta files).
+    pub whole_document: bool,
+    pub lines: Vec<ScopeLine>,
+}
+
+/// What a scope resolved to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScopeLines {
+    pub files: Vec<ScopeFile>,
+    /// Agent conversations left out because subagents are dropped.
+    pub agents_left_out: u32,
+}
+
+impl ScopeLines {
+    pub fn line_count(&self) -> usize {
+        self.files.iter().map(|f| f.lines.len()).sum()
+    }
+
+    pub fn byte_count(&self) -> usize {
+        self.files.iter().flat_map(|f| &f.lines).map(|l| l.end - l.start).sum()
+    }
+}
+
+/// Resolves `scope` into the lines to share. With `without_agents`, agent conversations (their
+/// files and inline sidechains) are left out.
+pub fn resolve(corpus: &Corpus, graph: &Graph, scope: &Scope, without_agents: bool) -> ScopeLines {
+    match scope {
+        Scope::All => whole_files(corpus, graph, (0..corpus.files.len() as FileId).collect(), without_agents),
+        Scope::Session(session) => {
+            let files = graph.sessions.get(*session as usize).map(|s| s.files.clone()).unwrap_or_default();
+            whole_files(corpus, graph, files, without_agents)
+        }
+        Scope::Branch { session, choices } => {
+            let Some(main) = graph.sessions.get(*session as usize).map(|s| s.main).filter(|&m| m != NONE) else {
+                return ScopeLines::default();
+            };
+            let thread = graph.thread_with(main, &chooser(choices));
+            selected_entries(corpus, graph, thread, without_agents)
+        }
+        Scope::Subtree(root) => {
+            if *root as usize >= corpus.entries.len() {
+                return ScopeLines::default();
+            }
+            selected_entries(corpus, graph, graph.subtree(*root), without_agents)
+        }
+        Scope::Range { from, to, choices } => {
+            let Some(node) = graph.nodes.get(*from as usize) else { return ScopeLines::default() };
+            let thread = graph.thread_with(node.conversation, &chooser(choices));
+            let (a, b) = (*from.min(to), *from.max(to));
+            let Some(start) = thread.iter().position(|&e| e == a) else { return ScopeLines::default() };
+            let Some(end) = thread.iter().position(|&e| e == b) else { return ScopeLines::default() };
+            selected_entries(corpus, graph, thread[start..=end].to_vec(), without_agents)
+        }
+    }
+}
+
+fn chooser(choices: &[(EntryId, u32)]) -> impl Fn(&Fork) -> u32 + '_ {
+    move |fork: &Fork| choices.iter().find(|(node, _)| *node == fork.node).map_or(fork.active, |(_, alt)| *alt)
+}
+
+/// Whether a file holds agent conversations only.
+fn is_agent_file(corpus: &Corpus, file: FileId) -> bool {
+    let info = &corpus.files[file as usize];
+    info.agent_id_from_name.is_some() || info.format == Format::AgentMeta
+}
+
+fn whole_files(corpus: &Corpus, graph: &Graph, mut files: Vec<FileId>, without_agents: bool) -> ScopeLines {
+    files.sort_unstable();
+    files.dedup();
+    let mut out = ScopeLines::default();
+    // Inline sidechain lines of a main file are left out line by line.
+    let mut sidechain_lines: FxHashSet<(FileId, u32)> = FxHashSet::default();
+    if without_agents {
+        for entry in &corpus.entries {
+            if entry.is_sidechain() {
+                sidechain_lines.insert((entry.file, entry.line));
+            }
+        }
+        out.agents_left_out = graph
+            .conversations
+            .iter()
+            .filter(|c| c.is_agent() && files.contains(&c.file))
+            .count()
+            .try_into()
+            .unwrap_or(u32::MAX);
+    }
+    for file in files {
+        let Some(info) = corpus.files.get(file as usize) else { continue };
+        if info.format == Format::Rejected || (without_agents && is_agent_file(corpus, file)) {
+            continue;
+        }
+        let bytes = corpus.bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
+        let whole_document = info.format == Format::AgentMeta;
+        let lines = if whole_document {
+            vec![ScopeLine { line: 1, start: 0, end: bytes.len(), cut_parent: None }]
+        } else {
+            split_lines(bytes).filter(|l| !sidechain_lines.contains(&(file, l.line))).collect()
+        };
+        if !lines.is_empty() {
+            out.files.push(ScopeFile { file, path: share_path(&info.path), whole_document, lines });
+        }
+    }
+    out
+}
+
+/// The non-blank lines of a file, numbered like the loader numbers them.
+fn split_lines(bytes: &[u8]) -> impl Iterator<Item = ScopeLine> + '_ {
+    let mut start = 0;
+    let mut line = 0u32;
+    std::iter::from_fn(move || {
+        while start < bytes.len() {
+            line += 1;
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+            let mut text_start = start;
+            if line == 1 && bytes[start..end].starts_with(b"\xEF\xBB\xBF") {
+                text_start += 3;
+            }
+            let mut text_end = end;
+            if text_end > text_start && bytes[text_end - 1] == b'\r' {
+                text_end -= 1;
+            }
+            start = end + 1;
+            if bytes[text_start..text_end].iter().any(|b| !b.is_ascii_whitespace()) {
+                return Some(ScopeLine { line, start: text_start, end: text_end, cut_parent: None });
+            }
+        }
+        None
+    })
+}
+
+fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, without_agents: bool) -> ScopeLines {
+    let mut selected: FxHashSet<EntryId> = entries.iter().copied().collect();
+    let mut out = ScopeLines::default();
+    // The agents these messages spawned, and the agents those spawned, whole.
+    let mut by_conversation: FxHashMap<u32, Vec<EntryId>> = FxHashMap::default();
+    for (entry, node) in graph.nodes.iter().enumerate() {
+        if graph.conversations.get(node.conversation as usize).is_some_and(|c| c.is_agent()) {
+            by_conversation.entry(node.conversation).or_default().push(entry as EntryId);
+        }
+    }
+    let mut included = vec![false; graph.conversations.len()];
+    loop {
+        let mut grew = false;
+        for (index, conv) in graph.conversations.iter().enumerate() {
+            if included[index] || !conv.is_agent() {
+                continue;
+            }
+            let spawned_here = (conv.spawn_entry != NONE && selected.contains(&conv.spawn_entry))
+                || (conv.cross_parent != NONE && selected.contains(&conv.cross_parent));
+            if !spawned_here {
+                continue;
+            }
+            included[index] = true;
+            grew = true;
+            if without_agents {
+                out.agents_left_out += 1;
+                continue;
+            }
+            selected.extend(by_conversation.get(&(index as u32)).into_iter().flatten().copied());
+        }
+        if !grew {
+            break;
+        }
+    }
+    if without_agents {
+        selected.retain(|&e| !corpus.entries[e as usize].is_sidechain());
+    }
+
+    let mut per_file: FxHashMap<FileId, Vec<ScopeLine>> = FxHashMap::default();
+    let uuids_in_scope: FxHashSet<&str> =
+        selected.iter().map(|&e| corpus.entry_uuid(&corpus.entries[e as usize])).collect();
+    for &id in &selected {
+        let entry = &corpus.entries[id as usize];
+        if entry.line_span.is_arena() {
+            continue;
+        }
+        let range = entry.line_span.range();
+        let cut_parent = corpus
+            .entry_parent_uuid(entry)
+            .filter(|parent| !uuids_in_scope.contains(parent))
+            .and_then(|_| quoted_value_range(corpus, entry.file, entry.parent_uuid, range.clone()));
+        per_file.entry(entry.file).or_default().push(ScopeLine {
+            line: entry.line,
+            start: range.start,
+            end: range.end,
+            cut_parent,
+        });
+    }
+    // Titles and summaries of the files involved come along.
+    for meta in &corpus.metas {
+        let Some(lines) = per_file.get_mut(&meta.file) else { continue };
+        let kind = corpus.sym(meta.type_name);
+        let wanted = match kind {
+            "custom-title" | "ai-title" | "agent-name" => true,
+            "summary" => {
+                meta.target_uuid.is_empty() || uuids_in_scope.contains(corpus.span_str(meta.file, meta.target_uuid))
+            }
+            _ => false,
+        };
+        if wanted && !meta.line_span.is_arena() {
+            let range = meta.line_span.range();
+            lines.push(ScopeLine { line: meta.line, start: range.start, end: range.end, cut_parent: None });
+        }
+    }
+    // Meta files of included agents.
+    let mut files: Vec<FileId> = per_file.keys().copied().collect();
+    for (file, info) in corpus.files.iter().enumerate() {
+        let Some(meta) = &info.agent_meta else { continue };
+        let spawned = graph.conversations.iter().enumerate().any(|(i, c)| {
+            included[i] && !without_agents && (c.agent_name == meta.agent_id || corpus.sym(c.agent_id) == meta.agent_id)
+        });
+        if spawned && info.format == Format::AgentMeta {
+            files.push(file as FileId);
+        }
+    }
+    files.sort_unstable();
+    files.dedup();
+    for file in files {
+        let info = &corpus.files[file as usize];
+        if info.format == Format::AgentMeta {
+            let len = corpus.bytes.get(file as usize).map_or(0, Vec::len);
+            out.files.push(ScopeFile {
+                file,
+                path: share_path(&info.path),
+                whole_document: true,
+                lines: vec![ScopeLine { line: 1, start: 0, end: len, cut_parent: None }],
+            });
+            continue;
+        }
+        let mut lines = per_file.remove(&file).unwrap_or_default();
+        lines.sort_unstable_by_key(|l| l.line);
+        lines.dedup_by_key(|l| l.line);
+        out.files.push(ScopeFile { file, path: share_path(&info.path), whole_document: false, lines });
+    }
+    out
+}
+
+/// The range of `"<value>"` (quotes included) of a string field whose decoded value `span`
+/// points at, if it lies in the line and has its quotes around it.
+fn quoted_value_range(
+    corpus: &Corpus,
+    file: FileId,
+    span: crate::span::Span,
+    line: std::ops::Range<usize>,
+) -> Option<(usize, usize)> {
+    if span.is_arena() || span.is_empty() {
+        return None;
+    }
+    let bytes = corpus.bytes.get(file as usize)?;
+    let range = span.range();
+    let (open, close) = (range.start.checked_sub(1)?, range.end);
+    (open >= line.start && close < line.end && bytes.get(open) == Some(&b'"') && bytes.get(close) == Some(&b'"'))
+        .then_some((open, close + 1))
+}
+
+/// The path a file gets inside a share: `<name>` or `<session>/subagents/<name>`.
+pub fn share_path(path: &str) -> String {
+    let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    match parts.as_slice() {
+        [.., session, "subagents", name] => format!("{session}/subagents/{name}"),
+        [.., name] => (*name).to_owned(),
+        [] => "session.jsonl".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn share_paths_keep_the_subagent_layout_and_drop_folders_above() {
+        assert_eq!(share_path("/home/alice/.claude/projects/-home-alice-x/abc.jsonl"), "abc.jsonl");
+        assert_eq!(share_path("proj/abc/subagents/agent-a1.jsonl"), "abc/subagents/agent-a1.jsonl");
+        assert_eq!(share_path("C:\\Users\\bob\\abc.jsonl"), "abc.jsonl");
+        assert_eq!(share_path(""), "session.jsonl");
+    }
+
+    #[test]
+    fn lines_are_numbered_like_the_loader_and_blank_ones_skipped() {
+        let bytes = b"\xEF\xBB\xBF{\"a\":1}\r\n\n  \n{\"b\":2}";
+        let lines: Vec<ScopeLine> = split_lines(bytes).collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!((lines[0].line, &bytes[lines[0].start..lines[0].end]), (1, &b"{\"a\":1}"[..]));
+        assert_eq!((lines[1].line, &bytes[lines[1].start..lines[1].end]), (4, &b"{\"b\":2}"[..]));
+    }
+}
