@@ -22,6 +22,7 @@ pub fn App() -> impl IntoView {
     let state = AppState::new();
     provide_context(state);
     files::prepare_worker_soon();
+    crate::sharing::open_shares(state);
 
     // The outside world: the theme attribute, the address bar, files dropped anywhere.
     Effect::new(move |_| crate::theme::apply(state.theme.get()));
@@ -71,14 +72,26 @@ pub fn App() -> impl IntoView {
             <span class="spacer"></span>
             {move || loaded().then(|| view! {
                 <div class="topbar-actions">
+                    <button
+                        type="button"
+                        class="button primary"
+                        aria-haspopup="dialog"
+                        aria-keyshortcuts="Shift+S"
+                        on:click=move |_| state.share_open.set(true)
+                    >
+                        "Share…"
+                    </button>
                     <PickButtons />
                     <button type="button" class="button" on:click=move |_| state.open_example()>"Example"</button>
                 </div>
             })}
             <ThemeToggle />
         </header>
+        <SharedBanner />
+        <Notice />
         <LoadProgress />
         <AddOrReplace />
+        <crate::views::share::ShareDialog />
         {move || match state.status.get() {
             LoadStatus::Failed(message) => Some(view! {
                 <p class="load-error" role="alert">{format!("Could not open the files: {message}")}</p>
@@ -86,8 +99,100 @@ pub fn App() -> impl IntoView {
             _ => None,
         }}
         <main class="content" class:dragging=move || dragging.get()>
-            {move || if loaded() { view! { <Viewer /> }.into_any() } else { view! { <StartScreen /> }.into_any() }}
+            {move || if state.passphrase_needed.get() {
+                view! { <PassphrasePrompt /> }.into_any()
+            } else if loaded() {
+                view! { <Viewer /> }.into_any()
+            } else {
+                view! { <StartScreen /> }.into_any()
+            }}
         </main>
+    }
+}
+
+/// "Shared view, redacted": what a share holds and what was taken out.
+#[component]
+fn SharedBanner() -> impl IntoView {
+    let state = use_state();
+    move || {
+        let header = state.shared.get()?;
+        let kinds = header
+            .redaction
+            .kinds
+            .iter()
+            .map(|(kind, distinct, places)| format!("{kind}: {distinct} ({places} places)"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let title = header.title.clone();
+        Some(view! {
+            <section class="shared-banner" role="region" aria-label="Shared view">
+                <p>
+                    <strong>"Shared view, redacted"</strong>
+                    " · read-only: this page holds only what its author chose to share, and it came with the link, not from a server. "
+                    {crate::sharing::banner_text(&header)}
+                </p>
+                {(!title.is_empty()).then(|| view! { <p class="muted">"Title: "{title}</p> })}
+                {(!kinds.is_empty()).then(|| view! { <p class="muted">"Placeholders: "{kinds}</p> })}
+            </section>
+        })
+    }
+}
+
+/// A message about a link (a view link made on other files).
+#[component]
+fn Notice() -> impl IntoView {
+    let state = use_state();
+    move || {
+        let text = state.notice.get()?;
+        Some(view! {
+            <div class="notice" role="status">
+                <span>{text}</span>
+                <button type="button" class="button" on:click=move |_| state.notice.set(None)>"Dismiss"</button>
+            </div>
+        })
+    }
+}
+
+/// Asks for the passphrase of a protected share.
+#[component]
+fn PassphrasePrompt() -> impl IntoView {
+    let state = use_state();
+    let passphrase = RwSignal::new(String::new());
+    let busy = RwSignal::new(false);
+    Effect::new(move |_| {
+        if state.unlock_error.get().is_some() {
+            busy.set(false);
+        }
+    });
+    let submit = move |event: ev::SubmitEvent| {
+        event.prevent_default();
+        busy.set(true);
+        state.unlock_share(passphrase.get_untracked());
+    };
+    view! {
+        <section class="dropzone passphrase" aria-label="Protected share">
+            <p class="dropzone-title">"This shared view is protected by a passphrase"</p>
+            <p class="dropzone-note">"The link holds the session encrypted; it is decrypted here, in your browser."</p>
+            <form on:submit=submit>
+                <label>
+                    "Passphrase "
+                    <input
+                        type="password"
+                        autocomplete="off"
+                        autofocus
+                        prop:value=move || passphrase.get()
+                        on:input=move |e| passphrase.set(event_target_value(&e))
+                    />
+                </label>
+                " "
+                <button type="submit" class="button primary" disabled=move || busy.get()>
+                    {move || if busy.get() { "Opening…" } else { "Open" }}
+                </button>
+            </form>
+            {move || state.unlock_error.get().map(|message| view! {
+                <p class="load-error" role="alert">{format!("Could not open the share: {message}")}</p>
+            })}
+        </section>
     }
 }
 

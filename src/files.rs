@@ -175,8 +175,13 @@ impl Progress {
 
 /// A load in progress: dropping it (or calling `cancel`) stops the worker and the reading.
 pub struct LoadJob {
-    worker: web_sys::Worker,
+    /// `None` when the page reads the files itself (no worker can start).
+    worker: Option<WorkerParts>,
     cancelled: Rc<std::cell::Cell<bool>>,
+}
+
+struct WorkerParts {
+    worker: web_sys::Worker,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
 }
@@ -184,7 +189,9 @@ pub struct LoadJob {
 impl LoadJob {
     pub fn cancel(&self) {
         self.cancelled.set(true);
-        self.worker.terminate();
+        if let Some(parts) = &self.worker {
+            parts.worker.terminate();
+        }
     }
 }
 
@@ -210,11 +217,26 @@ thread_local! {
 }
 
 fn spawn_worker() -> Result<web_sys::Worker, String> {
+    if standalone() {
+        return Err("this page reads files itself".to_owned());
+    }
     web_sys::Worker::new("./worker_loader.js").map_err(|_| "the loading worker could not start".to_owned())
+}
+
+/// Whether the app runs without its worker: an exported HTML file, or a page opened from disk
+/// (browsers do not start workers from `file://`).
+pub fn standalone() -> bool {
+    let Some(window) = web_sys::window() else { return true };
+    let from_disk = window.location().protocol().is_ok_and(|p| p == "file:");
+    let exported = window.document().and_then(|d| d.get_element_by_id(crate::export::STANDALONE_MARKER)).is_some();
+    from_disk || exported
 }
 
 /// Starts a worker ahead of time, unless one is waiting already.
 pub fn prepare_worker() {
+    if standalone() {
+        return;
+    }
     SPARE.with(|spare| {
         if spare.borrow().is_some() {
             return;
@@ -258,7 +280,10 @@ pub fn start_load(
     let spare = SPARE.with(|s| s.borrow_mut().take());
     let (worker, already_ready) = match spare {
         Some(spare) => (spare.worker, spare.ready.get()),
-        None => (spawn_worker()?, false),
+        None => match spawn_worker() {
+            Ok(worker) => (worker, false),
+            Err(_) => return Ok(start_load_on_page(files, on_progress, on_done)),
+        },
     };
     let started = now_ms();
     let cancelled = Rc::new(std::cell::Cell::new(false));
@@ -393,7 +418,83 @@ pub fn start_load(
             Err(message) => finish(Err(message)),
         }
     });
-    Ok(LoadJob { worker, cancelled, _on_message: on_message, _on_error: on_error })
+    Ok(LoadJob { worker: Some(WorkerParts { worker, _on_message: on_message, _on_error: on_error }), cancelled })
+}
+
+/// Loads files on the page itself, when no worker can start: read in slices, parsed slice by
+/// slice with a pause between them so the page stays responsive.
+pub fn start_load_on_page(
+    files: &[PickedFile],
+    on_progress: impl Fn(Progress) + 'static,
+    on_done: impl FnOnce(Result<Model, String>) + 'static,
+) -> LoadJob {
+    let cancelled = Rc::new(std::cell::Cell::new(false));
+    let stop = cancelled.clone();
+    let files: Vec<PickedFile> = files.to_vec();
+    leptos::task::spawn_local(async move {
+        let result = read_bytes(&files, &stop).await;
+        if stop.get() {
+            return;
+        }
+        let named = result.map(|all| files.iter().map(|f| f.path.clone()).zip(all).collect::<Vec<_>>());
+        match named {
+            Ok(named) => {
+                let result = load_bytes_on_page(named, &stop, &on_progress).await;
+                if !stop.get() {
+                    on_done(result);
+                }
+            }
+            Err(message) => on_done(Err(message)),
+        }
+    });
+    LoadJob { worker: None, cancelled }
+}
+
+/// Parses files already in memory on the page, yielding between slices.
+pub async fn load_bytes_on_page(
+    files: Vec<(String, Vec<u8>)>,
+    cancelled: &std::cell::Cell<bool>,
+    on_progress: &dyn Fn(Progress),
+) -> Result<Model, String> {
+    const SLICE: usize = 4 << 20;
+    let started = now_ms();
+    let total: usize = files.iter().map(|(_, b)| b.len()).sum();
+    let mut done = 0usize;
+    let mut loader = Loader::new();
+    let mut ids = Vec::with_capacity(files.len());
+    for (path, bytes) in &files {
+        let id = loader.add_file(path, bytes.len() as u64);
+        ids.push(id);
+        for chunk in bytes.chunks(SLICE) {
+            loader.push(id, chunk);
+            done += chunk.len();
+            on_progress(Progress {
+                done_bytes: done as f64,
+                total_bytes: total as f64,
+                path: path.clone(),
+                started_ms: started,
+                now_ms: now_ms(),
+                building: false,
+            });
+            gloo::timers::future::TimeoutFuture::new(0).await;
+            if cancelled.get() {
+                return Err("cancelled".into());
+            }
+        }
+        loader.finish_file(id);
+    }
+    on_progress(Progress {
+        done_bytes: 1.0,
+        total_bytes: 1.0,
+        path: String::new(),
+        started_ms: started,
+        now_ms: now_ms(),
+        building: true,
+    });
+    gloo::timers::future::TimeoutFuture::new(0).await;
+    let corpus = loader.finish();
+    let graph = Graph::build(&corpus);
+    Ok(Model::new(corpus, graph))
 }
 
 /// Every file's bytes, each in one buffer sized up front.
@@ -438,15 +539,23 @@ pub fn example_model() -> Model {
 
 /// The example's files as `File`s, so they can be loaded again together with dropped files.
 pub fn example_files() -> Vec<PickedFile> {
-    crate::example::FILES
+    let files: Vec<(String, Vec<u8>)> =
+        crate::example::FILES.iter().map(|(path, bytes)| ((*path).to_owned(), bytes.to_vec())).collect();
+    files_from_bytes(&files)
+}
+
+/// Files in memory (the example, a share) as `File`s, so they can be loaded again together
+/// with dropped files.
+pub fn files_from_bytes(files: &[(String, Vec<u8>)]) -> Vec<PickedFile> {
+    files
         .iter()
         .filter_map(|(path, bytes)| {
             let parts = Array::new();
-            parts.push(&Uint8Array::from(*bytes));
+            parts.push(&Uint8Array::from(bytes.as_slice()));
             let name = path.rsplit('/').next().unwrap_or(path);
             web_sys::File::new_with_u8_array_sequence(&parts, name)
                 .ok()
-                .map(|file| PickedFile { path: (*path).to_owned(), file })
+                .map(|file| PickedFile { path: path.clone(), file })
         })
         .collect()
 }

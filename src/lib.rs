@@ -5,13 +5,17 @@
 
 pub mod app;
 pub mod bench;
+pub mod crypto;
 pub mod deeplink;
+pub mod download;
 pub mod example;
+pub mod export;
 pub mod files;
 pub mod outline;
 pub mod panel;
 pub mod render;
 pub mod search;
+pub mod sharing;
 pub mod state;
 pub mod theme;
 pub mod views;
@@ -25,4 +29,30 @@ pub fn mount() {
     root.set_inner_html("");
     let root: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(root);
     leptos::mount::mount_to(root, app::App).forget();
+    register_service_worker();
+}
+
+/// Registers the service worker that keeps the app's own files for offline use (not in an
+/// exported file or a page opened from disk, which need no server at all).
+fn register_service_worker() {
+    use js_sys::{Function, Reflect};
+    use wasm_bindgen::JsCast;
+    if files::standalone() {
+        return;
+    }
+    let Some(window) = web_sys::window() else { return };
+    let Ok(container) = Reflect::get(&window.navigator(), &"serviceWorker".into()) else { return };
+    if container.is_undefined() {
+        return;
+    }
+    let Ok(register) = Reflect::get(&container, &"register".into()) else { return };
+    if let Some(register) = register.dyn_ref::<Function>()
+        && let Ok(promise) = register.call1(&container, &"./sw.js".into())
+        && let Ok(promise) = promise.dyn_into::<js_sys::Promise>()
+    {
+        // A failed registration only means no offline copy.
+        let ignore = wasm_bindgen::closure::Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(|_| {});
+        let _ = promise.catch(&ignore);
+        ignore.forget();
+    }
 }

@@ -96,6 +96,16 @@ pub struct AppState {
     pub panel_tab: RwSignal<PanelTab>,
     pub main_tab: RwSignal<MainTab>,
     pub search: crate::search::SearchState,
+    /// The header of the share being shown (a link or an exported file), for the banner.
+    pub shared: RwSignal<Option<sessionscope_engine::share::BundleHeader>>,
+    /// A passphrase-protected share waiting for its passphrase.
+    pub locked: StoredValue<Option<sessionscope_engine::share::envelope::Envelope>>,
+    pub passphrase_needed: RwSignal<bool>,
+    pub unlock_error: RwSignal<Option<String>>,
+    /// A message for the user about a link (a view link made on other files, a bad share).
+    pub notice: RwSignal<Option<String>>,
+    /// The share dialog is open.
+    pub share_open: RwSignal<bool>,
 }
 
 /// The side panel's views.
@@ -138,6 +148,12 @@ impl AppState {
             panel_tab: RwSignal::new(PanelTab::Operations),
             main_tab: RwSignal::new(MainTab::Conversation),
             search: crate::search::SearchState::new(),
+            shared: RwSignal::new(None),
+            locked: StoredValue::new(None),
+            passphrase_needed: RwSignal::new(false),
+            unlock_error: RwSignal::new(None),
+            notice: RwSignal::new(None),
+            share_open: RwSignal::new(false),
         }
     }
 
@@ -199,6 +215,8 @@ impl AppState {
             s.extend(skipped);
         });
         self.cancel_job();
+        self.shared.set(None);
+        self.notice.set(None);
         let state = *self;
         let total: f64 = all.iter().map(PickedFile::size).sum();
         self.status.set(LoadStatus::Loading(Progress {
@@ -251,6 +269,8 @@ impl AppState {
 
     pub fn open_example(&self) {
         self.cancel_job();
+        self.shared.set(None);
+        self.notice.set(None);
         self.files.set_value(files::example_files());
         self.skipped_by_name.set(Vec::new());
         self.show(files::example_model());
@@ -259,6 +279,7 @@ impl AppState {
     /// Shows a freshly loaded model: the session a deep link names, or the largest.
     pub fn show(&self, model: Model) {
         let link = crate::deeplink::read_hash();
+        let view = link.as_ref().and_then(|l| l.view.clone());
         let target = link.as_ref().and_then(|l| {
             let entry = l.message.as_deref().and_then(|m| model.entry_by_uuid(m));
             let session = entry.and_then(|e| model.session_of_entry(e)).or_else(|| {
@@ -267,7 +288,6 @@ impl AppState {
             session.map(|s| (s, entry))
         });
         let session = target.map_or_else(|| model.default_session(), |(s, _)| s);
-        self.model.set_value(Some(Arc::new(model)));
         self.options.set_value(OutlineOptions::default());
         self.graph_filter.set(Default::default());
         self.panel_filter.set(PanelFilter::default());
@@ -275,12 +295,30 @@ impl AppState {
         self.search.clear();
         self.show_noise.set(false);
         self.selected.set(None);
+        self.main_tab.set(MainTab::Conversation);
+        if let Some(view) = &view {
+            self.apply_view(&model, view);
+        }
+        self.model.set_value(Some(Arc::new(model)));
         self.session.set(session);
         self.rebuild_outline();
         self.model_version.update(|v| *v += 1);
         self.status.set(LoadStatus::Loaded);
         if let Some((_, Some(entry))) = target {
             self.reveal_entry(entry);
+        } else if let Some(name) = link.as_ref().and_then(|l| l.message.as_deref()).filter(|m| m.contains(':')) {
+            // A view link names rows other than messages by their stable names.
+            let key = self.model.get_value().and_then(|m| crate::sharing::row_by_name(&m, name));
+            match key {
+                Some(RowKey::Op(op)) => self.reveal_op(op),
+                Some(RowKey::Agent(conversation)) => self.reveal_agent(conversation),
+                Some(RowKey::Entry(entry)) => self.reveal_entry(entry),
+                Some(key) => {
+                    self.selected.set(Some(key));
+                    self.reveal.set(Some(key));
+                }
+                None => {}
+            }
         }
     }
 

@@ -8,6 +8,7 @@ pub mod progress;
 pub mod row;
 pub mod search;
 pub mod sessions;
+pub mod share;
 pub mod start;
 pub mod stats;
 pub mod summary;

@@ -8,7 +8,6 @@ use leptos::prelude::*;
 use sessionscope_engine::dag::{ConversationKind, ToolStatus, pricing, stats};
 use sessionscope_engine::model::{NONE, Usage};
 use sessionscope_engine::summary::{agent_label, summarize};
-use wasm_bindgen::JsCast;
 
 use crate::render::units;
 use crate::state::{Model, use_state};
@@ -399,26 +398,11 @@ fn chart(model: &Model, session: u32) -> AnyView {
     .into_any()
 }
 
-fn download(name: &str, mime: &str, text: &str) {
-    let parts = js_sys::Array::of1(&text.into());
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else { return };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
-    if let Ok(anchor) = document.create_element("a").map(|a| a.unchecked_into::<web_sys::HtmlAnchorElement>()) {
-        anchor.set_href(&url);
-        anchor.set_download(name);
-        anchor.click();
-    }
-    let _ = web_sys::Url::revoke_object_url(&url);
-}
-
 fn download_json(state: &crate::state::AppState) {
     let Some(model) = state.model.get_value() else { return };
     let summary = summarize(&model.corpus, &model.graph);
     let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
-    download("sessionscope-summary.json", "application/json", &text);
+    crate::download::download_text("sessionscope-summary.json", "application/json", &text);
 }
 
 /// CSV of the token figures: one row per conversation (main threads and agents).
@@ -453,7 +437,7 @@ pub fn csv(model: &Model) -> String {
 
 fn download_csv(state: &crate::state::AppState) {
     let Some(model) = state.model.get_value() else { return };
-    download("sessionscope-usage.csv", "text/csv", &csv(&model));
+    crate::download::download_text("sessionscope-usage.csv", "text/csv", &csv(&model));
 }
 
 #[cfg(test)]

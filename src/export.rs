@@ -1,0 +1,155 @@
+//! Self-contained HTML export: one file holding the app (its JS, CSS and compressed wasm
+//! inlined), and a redacted share embedded as data. Opened from disk with the network off, it
+//! shows the same viewer; its Content-Security-Policy allows only its own inline code and no
+//! connection at all.
+
+use js_sys::Uint8Array;
+use sessionscope_engine::share::envelope;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+/// The element holding the app's wasm (deflate, base64) in an exported file. Its presence also
+/// tells the app it runs standalone (no worker, files read on the page).
+pub const STANDALONE_MARKER: &str = "sessionscope-standalone";
+/// The element holding the embedded share (an envelope in base64url).
+pub const SHARE_DATA: &str = "sessionscope-share";
+const STYLE_ID: &str = "sessionscope-style";
+/// Separates the wasm-bindgen glue from the start-up code in the exported module script.
+const START_MARKER: &str = "\n//# sessionscope: start\n";
+
+/// What an exported file inlines.
+struct Assets {
+    glue: String,
+    css: String,
+    /// The wasm, deflate-compressed, in standard base64.
+    wasm: String,
+}
+
+fn document() -> Result<web_sys::Document, String> {
+    web_sys::window().and_then(|w| w.document()).ok_or_else(|| "no document".to_owned())
+}
+
+/// The share embedded in this page, if it is an exported file.
+pub fn embedded_share() -> Option<String> {
+    let text = document().ok()?.get_element_by_id(SHARE_DATA)?.text_content()?;
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
+async fn fetch(url: &str) -> Result<web_sys::Response, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let response = JsFuture::from(window.fetch_with_str(url)).await.map_err(|_| format!("{url} could not be read"))?;
+    let response: web_sys::Response = response.unchecked_into();
+    if !response.ok() {
+        return Err(format!("{url}: HTTP {}", response.status()));
+    }
+    Ok(response)
+}
+
+async fn fetch_text(url: &str) -> Result<String, String> {
+    let promise = fetch(url).await?.text().map_err(|_| format!("{url} is not text"))?;
+    JsFuture::from(promise).await.ok().and_then(|t| t.as_string()).ok_or_else(|| format!("{url} is not text"))
+}
+
+async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let promise = fetch(url).await?.array_buffer().map_err(|_| format!("{url} could not be read"))?;
+    let buffer = JsFuture::from(promise).await.map_err(|_| format!("{url} could not be read"))?;
+    Ok(Uint8Array::new(&buffer).to_vec())
+}
+
+fn attribute_of(selector: &str, attribute: &str) -> Result<String, String> {
+    document()?
+        .query_selector(selector)
+        .ok()
+        .flatten()
+        .and_then(|e| e.get_attribute(attribute))
+        .ok_or_else(|| format!("the page has no {selector}"))
+}
+
+/// The app's own files: read back from this page if it is an export, else from the server
+/// that serves the app (its own origin).
+async fn assets() -> Result<Assets, String> {
+    let document = document()?;
+    if let Some(wasm) = document.get_element_by_id(STANDALONE_MARKER) {
+        let script = document
+            .query_selector("script[type=module]")
+            .ok()
+            .flatten()
+            .and_then(|s| s.text_content())
+            .ok_or("the exported page lost its script")?;
+        let glue = script.split(START_MARKER).next().unwrap_or_default().to_owned();
+        let css = document.get_element_by_id(STYLE_ID).and_then(|s| s.text_content()).unwrap_or_default();
+        return Ok(Assets { glue, css, wasm: wasm.text_content().unwrap_or_default().trim().to_owned() });
+    }
+    let glue = fetch_text(&attribute_of("link[rel=modulepreload]", "href")?).await?;
+    let css = fetch_text(&attribute_of("link[rel=stylesheet]", "href")?).await?;
+    let wasm = fetch_bytes(&attribute_of("link[rel=preload][type='application/wasm']", "href")?).await?;
+    Ok(Assets { glue, css, wasm: envelope::to_base64(&envelope::deflate(&wasm)) })
+}
+
+/// The name the glue exports its init function as (`export { …, __wbg_init as default }`).
+fn init_function(glue: &str) -> String {
+    glue.rfind(" as default")
+        .and_then(|end| {
+            let start = glue[..end].rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))? + 1;
+            Some(glue[start..end].to_owned())
+        })
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "__wbg_init".to_owned())
+}
+
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// The exported file for a share envelope (base64url).
+pub async fn html(share: &str, title: &str) -> Result<String, String> {
+    let assets = assets().await?;
+    let init = init_function(&assets.glue);
+    let start = format!(
+        "const packed = document.getElementById(\"{STANDALONE_MARKER}\").textContent.trim();\n\
+         const raw = Uint8Array.from(atob(packed), (c) => c.charCodeAt(0));\n\
+         const inflated = new Blob([raw]).stream().pipeThrough(new DecompressionStream(\"deflate-raw\"));\n\
+         await {init}({{ module_or_path: await new Response(inflated).arrayBuffer() }});\n"
+    );
+    let script = format!("{}{START_MARKER}{start}", assets.glue.replace("</script", "<\\/script"));
+    let css = assets.css.replace("</style", "<\\/style");
+    let script_hash = crate::crypto::csp_hash(&script).await?;
+    let style_hash = crate::crypto::csp_hash(&css).await?;
+    let csp = format!(
+        "default-src 'none'; script-src 'wasm-unsafe-eval' '{script_hash}'; style-src '{style_hash}'; \
+         img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'"
+    );
+    let title = escape_html(title);
+    Ok(format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n\
+         <meta name=\"referrer\" content=\"no-referrer\">\n<meta name=\"color-scheme\" content=\"light dark\">\n\
+         <meta name=\"generator\" content=\"sessionscope\">\n\
+         <title>{title} · sessionscope (shared, redacted)</title>\n<link rel=\"icon\" href=\"data:,\">\n\
+         <style id=\"{STYLE_ID}\">{css}</style>\n</head>\n<body>\n\
+         <div id=\"app\"><p class=\"dropzone-note\">Loading the shared view… (this file needs JavaScript; nothing is loaded from the network)</p></div>\n\
+         <script type=\"application/octet-stream\" id=\"{SHARE_DATA}\">{share}</script>\n\
+         <script type=\"application/octet-stream\" id=\"{STANDALONE_MARKER}\">{wasm}</script>\n\
+         <script type=\"module\">{script}</script>\n</body>\n</html>\n",
+        wasm = assets.wasm,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_init_function_is_found_in_the_glue() {
+        assert_eq!(init_function("function a() {}\nexport { initSync, __wbg_init as default };\n"), "__wbg_init");
+        assert_eq!(init_function("export { initSync, $init2 as default };"), "$init2");
+        assert_eq!(init_function("no export here"), "__wbg_init");
+    }
+
+    #[test]
+    fn titles_are_escaped() {
+        assert_eq!(escape_html("<script>\"&"), "&lt;script&gt;&quot;&amp;");
+    }
+}
