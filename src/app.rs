@@ -85,6 +85,7 @@ pub fn App() -> impl IntoView {
                     <button type="button" class="button" on:click=move |_| state.open_example()>"Example"</button>
                 </div>
             })}
+            <crate::views::keys::KeysButton />
             <ThemeToggle />
         </header>
         <SharedBanner />
@@ -92,6 +93,7 @@ pub fn App() -> impl IntoView {
         <LoadProgress />
         <AddOrReplace />
         <crate::views::share::ShareDialog />
+        <crate::views::keys::KeysDialog />
         {move || match state.status.get() {
             LoadStatus::Failed(message) => Some(view! {
                 <p class="load-error" role="alert">{format!("Could not open the files: {message}")}</p>

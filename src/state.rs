@@ -93,6 +93,12 @@ pub struct AppState {
     pub graph_filter: RwSignal<crate::outline::RowFilter>,
     /// Turns whose group is collapsed in the operations panel.
     pub panel_collapsed: RwSignal<FxHashSet<u32>>,
+    /// Rows of the graph showing their raw source lines.
+    pub raw_rows: RwSignal<FxHashSet<crate::outline::RowKey>>,
+    /// The keyboard shortcuts dialog is open.
+    pub keys_open: RwSignal<bool>,
+    /// Where the focus was before a dialog opened, to give it back on close.
+    pub dialog_opener: StoredValue<Option<web_sys::HtmlElement>, LocalStorage>,
     pub panel_tab: RwSignal<PanelTab>,
     pub main_tab: RwSignal<MainTab>,
     pub search: crate::search::SearchState,
@@ -145,6 +151,9 @@ impl AppState {
             panel_filter: RwSignal::new(PanelFilter::default()),
             graph_filter: RwSignal::new(Default::default()),
             panel_collapsed: RwSignal::new(FxHashSet::default()),
+            raw_rows: RwSignal::new(FxHashSet::default()),
+            keys_open: RwSignal::new(false),
+            dialog_opener: StoredValue::new_local(None),
             panel_tab: RwSignal::new(PanelTab::Operations),
             main_tab: RwSignal::new(MainTab::Conversation),
             search: crate::search::SearchState::new(),
@@ -292,6 +301,7 @@ impl AppState {
         self.graph_filter.set(Default::default());
         self.panel_filter.set(PanelFilter::default());
         self.panel_collapsed.set(FxHashSet::default());
+        self.raw_rows.set(FxHashSet::default());
         self.search.clear();
         self.show_noise.set(false);
         self.selected.set(None);

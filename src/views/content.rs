@@ -105,11 +105,12 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
 }
 
 /// The body of a message row: the blocks of every line of the response, in order.
-pub fn message_body(model: &Arc<Model>, first: EntryId, last: EntryId) -> AnyView {
+/// The lines a message row shows: one, or every line of one API response.
+pub fn message_lines(model: &Model, first: EntryId, last: EntryId) -> Vec<EntryId> {
     let corpus = &model.corpus;
-    let first_entry = &corpus.entries[first as usize];
-    let lines: Vec<EntryId> = if first_entry.kind == EntryKind::Assistant && first_entry.response != NONE {
-        (first..=last)
+    let Some(first_entry) = corpus.entries.get(first as usize) else { return Vec::new() };
+    if first_entry.kind == EntryKind::Assistant && first_entry.response != NONE {
+        (first..=last.min(corpus.entries.len().saturating_sub(1) as EntryId))
             .filter(|&e| {
                 let entry = &corpus.entries[e as usize];
                 entry.kind == EntryKind::Assistant && entry.response == first_entry.response
@@ -117,7 +118,58 @@ pub fn message_body(model: &Arc<Model>, first: EntryId, last: EntryId) -> AnyVie
             .collect()
     } else {
         vec![first]
-    };
+    }
+}
+
+/// Pretty-printed JSON of a raw line at most this long; longer lines show as they are, cut.
+const RAW_PRETTY_LIMIT: usize = 256 * 1024;
+/// A raw line shows at most this many bytes.
+const RAW_SHOW_LIMIT: usize = 1024 * 1024;
+
+/// The source lines behind a row, as the file has them (pretty-printed JSON), with their file
+/// and line number: every field a format has, also those the viewer does not show.
+pub fn raw_lines(model: &Model, entries: &[EntryId]) -> AnyView {
+    let corpus = &model.corpus;
+    let mut seen: Vec<(u32, u32)> = Vec::new();
+    let mut parts: Vec<AnyView> = Vec::new();
+    for &e in entries {
+        let Some(entry) = corpus.entries.get(e as usize) else { continue };
+        if seen.contains(&(entry.file, entry.line)) {
+            continue;
+        }
+        seen.push((entry.file, entry.line));
+        let path = corpus.files.get(entry.file as usize).map_or("", |f| f.path.as_str());
+        let bytes = corpus.line_bytes(entry);
+        let pretty = (bytes.len() <= RAW_PRETTY_LIMIT)
+            .then(|| serde_json::from_slice::<Value>(bytes).ok())
+            .flatten()
+            .and_then(|v| serde_json::to_string_pretty(&v).ok());
+        let (text, cut) = match pretty {
+            Some(text) => (text, 0),
+            None => {
+                let shown = &bytes[..bytes.len().min(RAW_SHOW_LIMIT)];
+                (String::from_utf8_lossy(shown).into_owned(), bytes.len() - shown.len())
+            }
+        };
+        let place = format!("{path}:{}", entry.line);
+        let size = format!("{} bytes", bytes.len());
+        parts.push(
+            view! {
+                <div class="raw-line">
+                    <p class="raw-where"><code>{place}</code>" · "{size}</p>
+                    <pre class="raw-json">{text}</pre>
+                    {(cut > 0).then(|| view! { <p class="muted">{format!("… {cut} more bytes not shown")}</p> })}
+                </div>
+            }
+            .into_any(),
+        );
+    }
+    view! { <div class="raw" role="group" aria-label="Raw lines">{parts}</div> }.into_any()
+}
+
+pub fn message_body(model: &Arc<Model>, first: EntryId, last: EntryId) -> AnyView {
+    let corpus = &model.corpus;
+    let lines = message_lines(model, first, last);
     let mut parts: Vec<AnyView> = Vec::new();
     for e in lines {
         let entry = &corpus.entries[e as usize];

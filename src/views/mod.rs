@@ -3,6 +3,7 @@
 
 pub mod content;
 pub mod filters;
+pub mod keys;
 pub mod panel;
 pub mod progress;
 pub mod row;

@@ -66,6 +66,28 @@ pub fn RowView(key: RowKey) -> impl IntoView {
         class
     };
     let body = row_body(&model, kind, Signal::derive(expanded));
+    let raw_entries = raw_entries(&model, kind);
+    let raw_open = Memo::new(move |_| state.raw_rows.with(|rows| rows.contains(&key)));
+    let raw_toggle = (!raw_entries.is_empty()).then(|| {
+        view! {
+            <button
+                type="button"
+                class="raw-toggle"
+                tabindex="-1"
+                title="The raw lines behind this row (R)"
+                aria-pressed=move || if raw_open.get() { "true" } else { "false" }
+                on:click=move |event: web_sys::MouseEvent| {
+                    event.stop_propagation();
+                    state.selected.set(Some(key));
+                    toggle_raw(&state, key);
+                }
+            >
+                "Raw"
+            </button>
+        }
+    });
+    let raw_model = model.clone();
+    let raw = move || raw_open.get().then(|| content::raw_lines(&raw_model, &raw_entries));
     let element = view! {
         <div
             class=class
@@ -97,7 +119,8 @@ pub fn RowView(key: RowKey) -> impl IntoView {
                         })
                 }}
             </span>
-            <div class="row-main">{body}</div>
+            <div class="row-main">{body} {raw}</div>
+            {raw_toggle}
         </div>
     };
     // `aria-level` has no typed setter in tachys yet.
@@ -166,6 +189,30 @@ fn Rail(depth: Memo<u16>, kind: RowKind) -> impl IntoView {
             </span>
         }
     }
+}
+
+/// The entries whose lines a row stands for (none for rows the graph makes up).
+fn raw_entries(model: &Model, kind: RowKind) -> Vec<EntryId> {
+    match kind {
+        RowKind::Message { first, last } => content::message_lines(model, first, last),
+        RowKind::ToolCall { op } => model
+            .graph
+            .tool_ops
+            .get(op as usize)
+            .map(|op| [op.call_entry, op.result_entry].into_iter().filter(|&e| e != NONE).collect())
+            .unwrap_or_default(),
+        RowKind::Noise { entry } => vec![entry],
+        RowKind::Agent { .. } | RowKind::Compaction { .. } | RowKind::Branch { .. } => Vec::new(),
+    }
+}
+
+/// Shows or hides the raw lines of a row (the R key, or the row's Raw button).
+pub fn toggle_raw(state: &crate::state::AppState, key: RowKey) {
+    state.raw_rows.update(|rows| {
+        if !rows.remove(&key) {
+            rows.insert(key);
+        }
+    });
 }
 
 fn row_body(model: &Arc<Model>, kind: RowKind, expanded: Signal<bool>) -> AnyView {

@@ -764,7 +764,7 @@ async fn redacted_bundle(
                 });
                 let header = BundleHeader {
                     title: redacted::redact_title(&r.title, &r.redactor),
-                    scope: r.scope.describe(&r.model.graph),
+                    scope: redacted::redact_title(&r.scope.describe(&r.model.graph), &r.redactor),
                     selected,
                     redaction: redacted::redaction_note(
                         &r.redactor,

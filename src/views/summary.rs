@@ -45,6 +45,28 @@ pub fn LoadSummary() -> impl IntoView {
                 )
             })
             .collect();
+        // `(path, format, lines, entries, skipped)` per file, and a count per format for the headline.
+        let files_read: Vec<(String, Format, u64, u64, u64)> = corpus
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), f.format, f.counts.lines, f.counts.entries, f.counts.skipped))
+            .collect();
+        let mut per_format: Vec<(Format, usize)> = Vec::new();
+        for (_, format, ..) in &files_read {
+            match per_format.iter_mut().find(|(f, _)| f == format) {
+                Some((_, n)) => *n += 1,
+                None => per_format.push((*format, 1)),
+            }
+        }
+        let read_as = format!(
+            "Read as: {}",
+            per_format
+                .iter()
+                .map(|(f, n)| format!("{} ({n} file{})", f.label(), if *n == 1 { "" } else { "s" }))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let file_count = files_read.len();
         let skipped = counts.skipped;
         let headline = format!(
             "{} session(s) · {} file(s) · {} lines · {} agent conversation(s) linked{} · {} line(s) skipped",
@@ -60,6 +82,36 @@ pub fn LoadSummary() -> impl IntoView {
         Some(view! {
             <section class="load-summary" aria-label="Load summary">
                 <p class="load-headline" role="status">{headline}</p>
+                <details class="files-read">
+                    <summary>{read_as}</summary>
+                    <table class="files-table" aria-label="Files read">
+                        <thead>
+                            <tr>
+                                <th scope="col">"File"</th>
+                                <th scope="col">"Read as"</th>
+                                <th scope="col" class="number">"Lines"</th>
+                                <th scope="col" class="number">"Entries"</th>
+                                <th scope="col" class="number">"Skipped"</th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            {files_read
+                                .into_iter()
+                                .take(2000)
+                                .map(|(path, format, lines, entries, skipped)| view! {
+                                    <tr>
+                                        <td>{path}</td>
+                                        <td data-format=format.name()>{format.label()}</td>
+                                        <td class="number">{lines}</td>
+                                        <td class="number">{entries}</td>
+                                        <td class="number">{skipped}</td>
+                                    </tr>
+                                })
+                                .collect::<Vec<_>>()}
+                        </tbody>
+                    </table>
+                    {(file_count > 2000).then(|| view! { <p>{format!("{} more file(s) not listed.", file_count - 2000)}</p> })}
+                </details>
                 {rejected
                     .into_iter()
                     .map(|(path, message)| {

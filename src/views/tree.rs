@@ -416,6 +416,11 @@ fn handle_key(state: &AppState, layout: Memo<LayoutRef>, event: &web_sys::Keyboa
                 }
             }
         }
+        "r" | "R" => {
+            if let Some(i) = current {
+                crate::views::row::toggle_raw(state, layout.rows[i].0);
+            }
+        }
         "[" | "]" => {
             let step = if key == "]" { 1 } else { -1 };
             // The branch switcher at or above the selection.

@@ -278,3 +278,36 @@ test("a second drop asks whether to add the files or replace what is loaded", as
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });
+
+test("? lists the keyboard shortcuts, and every action in it works from the keyboard", async () => {
+  const app = await openApp(browser, server);
+  await openExample(app.page);
+  await tree(app.page).focus();
+  await app.page.keyboard.press("?");
+  const dialog = app.page.getByRole("dialog", { name: "Keyboard shortcuts" });
+  await dialog.waitFor();
+  const conversation = await dialog.getByRole("table", { name: "Conversation" }).innerText();
+  for (const key of ["j", "k", "[ , ]", "r"]) assert.ok(conversation.includes(key), `lists ${key}`);
+  assert.equal(await app.page.evaluate(() => document.activeElement?.textContent), "Close", "the dialog takes the focus");
+  await app.page.keyboard.press("Escape");
+  await dialog.waitFor({ state: "detached" });
+  assert.equal(await app.page.evaluate(() => document.activeElement?.getAttribute("role")), "tree", "and gives it back");
+  // The header button opens it too.
+  await app.page.getByRole("button", { name: "Keyboard shortcuts" }).click();
+  await dialog.waitFor();
+  await dialog.getByRole("button", { name: "Close" }).click();
+  await dialog.waitFor({ state: "detached" });
+  // r on the selected row shows the line as the file has it, and hides it again.
+  await tree(app.page).focus();
+  await app.page.keyboard.press("Home");
+  const first = tree(app.page).getByRole("treeitem").first();
+  await app.page.keyboard.press("r");
+  const raw = first.getByRole("group", { name: "Raw lines" });
+  await raw.waitFor();
+  assert.match(await raw.innerText(), /\.jsonl:\d+[\s\S]*"sessionId"/);
+  assert.equal(await first.getByRole("button", { name: "Raw" }).getAttribute("aria-pressed"), "true");
+  await app.page.keyboard.press("r");
+  await raw.waitFor({ state: "detached" });
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});

@@ -439,6 +439,20 @@ impl Format {
             Format::Rejected => "rejected",
         }
     }
+
+    /// What the load summary says a file was read as.
+    pub fn label(self) -> &'static str {
+        match self {
+            Format::Pending => "not decided",
+            Format::ClaudeCode => "Claude Code session",
+            Format::AgentSdk => "Claude Agent SDK stream-json",
+            Format::CodexRollout => "Codex CLI rollout",
+            Format::CodexEvents => "Codex SDK events",
+            Format::Ollama => "Ollama chat capture",
+            Format::AgentMeta => "agent metadata",
+            Format::Rejected => "not read",
+        }
+    }
 }
 
 /// `agent-<id>.meta.json`: what Claude Code 2.1.2+ writes beside an agent transcript.

@@ -2,16 +2,28 @@
 //!
 //!   sessionscope summary <file-or-folder>... [--json]
 //!   sessionscope dump <file-or-folder>...        the parsed model and its structure, as text
+//!   sessionscope share <file-or-folder>... [--link] [--markdown]
+//!                                                redacts each session as the app's Share dialog
+//!                                                does (every finding replaced) and prints the
+//!                                                size of its link, or the link fragment, or the
+//!                                                redacted Markdown
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use sessionscope_engine::dag::Graph;
+use sessionscope_engine::model::Corpus;
+use sessionscope_engine::share::SHARE_FRAGMENT;
+use sessionscope_engine::share::envelope::{MAX_LINK_CHARS, seal_plain, to_base64url};
+use sessionscope_engine::share::markdown::{MarkdownOptions, corpus_markdown};
+use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
+use sessionscope_engine::share::scope::{Scope, resolve};
 use sessionscope_engine::summary::{Summary, summarize};
 use sessionscope_engine::{Loader, dump};
 
-const USAGE: &str =
-    "usage: sessionscope summary <file-or-folder>... [--json]\n       sessionscope dump <file-or-folder>...";
+const USAGE: &str = "usage: sessionscope summary <file-or-folder>... [--json]
+       sessionscope dump <file-or-folder>...
+       sessionscope share <file-or-folder>... [--link] [--markdown]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -21,7 +33,7 @@ fn main() -> ExitCode {
     };
     let json = args.iter().any(|a| a == "--json");
     let paths: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with("--")).collect();
-    if paths.is_empty() || !matches!(command.as_str(), "summary" | "dump") {
+    if paths.is_empty() || !matches!(command.as_str(), "summary" | "dump" | "share") {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     }
@@ -48,6 +60,11 @@ fn main() -> ExitCode {
     let corpus = loader.finish();
     let graph = Graph::build(&corpus);
     match command.as_str() {
+        "share" => {
+            let link = args.iter().any(|a| a == "--link");
+            let markdown = args.iter().any(|a| a == "--markdown");
+            return share(&corpus, &graph, link, markdown);
+        }
         "dump" => {
             print!("{}", dump::dump_corpus(&corpus));
             print!("{}", dump::dump_graph(&corpus, &graph));
@@ -84,6 +101,67 @@ fn collect(path: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>) {
     }
 }
 
+/// Redacts every session (and its active branch) with the default options, every finding
+/// replaced, and prints what the link would weigh; or the links; or the Markdown.
+fn share(corpus: &Corpus, graph: &Graph, link: bool, markdown: bool) -> ExitCode {
+    if !link && !markdown {
+        println!(
+            "{:<38} {:<7} {:>6} {:>9} {:>9} {:>9} {:>10} {:>8}",
+            "session", "scope", "lines", "bytes", "redacted", "deflated", "link chars", "findings"
+        );
+    }
+    for session in 0..graph.sessions.len() as u32 {
+        let id = graph.sessions[session as usize].id.as_str();
+        let scopes = [("session", Scope::Session(session)), ("branch", Scope::Branch { session, choices: Vec::new() })];
+        for (name, scope) in scopes {
+            if (link || markdown) && name == "branch" {
+                continue;
+            }
+            let bundle = match share_scope(corpus, graph, &scope, &ShareOptions::default(), |_| false) {
+                Ok(bundle) => bundle,
+                Err(error) => {
+                    eprintln!("sessionscope: {error}");
+                    return ExitCode::from(1);
+                }
+            };
+            if markdown {
+                let mut loader = Loader::new();
+                for (path, bytes) in &bundle.files {
+                    loader.add_bytes(path, bytes);
+                }
+                let shared = loader.finish();
+                let shared_graph = Graph::build(&shared);
+                print!("{}", corpus_markdown(&shared, &shared_graph, &MarkdownOptions::default()));
+                continue;
+            }
+            let payload = bundle.encode();
+            let sealed = seal_plain(&payload);
+            let fragment = format!("{SHARE_FRAGMENT}{}", to_base64url(&sealed));
+            if link {
+                println!("{id}\t{fragment}");
+                continue;
+            }
+            let lines: u32 = bundle.header.files.iter().map(|f| f.lines).sum();
+            let original = scope_bytes(corpus, graph, &scope);
+            let findings: u32 = bundle.header.redaction.kinds.iter().map(|k| k.2).sum();
+            let refused = if fragment.len() > MAX_LINK_CHARS { "  (too long: export HTML)" } else { "" };
+            println!(
+                "{id:<38} {name:<7} {lines:>6} {original:>9} {:>9} {:>9} {:>10} {findings:>8}{refused}",
+                payload.len(),
+                sealed.len(),
+                fragment.len()
+            );
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The bytes of the lines a scope covers, before redaction.
+fn scope_bytes(corpus: &Corpus, graph: &Graph, scope: &Scope) -> u64 {
+    let lines = resolve(corpus, graph, scope, false);
+    lines.files.iter().flat_map(|f| &f.lines).map(|l| (l.end - l.start) as u64).sum()
+}
+
 fn print_table(summary: &Summary) {
     println!(
         "{} files, {} lines: {} entries, {} metadata lines, {} diagnostics",
@@ -93,6 +171,15 @@ fn print_table(summary: &Summary) {
         summary.metadata_lines,
         summary.diagnostics.len()
     );
+    let mut formats: Vec<(&str, usize)> = Vec::new();
+    for file in &summary.per_file {
+        match formats.iter_mut().find(|(f, _)| *f == file.format) {
+            Some((_, n)) => *n += 1,
+            None => formats.push((file.format, 1)),
+        }
+    }
+    let formats: Vec<String> = formats.iter().map(|(f, n)| format!("{f} {n}")).collect();
+    println!("read as: {}", formats.join(", "));
     for d in summary.diagnostics.iter().take(20) {
         println!("  {}:{} {}: {}", d.file, d.line, d.kind, d.message);
     }

@@ -37,15 +37,9 @@ fn title_line(title: &str) -> Vec<u8> {
     serde_json::to_vec(&serde_json::json!({ "title": title })).unwrap_or_default()
 }
 
-/// The title with the review's placeholders.
+/// The title (or any text shown beside the share) with the review's placeholders.
 pub fn redact_title(title: &str, redactor: &Redactor) -> String {
-    match redactor.apply_line(&title_line(title), &DropParts::default()) {
-        LineOutcome::Kept(bytes) => serde_json::from_slice::<serde_json::Value>(&bytes)
-            .ok()
-            .and_then(|v| v.get("title").and_then(|t| t.as_str()).map(str::to_owned))
-            .unwrap_or_default(),
-        LineOutcome::Dropped(_) => String::new(),
-    }
+    redactor.redact_text(title)
 }
 
 /// Redacted files being written.
@@ -149,7 +143,7 @@ pub fn share_scope(
     apply(corpus, &lines, &mut Cursor::default(), usize::MAX, &redactor, &options.parts, &mut out);
     let header = BundleHeader {
         title: redact_title(&title, &redactor),
-        scope: scope.describe(graph),
+        scope: redact_title(&scope.describe(graph), &redactor),
         redaction: redaction_note(&redactor, &options.parts, out.dropped_lines + lines.agents_left_out),
         ..Default::default()
     };
@@ -172,5 +166,42 @@ pub fn scope_title(graph: &Graph, scope: &Scope) -> String {
         Some(s) if !s.title.is_empty() => s.title.clone(),
         Some(s) => s.id.clone(),
         None => format!("{} sessions", graph.sessions.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::Loader;
+
+    fn session() -> Vec<u8> {
+        let lines = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1","timestamp":"2026-03-02T10:00:00Z","cwd":"/home/alice/work/api","message":{"role":"user","content":"I'm on alice's laptop, token ghp_4f8Qx2LmP9vR4tWn7YbC3dFhJk6sA1zE0uTq"}}"#,
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s1","timestamp":"2026-03-02T10:00:05Z","cwd":"/home/alice/work/api","message":{"id":"m1","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Rotate it, alice."}],"usage":{"input_tokens":10,"output_tokens":5}}}"#,
+        ];
+        lines.join("\n").into_bytes()
+    }
+
+    #[test]
+    fn title_and_scope_carry_the_same_placeholders_as_the_lines() {
+        let mut loader = Loader::new();
+        loader.add_bytes("s1.jsonl", &session());
+        let corpus = loader.finish();
+        let graph = Graph::build(&corpus);
+        let scope = Scope::Session(0);
+        assert!(scope_title(&graph, &scope).contains("alice"), "the fixture's title names the user");
+
+        let bundle = share_scope(&corpus, &graph, &scope, &ShareOptions::default(), |_| false).unwrap();
+        for text in [&bundle.header.title, &bundle.header.scope] {
+            assert!(!text.contains("alice") && !text.contains("ghp_"), "left in clear: {text}");
+            assert!(text.contains("laptop"), "the rest of the title stays: {text}");
+        }
+        let (_, bytes) = &bundle.files[0];
+        let text = String::from_utf8_lossy(bytes);
+        assert!(!text.contains("alice") && !text.contains("ghp_4f8Q"), "{text}");
+        assert_eq!(text.lines().count(), 2);
+
+        let kept = share_scope(&corpus, &graph, &scope, &ShareOptions::default(), |_| true).unwrap();
+        assert!(kept.header.title.contains("alice"), "findings the user keeps stay visible");
     }
 }

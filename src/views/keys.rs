@@ -1,0 +1,131 @@
+//! The keyboard shortcuts, listed in a dialog that `?` (or the header's button) opens.
+
+use leptos::prelude::*;
+
+use crate::state::use_state;
+
+/// `(keys, what they do)`, grouped; the same list the README gives.
+const SHORTCUTS: &[(&str, &[(&str, &str)])] = &[
+    (
+        "Conversation",
+        &[
+            ("↓ / j, ↑ / k", "next, previous row"),
+            ("PageDown, PageUp", "a screen down, up"),
+            ("Home / g, End / G", "first, last row"),
+            ("→ / l", "open the row, or go to its first child"),
+            ("← / h", "close the row, or go to its parent"),
+            ("Enter, Space", "open or close the row; on a branch switcher, the next branch"),
+            ("[ , ]", "previous, next branch at or above the selection"),
+            ("r", "show or hide the raw lines behind the row"),
+        ],
+    ),
+    (
+        "Search",
+        &[
+            ("/ or Ctrl+F", "search everything loaded"),
+            ("Enter, Shift+Enter", "next, previous hit"),
+            ("Escape", "back to the conversation"),
+        ],
+    ),
+    ("Anywhere", &[("Shift+S", "share, redacted"), ("?", "this list"), ("Escape", "close a dialog")]),
+];
+
+fn typing_in(event: &web_sys::KeyboardEvent) -> bool {
+    event
+        .target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
+}
+
+fn open_keys(state: &crate::state::AppState) {
+    state.dialog_opener.set_value(
+        document().active_element().and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok()),
+    );
+    state.keys_open.set(true);
+}
+
+/// The header button that opens the list.
+#[component]
+pub fn KeysButton() -> impl IntoView {
+    let state = use_state();
+    view! {
+        <button
+            type="button"
+            class="button"
+            aria-haspopup="dialog"
+            aria-keyshortcuts="?"
+            aria-label="Keyboard shortcuts"
+            title="Keyboard shortcuts (?)"
+            on:click=move |_| open_keys(&state)
+        >
+            "?"
+        </button>
+    }
+}
+
+#[component]
+pub fn KeysDialog() -> impl IntoView {
+    let state = use_state();
+    let opener = state.dialog_opener;
+    let close_button = NodeRef::<leptos::html::Button>::new();
+    let close = move || {
+        state.keys_open.set(false);
+        if let Some(element) = opener.get_value() {
+            let _ = element.focus();
+        }
+    };
+    let _shortcut = window_event_listener(leptos::ev::keydown, move |event| {
+        let open = state.keys_open.get_untracked();
+        if event.key() == "?" && !event.ctrl_key() && !event.meta_key() && !typing_in(&event) {
+            event.prevent_default();
+            if open {
+                close();
+            } else {
+                open_keys(&state);
+            }
+        } else if open && event.key() == "Escape" {
+            event.prevent_default();
+            close();
+        }
+    });
+    // The dialog takes the focus when it opens.
+    Effect::new(move |_| {
+        if let Some(button) = close_button.get() {
+            let _ = button.focus();
+        }
+    });
+    move || {
+        state.keys_open.get().then(|| {
+            view! {
+                <div class="dialog-backdrop" on:click=move |e| {
+                    if e.target() == e.current_target() {
+                        close();
+                    }
+                }>
+                    <div class="dialog keys-dialog" role="dialog" aria-modal="true" aria-labelledby="keys-title">
+                        <div class="share-head">
+                            <h2 id="keys-title">"Keyboard shortcuts"</h2>
+                            <button type="button" class="button small" node_ref=close_button on:click=move |_| close()>"Close"</button>
+                        </div>
+                        {SHORTCUTS
+                            .iter()
+                            .map(|(group, keys)| view! {
+                                <table class="keys-table" aria-label=*group>
+                                    <caption>{*group}</caption>
+                                    <tbody>
+                                        {keys
+                                            .iter()
+                                            .map(|(k, what)| view! {
+                                                <tr><th scope="row"><kbd>{*k}</kbd></th><td>{*what}</td></tr>
+                                            })
+                                            .collect::<Vec<_>>()}
+                                    </tbody>
+                                </table>
+                            })
+                            .collect::<Vec<_>>()}
+                    </div>
+                </div>
+            }
+        })
+    }
+}

@@ -1,0 +1,180 @@
+// Logs of other agents (Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events,
+// Ollama chat captures) dropped one at a time on the page: the load summary says what each was
+// read as, and the graph, the side panel and the statistics show the engine's figures for it.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, serveDist, launchBrowser, openApp, dropFiles, allTreeItems, tree } from "./harness.mjs";
+
+const FORMATS = join(ROOT, "crates/engine/tests/fixtures/formats");
+let server;
+let browser;
+
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** The engine's summary of a file on disk, from the command-line companion. */
+function summary(path) {
+  const out = execFileSync("cargo", ["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", "summary", "--json", path], {
+    cwd: ROOT,
+    maxBuffer: 1 << 26,
+  });
+  return JSON.parse(out);
+}
+
+const digits = (text) => Number(text.replace(/[^0-9]/g, ""));
+
+// For each fixture: what the summary calls it, a sentence the assistant says, and a line of its
+// reasoning (shown as thinking), if it has any.
+const CASES = [
+  {
+    file: "agent-sdk-stream.jsonl",
+    label: "Claude Agent SDK stream-json",
+    says: "an empty brew now parses instead of panicking",
+    thinking: null,
+    rawField: '"parent_tool_use_id"',
+    agents: 1,
+    agent: { call: "Find empty-brew handling", type: "Explore", says: "ingredients.first().unwrap()" },
+  },
+  {
+    file: "rollout-2025-10-02T10-11-12-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl",
+    label: "Codex CLI rollout",
+    says: "now prints the average rating",
+    thinking: "Locating the stats command",
+    rawField: '"payload"',
+    agents: 0,
+  },
+  {
+    file: "codex-sdk-events.jsonl",
+    label: "Codex SDK events",
+    says: "to brewlog stats. One test fails",
+    thinking: "Planning the flag",
+    rawField: '"item.completed"',
+    agents: 0,
+  },
+  {
+    file: "ollama-chat.jsonl",
+    label: "Ollama chat capture",
+    says: "Oatmeal Stout",
+    thinking: "The ratings are 4, 5 and 3",
+    rawField: '"created_at"',
+    agents: 0,
+  },
+];
+
+for (const c of CASES) {
+  test(`a dropped ${c.label} file shows its messages, tool operations and token figures`, async () => {
+    const path = join(FORMATS, c.file);
+    const engine = summary(path);
+    assert.equal(engine.sessions.length, 1, "one session per fixture");
+    const session = engine.sessions[0];
+
+    const app = await openApp(browser, server);
+    const page = app.page;
+    await dropFiles(page, [{ name: c.file, bytes: readFileSync(path) }]);
+    await tree(page).waitFor();
+
+    // The load summary says what the file was read as, and accounts for its lines.
+    const loadSummary = page.getByRole("region", { name: "Load summary" });
+    await loadSummary.getByText(`Read as: ${c.label} (1 file)`).click();
+    const fileRow = loadSummary.getByRole("table", { name: "Files read" }).getByRole("row").nth(1);
+    const cells = await fileRow.getByRole("cell").allInnerTexts();
+    assert.deepEqual(cells.slice(0, 2), [c.file, c.label]);
+    assert.equal(digits(cells[2]), engine.lines, "every line of the file is counted");
+    assert.equal(digits(cells[4]), 0, "no line skipped");
+
+    // The graph: the prompt, the answer, and the reasoning shown as thinking.
+    // (Inline code in the prompt is rendered as code, without its backticks.)
+    await tree(page).getByRole("treeitem").filter({ hasText: session.title.replace(/`/g, "") }).first().waitFor();
+    const items = await allTreeItems(page);
+    assert.ok(items.some((i) => i.text.includes(c.says)), `the assistant's words show: ${c.says}`);
+    if (c.thinking) {
+      const thinking = items.find((i) => i.text.includes("Thinking ·"));
+      assert.ok(thinking, "reasoning shows as thinking");
+      const details = tree(page).getByRole("treeitem").filter({ hasText: "Thinking ·" }).first().locator("details.thinking").first();
+      await details.locator("summary").click();
+      assert.ok(
+        (await tree(page).getByRole("treeitem").filter({ hasText: c.thinking }).count()) > 0,
+        `the reasoning opens: ${c.thinking}`,
+      );
+    }
+    // The raw view keeps every format-specific field reachable: R on the selected row.
+    const said = tree(page).getByRole("treeitem").filter({ hasText: c.says }).first();
+    await said.click();
+    await page.keyboard.press("r");
+    const raw = said.getByRole("group", { name: "Raw lines" });
+    await raw.waitFor();
+    const rawText = await raw.innerText();
+    assert.match(rawText, new RegExp(`${c.file.replace(/[.]/g, "\\.")}:\\d+`), "the raw view names the file and line");
+    assert.ok(rawText.includes(c.rawField), `the raw line shows ${c.rawField}`);
+    await page.keyboard.press("r");
+    await raw.waitFor({ state: "detached" });
+
+    // Subagents (the Agent SDK's parent_tool_use_id) nest under their Task call.
+    assert.equal(session.agents.length, c.agents);
+    if (c.agent) {
+      const items = tree(page).getByRole("treeitem");
+      const task = items.filter({ hasText: c.agent.call }).first();
+      await task.locator(".twisty").click();
+      const agentRow = items.filter({ hasText: c.agent.type }).filter({ hasText: "messages" }).first();
+      await agentRow.waitFor();
+      const level = async (l) => Number(await l.getAttribute("aria-level"));
+      assert.equal(await level(agentRow), (await level(task)) + 1, "the agent is a child of its Task call");
+      await agentRow.locator(".twisty").click();
+      await items.filter({ hasText: c.agent.says }).first().waitFor();
+    }
+
+    // The side panel: every tool operation the engine paired up.
+    const operations = session.tool_results + session.unpaired_tool_uses;
+    assert.ok(operations > 0, "the fixture has tool calls");
+    const panel = page.getByRole("complementary", { name: "Tool operations" });
+    await panel.getByRole("status").filter({ hasText: `${operations} of ${operations} operations` }).waitFor();
+
+    // Statistics: tokens and cost as the engine counts them.
+    await page.getByRole("tab", { name: "Statistics" }).click();
+    const row = await page.getByRole("table", { name: "Tokens per session" }).getByRole("row").nth(1).getByRole("cell").allInnerTexts();
+    const u = session.usage_with_agents;
+    assert.ok(u.input_tokens + u.output_tokens > 0, "the fixture has token counts");
+    assert.deepEqual(row.slice(0, 4).map(digits), [u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens]);
+    assert.equal(Number(row[4].replace("$", "")).toFixed(4), session.cost_with_agents_usd.toFixed(4));
+
+    assert.deepEqual(app.errors, []);
+    assert.deepEqual(app.foreignRequests(), []);
+    await app.context.close();
+  });
+}
+
+test("logs of several agents dropped together each say their format, and an unknown file is refused with a reason", async () => {
+  const app = await openApp(browser, server);
+  const page = app.page;
+  const files = CASES.map((c) => ({ name: c.file, bytes: readFileSync(join(FORMATS, c.file)) }));
+  files.push({ name: "metrics.jsonl", bytes: '{"cpu":0.42,"mem":1024}\n{"cpu":0.40,"mem":1030}\n' });
+  await dropFiles(page, files);
+  await tree(page).waitFor();
+  const loadSummary = page.getByRole("region", { name: "Load summary" });
+  await loadSummary.getByRole("alert").filter({ hasText: "metrics.jsonl" }).waitFor();
+  const refusal = await loadSummary.getByRole("alert").filter({ hasText: "metrics.jsonl" }).innerText();
+  assert.match(refusal, /metrics\.jsonl: .*not a session log/, "the refusal says why");
+  await loadSummary.getByText(/^Read as: /).click();
+  const rows = await loadSummary.getByRole("table", { name: "Files read" }).getByRole("row").allInnerTexts();
+  for (const c of CASES) {
+    assert.ok(rows.some((r) => r.includes(c.file) && r.includes(c.label)), `${c.file} read as ${c.label}`);
+  }
+  assert.ok(rows.some((r) => r.includes("metrics.jsonl") && r.includes("not read")));
+  // Four sessions, one per agent, in the sessions list.
+  const sessions = page.getByRole("region", { name: "Sessions" });
+  for (const title of ["parses_empty_brew", "average rating", "--json flag", "How many brews"]) {
+    await sessions.getByRole("button", { name: new RegExp(title.replace(/[-]/g, "\\-")) }).first().waitFor();
+  }
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
