@@ -578,3 +578,56 @@ proptest! {
         }
     }
 }
+
+/// What a reader sees of an entry: its kind and the text of each block, in order.
+fn readable(corpus: &Corpus, entry: &Entry) -> (EntryKind, Vec<(BlockKind, String)>) {
+    let blocks = corpus.blocks_of(entry).iter().map(|b| (b.kind, corpus.span_text(entry.file, b.body).into_owned()));
+    (entry.kind, blocks.collect())
+}
+
+#[test]
+fn an_excerpt_of_a_joined_format_reads_back_into_the_same_messages() {
+    use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
+    use sessionscope_engine::share::scope::Scope;
+    // Ollama joins streamed chunks into one message; Codex SDK events update an item before
+    // completing it. A share of the later part of each must carry every line of its messages.
+    for name in [OLLAMA, EVENTS, ROLLOUT, SDK] {
+        let (corpus, graph) = load(name);
+        let prompts: Vec<EntryId> = (0..corpus.entries.len() as EntryId)
+            .filter(|&e| {
+                let entry = &corpus.entries[e as usize];
+                entry.kind == EntryKind::User && !entry.is_sidechain() && corpus.first_text(entry).is_some()
+            })
+            .collect();
+        assert!(prompts.len() >= 2, "{name}: the fixture has a second prompt");
+        let from = prompts[1];
+        let bundle = share_scope(&corpus, &graph, &Scope::Subtree(from), &ShareOptions::default(), |_| true)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut loader = sessionscope_engine::Loader::new();
+        for (path, bytes) in &bundle.files {
+            loader.add_bytes(path, bytes);
+        }
+        let shared = loader.finish();
+        assert_eq!(shared.files[0].format, corpus.files[0].format, "{name}: read back as the same format");
+        assert!(
+            shared.diagnostics.iter().all(|d| d.kind.severity() != Severity::Error),
+            "{name}: {:?}",
+            shared.diagnostics
+        );
+
+        let original: Vec<_> = corpus.entries[from as usize..]
+            .iter()
+            .filter(|e| !e.is_sidechain())
+            .map(|e| readable(&corpus, e))
+            .collect();
+        let read_back: Vec<_> =
+            shared.entries.iter().filter(|e| !e.is_sidechain()).map(|e| readable(&shared, e)).collect();
+        assert_eq!(read_back, original, "{name}: the excerpt holds the same messages, whole");
+        // Nothing from before the excerpt: not even inside a line that repeats the history.
+        let earlier = corpus.first_text(&corpus.entries[prompts[0] as usize]).unwrap_or_default().into_owned();
+        let shared_text: String = bundle.files.iter().map(|(_, b)| String::from_utf8_lossy(b).into_owned()).collect();
+        assert!(!shared_text.contains(&earlier), "{name}: the excerpt carries the earlier prompt {earlier:?}");
+        let full_lines = count_lines(&format_fixture(name));
+        assert!(shared.files[0].counts.lines < full_lines, "{name}: an excerpt, not the whole file");
+    }
+}

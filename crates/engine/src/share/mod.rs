@@ -25,6 +25,11 @@ pub const SHARE_FRAGMENT: &str = "#share=";
 pub fn line_bytes<'a>(corpus: &'a Corpus, file: &ScopeFile, line: &ScopeLine) -> Cow<'a, [u8]> {
     let bytes = corpus.bytes.get(file.file as usize).map(Vec::as_slice).unwrap_or_default();
     let Some(text) = bytes.get(line.start..line.end) else { return Cow::Borrowed(&[]) };
+    if line.skip_messages > 0
+        && let Some(trimmed) = without_first_messages(text, line.skip_messages as usize)
+    {
+        return Cow::Owned(trimmed);
+    }
     match line.cut_parent {
         Some((start, end)) if start >= line.start && end <= line.end && start < end => {
             let mut out = Vec::with_capacity(text.len());
@@ -35,6 +40,14 @@ pub fn line_bytes<'a>(corpus: &'a Corpus, file: &ScopeFile, line: &ScopeLine) ->
         }
         _ => Cow::Borrowed(text),
     }
+}
+
+/// The line with the first `skip` entries of its `messages` array left out (compact JSON).
+fn without_first_messages(text: &[u8], skip: usize) -> Option<Vec<u8>> {
+    let mut value: serde_json::Value = serde_json::from_slice(text).ok()?;
+    let messages = value.get_mut("messages")?.as_array_mut()?;
+    messages.drain(..skip.min(messages.len()));
+    serde_json::to_vec(&value).ok()
 }
 
 /// A position in a walk over the lines of a scope, so a long walk can be done in slices.

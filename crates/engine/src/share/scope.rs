@@ -49,6 +49,9 @@ pub struct ScopeLine {
     /// The `parentUuid` value's range in the file, when it names a message outside the scope:
     /// the shared line gets `null` there, so the excerpt starts a clean root.
     pub cut_parent: Option<(usize, usize)>,
+    /// A request line that repeats the conversation so far (Ollama's `messages`): how many of
+    /// its first messages precede the excerpt and are left out of the shared line.
+    pub skip_messages: u32,
 }
 
 /// The lines of one file to share.
@@ -152,7 +155,7 @@ fn whole_files(corpus: &Corpus, graph: &Graph, mut files: Vec<FileId>, without_a
         let bytes = corpus.bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
         let whole_document = info.format == Format::AgentMeta;
         let lines = if whole_document {
-            vec![ScopeLine { line: 1, start: 0, end: bytes.len(), cut_parent: None }]
+            vec![ScopeLine { line: 1, start: 0, end: bytes.len(), cut_parent: None, skip_messages: 0 }]
         } else {
             split_lines(bytes).filter(|l| !sidechain_lines.contains(&(file, l.line))).collect()
         };
@@ -181,7 +184,7 @@ fn split_lines(bytes: &[u8]) -> impl Iterator<Item = ScopeLine> + '_ {
             }
             start = end + 1;
             if bytes[text_start..text_end].iter().any(|b| !b.is_ascii_whitespace()) {
-                return Some(ScopeLine { line, start: text_start, end: text_end, cut_parent: None });
+                return Some(ScopeLine { line, start: text_start, end: text_end, cut_parent: None, skip_messages: 0 });
             }
         }
         None
@@ -244,6 +247,7 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
             start: range.start,
             end: range.end,
             cut_parent,
+            skip_messages: 0,
         });
     }
     // Titles and summaries of the files involved come along.
@@ -259,9 +263,16 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
         };
         if wanted && !meta.line_span.is_arena() {
             let range = meta.line_span.range();
-            lines.push(ScopeLine { line: meta.line, start: range.start, end: range.end, cut_parent: None });
+            lines.push(ScopeLine {
+                line: meta.line,
+                start: range.start,
+                end: range.end,
+                cut_parent: None,
+                skip_messages: 0,
+            });
         }
     }
+    add_joined_lines(corpus, &mut per_file);
     // Meta files of included agents.
     let mut files: Vec<FileId> = per_file.keys().copied().collect();
     for (file, info) in corpus.files.iter().enumerate() {
@@ -283,7 +294,7 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
                 file,
                 path: share_path(&info.path),
                 whole_document: true,
-                lines: vec![ScopeLine { line: 1, start: 0, end: len, cut_parent: None }],
+                lines: vec![ScopeLine { line: 1, start: 0, end: len, cut_parent: None, skip_messages: 0 }],
             });
             continue;
         }
@@ -293,6 +304,82 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
         out.files.push(ScopeFile { file, path: share_path(&info.path), whole_document: false, lines });
     }
     out
+}
+
+/// In the formats other agents write, one entry can stand for several lines (Ollama's streamed
+/// chunks, Codex's `item.started`/`item.updated` before `item.completed`) and the file opens with
+/// a header (`session_meta`, `system/init`, `thread.started`, the request). An excerpt of such a
+/// file keeps, after each line of an entry in scope, the lines that belong to no entry of their
+/// own up to the next one, and the header lines before the first entry, so the excerpt reads
+/// back into the same messages.
+fn add_joined_lines(corpus: &Corpus, per_file: &mut FxHashMap<FileId, Vec<ScopeLine>>) {
+    for (&file, lines) in per_file.iter_mut() {
+        let Some(info) = corpus.files.get(file as usize) else { continue };
+        if matches!(info.format, Format::ClaudeCode | Format::AgentMeta | Format::Rejected | Format::Pending) {
+            continue;
+        }
+        let mut owned: FxHashSet<u32> = FxHashSet::default();
+        let mut first_entry = u32::MAX;
+        for entry in corpus.entries.iter().filter(|e| e.file == file) {
+            owned.insert(entry.line);
+            first_entry = first_entry.min(entry.line);
+        }
+        for meta in corpus.metas.iter().filter(|m| m.file == file) {
+            owned.insert(meta.line);
+        }
+        if info.format == Format::Ollama {
+            skip_earlier_history(corpus.bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default(), lines);
+        }
+        let chosen: FxHashSet<u32> = lines.iter().map(|l| l.line).collect();
+        let bytes = corpus.bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
+        let mut following_chosen = false;
+        for line in split_lines(bytes) {
+            if chosen.contains(&line.line) {
+                following_chosen = true;
+                continue;
+            }
+            let header = line.line < first_entry;
+            if owned.contains(&line.line) && !header {
+                following_chosen = false;
+                continue;
+            }
+            if header || following_chosen {
+                lines.push(line);
+            }
+        }
+    }
+}
+
+/// Each Ollama request repeats the conversation so far in `messages`. An excerpt must not carry
+/// what came before it: every request line of the excerpt leaves out the messages that precede
+/// the first request's new ones (those after its last assistant message).
+fn skip_earlier_history(bytes: &[u8], lines: &mut [ScopeLine]) {
+    let history = |line: &ScopeLine| -> Option<Vec<serde_json::Value>> {
+        let text = bytes.get(line.start..line.end)?;
+        let mut value: serde_json::Value = serde_json::from_slice(text).ok()?;
+        match value.get_mut("messages")?.take() {
+            serde_json::Value::Array(messages) => Some(messages),
+            _ => None,
+        }
+    };
+    lines.sort_unstable_by_key(|l| l.line);
+    let Some(first) = lines.iter().find_map(history) else { return };
+    if first.is_empty() {
+        return;
+    }
+    let skip = first
+        .iter()
+        .rposition(|m| m.get("role").and_then(|r| r.as_str()) == Some("assistant"))
+        .map_or(0, |last_assistant| last_assistant + 1);
+    // A conversation shared from its start keeps its system prompt and everything else.
+    if skip == 0 {
+        return;
+    }
+    for line in lines.iter_mut() {
+        if let Some(messages) = history(line) {
+            line.skip_messages = skip.min(messages.len()) as u32;
+        }
+    }
 }
 
 /// The range of `"<value>"` (quotes included) of a string field whose decoded value `span`
