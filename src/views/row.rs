@@ -87,7 +87,7 @@ pub fn RowView(key: RowKey) -> impl IntoView {
         }
     });
     let raw_model = model.clone();
-    let raw = move || raw_open.get().then(|| content::raw_lines(&raw_model, &raw_entries));
+    let raw = move || (raw_open.get() && !raw_entries.is_empty()).then(|| content::raw_lines(&raw_model, &raw_entries));
     let element = view! {
         <div
             class=class
@@ -202,7 +202,13 @@ fn raw_entries(model: &Model, kind: RowKind) -> Vec<EntryId> {
             .map(|op| [op.call_entry, op.result_entry].into_iter().filter(|&e| e != NONE).collect())
             .unwrap_or_default(),
         RowKind::Noise { entry } => vec![entry],
-        RowKind::Agent { .. } | RowKind::Compaction { .. } | RowKind::Branch { .. } => Vec::new(),
+        RowKind::Compaction { link } => model
+            .graph
+            .compactions
+            .get(link as usize)
+            .map(|l| [l.boundary, l.summary].into_iter().filter(|&e| e != NONE).collect())
+            .unwrap_or_default(),
+        RowKind::Agent { .. } | RowKind::Branch { .. } => Vec::new(),
     }
 }
 
