@@ -315,7 +315,7 @@ fn SessionHeader() -> impl IntoView {
                     {move || format!(" Show hidden lines (progress, hooks, meta: {})", hidden())}
                 </label>
                 <crate::views::filters::GraphFilters />
-                <p class="keys muted">"Keys: j/k move · Enter/Space or ←/→ collapse and expand · [ ] switch branch · g/G start/end · / search"</p>
+                <p class="keys muted">"Keys: j/k move · Enter/Space or ←/→ collapse and expand · [ ] switch branch · g/G start/end · r raw lines · / search · ? all keys"</p>
             </div>
         })
     }
