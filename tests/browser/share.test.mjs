@@ -214,6 +214,8 @@ test("the HTML export opens from disk with the network blocked, and Markdown hol
   assert.match(html, /connect-src 'none'/, "the export's CSP allows no connection");
   assert.doesNotMatch(html, /<(link|script)[^>]+(src|href)="(https?:)?\/\//, "nothing is loaded from elsewhere");
   const data = html.match(/<script type="application\/octet-stream" id="sessionscope-share">([^<]*)<\/script>/)[1];
+  // The figures the closing note reports.
+  console.log(`HTML export: ${html.length} bytes, of which share data ${data.length}`);
   assertNoSecret(unpackShare(data).body, "HTML export data");
   assertNoSecret(html, "HTML export");
 
