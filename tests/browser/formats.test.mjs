@@ -3,10 +3,9 @@
 // read as, and the graph, the side panel and the statistics show the engine's figures for it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, allTreeItems, tree } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFiles, allTreeItems, tree, engineSummary } from "./harness.mjs";
 
 const FORMATS = join(ROOT, "crates/engine/tests/fixtures/formats");
 let server;
@@ -22,14 +21,7 @@ after(async () => {
   await server?.close();
 });
 
-/** The engine's summary of a file on disk, from the command-line companion. */
-function summary(path) {
-  const out = execFileSync("cargo", ["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", "summary", "--json", path], {
-    cwd: ROOT,
-    maxBuffer: 1 << 26,
-  });
-  return JSON.parse(out);
-}
+const summary = engineSummary;
 
 const digits = (text) => Number(text.replace(/[^0-9]/g, ""));
 

@@ -1,5 +1,6 @@
 // Shared pieces of the browser tests: a static server for the built site, headless Chromium
 // (Debian's, driven by playwright-core), and recorders for requests and console errors.
+import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, join, normalize, resolve } from "node:path";
@@ -189,4 +190,13 @@ export async function allTreeItems(page) {
 /** The tree, found by its role and name. */
 export function tree(page) {
   return page.getByRole("tree", { name: "Conversation" });
+}
+
+/** The engine's summary of files on disk (`sessionscope summary --json`), to check the page against. */
+export function engineSummary(...paths) {
+  const out = execFileSync("cargo", ["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", "summary", "--json", ...paths], {
+    cwd: ROOT,
+    maxBuffer: 1 << 26,
+  });
+  return JSON.parse(out);
 }

@@ -2,9 +2,8 @@
 // the engine's own figures (`sessionscope summary --json` on the same files).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, realFixture, allTreeItems, tree } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, realFixture, allTreeItems, tree, engineSummary } from "./harness.mjs";
 
 const EXAMPLE = join(ROOT, "assets/example");
 let server;
@@ -20,14 +19,7 @@ after(async () => {
   await server?.close();
 });
 
-/** The engine's summary of files on disk, from the command-line companion. */
-function summary(...paths) {
-  const out = execFileSync("cargo", ["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", "summary", "--json", ...paths], {
-    cwd: ROOT,
-    maxBuffer: 1 << 26,
-  });
-  return JSON.parse(out);
-}
+const summary = engineSummary;
 
 async function dropFolder(page, dir) {
   const cdp = await page.context().newCDPSession(page);

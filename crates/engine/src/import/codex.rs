@@ -412,6 +412,13 @@ struct Line<'l, 'b> {
     at: &'l Locator<'b>,
 }
 
+impl Line<'_, '_> {
+    /// Records this line as a metadata line counted under `counted`.
+    fn meta(&self, sink: &mut Sink, counted: Sym, session: Sym) {
+        push_meta(sink, self.file, self.line_no, self.line_span, counted, session, self.timestamp, Span::EMPTY);
+    }
+}
+
 fn push_chained(
     sink: &mut Sink,
     bytes: &[Vec<u8>],
@@ -590,16 +597,7 @@ fn response_item(
         }
         _ => {
             let counted = intern(sink, &format!("response_item:{item}"));
-            push_meta(
-                sink,
-                line.file,
-                line.line_no,
-                line.line_span,
-                counted,
-                state.chain.session,
-                line.timestamp,
-                Span::EMPTY,
-            );
+            line.meta(sink, counted, state.chain.session);
             LineOutcome::Metadata
         }
     }
@@ -685,16 +683,7 @@ fn event(
     let at = line.at;
     let kind = payload.ty.as_deref().unwrap_or("");
     let meta = |sink: &mut Sink, state: &RolloutState| {
-        push_meta(
-            sink,
-            line.file,
-            line.line_no,
-            line.line_span,
-            counted,
-            state.chain.session,
-            line.timestamp,
-            Span::EMPTY,
-        );
+        line.meta(sink, counted, state.chain.session);
         LineOutcome::Metadata
     };
     let new = |sink: &mut Sink, kind: EntryKind, subtype: &str| {
