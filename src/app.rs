@@ -77,7 +77,10 @@ pub fn App() -> impl IntoView {
                         class="button primary"
                         aria-haspopup="dialog"
                         aria-keyshortcuts="Shift+S"
-                        on:click=move |_| state.share_open.set(true)
+                        on:click=move |_| {
+                            crate::views::dialog::remember_opener(&state);
+                            state.share_open.set(true);
+                        }
                     >
                         "Share…"
                     </button>

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::state::use_state;
+use crate::views::dialog::{focus_on_open, remember_opener, restore_focus};
 
 /// `(keys, what they do)`, grouped; the same list the README gives.
 const SHORTCUTS: &[(&str, &[(&str, &str)])] = &[
@@ -38,9 +39,7 @@ fn typing_in(event: &web_sys::KeyboardEvent) -> bool {
 }
 
 fn open_keys(state: &crate::state::AppState) {
-    state.dialog_opener.set_value(
-        document().active_element().and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok()),
-    );
+    remember_opener(state);
     state.keys_open.set(true);
 }
 
@@ -66,13 +65,10 @@ pub fn KeysButton() -> impl IntoView {
 #[component]
 pub fn KeysDialog() -> impl IntoView {
     let state = use_state();
-    let opener = state.dialog_opener;
     let close_button = NodeRef::<leptos::html::Button>::new();
     let close = move || {
         state.keys_open.set(false);
-        if let Some(element) = opener.get_value() {
-            let _ = element.focus();
-        }
+        restore_focus(&state);
     };
     let _shortcut = window_event_listener(leptos::ev::keydown, move |event| {
         let open = state.keys_open.get_untracked();
@@ -88,12 +84,7 @@ pub fn KeysDialog() -> impl IntoView {
             close();
         }
     });
-    // The dialog takes the focus when it opens.
-    Effect::new(move |_| {
-        if let Some(button) = close_button.get() {
-            let _ = button.focus();
-        }
-    });
+    focus_on_open(close_button);
     move || {
         state.keys_open.get().then(|| {
             view! {

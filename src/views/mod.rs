@@ -2,6 +2,7 @@
 //! list and the conversation graph.
 
 pub mod content;
+pub mod dialog;
 pub mod filters;
 pub mod keys;
 pub mod panel;

@@ -53,6 +53,8 @@ pub fn LoadProgress() -> impl IntoView {
 #[component]
 pub fn AddOrReplace() -> impl IntoView {
     let state = use_state();
+    let add_button = NodeRef::<leptos::html::Button>::new();
+    crate::views::dialog::focus_on_open(add_button);
     move || {
         state.asking.get().then(|| {
             view! {
@@ -60,7 +62,7 @@ pub fn AddOrReplace() -> impl IntoView {
                     <div class="dialog" role="dialog" aria-modal="true" aria-label="Add or replace">
                         <p>"Add the new files to what is loaded, or replace it?"</p>
                         <div class="dialog-actions">
-                            <button type="button" class="button primary" autofocus on:click=move |_| state.answer(true)>
+                            <button type="button" class="button primary" node_ref=add_button on:click=move |_| state.answer(true)>
                                 "Add"
                             </button>
                             <button type="button" class="button" on:click=move |_| state.answer(false)>

@@ -123,6 +123,7 @@ pub fn ShareDialog() -> impl IntoView {
             && state.model_untracked().is_some()
         {
             event.prevent_default();
+            crate::views::dialog::remember_opener(&state);
             state.share_open.set(true);
         }
     });
@@ -382,7 +383,12 @@ fn ShareForm() -> impl IntoView {
         });
     };
 
-    let close = move || state.share_open.set(false);
+    let close = move || {
+        state.share_open.set(false);
+        crate::views::dialog::restore_focus(&state);
+    };
+    let close_button = NodeRef::<leptos::html::Button>::new();
+    crate::views::dialog::focus_on_open(close_button);
     let on_keydown = move |event: web_sys::KeyboardEvent| {
         if event.key() == "Escape" {
             event.prevent_default();
@@ -466,7 +472,7 @@ fn ShareForm() -> impl IntoView {
             <div class="dialog share-dialog" role="dialog" aria-modal="true" aria-labelledby="share-title" on:keydown=on_keydown>
                 <div class="share-head">
                     <h2 id="share-title">"Share, redacted"</h2>
-                    <button type="button" class="button small" aria-label="Close" autofocus on:click=move |_| close()>"Close"</button>
+                    <button type="button" class="button small" aria-label="Close" node_ref=close_button on:click=move |_| close()>"Close"</button>
                 </div>
                 <p class="muted">
                     "Nothing is uploaded. A link carries the redacted excerpt in its fragment (the part after #, which browsers never send); "

@@ -297,6 +297,16 @@ test("? lists the keyboard shortcuts, and every action in it works from the keyb
   await dialog.waitFor();
   await dialog.getByRole("button", { name: "Close" }).click();
   await dialog.waitFor({ state: "detached" });
+  // Shift+S opens the share dialog with the focus inside it; Escape closes it and gives the
+  // focus back to the tree.
+  await tree(app.page).focus();
+  await app.page.keyboard.press("Shift+S");
+  const share = app.page.getByRole("dialog", { name: "Share, redacted" });
+  await share.waitFor();
+  assert.ok(await share.evaluate((d) => d.contains(document.activeElement)), "the share dialog takes the focus");
+  await app.page.keyboard.press("Escape");
+  await share.waitFor({ state: "detached" });
+  assert.equal(await app.page.evaluate(() => document.activeElement?.getAttribute("role")), "tree");
   // r on the selected row shows the line as the file has it, and hides it again.
   await tree(app.page).focus();
   await app.page.keyboard.press("Home");
