@@ -6,8 +6,8 @@
 //! Pure Rust over the engine's model and the graph's outline: built and tested natively.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde_json::Value;
 use sessionscope_engine::Corpus;
+use sessionscope_engine::dag::tools::Touch;
 use sessionscope_engine::dag::{ConversationKind, Graph, ToolCategory, ToolOp, ToolStatus, tools};
 use sessionscope_engine::model::{EntryId, EntryKind, NONE};
 
@@ -301,31 +301,21 @@ pub fn files_touched(corpus: &Corpus, graph: &Graph, panel: &Panel) -> Vec<Touch
         if o.call_entry == NONE {
             continue;
         }
-        let name = corpus.sym(o.name);
-        let kind = match name {
-            "Read" | "NotebookRead" => 0,
-            "Edit" | "MultiEdit" | "NotebookEdit" => 1,
-            "Write" => 2,
-            _ => continue,
-        };
-        let entry = &corpus.entries[o.call_entry as usize];
-        let block = corpus.blocks[o.call_block as usize];
-        let Ok(input) = serde_json::from_slice::<Value>(corpus.span_bytes(entry.file, block.body)) else { continue };
-        let Some(path) = input.get("file_path").or_else(|| input.get("notebook_path")).and_then(Value::as_str) else {
-            continue;
-        };
-        let cwd = corpus.sym(corpus.envelope(entry).cwd);
-        let path = tools::relative_path(path, cwd);
-        let file = files.entry(path.clone()).or_insert_with(|| {
-            order.push(path.clone());
-            TouchedFile { path, reads: 0, edits: 0, writes: 0, ops: Vec::new() }
-        });
-        match kind {
-            0 => file.reads += 1,
-            1 => file.edits += 1,
-            _ => file.writes += 1,
+        let (input, cwd) = tools::op_input(corpus, o);
+        for (path, touch) in tools::touched_files(corpus.sym(o.name), &input, cwd) {
+            let file = files.entry(path.clone()).or_insert_with(|| {
+                order.push(path.clone());
+                TouchedFile { path, reads: 0, edits: 0, writes: 0, ops: Vec::new() }
+            });
+            match touch {
+                Touch::Read => file.reads += 1,
+                Touch::Edit => file.edits += 1,
+                Touch::Write => file.writes += 1,
+            }
+            if file.ops.last() != Some(&op) {
+                file.ops.push(op);
+            }
         }
-        file.ops.push(op);
     }
     let mut out: Vec<TouchedFile> = order.into_iter().filter_map(|p| files.remove(&p)).collect();
     out.sort_by(|a, b| {

@@ -34,6 +34,7 @@ const CASES = [
     says: "an empty brew now parses instead of panicking",
     thinking: null,
     rawField: '"parent_tool_use_id"',
+    touched: "src/parser.rs",
     agents: 1,
     agent: { call: "Find empty-brew handling", type: "Explore", says: "ingredients.first().unwrap()" },
   },
@@ -43,6 +44,7 @@ const CASES = [
     says: "now prints the average rating",
     thinking: "Locating the stats command",
     rawField: '"payload"',
+    touched: "src/stats.rs",
     agents: 0,
   },
   {
@@ -51,6 +53,7 @@ const CASES = [
     says: "to brewlog stats. One test fails",
     thinking: "Planning the flag",
     rawField: '"item.completed"',
+    touched: "src/cli.rs",
     agents: 0,
   },
   {
@@ -130,6 +133,12 @@ for (const c of CASES) {
     assert.ok(operations > 0, "the fixture has tool calls");
     const panel = page.getByRole("complementary", { name: "Tool operations" });
     await panel.getByRole("status").filter({ hasText: `${operations} of ${operations} operations` }).waitFor();
+    // Files touched: the agent's own edit tools count (Codex apply_patch, file_change).
+    if (c.touched) {
+      await panel.getByRole("tab", { name: /Files touched/ }).click();
+      await panel.getByText(c.touched, { exact: true }).first().waitFor();
+      await panel.getByRole("tab", { name: /Operations/ }).click();
+    }
 
     // Statistics: tokens and cost as the engine counts them.
     await page.getByRole("tab", { name: "Statistics" }).click();

@@ -359,8 +359,17 @@ pub fn op_summary(corpus: &Corpus, op: &ToolOp) -> String {
     if op.call_entry == NONE {
         return "result without a call".into();
     }
-    let entry = &corpus.entries[op.call_entry as usize];
-    let block = corpus.blocks[op.call_block as usize];
+    let (input, cwd) = op_input(corpus, op);
+    summarize_input(corpus.sym(op.name), &input, cwd)
+}
+
+/// The decoded input of an operation's call (`Null` without a call), and the `cwd` it ran in.
+pub fn op_input<'c>(corpus: &'c Corpus, op: &ToolOp) -> (serde_json::Value, &'c str) {
+    let (Some(entry), Some(block)) =
+        (corpus.entries.get(op.call_entry as usize), corpus.blocks.get(op.call_block as usize).copied())
+    else {
+        return (serde_json::Value::Null, "");
+    };
     let cwd = corpus.sym(corpus.envelope(entry).cwd);
     let raw = corpus.span_bytes(entry.file, block.body);
     let input: serde_json::Value = if block.flags & Block::JSON_IN_STRING != 0 {
@@ -372,7 +381,62 @@ pub fn op_summary(corpus: &Corpus, op: &ToolOp) -> String {
     } else {
         serde_json::from_slice(raw).unwrap_or(serde_json::Value::Null)
     };
-    summarize_input(corpus.sym(op.name), &input, cwd)
+    (input, cwd)
+}
+
+/// How an operation touched a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Touch {
+    Read,
+    Edit,
+    Write,
+}
+
+/// The files an operation reads, edits or writes (paths relative to `cwd` when inside it):
+/// Claude Code's Read/Edit/MultiEdit/Write/Notebook tools, Codex `apply_patch` patches (every
+/// file they add, update or delete) and Codex SDK `file_change` items.
+pub fn touched_files(name: &str, input: &serde_json::Value, cwd: &str) -> Vec<(String, Touch)> {
+    let path = |key: &str| input.get(key).and_then(|v| v.as_str());
+    let one = |touch: Touch| {
+        path("file_path")
+            .or_else(|| path("notebook_path"))
+            .map(|p| vec![(relative_path(p, cwd), touch)])
+            .unwrap_or_default()
+    };
+    match name {
+        "Read" | "NotebookRead" => one(Touch::Read),
+        "Edit" | "MultiEdit" | "NotebookEdit" => one(Touch::Edit),
+        "Write" => one(Touch::Write),
+        "apply_patch" => {
+            let patch = input.as_str().or_else(|| path("input")).unwrap_or("");
+            patch
+                .lines()
+                .filter_map(|line| {
+                    if let Some(file) = line.strip_prefix("*** Add File: ") {
+                        Some((file, Touch::Write))
+                    } else {
+                        line.strip_prefix("*** Update File: ")
+                            .or_else(|| line.strip_prefix("*** Delete File: "))
+                            .map(|file| (file, Touch::Edit))
+                    }
+                })
+                .map(|(file, touch)| (relative_path(file.trim(), cwd), touch))
+                .collect()
+        }
+        "file_change" => input
+            .get("changes")
+            .and_then(|c| c.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|change| {
+                let file = change.get("path")?.as_str()?;
+                let touch =
+                    if change.get("kind").and_then(|k| k.as_str()) == Some("add") { Touch::Write } else { Touch::Edit };
+                Some((relative_path(file, cwd), touch))
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The one-line summary of a tool's input.
@@ -590,6 +654,29 @@ mod tests {
         let input =
             serde_json::json!({"changes": [{"path": "/p/a.rs", "kind": "update"}, {"path": "/p/b.rs", "kind": "add"}]});
         assert_eq!(summarize_input("file_change", &input, "/p"), "a.rs (+1 more)");
+    }
+
+    #[test]
+    fn the_files_an_operation_touches_whatever_the_agent() {
+        let read = serde_json::json!({"file_path": "/p/src/main.rs"});
+        assert_eq!(touched_files("Read", &read, "/p"), [("src/main.rs".to_owned(), Touch::Read)]);
+        assert_eq!(touched_files("Write", &read, "/elsewhere"), [("/p/src/main.rs".to_owned(), Touch::Write)]);
+        assert_eq!(touched_files("Bash", &read, "/p"), []);
+        let patch = "*** Begin Patch\n*** Update File: /p/src/lib.rs\n@@\n-a\n+b\n*** Add File: /p/NEW.md\n+x\n*** Delete File: old.rs\n*** End Patch";
+        assert_eq!(
+            touched_files("apply_patch", &serde_json::json!({ "input": patch }), "/p"),
+            [
+                ("src/lib.rs".to_owned(), Touch::Edit),
+                ("NEW.md".to_owned(), Touch::Write),
+                ("old.rs".to_owned(), Touch::Edit)
+            ]
+        );
+        let changes =
+            serde_json::json!({"changes": [{"path": "/p/a.rs", "kind": "update"}, {"path": "/p/b.rs", "kind": "add"}]});
+        assert_eq!(
+            touched_files("file_change", &changes, "/p"),
+            [("a.rs".to_owned(), Touch::Edit), ("b.rs".to_owned(), Touch::Write)]
+        );
         let input = serde_json::json!({"items": [{"text": "a", "completed": true}, {"text": "b", "completed": false}]});
         assert_eq!(summarize_input("todo_list", &input, "/p"), "2 todos, 1 done");
         for (name, category) in [
