@@ -7,20 +7,34 @@ const CACHE = "sessionscope-app";
 self.addEventListener("install", () => self.skipWaiting());
 self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
 
+// The app's own files: the page, its scripts, wasm, styles and icons. Anything else on the same
+// origin (a log someone serves next to the app, say) passes through untouched and uncached.
+const APP_FILE = /(\/|\.html|\.js|\.wasm|\.css|\.svg|\.png|\.ico|\.webmanifest)$/;
+
 self.addEventListener("fetch", (event) => {
   const request = event.request;
-  if (request.method !== "GET" || new URL(request.url).origin !== self.location.origin) return;
+  const url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== self.location.origin) return;
+  if (request.mode !== "navigate" && !APP_FILE.test(url.pathname)) return;
   event.respondWith(
     (async () => {
-      const cache = await caches.open(CACHE);
       try {
         const response = await fetch(request);
         if (response.ok) {
-          await cache.put(request, response.clone());
-          if (request.mode === "navigate") await forgetOldBuilds(cache, response.clone());
+          // Stored in the background: the page gets the response as it streams in.
+          const copy = response.clone();
+          const page = request.mode === "navigate" ? response.clone() : null;
+          event.waitUntil(
+            (async () => {
+              const cache = await caches.open(CACHE);
+              await cache.put(request, copy);
+              if (page) await forgetOldBuilds(cache, page);
+            })(),
+          );
         }
         return response;
       } catch (error) {
+        const cache = await caches.open(CACHE);
         const cached = await cache.match(request, { ignoreSearch: true });
         if (cached) return cached;
         throw error;

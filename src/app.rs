@@ -40,6 +40,10 @@ pub fn App() -> impl IntoView {
     let dragging = RwSignal::new(false);
     let _dragover = window_event_listener(ev::dragover, move |event| {
         event.prevent_default();
+        if !dragging.get_untracked() {
+            // Files are on their way: the worker that will parse them starts now, if it has not.
+            files::prepare_worker();
+        }
         dragging.set(true);
     });
     let _dragleave = window_event_listener(ev::dragleave, move |event| {

@@ -259,7 +259,7 @@ pub fn prepare_worker() {
 pub fn prepare_worker_soon() {
     let Some(window) = web_sys::window() else { return };
     let callback = Closure::once_into_js(prepare_worker);
-    let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 1500);
+    let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 500);
 }
 
 /// What the page and the worker each bring to a load.

@@ -250,7 +250,10 @@ fn image_view(media_type: &str, raw: &[u8]) -> AnyView {
     let allowed = matches!(media_type, "image/png" | "image/jpeg" | "image/gif" | "image/webp");
     let data = decode_value(raw);
     let base64_ok = data.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'\n' | b'\r'));
-    if !allowed || !base64_ok || data.len() > MAX_INLINE_IMAGE {
+    // A cut or damaged image (base64 that does not end on a full group) is described, not
+    // handed to the browser, which would only log a load error.
+    let complete = data.bytes().filter(|b| !matches!(b, b'\n' | b'\r')).count() % 4 == 0;
+    if !allowed || !base64_ok || !complete || data.len() > MAX_INLINE_IMAGE {
         let size = crate::render::units::human_bytes(data.len() as u64 * 3 / 4);
         return view! { <p class="muted">{format!("Image · {media_type} · {size} (not shown)")}</p> }.into_any();
     }

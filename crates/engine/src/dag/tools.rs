@@ -392,6 +392,15 @@ pub enum Touch {
     Write,
 }
 
+/// Whether [`touched_files`] can find files in a call of this tool (to skip decoding the
+/// inputs of the others).
+pub fn touches_files(name: &str) -> bool {
+    matches!(
+        name,
+        "Read" | "NotebookRead" | "Edit" | "MultiEdit" | "NotebookEdit" | "Write" | "apply_patch" | "file_change"
+    )
+}
+
 /// The files an operation reads, edits or writes (paths relative to `cwd` when inside it):
 /// Claude Code's Read/Edit/MultiEdit/Write/Notebook tools, Codex `apply_patch` patches (every
 /// file they add, update or delete) and Codex SDK `file_change` items.
@@ -662,6 +671,8 @@ mod tests {
         assert_eq!(touched_files("Read", &read, "/p"), [("src/main.rs".to_owned(), Touch::Read)]);
         assert_eq!(touched_files("Write", &read, "/elsewhere"), [("/p/src/main.rs".to_owned(), Touch::Write)]);
         assert_eq!(touched_files("Bash", &read, "/p"), []);
+        assert!(["Read", "Write", "Edit", "MultiEdit", "apply_patch", "file_change"].iter().all(|n| touches_files(n)));
+        assert!(!touches_files("Bash"));
         let patch = "*** Begin Patch\n*** Update File: /p/src/lib.rs\n@@\n-a\n+b\n*** Add File: /p/NEW.md\n+x\n*** Delete File: old.rs\n*** End Patch";
         assert_eq!(
             touched_files("apply_patch", &serde_json::json!({ "input": patch }), "/p"),
