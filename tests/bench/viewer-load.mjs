@@ -1,6 +1,7 @@
 // The viewer on a big session, in headless Chromium: generates a session (default 100 MB),
 // drops it on the page and prints the time to the first rows, the total load time, memory
-// after the load, the number of DOM nodes, and frame times while scrolling top to bottom.
+// after the load, the number of DOM nodes, and frame times while scrolling the conversation and
+// the operations panel top to bottom.
 //   node tests/bench/viewer-load.mjs [size, default 100MB] [--screenshot path.png]
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, statSync } from "node:fs";
@@ -76,8 +77,24 @@ try {
       steps++;
     }
     const scrollMs = performance.now() - scrollStart;
+    // The operations panel, virtualized too: top to bottom a screen at a time.
+    const panel = document.querySelector(".panel-scroll");
+    const panelFrames = [];
+    let panelSteps = 0;
+    let maxPanelRows = 0;
+    const panelStatus = document.querySelector("[aria-label='Tool operations'] [role=status]")?.textContent ?? "";
+    while (panel && panel.scrollTop + panel.clientHeight < panel.scrollHeight - 2 && panelSteps < 20000) {
+      const before = performance.now();
+      panel.scrollTop += panel.clientHeight;
+      await frame();
+      await frame();
+      panelFrames.push((performance.now() - before) / 2);
+      maxPanelRows = Math.max(maxPanelRows, document.querySelectorAll(".panel-row").length);
+      panelSteps++;
+    }
     observer.disconnect();
     frames.sort((a, b) => a - b);
+    panelFrames.sort((a, b) => a - b);
     return {
       firstRows,
       loaded,
@@ -93,6 +110,14 @@ try {
       frameMax: frames.at(-1),
       framesOver50: frames.filter((f) => f > 50).length,
       longTasks,
+      panel: {
+        status: panelStatus,
+        steps: panelSteps,
+        maxRows: maxPanelRows,
+        frameP95: panelFrames[Math.floor(panelFrames.length * 0.95)] ?? 0,
+        frameMax: panelFrames.at(-1) ?? 0,
+        framesOver50: panelFrames.filter((f) => f > 50).length,
+      },
     };
   }, main);
   const mb = (n) => (n / 1e6).toFixed(1);
@@ -102,6 +127,8 @@ try {
   console.log(`DOM nodes: ${result.domNodes}; tree items in the DOM: ${result.treeItems} (at most ${result.maxTreeItems} while scrolling)`);
   console.log(JSON.stringify(result));
   console.log(`scroll top to bottom: ${result.steps} screens in ${result.scrollMs.toFixed(0)} ms; frame median ${result.frameMedian.toFixed(1)} ms, p95 ${result.frameP95.toFixed(1)} ms, max ${result.frameMax.toFixed(1)} ms, ${result.framesOver50} frames over 50 ms, ${result.longTasks} long tasks`);
+  const p = result.panel;
+  console.log(`operations panel (${p.status}): ${p.steps} screens, at most ${p.maxRows} rows in the DOM; frame p95 ${p.frameP95.toFixed(1)} ms, max ${p.frameMax.toFixed(1)} ms, ${p.framesOver50} frames over 50 ms`);
   if (shotAt >= 0) {
     await page.screenshot({ path: args[shotAt + 1] });
     console.log(`screenshot: ${args[shotAt + 1]}`);
