@@ -205,7 +205,8 @@ fn block_view(model: &Model, entry: &Entry, block: &Block) -> Option<AnyView> {
             if entry.kind == EntryKind::User { prompt_text(&text) } else { markdown(&text) }
         }
         BlockKind::Thinking if block.flags & Block::SIGNATURE_ONLY != 0 => {
-            view! { <p class="thinking-empty">"Thinking (not in the log: only its signature or encrypted form)"</p> }.into_any()
+            view! { <p class="thinking-empty">"Thinking (not in the log: only its signature or encrypted form)"</p> }
+                .into_any()
         }
         BlockKind::Thinking => {
             let text = text();
