@@ -301,12 +301,7 @@ pub fn files_touched(corpus: &Corpus, graph: &Graph, panel: &Panel) -> Vec<Touch
         if o.call_entry == NONE {
             continue;
         }
-        let name = corpus.sym(o.name);
-        if !tools::touches_files(name) {
-            continue;
-        }
-        let (input, cwd) = tools::op_input(corpus, o);
-        for (path, touch) in tools::touched_files(name, &input, cwd) {
+        for (path, touch) in tools::op_files(corpus, o) {
             let file = files.entry(path.clone()).or_insert_with(|| {
                 order.push(path.clone());
                 TouchedFile { path, reads: 0, edits: 0, writes: 0, ops: Vec::new() }

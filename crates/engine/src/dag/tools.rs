@@ -392,47 +392,54 @@ pub enum Touch {
     Write,
 }
 
-/// Whether [`touched_files`] can find files in a call of this tool (to skip decoding the
-/// inputs of the others).
-pub fn touches_files(name: &str) -> bool {
-    matches!(
-        name,
-        "Read" | "NotebookRead" | "Edit" | "MultiEdit" | "NotebookEdit" | "Write" | "apply_patch" | "file_change"
-    )
+/// Where a tool's input names the files it touches.
+#[derive(Clone, Copy)]
+enum FilesIn {
+    /// `file_path` (or `notebook_path`), touched this way.
+    Path(Touch),
+    /// A Codex `apply_patch` patch.
+    Patch,
+    /// A Codex SDK `file_change` item's `changes`.
+    Changes,
+}
+
+fn files_in(name: &str) -> Option<FilesIn> {
+    Some(match name {
+        "Read" | "NotebookRead" => FilesIn::Path(Touch::Read),
+        "Edit" | "MultiEdit" | "NotebookEdit" => FilesIn::Path(Touch::Edit),
+        "Write" => FilesIn::Path(Touch::Write),
+        "apply_patch" => FilesIn::Patch,
+        "file_change" => FilesIn::Changes,
+        _ => return None,
+    })
+}
+
+/// The files an operation's call touches; the input is only decoded for tools that name files.
+pub fn op_files(corpus: &Corpus, op: &ToolOp) -> Vec<(String, Touch)> {
+    let Some(how) = files_in(corpus.sym(op.name)) else { return Vec::new() };
+    let (input, cwd) = op_input(corpus, op);
+    files_from(how, &input, cwd)
 }
 
 /// The files an operation reads, edits or writes (paths relative to `cwd` when inside it):
 /// Claude Code's Read/Edit/MultiEdit/Write/Notebook tools, Codex `apply_patch` patches (every
 /// file they add, update or delete) and Codex SDK `file_change` items.
 pub fn touched_files(name: &str, input: &serde_json::Value, cwd: &str) -> Vec<(String, Touch)> {
+    files_in(name).map_or_else(Vec::new, |how| files_from(how, input, cwd))
+}
+
+fn files_from(how: FilesIn, input: &serde_json::Value, cwd: &str) -> Vec<(String, Touch)> {
     let path = |key: &str| input.get(key).and_then(|v| v.as_str());
-    let one = |touch: Touch| {
-        path("file_path")
+    match how {
+        FilesIn::Path(touch) => path("file_path")
             .or_else(|| path("notebook_path"))
             .map(|p| vec![(relative_path(p, cwd), touch)])
-            .unwrap_or_default()
-    };
-    match name {
-        "Read" | "NotebookRead" => one(Touch::Read),
-        "Edit" | "MultiEdit" | "NotebookEdit" => one(Touch::Edit),
-        "Write" => one(Touch::Write),
-        "apply_patch" => {
+            .unwrap_or_default(),
+        FilesIn::Patch => {
             let patch = input.as_str().or_else(|| path("input")).unwrap_or("");
-            patch
-                .lines()
-                .filter_map(|line| {
-                    if let Some(file) = line.strip_prefix("*** Add File: ") {
-                        Some((file, Touch::Write))
-                    } else {
-                        line.strip_prefix("*** Update File: ")
-                            .or_else(|| line.strip_prefix("*** Delete File: "))
-                            .map(|file| (file, Touch::Edit))
-                    }
-                })
-                .map(|(file, touch)| (relative_path(file.trim(), cwd), touch))
-                .collect()
+            patch.lines().filter_map(patch_file).map(|(file, touch)| (relative_path(file, cwd), touch)).collect()
         }
-        "file_change" => input
+        FilesIn::Changes => input
             .get("changes")
             .and_then(|c| c.as_array())
             .into_iter()
@@ -444,8 +451,18 @@ pub fn touched_files(name: &str, input: &serde_json::Value, cwd: &str) -> Vec<(S
                 Some((relative_path(file, cwd), touch))
             })
             .collect(),
-        _ => Vec::new(),
     }
+}
+
+/// The file a line of an `apply_patch` patch starts, and how: `*** Add File: <path>` writes it,
+/// `*** Update File:` and `*** Delete File:` edit it.
+fn patch_file(line: &str) -> Option<(&str, Touch)> {
+    if let Some(file) = line.strip_prefix("*** Add File: ") {
+        return Some((file.trim(), Touch::Write));
+    }
+    line.strip_prefix("*** Update File: ")
+        .or_else(|| line.strip_prefix("*** Delete File: "))
+        .map(|file| (file.trim(), Touch::Edit))
 }
 
 /// The one-line summary of a tool's input.
@@ -569,11 +586,8 @@ fn patch_summary(patch: &str, cwd: &str) -> String {
     let mut files: Vec<&str> = Vec::new();
     let (mut added, mut removed) = (0, 0);
     for line in patch.lines() {
-        let file = ["*** Add File: ", "*** Update File: ", "*** Delete File: "]
-            .iter()
-            .find_map(|prefix| line.strip_prefix(prefix));
-        if let Some(file) = file {
-            files.push(file.trim());
+        if let Some((file, _)) = patch_file(line) {
+            files.push(file);
         } else if line.starts_with('+') && !line.starts_with("+++") {
             added += 1;
         } else if line.starts_with('-') && !line.starts_with("---") {
@@ -671,8 +685,10 @@ mod tests {
         assert_eq!(touched_files("Read", &read, "/p"), [("src/main.rs".to_owned(), Touch::Read)]);
         assert_eq!(touched_files("Write", &read, "/elsewhere"), [("/p/src/main.rs".to_owned(), Touch::Write)]);
         assert_eq!(touched_files("Bash", &read, "/p"), []);
-        assert!(["Read", "Write", "Edit", "MultiEdit", "apply_patch", "file_change"].iter().all(|n| touches_files(n)));
-        assert!(!touches_files("Bash"));
+        assert!(
+            ["Read", "Write", "Edit", "MultiEdit", "apply_patch", "file_change"].iter().all(|n| files_in(n).is_some())
+        );
+        assert!(files_in("Bash").is_none());
         let patch = "*** Begin Patch\n*** Update File: /p/src/lib.rs\n@@\n-a\n+b\n*** Add File: /p/NEW.md\n+x\n*** Delete File: old.rs\n*** End Patch";
         assert_eq!(
             touched_files("apply_patch", &serde_json::json!({ "input": patch }), "/p"),
