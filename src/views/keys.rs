@@ -31,7 +31,8 @@ const SHORTCUTS: &[(&str, &[(&str, &str)])] = &[
     ("Anywhere", &[("Shift+S", "share, redacted"), ("?", "this list"), ("Escape", "close a dialog")]),
 ];
 
-fn typing_in(event: &web_sys::KeyboardEvent) -> bool {
+/// Whether a key goes to a text field (where single-key shortcuts must not fire).
+pub fn typing_in(event: &web_sys::KeyboardEvent) -> bool {
     event
         .target()
         .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())

@@ -26,10 +26,7 @@ pub fn SearchBox() -> impl IntoView {
 
     // `/` and Ctrl+F focus the box from anywhere.
     let _shortcut = window_event_listener(leptos::ev::keydown, move |event| {
-        let typing = event
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        let typing = crate::views::keys::typing_in(&event);
         let find = (event.ctrl_key() || event.meta_key()) && event.key() == "f";
         if (find || (event.key() == "/" && !typing))
             && let Some(input) = input.get_untracked()
