@@ -10,7 +10,7 @@ use sessionscope_engine::model::{EntryId, NONE};
 use sessionscope_engine::redact::{DetectOptions, DropParts, Redactor};
 use sessionscope_engine::share::bundle::BundleHeader;
 use sessionscope_engine::share::envelope::{self, ITERATIONS, MAX_LINK_CHARS};
-use sessionscope_engine::share::markdown::{MarkdownOptions, corpus_markdown};
+use sessionscope_engine::share::markdown::{MarkdownOptions, files_markdown};
 use sessionscope_engine::share::redacted::{self, Redacted};
 use sessionscope_engine::share::scope::{Scope, ScopeLines, resolve};
 use sessionscope_engine::share::{Cursor, SHARE_FRAGMENT};
@@ -111,11 +111,7 @@ pub fn ShareDialog() -> impl IntoView {
     let state = use_state();
     // Shift+S opens the dialog from anywhere but a text field.
     let _shortcut = window_event_listener(leptos::ev::keydown, move |event| {
-        let typing = event
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
-        if !typing
+        if !crate::views::keys::typing_in(&event)
             && event.key() == "S"
             && event.shift_key()
             && !event.ctrl_key()
@@ -128,6 +124,20 @@ pub fn ShareDialog() -> impl IntoView {
         }
     });
     move || state.share_open.get().then(|| view! { <ShareForm /> })
+}
+
+/// A labelled checkbox of the form.
+fn choice_box(
+    label: &'static str,
+    checked: impl Fn() -> bool + Send + Sync + 'static,
+    toggle: impl Fn(bool) + 'static,
+) -> impl IntoView {
+    view! {
+        <label class="choice">
+            <input type="checkbox" prop:checked=checked on:change=move |e| toggle(event_target_checked(&e)) />
+            " "{label}
+        </label>
+    }
 }
 
 /// The thread of the session shown, along the branches chosen in the graph, without noise.
@@ -352,13 +362,7 @@ fn ShareForm() -> impl IntoView {
     let download_markdown = move |_| {
         run(busy, message, "Writing Markdown…", async move {
             let (bundle_files, header) = redacted_files(review, parts.get_untracked()).await?;
-            let mut loader = sessionscope_engine::Loader::new();
-            for (path, bytes) in &bundle_files {
-                loader.add_bytes(path, bytes);
-            }
-            let corpus = loader.finish();
-            let graph = Graph::build(&corpus);
-            let body = corpus_markdown(&corpus, &graph, &MarkdownOptions::default());
+            let body = files_markdown(&bundle_files, &MarkdownOptions::default());
             let text = format!(
                 "{body}\n---\n_Shared with sessionscope ({}); secrets and personal data replaced by placeholders such as `[REDACTED:github-token#1]`._\n",
                 header.scope
@@ -432,35 +436,17 @@ fn ShareForm() -> impl IntoView {
         }
     };
     let part_box = move |label: &'static str, get: fn(&Parts) -> bool, set: fn(&mut Parts, bool)| {
-        view! {
-            <label class="choice">
-                <input
-                    type="checkbox"
-                    prop:checked=move || get(&parts.get())
-                    on:change=move |e| {
-                        let on = event_target_checked(&e);
-                        parts.update(|p| set(p, on));
-                        link.set(None);
-                    }
-                />
-                " "{label}
-            </label>
-        }
+        choice_box(
+            label,
+            move || get(&parts.get()),
+            move |on| {
+                parts.update(|p| set(p, on));
+                link.set(None);
+            },
+        )
     };
     let detector_box = move |label: &'static str, get: fn(&Detectors) -> bool, set: fn(&mut Detectors, bool)| {
-        view! {
-            <label class="choice">
-                <input
-                    type="checkbox"
-                    prop:checked=move || get(&detectors.get())
-                    on:change=move |e| {
-                        let on = event_target_checked(&e);
-                        detectors.update(|d| set(d, on));
-                    }
-                />
-                " "{label}
-            </label>
-        }
+        choice_box(label, move || get(&detectors.get()), move |on| detectors.update(|d| set(d, on)))
     };
 
     view! {

@@ -15,7 +15,7 @@ use sessionscope_engine::dag::Graph;
 use sessionscope_engine::model::Corpus;
 use sessionscope_engine::share::SHARE_FRAGMENT;
 use sessionscope_engine::share::envelope::{MAX_LINK_CHARS, seal_plain, to_base64url};
-use sessionscope_engine::share::markdown::{MarkdownOptions, corpus_markdown};
+use sessionscope_engine::share::markdown::{MarkdownOptions, files_markdown};
 use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
 use sessionscope_engine::share::scope::{Scope, resolve};
 use sessionscope_engine::summary::{Summary, summarize};
@@ -125,13 +125,7 @@ fn share(corpus: &Corpus, graph: &Graph, link: bool, markdown: bool) -> ExitCode
                 }
             };
             if markdown {
-                let mut loader = Loader::new();
-                for (path, bytes) in &bundle.files {
-                    loader.add_bytes(path, bytes);
-                }
-                let shared = loader.finish();
-                let shared_graph = Graph::build(&shared);
-                print!("{}", corpus_markdown(&shared, &shared_graph, &MarkdownOptions::default()));
+                print!("{}", files_markdown(&bundle.files, &MarkdownOptions::default()));
                 continue;
             }
             let payload = bundle.encode();

@@ -36,6 +36,18 @@ pub fn corpus_markdown(corpus: &Corpus, graph: &Graph, options: &MarkdownOptions
     out
 }
 
+/// The Markdown of redacted files (`(path, bytes)`, as a [`super::bundle::Bundle`] holds
+/// them), read back like dropped files.
+pub fn files_markdown(files: &[(String, Vec<u8>)], options: &MarkdownOptions) -> String {
+    let mut loader = crate::Loader::new();
+    for (path, bytes) in files {
+        loader.add_bytes(path, bytes);
+    }
+    let corpus = loader.finish();
+    let graph = Graph::build(&corpus);
+    corpus_markdown(&corpus, &graph, options)
+}
+
 /// One session: its main thread along the active branch, then each agent's conversation.
 pub fn session_markdown(corpus: &Corpus, graph: &Graph, session: u32, options: &MarkdownOptions) -> String {
     let Some(s) = graph.sessions.get(session as usize) else { return String::new() };
