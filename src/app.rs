@@ -28,6 +28,10 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| crate::theme::apply(state.theme.get()));
     Effect::new(move |_| {
         let Some(key) = state.selected.get() else { return };
+        // A link opened with a big load waits for the whole of it, not the first part on screen.
+        if state.preview.get_untracked().is_some() {
+            return;
+        }
         let Some(model) = state.model.get_value() else { return };
         let session = state.session.get_untracked();
         let Some(s) = model.graph.sessions.get(session as usize) else { return };
@@ -81,6 +85,8 @@ pub fn App() -> impl IntoView {
                         class="button primary"
                         aria-haspopup="dialog"
                         aria-keyshortcuts="Shift+S"
+                        disabled=move || state.preview.get().is_some()
+                        title=move || state.preview.get().map(|_| "Sharing waits until everything is loaded")
                         on:click=move |_| {
                             crate::views::dialog::remember_opener(&state);
                             state.share_open.set(true);

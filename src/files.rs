@@ -244,10 +244,15 @@ pub fn prepare_worker() {
         let Ok(worker) = spawn_worker() else { return };
         let ready = Rc::new(std::cell::Cell::new(false));
         let flag = ready.clone();
+        let warm = worker.clone();
         let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
             if Reflect::get(&event.data(), &"kind".into()).ok().and_then(|k| k.as_string()).as_deref() == Some("ready")
             {
                 flag.set(true);
+                // Nothing to load yet: the worker makes its code fast on the bundled example.
+                let request = Object::new();
+                let _ = Reflect::set(&request, &"kind".into(), &"warm-up".into());
+                let _ = warm.post_message(&request);
             }
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -269,17 +274,30 @@ struct Parts {
     bytes: Option<Vec<Vec<u8>>>,
 }
 
+/// The first part of a big load, shown while the rest is read.
+pub struct Preview {
+    pub model: Model,
+    /// Bytes the preview holds, and bytes of the whole load.
+    pub shown_bytes: f64,
+    pub total_bytes: f64,
+}
+
 /// Starts loading `files`: the worker parses them while the page reads their bytes.
-/// `on_progress` is called after every slice the worker reads, `on_done` once with the model
-/// or the reason it failed.
+/// `on_progress` is called after every slice the worker reads; `on_preview`, if given, once
+/// with the first part of a big load as soon as it is read; `on_done` once with the model or
+/// the reason it failed.
 pub fn start_load(
     files: &[PickedFile],
     on_progress: impl Fn(Progress) + 'static,
+    on_preview: Option<Box<dyn Fn(Preview)>>,
     on_done: impl FnOnce(Result<Model, String>) + 'static,
 ) -> Result<LoadJob, String> {
     let spare = SPARE.with(|s| s.borrow_mut().take());
     let (worker, already_ready) = match spare {
-        Some(spare) => (spare.worker, spare.ready.get()),
+        Some(spare) => {
+            web_sys::console::debug_1(&format!("sessionscope load: spare worker ready: {}", spare.ready.get()).into());
+            (spare.worker, spare.ready.get())
+        }
         None => match spawn_worker() {
             Ok(worker) => (worker, false),
             Err(_) => return Ok(start_load_on_page(files, on_progress, on_done)),
@@ -343,6 +361,8 @@ pub fn start_load(
     let _ = Reflect::set(&request, &"paths".into(), &paths);
     let _ = Reflect::set(&request, &"files".into(), &handles);
     let _ = Reflect::set(&request, &"slice".into(), &(crate::worker::SLICE_BYTES as f64).into());
+    let _ = Reflect::set(&request, &"preview".into(), &on_preview.is_some().into());
+    let total_bytes: f64 = files.iter().map(PickedFile::size).sum();
 
     let on_message = {
         let finish = finish.clone();
@@ -350,12 +370,18 @@ pub fn start_load(
         let parts = parts.clone();
         let assemble = assemble.clone();
         let request = request.clone();
+        let cancelled = cancelled.clone();
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
             let data = event.data();
             let get = |key: &str| Reflect::get(&data, &key.into()).unwrap_or(JsValue::UNDEFINED);
             match get("kind").as_string().as_deref() {
-                Some("ready") if worker.post_message(&request).is_err() => {
-                    finish(Err("the files could not be handed to the worker".to_owned()));
+                Some("ready") => {
+                    web_sys::console::debug_1(
+                        &format!("sessionscope load: worker ready {:.0} ms after the start", now_ms() - started).into(),
+                    );
+                    if worker.post_message(&request).is_err() {
+                        finish(Err("the files could not be handed to the worker".to_owned()));
+                    }
                 }
                 Some("progress") => on_progress(Progress {
                     done_bytes: get("done").as_f64().unwrap_or(0.0),
@@ -365,6 +391,28 @@ pub fn start_load(
                     now_ms: now_ms(),
                     building: false,
                 }),
+                Some("preview") if !cancelled.get() => {
+                    let Some(on_preview) = &on_preview else { return };
+                    let model = Uint8Array::new(&get("model")).to_vec();
+                    let bytes: Vec<Vec<u8>> =
+                        Array::from(&get("bytes")).iter().map(|b| Uint8Array::new(&b).to_vec()).collect();
+                    let shown_bytes = bytes.iter().map(Vec::len).sum::<usize>() as f64;
+                    // A preview that cannot be read is no reason to stop: the whole model follows.
+                    if let Ok((corpus, graph)) = crate::worker::decode_model(&model, bytes) {
+                        web_sys::console::debug_1(
+                            &format!(
+                                "sessionscope load: preview after {:.0} ms: {}",
+                                now_ms() - started,
+                                js_sys::JSON::stringify(&get("timings"))
+                                    .ok()
+                                    .and_then(|s| s.as_string())
+                                    .unwrap_or_default()
+                            )
+                            .into(),
+                        );
+                        on_preview(Preview { model: Model::new(corpus, graph), shown_bytes, total_bytes });
+                    }
+                }
                 Some("building") => on_progress(Progress {
                     done_bytes: 1.0,
                     total_bytes: 1.0,

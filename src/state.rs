@@ -53,6 +53,31 @@ pub enum LoadStatus {
     Loaded,
 }
 
+/// How much of a big load is shown while the rest is read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PreviewFacts {
+    pub shown_bytes: f64,
+    pub total_bytes: f64,
+}
+
+/// A preview on screen: what it replaced (given back if the load is cancelled) and the
+/// session it chose by itself (a session the user picks instead is kept when the rest arrives).
+struct PreviewShown {
+    replaced: Option<Arc<Model>>,
+    chosen_session: String,
+}
+
+/// What the user did with a preview, carried over to the whole model.
+struct Carried {
+    session: Option<String>,
+    selected_uuid: Option<String>,
+    show_noise: bool,
+    filter: crate::outline::RowFilter,
+    main_tab: MainTab,
+    panel_tab: PanelTab,
+    searching: bool,
+}
+
 /// Light, dark, or what the system says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Theme {
@@ -70,6 +95,9 @@ pub struct AppState {
     pub files: StoredValue<Vec<PickedFile>, LocalStorage>,
     pub job: StoredValue<Option<LoadJob>, LocalStorage>,
     pub status: RwSignal<LoadStatus>,
+    /// Set while the first part of a big load is shown and the rest is being read.
+    pub preview: RwSignal<Option<PreviewFacts>>,
+    preview_shown: StoredValue<Option<PreviewShown>>,
     /// Files of dropped folders that were left out by name.
     pub skipped_by_name: RwSignal<Vec<String>>,
     /// A drop waiting for the answer to "add or replace?".
@@ -136,6 +164,8 @@ impl AppState {
             files: StoredValue::new_local(Vec::new()),
             job: StoredValue::new_local(None),
             status: RwSignal::new(LoadStatus::Idle),
+            preview: RwSignal::new(None),
+            preview_shown: StoredValue::new(None),
             skipped_by_name: RwSignal::new(Vec::new()),
             pending: StoredValue::new_local(None),
             asking: RwSignal::new(false),
@@ -224,6 +254,7 @@ impl AppState {
             s.extend(skipped);
         });
         self.cancel_job();
+        self.drop_preview();
         self.shared.set(None);
         self.notice.set(None);
         let state = *self;
@@ -237,6 +268,8 @@ impl AppState {
             building: false,
         }));
         let files_for_model = all.clone();
+        // Files added to what is shown would only show less for a moment: no preview then.
+        let on_preview = (!add).then(|| Box::new(move |preview| state.show_preview(preview)) as Box<dyn Fn(_)>);
         let job = files::start_load(
             &all,
             move |progress| {
@@ -244,6 +277,7 @@ impl AppState {
                     state.status.set(LoadStatus::Loading(progress));
                 }
             },
+            on_preview,
             move |result| {
                 // The job's closures may be running this very callback: drop it afterwards.
                 leptos::task::spawn_local(async move { state.job.set_value(None) });
@@ -253,7 +287,10 @@ impl AppState {
                         state.files.set_value(files_for_model);
                         state.show(model);
                     }
-                    Err(message) => state.status.set(LoadStatus::Failed(message)),
+                    Err(message) => {
+                        state.drop_preview();
+                        state.status.set(LoadStatus::Failed(message));
+                    }
                 }
             },
         );
@@ -272,6 +309,7 @@ impl AppState {
     /// Stops a load; what was shown before stays.
     pub fn cancel(&self) {
         self.cancel_job();
+        self.drop_preview();
         let loaded = self.model.with_value(Option::is_some);
         self.status.set(if loaded { LoadStatus::Loaded } else { LoadStatus::Idle });
     }
@@ -282,21 +320,50 @@ impl AppState {
         self.notice.set(None);
         self.files.set_value(files::example_files());
         self.skipped_by_name.set(Vec::new());
+        self.forget_preview();
         self.show(files::example_model());
     }
 
-    /// Shows a freshly loaded model: the session a deep link names, or the largest.
-    pub fn show(&self, model: Model) {
-        let link = crate::deeplink::read_hash();
-        let view = link.as_ref().and_then(|l| l.view.clone());
-        let target = link.as_ref().and_then(|l| {
-            let entry = l.message.as_deref().and_then(|m| model.entry_by_uuid(m));
-            let session = entry.and_then(|e| model.session_of_entry(e)).or_else(|| {
-                l.session.as_deref().and_then(|s| model.graph.sessions.iter().position(|x| x.id == s).map(|i| i as u32))
-            });
-            session.map(|s| (s, entry))
-        });
-        let session = target.map_or_else(|| model.default_session(), |(s, _)| s);
+    /// Shows the first part of a big load while the rest is read. Sharing waits for the whole.
+    pub fn show_preview(&self, preview: files::Preview) {
+        if !matches!(self.status.get_untracked(), LoadStatus::Loading(_)) {
+            return;
+        }
+        let model = Arc::new(preview.model);
+        let session = model.default_session();
+        let chosen_session = model.graph.sessions.get(session as usize).map(|s| s.id.clone()).unwrap_or_default();
+        let replaced = self.model.get_value();
+        self.preview_shown.set_value(Some(PreviewShown { replaced, chosen_session }));
+        self.preview.set(Some(PreviewFacts { shown_bytes: preview.shown_bytes, total_bytes: preview.total_bytes }));
+        self.share_open.set(false);
+        self.reset_view();
+        self.model.set_value(Some(model));
+        self.session.set(session);
+        self.rebuild_outline();
+        self.model_version.update(|v| *v += 1);
+    }
+
+    /// Takes a preview off the screen (its load failed or was cancelled): what it replaced is
+    /// shown again.
+    fn drop_preview(&self) {
+        let Some(shown) = self.preview_shown.try_update_value(Option::take).flatten() else { return };
+        self.preview.set(None);
+        self.reset_view();
+        let session = shown.replaced.as_ref().map_or(0, |m| m.default_session());
+        self.model.set_value(shown.replaced);
+        self.session.set(session);
+        self.rebuild_outline();
+        self.model_version.update(|v| *v += 1);
+    }
+
+    /// Forgets a preview on screen, about to be replaced by something else.
+    fn forget_preview(&self) {
+        self.preview_shown.set_value(None);
+        self.preview.set(None);
+    }
+
+    /// The view state a new model starts with.
+    fn reset_view(&self) {
         self.options.set_value(OutlineOptions::default());
         self.graph_filter.set(Default::default());
         self.panel_filter.set(PanelFilter::default());
@@ -306,14 +373,85 @@ impl AppState {
         self.show_noise.set(false);
         self.selected.set(None);
         self.main_tab.set(MainTab::Conversation);
+    }
+
+    /// What the user did with the preview on screen, if one is.
+    fn carried_from_preview(&self) -> Option<Carried> {
+        let shown = self.preview_shown.try_update_value(Option::take).flatten()?;
+        let model = self.model.get_value()?;
+        let session = model.graph.sessions.get(self.session.get_untracked() as usize).map(|s| s.id.clone());
+        let selected_uuid = match self.selected.get_untracked() {
+            Some(RowKey::Entry(e)) => {
+                model.corpus.entries.get(e as usize).map(|e| model.corpus.entry_uuid(e).to_owned())
+            }
+            _ => None,
+        };
+        Some(Carried {
+            session: session.filter(|id| *id != shown.chosen_session),
+            selected_uuid,
+            show_noise: self.show_noise.get_untracked(),
+            filter: self.options.with_value(|o| o.filter.clone()),
+            main_tab: self.main_tab.get_untracked(),
+            panel_tab: self.panel_tab.get_untracked(),
+            searching: !self.search.query.get_untracked().is_empty(),
+        })
+    }
+
+    /// Shows a freshly loaded model: the session a deep link names, or the largest. After a
+    /// preview of the same load, what the user did with it stays: the session they picked, the
+    /// selected message, the filters, the tab, the search (run again on everything).
+    pub fn show(&self, model: Model) {
+        let link = crate::deeplink::read_hash();
+        let carried = self.carried_from_preview();
+        self.preview.set(None);
+        let view = link.as_ref().and_then(|l| l.view.clone());
+        let target = link.as_ref().and_then(|l| {
+            let entry = l.message.as_deref().and_then(|m| model.entry_by_uuid(m));
+            let session = entry.and_then(|e| model.session_of_entry(e)).or_else(|| {
+                l.session.as_deref().and_then(|s| model.graph.sessions.iter().position(|x| x.id == s).map(|i| i as u32))
+            });
+            session.map(|s| (s, entry))
+        });
+        // A link that names something in these files wins over what was done with the preview.
+        let carried = carried.filter(|_| target.is_none() && view.is_none());
+        let picked = carried
+            .as_ref()
+            .and_then(|c| c.session.as_deref())
+            .and_then(|id| model.graph.sessions.iter().position(|s| s.id == id).map(|i| i as u32));
+        let session = picked.or(target.map(|(s, _)| s)).unwrap_or_else(|| model.default_session());
+        self.reset_view();
         if let Some(view) = &view {
             self.apply_view(&model, view);
         }
+        let selected = carried.as_ref().and_then(|c| c.selected_uuid.as_deref()).and_then(|u| model.entry_by_uuid(u));
         self.model.set_value(Some(Arc::new(model)));
         self.session.set(session);
+        if let Some(carried) = &carried {
+            self.options.update_value(|o| {
+                o.show_noise = carried.show_noise;
+                o.filter = carried.filter.clone();
+            });
+            self.show_noise.set(carried.show_noise);
+            self.graph_filter.set(carried.filter.clone());
+            self.main_tab.set(carried.main_tab);
+            self.panel_tab.set(carried.panel_tab);
+        }
         self.rebuild_outline();
         self.model_version.update(|v| *v += 1);
         self.status.set(LoadStatus::Loaded);
+        if let Some(carried) = carried {
+            let row = selected.and_then(|e| {
+                self.outline.with_value(|o| {
+                    let o = o.as_ref()?;
+                    o.row_of_entry(e).map(|r| o.key(r))
+                })
+            });
+            self.selected.set(row);
+            if carried.searching {
+                self.search.run(self);
+            }
+            return;
+        }
         if let Some((_, Some(entry))) = target {
             self.reveal_entry(entry);
         } else if let Some(name) = link.as_ref().and_then(|l| l.message.as_deref()).filter(|m| m.contains(':')) {

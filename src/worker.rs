@@ -4,10 +4,12 @@
 //! page reads the same files' bytes itself meanwhile, so they never cross between threads.
 //! The page stays responsive whatever the size, and Cancel is `worker.terminate()`.
 //!
-//! Messages to the worker: `{ paths: string[], files: File[], slice: number }`, sent once it
-//! said `{ kind: "ready" }`. Messages from it: `{ kind: "progress", done, total, path }`,
-//! `{ kind: "building" }`, then `{ kind: "done", model: ArrayBuffer, timings }` or
-//! `{ kind: "error", message }`.
+//! A worker started ahead of time is asked to `{ kind: "warm-up" }` while the page is idle.
+//! Messages to the worker: `{ paths: string[], files: File[], slice: number, preview: bool }`,
+//! sent once it said `{ kind: "ready" }`. Messages from it: `{ kind: "progress", done, total,
+//! path }`, for big loads once `{ kind: "preview", model, bytes, done }` (the first part of
+//! the files, to show while the rest loads), `{ kind: "building" }`, then `{ kind: "done",
+//! model: ArrayBuffer, timings }` or `{ kind: "error", message }`.
 
 use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
 use sessionscope_engine::dag::Graph;
@@ -18,6 +20,11 @@ use wasm_bindgen_futures::JsFuture;
 
 /// Bytes read per slice.
 pub const SLICE_BYTES: usize = 8 << 20;
+/// Loads of at least this many bytes show a preview: the first part of the files, as soon as
+/// it is read, while the rest loads. Smaller loads are done before a preview would help.
+pub const PREVIEW_FROM_TOTAL: usize = 16 << 20;
+/// The preview holds the first this many bytes (or a little more: whole slices).
+pub const PREVIEW_BYTES: usize = 2 << 20;
 
 /// The worker's entry point (called by `src/bin/worker.rs`).
 pub fn start() {
@@ -30,6 +37,10 @@ pub fn start() {
             let result = match get(&request, "kind").as_string().as_deref() {
                 Some("search-init") => search_init(&request),
                 Some("search") => search(&scope, &request).await,
+                Some("warm-up") => {
+                    warm_up(&scope).await;
+                    Ok(())
+                }
                 _ => load(&scope, &request).await,
             };
             if let Err(message) = result {
@@ -42,7 +53,6 @@ pub fn start() {
     });
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget();
-    warm_up();
     // Messages posted before the wasm was ready were dispatched to no handler: the page waits
     // for this before sending the files.
     let ready = Object::new();
@@ -50,11 +60,20 @@ pub fn start() {
     let _ = scope.post_message(&ready);
 }
 
+thread_local! {
+    /// Set once files arrive: a warm-up still running stops.
+    static LOADING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Runs the whole pipeline on the bundled example a number of times, so the browser's
-/// compiler has optimised the hot code before the first real file arrives. The page starts
-/// this worker ahead of time, while it is idle.
-fn warm_up() {
+/// compiler has optimised the hot code before the first real file arrives. The page asks for
+/// this when it starts a worker ahead of time, while it is idle; files that arrive meanwhile
+/// stop it (it pauses between rounds to let them in).
+async fn warm_up(scope: &web_sys::DedicatedWorkerGlobalScope) {
     for _ in 0..48 {
+        if LOADING.with(std::cell::Cell::get) {
+            return;
+        }
         let mut loader = Loader::new();
         for (path, bytes) in crate::example::FILES {
             loader.add_bytes(path, bytes);
@@ -62,7 +81,16 @@ fn warm_up() {
         let corpus = loader.finish();
         let graph = Graph::build(&corpus);
         let _ = encode_model(&corpus, &graph);
+        pause(scope).await;
     }
+}
+
+/// Gives other messages a turn.
+async fn pause(scope: &web_sys::DedicatedWorkerGlobalScope) {
+    let pause = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+    });
+    let _ = JsFuture::from(pause).await;
 }
 
 fn set(object: &Object, key: &str, value: &JsValue) {
@@ -79,11 +107,14 @@ fn read_slice(file: &web_sys::File, start: f64, end: f64) -> Result<JsFuture, St
 }
 
 async fn load(scope: &web_sys::DedicatedWorkerGlobalScope, request: &JsValue) -> Result<(), String> {
+    LOADING.with(|l| l.set(true));
     let now = js_sys::Date::now;
     let paths: Array = get(request, "paths").dyn_into().map_err(|_| "no paths in the request")?;
     let files: Array = get(request, "files").dyn_into().map_err(|_| "no files in the request")?;
     let slice = get(request, "slice").as_f64().map(|s| s as usize).unwrap_or(SLICE_BYTES).max(1) as f64;
     let total: f64 = files.iter().map(|f| f.unchecked_into::<web_sys::File>().size()).sum();
+    let wants_preview = get(request, "preview").as_bool().unwrap_or(false) && total >= PREVIEW_FROM_TOTAL as f64;
+    let mut preview_sent = !wants_preview;
     let started = now();
     let (mut waiting_ms, mut parsing_ms, mut done) = (0.0, 0.0, 0.0);
     let mut loader = Loader::new();
@@ -92,29 +123,42 @@ async fn load(scope: &web_sys::DedicatedWorkerGlobalScope, request: &JsValue) ->
         let file: web_sys::File = file.unchecked_into();
         let size = file.size();
         let id = loader.add_file(&path, size as u64);
+        // Until the preview is out, slices are small, so it is out soon.
+        let next_end = |from: f64, preview_sent: bool| {
+            let step = if preview_sent { slice } else { slice.min(PREVIEW_BYTES as f64) };
+            (from + step).min(size)
+        };
         let mut offset = 0.0;
-        let mut pending = (size > 0.0).then(|| read_slice(&file, 0.0, slice.min(size))).transpose()?;
+        let mut end = next_end(0.0, preview_sent);
+        let mut pending = (size > 0.0).then(|| read_slice(&file, 0.0, end)).transpose()?;
         while let Some(reading) = pending.take() {
-            let end = (offset + slice).min(size);
             let t0 = now();
             let buffer = reading.await.map_err(|_| format!("{path} could not be read"))?;
-            // The next slice is read while this one is parsed.
-            if end < size {
-                pending = Some(read_slice(&file, end, (end + slice).min(size))?);
-            }
             let t1 = now();
             let chunk = Uint8Array::new(&buffer).to_vec();
+            // The next slice is read while this one is parsed.
+            let preview_due = !preview_sent && loader.bytes_read() + chunk.len() as u64 >= PREVIEW_BYTES as u64;
+            let following = next_end(end, preview_sent || preview_due);
+            if end < size {
+                pending = Some(read_slice(&file, end, following)?);
+            }
+            let t2 = now();
             loader.push(id, &chunk);
             waiting_ms += t1 - t0;
-            parsing_ms += now() - t1;
+            parsing_ms += now() - t2;
             done += end - offset;
             offset = end;
+            end = following;
             let progress = Object::new();
             set(&progress, "kind", &"progress".into());
             set(&progress, "done", &done.into());
             set(&progress, "total", &total.into());
             set(&progress, "path", &path.as_str().into());
             let _ = scope.post_message(&progress);
+            if preview_due {
+                preview_sent = true;
+                post_preview(scope, &loader, done, now() - started)?;
+            }
         }
         loader.finish_file(id);
     }
@@ -141,6 +185,38 @@ async fn load(scope: &web_sys::DedicatedWorkerGlobalScope, request: &JsValue) ->
     set(&reply, "timings", &timings);
     let transfer = Array::of1(&model_buffer);
     scope.post_message_with_transfer(&reply, &transfer).map_err(|_| "the model could not be sent".to_owned())
+}
+
+/// Posts what has been read so far as a model of its own, with the bytes it points into:
+/// `{ kind: "preview", model, bytes: ArrayBuffer[], done, timings }`.
+fn post_preview(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loader: &Loader,
+    done: f64,
+    elapsed_ms: f64,
+) -> Result<(), String> {
+    let now = js_sys::Date::now;
+    let started = now();
+    let corpus = loader.preview();
+    let graph = Graph::build(&corpus);
+    let model = to_buffer(&encode_model(&corpus, &graph)?);
+    let transfer = Array::of1(&model);
+    let bytes = Array::new();
+    for file in &corpus.bytes {
+        let buffer = to_buffer(file);
+        bytes.push(&buffer);
+        transfer.push(&buffer);
+    }
+    let reply = Object::new();
+    set(&reply, "kind", &"preview".into());
+    set(&reply, "model", &model);
+    set(&reply, "bytes", &bytes);
+    set(&reply, "done", &done.into());
+    let timings = Object::new();
+    set(&timings, "read_and_parse_ms", &elapsed_ms.into());
+    set(&timings, "preview_ms", &(now() - started).into());
+    set(&reply, "timings", &timings);
+    scope.post_message_with_transfer(&reply, &transfer).map_err(|_| "the preview could not be sent".to_owned())
 }
 
 thread_local! {
@@ -189,10 +265,7 @@ async fn search(scope: &web_sys::DedicatedWorkerGlobalScope, request: &JsValue) 
         }
         start = end;
         // Let a newer request in.
-        let pause = js_sys::Promise::new(&mut |resolve, _| {
-            let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-        });
-        let _ = JsFuture::from(pause).await;
+        pause(scope).await;
     }
 }
 

@@ -40,6 +40,15 @@ pub fn LoadProgress() -> impl IntoView {
                         <div class="progress-fill" style:width=format!("{percent:.1}%")></div>
                     </div>
                     <p class="progress-label" role="status">{label}</p>
+                    {move || state.preview.get().map(|p| view! {
+                        <p class="progress-preview">
+                            {format!(
+                                "Showing the first {} of {} while the rest loads",
+                                units::human_bytes(p.shown_bytes as u64),
+                                units::human_bytes(p.total_bytes as u64)
+                            )}
+                        </p>
+                    })}
                     <button type="button" class="button" on:click=move |_| state.cancel()>
                         "Cancel"
                     </button>

@@ -117,6 +117,7 @@ pub fn ShareDialog() -> impl IntoView {
             && !event.ctrl_key()
             && !event.meta_key()
             && state.model_untracked().is_some()
+            && state.preview.get_untracked().is_none()
         {
             event.prevent_default();
             crate::views::dialog::remember_opener(&state);

@@ -9,6 +9,10 @@ use crate::state::use_state;
 pub fn LoadSummary() -> impl IntoView {
     let state = use_state();
     move || {
+        // The first part of a big load, shown while the rest is read, has no summary yet.
+        if state.preview.get().is_some() {
+            return None;
+        }
         let model = state.model()?;
         let corpus = &model.corpus;
         let graph = &model.graph;

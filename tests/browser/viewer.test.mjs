@@ -263,6 +263,139 @@ test("a big file shows progress while it loads, and Cancel stops it", async () =
   await app.context.close();
 });
 
+/**
+ * Builds a big session in the page (`messages` user/assistant pairs of about 2 KB, one chain)
+ * and drops it. Returns nothing; the file is `preview-big.jsonl`.
+ */
+async function dropBigSession(page, messages) {
+  await page.evaluate((messages) => {
+    const pad = "lorem ipsum dolor sit amet ".repeat(36);
+    const parts = [];
+    let parent = null;
+    for (let i = 0; i < messages; i++) {
+      const time = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+      const user = `u-${i}`;
+      parts.push(
+        JSON.stringify({ type: "user", uuid: user, parentUuid: parent, sessionId: "preview-big", timestamp: time, cwd: "/work", message: { role: "user", content: `Question ${i}: ${pad}` } }) + "\n",
+      );
+      parent = `a-${i}`;
+      parts.push(
+        JSON.stringify({
+          type: "assistant", uuid: parent, parentUuid: user, sessionId: "preview-big", timestamp: time,
+          message: { id: `msg-${i}`, type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text: `Answer ${i}: ${pad}` }], usage: { input_tokens: 10, output_tokens: 20 } },
+        }) + "\n",
+      );
+    }
+    const data = new DataTransfer();
+    data.items.add(new File(parts, "preview-big.jsonl"));
+    document.querySelector("main").dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+  }, messages);
+}
+
+/**
+ * Waits in the page for the first rows of a big load to show while it still loads, and
+ * answers what the page looked like at that moment. `act`, done at that very moment (the
+ * page's CSP allows no code from strings): "select-third" clicks the third row, "title"
+ * reads the session title.
+ */
+async function catchPreview(page, act = "") {
+  return page.evaluate(
+    (act) =>
+      new Promise((ok, fail) => {
+        const started = performance.now();
+        let sawLoading = false;
+        const check = () => {
+          try {
+            look();
+          } catch (error) {
+            fail(error);
+          }
+        };
+        const look = () => {
+          const rows = document.querySelectorAll("[role=treeitem]");
+          const note = document.querySelector(".progress-preview");
+          if (rows.length && note) {
+            const share = [...document.querySelectorAll("button")].find((b) => b.textContent.trim() === "Share…");
+            const seen = {
+              ms: performance.now() - started,
+              rows: rows.length,
+              note: note.textContent,
+              loading: !!document.querySelector("[role=progressbar]"),
+              summary: !!document.querySelector("[aria-label='Load summary']"),
+              shareDisabled: share?.disabled ?? null,
+            };
+            if (act === "select-third") {
+              rows[2].click();
+              seen.acted = { id: rows[2].id, text: rows[2].innerText };
+            } else if (act === "title") {
+              seen.acted = document.querySelector(".session-title")?.innerText;
+            }
+            return ok(seen);
+          }
+          const loading = !!document.querySelector("[role=progressbar]");
+          sawLoading ||= loading;
+          if (sawLoading && !loading) return fail(new Error("loaded before any preview was seen"));
+          if (performance.now() - started > 60_000) return fail(new Error("no preview within 60 s"));
+          requestAnimationFrame(check);
+        };
+        check();
+      }),
+    act,
+  );
+}
+
+test("a big file shows its first rows while the rest loads, and what was done with them stays", async () => {
+  const app = await openApp(browser, server);
+  const messages = 24000; // about 55 MB
+  await dropBigSession(app.page, messages);
+  // The moment the first rows show: select the third of them.
+  const seen = await catchPreview(app.page, "select-third");
+  assert.ok(seen.loading, "the load is still going");
+  assert.ok(!seen.summary, "no load summary for a part of the files");
+  assert.match(seen.note, /^Showing the first [\d.]+ MB of [\d.]+ MB while the rest loads$/);
+  assert.equal(seen.shareDisabled, true, "sharing waits for the whole");
+  assert.match(seen.acted.text, /Answer 0:|Question 1:/);
+  // Then everything: the summary, every line, sharing, and the same row still selected.
+  const summary = app.page.getByRole("region", { name: "Load summary" });
+  await summary.waitFor({ timeout: 120_000 });
+  await summary.getByText(`${2 * messages} lines`, { exact: false }).first().waitFor();
+  assert.equal(await app.page.locator(".progress-preview").count(), 0);
+  assert.equal(await app.page.getByRole("button", { name: "Share…" }).isDisabled(), false);
+  await app.page.getByText(`${2 * messages} entries`, { exact: false }).first().waitFor();
+  const selected = tree(app.page).locator("[role=treeitem][aria-selected=true]");
+  assert.equal(await selected.count(), 1);
+  assert.equal(await selected.getAttribute("id"), seen.acted.id, "the row selected in the preview stays selected");
+  // The end of the session is there now: End goes to the last answer.
+  await tree(app.page).focus();
+  await app.page.keyboard.press("End");
+  await tree(app.page).locator("[role=treeitem][aria-selected=true]").filter({ hasText: `Answer ${messages - 1}:` }).waitFor();
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("Cancel while the first rows of a big file show gives back what was shown before", async () => {
+  const app = await openApp(browser, server);
+  // Nothing before: back to the start page.
+  await dropBigSession(app.page, 24000);
+  await catchPreview(app.page);
+  await app.page.getByRole("button", { name: "Cancel" }).click();
+  await app.page.getByRole("region", { name: "Open session logs" }).waitFor();
+  assert.equal(await tree(app.page).count(), 0);
+  // The example before: the example again, whole.
+  await openExample(app.page);
+  const exampleTitle = await app.page.locator(".session-title").innerText();
+  await dropBigSession(app.page, 24000);
+  await app.page.getByRole("dialog", { name: "Add or replace" }).getByRole("button", { name: "Replace" }).click();
+  const seen = await catchPreview(app.page, "title");
+  assert.notEqual(seen.acted, exampleTitle, "the preview replaced the example on screen");
+  await app.page.getByRole("button", { name: "Cancel" }).click();
+  await app.page.getByRole("heading", { name: exampleTitle }).waitFor();
+  await app.page.getByRole("region", { name: "Load summary" }).waitFor();
+  assert.equal(await app.page.getByRole("progressbar").count(), 0);
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
 test("a second drop asks whether to add the files or replace what is loaded", async () => {
   const app = await openApp(browser, server);
   await openExample(app.page);
