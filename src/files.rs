@@ -399,17 +399,7 @@ pub fn start_load(
                     let shown_bytes = bytes.iter().map(Vec::len).sum::<usize>() as f64;
                     // A preview that cannot be read is no reason to stop: the whole model follows.
                     if let Ok((corpus, graph)) = crate::worker::decode_model(&model, bytes) {
-                        web_sys::console::debug_1(
-                            &format!(
-                                "sessionscope load: preview after {:.0} ms: {}",
-                                now_ms() - started,
-                                js_sys::JSON::stringify(&get("timings"))
-                                    .ok()
-                                    .and_then(|s| s.as_string())
-                                    .unwrap_or_default()
-                            )
-                            .into(),
-                        );
+                        log_timings("preview", started, &get("timings"));
                         on_preview(Preview { model: Model::new(corpus, graph), shown_bytes, total_bytes });
                     }
                 }
@@ -422,17 +412,7 @@ pub fn start_load(
                     building: true,
                 }),
                 Some("done") => {
-                    web_sys::console::debug_1(
-                        &format!(
-                            "sessionscope load: worker done after {:.0} ms: {}",
-                            now_ms() - started,
-                            js_sys::JSON::stringify(&get("timings"))
-                                .ok()
-                                .and_then(|s| s.as_string())
-                                .unwrap_or_default()
-                        )
-                        .into(),
-                    );
+                    log_timings("worker done", started, &get("timings"));
                     parts.borrow_mut().model = Some(Uint8Array::new(&get("model")).to_vec());
                     assemble();
                 }
@@ -467,6 +447,13 @@ pub fn start_load(
         }
     });
     Ok(LoadJob { worker: Some(WorkerParts { worker, _on_message: on_message, _on_error: on_error }), cancelled })
+}
+
+/// The worker's timings on the console (debug level), for the benchmarks.
+fn log_timings(what: &str, started: f64, timings: &JsValue) {
+    let timings = js_sys::JSON::stringify(timings).ok().and_then(|s| s.as_string()).unwrap_or_default();
+    let message = format!("sessionscope load: {what} after {:.0} ms: {timings}", now_ms() - started);
+    web_sys::console::debug_1(&message.into());
 }
 
 /// Loads files on the page itself, when no worker can start: read in slices, parsed slice by
