@@ -563,11 +563,7 @@ async fn read_bytes(files: &[PickedFile], cancelled: &std::cell::Cell<bool>) -> 
 
 /// The bundled example, read on the page itself (it is small).
 pub fn example_model() -> Model {
-    let mut loader = Loader::new();
-    for (path, bytes) in crate::example::FILES {
-        loader.add_bytes(path, bytes);
-    }
-    let corpus = loader.finish();
+    let corpus = Loader::read_all(crate::example::FILES.iter().copied());
     let graph = Graph::build(&corpus);
     Model::new(corpus, graph)
 }

@@ -654,11 +654,7 @@ mod tests {
     use sessionscope_engine::Loader;
 
     fn example() -> (Corpus, Graph) {
-        let mut loader = Loader::new();
-        for (path, bytes) in crate::example::FILES {
-            loader.add_bytes(path, bytes);
-        }
-        let corpus = loader.finish();
+        let corpus = Loader::read_all(crate::example::FILES.iter().copied());
         let graph = Graph::build(&corpus);
         (corpus, graph)
     }

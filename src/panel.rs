@@ -357,11 +357,7 @@ mod tests {
     use sessionscope_engine::Loader;
 
     fn load(files: &[(&str, &[u8])]) -> (Corpus, Graph) {
-        let mut loader = Loader::new();
-        for (path, bytes) in files {
-            loader.add_bytes(path, bytes);
-        }
-        let corpus = loader.finish();
+        let corpus = Loader::read_all(files.iter().copied());
         let graph = Graph::build(&corpus);
         (corpus, graph)
     }

@@ -74,11 +74,7 @@ async fn warm_up(scope: &web_sys::DedicatedWorkerGlobalScope) {
         if LOADING.with(std::cell::Cell::get) {
             return;
         }
-        let mut loader = Loader::new();
-        for (path, bytes) in crate::example::FILES {
-            loader.add_bytes(path, bytes);
-        }
-        let corpus = loader.finish();
+        let corpus = Loader::read_all(crate::example::FILES.iter().copied());
         let graph = Graph::build(&corpus);
         let _ = encode_model(&corpus, &graph);
         pause(scope).await;
@@ -298,11 +294,7 @@ mod tests {
 
     #[test]
     fn the_model_survives_the_trip_from_the_worker() {
-        let mut loader = Loader::new();
-        for (path, bytes) in crate::example::FILES {
-            loader.add_bytes(path, bytes);
-        }
-        let corpus = loader.finish();
+        let corpus = Loader::read_all(crate::example::FILES.iter().copied());
         let graph = Graph::build(&corpus);
         let encoded = encode_model(&corpus, &graph).unwrap();
         let (back, back_graph) = decode_model(&encoded, corpus.bytes.clone()).unwrap();

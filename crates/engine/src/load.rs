@@ -180,6 +180,15 @@ impl Loader {
         }
     }
 
+    /// Reads whole files, given as `(path, bytes)` pairs, into one corpus.
+    pub fn read_all<P: AsRef<str>, B: AsRef<[u8]>>(files: impl IntoIterator<Item = (P, B)>) -> Corpus {
+        let mut loader = Loader::new();
+        for (path, bytes) in files {
+            loader.add_bytes(path.as_ref(), bytes.as_ref());
+        }
+        loader.finish()
+    }
+
     /// Reads a whole file given as one buffer.
     pub fn add_bytes(&mut self, path: &str, bytes: &[u8]) -> FileId {
         let id = self.add_file(path, bytes.len() as u64);
@@ -212,14 +221,12 @@ impl Loader {
     /// places would give, except that bytes already mended in the buffer (invalid UTF-8, lone
     /// surrogates) are not reported again.
     pub fn preview(&self) -> Corpus {
-        let mut preview = Loader::new();
-        for (file, info) in self.sink.corpus.files.iter().enumerate() {
+        Loader::read_all(self.sink.corpus.files.iter().enumerate().map(|(file, info)| {
             let bytes = self.bytes.get(file).map_or(&[][..], Vec::as_slice);
             let complete = self.states.get(file).is_some_and(|s| s.finished);
             let keep = if complete { bytes.len() } else { memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1) };
-            preview.add_bytes(&info.path, &bytes[..keep]);
-        }
-        preview.finish()
+            (info.path.as_str(), &bytes[..keep])
+        }))
     }
 
     /// Bytes read so far over all files.

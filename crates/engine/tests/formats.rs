@@ -603,11 +603,7 @@ fn an_excerpt_of_a_joined_format_reads_back_into_the_same_messages() {
         let from = prompts[1];
         let bundle = share_scope(&corpus, &graph, &Scope::Subtree(from), &ShareOptions::default(), |_| true)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut loader = sessionscope_engine::Loader::new();
-        for (path, bytes) in &bundle.files {
-            loader.add_bytes(path, bytes);
-        }
-        let shared = loader.finish();
+        let shared = sessionscope_engine::Loader::read_all(bundle.files.iter().map(|(path, bytes)| (path, bytes)));
         assert_eq!(shared.files[0].format, corpus.files[0].format, "{name}: read back as the same format");
         assert!(
             shared.diagnostics.iter().all(|d| d.kind.severity() != Severity::Error),

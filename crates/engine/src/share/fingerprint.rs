@@ -53,11 +53,7 @@ mod tests {
     use crate::Loader;
 
     fn corpus(files: &[(&str, &[u8])]) -> Corpus {
-        let mut loader = Loader::new();
-        for (path, bytes) in files {
-            loader.add_bytes(path, bytes);
-        }
-        loader.finish()
+        Loader::read_all(files.iter().copied())
     }
 
     #[test]

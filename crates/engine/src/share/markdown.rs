@@ -39,11 +39,7 @@ pub fn corpus_markdown(corpus: &Corpus, graph: &Graph, options: &MarkdownOptions
 /// The Markdown of redacted files (`(path, bytes)`, as a [`super::bundle::Bundle`] holds
 /// them), read back like dropped files.
 pub fn files_markdown(files: &[(String, Vec<u8>)], options: &MarkdownOptions) -> String {
-    let mut loader = crate::Loader::new();
-    for (path, bytes) in files {
-        loader.add_bytes(path, bytes);
-    }
-    let corpus = loader.finish();
+    let corpus = crate::Loader::read_all(files.iter().map(|(path, bytes)| (path, bytes)));
     let graph = Graph::build(&corpus);
     corpus_markdown(&corpus, &graph, options)
 }
