@@ -87,10 +87,7 @@ pub fn App() -> impl IntoView {
                         aria-keyshortcuts="Shift+S"
                         disabled=move || state.preview.get().is_some()
                         title=move || state.preview.get().map(|_| "Sharing waits until everything is loaded")
-                        on:click=move |_| {
-                            crate::views::dialog::remember_opener(&state);
-                            state.share_open.set(true);
-                        }
+                        on:click=move |_| crate::views::share::open_share(&state)
                     >
                         "Share…"
                     </button>

@@ -38,6 +38,10 @@ impl Model {
         self.graph.sessions.iter().enumerate().max_by_key(|(_, s)| s.entries).map_or(0, |(i, _)| i as u32)
     }
 
+    pub fn session_by_id(&self, id: &str) -> Option<u32> {
+        self.graph.sessions.iter().position(|s| s.id == id).map(|i| i as u32)
+    }
+
     pub fn session_of_entry(&self, entry: EntryId) -> Option<u32> {
         let conv = self.graph.nodes.get(entry as usize)?.conversation;
         self.graph.conversations.get(conv as usize).map(|c| c.session)
@@ -337,7 +341,12 @@ impl AppState {
         self.preview.set(Some(PreviewFacts { shown_bytes: preview.shown_bytes, total_bytes: preview.total_bytes }));
         self.share_open.set(false);
         self.reset_view();
-        self.model.set_value(Some(model));
+        self.put_on_screen(Some(model), session);
+    }
+
+    /// Makes `model` the one shown, at `session`; the view state is set before.
+    fn put_on_screen(&self, model: Option<Arc<Model>>, session: u32) {
+        self.model.set_value(model);
         self.session.set(session);
         self.rebuild_outline();
         self.model_version.update(|v| *v += 1);
@@ -350,10 +359,7 @@ impl AppState {
         self.preview.set(None);
         self.reset_view();
         let session = shown.replaced.as_ref().map_or(0, |m| m.default_session());
-        self.model.set_value(shown.replaced);
-        self.session.set(session);
-        self.rebuild_outline();
-        self.model_version.update(|v| *v += 1);
+        self.put_on_screen(shown.replaced, session);
     }
 
     /// Forgets a preview on screen, about to be replaced by something else.
@@ -407,25 +413,20 @@ impl AppState {
         let view = link.as_ref().and_then(|l| l.view.clone());
         let target = link.as_ref().and_then(|l| {
             let entry = l.message.as_deref().and_then(|m| model.entry_by_uuid(m));
-            let session = entry.and_then(|e| model.session_of_entry(e)).or_else(|| {
-                l.session.as_deref().and_then(|s| model.graph.sessions.iter().position(|x| x.id == s).map(|i| i as u32))
-            });
+            let session = entry
+                .and_then(|e| model.session_of_entry(e))
+                .or_else(|| l.session.as_deref().and_then(|s| model.session_by_id(s)));
             session.map(|s| (s, entry))
         });
         // A link that names something in these files wins over what was done with the preview.
         let carried = carried.filter(|_| target.is_none() && view.is_none());
-        let picked = carried
-            .as_ref()
-            .and_then(|c| c.session.as_deref())
-            .and_then(|id| model.graph.sessions.iter().position(|s| s.id == id).map(|i| i as u32));
+        let picked = carried.as_ref().and_then(|c| c.session.as_deref()).and_then(|id| model.session_by_id(id));
         let session = picked.or(target.map(|(s, _)| s)).unwrap_or_else(|| model.default_session());
         self.reset_view();
         if let Some(view) = &view {
             self.apply_view(&model, view);
         }
         let selected = carried.as_ref().and_then(|c| c.selected_uuid.as_deref()).and_then(|u| model.entry_by_uuid(u));
-        self.model.set_value(Some(Arc::new(model)));
-        self.session.set(session);
         if let Some(carried) = &carried {
             self.options.update_value(|o| {
                 o.show_noise = carried.show_noise;
@@ -436,8 +437,7 @@ impl AppState {
             self.main_tab.set(carried.main_tab);
             self.panel_tab.set(carried.panel_tab);
         }
-        self.rebuild_outline();
-        self.model_version.update(|v| *v += 1);
+        self.put_on_screen(Some(Arc::new(model)), session);
         self.status.set(LoadStatus::Loaded);
         if let Some(carried) = carried {
             let row = selected.and_then(|e| {

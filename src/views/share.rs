@@ -17,7 +17,7 @@ use sessionscope_engine::share::{Cursor, SHARE_FRAGMENT};
 
 use crate::outline::RowKey;
 use crate::render::units::human_bytes;
-use crate::state::{Model, use_state};
+use crate::state::{AppState, Model, use_state};
 
 /// Bytes handled per slice before the page gets a frame.
 const SLICE_BYTES: usize = 2 << 20;
@@ -116,15 +116,27 @@ pub fn ShareDialog() -> impl IntoView {
             && event.shift_key()
             && !event.ctrl_key()
             && !event.meta_key()
-            && state.model_untracked().is_some()
-            && state.preview.get_untracked().is_none()
+            && can_share(&state)
         {
             event.prevent_default();
-            crate::views::dialog::remember_opener(&state);
-            state.share_open.set(true);
+            open_share(&state);
         }
     });
     move || state.share_open.get().then(|| view! { <ShareForm /> })
+}
+
+/// Whether there is something to share: files loaded, and all of them (not the first part of
+/// a big load, shown while the rest is read).
+fn can_share(state: &AppState) -> bool {
+    state.model_untracked().is_some() && state.preview.get_untracked().is_none()
+}
+
+/// Opens the share dialog (the header's button, Shift+S), if there is something to share.
+pub fn open_share(state: &AppState) {
+    if can_share(state) {
+        crate::views::dialog::remember_opener(state);
+        state.share_open.set(true);
+    }
 }
 
 /// A labelled checkbox of the form.
