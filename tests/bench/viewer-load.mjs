@@ -56,45 +56,37 @@ try {
     };
     const domNodes = document.getElementsByTagName("*").length;
     const treeItems = document.querySelectorAll("[role=treeitem]").length;
-    // Scroll from top to bottom a screen at a time, timing each frame.
-    const scroller = document.querySelector(".tree-scroll");
-    const frames = [];
     let longTasks = 0;
     const observer = new PerformanceObserver((list) => (longTasks += list.getEntries().length));
     observer.observe({ entryTypes: ["longtask"] });
     const frame = () => new Promise((ok) => requestAnimationFrame(ok));
     await frame();
+    // Scrolls `scroller` from top to bottom a screen at a time, timing each frame (sorted) and
+    // counting the most `rows` in the DOM at once.
+    const scrollThrough = async (scroller, rows) => {
+      const frames = [];
+      let steps = 0;
+      let maxRows = 0;
+      while (scroller && scroller.scrollTop + scroller.clientHeight < scroller.scrollHeight - 2 && steps < 20000) {
+        const before = performance.now();
+        scroller.scrollTop += scroller.clientHeight;
+        await frame();
+        await frame();
+        frames.push((performance.now() - before) / 2);
+        maxRows = Math.max(maxRows, document.querySelectorAll(rows).length);
+        steps++;
+      }
+      return { frames: frames.sort((a, b) => a - b), steps, maxRows };
+    };
+    const scroller = document.querySelector(".tree-scroll");
     const scrollStart = performance.now();
-    let steps = 0;
-    let maxTreeItems = 0;
-    while (scroller.scrollTop + scroller.clientHeight < scroller.scrollHeight - 2 && steps < 20000) {
-      const before = performance.now();
-      scroller.scrollTop += scroller.clientHeight;
-      await frame();
-      await frame();
-      frames.push((performance.now() - before) / 2);
-      maxTreeItems = Math.max(maxTreeItems, document.querySelectorAll("[role=treeitem]").length);
-      steps++;
-    }
+    const { frames, steps, maxRows: maxTreeItems } = await scrollThrough(scroller, "[role=treeitem]");
     const scrollMs = performance.now() - scrollStart;
-    // The operations panel, virtualized too: top to bottom a screen at a time.
-    const panel = document.querySelector(".panel-scroll");
-    const panelFrames = [];
-    let panelSteps = 0;
-    let maxPanelRows = 0;
+    // The operations panel, virtualized too.
     const panelStatus = document.querySelector("[aria-label='Tool operations'] [role=status]")?.textContent ?? "";
-    while (panel && panel.scrollTop + panel.clientHeight < panel.scrollHeight - 2 && panelSteps < 20000) {
-      const before = performance.now();
-      panel.scrollTop += panel.clientHeight;
-      await frame();
-      await frame();
-      panelFrames.push((performance.now() - before) / 2);
-      maxPanelRows = Math.max(maxPanelRows, document.querySelectorAll(".panel-row").length);
-      panelSteps++;
-    }
+    const panelScroll = await scrollThrough(document.querySelector(".panel-scroll"), ".panel-row");
+    const { frames: panelFrames, steps: panelSteps, maxRows: maxPanelRows } = panelScroll;
     observer.disconnect();
-    frames.sort((a, b) => a - b);
-    panelFrames.sort((a, b) => a - b);
     return {
       firstRows,
       loaded,

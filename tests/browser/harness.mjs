@@ -149,6 +149,17 @@ export async function dropFiles(page, files) {
   await target.dispatchEvent("drop", { dataTransfer });
 }
 
+/** Drops a folder from disk through Chromium's own drag and drop, as a user would. */
+export async function dropFolder(page, dir) {
+  const cdp = await page.context().newCDPSession(page);
+  const box = await page.locator("body").boundingBox();
+  const point = { x: box.x + box.width / 2, y: box.y + 200 };
+  const data = { items: [], files: [dir], dragOperationsMask: 1 };
+  for (const type of ["dragEnter", "dragOver", "drop"]) {
+    await cdp.send("Input.dispatchDragEvent", { type, ...point, data });
+  }
+}
+
 /** The real fixture at `relative`, or null (the test then says it was skipped). */
 export function realFixture(relative) {
   const path = join(REAL_FIXTURES, relative);

@@ -3,7 +3,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, realFixture, allTreeItems, tree, engineSummary } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFolder, realFixture, allTreeItems, tree, engineSummary } from "./harness.mjs";
 
 const EXAMPLE = join(ROOT, "assets/example");
 let server;
@@ -20,15 +20,6 @@ after(async () => {
 });
 
 const summary = engineSummary;
-
-async function dropFolder(page, dir) {
-  const cdp = await page.context().newCDPSession(page);
-  const box = await page.locator("body").boundingBox();
-  const data = { items: [], files: [dir], dragOperationsMask: 1 };
-  for (const type of ["dragEnter", "dragOver", "drop"]) {
-    await cdp.send("Input.dispatchDragEvent", { type, x: box.x + box.width / 2, y: box.y + 200, data });
-  }
-}
 
 const panel = (page) => page.getByRole("complementary", { name: "Tool operations" });
 const digits = (text) => Number(text.replace(/[^0-9]/g, ""));

@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, realFixture, allTreeItems, tree } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFiles, dropFolder, realFixture, allTreeItems, tree } from "./harness.mjs";
 
 const ENGINE_FIXTURES = join(ROOT, "crates/engine/tests/fixtures");
 const EXAMPLE = join(ROOT, "assets/example/e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17.jsonl");
@@ -20,17 +20,6 @@ after(async () => {
   await browser?.close();
   await server?.close();
 });
-
-/** Drops a folder from disk through Chromium's own drag and drop, as a user would. */
-async function dropFolder(page, dir) {
-  const cdp = await page.context().newCDPSession(page);
-  const box = await page.locator("body").boundingBox();
-  const point = { x: box.x + box.width / 2, y: box.y + 200 };
-  const data = { items: [], files: [dir], dragOperationsMask: 1 };
-  for (const type of ["dragEnter", "dragOver", "drop"]) {
-    await cdp.send("Input.dispatchDragEvent", { type, ...point, data });
-  }
-}
 
 async function openExample(page) {
   await page.getByRole("button", { name: "Open example" }).click();

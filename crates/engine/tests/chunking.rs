@@ -31,18 +31,24 @@ fn real_logs_read_the_same_in_slices_of_1_7_and_64_bytes() {
     }
 }
 
-#[test]
-fn a_synthetic_broken_session_reads_the_same_in_small_slices() {
+/// A synthetic session with agents and broken lines: its main file first, then each agent's
+/// file and meta file.
+fn synthetic_files(target_bytes: u64, seed: u64) -> Vec<(String, Vec<u8>)> {
     let session = sessionscope_synth::generate(&sessionscope_synth::SynthOptions {
-        target_bytes: 256 << 10,
-        seed: 5,
+        target_bytes,
+        seed,
         agents: true,
         broken: true,
     });
     let mut files = vec![(session.main_file_name(), session.main)];
     files.extend(session.agents);
     files.extend(session.metas);
-    assert_same_for_every_chunk_size("synthetic", &files);
+    files
+}
+
+#[test]
+fn a_synthetic_broken_session_reads_the_same_in_small_slices() {
+    assert_same_for_every_chunk_size("synthetic", &synthetic_files(256 << 10, 5));
 }
 
 fn mixed_files() -> Vec<(String, Vec<u8>)> {
@@ -136,14 +142,7 @@ fn assert_preview_matches(preview: &str, expected: &str) -> Result<(), TestCaseE
 
 #[test]
 fn a_preview_of_a_big_session_holds_its_first_lines_and_builds_a_graph() {
-    let session = sessionscope_synth::generate(&sessionscope_synth::SynthOptions {
-        target_bytes: 1 << 20,
-        seed: 11,
-        agents: true,
-        broken: true,
-    });
-    let mut files = vec![(session.main_file_name(), session.main)];
-    files.extend(session.agents);
+    let files = synthetic_files(1 << 20, 11);
     let whole = load_chunked(&files, 0);
     let stop = files[0].1.len() / 4;
     let preview = preview_after(&files, 0, stop, 64 << 10);
