@@ -3,6 +3,10 @@
 // after the load, the number of DOM nodes, and frame times while scrolling the conversation and
 // the operations panel top to bottom.
 //   node tests/bench/viewer-load.mjs [size, default 100MB] [--screenshot path.png]
+// The synthetic session holds CJK text and emoji: on a machine without fonts for them (a bare
+// Debian has only DejaVu and Liberation), Chromium searches its fallback fonts the first time
+// they show, one slow frame. For frame times a desktop would see, install them first:
+//   apt-get install fonts-noto-cjk fonts-noto-color-emoji
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
