@@ -25,8 +25,8 @@ fn fixtures_read_the_same_in_slices_of_1_7_and_64_bytes() {
 
 #[test]
 fn real_logs_read_the_same_in_slices_of_1_7_and_64_bytes() {
-    let Some(root) = real_fixtures("real_logs_read_the_same_in_slices") else { return };
-    for (name, dir) in real_folders(&root) {
+    let Some(real) = real_fixtures("real_logs_read_the_same_in_slices_of_1_7_and_64_bytes") else { return };
+    for (name, dir) in real.folders() {
         assert_same_for_every_chunk_size(&name, &read_folder(&dir));
     }
 }

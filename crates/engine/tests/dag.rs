@@ -34,7 +34,7 @@ fn rules(graph: &Graph) -> Vec<ProblemRule> {
 #[test]
 fn hand_made_structures_match_their_snapshots() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dag");
-    for (name, path) in real_folders(&dir) {
+    for (name, path) in subfolders(&dir) {
         let corpus = load_chunked(&read_folder(&path), 0);
         let graph = Graph::build(&corpus);
         insta::assert_snapshot!(format!("dag-{name}"), dump_graph(&corpus, &graph));
@@ -43,8 +43,8 @@ fn hand_made_structures_match_their_snapshots() {
 
 #[test]
 fn real_structures_match_their_snapshots() {
-    let Some(root) = real_fixtures("real_structures_match_their_snapshots") else { return };
-    for (name, dir) in real_folders(&root) {
+    let Some(real) = real_fixtures("real_structures_match_their_snapshots") else { return };
+    for (name, dir) in real.folders() {
         let corpus = load_chunked(&read_folder(&dir), 0);
         let graph = Graph::build(&corpus);
         insta::assert_snapshot!(format!("real-dag-{name}"), dump_graph(&corpus, &graph));
@@ -211,8 +211,8 @@ fn the_seed_documents_inline_sidechains_are_linked() {
 
 #[test]
 fn real_inline_sidechains_link_by_prompt_not_by_time() {
-    let Some(root) = real_fixtures("real_inline_sidechains_link_by_prompt") else { return };
-    let corpus = load_chunked(&read_folder(&root.join("legacy-inline-sidechains-1.0.98")), 0);
+    let Some(real) = real_fixtures("real_inline_sidechains_link_by_prompt_not_by_time") else { return };
+    let corpus = load_chunked(&read_folder(&real.folder("legacy-inline-sidechains-1.0.98")), 0);
     let graph = Graph::build(&corpus);
     let inline: Vec<&Conversation> =
         graph.conversations.iter().filter(|c| c.kind == ConversationKind::InlineSidechain).collect();
@@ -242,9 +242,12 @@ fn task_prompt(corpus: &Corpus, conv: &Conversation) -> String {
 
 #[test]
 fn real_agent_files_are_linked_and_compaction_agents_attach_to_their_compaction() {
-    let Some(root) = real_fixtures("real_agent_files_are_linked") else { return };
+    let Some(real) = real_fixtures("real_agent_files_are_linked_and_compaction_agents_attach_to_their_compaction")
+    else {
+        return;
+    };
     for folder in ["compaction-2.1.39", "session-share-2.1.14"] {
-        let corpus = load_chunked(&read_folder(&root.join(folder)), 0);
+        let corpus = load_chunked(&read_folder(&real.folder(folder)), 0);
         let graph = Graph::build(&corpus);
         assert!(graph.unlinked_agents.is_empty(), "{folder}");
         for conv in graph.conversations.iter().filter(|c| c.kind == ConversationKind::Agent) {
@@ -253,7 +256,7 @@ fn real_agent_files_are_linked_and_compaction_agents_attach_to_their_compaction(
             assert_eq!(op.category, ToolCategory::Agent);
         }
     }
-    let corpus = load_chunked(&read_folder(&root.join("compaction-2.1.39")), 0);
+    let corpus = load_chunked(&read_folder(&real.folder("compaction-2.1.39")), 0);
     let graph = Graph::build(&corpus);
     let compaction_agent =
         graph.conversations.iter().position(|c| c.kind == ConversationKind::CompactionAgent).unwrap();
@@ -264,11 +267,11 @@ fn real_agent_files_are_linked_and_compaction_agents_attach_to_their_compaction(
 /// groups by session file (subagents rolled in), so the per-file usage is regrouped likewise.
 #[test]
 fn token_totals_agree_with_ccusage() {
-    let Some(root) = real_fixtures("token_totals_agree_with_ccusage") else { return };
+    let Some(real) = real_fixtures("token_totals_agree_with_ccusage") else { return };
     let reference_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/reference/ccusage-real.json");
     let reference: serde_json::Value = serde_json::from_slice(&std::fs::read(reference_path).unwrap()).unwrap();
     let mut files = Vec::new();
-    for (name, dir) in real_folders(&root) {
+    for (name, dir) in real.folders() {
         for (path, bytes) in read_folder(&dir) {
             files.push((format!("{name}/{path}"), bytes));
         }

@@ -54,8 +54,8 @@ fn hand_written_fixtures_match_their_snapshots() {
 
 #[test]
 fn real_logs_match_their_snapshots() {
-    let Some(root) = real_fixtures("real_logs_match_their_snapshots") else { return };
-    for (name, dir) in real_folders(&root) {
+    let Some(real) = real_fixtures("real_logs_match_their_snapshots") else { return };
+    for (name, dir) in real.folders() {
         let files = read_folder(&dir);
         let corpus = load_chunked(&files, 0);
         assert_accounted(&corpus, &files);

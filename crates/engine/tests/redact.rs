@@ -1,6 +1,8 @@
 //! Redaction: recall on a planted-secret corpus, consistency of placeholders, keep decisions,
 //! dropped parts, loader round trip, real fixtures without false hits on ids, and properties.
 
+mod common;
+
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -525,12 +527,10 @@ fn id_values(v: &Value, parent: &str, out: &mut HashSet<String>) {
 
 #[test]
 fn real_fixtures_have_no_findings_on_ids() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real");
+    let Some(real) = common::real_fixtures("real_fixtures_have_no_findings_on_ids") else { return };
     let mut files = Vec::new();
-    jsonl_files(&root, &mut files);
-    if files.is_empty() {
-        println!("skipped: real fixtures not found");
-        return;
+    for (_, dir) in real.folders() {
+        jsonl_files(&dir, &mut files);
     }
     let mut r = Redactor::new(&DetectOptions::default()).unwrap();
     let mut ids = HashSet::new();

@@ -1,6 +1,7 @@
 //! Helpers shared by the engine's integration tests.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use sessionscope_engine::{Corpus, Loader};
@@ -23,17 +24,96 @@ pub fn fixture_names() -> Vec<String> {
     names
 }
 
-/// The team's real session logs (other people's data, read in place and never copied), or
-/// `None` with a note that the test was skipped.
-pub fn real_fixtures(test: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("SESSIONSCOPE_REAL_FIXTURES")
+/// The environment variable that makes missing real fixtures a failure instead of a skip;
+/// `.ci/run` sets it, so CI never counts an unread snapshot as passed.
+pub const REQUIRE_REAL_FIXTURES: &str = "SESSIONSCOPE_REQUIRE_REAL_FIXTURES";
+
+/// The environment variable that says where the real fixtures are, instead of
+/// `../shared/fixtures/real` beside the repository.
+pub const REAL_FIXTURES_PATH: &str = "SESSIONSCOPE_REAL_FIXTURES";
+
+/// The folders of the real fixtures that the tests read: Claude Code logs, one folder per
+/// Claude Code version, each with its snapshots `parse__real-<name>` and `dag__real-dag-<name>`.
+/// The other folders there hold logs of formats the engine does not read yet (Aider, Gemini
+/// CLI, Copilot CLI, pi, Roo Code), which no test reads.
+pub const REAL_FOLDERS: [&str; 5] =
+    ["compaction-2.1.39", "early-1.0.17", "legacy-inline-sidechains-1.0.98", "session-share-2.1.14", "thinking-2.0.24"];
+
+/// The team's real session logs (other people's data, read in place and never copied). Only
+/// [`real_fixtures`] makes one, so every test that reads them skips or fails the same way.
+pub struct RealFixtures {
+    root: PathBuf,
+}
+
+impl RealFixtures {
+    /// The folder `name`, one of [`REAL_FOLDERS`].
+    pub fn folder(&self, name: &str) -> PathBuf {
+        assert!(REAL_FOLDERS.contains(&name), "{name} is not one of the real fixture folders the tests read");
+        self.root.join(name)
+    }
+
+    /// Every folder of [`REAL_FOLDERS`], as (name, path), in name order.
+    pub fn folders(&self) -> Vec<(String, PathBuf)> {
+        REAL_FOLDERS.iter().map(|name| (name.to_string(), self.root.join(name))).collect()
+    }
+}
+
+/// Where the real fixtures are looked for: `$SESSIONSCOPE_REAL_FIXTURES`, or
+/// `../shared/fixtures/real` beside the repository.
+pub fn real_fixtures_path() -> PathBuf {
+    std::env::var_os(REAL_FIXTURES_PATH)
+        .filter(|path| !path.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real"));
-    if path.is_dir() {
-        Some(path)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real"))
+}
+
+/// Whether `.ci/run` asked for the real fixtures (the variable is set to anything but `0`).
+pub fn real_fixtures_required() -> bool {
+    std::env::var_os(REQUIRE_REAL_FIXTURES).is_some_and(|value| !value.is_empty() && value != "0")
+}
+
+/// The real fixtures for the test `test`. When they are not there, the test is skipped: this
+/// prints a note and gives `None` (libtest has no skipped status, so the test then shows as
+/// passed); with `SESSIONSCOPE_REQUIRE_REAL_FIXTURES` set, it fails instead. A fixture folder
+/// that is there but lacks one of [`REAL_FOLDERS`] always fails.
+pub fn real_fixtures(test: &str) -> Option<RealFixtures> {
+    match locate_real_fixtures(&real_fixtures_path(), real_fixtures_required()) {
+        Ok(Some(root)) => Some(RealFixtures { root }),
+        Ok(None) => {
+            // Straight to stderr, past libtest's capture, so the skip shows in a passing run.
+            let _ = writeln!(
+                std::io::stderr(),
+                "{test}: skipped, the real fixtures are not at {} (set {REAL_FIXTURES_PATH} to look elsewhere)",
+                real_fixtures_path().display()
+            );
+            None
+        }
+        Err(why) => panic!("{test}: {why}"),
+    }
+}
+
+/// The decision of [`real_fixtures`] for the folder `root`: `Ok(Some(root))` when every folder
+/// of [`REAL_FOLDERS`] is there with files in it, `Ok(None)` to skip when `root` is not there
+/// and they are not required, and otherwise why the test fails.
+pub fn locate_real_fixtures(root: &Path, required: bool) -> Result<Option<PathBuf>, String> {
+    if !root.is_dir() {
+        return if required {
+            Err(format!(
+                "the real fixtures are not at {}, and {REQUIRE_REAL_FIXTURES} is set: CI requires them. Put the \
+                 team's fixtures at ../shared/fixtures/real beside the repository or set {REAL_FIXTURES_PATH} to \
+                 their folder",
+                root.display()
+            ))
+        } else {
+            Ok(None)
+        };
+    }
+    let has_files = |dir: PathBuf| std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some());
+    let missing: Vec<&str> = REAL_FOLDERS.iter().copied().filter(|name| !has_files(root.join(name))).collect();
+    if missing.is_empty() {
+        Ok(Some(root.to_path_buf()))
     } else {
-        eprintln!("{test}: skipped, the real fixtures are not at {}", path.display());
-        None
+        Err(format!("the real fixtures at {} lack the folders {missing:?} (or they are empty)", root.display()))
     }
 }
 
@@ -57,8 +137,8 @@ pub fn read_folder(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-/// The real fixture folders (one per Claude Code version).
-pub fn real_folders(root: &Path) -> Vec<(String, PathBuf)> {
+/// The subfolders of `root`, as (name, path), in name order.
+pub fn subfolders(root: &Path) -> Vec<(String, PathBuf)> {
     let mut folders: Vec<(String, PathBuf)> = std::fs::read_dir(root)
         .map(|read| {
             read.flatten()
