@@ -116,11 +116,8 @@ test("a file chosen through the file input shows its messages", async () => {
 });
 
 test("a dropped real log shows every prompt", async (t) => {
-  const path = realFixture("session-share-2.1.14/0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl");
-  if (!path) {
-    t.skip("../shared/fixtures/real is not here");
-    return;
-  }
+  const path = realFixture(t, "session-share-2.1.14/0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl");
+  if (!path) return;
   const app = await openApp(browser, server);
   await dropFiles(app.page, [{ name: "0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl", bytes: readFileSync(path) }]);
   await tree(app.page).waitFor();

@@ -10,7 +10,9 @@ import { chromium } from "playwright-core";
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const DIST = join(ROOT, "dist");
 /** Real session logs shared by the team; other people's data, read in place, never copied. */
-export const REAL_FIXTURES = process.env.SESSIONSCOPE_REAL_FIXTURES || resolve(ROOT, "../shared/fixtures/real");
+const REAL_FIXTURES = process.env.SESSIONSCOPE_REAL_FIXTURES || resolve(ROOT, "../shared/fixtures/real");
+/** Set by `.ci/run`: missing real fixtures then fail the tests that read them instead of skipping them. */
+const REQUIRE_REAL_FIXTURES = "SESSIONSCOPE_REQUIRE_REAL_FIXTURES";
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",
@@ -160,10 +162,25 @@ export async function dropFolder(page, dir) {
   }
 }
 
-/** The real fixture at `relative`, or null (the test then says it was skipped). */
-export function realFixture(relative) {
+/**
+ * The real fixture at `relative` for the test `t`, or null after marking `t` skipped (the test
+ * then returns) when the real fixtures are not there. With SESSIONSCOPE_REQUIRE_REAL_FIXTURES
+ * set (as `.ci/run` does), they must be: the test fails instead. A fixture folder that is there
+ * but lacks `relative` always fails.
+ */
+export function realFixture(t, relative) {
   const path = join(REAL_FIXTURES, relative);
-  return existsSync(path) ? path : null;
+  if (existsSync(path)) return path;
+  if (existsSync(REAL_FIXTURES)) throw new Error(`the real fixtures at ${REAL_FIXTURES} lack ${relative}`);
+  const required = ![undefined, "", "0"].includes(process.env[REQUIRE_REAL_FIXTURES]);
+  if (required) {
+    throw new Error(
+      `the real fixture is not at ${path}, and ${REQUIRE_REAL_FIXTURES} is set: CI requires it. ` +
+        "Put the team's fixtures at ../shared/fixtures/real beside the repository or set SESSIONSCOPE_REAL_FIXTURES to their folder",
+    );
+  }
+  t.skip(`the real fixtures are not at ${REAL_FIXTURES} (set SESSIONSCOPE_REAL_FIXTURES to look elsewhere)`);
+  return null;
 }
 
 /**

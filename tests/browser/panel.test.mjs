@@ -78,11 +78,8 @@ test("the panel lists the engine's tool operations and the statistics equal its 
 });
 
 test("the panel and statistics equal the engine's figures on a real project", async (t) => {
-  const dir = realFixture("compaction-2.1.39");
-  if (!dir) {
-    t.skip("../shared/fixtures/real is not here");
-    return;
-  }
+  const dir = realFixture(t, "compaction-2.1.39");
+  if (!dir) return;
   const app = await openApp(browser, server);
   await dropFolder(app.page, dir);
   await panel(app.page).waitFor();

@@ -67,11 +67,8 @@ test("a dropped project folder nests each subagent under the tool call that spaw
 });
 
 test("a real project folder links its subagent files", async (t) => {
-  const dir = realFixture("session-share-2.1.14");
-  if (!dir) {
-    t.skip("../shared/fixtures/real is not here");
-    return;
-  }
+  const dir = realFixture(t, "session-share-2.1.14");
+  if (!dir) return;
   const app = await openApp(browser, server);
   await dropFolder(app.page, dir);
   const summary = app.page.getByRole("region", { name: "Load summary" });

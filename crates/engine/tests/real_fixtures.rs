@@ -21,13 +21,18 @@ fn sources(dir: &Path, suffix: &str) -> Vec<PathBuf> {
 #[test]
 fn only_the_helpers_know_where_the_real_fixtures_are() {
     let root = repository();
-    // The helper, and this file, which names what it looks for.
-    let helpers = [root.join("crates/engine/tests/common/mod.rs"), root.join("crates/engine/tests/real_fixtures.rs")];
+    // The two helpers, and this file, which names what it looks for.
+    let helpers = [
+        root.join("crates/engine/tests/common/mod.rs"),
+        root.join("crates/engine/tests/real_fixtures.rs"),
+        root.join("tests/browser/harness.mjs"),
+    ];
     let mut files = Vec::new();
     for crate_dir in subfolders(&root.join("crates")) {
         files.extend(sources(&crate_dir.1.join("tests"), ".rs"));
     }
-    assert!(files.len() > 5, "the test sources were found: {files:?}");
+    files.extend(sources(&root.join("tests/browser"), ".mjs"));
+    assert!(files.len() > 10, "the test sources were found: {files:?}");
     let mut bypasses = Vec::new();
     for file in files.iter().filter(|file| !helpers.contains(file)) {
         let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
@@ -39,7 +44,8 @@ fn only_the_helpers_know_where_the_real_fixtures_are() {
     }
     assert!(
         bypasses.is_empty(),
-        "read the real fixtures through real_fixtures(), which skips or fails as CI asks: {bypasses:#?}"
+        "read the real fixtures through real_fixtures() (Rust) or realFixture(t, ...) (browser), which skip or \
+         fail as CI asks: {bypasses:#?}"
     );
 }
 
