@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { ROOT, serveDist, launchBrowser, openApp, dropFolder, realFixture, allTreeItems, tree, engineSummary } from "./harness.mjs";
 
 const EXAMPLE = join(ROOT, "assets/example");
+const EXAMPLE_SESSION = "e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17";
 let server;
 let browser;
 
@@ -23,6 +24,15 @@ const summary = engineSummary;
 
 const panel = (page) => page.getByRole("complementary", { name: "Tool operations" });
 const digits = (text) => Number(text.replace(/[^0-9]/g, ""));
+
+/** Whether `locator` lies inside the visible area of the tree's scroller. */
+async function inView(locator) {
+  return locator.evaluate((row) => {
+    const view = row.closest(".tree-scroll").getBoundingClientRect();
+    const box = row.getBoundingClientRect();
+    return box.height > 0 && box.top >= view.top && box.bottom <= view.bottom;
+  });
+}
 
 /** Every row of the operations list, scrolling it (it is virtualized). */
 async function panelRows(page) {
@@ -59,6 +69,8 @@ async function checkAgainstEngine(page, dir, sessionId) {
   assert.equal(Number(cells[4].replace("$", "")).toFixed(4), engine.cost_with_agents_usd.toFixed(4));
   // Per agent: the engine's agents, each with its tokens.
   const agents = await page.getByRole("table", { name: "Tokens per agent" }).getByRole("row").allInnerTexts();
+  // The heading, the main thread, and one row per agent.
+  assert.equal(agents.length, 2 + engine.agents.length);
   for (const agent of engine.agents) {
     const row = agents.find((r) => r.includes(agent.agent_id));
     assert.ok(row, `agent ${agent.agent_id} is listed`);
@@ -68,11 +80,36 @@ async function checkAgainstEngine(page, dir, sessionId) {
 }
 
 test("the panel lists the engine's tool operations and the statistics equal its figures (example)", async () => {
+  // The example's own figures, counted from its files: 13 tool calls, each with its result (12
+  // in the main file, the subagent's Grep); tokens summed over the 14 API responses of the main
+  // file and the 2 of the subagent (lines of one response share its message id).
+  const engine = summary(EXAMPLE).sessions.find((s) => s.session_id === EXAMPLE_SESSION);
+  assert.equal(engine.tool_results + engine.unpaired_tool_uses, 13);
+  const tokens = (u) => [u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens];
+  assert.deepEqual(tokens(engine.usage), [42, 7772, 29775, 214005]);
+  assert.deepEqual(tokens(engine.usage_with_agents), [48, 8919, 34997, 224465]);
+  assert.deepEqual(engine.agents.map((a) => [a.agent_id, ...tokens(a.usage)]), [["a7e5d21", 6, 1147, 5222, 10460]]);
   const app = await openApp(browser, server);
   await app.page.getByRole("button", { name: "Open example" }).click();
-  await checkAgainstEngine(app.page, EXAMPLE, "e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17");
-  // The chart of the session is there, as an image with a description.
-  await app.page.getByRole("img", { name: /Tokens per turn/ }).waitFor();
+  await checkAgainstEngine(app.page, EXAMPLE, EXAMPLE_SESSION);
+  // The statistics, whole: the costs are Opus 4.6 at $5 / $25 per million input / output
+  // tokens, $10 for its one-hour cache writes and $0.50 for cache reads, and Haiku 4.5 (the
+  // subagent) at $1 / $5, $2 and $0.10.
+  assert.deepEqual(await app.page.getByRole("table", { name: "Tokens per session" }).getByRole("row").allInnerTexts(), [
+    "Session\tInput\tOutput\tCache write\tCache read\tCost",
+    "Fix integer division rounding in tinycalc\t48\t8,919\t34,997\t224,465\t$0.6165",
+  ]);
+  assert.deepEqual(await app.page.getByRole("table", { name: "Tokens per agent" }).getByRole("row").allInnerTexts(), [
+    "Conversation\tInput\tOutput\tCache write\tCache read\tCost",
+    "main thread\t42\t7,772\t29,775\t214,005\t$0.5993",
+    "a7e5d21 (Explore)\t6\t1,147\t5,222\t10,460\t$0.0172",
+  ]);
+  // The chart of the session, as an image with a description: three prompts (the first, and
+  // one on each branch of the rewind); the first turn's ten responses add up to 196,356
+  // tokens, and it took 48 s (its turn_duration line).
+  await app.page
+    .getByRole("img", { name: "Tokens per turn (3 turns, at most 196,356 tokens) and turn durations (at most 48 s)", exact: true })
+    .waitFor();
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });
@@ -96,15 +133,18 @@ test("clicking an operation shows it in the graph, inside its subagent", async (
   await op.click();
   const selected = tree(app.page).locator("[role=treeitem][aria-selected=true]");
   await selected.waitFor();
-  assert.match(await selected.innerText(), /Grep/);
-  assert.match(await selected.innerText(), /rem_euclid/);
-  assert.ok(await selected.isVisible());
-  // Its ancestors opened: the agent block and the Task call.
-  const level = Number(await selected.getAttribute("aria-level"));
-  assert.ok(level >= 4, `nested under the compaction, the message, the Task call and the agent (level ${level})`);
-  // Selecting a message in the graph highlights its operations in the panel.
+  assert.equal(await selected.count(), 1);
+  assert.match(await selected.innerText(), /^▸\nGrep\ndiv_euclid\|rem_euclid\|checked_div\|\[\^\/\]\/\[\^\/\]\|% in src\nok\n/);
+  // Scrolled into the tree's view, not only drawn.
+  assert.ok(await inView(selected), "the selected row is inside the tree's visible area");
+  // Its ancestors opened: the compaction marker (1), the assistant message (2), the Task call
+  // (3), the agent (4) and the agent's message (5) that made the Grep call (6).
+  assert.equal(Number(await selected.getAttribute("aria-level")), 6);
+  // Selecting a row in the graph highlights its operations in the panel: the Grep call's one
+  // operation, the one clicked.
   const highlighted = panel(app.page).locator(".panel-op.highlighted, .panel-op.selected");
-  assert.ok((await highlighted.count()) >= 1);
+  assert.equal(await highlighted.count(), 1);
+  assert.match(await highlighted.innerText(), /^Grep\ndiv_euclid\|rem_euclid/);
   await app.context.close();
 });
 
@@ -138,13 +178,15 @@ test("a regex search finds a hit inside a collapsed subagent and reveals it", as
   assert.equal(await app.page.evaluate(() => document.activeElement.getAttribute("aria-label")), "Search text");
   await app.page.getByRole("search").getByLabel("Regex").check();
   await box.fill("rem_euclid\\|checked_[a-z]+");
-  await app.page.getByRole("search").getByRole("status").filter({ hasText: /\d+ match/ }).waitFor();
+  // One match: the subagent's Grep pattern is the only text with "rem_euclid|checked_".
+  await app.page.getByRole("search").getByRole("status").filter({ hasText: /^1 match$/ }).waitFor();
   const results = app.page.getByRole("list", { name: "Search results" });
-  assert.ok((await results.getByRole("listitem").count()) >= 1);
+  assert.equal(await results.getByRole("listitem").count(), 1);
+  assert.match(await results.getByRole("listitem").innerText(), /^tool input · agent Explore · line 2\n/);
   await box.press("Enter");
   const selected = tree(app.page).locator("[role=treeitem][aria-selected=true]");
   await selected.filter({ hasText: "rem_euclid" }).waitFor();
-  assert.match(await app.page.getByRole("search").getByRole("status").innerText(), /^1 of \d+ match/);
+  assert.equal(await app.page.getByRole("search").getByRole("status").innerText(), "1 of 1 match");
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });
@@ -157,7 +199,11 @@ test("a plain search is case-insensitive and steps with Enter and Shift+Enter", 
   const status = app.page.getByRole("search").getByRole("status");
   await status.filter({ hasText: /\d+ matches$/ }).waitFor();
   const total = Number((await status.innerText()).match(/(\d+) matches/)[1]);
-  assert.ok(total >= 5);
+  // "div_euclid" in any case, counted in the example: 17 in the main file (1 in the first
+  // prompt, 1 in a thinking block, 4 in the Grep, Task, WebFetch and Edit inputs, 6 in the Grep,
+  // Read, Task and WebFetch results, 3 in two answers, 2 in the compaction summary) and 4 in the
+  // subagent's (its prompt, its Grep's input and result, its answer).
+  assert.equal(total, 21);
   await box.press("Enter");
   await status.filter({ hasText: `1 of ${total}` }).waitFor();
   await box.press("Enter");
