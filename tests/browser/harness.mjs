@@ -215,6 +215,15 @@ export async function allTreeItems(page) {
   });
 }
 
+/** Whether the row `locator` lies inside the visible area of the tree's scroller. */
+export async function inView(locator) {
+  return locator.evaluate((row) => {
+    const view = row.closest(".tree-scroll").getBoundingClientRect();
+    const box = row.getBoundingClientRect();
+    return box.height > 0 && box.top >= view.top && box.bottom <= view.bottom;
+  });
+}
+
 /** The tree, found by its role and name. */
 export function tree(page) {
   return page.getByRole("tree", { name: "Conversation" });

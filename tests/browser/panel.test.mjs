@@ -3,7 +3,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFolder, realFixture, allTreeItems, tree, engineSummary } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFolder, realFixture, allTreeItems, tree, inView, engineSummary } from "./harness.mjs";
 
 const EXAMPLE = join(ROOT, "assets/example");
 const EXAMPLE_SESSION = "e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17";
@@ -24,15 +24,6 @@ const summary = engineSummary;
 
 const panel = (page) => page.getByRole("complementary", { name: "Tool operations" });
 const digits = (text) => Number(text.replace(/[^0-9]/g, ""));
-
-/** Whether `locator` lies inside the visible area of the tree's scroller. */
-async function inView(locator) {
-  return locator.evaluate((row) => {
-    const view = row.closest(".tree-scroll").getBoundingClientRect();
-    const box = row.getBoundingClientRect();
-    return box.height > 0 && box.top >= view.top && box.bottom <= view.bottom;
-  });
-}
 
 /** Every row of the operations list, scrolling it (it is virtualized). */
 async function panelRows(page) {

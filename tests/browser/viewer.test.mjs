@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, dropFolder, realFixture, allTreeItems, tree } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFiles, dropFolder, realFixture, allTreeItems, tree, inView } from "./harness.mjs";
 
 const ENGINE_FIXTURES = join(ROOT, "crates/engine/tests/fixtures");
 const EXAMPLE = join(ROOT, "assets/example/e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17.jsonl");
@@ -81,13 +81,17 @@ test("expanding a compaction marker shows the history it replaced", async () => 
   const app = await openApp(browser, server);
   await openExample(app.page);
   const before = await allTreeItems(app.page);
+  // After the compaction: its marker, the summary, the branch switcher, the prompt, three
+  // responses and their Edit and Bash calls.
+  assert.equal(before.length, 9);
   const marker = row(app.page, "Conversation compacted");
   assert.equal(await marker.getAttribute("aria-expanded"), "false");
   assert.ok(!before.some((i) => i.text.includes("division_rounds_toward_zero test in tinycalc fails")));
   await marker.locator(".twisty").click();
   assert.equal(await marker.getAttribute("aria-expanded"), "true");
   const after = await allTreeItems(app.page);
-  assert.ok(after.length > before.length + 5, `${before.length} -> ${after.length}`);
+  // The history it replaced: the first prompt, ten responses and their ten tool calls.
+  assert.equal(after.length, before.length + 21, `${before.length} -> ${after.length}`);
   const first = after.find((i) => i.text.includes("division_rounds_toward_zero test in tinycalc fails"));
   assert.ok(first, "the first prompt, from before the compaction, is shown");
   assert.equal(first.level, after.find((i) => i.text.includes("Conversation compacted")).level + 1);
@@ -107,6 +111,8 @@ test("switching a real branch shows the other alternative", async () => {
   await latest.waitFor({ state: "detached" });
   const items = await allTreeItems(app.page);
   assert.ok(items.some((i) => i.text.includes("Now make eval return an error instead of panicking")), "the first alternative shows");
+  // The marker, the summary, the switcher, and the first alternative: its prompt and its answer.
+  assert.equal(items.length, 5);
   // And back with the button.
   await row(app.page, "Branch 1 of 2").getByRole("button", { name: "Next branch" }).click();
   await row(app.page, "Branch 2 of 2").waitFor();
@@ -128,12 +134,15 @@ test("rows collapse and expand with the keyboard", async () => {
     text = await selected().innerText();
   }
   const assistant = selected();
+  // The first response after the compaction, with its one Edit call.
+  assert.match(text, /^▾\nAssistant\nclaude-opus-4-6\n13\.7k in · 247 out\n/);
   const id = await assistant.getAttribute("id");
   const count = async () => (await allTreeItems(app.page)).length;
   const open = await count();
+  assert.equal(open, 9, "the rows after the compaction");
   await app.page.keyboard.press("ArrowLeft");
   assert.equal(await t.locator(`#${id}`).getAttribute("aria-expanded"), "false");
-  assert.ok((await count()) < open, "its tool calls are hidden");
+  assert.equal(await count(), open - 1, "its tool call is hidden");
   await app.page.keyboard.press("ArrowRight");
   assert.equal(await t.locator(`#${id}`).getAttribute("aria-expanded"), "true");
   assert.equal(await count(), open);
@@ -155,7 +164,8 @@ test("a deep link opens the message it names, expanding what hides it", async ()
   await target.waitFor();
   assert.match(await target.innerText(), /division_rounds_toward_zero test in tinycalc fails/);
   assert.equal(await row(app.page, "Conversation compacted").getAttribute("aria-expanded"), "true");
-  assert.ok(await target.isVisible());
+  assert.equal(await target.count(), 1);
+  assert.ok(await inView(target), "the target is scrolled into the tree's view");
   // Selecting another message puts its link in the address bar.
   await tree(app.page).focus();
   await app.page.keyboard.press("G");
@@ -175,7 +185,16 @@ test("hidden lines are folded by default and revealed in place", async () => {
   assert.equal(after.length, before.length + 1, "in place, beside the messages");
   // Inside the folded history too, once it is opened.
   await row(app.page, "Conversation compacted").locator(".twisty").click();
-  assert.ok((await allTreeItems(app.page)).some((i) => i.text.includes("progress · hook_progress")));
+  const history = await allTreeItems(app.page);
+  // The 21 rows of the history, and its 8 hidden lines: 3 hook_progress (SessionStart,
+  // PreToolUse:Bash, PostToolUse:Edit), 4 agent_progress of the subagent, 1 turn_duration.
+  assert.equal(history.length, after.length + 21 + 8);
+  assert.deepEqual(
+    history.filter((i) => i.text.includes("progress · hook_progress")).map((i) => i.text.split("\n")[1]),
+    ["SessionStart:startup", "PreToolUse:Bash", "PostToolUse:Edit"],
+  );
+  assert.equal(history.filter((i) => i.text.includes("progress · agent_progress")).length, 4);
+  assert.equal(history.filter((i) => i.text.includes("system · turn_duration")).length, 2);
   await app.context.close();
 });
 
@@ -433,7 +452,8 @@ test("? lists the keyboard shortcuts, and every action in it works from the keyb
   await app.page.keyboard.press("r");
   const raw = first.getByRole("group", { name: "Raw lines" });
   await raw.waitFor();
-  assert.match(await raw.innerText(), /\.jsonl:\d+[\s\S]*"sessionId"/);
+  // The first row is the compaction marker: line 39 of the example's main file, 504 bytes.
+  assert.match(await raw.innerText(), /^example\/e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17\.jsonl:39 · 504 bytes\n[\s\S]*"sessionId"/);
   assert.equal(await first.getByRole("button", { name: "Raw" }).getAttribute("aria-pressed"), "true");
   await app.page.keyboard.press("r");
   await raw.waitFor({ state: "detached" });
