@@ -84,10 +84,14 @@ test("Open example shows the example's conversation", async () => {
   await tree(app.page).waitFor();
   await tree(app.page).locator(".message-body p", { hasText: "instead of panicking on overflow" }).waitFor();
   const items = await allTreeItems(app.page);
+  // After the compaction: its marker, the summary, the branch switcher, the prompt, three
+  // responses and their Edit and Bash calls.
+  assert.equal(items.length, 9);
   const marker = items.find((i) => i.text.includes("Conversation compacted"));
   assert.equal(marker?.expanded, "false", "the compaction marker starts folded");
-  assert.ok(items.some((i) => i.text.includes("Branch 2 of 2")), "the rewind shows a branch switcher");
-  assert.ok(items.some((i) => i.text.includes("Edit") && i.text.includes("src/eval.rs")), "tool calls show");
+  assert.equal(items.filter((i) => i.text.includes("Branch 2 of 2")).length, 1, "the rewind shows a branch switcher");
+  const calls = items.filter((i) => /^▸\n(Edit|Bash)\n/.test(i.text)).map((i) => i.text.split("\n").slice(1, 3).join(" "));
+  assert.deepEqual(calls, ["Edit src/eval.rs +22 -20", "Bash cargo test -q"], "tool calls show");
   assert.deepEqual(app.errors, []);
   assert.deepEqual(app.foreignRequests(), []);
   await app.context.close();
@@ -136,6 +140,8 @@ test("the built site works from a sub-path of a static host", async () => {
     const app = await openApp(browser, prefixed);
     await app.page.getByRole("button", { name: "Open example" }).click();
     await tree(app.page).waitFor();
+    // The example whole: the nine rows after its compaction.
+    assert.equal((await allTreeItems(app.page)).length, 9);
     assert.deepEqual(app.errors, []);
     assert.deepEqual(app.foreignRequests(), []);
     assert.ok(
