@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { inflateRawSync } from "node:zlib";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, tree } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFiles, allTreeItems, tree } from "./harness.mjs";
 
 const PLANTED = join(ROOT, "crates/engine/tests/fixtures/redact/planted.jsonl");
 const EXPECT = join(ROOT, "crates/engine/tests/fixtures/redact/planted.expect");
@@ -297,7 +297,9 @@ test("a view-state link restores the selection and branch for someone with the s
   await dialog.getByText(/View link copied/).waitFor();
   const url = await app.page.evaluate(() => navigator.clipboard.readText());
   assert.match(url, /#v=1&fp=[0-9a-f]{16}&s=/);
-  assert.ok(url.includes("&m=o%3A"), `a tool call is named by its id: ${url}`);
+  // The first Bash row of the example is its last Bash call (line 50), named by its id.
+  assert.match(await row.innerText(), /^▸\nBash\ncargo test -q\n/);
+  assert.ok(url.includes("&m=o%3Atoolu_01aoERcpYXdI90wsdfBa6wGE"), `a tool call is named by its id: ${url}`);
 
   // The recipient has the same files (the example) and opens the link.
   const other = await openApp(browser, server, { url });
@@ -331,5 +333,7 @@ test("once loaded, the app opens again with the server gone (service worker)", a
   await app.page.reload();
   await app.page.getByRole("button", { name: "Open example" }).click({ timeout: 30_000 });
   await tree(app.page).getByRole("treeitem").first().waitFor();
+  // The example whole: the nine rows after its compaction.
+  assert.equal((await allTreeItems(app.page)).length, 9);
   await app.context.close();
 });
