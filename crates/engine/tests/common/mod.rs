@@ -61,10 +61,11 @@ impl RealFixtures {
 /// Where the real fixtures are looked for: `$SESSIONSCOPE_REAL_FIXTURES`, or
 /// `../shared/fixtures/real` beside the repository.
 pub fn real_fixtures_path() -> PathBuf {
-    std::env::var_os(REAL_FIXTURES_PATH)
-        .filter(|path| !path.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real"))
+    std::env::var_os(REAL_FIXTURES_PATH).filter(|path| !path.is_empty()).map(PathBuf::from).unwrap_or_else(|| {
+        // The folder that holds the repository: crates/engine's third ancestor.
+        let beside = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(3).unwrap_or(Path::new(".."));
+        beside.join("shared/fixtures/real")
+    })
 }
 
 /// Whether `.ci/run` asked for the real fixtures (the variable is set to anything but `0`).
