@@ -17,7 +17,7 @@ test:
 	@scripts/setup.sh
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	cargo test --workspace
+	cargo test --workspace --no-fail-fast
 	$(TRUNK_BUILD)
 	npm test
 
