@@ -21,11 +21,10 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::import::LineOutcome;
 use crate::import::claude_code::{self, Synth, UsageHead};
 use crate::import::common::*;
+use crate::import::{LineOutcome, Sink};
 use crate::json::{LBool, LNum, LStr, lenient};
-use crate::load::Sink;
 use crate::model::*;
 use crate::span::{Span, Sym};
 

@@ -12,9 +12,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::import::{Failure, LineOutcome};
+use crate::import::{Failure, LineOutcome, Sink};
 use crate::json::{self, LBool, LNum, LStr, Shape, lenient};
-use crate::load::Sink;
 use crate::model::*;
 use crate::span::{Span, Sym};
 

@@ -12,9 +12,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::import::claude_code::{Locator, parse_time, push_arena, shape_name};
-use crate::import::{Failure, LineOutcome};
+use crate::import::{Failure, LineOutcome, Sink};
 use crate::json::{LStr, Shape};
-use crate::load::Sink;
 use crate::model::*;
 use crate::span::{Span, Sym};
 

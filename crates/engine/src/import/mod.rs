@@ -11,6 +11,7 @@ pub mod claude_code;
 pub mod codex;
 pub(crate) mod common;
 pub mod ollama;
+mod sink;
 
 use std::collections::BTreeMap;
 
@@ -18,8 +19,9 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use crate::json::{LStr, Shape};
-use crate::load::Sink;
 use crate::model::{AgentMeta, Diagnostic, DiagnosticKind, FileId, Format};
+
+pub(crate) use sink::{Failure, LineOutcome, Sink, Sniff};
 
 /// What an importer remembers of a file between its lines: the thread so far, streams and
 /// items not finished yet.
@@ -81,67 +83,6 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
             kind: DiagnosticKind::EmptyFile,
             message: format!("{what} without any message: only {} line(s) of session metadata", counts.metadata),
         });
-    }
-}
-
-/// What the first bytes of a file say about it.
-pub(crate) enum Sniff {
-    Format(Format),
-    /// Nothing but whitespace so far.
-    Empty,
-    /// Not a log this version reads; the message says what it looks like.
-    Rejected(String),
-}
-
-/// How one line ended up.
-pub(crate) enum LineOutcome {
-    Entry,
-    Metadata,
-    /// A repeat of an entry already loaded; the message names the first occurrence.
-    Duplicate(String),
-    Failed(Failure),
-}
-
-pub(crate) struct Failure {
-    pub kind: DiagnosticKind,
-    pub message: String,
-    /// The JSON ended early: the line was cut.
-    pub eof: bool,
-    /// The error is a lone UTF-16 surrogate escape, which a repair can fix.
-    pub lone_surrogate: bool,
-}
-
-impl Failure {
-    pub fn from_json(error: &serde_json::Error) -> Failure {
-        let eof = error.classify() == serde_json::error::Category::Eof;
-        let text = error.to_string();
-        let lone_surrogate = text.contains("surrogate") || text.contains("hex escape");
-        Failure {
-            kind: DiagnosticKind::InvalidJson,
-            message: format!("invalid JSON at column {}: {}", error.column(), strip_position(&text)),
-            eof,
-            lone_surrogate,
-        }
-    }
-}
-
-impl Failure {
-    /// Unreachable in practice: lines are repaired before they are read.
-    pub fn invalid_utf8() -> Failure {
-        Failure {
-            kind: DiagnosticKind::InvalidUtf8,
-            message: "invalid UTF-8".into(),
-            eof: false,
-            lone_surrogate: false,
-        }
-    }
-}
-
-/// serde_json appends " at line 1 column N" to its messages; the diagnostic says it already.
-fn strip_position(text: &str) -> &str {
-    match text.rfind(" at line ") {
-        Some(i) => &text[..i],
-        None => text,
     }
 }
 

@@ -28,10 +28,9 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::import::LineOutcome;
 use crate::import::common::*;
+use crate::import::{LineOutcome, Sink};
 use crate::json::{LBool, LNum, LStr, lenient};
-use crate::load::Sink;
 use crate::model::*;
 use crate::span::{Span, Sym};
 
