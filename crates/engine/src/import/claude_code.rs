@@ -12,10 +12,11 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
+use crate::import::common::{parse_line, time};
 use crate::import::{Failure, LineOutcome, Sink};
 use crate::json::{self, LBool, LNum, LStr, Shape, lenient};
 use crate::model::*;
-use crate::span::{Span, Sym};
+use crate::span::{Locator, Span, Sym, push_arena};
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -428,55 +429,6 @@ struct ExtractedCall<'a> {
     name: LStr<'a>,
 }
 
-/// Where borrowed strings and raw values of a line sit in its file's bytes.
-pub(crate) struct Locator<'b> {
-    pub(crate) file_bytes: &'b [u8],
-}
-
-impl Locator<'_> {
-    pub(crate) fn offset_of(&self, part: &[u8]) -> Option<usize> {
-        let base = self.file_bytes.as_ptr() as usize;
-        let start = part.as_ptr() as usize;
-        (start >= base && start + part.len() <= base + self.file_bytes.len()).then(|| start - base)
-    }
-
-    /// A span for a decoded string: in the file if it was borrowed from it, else in the arena.
-    pub(crate) fn str_span(&self, arena: &mut Vec<u8>, s: &LStr) -> Span {
-        match &s.0 {
-            None => Span::EMPTY,
-            Some(value) if value.is_empty() => Span::EMPTY,
-            Some(Cow::Borrowed(text)) => match self.offset_of(text.as_bytes()) {
-                Some(offset) => Span::in_file(offset, text.len()),
-                None => push_arena(arena, text.as_bytes()),
-            },
-            Some(Cow::Owned(text)) => push_arena(arena, text.as_bytes()),
-        }
-    }
-
-    pub(crate) fn raw_span(&self, raw: Option<&RawValue>) -> Span {
-        let Some(raw) = raw else { return Span::EMPTY };
-        let bytes = raw.get().as_bytes();
-        match self.offset_of(bytes) {
-            Some(offset) => Span::in_file(offset, bytes.len()),
-            None => Span::EMPTY,
-        }
-    }
-
-    /// The raw span of a borrowed string's literal: the text plus its two quotes.
-    pub(crate) fn literal_span(&self, text: &str) -> Option<Span> {
-        let offset = self.offset_of(text.as_bytes())?;
-        let quoted = offset.checked_sub(1)?..offset + text.len() + 1;
-        let bytes = self.file_bytes.get(quoted.clone())?;
-        (bytes.first() == Some(&b'"') && bytes.last() == Some(&b'"')).then(|| Span::in_file(quoted.start, bytes.len()))
-    }
-}
-
-pub(crate) fn push_arena(arena: &mut Vec<u8>, bytes: &[u8]) -> Span {
-    let start = arena.len();
-    arena.extend_from_slice(bytes);
-    Span::in_arena(start, bytes.len())
-}
-
 fn entry_kind(ty: &str) -> Option<EntryKind> {
     Some(match ty {
         "user" => EntryKind::User,
@@ -528,22 +480,10 @@ pub(crate) fn import_line_with(
     let line = text.as_bytes();
     let begin = line.as_ptr() as usize - file_bytes.as_ptr() as usize;
     let end = begin + line.len();
-    let first = line.iter().find(|b| !b.is_ascii_whitespace()).copied();
-    if first != Some(b'{') {
-        return LineOutcome::Failed(match serde_json::from_str::<Shape>(text) {
-            Ok(shape) => Failure {
-                kind: DiagnosticKind::NotAnObject,
-                message: format!("the line is a JSON {}, not an object", shape_name(shape)),
-                eof: false,
-                lone_surrogate: false,
-            },
-            Err(error) => Failure::from_json(&error),
-        });
-    }
     // From a `str`: its bytes are valid UTF-8 already, so serde_json does not check them again.
-    let head: LineHead = match serde_json::from_str(text) {
+    let head: LineHead = match parse_line(text) {
         Ok(head) => head,
-        Err(error) => return LineOutcome::Failed(Failure::from_json(&error)),
+        Err(outcome) => return outcome,
     };
     let at = Locator { file_bytes };
     let ty = head.ty.as_deref().unwrap_or("");
@@ -642,7 +582,7 @@ pub(crate) fn import_line_with(
         session_id: Sym::NONE,
         agent_id: Sym::NONE,
         linked_agent_id: Sym::NONE,
-        timestamp_ms: head.timestamp.as_deref().and_then(parse_time).unwrap_or(i64::MIN),
+        timestamp_ms: time(&head.timestamp),
         model: Sym::NONE,
         response: NONE,
         blocks_start: sink.corpus.blocks.len() as u32,
@@ -814,29 +754,6 @@ pub(crate) fn import_line_with(
     sink.uuid_index.insert_unique(hash, (hash, entry_index), |&(h, _)| h);
     sink.corpus.entries.push(entry);
     LineOutcome::Entry
-}
-
-pub(crate) fn shape_name(shape: Shape) -> &'static str {
-    match shape {
-        Shape::Absent | Shape::Null => "null",
-        Shape::Bool => "boolean",
-        Shape::Number => "number",
-        Shape::String => "string",
-        Shape::Array => "array",
-        Shape::Object => "object",
-    }
-}
-
-pub(crate) fn parse_time(text: &str) -> Option<i64> {
-    if let Some(ms) = json::parse_timestamp_ms(text) {
-        return Some(ms);
-    }
-    // Epoch numbers: seconds or milliseconds.
-    let value: f64 = text.parse().ok()?;
-    if !value.is_finite() || value <= 0.0 {
-        return None;
-    }
-    Some(if value > 1e11 { value as i64 } else { (value * 1000.0) as i64 })
 }
 
 /// Finds the raw span of a string `message` (or `message.content`, or top-level `content`)
@@ -1076,7 +993,7 @@ fn import_metadata(
         line_span,
         type_name: type_sym,
         session_id,
-        timestamp_ms: head.timestamp.as_deref().and_then(parse_time).unwrap_or(i64::MIN),
+        timestamp_ms: time(&head.timestamp),
         text,
         target_uuid,
         operation,

@@ -43,12 +43,11 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::import::claude_code::Locator;
 use crate::import::common::*;
 use crate::import::{LineOutcome, Sink};
 use crate::json::{self, LBool, LNum, LStr, Shape, lenient};
 use crate::model::*;
-use crate::span::{Span, Sym};
+use crate::span::{Locator, Span, Sym};
 
 #[derive(Deserialize, Default)]
 #[serde(default)]

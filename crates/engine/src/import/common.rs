@@ -11,11 +11,10 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::import::claude_code::{Locator, parse_time, push_arena, shape_name};
 use crate::import::{Failure, LineOutcome, Sink};
-use crate::json::{LStr, Shape};
+use crate::json::{LStr, Shape, parse_time};
 use crate::model::*;
-use crate::span::{Span, Sym};
+use crate::span::{Locator, Span, Sym, push_arena};
 
 /// The conversation a file forms, in line order.
 #[derive(Default)]
@@ -320,7 +319,7 @@ pub(crate) fn parse_line<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, Lin
         return Err(LineOutcome::Failed(match serde_json::from_str::<Shape>(text) {
             Ok(shape) => Failure {
                 kind: DiagnosticKind::NotAnObject,
-                message: format!("the line is a JSON {}, not an object", shape_name(shape)),
+                message: format!("the line is a JSON {}, not an object", shape.name()),
                 eof: false,
                 lone_surrogate: false,
             },

@@ -32,7 +32,7 @@ use crate::import::common::*;
 use crate::import::{LineOutcome, Sink};
 use crate::json::{LBool, LNum, LStr, lenient};
 use crate::model::*;
-use crate::span::{Span, Sym};
+use crate::span::{Locator, Span, Sym};
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -340,7 +340,7 @@ fn request(
     type_sym: Sym,
     timestamp: i64,
     head: &Head,
-    at: &crate::import::claude_code::Locator,
+    at: &Locator,
     state: &mut State,
 ) -> LineOutcome {
     if let Some(model) = head.model.as_deref().filter(|m| !m.is_empty()) {
