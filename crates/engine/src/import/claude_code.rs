@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::import::common::{parse_line, time};
+use crate::import::common::{Line, parse_line, time};
 use crate::import::{Failure, LineOutcome, Sink};
 use crate::json::{self, LBool, LNum, LStr, Shape, lenient};
 use crate::model::*;
@@ -462,7 +462,7 @@ pub(crate) struct Synth<'s> {
     pub envelope: Envelope,
 }
 
-/// Reads line `line_no` (`begin..end` of the file's bytes) into the sink.
+/// Reads line `line_no` (`text`, borrowed from the file's bytes) into the sink.
 pub(crate) fn import_line(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, line_no: u32, text: &str) -> LineOutcome {
     import_line_with(sink, bytes, file, line_no, text, None)
 }
@@ -477,22 +477,27 @@ pub(crate) fn import_line_with(
     synth: Option<&Synth>,
 ) -> LineOutcome {
     let file_bytes = bytes[file as usize].as_slice();
-    let line = text.as_bytes();
-    let begin = line.as_ptr() as usize - file_bytes.as_ptr() as usize;
-    let end = begin + line.len();
+    let begin = text.as_ptr() as usize - file_bytes.as_ptr() as usize;
     // From a `str`: its bytes are valid UTF-8 already, so serde_json does not check them again.
     let head: LineHead = match parse_line(text) {
         Ok(head) => head,
         Err(outcome) => return outcome,
     };
-    let at = Locator { file_bytes };
     let ty = head.ty.as_deref().unwrap_or("");
     let type_sym = sink.corpus.symbols.intern(if ty.is_empty() { "(untyped)" } else { ty });
     sink.count_type(type_sym);
+    let line = Line {
+        file,
+        line_no,
+        span: Span::in_file(begin, text.len()),
+        type_name: type_sym,
+        timestamp: time(&head.timestamp),
+        at: Locator { file_bytes },
+    };
+    let at = line.at;
     let kind = entry_kind(ty);
     let line_uuid = head.uuid.as_deref().filter(|u| !u.is_empty());
     let uuid = line_uuid.or_else(|| synth.map(|s| s.uuid).filter(|u| !u.is_empty()));
-    let line_span = Span::in_file(begin, end - begin);
 
     let Some(uuid) = uuid else {
         if kind.is_some() {
@@ -503,7 +508,7 @@ pub(crate) fn import_line_with(
                 lone_surrogate: false,
             });
         }
-        import_metadata(sink, &at, &head, file, line_no, line, line_span, type_sym);
+        import_metadata(sink, &line, &head, text);
         return LineOutcome::Metadata;
     };
 
@@ -570,7 +575,7 @@ pub(crate) fn import_line_with(
     let mut entry = Entry {
         file,
         line: line_no,
-        line_span,
+        line_span: line.span,
         kind,
         nesting_level: head.nesting_level.as_u64().min(255) as u8,
         flags,
@@ -582,7 +587,7 @@ pub(crate) fn import_line_with(
         session_id: Sym::NONE,
         agent_id: Sym::NONE,
         linked_agent_id: Sym::NONE,
-        timestamp_ms: time(&head.timestamp),
+        timestamp_ms: line.timestamp,
         model: Sym::NONE,
         response: NONE,
         blocks_start: sink.corpus.blocks.len() as u32,
@@ -658,7 +663,7 @@ pub(crate) fn import_line_with(
 
     match &head.message {
         MessageField::Text(text) => entry.content = at.literal_span(text).unwrap_or(Span::EMPTY),
-        MessageField::EscapedText => entry.content = second_read(&at, line, false),
+        MessageField::EscapedText => entry.content = second_read(&at, text, false),
         _ => {}
     }
     if let Some((content, top_level)) = content {
@@ -669,7 +674,7 @@ pub(crate) fn import_line_with(
             }
             ContentField::EscapedText => {
                 entry.flags.set(EntryFlags::STRING_CONTENT, true);
-                entry.content = second_read(&at, line, !top_level);
+                entry.content = second_read(&at, text, !top_level);
             }
             ContentField::Blocks(blocks) => push_blocks(sink, &at, &mut entry, blocks),
             ContentField::Absent | ContentField::Other => {}
@@ -746,9 +751,13 @@ pub(crate) fn import_line_with(
     let cost = head.cost_usd_upper.0.or(head.cost_usd_camel.0).or(head.cost_usd_snake.0);
     let reports_usage = message_id.is_some() || usage_head.is_some() || cost.is_some();
     if reports_usage && matches!(kind, EntryKind::Assistant | EntryKind::ToolUse | EntryKind::ToolResult) {
-        let request_id = head.request_id.as_deref().unwrap_or("");
-        entry.response =
-            record_response(sink, bytes, &at, &entry, entry_index, message_id, request_id, usage_head, cost);
+        let report = ResponseReport {
+            message_id,
+            request_id: head.request_id.as_deref().unwrap_or(""),
+            usage: usage_head,
+            cost,
+        };
+        entry.response = record_response(sink, bytes, &at, &entry, entry_index, &report);
     }
 
     sink.uuid_index.insert_unique(hash, (hash, entry_index), |&(h, _)| h);
@@ -758,10 +767,8 @@ pub(crate) fn import_line_with(
 
 /// Finds the raw span of a string `message` (or `message.content`, or top-level `content`)
 /// that had escapes, by reading only those fields of the line again.
-fn second_read(at: &Locator, line: &[u8], in_message: bool) -> Span {
-    let Ok(bodies) =
-        std::str::from_utf8(line).map_err(|_| ()).and_then(|l| serde_json::from_str::<RawBodies>(l).map_err(|_| ()))
-    else {
+fn second_read(at: &Locator, text: &str, in_message: bool) -> Span {
+    let Ok(bodies) = serde_json::from_str::<RawBodies>(text) else {
         return Span::EMPTY;
     };
     let Some(message) = bodies.message else { return at.raw_span(bodies.content) };
@@ -884,19 +891,29 @@ fn import_extracted_tool_message(sink: &mut Sink, file_bytes: &[u8], entry: &mut
     entry.blocks_len = 1;
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a line says of the response (one model call) it is part of.
+struct ResponseReport<'h> {
+    /// `message.id`, which the lines of one response share; none: the line is a response alone.
+    message_id: Option<&'h str>,
+    /// `requestId`: with the message id, what tells responses apart.
+    request_id: &'h str,
+    usage: Option<&'h UsageHead>,
+    /// The cost the line states (`costUSD` and its other spellings).
+    cost: Option<f64>,
+}
+
+/// The response entry `entry_index` belongs to: the one its message id and request id name
+/// (whose usage it may better), or a new one.
 fn record_response(
     sink: &mut Sink,
     bytes: &[Vec<u8>],
     at: &Locator,
     entry: &Entry,
     entry_index: EntryId,
-    message_id: Option<&str>,
-    request_id: &str,
-    usage_head: Option<&UsageHead>,
-    cost: Option<f64>,
+    report: &ResponseReport,
 ) -> u32 {
-    let usage = usage_head.map(UsageHead::to_usage);
+    let ResponseReport { message_id, request_id, usage, cost } = *report;
+    let usage = usage.map(UsageHead::to_usage);
     let Some(message_id) = message_id else {
         let index = sink.corpus.responses.len() as u32;
         sink.corpus.responses.push(Response {
@@ -962,23 +979,16 @@ fn record_response(
     index
 }
 
-#[allow(clippy::too_many_arguments)]
-fn import_metadata(
-    sink: &mut Sink,
-    at: &Locator,
-    head: &LineHead,
-    file: FileId,
-    line_no: u32,
-    line: &[u8],
-    line_span: Span,
-    type_sym: Sym,
-) {
+/// A line outside the conversation (summaries, titles, the last prompt, ...) with the text and
+/// the entry it names.
+fn import_metadata(sink: &mut Sink, line: &Line, head: &LineHead, text: &str) {
+    let at = &line.at;
     let text_raw =
         head.summary.or(head.custom_title).or(head.ai_title).or(head.title).or(head.agent_name).or(head.last_prompt);
-    let text = match (text_raw, &head.content) {
+    let body = match (text_raw, &head.content) {
         (Some(raw), _) => at.raw_span(Some(raw)),
         (None, ContentField::Text(text)) => at.literal_span(text).unwrap_or(Span::EMPTY),
-        (None, ContentField::EscapedText) => second_read(at, line, false),
+        (None, ContentField::EscapedText) => second_read(at, text, false),
         _ => Span::EMPTY,
     };
     let target = if head.leaf_uuid.is_some() { &head.leaf_uuid } else { &head.message_id };
@@ -988,13 +998,13 @@ fn import_metadata(
     let session_id = sink.corpus.symbols.intern(session.as_deref().unwrap_or(""));
     let operation = sink.corpus.symbols.intern(head.operation.as_deref().unwrap_or(""));
     sink.corpus.metas.push(MetaLine {
-        file,
-        line: line_no,
-        line_span,
-        type_name: type_sym,
+        file: line.file,
+        line: line.line_no,
+        line_span: line.span,
+        type_name: line.type_name,
         session_id,
-        timestamp_ms: time(&head.timestamp),
-        text,
+        timestamp_ms: line.timestamp,
+        text: body,
         target_uuid,
         operation,
     });

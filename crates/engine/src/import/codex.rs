@@ -318,10 +318,11 @@ pub(crate) fn import_rollout_line(
         Ok(head) => head,
         Err(outcome) => return outcome,
     };
-    let (at, line_span) = locate(bytes, file, text);
+    let (at, span) = locate(bytes, file, text);
     let timestamp = time(&head.timestamp);
     let ty = head.ty.as_deref().unwrap_or("");
-    let line = Line { file, line_no, line_span, timestamp, at: &at };
+    // The line, recorded under the given type.
+    let line = |type_name: Sym| Line { file, line_no, span, type_name, timestamp, at };
 
     // Older rollouts: bare response items, state records, and a first line without a type.
     let bare = ITEM_TYPES.contains(&ty);
@@ -330,7 +331,7 @@ pub(crate) fn import_rollout_line(
         let type_sym = intern(sink, &format!("response_item:{ty}"));
         sink.count_type(type_sym);
         let item_sym = intern(sink, "response_item");
-        return response_item(sink, bytes, &line, item_sym, &payload, state);
+        return response_item(sink, bytes, &line(item_sym), &payload, state);
     }
     if ty.is_empty() {
         let type_sym = intern(sink, if head.record_type.is_some() { "record_type" } else { "(untyped)" });
@@ -339,7 +340,7 @@ pub(crate) fn import_rollout_line(
             let session = intern_l(sink, &head.id);
             state.chain.set_session(sink, session);
         }
-        push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+        line(type_sym).push_meta(sink, state.chain.session);
         return LineOutcome::Metadata;
     }
 
@@ -367,7 +368,7 @@ pub(crate) fn import_rollout_line(
             set(&mut envelope.version, &payload.cli_version);
             set(&mut envelope.git_branch, &payload.git.branch);
             set(&mut envelope.entrypoint, &payload.originator);
-            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+            line(type_sym).push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
         "turn_context" => {
@@ -381,39 +382,22 @@ pub(crate) fn import_rollout_line(
             set(&mut envelope.cwd, &payload.cwd);
             set(&mut envelope.permission_mode, &payload.approval_policy);
             set(&mut state.chain.model, &payload.model);
-            push_meta(sink, file, line_no, line_span, counted, state.chain.session, timestamp, Span::EMPTY);
+            line(counted).push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
-        "response_item" => response_item(sink, bytes, &line, type_sym, payload, state),
-        "event_msg" => event(sink, bytes, &line, type_sym, counted, payload, state),
+        "response_item" => response_item(sink, bytes, &line(type_sym), payload, state),
+        "event_msg" => event(sink, bytes, &line(type_sym), counted, payload, state),
         "compacted" => {
-            let mut entry = new_entry(sink, file, line_no, line_span, EntryKind::User, type_sym);
+            let mut entry = line(type_sym).entry(sink, EntryKind::User);
             entry.flags.set(EntryFlags::COMPACT_SUMMARY, true);
             entry.content = at.raw_span(payload.message);
             entry.flags.set(EntryFlags::STRING_CONTENT, is_string(payload.message));
-            entry.timestamp_ms = timestamp;
             push_chained(sink, bytes, &mut state.chain, entry, line_no, "")
         }
         _ => {
-            push_meta(sink, file, line_no, line_span, counted, state.chain.session, timestamp, Span::EMPTY);
+            line(counted).push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
-    }
-}
-
-/// Where a line is.
-struct Line<'l, 'b> {
-    file: FileId,
-    line_no: u32,
-    line_span: Span,
-    timestamp: i64,
-    at: &'l Locator<'b>,
-}
-
-impl Line<'_, '_> {
-    /// Records this line as a metadata line counted under `counted`.
-    fn meta(&self, sink: &mut Sink, counted: Sym, session: Sym) {
-        push_meta(sink, self.file, self.line_no, self.line_span, counted, session, self.timestamp, Span::EMPTY);
     }
 }
 
@@ -449,17 +433,11 @@ fn response_item(
     sink: &mut Sink,
     bytes: &[Vec<u8>],
     line: &Line,
-    type_sym: Sym,
     payload: &Payload,
     state: &mut RolloutState,
 ) -> LineOutcome {
     let item = payload.ty.as_deref().unwrap_or("");
-    let at = line.at;
-    let new = |sink: &Sink, kind| {
-        let mut entry = new_entry(sink, line.file, line.line_no, line.line_span, kind, type_sym);
-        entry.timestamp_ms = line.timestamp;
-        entry
-    };
+    let at = &line.at;
     state.seen_item = true;
     match item {
         "message" => {
@@ -481,7 +459,7 @@ fn response_item(
                     return LineOutcome::Metadata;
                 }
             }
-            let mut entry = new(sink, kind);
+            let mut entry = line.entry(sink, kind);
             entry.subtype = intern(sink, if kind == EntryKind::System { role } else { item });
             for part in &payload.content.0 {
                 let part_type = part.ty.as_deref().unwrap_or("");
@@ -516,7 +494,7 @@ fn response_item(
                     return LineOutcome::Metadata;
                 }
             }
-            let mut entry = new(sink, EntryKind::Assistant);
+            let mut entry = line.entry(sink, EntryKind::Assistant);
             entry.subtype = intern(sink, item);
             entry.model = state.chain.model;
             for part in payload.summary.0.iter().chain(&payload.content.0) {
@@ -532,7 +510,7 @@ fn response_item(
             push_item(sink, bytes, line, entry, state)
         }
         "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
-            let mut entry = new(sink, EntryKind::Assistant);
+            let mut entry = line.entry(sink, EntryKind::Assistant);
             entry.subtype = intern(sink, item);
             entry.model = state.chain.model;
             let synth = state.chain.id(line.line_no, "");
@@ -574,7 +552,7 @@ fn response_item(
             push_item(sink, bytes, line, entry, state)
         }
         "function_call_output" | "custom_tool_call_output" => {
-            let mut entry = new(sink, EntryKind::User);
+            let mut entry = line.entry(sink, EntryKind::User);
             entry.subtype = intern(sink, item);
             let id = str_span(sink, at, &payload.call_id);
             let (body, failed) = output_body(sink, at, payload.output);
@@ -595,7 +573,7 @@ fn response_item(
         }
         _ => {
             let counted = intern(sink, &format!("response_item:{item}"));
-            line.meta(sink, counted, state.chain.session);
+            Line { type_name: counted, ..*line }.push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
     }
@@ -669,24 +647,23 @@ fn failure_in_text(text: &str) -> Option<bool> {
     None
 }
 
+/// An `event_msg` line; its metadata is counted under `counted` (`event_msg:<type>`).
 fn event(
     sink: &mut Sink,
     bytes: &[Vec<u8>],
     line: &Line,
-    type_sym: Sym,
     counted: Sym,
     payload: &Payload,
     state: &mut RolloutState,
 ) -> LineOutcome {
-    let at = line.at;
+    let at = &line.at;
     let kind = payload.ty.as_deref().unwrap_or("");
     let meta = |sink: &mut Sink, state: &RolloutState| {
-        line.meta(sink, counted, state.chain.session);
+        Line { type_name: counted, ..*line }.push_meta(sink, state.chain.session);
         LineOutcome::Metadata
     };
     let new = |sink: &mut Sink, kind: EntryKind, subtype: &str| {
-        let mut entry = new_entry(sink, line.file, line.line_no, line.line_span, kind, type_sym);
-        entry.timestamp_ms = line.timestamp;
+        let mut entry = line.entry(sink, kind);
         entry.subtype = intern(sink, subtype);
         entry
     };
@@ -920,15 +897,13 @@ pub(crate) fn import_event_line(
         Ok(head) => head,
         Err(outcome) => return outcome,
     };
-    let (at, line_span) = locate(bytes, file, text);
+    let (at, span) = locate(bytes, file, text);
     let ty = head.ty.as_deref().unwrap_or("");
     let type_sym = intern(sink, if ty.is_empty() { "(untyped)" } else { ty });
     sink.count_type(type_sym);
-    let timestamp = time(&head.timestamp);
-    let line = Line { file, line_no, line_span, timestamp, at: &at };
+    let line = Line { file, line_no, span, type_name: type_sym, timestamp: time(&head.timestamp), at };
     let new = |sink: &mut Sink, kind: EntryKind, subtype: Sym| {
-        let mut entry = new_entry(sink, file, line_no, line_span, kind, type_sym);
-        entry.timestamp_ms = timestamp;
+        let mut entry = line.entry(sink, kind);
         entry.subtype = subtype;
         entry
     };
@@ -937,13 +912,13 @@ pub(crate) fn import_event_line(
             let session = intern_l(sink, &head.thread_id);
             state.chain.set_session(sink, session);
             state.items.clear();
-            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+            line.push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
         "turn.started" => {
             state.turn_assistant = NONE;
             state.turn_first = NONE;
-            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+            line.push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
         "turn.completed" => {
@@ -956,7 +931,7 @@ pub(crate) fn import_event_line(
             }
             state.turn_assistant = NONE;
             state.turn_first = NONE;
-            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+            line.push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
         "turn.failed" | "error" => {
@@ -981,14 +956,14 @@ pub(crate) fn import_event_line(
         }
         "item.started" | "item.updated" | "item.completed" => {
             let Some(raw) = head.item else {
-                push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+                line.push_meta(sink, state.chain.session);
                 return LineOutcome::Metadata;
             };
             let item: ItemHead = serde_json::from_str(raw.get()).unwrap_or_default();
-            item_event(sink, bytes, &line, type_sym, ty == "item.completed", raw, &item, state)
+            item_event(sink, bytes, &line, ty == "item.completed", raw, &item, state)
         }
         _ => {
-            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+            line.push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
     }
@@ -1011,18 +986,17 @@ fn push_event_entry(
     outcome
 }
 
-#[allow(clippy::too_many_arguments)]
+/// An `item.*` line: the item's raw JSON and its head, `completed` for `item.completed`.
 fn item_event(
     sink: &mut Sink,
     bytes: &[Vec<u8>],
     line: &Line,
-    type_sym: Sym,
     completed: bool,
     raw: &RawValue,
     item: &ItemHead,
     state: &mut EventsState,
 ) -> LineOutcome {
-    let at = line.at;
+    let at = &line.at;
     let kind = item.ty.as_deref().or(item.item_type.as_deref()).unwrap_or("");
     let kind = if kind == "assistant_message" { "agent_message" } else { kind };
     let item_id = item.id.as_deref().unwrap_or("").to_owned();
@@ -1036,8 +1010,7 @@ fn item_event(
     }
     let subtype = intern(sink, if kind.is_empty() { "(untyped)" } else { kind });
     let new = |sink: &mut Sink, kind: EntryKind| {
-        let mut entry = new_entry(sink, line.file, line.line_no, line.line_span, kind, type_sym);
-        entry.timestamp_ms = line.timestamp;
+        let mut entry = line.entry(sink, kind);
         entry.subtype = subtype;
         entry
     };
