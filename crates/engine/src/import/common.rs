@@ -1,6 +1,7 @@
-//! What the importers of other agents' logs share: the conversation chain of a file (its
-//! entries in line order, with synthesised uuids and parent links where the format has none),
-//! entries built with defaults, and text synthesised into the arena.
+//! What the importers share: the [`Line`] being read and how a line is parsed; and, for other
+//! agents' logs, the conversation chain of a file (its entries in line order, with synthesised
+//! uuids and parent links where the format has none), entries built with defaults, and text
+//! synthesised into the arena.
 //!
 //! Synthesised uuids are `<file stem>:L<line>` (plus a suffix when a line holds several
 //! entries): stable across loads, so deep links keep working, and unique per file. A file whose
