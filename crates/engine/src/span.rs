@@ -5,7 +5,7 @@
 //! importer) into the corpus' side arena. What the bytes mean depends on the field: ids and
 //! names are decoded strings, message bodies are raw JSON values decoded when shown.
 //!
-//! A [`Locator`] turns what a parser borrowed from a file's bytes (strings, raw JSON values)
+//! A `Locator` turns what a parser borrowed from a file's bytes (strings, raw JSON values)
 //! back into spans of that file, and puts what it could not borrow into the arena.
 
 use std::borrow::Cow;
