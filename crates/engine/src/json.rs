@@ -201,6 +201,20 @@ pub enum Shape {
     Object,
 }
 
+impl Shape {
+    /// The JSON type's name, as messages say it (an absent value reads as `null`).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Shape::Absent | Shape::Null => "null",
+            Shape::Bool => "boolean",
+            Shape::Number => "number",
+            Shape::String => "string",
+            Shape::Array => "array",
+            Shape::Object => "object",
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Shape {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct V;
@@ -390,6 +404,21 @@ pub fn repair_lone_surrogates(bytes: &mut [u8]) -> usize {
         i += 6;
     }
     repaired
+}
+
+/// Milliseconds since the Unix epoch of a log's timestamp: ISO 8601 (see
+/// [`parse_timestamp_ms`]), or an epoch number in seconds or milliseconds. `None` if it is
+/// neither.
+pub(crate) fn parse_time(text: &str) -> Option<i64> {
+    if let Some(ms) = parse_timestamp_ms(text) {
+        return Some(ms);
+    }
+    // Epoch numbers: seconds or milliseconds.
+    let value: f64 = text.parse().ok()?;
+    if !value.is_finite() || value <= 0.0 {
+        return None;
+    }
+    Some(if value > 1e11 { value as i64 } else { (value * 1000.0) as i64 })
 }
 
 /// Milliseconds since the Unix epoch of an ISO 8601 / RFC 3339 timestamp such as

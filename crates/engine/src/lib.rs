@@ -4,6 +4,10 @@
 //!
 //! Data flow: file bytes → [`load`] (chunks, lines) → [`import`] (one importer per format) →
 //! [`model::Corpus`].
+//!
+//! The layers depend one way: [`load`] uses [`import`], which builds the [`model`]; none of them
+//! uses a layer above it. Beneath all three, [`span`], [`json`] and [`intern`] know nothing of
+//! them. [`dag`], [`search`], [`summary`], [`details`] and [`dump`] read the finished model.
 
 pub mod dag;
 pub mod details;

@@ -5,11 +5,7 @@
 //! as its newline arrives; a line split across chunks is simply parsed once its end is in. The
 //! model keeps byte ranges into these buffers, so nothing is copied.
 
-use hashbrown::HashTable;
-use rustc_hash::{FxBuildHasher, FxHashMap};
-use std::hash::BuildHasher;
-
-use crate::import::{self, LineOutcome, Sniff};
+use crate::import::{self, LineOutcome, Sink, Sniff};
 use crate::json;
 use crate::model::*;
 use crate::span::{Span, Sym};
@@ -23,18 +19,6 @@ pub struct Loader {
     /// File bytes, kept apart from the sink so lines can be parsed from them while the sink grows.
     pub(crate) bytes: Vec<Vec<u8>>,
     states: Vec<FileState>,
-}
-
-/// Everything the importers write into.
-pub(crate) struct Sink {
-    pub corpus: Corpus,
-    pub hasher: FxBuildHasher,
-    /// Entry index by uuid: `(hash of the uuid, entry)`.
-    pub uuid_index: HashTable<(u64, EntryId)>,
-    /// Response index by `message.id` + `requestId`: `(hash, response)`.
-    pub response_index: HashTable<(u64, u32)>,
-    pub type_counts: FxHashMap<Sym, u64>,
-    pub envelope_index: FxHashMap<Envelope, u32>,
 }
 
 #[derive(Default)]
@@ -65,18 +49,7 @@ impl Default for Loader {
 
 impl Loader {
     pub fn new() -> Loader {
-        Loader {
-            sink: Sink {
-                corpus: Corpus { symbols: crate::intern::Interner::new(), ..Corpus::default() },
-                hasher: FxBuildHasher,
-                uuid_index: HashTable::new(),
-                response_index: HashTable::new(),
-                type_counts: FxHashMap::default(),
-                envelope_index: FxHashMap::default(),
-            },
-            bytes: Vec::new(),
-            states: Vec::new(),
-        }
+        Loader { sink: Sink::new(), bytes: Vec::new(), states: Vec::new() }
     }
 
     /// Registers a file about to be read. `size_hint` (the file size, if known) lets the buffer
@@ -478,29 +451,6 @@ fn session_from_path(path: &str) -> Option<String> {
     }
     let position = parts.iter().rposition(|p| *p == "subagents")?;
     position.checked_sub(1).map(|i| parts[i].to_owned())
-}
-
-impl Sink {
-    pub fn hash_bytes(&self, bytes: &[u8]) -> u64 {
-        self.hasher.hash_one(bytes)
-    }
-
-    pub fn hash_pair(&self, a: &[u8], b: &[u8]) -> u64 {
-        self.hasher.hash_one((a, b))
-    }
-
-    pub fn count_type(&mut self, sym: Sym) {
-        *self.type_counts.entry(sym).or_insert(0) += 1;
-    }
-
-    /// The index of an envelope, adding it if new.
-    pub fn envelope(&mut self, envelope: Envelope) -> u32 {
-        let envelopes = &mut self.corpus.envelopes;
-        *self.envelope_index.entry(envelope).or_insert_with(|| {
-            envelopes.push(envelope);
-            (envelopes.len() - 1) as u32
-        })
-    }
 }
 
 #[cfg(test)]

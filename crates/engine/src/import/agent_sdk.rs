@@ -21,13 +21,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::import::LineOutcome;
 use crate::import::claude_code::{self, Synth, UsageHead};
 use crate::import::common::*;
+use crate::import::{LineOutcome, Sink};
 use crate::json::{LBool, LNum, LStr, lenient};
-use crate::load::Sink;
 use crate::model::*;
-use crate::span::{Span, Sym};
+use crate::span::Sym;
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -108,9 +107,10 @@ pub(crate) fn import_line(
         Ok(head) => head,
         Err(outcome) => return outcome,
     };
-    let (at, line_span) = locate(bytes, file, text);
+    let (at, span) = locate(bytes, file, text);
     let ty = head.ty.as_deref().unwrap_or("");
     let type_sym = intern(sink, if ty.is_empty() { "(untyped)" } else { ty });
+    let line = Line { file, line_no, span, type_name: type_sym, timestamp: time(&head.timestamp), at };
     let claude_shaped = matches!(ty, "user" | "assistant" | "system")
         || (ty != "stream_event" && head.uuid.as_deref().is_some_and(|u| !u.is_empty()) && !KNOWN.contains(&ty));
     if !claude_shaped {
@@ -140,17 +140,16 @@ pub(crate) fn import_line(
     }
 
     match ty {
-        "user" | "assistant" | "system" => import_message(sink, bytes, file, line_no, text, &head, state),
+        "user" | "assistant" | "system" => import_message(sink, bytes, &line, text, &head, state),
         "result" => {
-            let mut entry = new_entry(sink, file, line_no, line_span, EntryKind::System, type_sym);
+            let mut entry = line.entry(sink, EntryKind::System);
             entry.subtype = intern(sink, head.subtype.as_deref().filter(|s| !s.is_empty()).unwrap_or("result"));
             entry.model = state.chain.model;
-            entry.timestamp_ms = time(&head.timestamp);
             let failed = head.is_error.is_true() || head.subtype.as_deref().is_some_and(|s| s.starts_with("error"));
             if failed {
                 entry.flags.set(EntryFlags::ERROR, true);
                 let body = if head.result.is_some() { head.result } else { head.errors.or(head.error) };
-                entry.content = raw_span(&at, body);
+                entry.content = at.raw_span(body);
                 entry.flags.set(EntryFlags::STRING_CONTENT, is_string(body));
             }
             let uuid = head.uuid.as_deref().filter(|u| !u.is_empty()).map(str::to_owned);
@@ -163,41 +162,37 @@ pub(crate) fn import_line(
             LineOutcome::Entry
         }
         "agent_error" | "error" => {
-            let mut entry = new_entry(sink, file, line_no, line_span, EntryKind::System, type_sym);
+            let mut entry = line.entry(sink, EntryKind::System);
             entry.subtype = type_sym;
             entry.flags.set(EntryFlags::ERROR, true);
             let body = if head.error.is_some() { head.error } else { head.result };
-            entry.content = raw_span(&at, body);
+            entry.content = at.raw_span(body);
             entry.flags.set(EntryFlags::STRING_CONTENT, is_string(body));
-            entry.timestamp_ms = time(&head.timestamp);
             push_simple(sink, bytes, state, entry, &head, line_no)
         }
         "query" => {
             // The orchestrator's request: its session id is the orchestrator's, not Claude's.
-            let mut entry = new_entry(sink, file, line_no, line_span, EntryKind::User, type_sym);
-            entry.content = raw_span(&at, head.prompt);
+            let mut entry = line.entry(sink, EntryKind::User);
+            entry.content = at.raw_span(head.prompt);
             entry.flags.set(EntryFlags::STRING_CONTENT, is_string(head.prompt));
-            entry.timestamp_ms = time(&head.timestamp);
             if state.chain.envelope.cwd.is_none() {
                 state.chain.envelope.cwd = intern_l(sink, &head.cwd);
             }
             push_simple(sink, bytes, state, entry, &head, line_no)
         }
         "stop" => {
-            let mut entry = new_entry(sink, file, line_no, line_span, EntryKind::System, type_sym);
+            let mut entry = line.entry(sink, EntryKind::System);
             entry.subtype = type_sym;
             entry.flags.set(EntryFlags::INTERRUPTED, true);
-            entry.timestamp_ms = time(&head.timestamp);
             push_simple(sink, bytes, state, entry, &head, line_no)
         }
         _ if claude_shaped => {
             // A message type this version does not know, but with a place in the conversation.
-            import_message(sink, bytes, file, line_no, text, &head, state)
+            import_message(sink, bytes, &line, text, &head, state)
         }
         _ => {
             if ty != "stream_event" {
-                let session = state.chain.session;
-                push_meta(sink, file, line_no, line_span, type_sym, session, time(&head.timestamp), Span::EMPTY);
+                line.push_meta(sink, state.chain.session);
             }
             LineOutcome::Metadata
         }
@@ -228,14 +223,13 @@ fn push_simple(
 fn import_message(
     sink: &mut Sink,
     bytes: &[Vec<u8>],
-    file: FileId,
-    line_no: u32,
+    line: &Line,
     text: &str,
     head: &Head,
     state: &mut State,
 ) -> LineOutcome {
     let parent_tool = head.parent_tool_use_id.as_deref().filter(|p| !p.is_empty());
-    let synth_uuid = state.chain.id(line_no, "");
+    let synth_uuid = state.chain.id(line.line_no, "");
     let boundary = head.ty.as_deref() == Some("system") && head.subtype.as_deref() == Some("compact_boundary");
     let (parent, agent_id) = match parent_tool {
         Some(call) => {
@@ -259,7 +253,7 @@ fn import_message(
         sidechain: parent_tool.is_some(),
         envelope: state.chain.envelope,
     };
-    let outcome = claude_code::import_line_with(sink, bytes, file, line_no, text, Some(&synth));
+    let outcome = claude_code::import_line_with(sink, bytes, line.file, line.line_no, text, Some(&synth));
     if !matches!(outcome, LineOutcome::Entry) {
         return outcome;
     }
@@ -274,7 +268,7 @@ fn import_message(
         entry.session_id = session;
     }
     let entry = &sink.corpus.entries[id as usize];
-    let file_bytes = bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
+    let file_bytes = bytes.get(line.file as usize).map(Vec::as_slice).unwrap_or_default();
     let uuid = String::from_utf8_lossy(entry.uuid.bytes(file_bytes, &sink.corpus.arena)).into_owned();
     if entry.session_id.is_none() {
         state.chain.unsessioned.push(id);

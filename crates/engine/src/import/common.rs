@@ -1,6 +1,7 @@
-//! What the importers of other agents' logs share: the conversation chain of a file (its
-//! entries in line order, with synthesised uuids and parent links where the format has none),
-//! entries built with defaults, and text synthesised into the arena.
+//! What the importers share: the [`Line`] being read and how a line is parsed; and, for other
+//! agents' logs, the conversation chain of a file (its entries in line order, with synthesised
+//! uuids and parent links where the format has none), entries built with defaults, and text
+//! synthesised into the arena.
 //!
 //! Synthesised uuids are `<file stem>:L<line>` (plus a suffix when a line holds several
 //! entries): stable across loads, so deep links keep working, and unique per file. A file whose
@@ -11,12 +12,10 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::import::claude_code::{Locator, parse_time, push_arena, shape_name};
-use crate::import::{Failure, LineOutcome};
-use crate::json::{LStr, Shape};
-use crate::load::Sink;
+use crate::import::{Failure, LineOutcome, Sink};
+use crate::json::{LStr, Shape, parse_time};
 use crate::model::*;
-use crate::span::{Span, Sym};
+use crate::span::{Locator, Span, Sym, push_arena};
 
 /// The conversation a file forms, in line order.
 #[derive(Default)]
@@ -272,11 +271,6 @@ pub(crate) fn str_span(sink: &mut Sink, at: &Locator, s: &LStr) -> Span {
     at.str_span(&mut sink.corpus.arena, s)
 }
 
-/// The raw span of a value of the line (always in the file).
-pub(crate) fn raw_span(at: &Locator, raw: Option<&RawValue>) -> Span {
-    at.raw_span(raw)
-}
-
 /// True if a raw value is a JSON string literal.
 pub(crate) fn is_string(raw: Option<&RawValue>) -> bool {
     raw.is_some_and(|r| r.get().starts_with('"'))
@@ -321,7 +315,7 @@ pub(crate) fn parse_line<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, Lin
         return Err(LineOutcome::Failed(match serde_json::from_str::<Shape>(text) {
             Ok(shape) => Failure {
                 kind: DiagnosticKind::NotAnObject,
-                message: format!("the line is a JSON {}, not an object", shape_name(shape)),
+                message: format!("the line is a JSON {}, not an object", shape.name()),
                 eof: false,
                 lone_surrogate: false,
             },
@@ -331,29 +325,45 @@ pub(crate) fn parse_line<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, Lin
     serde_json::from_str(text).map_err(|error| LineOutcome::Failed(Failure::from_json(&error)))
 }
 
-/// Records a line outside the conversation.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn push_meta(
-    sink: &mut Sink,
-    file: FileId,
-    line: u32,
-    line_span: Span,
-    type_name: Sym,
-    session_id: Sym,
-    timestamp_ms: i64,
-    text: Span,
-) {
-    sink.corpus.metas.push(MetaLine {
-        file,
-        line,
-        line_span,
-        type_name,
-        session_id,
-        timestamp_ms,
-        text,
-        target_uuid: Span::EMPTY,
-        operation: Sym::NONE,
-    });
+/// One line as an importer reads it: where it is, the type it is recorded under, and when it
+/// was written. Made once per line and handed down whole, rather than field by field.
+#[derive(Clone, Copy)]
+pub(crate) struct Line<'b> {
+    pub file: FileId,
+    /// 1-based.
+    pub line_no: u32,
+    /// The line's bytes in its file.
+    pub span: Span,
+    /// The type its entries and its metadata line are recorded under.
+    pub type_name: Sym,
+    /// Milliseconds since the epoch, or `i64::MIN`.
+    pub timestamp: i64,
+    /// Where the line's borrowed strings and raw values sit in the file.
+    pub at: Locator<'b>,
+}
+
+impl Line<'_> {
+    /// An entry of this line, with its type and timestamp (see [`new_entry`]).
+    pub fn entry(&self, sink: &Sink, kind: EntryKind) -> Entry {
+        let mut entry = new_entry(sink, self.file, self.line_no, self.span, kind, self.type_name);
+        entry.timestamp_ms = self.timestamp;
+        entry
+    }
+
+    /// Records this line outside the conversation, as a metadata line of `session`.
+    pub fn push_meta(&self, sink: &mut Sink, session: Sym) {
+        sink.corpus.metas.push(MetaLine {
+            file: self.file,
+            line: self.line_no,
+            line_span: self.span,
+            type_name: self.type_name,
+            session_id: session,
+            timestamp_ms: self.timestamp,
+            text: Span::EMPTY,
+            target_uuid: Span::EMPTY,
+            operation: Sym::NONE,
+        });
+    }
 }
 
 /// A response (one model call, or a turn's worth of them) with usage, anchored at an entry.

@@ -5,12 +5,21 @@
 //! - [`agent_sdk`]: Claude Agent SDK / `claude -p --output-format stream-json` messages;
 //! - [`codex`]: Codex CLI session rollouts and Codex SDK (`codex exec --json`) thread events;
 //! - [`ollama`]: captures of Ollama `/api/chat` streams, chunks joined into messages.
+//!
+//! Layers, one way: the loader hands each complete line to `import_line` here, which picks
+//! the importer of the file's format. Importers write into a `Sink` (`sink.rs`: the corpus being
+//! built and its indexes) and say how each line ended up (`LineOutcome`); the loader counts the
+//! lines and reports the failures. Nothing here uses the loader. The importers build on
+//! `common.rs` (a file's conversation chain, the `Line` being read, entries and arena text) and
+//! on the crate's spans, JSON pieces and model, never on each other, with one exception: Agent
+//! SDK lines are Claude messages, which `agent_sdk` reads with the Claude Code importer.
 
 pub mod agent_sdk;
 pub mod claude_code;
 pub mod codex;
 pub(crate) mod common;
 pub mod ollama;
+mod sink;
 
 use std::collections::BTreeMap;
 
@@ -18,15 +27,16 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use crate::json::{LStr, Shape};
-use crate::load::Sink;
 use crate::model::{AgentMeta, Diagnostic, DiagnosticKind, FileId, Format};
+
+pub(crate) use sink::{Failure, LineOutcome, Sink, Sniff};
 
 /// What an importer remembers of a file between its lines: the thread so far, streams and
 /// items not finished yet.
 pub(crate) enum State {
     AgentSdk(agent_sdk::State),
-    CodexRollout(codex::RolloutState),
-    CodexEvents(codex::EventsState),
+    CodexRollout(codex::rollout::State),
+    CodexEvents(codex::events::State),
     Ollama(ollama::State),
 }
 
@@ -45,8 +55,8 @@ pub(crate) fn import_line(
             state.get_or_insert_with(|| {
                 Box::new(match format {
                     Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
-                    Format::CodexRollout => State::CodexRollout(codex::RolloutState::new(sink, file)),
-                    Format::CodexEvents => State::CodexEvents(codex::EventsState::new(sink, file)),
+                    Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
+                    Format::CodexEvents => State::CodexEvents(codex::events::State::new(sink, file)),
                     _ => State::Ollama(ollama::State::new(sink, file)),
                 })
             })
@@ -55,8 +65,8 @@ pub(crate) fn import_line(
     };
     match state.as_mut() {
         State::AgentSdk(state) => agent_sdk::import_line(sink, bytes, file, line_no, text, state),
-        State::CodexRollout(state) => codex::import_rollout_line(sink, bytes, file, line_no, text, state),
-        State::CodexEvents(state) => codex::import_event_line(sink, bytes, file, line_no, text, state),
+        State::CodexRollout(state) => codex::rollout::import_line(sink, bytes, file, line_no, text, state),
+        State::CodexEvents(state) => codex::events::import_line(sink, bytes, file, line_no, text, state),
         State::Ollama(state) => ollama::import_line(sink, bytes, file, line_no, text, state),
     }
 }
@@ -68,8 +78,8 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
     let Some(state) = state else { return };
     let (entries, what) = match *state {
         State::AgentSdk(mut state) => (agent_sdk::finish(sink, &mut state), "Claude Agent SDK output"),
-        State::CodexRollout(mut state) => (codex::finish_rollout(sink, &mut state), "a Codex CLI session rollout"),
-        State::CodexEvents(mut state) => (codex::finish_events(sink, &mut state), "Codex SDK thread events"),
+        State::CodexRollout(mut state) => (codex::rollout::finish(sink, &mut state), "a Codex CLI session rollout"),
+        State::CodexEvents(mut state) => (codex::events::finish(sink, &mut state), "Codex SDK thread events"),
         State::Ollama(mut state) => (ollama::finish(sink, bytes, file, &mut state), "an Ollama chat capture"),
     };
     let counts = sink.corpus.files.get(file as usize).map(|f| f.counts).unwrap_or_default();
@@ -81,67 +91,6 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
             kind: DiagnosticKind::EmptyFile,
             message: format!("{what} without any message: only {} line(s) of session metadata", counts.metadata),
         });
-    }
-}
-
-/// What the first bytes of a file say about it.
-pub(crate) enum Sniff {
-    Format(Format),
-    /// Nothing but whitespace so far.
-    Empty,
-    /// Not a log this version reads; the message says what it looks like.
-    Rejected(String),
-}
-
-/// How one line ended up.
-pub(crate) enum LineOutcome {
-    Entry,
-    Metadata,
-    /// A repeat of an entry already loaded; the message names the first occurrence.
-    Duplicate(String),
-    Failed(Failure),
-}
-
-pub(crate) struct Failure {
-    pub kind: DiagnosticKind,
-    pub message: String,
-    /// The JSON ended early: the line was cut.
-    pub eof: bool,
-    /// The error is a lone UTF-16 surrogate escape, which a repair can fix.
-    pub lone_surrogate: bool,
-}
-
-impl Failure {
-    pub fn from_json(error: &serde_json::Error) -> Failure {
-        let eof = error.classify() == serde_json::error::Category::Eof;
-        let text = error.to_string();
-        let lone_surrogate = text.contains("surrogate") || text.contains("hex escape");
-        Failure {
-            kind: DiagnosticKind::InvalidJson,
-            message: format!("invalid JSON at column {}: {}", error.column(), strip_position(&text)),
-            eof,
-            lone_surrogate,
-        }
-    }
-}
-
-impl Failure {
-    /// Unreachable in practice: lines are repaired before they are read.
-    pub fn invalid_utf8() -> Failure {
-        Failure {
-            kind: DiagnosticKind::InvalidUtf8,
-            message: "invalid UTF-8".into(),
-            eof: false,
-            lone_surrogate: false,
-        }
-    }
-}
-
-/// serde_json appends " at line 1 column N" to its messages; the diagnostic says it already.
-fn strip_position(text: &str) -> &str {
-    match text.rfind(" at line ") {
-        Some(i) => &text[..i],
-        None => text,
     }
 }
 

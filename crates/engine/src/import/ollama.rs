@@ -28,10 +28,9 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::import::LineOutcome;
 use crate::import::common::*;
+use crate::import::{LineOutcome, Sink};
 use crate::json::{LBool, LNum, LStr, lenient};
-use crate::load::Sink;
 use crate::model::*;
 use crate::span::{Span, Sym};
 
@@ -219,7 +218,7 @@ pub(crate) fn import_line(
         Ok(head) => head,
         Err(outcome) => return outcome,
     };
-    let (at, line_span) = locate(bytes, file, text);
+    let (at, span) = locate(bytes, file, text);
     let ty = head.ty.as_deref().unwrap_or("");
     let chunk = ty.is_empty()
         && head.error.is_none()
@@ -236,12 +235,13 @@ pub(crate) fn import_line(
     let type_sym = intern(sink, kind);
     sink.count_type(type_sym);
     let timestamp = if head.created_at.is_some() { time(&head.created_at) } else { time(&head.timestamp) };
+    let line = Line { file, line_no, span, type_name: type_sym, timestamp, at };
 
     if chunk {
         let model = intern_l(sink, &head.model);
         let stream = state.stream.get_or_insert_with(|| Stream {
             line: line_no,
-            line_span,
+            line_span: span,
             timestamp,
             model,
             text: String::new(),
@@ -272,14 +272,9 @@ pub(crate) fn import_line(
 
     // Anything else ends a stream still open: it was cut.
     flush(sink, bytes, file, state, None);
-    let new = |sink: &Sink, kind: EntryKind| {
-        let mut entry = new_entry(sink, file, line_no, line_span, kind, type_sym);
-        entry.timestamp_ms = timestamp;
-        entry
-    };
     match kind {
         "error" => {
-            let mut entry = new(sink, EntryKind::System);
+            let mut entry = line.entry(sink, EntryKind::System);
             entry.subtype = type_sym;
             entry.flags.set(EntryFlags::ERROR, true);
             entry.content = at.raw_span(head.error);
@@ -295,21 +290,21 @@ pub(crate) fn import_line(
             if state.chain.envelope.cwd.is_none() {
                 state.chain.envelope.cwd = intern_l(sink, &head.cwd);
             }
-            let mut entry = new(sink, EntryKind::User);
+            let mut entry = line.entry(sink, EntryKind::User);
             entry.content = at.raw_span(head.prompt);
             entry.flags.set(EntryFlags::STRING_CONTENT, is_string(head.prompt));
             state.query_prompt = Some(raw_text(head.prompt).into_owned());
             push(sink, bytes, state, entry, line_no, "")
         }
         "stop" => {
-            let mut entry = new(sink, EntryKind::System);
+            let mut entry = line.entry(sink, EntryKind::System);
             entry.subtype = type_sym;
             entry.flags.set(EntryFlags::INTERRUPTED, true);
             push(sink, bytes, state, entry, line_no, "")
         }
-        "request" => request(sink, bytes, file, line_no, line_span, type_sym, timestamp, &head, &at, state),
+        "request" => request(sink, bytes, &line, &head, state),
         _ => {
-            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+            line.push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
     }
@@ -331,27 +326,11 @@ fn push(
 }
 
 /// The messages of a request that the conversation does not hold yet.
-#[allow(clippy::too_many_arguments)]
-fn request(
-    sink: &mut Sink,
-    bytes: &[Vec<u8>],
-    file: FileId,
-    line_no: u32,
-    line_span: Span,
-    type_sym: Sym,
-    timestamp: i64,
-    head: &Head,
-    at: &crate::import::claude_code::Locator,
-    state: &mut State,
-) -> LineOutcome {
+fn request(sink: &mut Sink, bytes: &[Vec<u8>], line: &Line, head: &Head, state: &mut State) -> LineOutcome {
     if let Some(model) = head.model.as_deref().filter(|m| !m.is_empty()) {
         state.chain.model = intern(sink, model);
     }
-    let new = |sink: &Sink, kind: EntryKind| {
-        let mut entry = new_entry(sink, file, line_no, line_span, kind, type_sym);
-        entry.timestamp_ms = timestamp;
-        entry
-    };
+    let at = &line.at;
     let mut added = 0;
     let mut duplicate = None;
     let Some(messages) = &head.messages else {
@@ -360,19 +339,19 @@ fn request(
             if body.is_none() {
                 continue;
             }
-            let mut entry = new(sink, if system { EntryKind::System } else { EntryKind::User });
+            let mut entry = line.entry(sink, if system { EntryKind::System } else { EntryKind::User });
             if system {
                 entry.subtype = intern(sink, "system");
                 entry.flags.set(EntryFlags::META, true);
             }
             entry.content = at.raw_span(body);
             entry.flags.set(EntryFlags::STRING_CONTENT, is_string(body));
-            match push(sink, bytes, state, entry, line_no, &format!(".{i}")) {
+            match push(sink, bytes, state, entry, line.line_no, &format!(".{i}")) {
                 LineOutcome::Entry => added += 1,
                 other => duplicate = Some(other),
             }
         }
-        return outcome(added, duplicate, sink, file, line_no, line_span, type_sym, timestamp, state);
+        return outcome(added, duplicate, sink, line, state);
     };
     let messages = &messages.0;
     if messages.len() < state.history {
@@ -385,9 +364,9 @@ fn request(
         let role = message.role.as_deref().unwrap_or("");
         let suffix = format!(".{i}");
         let mut entry = match role {
-            "assistant" => new(sink, EntryKind::Assistant),
-            "system" => new(sink, EntryKind::System),
-            _ => new(sink, EntryKind::User),
+            "assistant" => line.entry(sink, EntryKind::Assistant),
+            "system" => line.entry(sink, EntryKind::System),
+            _ => line.entry(sink, EntryKind::User),
         };
         match role {
             "assistant" => {
@@ -400,7 +379,7 @@ fn request(
                     let body = at.raw_span(message.content);
                     push_block(sink, &mut entry, BlockKind::Text, Sym::NONE, Span::EMPTY, body);
                 }
-                let uuid = state.chain.id(line_no, &suffix);
+                let uuid = state.chain.id(line.line_no, &suffix);
                 for (n, call) in message.tool_calls.0.iter().enumerate() {
                     let name = intern_l(sink, &call.function.name);
                     let id = match call.id.as_deref().filter(|i| !i.is_empty()) {
@@ -412,7 +391,7 @@ fn request(
                 }
             }
             "tool" => {
-                let id = answered_call(sink, bytes, file, message, state);
+                let id = answered_call(sink, bytes, line.file, message, state);
                 push_block(sink, &mut entry, BlockKind::ToolResult, Sym::NONE, id, at.raw_span(message.content));
             }
             _ => {
@@ -432,36 +411,25 @@ fn request(
                 entry.flags.set(EntryFlags::STRING_CONTENT, is_string(message.content));
             }
         }
-        match push(sink, bytes, state, entry, line_no, &suffix) {
+        match push(sink, bytes, state, entry, line.line_no, &suffix) {
             LineOutcome::Entry => added += 1,
             other => duplicate = Some(other),
         }
     }
     state.history = messages.len();
-    outcome(added, duplicate, sink, file, line_no, line_span, type_sym, timestamp, state)
+    outcome(added, duplicate, sink, line, state)
 }
 
 /// A request line that added entries is an entry line; one that only resent known messages is
 /// metadata.
-#[allow(clippy::too_many_arguments)]
-fn outcome(
-    added: u32,
-    duplicate: Option<LineOutcome>,
-    sink: &mut Sink,
-    file: FileId,
-    line_no: u32,
-    line_span: Span,
-    type_sym: Sym,
-    timestamp: i64,
-    state: &State,
-) -> LineOutcome {
+fn outcome(added: u32, duplicate: Option<LineOutcome>, sink: &mut Sink, line: &Line, state: &State) -> LineOutcome {
     if added > 0 {
         return LineOutcome::Entry;
     }
     if let Some(duplicate) = duplicate {
         return duplicate;
     }
-    push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+    line.push_meta(sink, state.chain.session);
     LineOutcome::Metadata
 }
 

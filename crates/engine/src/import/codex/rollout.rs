@@ -1,7 +1,5 @@
-//! OpenAI Codex logs, in two shapes that share their helpers:
-//!
-//! **Session rollouts** (`~/.codex/sessions/YYYY/MM/DD/rollout-<date>-<uuid>.jsonl`): lines
-//! `{timestamp, type, payload}`.
+//! Codex CLI session rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-<date>-<uuid>.jsonl`):
+//! lines `{timestamp, type, payload}`.
 //! - `session_meta` (id, cwd, cli_version, originator, git) is a system entry and names the
 //!   session; `turn_context` (model, cwd, approval policy) is metadata that sets the model.
 //! - `response_item`s are the conversation: `message` (user prompt, assistant text, developer
@@ -22,19 +20,7 @@
 //! Usage: `token_count` events carry `total_token_usage` (the session's running total) and
 //! `last_token_usage` (the last request). Each response gets the growth of the running total,
 //! so repeated events count nothing twice and the session total is the last total; the last
-//! request's figure is used only when there is no total or it went backwards. OpenAI counts
-//! cached input inside input and reasoning inside output: input becomes uncached input plus
-//! `cache_read_input_tokens`, output stays whole.
-//!
-//! **Codex SDK thread events** (`codex exec --json`, `@openai/codex-sdk`): `thread.started`
-//! (session id), `turn.started`, `item.started` / `item.updated` / `item.completed`,
-//! `turn.completed` (usage of the turn), `turn.failed`, `error`. The lines of one item make one
-//! entry, the latest state winning; an item that is a call and its result at once
-//! (`command_execution`, `file_change`, `mcp_tool_call`) makes a call entry when it starts and a
-//! result entry when it completes, so tool calls pair up. `todo_list` and `web_search` are a call
-//! and its result in one entry. `error` items, `turn.failed` and `error` lines are error system
-//! entries. The stream names no prompt and no model: the sidecar's `query` line, when captured,
-//! gives both.
+//! request's figure is used only when there is no total or it went backwards.
 
 use std::fmt;
 
@@ -43,13 +29,13 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::import::LineOutcome;
-use crate::import::claude_code::Locator;
 use crate::import::common::*;
+use crate::import::{LineOutcome, Sink};
 use crate::json::{self, LBool, LNum, LStr, Shape, lenient};
-use crate::load::Sink;
 use crate::model::*;
-use crate::span::{Span, Sym};
+use crate::span::{Locator, Span, Sym};
+
+use super::{bill, push_chained};
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -232,7 +218,7 @@ struct StructuredOutput<'a> {
 }
 
 /// The rollout a file is, so far.
-pub(crate) struct RolloutState {
+pub(crate) struct State {
     chain: Chain,
     /// The first assistant entry the next token count bills, if any.
     unbilled: EntryId,
@@ -253,9 +239,9 @@ pub(crate) struct RolloutState {
     event_texts: FxHashSet<u64>,
 }
 
-impl RolloutState {
-    pub(crate) fn new(sink: &Sink, file: FileId) -> RolloutState {
-        RolloutState {
+impl State {
+    pub(crate) fn new(sink: &Sink, file: FileId) -> State {
+        State {
             chain: Chain::new(sink, file),
             unbilled: NONE,
             last_assistant: NONE,
@@ -280,23 +266,6 @@ impl RolloutState {
     }
 }
 
-/// Adds usage to the response anchored at `anchor` (made if it has none).
-fn bill(sink: &mut Sink, anchor: EntryId, model: Sym, usage: Usage) {
-    let Some(entry) = sink.corpus.entries.get(anchor as usize) else { return };
-    if entry.response != NONE
-        && let Some(response) = sink.corpus.responses.get_mut(entry.response as usize)
-    {
-        response.usage.add(&usage);
-        response.has_usage = true;
-        if response.model.is_none() {
-            response.model = model;
-        }
-        return;
-    }
-    let file = entry.file;
-    push_response(sink, new_response(file, anchor, model, Some(usage)));
-}
-
 const ITEM_TYPES: [&str; 8] = [
     "message",
     "reasoning",
@@ -308,22 +277,23 @@ const ITEM_TYPES: [&str; 8] = [
     "web_search_call",
 ];
 
-pub(crate) fn import_rollout_line(
+pub(crate) fn import_line(
     sink: &mut Sink,
     bytes: &[Vec<u8>],
     file: FileId,
     line_no: u32,
     text: &str,
-    state: &mut RolloutState,
+    state: &mut State,
 ) -> LineOutcome {
     let head: RolloutHead = match parse_line(text) {
         Ok(head) => head,
         Err(outcome) => return outcome,
     };
-    let (at, line_span) = locate(bytes, file, text);
+    let (at, span) = locate(bytes, file, text);
     let timestamp = time(&head.timestamp);
     let ty = head.ty.as_deref().unwrap_or("");
-    let line = Line { file, line_no, line_span, timestamp, at: &at };
+    // The line, recorded under the given type.
+    let line = |type_name: Sym| Line { file, line_no, span, type_name, timestamp, at };
 
     // Older rollouts: bare response items, state records, and a first line without a type.
     let bare = ITEM_TYPES.contains(&ty);
@@ -332,7 +302,7 @@ pub(crate) fn import_rollout_line(
         let type_sym = intern(sink, &format!("response_item:{ty}"));
         sink.count_type(type_sym);
         let item_sym = intern(sink, "response_item");
-        return response_item(sink, bytes, &line, item_sym, &payload, state);
+        return response_item(sink, bytes, &line(item_sym), &payload, state);
     }
     if ty.is_empty() {
         let type_sym = intern(sink, if head.record_type.is_some() { "record_type" } else { "(untyped)" });
@@ -341,7 +311,7 @@ pub(crate) fn import_rollout_line(
             let session = intern_l(sink, &head.id);
             state.chain.set_session(sink, session);
         }
-        push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+        line(type_sym).push_meta(sink, state.chain.session);
         return LineOutcome::Metadata;
     }
 
@@ -369,7 +339,7 @@ pub(crate) fn import_rollout_line(
             set(&mut envelope.version, &payload.cli_version);
             set(&mut envelope.git_branch, &payload.git.branch);
             set(&mut envelope.entrypoint, &payload.originator);
-            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
+            line(type_sym).push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
         "turn_context" => {
@@ -383,54 +353,22 @@ pub(crate) fn import_rollout_line(
             set(&mut envelope.cwd, &payload.cwd);
             set(&mut envelope.permission_mode, &payload.approval_policy);
             set(&mut state.chain.model, &payload.model);
-            push_meta(sink, file, line_no, line_span, counted, state.chain.session, timestamp, Span::EMPTY);
+            line(counted).push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
-        "response_item" => response_item(sink, bytes, &line, type_sym, payload, state),
-        "event_msg" => event(sink, bytes, &line, type_sym, counted, payload, state),
+        "response_item" => response_item(sink, bytes, &line(type_sym), payload, state),
+        "event_msg" => event(sink, bytes, &line(type_sym), counted, payload, state),
         "compacted" => {
-            let mut entry = new_entry(sink, file, line_no, line_span, EntryKind::User, type_sym);
+            let mut entry = line(type_sym).entry(sink, EntryKind::User);
             entry.flags.set(EntryFlags::COMPACT_SUMMARY, true);
             entry.content = at.raw_span(payload.message);
             entry.flags.set(EntryFlags::STRING_CONTENT, is_string(payload.message));
-            entry.timestamp_ms = timestamp;
             push_chained(sink, bytes, &mut state.chain, entry, line_no, "")
         }
         _ => {
-            push_meta(sink, file, line_no, line_span, counted, state.chain.session, timestamp, Span::EMPTY);
+            line(counted).push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
-    }
-}
-
-/// Where a line is.
-struct Line<'l, 'b> {
-    file: FileId,
-    line_no: u32,
-    line_span: Span,
-    timestamp: i64,
-    at: &'l Locator<'b>,
-}
-
-impl Line<'_, '_> {
-    /// Records this line as a metadata line counted under `counted`.
-    fn meta(&self, sink: &mut Sink, counted: Sym, session: Sym) {
-        push_meta(sink, self.file, self.line_no, self.line_span, counted, session, self.timestamp, Span::EMPTY);
-    }
-}
-
-fn push_chained(
-    sink: &mut Sink,
-    bytes: &[Vec<u8>],
-    chain: &mut Chain,
-    entry: Entry,
-    line_no: u32,
-    suffix: &str,
-) -> LineOutcome {
-    let uuid = chain.id(line_no, suffix);
-    match chain.push(sink, bytes, entry, &uuid) {
-        Ok(_) => LineOutcome::Entry,
-        Err(message) => LineOutcome::Duplicate(message),
     }
 }
 
@@ -447,21 +385,9 @@ fn tool_name(sink: &mut Sink, name: &str) -> Sym {
     }
 }
 
-fn response_item(
-    sink: &mut Sink,
-    bytes: &[Vec<u8>],
-    line: &Line,
-    type_sym: Sym,
-    payload: &Payload,
-    state: &mut RolloutState,
-) -> LineOutcome {
+fn response_item(sink: &mut Sink, bytes: &[Vec<u8>], line: &Line, payload: &Payload, state: &mut State) -> LineOutcome {
     let item = payload.ty.as_deref().unwrap_or("");
-    let at = line.at;
-    let new = |sink: &Sink, kind| {
-        let mut entry = new_entry(sink, line.file, line.line_no, line.line_span, kind, type_sym);
-        entry.timestamp_ms = line.timestamp;
-        entry
-    };
+    let at = &line.at;
     state.seen_item = true;
     match item {
         "message" => {
@@ -483,7 +409,7 @@ fn response_item(
                     return LineOutcome::Metadata;
                 }
             }
-            let mut entry = new(sink, kind);
+            let mut entry = line.entry(sink, kind);
             entry.subtype = intern(sink, if kind == EntryKind::System { role } else { item });
             for part in &payload.content.0 {
                 let part_type = part.ty.as_deref().unwrap_or("");
@@ -518,7 +444,7 @@ fn response_item(
                     return LineOutcome::Metadata;
                 }
             }
-            let mut entry = new(sink, EntryKind::Assistant);
+            let mut entry = line.entry(sink, EntryKind::Assistant);
             entry.subtype = intern(sink, item);
             entry.model = state.chain.model;
             for part in payload.summary.0.iter().chain(&payload.content.0) {
@@ -534,7 +460,7 @@ fn response_item(
             push_item(sink, bytes, line, entry, state)
         }
         "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
-            let mut entry = new(sink, EntryKind::Assistant);
+            let mut entry = line.entry(sink, EntryKind::Assistant);
             entry.subtype = intern(sink, item);
             entry.model = state.chain.model;
             let synth = state.chain.id(line.line_no, "");
@@ -576,7 +502,7 @@ fn response_item(
             push_item(sink, bytes, line, entry, state)
         }
         "function_call_output" | "custom_tool_call_output" => {
-            let mut entry = new(sink, EntryKind::User);
+            let mut entry = line.entry(sink, EntryKind::User);
             entry.subtype = intern(sink, item);
             let id = str_span(sink, at, &payload.call_id);
             let (body, failed) = output_body(sink, at, payload.output);
@@ -597,14 +523,14 @@ fn response_item(
         }
         _ => {
             let counted = intern(sink, &format!("response_item:{item}"));
-            line.meta(sink, counted, state.chain.session);
+            Line { type_name: counted, ..*line }.push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
     }
 }
 
 /// Adds an item's entry to the thread; assistant entries wait for their token count.
-fn push_item(sink: &mut Sink, bytes: &[Vec<u8>], line: &Line, entry: Entry, state: &mut RolloutState) -> LineOutcome {
+fn push_item(sink: &mut Sink, bytes: &[Vec<u8>], line: &Line, entry: Entry, state: &mut State) -> LineOutcome {
     let assistant = entry.kind == EntryKind::Assistant;
     let outcome = push_chained(sink, bytes, &mut state.chain, entry, line.line_no, "");
     if assistant && matches!(outcome, LineOutcome::Entry) {
@@ -671,24 +597,23 @@ fn failure_in_text(text: &str) -> Option<bool> {
     None
 }
 
+/// An `event_msg` line; its metadata is counted under `counted` (`event_msg:<type>`).
 fn event(
     sink: &mut Sink,
     bytes: &[Vec<u8>],
     line: &Line,
-    type_sym: Sym,
     counted: Sym,
     payload: &Payload,
-    state: &mut RolloutState,
+    state: &mut State,
 ) -> LineOutcome {
-    let at = line.at;
+    let at = &line.at;
     let kind = payload.ty.as_deref().unwrap_or("");
-    let meta = |sink: &mut Sink, state: &RolloutState| {
-        line.meta(sink, counted, state.chain.session);
+    let meta = |sink: &mut Sink, state: &State| {
+        Line { type_name: counted, ..*line }.push_meta(sink, state.chain.session);
         LineOutcome::Metadata
     };
     let new = |sink: &mut Sink, kind: EntryKind, subtype: &str| {
-        let mut entry = new_entry(sink, line.file, line.line_no, line.line_span, kind, type_sym);
-        entry.timestamp_ms = line.timestamp;
+        let mut entry = line.entry(sink, kind);
         entry.subtype = intern(sink, subtype);
         entry
     };
@@ -799,409 +724,12 @@ fn event(
     }
 }
 
-pub(crate) fn finish_rollout(sink: &mut Sink, state: &mut RolloutState) -> u32 {
+pub(crate) fn finish(sink: &mut Sink, state: &mut State) -> u32 {
     if let Some(usage) = state.pending_usage.take()
         && state.chain.last_entry != NONE
     {
         bill(sink, state.chain.last_entry, state.chain.model, usage);
     }
-    state.chain.finish(sink);
-    state.chain.entries
-}
-
-// ---- Codex SDK thread events ----
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct ErrorHead<'a> {
-    #[serde(borrow)]
-    message: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct EventHead<'a> {
-    #[serde(rename = "type", borrow)]
-    ty: LStr<'a>,
-    #[serde(borrow)]
-    thread_id: LStr<'a>,
-    #[serde(deserialize_with = "lenient")]
-    usage: OpenAiUsage,
-    #[serde(borrow, deserialize_with = "lenient")]
-    error: ErrorHead<'a>,
-    #[serde(borrow)]
-    message: Option<&'a RawValue>,
-    #[serde(borrow)]
-    item: Option<&'a RawValue>,
-    // The sidecar's query line.
-    #[serde(borrow)]
-    prompt: Option<&'a RawValue>,
-    #[serde(borrow)]
-    cwd: LStr<'a>,
-    #[serde(borrow)]
-    model: LStr<'a>,
-    #[serde(borrow)]
-    timestamp: LStr<'a>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct ItemHead<'a> {
-    #[serde(borrow)]
-    id: LStr<'a>,
-    #[serde(rename = "type", borrow)]
-    ty: LStr<'a>,
-    #[serde(borrow)]
-    item_type: LStr<'a>,
-    #[serde(borrow)]
-    text: Option<&'a RawValue>,
-    #[serde(borrow)]
-    aggregated_output: Option<&'a RawValue>,
-    exit_code: LNum,
-    #[serde(borrow)]
-    status: Option<&'a RawValue>,
-    #[serde(borrow)]
-    server: LStr<'a>,
-    #[serde(borrow)]
-    tool: LStr<'a>,
-    #[serde(borrow)]
-    arguments: Option<&'a RawValue>,
-    #[serde(borrow)]
-    result: Option<&'a RawValue>,
-    #[serde(borrow, deserialize_with = "lenient")]
-    error: ErrorHead<'a>,
-    #[serde(borrow)]
-    message: Option<&'a RawValue>,
-}
-
-/// An item seen so far: its entry, and whether its final state is in.
-struct OpenItem {
-    entry: EntryId,
-    completed: bool,
-}
-
-/// The thread events a file is, so far.
-pub(crate) struct EventsState {
-    chain: Chain,
-    /// Items by id (ids restart with each thread).
-    items: FxHashMap<String, OpenItem>,
-    /// The entry the turn's usage is anchored at: its first assistant entry, else its first.
-    turn_assistant: EntryId,
-    turn_first: EntryId,
-}
-
-impl EventsState {
-    pub(crate) fn new(sink: &Sink, file: FileId) -> EventsState {
-        EventsState {
-            chain: Chain::new(sink, file),
-            items: FxHashMap::default(),
-            turn_assistant: NONE,
-            turn_first: NONE,
-        }
-    }
-
-    fn pushed(&mut self, entry: EntryId, kind: EntryKind) {
-        if self.turn_first == NONE {
-            self.turn_first = entry;
-        }
-        if kind == EntryKind::Assistant && self.turn_assistant == NONE {
-            self.turn_assistant = entry;
-        }
-    }
-}
-
-pub(crate) fn import_event_line(
-    sink: &mut Sink,
-    bytes: &[Vec<u8>],
-    file: FileId,
-    line_no: u32,
-    text: &str,
-    state: &mut EventsState,
-) -> LineOutcome {
-    let head: EventHead = match parse_line(text) {
-        Ok(head) => head,
-        Err(outcome) => return outcome,
-    };
-    let (at, line_span) = locate(bytes, file, text);
-    let ty = head.ty.as_deref().unwrap_or("");
-    let type_sym = intern(sink, if ty.is_empty() { "(untyped)" } else { ty });
-    sink.count_type(type_sym);
-    let timestamp = time(&head.timestamp);
-    let line = Line { file, line_no, line_span, timestamp, at: &at };
-    let new = |sink: &mut Sink, kind: EntryKind, subtype: Sym| {
-        let mut entry = new_entry(sink, file, line_no, line_span, kind, type_sym);
-        entry.timestamp_ms = timestamp;
-        entry.subtype = subtype;
-        entry
-    };
-    match ty {
-        "thread.started" => {
-            let session = intern_l(sink, &head.thread_id);
-            state.chain.set_session(sink, session);
-            state.items.clear();
-            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
-            LineOutcome::Metadata
-        }
-        "turn.started" => {
-            state.turn_assistant = NONE;
-            state.turn_first = NONE;
-            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
-            LineOutcome::Metadata
-        }
-        "turn.completed" => {
-            if head.usage.present() {
-                let anchor =
-                    [state.turn_assistant, state.turn_first, state.chain.last_entry].into_iter().find(|&e| e != NONE);
-                if let Some(anchor) = anchor {
-                    bill(sink, anchor, state.chain.model, head.usage.to_usage());
-                }
-            }
-            state.turn_assistant = NONE;
-            state.turn_first = NONE;
-            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
-            LineOutcome::Metadata
-        }
-        "turn.failed" | "error" => {
-            let mut entry = new(sink, EntryKind::System, type_sym);
-            entry.flags.set(EntryFlags::ERROR, true);
-            let body = if head.error.message.is_some() { head.error.message } else { head.message };
-            entry.content = at.raw_span(body);
-            entry.flags.set(EntryFlags::STRING_CONTENT, is_string(body));
-            push_event_entry(sink, bytes, state, entry, line_no, "")
-        }
-        "query" => {
-            let mut entry = new(sink, EntryKind::User, Sym::NONE);
-            entry.content = at.raw_span(head.prompt);
-            entry.flags.set(EntryFlags::STRING_CONTENT, is_string(head.prompt));
-            if let Some(model) = head.model.as_deref().filter(|m| !m.is_empty()) {
-                state.chain.model = intern(sink, model);
-            }
-            if state.chain.envelope.cwd.is_none() {
-                state.chain.envelope.cwd = intern_l(sink, &head.cwd);
-            }
-            push_event_entry(sink, bytes, state, entry, line_no, "")
-        }
-        "item.started" | "item.updated" | "item.completed" => {
-            let Some(raw) = head.item else {
-                push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
-                return LineOutcome::Metadata;
-            };
-            let item: ItemHead = serde_json::from_str(raw.get()).unwrap_or_default();
-            item_event(sink, bytes, &line, type_sym, ty == "item.completed", raw, &item, state)
-        }
-        _ => {
-            push_meta(sink, file, line_no, line_span, type_sym, state.chain.session, timestamp, Span::EMPTY);
-            LineOutcome::Metadata
-        }
-    }
-}
-
-fn push_event_entry(
-    sink: &mut Sink,
-    bytes: &[Vec<u8>],
-    state: &mut EventsState,
-    entry: Entry,
-    line_no: u32,
-    suffix: &str,
-) -> LineOutcome {
-    let kind = entry.kind;
-    let outcome = push_chained(sink, bytes, &mut state.chain, entry, line_no, suffix);
-    if matches!(outcome, LineOutcome::Entry) {
-        let id = state.chain.last_entry;
-        state.pushed(id, kind);
-    }
-    outcome
-}
-
-#[allow(clippy::too_many_arguments)]
-fn item_event(
-    sink: &mut Sink,
-    bytes: &[Vec<u8>],
-    line: &Line,
-    type_sym: Sym,
-    completed: bool,
-    raw: &RawValue,
-    item: &ItemHead,
-    state: &mut EventsState,
-) -> LineOutcome {
-    let at = line.at;
-    let kind = item.ty.as_deref().or(item.item_type.as_deref()).unwrap_or("");
-    let kind = if kind == "assistant_message" { "agent_message" } else { kind };
-    let item_id = item.id.as_deref().unwrap_or("").to_owned();
-    let status = raw_text(item.status);
-    let done = completed || matches!(status.as_ref(), "completed" | "failed" | "declined");
-    let raw_item = at.raw_span(Some(raw));
-    let existing = if item_id.is_empty() { None } else { state.items.get(&item_id).map(|i| (i.entry, i.completed)) };
-    if let Some((_, true)) = existing {
-        // A repeat of an item whose final state is in.
-        return LineOutcome::Entry;
-    }
-    let subtype = intern(sink, if kind.is_empty() { "(untyped)" } else { kind });
-    let new = |sink: &mut Sink, kind: EntryKind| {
-        let mut entry = new_entry(sink, line.file, line.line_no, line.line_span, kind, type_sym);
-        entry.timestamp_ms = line.timestamp;
-        entry.subtype = subtype;
-        entry
-    };
-    let remember = |state: &mut EventsState, entry: EntryId, completed: bool| {
-        if !item_id.is_empty() {
-            state.items.insert(item_id.clone(), OpenItem { entry, completed });
-        }
-    };
-    match kind {
-        "agent_message" | "reasoning" => {
-            let block_kind = if kind == "reasoning" { BlockKind::Thinking } else { BlockKind::Text };
-            let body = at.raw_span(item.text);
-            if let Some((entry, _)) = existing {
-                update_block(sink, entry, 0, body);
-                remember(state, entry, done);
-                return LineOutcome::Entry;
-            }
-            let mut entry = new(sink, EntryKind::Assistant);
-            entry.model = state.chain.model;
-            push_block(sink, &mut entry, block_kind, Sym::NONE, Span::EMPTY, body);
-            let outcome = push_event_entry(sink, bytes, state, entry, line.line_no, "");
-            if matches!(outcome, LineOutcome::Entry) {
-                remember(state, state.chain.last_entry, done);
-            }
-            outcome
-        }
-        "command_execution" | "file_change" | "mcp_tool_call" => {
-            let call = match existing {
-                Some((entry, _)) => entry,
-                None => {
-                    let mut entry = new(sink, EntryKind::Assistant);
-                    entry.model = state.chain.model;
-                    let uuid = state.chain.id(line.line_no, "");
-                    let id = arena_str(&mut sink.corpus.arena, &uuid);
-                    entry.uuid = id;
-                    let (name, body) = match kind {
-                        "mcp_tool_call" => {
-                            let name = format!(
-                                "mcp__{}__{}",
-                                item.server.as_deref().unwrap_or(""),
-                                item.tool.as_deref().unwrap_or("")
-                            );
-                            let body = if item.arguments.is_some() { at.raw_span(item.arguments) } else { raw_item };
-                            (intern(sink, &name), body)
-                        }
-                        _ => (intern(sink, kind), raw_item),
-                    };
-                    push_block(sink, &mut entry, BlockKind::ToolUse, name, id, body);
-                    match state.chain.push(sink, bytes, entry, &uuid) {
-                        Ok(call) => {
-                            state.pushed(call, EntryKind::Assistant);
-                            call
-                        }
-                        Err(message) => return LineOutcome::Duplicate(message),
-                    }
-                }
-            };
-            remember(state, call, done);
-            if !done {
-                return LineOutcome::Entry;
-            }
-            // The final state: the result.
-            let call_id = sink.corpus.entries[call as usize].uuid;
-            let mut entry = new(sink, EntryKind::User);
-            entry.tool_use_result = raw_item;
-            let (body, failed) = match kind {
-                "command_execution" => {
-                    let code = item.exit_code.0;
-                    (at.raw_span(item.aggregated_output), code.is_some_and(|c| c != 0.0))
-                }
-                "file_change" => (at.raw_span(item.status), false),
-                _ => {
-                    let error = item.error.message.is_some();
-                    let body = if item.result.is_some() {
-                        at.raw_span(item.result)
-                    } else if item.error.message.is_some() {
-                        at.raw_span(item.error.message)
-                    } else {
-                        Span::EMPTY
-                    };
-                    (body, error)
-                }
-            };
-            let block = push_block(sink, &mut entry, BlockKind::ToolResult, Sym::NONE, call_id, body);
-            if failed || matches!(status.as_ref(), "failed" | "declined") {
-                mark_error(sink, &mut entry, block);
-            }
-            let suffix = if existing.is_none() { ".result" } else { "" };
-            push_event_entry(sink, bytes, state, entry, line.line_no, suffix)
-        }
-        "todo_list" | "web_search" => {
-            if let Some((entry, _)) = existing {
-                update_block(sink, entry, 1, raw_item);
-                remember(state, entry, done);
-                return LineOutcome::Entry;
-            }
-            let mut entry = new(sink, EntryKind::Assistant);
-            entry.model = state.chain.model;
-            let uuid = state.chain.id(line.line_no, "");
-            let id = arena_str(&mut sink.corpus.arena, &uuid);
-            entry.uuid = id;
-            let name = intern(sink, kind);
-            let (call, result) = if kind == "web_search" {
-                (BlockKind::ServerToolUse, BlockKind::ServerToolResult)
-            } else {
-                (BlockKind::ToolUse, BlockKind::ToolResult)
-            };
-            push_block(sink, &mut entry, call, name, id, raw_item);
-            push_block(sink, &mut entry, result, Sym::NONE, id, raw_item);
-            let outcome = match state.chain.push(sink, bytes, entry, &uuid) {
-                Ok(e) => {
-                    state.pushed(e, EntryKind::Assistant);
-                    LineOutcome::Entry
-                }
-                Err(message) => LineOutcome::Duplicate(message),
-            };
-            if matches!(outcome, LineOutcome::Entry) {
-                remember(state, state.chain.last_entry, done);
-            }
-            outcome
-        }
-        "error" => {
-            if existing.is_some() {
-                return LineOutcome::Entry;
-            }
-            let mut entry = new(sink, EntryKind::System);
-            entry.flags.set(EntryFlags::ERROR, true);
-            entry.content = at.raw_span(item.message);
-            entry.flags.set(EntryFlags::STRING_CONTENT, is_string(item.message));
-            let outcome = push_event_entry(sink, bytes, state, entry, line.line_no, "");
-            if matches!(outcome, LineOutcome::Entry) {
-                remember(state, state.chain.last_entry, true);
-            }
-            outcome
-        }
-        _ => {
-            if existing.is_some() {
-                return LineOutcome::Entry;
-            }
-            let entry = new(sink, EntryKind::Other);
-            let outcome = push_event_entry(sink, bytes, state, entry, line.line_no, "");
-            if matches!(outcome, LineOutcome::Entry) {
-                remember(state, state.chain.last_entry, done);
-            }
-            outcome
-        }
-    }
-}
-
-/// Points block `index` of an entry at the item's latest state.
-fn update_block(sink: &mut Sink, entry: EntryId, index: u32, body: Span) {
-    let Some(e) = sink.corpus.entries.get(entry as usize) else { return };
-    if index >= e.blocks_len {
-        return;
-    }
-    let block = (e.blocks_start + index) as usize;
-    if let Some(b) = sink.corpus.blocks.get_mut(block) {
-        b.body = body;
-    }
-}
-
-pub(crate) fn finish_events(sink: &mut Sink, state: &mut EventsState) -> u32 {
     state.chain.finish(sink);
     state.chain.entries
 }

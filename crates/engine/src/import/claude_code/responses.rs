@@ -1,0 +1,100 @@
+//! Responses of Claude Code lines: the lines of one model call (one `message.id` and
+//! `requestId`, one line per content block) make one response, whose usage is the fullest one
+//! its lines report (most output tokens, then most tokens in all).
+
+use std::borrow::Cow;
+
+use crate::import::Sink;
+use crate::json::LStr;
+use crate::model::*;
+use crate::span::{Locator, Span};
+
+use super::heads::UsageHead;
+
+/// What a line says of the response (one model call) it is part of.
+pub(super) struct ResponseReport<'h> {
+    /// `message.id`, which the lines of one response share; none: the line is a response alone.
+    pub(super) message_id: Option<&'h str>,
+    /// `requestId`: with the message id, what tells responses apart.
+    pub(super) request_id: &'h str,
+    pub(super) usage: Option<&'h UsageHead>,
+    /// The cost the line states (`costUSD` and its other spellings).
+    pub(super) cost: Option<f64>,
+}
+
+/// The response entry `entry_index` belongs to: the one its message id and request id name
+/// (whose usage it may better), or a new one.
+pub(super) fn record_response(
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    at: &Locator,
+    entry: &Entry,
+    entry_index: EntryId,
+    report: &ResponseReport,
+) -> u32 {
+    let ResponseReport { message_id, request_id, usage, cost } = *report;
+    let usage = usage.map(UsageHead::to_usage);
+    let Some(message_id) = message_id else {
+        let index = sink.corpus.responses.len() as u32;
+        sink.corpus.responses.push(Response {
+            file: entry.file,
+            message_id: Span::EMPTY,
+            request_id: Span::EMPTY,
+            first_entry: entry_index,
+            lines: 1,
+            model: entry.model,
+            usage: usage.unwrap_or_default(),
+            has_usage: usage.is_some(),
+            logged_cost_usd: cost,
+            duration_ms: None,
+        });
+        return index;
+    };
+    let hash = sink.hash_pair(message_id.as_bytes(), request_id.as_bytes());
+    let arena = &sink.corpus.arena;
+    let responses = &sink.corpus.responses;
+    let found = sink.response_index.find(hash, |&(h, r)| {
+        h == hash && {
+            let response = &responses[r as usize];
+            let file_bytes = &bytes[response.file as usize];
+            response.message_id.bytes(file_bytes, arena) == message_id.as_bytes()
+                && response.request_id.bytes(file_bytes, arena) == request_id.as_bytes()
+        }
+    });
+    if let Some(&(_, index)) = found {
+        let response = &mut sink.corpus.responses[index as usize];
+        response.lines += 1;
+        if response.model.is_none() {
+            response.model = entry.model;
+        }
+        if let Some(usage) = usage {
+            let better = !response.has_usage
+                || (usage.output_tokens, usage.total()) > (response.usage.output_tokens, response.usage.total());
+            if better {
+                response.usage = usage;
+                response.has_usage = true;
+                if cost.is_some() {
+                    response.logged_cost_usd = cost;
+                }
+            }
+        }
+        return index;
+    }
+    let index = sink.corpus.responses.len() as u32;
+    let message_span = at.str_span(&mut sink.corpus.arena, &LStr(Some(Cow::Borrowed(message_id))));
+    let request_span = at.str_span(&mut sink.corpus.arena, &LStr(Some(Cow::Borrowed(request_id))));
+    sink.corpus.responses.push(Response {
+        file: entry.file,
+        message_id: message_span,
+        request_id: request_span,
+        first_entry: entry_index,
+        lines: 1,
+        model: entry.model,
+        usage: usage.unwrap_or_default(),
+        has_usage: usage.is_some(),
+        logged_cost_usd: cost,
+        duration_ms: None,
+    });
+    sink.response_index.insert_unique(hash, (hash, index), |&(h, _)| h);
+    index
+}

@@ -1,0 +1,50 @@
+//! OpenAI Codex logs, in two shapes that share their helpers:
+//!
+//! - [`rollout`]: **session rollouts**
+//!   (`~/.codex/sessions/YYYY/MM/DD/rollout-<date>-<uuid>.jsonl`), lines
+//!   `{timestamp, type, payload}`;
+//! - [`events`]: **Codex SDK thread events** (`codex exec --json`, `@openai/codex-sdk`).
+//!
+//! Both report usage as OpenAI counts it, cached input inside input and reasoning inside output:
+//! input becomes uncached input plus `cache_read_input_tokens`, output stays whole.
+
+pub mod events;
+pub mod rollout;
+
+use crate::import::common::*;
+use crate::import::{LineOutcome, Sink};
+use crate::model::*;
+use crate::span::Sym;
+
+/// Adds usage to the response anchored at `anchor` (made if it has none).
+fn bill(sink: &mut Sink, anchor: EntryId, model: Sym, usage: Usage) {
+    let Some(entry) = sink.corpus.entries.get(anchor as usize) else { return };
+    if entry.response != NONE
+        && let Some(response) = sink.corpus.responses.get_mut(entry.response as usize)
+    {
+        response.usage.add(&usage);
+        response.has_usage = true;
+        if response.model.is_none() {
+            response.model = model;
+        }
+        return;
+    }
+    let file = entry.file;
+    push_response(sink, new_response(file, anchor, model, Some(usage)));
+}
+
+/// Adds `entry` to the thread under the uuid synthesised from its line (and `suffix`).
+fn push_chained(
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    chain: &mut Chain,
+    entry: Entry,
+    line_no: u32,
+    suffix: &str,
+) -> LineOutcome {
+    let uuid = chain.id(line_no, suffix);
+    match chain.push(sink, bytes, entry, &uuid) {
+        Ok(_) => LineOutcome::Entry,
+        Err(message) => LineOutcome::Duplicate(message),
+    }
+}
