@@ -12,6 +12,9 @@ use crate::span::{Span, Sym};
 
 /// Bytes of a file looked at before deciding what format it is.
 const SNIFF_BYTES: usize = 64 * 1024;
+/// Lines of a file looked at before deciding what format it is (fewer if they pass
+/// [`SNIFF_BYTES`]).
+const SNIFF_LINES: usize = 16;
 
 /// Reads any number of files, in any number of chunks each, into one [`Corpus`].
 pub struct Loader {
@@ -284,17 +287,27 @@ impl Loader {
     fn sniff(&mut self, file: FileId, at_end: bool) -> bool {
         let f = file as usize;
         let buffer = &self.bytes[f];
-        if buffer.len() < SNIFF_BYTES && !at_end {
-            // Decide as soon as a few complete lines are in, or the sniff window is full.
-            let state = &mut self.states[f];
-            state.sniff_newlines += memchr::memchr_iter(b'\n', &buffer[state.sniff_scanned..]).count();
-            state.sniff_scanned = buffer.len();
-            if state.sniff_newlines < 8 {
-                return false;
+        // The window is the first SNIFF_LINES lines or SNIFF_BYTES bytes, whichever ends first,
+        // whatever slices the bytes came in: how a file is read never changes what it is read as.
+        let limit = buffer.len().min(SNIFF_BYTES);
+        let state = &mut self.states[f];
+        while state.sniff_newlines < SNIFF_LINES && state.sniff_scanned < limit {
+            match memchr::memchr(b'\n', &buffer[state.sniff_scanned..limit]) {
+                Some(i) => {
+                    state.sniff_newlines += 1;
+                    state.sniff_scanned += i + 1;
+                }
+                None => state.sniff_scanned = limit,
             }
         }
-        let window = &buffer[..buffer.len().min(SNIFF_BYTES)];
-        let whole_file = at_end && buffer.len() <= SNIFF_BYTES;
+        let enough_lines = state.sniff_newlines >= SNIFF_LINES;
+        let cut = if enough_lines { state.sniff_scanned } else { limit };
+        if !enough_lines && limit < SNIFF_BYTES && !at_end {
+            return false;
+        }
+        let window = &buffer[..cut];
+        // The window is the whole file only when the file ended before either limit.
+        let whole_file = at_end && !enough_lines && buffer.len() <= SNIFF_BYTES;
         match import::sniff(window, whole_file, self.sink.corpus.files[f].name()) {
             Sniff::Format(format) => {
                 self.sink.corpus.files[f].format = format;
@@ -467,6 +480,27 @@ mod tests {
                 .as_deref(),
             Some("0199a213-81c0-7800-8aa1-bbab2a035a53")
         );
+    }
+
+    #[test]
+    fn what_a_file_is_read_as_does_not_depend_on_its_slices() {
+        // Markdown whose first `{` comes after its eighth line: once read as "plain text" when
+        // it came in small slices, and as "not valid JSON" when it came whole.
+        let mut text = String::new();
+        for i in 0..12 {
+            text.push_str(&format!("# heading {i}\n\nsome prose\n"));
+        }
+        text.push_str("```json\n{\"a\": 1}\n```\n");
+        let whole = Loader::read_all([("notes.md", text.as_bytes())]);
+        let mut sliced = Loader::new();
+        let file = sliced.add_file("notes.md", text.len() as u64);
+        for byte in text.as_bytes().chunks(1) {
+            sliced.push(file, byte);
+        }
+        let sliced = sliced.finish();
+        assert_eq!(whole.files[0].format, Format::Rejected);
+        assert_eq!(whole.diagnostics, sliced.diagnostics);
+        assert_eq!(whole.files[0].counts, sliced.files[0].counts);
     }
 
     #[test]

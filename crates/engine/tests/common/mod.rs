@@ -56,6 +56,20 @@ impl RealFixtures {
     pub fn folders(&self) -> Vec<(String, PathBuf)> {
         REAL_FOLDERS.iter().map(|name| (name.to_string(), self.root.join(name))).collect()
     }
+
+    /// Every folder there, as (name, path), in name order: the Claude Code folders and those
+    /// of other agents' logs, for tests that hold for any file (no snapshot).
+    pub fn every_folder(&self) -> Vec<(String, PathBuf)> {
+        let mut folders: Vec<(String, PathBuf)> = std::fs::read_dir(&self.root)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| entry.path().is_dir())
+            .map(|entry| (entry.file_name().to_string_lossy().into_owned(), entry.path()))
+            .collect();
+        folders.sort();
+        folders
+    }
 }
 
 /// Where the real fixtures are looked for: `$SESSIONSCOPE_REAL_FIXTURES`, or
