@@ -94,10 +94,13 @@ impl Style {
     }
 
     /// The CSS classes that show this style: `ansi-bold`, `ansi-dim`, `ansi-italic`, `ansi-underline`,
-    /// `ansi-strike`, `ansi-inverse`; `ansi-fg-N` and `ansi-bg-N` for the 16 named colours (their shades
-    /// come from the theme); for other colours, `ansi-fg-rgb` (the colour in `--ansi-fg`, kept readable on
-    /// the theme's background), `ansi-fg-exact` (on a background of its own) and `ansi-bg-rgb` (the colour
-    /// in `--ansi-bg`), with `ansi-on-light` or `ansi-on-dark` for default text on such a background.
+    /// `ansi-strike`, `ansi-inverse`, and for colours:
+    /// - on the theme's background, `ansi-fg-N` for the 16 named colours (whose shades the theme
+    ///   chooses), and `ansi-fg-rgb` for the others (the colour in `--ansi-fg`, kept readable on the
+    ///   theme's background);
+    /// - on a background of its own, `ansi-bg-rgb` (the colour in `--ansi-bg`) with `ansi-fg-exact` (the
+    ///   colour in `--ansi-fg`) or, for default text, `ansi-on-light` or `ansi-on-dark`: such text looks
+    ///   as in a terminal, the same in both themes.
     pub fn classes(&self) -> String {
         let mut classes: Vec<String> = Vec::new();
         for (set, class) in [
@@ -112,39 +115,35 @@ impl Style {
                 classes.push(class.to_owned());
             }
         }
-        let (foreground, background) = self.shown_colors();
-        match background {
-            Some(Color::Indexed(index @ 0..=15)) => classes.push(format!("ansi-bg-{index}")),
-            Some(color) => {
+        match self.shown_colors() {
+            (foreground, Some(background)) => {
                 classes.push("ansi-bg-rgb".to_owned());
-                if foreground.is_none() {
-                    let on = if relative_luminance(color.rgb()) > 0.18 { "ansi-on-light" } else { "ansi-on-dark" };
-                    classes.push(on.to_owned());
-                }
+                let text = match foreground {
+                    Some(_) => "ansi-fg-exact",
+                    None if relative_luminance(background.rgb()) > 0.18 => "ansi-on-light",
+                    None => "ansi-on-dark",
+                };
+                classes.push(text.to_owned());
             }
-            None => {}
-        }
-        match foreground {
-            Some(Color::Indexed(index @ 0..=15)) => classes.push(format!("ansi-fg-{index}")),
-            Some(_) if background.is_some() => classes.push("ansi-fg-exact".to_owned()),
-            Some(_) => classes.push("ansi-fg-rgb".to_owned()),
-            None => {}
+            (Some(Color::Indexed(index @ 0..=15)), None) => classes.push(format!("ansi-fg-{index}")),
+            (Some(_), None) => classes.push("ansi-fg-rgb".to_owned()),
+            (None, None) => {}
         }
         classes.join(" ")
     }
 
-    /// The CSS custom properties that carry colours outside the 16: `--ansi-fg` and `--ansi-bg`, each a
-    /// `#rrggbb` made from the parsed numbers.
+    /// The values of the CSS custom properties `--ansi-fg` and `--ansi-bg` for [`Style::classes`], each a
+    /// `#rrggbb` made from parsed numbers (or the palette), when the classes use them.
     pub fn color_properties(&self) -> (Option<String>, Option<String>) {
-        let (foreground, background) = self.shown_colors();
-        let property = |color: Option<Color>| match color {
-            None | Some(Color::Indexed(0..=15)) => None,
-            Some(color) => {
-                let (red, green, blue) = color.rgb();
-                Some(format!("#{red:02x}{green:02x}{blue:02x}"))
-            }
+        let hex = |color: Color| {
+            let (red, green, blue) = color.rgb();
+            format!("#{red:02x}{green:02x}{blue:02x}")
         };
-        (property(foreground), property(background))
+        match self.shown_colors() {
+            (foreground, Some(background)) => (foreground.map(hex), Some(hex(background))),
+            (Some(Color::Indexed(0..=15)) | None, None) => (None, None),
+            (Some(foreground), None) => (Some(hex(foreground)), None),
+        }
     }
 
     /// The foreground and background as shown, swapped when inverse.
@@ -794,26 +793,31 @@ mod tests {
 
     #[test]
     fn classes_and_colour_properties() {
-        // The 16 colours are classes; the others are properties made from the numbers.
+        // On the theme's background, the 16 colours are classes and the others properties made from the
+        // numbers.
         let orange = foreground(Color::Indexed(208));
         assert_eq!(orange.classes(), "ansi-fg-rgb");
         assert_eq!(orange.color_properties(), (Some("#ff8700".to_owned()), None));
+        assert_eq!(foreground(Color::Indexed(12)).color_properties(), (None, None));
+        // On a background of its own, both colours are exact, and default text is dark on a light
+        // background and light on a dark one.
         let both = Style {
-            foreground: Some(Color::Rgb(1, 2, 3)),
+            foreground: Some(Color::Indexed(0)),
             background: Some(Color::Rgb(250, 250, 250)),
             ..Style::default()
         };
         assert_eq!(both.classes(), "ansi-bg-rgb ansi-fg-exact");
-        assert_eq!(both.color_properties(), (Some("#010203".to_owned()), Some("#fafafa".to_owned())));
-        // Default text on a background of its own is dark on a light one, and light on a dark one.
-        let light = Style { background: Some(Color::Rgb(250, 250, 200)), ..Style::default() };
+        assert_eq!(both.color_properties(), (Some("#000000".to_owned()), Some("#fafafa".to_owned())));
+        let light = Style { background: Some(Color::Indexed(2)), ..Style::default() };
         assert_eq!(light.classes(), "ansi-bg-rgb ansi-on-light");
+        assert_eq!(light.color_properties(), (None, Some("#00cd00".to_owned())));
         let dark = Style { background: Some(Color::Indexed(17)), ..Style::default() };
         assert_eq!(dark.classes(), "ansi-bg-rgb ansi-on-dark");
         assert_eq!(dark.color_properties(), (None, Some("#00005f".to_owned())));
         // Inverse swaps the colours.
         let inverse = Style { inverse: true, foreground: Some(Color::Indexed(1)), ..Style::default() };
-        assert_eq!(inverse.classes(), "ansi-inverse ansi-bg-1");
+        assert_eq!(inverse.classes(), "ansi-inverse ansi-bg-rgb ansi-on-dark");
+        assert_eq!(inverse.color_properties(), (None, Some("#cd0000".to_owned())));
         let inverse = Style { inverse: true, background: Some(Color::Rgb(0, 0, 0)), ..Style::default() };
         assert_eq!(inverse.classes(), "ansi-inverse ansi-fg-rgb");
         assert_eq!(inverse.color_properties(), (Some("#000000".to_owned()), None));
