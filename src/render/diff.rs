@@ -1,18 +1,27 @@
 //! Line diffs for the Edit, MultiEdit and Write tool calls: computed from two strings, or read from the
-//! `structuredPatch` that Claude Code stores in the tool result.
+//! `structuredPatch` that Claude Code stores in the tool result; and the changed words inside changed lines.
 //!
-//! The diff is Myers' algorithm with a bounded edit cost. When two texts differ by more than that bound,
-//! lines that occur exactly once on each side anchor the alignment (as in patience diff), and the bounded
-//! Myers diff runs between anchors; a stretch that is still too different becomes "all removed, then all
-//! added". The work is therefore at most proportional to the number of lines times the cost bound.
+//! The line diff is the `similar` crate's Myers diff, bounded by a deadline: past it, the crate gives up
+//! on the stretch it is working on and reports it as removed and added lines, so the work stays bounded
+//! however different two texts are. Changed words are marked by diffing the words of a run of removed
+//! lines against the words of the added lines that follow it, also under a deadline, and only where the
+//! run is small enough and the lines still share most of their words.
 
-use std::collections::HashMap;
+use std::time::Duration;
 
 use serde_json::Value;
+use similar::{Algorithm, DiffOp, Instant};
 
-/// The largest edit cost (removed plus added lines) that one run of Myers' algorithm searches. The
-/// algorithm keeps a history of about this number squared positions.
-const MAX_EDIT_COST: usize = 512;
+/// How long one line diff may search for the shortest edit before it settles for a longer one.
+const LINE_DIFF_TIME: Duration = Duration::from_millis(500);
+/// How long marking the changed words of one diff may take in all; runs left when it is over are not
+/// marked.
+const WORD_DIFF_TIME: Duration = Duration::from_millis(100);
+/// The most bytes of removed (and, apart, of added) lines whose words are compared.
+const MAX_WORD_DIFF_BYTES: usize = 16 * 1024;
+/// A line's changed words are marked only when at least this share of its non-blank characters is
+/// unchanged; a line that changed more than that reads better as a whole changed line.
+const MIN_UNCHANGED_SHARE: f32 = 0.4;
 
 /// What a line of a diff is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +46,16 @@ pub struct DiffLine {
     pub new_line: Option<u32>,
     /// The line without its `+`, `-` or space prefix (or the header, for a hunk).
     pub text: String,
+    /// The line cut into changed and unchanged pieces, which together are `text`; empty when no word
+    /// is marked (see [`mark_changed_words`]).
+    pub words: Vec<WordSegment>,
+}
+
+/// A piece of a changed line: words that the line's counterpart also has, or words that changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WordSegment {
+    pub text: String,
+    pub changed: bool,
 }
 
 /// Computes a unified diff of two texts, line by line, with `context` unchanged lines around each change.
@@ -44,10 +63,21 @@ pub struct DiffLine {
 /// Line numbers start at 1 in each string. Hunks closer than twice `context` are merged. Identical texts
 /// give no lines. A missing final newline is not reported as a difference.
 pub fn diff_lines(old: &str, new: &str, context: usize) -> Vec<DiffLine> {
+    diff_lines_until(old, new, context, deadline_after(LINE_DIFF_TIME))
+}
+
+/// [`diff_lines`] with the deadline given: `None` searches for as long as it takes.
+fn diff_lines_until(old: &str, new: &str, context: usize, deadline: Option<Instant>) -> Vec<DiffLine> {
     let old_lines: Vec<&str> = old.lines().collect();
     let new_lines: Vec<&str> = new.lines().collect();
-    let edits = edit_script(&old_lines, &new_lines);
-    unified_hunks(&edits, &old_lines, &new_lines, context)
+    let ops = similar::capture_diff_slices_deadline(Algorithm::Myers, &old_lines, &new_lines, deadline);
+    // A context as large as both texts shows them whole; the crate doubles the context it is given.
+    let context = context.min(old_lines.len() + new_lines.len());
+    let mut lines = Vec::new();
+    for hunk in similar::group_diff_ops(ops, context) {
+        push_hunk(&hunk, &old_lines, &new_lines, &mut lines);
+    }
+    lines
 }
 
 /// Converts Claude Code's `toolUseResult.structuredPatch`, an array of hunks such as
@@ -77,11 +107,11 @@ pub fn from_structured_patch(patch: &Value) -> Option<Vec<DiffLine>> {
             let text = chars.as_str().to_owned();
             match prefix {
                 Some('+') => {
-                    diff.push(DiffLine { kind: DiffKind::Added, old_line: None, new_line: Some(new_line), text });
+                    diff.push(added_line(new_line, text));
                     new_line = new_line.saturating_add(1);
                 }
                 Some('-') => {
-                    diff.push(DiffLine { kind: DiffKind::Removed, old_line: Some(old_line), new_line: None, text });
+                    diff.push(removed_line(old_line, text));
                     old_line = old_line.saturating_add(1);
                 }
                 Some('\\') => {}
@@ -110,356 +140,204 @@ pub fn count_changes(lines: &[DiffLine]) -> (usize, usize) {
     })
 }
 
-/// A step of an edit script, with 0-based line indices.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Edit {
-    Equal { old: usize, new: usize },
-    Delete { old: usize },
-    Insert { new: usize },
+/// Marks the changed words of changed lines, in a diff from [`diff_lines`] or [`from_structured_patch`].
+///
+/// Each run of removed lines directly followed by added lines is compared word by word (a word is a run
+/// of letters, digits and underscores, a run of spaces, or any other single character). A line gets
+/// [`DiffLine::words`] when it has both changed and unchanged words and most of it is unchanged; other
+/// lines keep no words, and show as wholly changed. Runs larger than [`MAX_WORD_DIFF_BYTES`], and runs
+/// left when the time for the whole diff is over, are not marked.
+pub fn mark_changed_words(lines: &mut [DiffLine]) {
+    mark_changed_words_until(lines, deadline_after(WORD_DIFF_TIME));
 }
 
-/// Computes the edits that turn `old` into `new`, with the deletions of each change before its insertions.
-fn edit_script<'text>(old: &[&'text str], new: &[&'text str]) -> Vec<Edit> {
-    // Lines are compared as small integers.
-    let mut ids: HashMap<&'text str, u32> = HashMap::new();
-    let mut intern = |line: &'text str| {
-        let next_id = u32::try_from(ids.len()).unwrap_or(u32::MAX);
-        *ids.entry(line).or_insert(next_id)
-    };
-    let old_ids: Vec<u32> = old.iter().map(|&line| intern(line)).collect();
-    let new_ids: Vec<u32> = new.iter().map(|&line| intern(line)).collect();
-
-    let mut edits = Vec::with_capacity(old.len().max(new.len()));
-    diff_range(&old_ids, &new_ids, 0, 0, true, &mut edits);
-    deletions_first(&mut edits);
-    edits
-}
-
-/// Appends the edits between `old` and `new`, slices that start at `old_offset` and `new_offset` of the
-/// whole texts. When the bounded Myers diff gives up and `use_anchors` is set, aligns unique lines first.
-fn diff_range(
-    old: &[u32],
-    new: &[u32],
-    old_offset: usize,
-    new_offset: usize,
-    use_anchors: bool,
-    edits: &mut Vec<Edit>,
-) {
-    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let old_rest = old.get(prefix..).unwrap_or_default();
-    let new_rest = new.get(prefix..).unwrap_or_default();
-    let suffix = old_rest.iter().rev().zip(new_rest.iter().rev()).take_while(|(a, b)| a == b).count();
-    let old_middle = old_rest.get(..old_rest.len() - suffix).unwrap_or_default();
-    let new_middle = new_rest.get(..new_rest.len() - suffix).unwrap_or_default();
-
-    for index in 0..prefix {
-        edits.push(Edit::Equal { old: old_offset + index, new: new_offset + index });
-    }
-    let middle_old_offset = old_offset + prefix;
-    let middle_new_offset = new_offset + prefix;
-    if old_middle.is_empty() || new_middle.is_empty() {
-        replace_all(old_middle.len(), new_middle.len(), middle_old_offset, middle_new_offset, edits);
-    } else if let Some(middle_edits) = bounded_myers(old_middle, new_middle, MAX_EDIT_COST) {
-        edits.extend(middle_edits.into_iter().map(|edit| shift(edit, middle_old_offset, middle_new_offset)));
-    } else if use_anchors {
-        diff_between_anchors(old_middle, new_middle, middle_old_offset, middle_new_offset, edits);
-    } else {
-        replace_all(old_middle.len(), new_middle.len(), middle_old_offset, middle_new_offset, edits);
-    }
-    let old_suffix_start = old_offset + prefix + old_middle.len();
-    let new_suffix_start = new_offset + prefix + new_middle.len();
-    for index in 0..suffix {
-        edits.push(Edit::Equal { old: old_suffix_start + index, new: new_suffix_start + index });
+/// [`mark_changed_words`] with the deadline given: runs not started by then are left unmarked.
+fn mark_changed_words_until(lines: &mut [DiffLine], deadline: Option<Instant>) {
+    let mut start = 0;
+    while start < lines.len() {
+        let removed = run_length(lines, start, DiffKind::Removed);
+        let added = if removed > 0 { run_length(lines, start + removed, DiffKind::Added) } else { 0 };
+        if removed > 0 && added > 0 {
+            if deadline.is_some_and(|deadline| Instant::now() > deadline) {
+                return;
+            }
+            if let Some(run) = lines.get_mut(start..start + removed + added) {
+                let (old_run, new_run) = run.split_at_mut(removed);
+                mark_run(old_run, new_run, deadline);
+            }
+        }
+        start += (removed + added).max(1);
     }
 }
 
-/// Appends "all of `old` removed, then all of `new` added".
-fn replace_all(old_len: usize, new_len: usize, old_offset: usize, new_offset: usize, edits: &mut Vec<Edit>) {
-    edits.extend((0..old_len).map(|index| Edit::Delete { old: old_offset + index }));
-    edits.extend((0..new_len).map(|index| Edit::Insert { new: new_offset + index }));
+/// The number of lines of `kind` in a row from `start`.
+fn run_length(lines: &[DiffLine], start: usize, kind: DiffKind) -> usize {
+    lines.get(start..).unwrap_or_default().iter().take_while(|line| line.kind == kind).count()
 }
 
-fn shift(edit: Edit, old_offset: usize, new_offset: usize) -> Edit {
-    match edit {
-        Edit::Equal { old, new } => Edit::Equal { old: old + old_offset, new: new + new_offset },
-        Edit::Delete { old } => Edit::Delete { old: old + old_offset },
-        Edit::Insert { new } => Edit::Insert { new: new + new_offset },
-    }
+/// A word of a run of lines, and which line of the run it is in.
+struct Word<'text> {
+    text: &'text str,
+    /// The index of the line in the run, or `None` for the line break between two lines.
+    line: Option<usize>,
 }
 
-/// Aligns the lines that occur exactly once in each text (the longest run of them in the same order), and
-/// diffs the stretches between them with the bounded Myers diff.
-fn diff_between_anchors(old: &[u32], new: &[u32], old_offset: usize, new_offset: usize, edits: &mut Vec<Edit>) {
-    let anchors = unique_line_anchors(old, new);
-    if anchors.is_empty() {
-        // The texts were just found too different for the bounded diff; without anchors, nothing divides them.
-        replace_all(old.len(), new.len(), old_offset, new_offset, edits);
+/// Compares the words of removed lines with those of the added lines after them, and marks both.
+fn mark_run(old_run: &mut [DiffLine], new_run: &mut [DiffLine], deadline: Option<Instant>) {
+    let old_bytes: usize = old_run.iter().map(|line| line.text.len()).sum();
+    let new_bytes: usize = new_run.iter().map(|line| line.text.len()).sum();
+    if old_bytes > MAX_WORD_DIFF_BYTES || new_bytes > MAX_WORD_DIFF_BYTES {
         return;
     }
-    let mut old_start = 0;
-    let mut new_start = 0;
-    for (old_anchor, new_anchor) in anchors.into_iter().chain(std::iter::once((old.len(), new.len()))) {
-        let old_gap = old.get(old_start..old_anchor).unwrap_or_default();
-        let new_gap = new.get(new_start..new_anchor).unwrap_or_default();
-        diff_range(old_gap, new_gap, old_offset + old_start, new_offset + new_start, false, edits);
-        if old_anchor < old.len() && new_anchor < new.len() {
-            edits.push(Edit::Equal { old: old_offset + old_anchor, new: new_offset + new_anchor });
+    let old_words = run_words(old_run);
+    let new_words = run_words(new_run);
+    let old_texts: Vec<&str> = old_words.iter().map(|word| word.text).collect();
+    let new_texts: Vec<&str> = new_words.iter().map(|word| word.text).collect();
+    let ops = similar::capture_diff_slices_deadline(Algorithm::Myers, &old_texts, &new_texts, deadline);
+
+    let mut old_changed = vec![false; old_words.len()];
+    let mut new_changed = vec![false; new_words.len()];
+    for op in &ops {
+        if !matches!(op, DiffOp::Equal { .. }) {
+            old_changed.get_mut(op.old_range()).unwrap_or_default().fill(true);
+            new_changed.get_mut(op.new_range()).unwrap_or_default().fill(true);
         }
-        old_start = old_anchor + 1;
-        new_start = new_anchor + 1;
+    }
+    let old_segments = line_segments(&old_words, &old_changed, old_run.len());
+    let new_segments = line_segments(&new_words, &new_changed, new_run.len());
+    for (line, segments) in old_run.iter_mut().zip(old_segments).chain(new_run.iter_mut().zip(new_segments)) {
+        line.words = worth_marking(&line.text, segments);
     }
 }
 
-/// The pairs of positions of lines that occur once in `old` and once in `new`, keeping the longest
-/// sequence of them that is increasing on both sides.
-fn unique_line_anchors(old: &[u32], new: &[u32]) -> Vec<(usize, usize)> {
-    // For each line: occurrences in old, occurrences in new, and its positions.
-    let mut occurrences: HashMap<u32, (u32, u32, usize, usize)> = HashMap::new();
-    for (index, id) in old.iter().enumerate() {
-        let entry = occurrences.entry(*id).or_insert((0, 0, index, 0));
-        entry.0 = entry.0.saturating_add(1);
-    }
-    for (index, id) in new.iter().enumerate() {
-        if let Some(entry) = occurrences.get_mut(id) {
-            entry.1 = entry.1.saturating_add(1);
-            entry.3 = index;
+/// The words of the lines of a run, with a line break between lines.
+fn run_words(run: &[DiffLine]) -> Vec<Word<'_>> {
+    let mut words = Vec::new();
+    for (index, line) in run.iter().enumerate() {
+        if index > 0 {
+            words.push(Word { text: "\n", line: None });
+        }
+        let mut start = 0;
+        while let Some(rest) = line.text.get(start..).filter(|rest| !rest.is_empty()) {
+            let length = word_length(rest);
+            words.push(Word { text: rest.get(..length).unwrap_or(rest), line: Some(index) });
+            start += length;
         }
     }
-    let mut pairs: Vec<(usize, usize)> = occurrences
-        .values()
-        .filter(|(in_old, in_new, _, _)| *in_old == 1 && *in_new == 1)
-        .map(|&(_, _, old_index, new_index)| (old_index, new_index))
-        .collect();
-    pairs.sort_unstable();
-    longest_increasing_by_new(&pairs)
+    words
 }
 
-/// The longest subsequence of `pairs` (sorted by old position) whose new positions increase.
-fn longest_increasing_by_new(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    // `tails[length - 1]` is the index in `pairs` of the smallest new position ending an increasing
-    // subsequence of that length; `previous` links each pair to its predecessor in such a subsequence.
-    let mut tails: Vec<usize> = Vec::new();
-    let mut previous: Vec<Option<usize>> = vec![None; pairs.len()];
-    for (index, &(_, new_position)) in pairs.iter().enumerate() {
-        let length =
-            tails.partition_point(|&tail| pairs.get(tail).is_some_and(|&(_, tail_new)| tail_new < new_position));
-        if let Some(slot) = previous.get_mut(index) {
-            *slot = length.checked_sub(1).and_then(|before| tails.get(before).copied());
-        }
-        if length < tails.len() {
-            if let Some(tail) = tails.get_mut(length) {
-                *tail = index;
-            }
-        } else {
-            tails.push(index);
-        }
-    }
-    let mut sequence = Vec::with_capacity(tails.len());
-    let mut cursor = tails.last().copied();
-    while let Some(index) = cursor {
-        if let Some(&pair) = pairs.get(index) {
-            sequence.push(pair);
-        }
-        cursor = previous.get(index).copied().flatten();
-    }
-    sequence.reverse();
-    sequence
-}
-
-/// Myers' O((N+M)D) diff, giving up (`None`) when more than `max_cost` lines must be removed or added.
-fn bounded_myers(old: &[u32], new: &[u32], max_cost: usize) -> Option<Vec<Edit>> {
-    let old_len = isize::try_from(old.len()).ok()?;
-    let new_len = isize::try_from(new.len()).ok()?;
-    let max_cost = isize::try_from(max_cost.min(old.len() + new.len())).ok()?;
-    // `furthest[k + offset]` is the furthest x reached on diagonal k = x - y.
-    let offset = max_cost + 1;
-    let mut furthest = vec![0isize; usize::try_from(2 * max_cost + 3).ok()?];
-    // Before each round `cost` ≥ 1, the values of `furthest` for diagonals -(cost-1)..=(cost-1).
-    let mut history: Vec<isize> = Vec::new();
-    let at = |values: &[isize], diagonal: isize| -> isize {
-        usize::try_from(diagonal + offset).ok().and_then(|index| values.get(index).copied()).unwrap_or(0)
+/// The length in bytes of the word that `text` (not empty) starts with.
+fn word_length(text: &str) -> usize {
+    let is_word_char = |ch: char| ch.is_alphanumeric() || ch == '_';
+    let mut chars = text.char_indices();
+    let Some((_, first)) = chars.next() else { return 0 };
+    let same_class: fn(char) -> bool = if is_word_char(first) {
+        |ch| ch.is_alphanumeric() || ch == '_'
+    } else if first.is_whitespace() {
+        char::is_whitespace
+    } else {
+        return first.len_utf8();
     };
-
-    for cost in 0..=max_cost {
-        if cost > 0 {
-            let first = usize::try_from(offset - (cost - 1)).ok()?;
-            let last = usize::try_from(offset + (cost - 1)).ok()?;
-            history.extend_from_slice(furthest.get(first..=last)?);
-        }
-        for diagonal in (-cost..=cost).step_by(2) {
-            let from_above =
-                diagonal == -cost || (diagonal != cost && at(&furthest, diagonal - 1) < at(&furthest, diagonal + 1));
-            let mut x = if from_above { at(&furthest, diagonal + 1) } else { at(&furthest, diagonal - 1) + 1 };
-            let mut y = x - diagonal;
-            while x < old_len && y < new_len && same_line(old, new, x, y) {
-                x += 1;
-                y += 1;
-            }
-            *furthest.get_mut(usize::try_from(diagonal + offset).ok()?)? = x;
-            if x >= old_len && y >= new_len {
-                return Some(backtrack(&history, cost, old, new));
-            }
-        }
-    }
-    None
+    chars.find(|&(_, ch)| !same_class(ch)).map_or(text.len(), |(index, _)| index)
 }
 
-fn same_line(old: &[u32], new: &[u32], x: isize, y: isize) -> bool {
-    let old_line = usize::try_from(x).ok().and_then(|x| old.get(x));
-    let new_line = usize::try_from(y).ok().and_then(|y| new.get(y));
-    old_line.is_some() && old_line == new_line
+/// Cuts each line of a run into pieces of changed and unchanged words.
+fn line_segments(words: &[Word<'_>], changed: &[bool], line_count: usize) -> Vec<Vec<WordSegment>> {
+    let mut segments: Vec<Vec<WordSegment>> = vec![Vec::new(); line_count];
+    for (word, &is_changed) in words.iter().zip(changed) {
+        let Some(line) = word.line.and_then(|line| segments.get_mut(line)) else { continue };
+        match line.last_mut() {
+            Some(last) if last.changed == is_changed => last.text.push_str(word.text),
+            _ => line.push(WordSegment { text: word.text.to_owned(), changed: is_changed }),
+        }
+    }
+    segments
 }
 
-/// Follows the recorded rounds of [`bounded_myers`] back from the end of both texts.
-fn backtrack(history: &[isize], final_cost: isize, old: &[u32], new: &[u32]) -> Vec<Edit> {
-    // The value of diagonal k before round `cost` is at (cost - 1)² + (k + cost - 1) in the history.
-    let recorded = |cost: isize, diagonal: isize| -> isize {
-        let index = (cost - 1) * (cost - 1) + diagonal + cost - 1;
-        usize::try_from(index).ok().and_then(|index| history.get(index).copied()).unwrap_or(0)
-    };
-    let to_index = |value: isize| usize::try_from(value).unwrap_or(0);
-    let mut edits = Vec::new();
-    let mut x = isize::try_from(old.len()).unwrap_or(isize::MAX);
-    let mut y = isize::try_from(new.len()).unwrap_or(isize::MAX);
-    for cost in (1..=final_cost).rev() {
-        let diagonal = x - y;
-        let from_above =
-            diagonal == -cost || (diagonal != cost && recorded(cost, diagonal - 1) < recorded(cost, diagonal + 1));
-        let previous_diagonal = if from_above { diagonal + 1 } else { diagonal - 1 };
-        let previous_x = recorded(cost, previous_diagonal);
-        let previous_y = previous_x - previous_diagonal;
-        while x > previous_x && y > previous_y && same_line(old, new, x - 1, y - 1) {
-            edits.push(Edit::Equal { old: to_index(x - 1), new: to_index(y - 1) });
-            x -= 1;
-            y -= 1;
+/// The segments of a line worth showing: none when nothing or everything in it changed, or when too
+/// little of it is unchanged. Blanks between two changed pieces count as changed, so that a change of
+/// several words shows as one.
+fn worth_marking(text: &str, segments: Vec<WordSegment>) -> Vec<WordSegment> {
+    let mut merged: Vec<WordSegment> = Vec::with_capacity(segments.len());
+    let count = segments.len();
+    for (index, mut segment) in segments.into_iter().enumerate() {
+        let between_changes = index > 0 && index + 1 < count && segment.text.chars().all(char::is_whitespace);
+        if between_changes {
+            segment.changed = true;
         }
-        if from_above {
-            edits.push(Edit::Insert { new: to_index(y - 1) });
-        } else {
-            edits.push(Edit::Delete { old: to_index(x - 1) });
+        match merged.last_mut() {
+            Some(last) if last.changed == segment.changed => last.text.push_str(&segment.text),
+            _ => merged.push(segment),
         }
-        x = previous_x;
-        y = previous_y;
     }
-    while x > 0 && y > 0 {
-        edits.push(Edit::Equal { old: to_index(x - 1), new: to_index(y - 1) });
-        x -= 1;
-        y -= 1;
-    }
-    edits.reverse();
-    edits
+    let non_blank = |segment: &WordSegment| segment.text.chars().filter(|ch| !ch.is_whitespace()).count();
+    let unchanged: usize = merged.iter().filter(|segment| !segment.changed).map(non_blank).sum();
+    let changed: usize = merged.iter().filter(|segment| segment.changed).map(non_blank).sum();
+    let total = unchanged + changed;
+    let mostly_unchanged = total > 0 && unchanged as f32 >= MIN_UNCHANGED_SHARE * total as f32;
+    let has_both = merged.iter().any(|segment| segment.changed) && merged.iter().any(|segment| !segment.changed);
+    let whole: usize = merged.iter().map(|segment| segment.text.len()).sum();
+    if has_both && mostly_unchanged && whole == text.len() { merged } else { Vec::new() }
 }
 
-/// Reorders each run of changes so that its deletions come before its insertions, as in `diff -u`.
-fn deletions_first(edits: &mut [Edit]) {
-    let mut start = 0;
-    while start < edits.len() {
-        let run_length = edits
-            .get(start..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|edit| !matches!(edit, Edit::Equal { .. }))
-            .count();
-        if let Some(run) = edits.get_mut(start..start + run_length) {
-            // A stable sort keeps each side in order.
-            run.sort_by_key(|edit| matches!(edit, Edit::Insert { .. }));
-        }
-        start += run_length.max(1);
-    }
+/// The time `duration` from now, or `None` (no deadline) where the clock cannot say.
+fn deadline_after(duration: Duration) -> Option<Instant> {
+    Instant::now().checked_add(duration)
 }
 
-/// Groups an edit script into hunks with `context` lines around changes.
-fn unified_hunks(edits: &[Edit], old: &[&str], new: &[&str], context: usize) -> Vec<DiffLine> {
-    let change_indices: Vec<usize> = edits
-        .iter()
-        .enumerate()
-        .filter(|(_, edit)| !matches!(edit, Edit::Equal { .. }))
-        .map(|(index, _)| index)
-        .collect();
-    let mut lines = Vec::new();
-    // How many lines of each text the edits before `scanned` cover.
-    let mut scanned = 0;
-    let mut old_position = 0;
-    let mut new_position = 0;
-    let mut changes = change_indices.iter().copied().peekable();
-    while let Some(first_change) = changes.next() {
-        let mut last_change = first_change;
-        while let Some(&next_change) = changes.peek() {
-            if next_change - last_change - 1 > context.saturating_mul(2) {
-                break;
-            }
-            last_change = next_change;
-            changes.next();
-        }
-        let start = first_change.saturating_sub(context);
-        let end = last_change.saturating_add(context).saturating_add(1).min(edits.len());
-        for edit in edits.get(scanned..start).unwrap_or_default() {
-            advance(edit, &mut old_position, &mut new_position);
-        }
-        let hunk = edits.get(start..end).unwrap_or_default();
-        push_hunk(hunk, old_position, new_position, old, new, &mut lines);
-        for edit in hunk {
-            advance(edit, &mut old_position, &mut new_position);
-        }
-        scanned = end;
+/// Appends a hunk header and the lines of a group of operations, in which each run of changes lists its
+/// removed lines before its added lines, as in `diff -u`.
+fn push_hunk(hunk: &[DiffOp], old: &[&str], new: &[&str], lines: &mut Vec<DiffLine>) {
+    let old_count: usize = hunk.iter().map(|op| op.old_range().len()).sum();
+    let new_count: usize = hunk.iter().map(|op| op.new_range().len()).sum();
+    if old_count == 0 && new_count == 0 {
+        return;
     }
-    lines
-}
-
-/// Counts the lines an edit covers in each text.
-fn advance(edit: &Edit, old_position: &mut usize, new_position: &mut usize) {
-    match edit {
-        Edit::Equal { .. } => {
-            *old_position += 1;
-            *new_position += 1;
-        }
-        Edit::Delete { .. } => *old_position += 1,
-        Edit::Insert { .. } => *new_position += 1,
-    }
-}
-
-/// Appends a hunk header and the lines of the hunk, which starts at the given 0-based positions.
-fn push_hunk(
-    hunk: &[Edit],
-    old_position: usize,
-    new_position: usize,
-    old: &[&str],
-    new: &[&str],
-    lines: &mut Vec<DiffLine>,
-) {
-    let old_count = hunk.iter().filter(|edit| !matches!(edit, Edit::Insert { .. })).count();
-    let new_count = hunk.iter().filter(|edit| !matches!(edit, Edit::Delete { .. })).count();
+    let old_position = hunk.first().map_or(0, |op| op.old_range().start);
+    let new_position = hunk.first().map_or(0, |op| op.new_range().start);
     // Like `diff -u`, an empty range is numbered by the line before it.
     let old_header_start = if old_count > 0 { old_position + 1 } else { old_position };
     let new_header_start = if new_count > 0 { new_position + 1 } else { new_position };
     lines.push(hunk_header(old_header_start as u64, old_count as u64, new_header_start as u64, new_count as u64));
 
-    for edit in hunk {
-        let line = match *edit {
-            Edit::Equal { old: old_index, new: new_index } => context_line(
-                line_number(old_index),
-                line_number(new_index),
-                old.get(old_index).copied().unwrap_or_default().to_owned(),
-            ),
-            Edit::Delete { old: old_index } => DiffLine {
-                kind: DiffKind::Removed,
-                old_line: Some(line_number(old_index)),
-                new_line: None,
-                text: old.get(old_index).copied().unwrap_or_default().to_owned(),
-            },
-            Edit::Insert { new: new_index } => DiffLine {
-                kind: DiffKind::Added,
-                old_line: None,
-                new_line: Some(line_number(new_index)),
-                text: new.get(new_index).copied().unwrap_or_default().to_owned(),
-            },
-        };
-        lines.push(line);
+    let mut added = Vec::new();
+    for op in hunk {
+        match *op {
+            DiffOp::Equal { old_index, new_index, len } => {
+                if len == 0 {
+                    continue;
+                }
+                lines.append(&mut added);
+                for offset in 0..len {
+                    let text = old.get(old_index + offset).copied().unwrap_or_default().to_owned();
+                    lines.push(context_line(line_number(old_index + offset), line_number(new_index + offset), text));
+                }
+            }
+            _ => {
+                for index in op.old_range() {
+                    lines
+                        .push(removed_line(line_number(index), old.get(index).copied().unwrap_or_default().to_owned()));
+                }
+                for index in op.new_range() {
+                    added.push(added_line(line_number(index), new.get(index).copied().unwrap_or_default().to_owned()));
+                }
+            }
+        }
     }
+    lines.append(&mut added);
 }
 
 fn context_line(old_line: u32, new_line: u32, text: String) -> DiffLine {
-    DiffLine { kind: DiffKind::Context, old_line: Some(old_line), new_line: Some(new_line), text }
+    DiffLine { kind: DiffKind::Context, old_line: Some(old_line), new_line: Some(new_line), text, words: Vec::new() }
+}
+
+fn removed_line(old_line: u32, text: String) -> DiffLine {
+    DiffLine { kind: DiffKind::Removed, old_line: Some(old_line), new_line: None, text, words: Vec::new() }
+}
+
+fn added_line(new_line: u32, text: String) -> DiffLine {
+    DiffLine { kind: DiffKind::Added, old_line: None, new_line: Some(new_line), text, words: Vec::new() }
 }
 
 fn hunk_header(old_start: u64, old_count: u64, new_start: u64, new_count: u64) -> DiffLine {
@@ -468,6 +346,7 @@ fn hunk_header(old_start: u64, old_count: u64, new_start: u64, new_count: u64) -
         old_line: None,
         new_line: None,
         text: format!("@@ -{old_start},{old_count} +{new_start},{new_count} @@"),
+        words: Vec::new(),
     }
 }
 
@@ -496,11 +375,11 @@ mod tests {
     use serde_json::json;
 
     fn removed(old_line: u32, text: &str) -> DiffLine {
-        DiffLine { kind: DiffKind::Removed, old_line: Some(old_line), new_line: None, text: text.to_owned() }
+        removed_line(old_line, text.to_owned())
     }
 
     fn added(new_line: u32, text: &str) -> DiffLine {
-        DiffLine { kind: DiffKind::Added, old_line: None, new_line: Some(new_line), text: text.to_owned() }
+        added_line(new_line, text.to_owned())
     }
 
     fn context(old_line: u32, new_line: u32, text: &str) -> DiffLine {
@@ -508,7 +387,7 @@ mod tests {
     }
 
     fn hunk(text: &str) -> DiffLine {
-        DiffLine { kind: DiffKind::Hunk, old_line: None, new_line: None, text: text.to_owned() }
+        DiffLine { kind: DiffKind::Hunk, old_line: None, new_line: None, text: text.to_owned(), words: Vec::new() }
     }
 
     /// Writes a diff in the `diff -u` body format, to compare whole diffs at a glance.
@@ -829,20 +708,34 @@ mod tests {
     }
 
     #[test]
-    fn bounded_myers_gives_up_beyond_its_cost() {
-        assert!(bounded_myers(&[1, 2, 3], &[4, 5, 6], 5).is_none());
-        assert_eq!(bounded_myers(&[1, 2, 3], &[4, 5, 6], 6).map(|edits| edits.len()), Some(6));
-        assert_eq!(bounded_myers(&[], &[], 0), Some(vec![]));
+    fn a_diff_out_of_time_is_still_a_correct_diff() {
+        // Replaces a test of the hand-written Myers search giving up beyond its cost: past the deadline,
+        // similar settles for a longer diff, which still rebuilds both texts.
+        let old: String = (0..300).map(|n| format!("line {}\n", n % 7)).collect();
+        let new: String = (0..300).map(|n| format!("line {}\n", n % 5)).collect();
+        let expired = Instant::now().checked_sub(Duration::from_secs(1));
+        let diff = diff_lines_until(&old, &new, 2, expired);
+        assert_consistent(&diff, &old, &new);
+        let (rebuilt_old, rebuilt_new) = rebuild(&diff_lines_until(&old, &new, usize::MAX, expired));
+        assert_eq!(rebuilt_old, old.lines().collect::<Vec<_>>());
+        assert_eq!(rebuilt_new, new.lines().collect::<Vec<_>>());
+        assert_eq!(
+            diff_lines_until("a\nb\n", "a\nc\n", 0, expired),
+            vec![hunk("@@ -2,1 +2,1 @@"), removed(2, "b"), added(2, "c")]
+        );
     }
 
     #[test]
-    fn anchors_are_the_longest_increasing_unique_pairs() {
-        // 1 and 2 are unique on both sides but swapped; 3 is unique; 9 repeats.
-        let anchors = unique_line_anchors(&[1, 9, 2, 3, 9], &[2, 1, 3, 9]);
-        assert_eq!(anchors.len(), 2);
-        assert_eq!(anchors.last(), Some(&(3, 2)));
-        assert_eq!(longest_increasing_by_new(&[(0, 5), (1, 1), (2, 2), (3, 0), (4, 3)]), vec![(1, 1), (2, 2), (4, 3)]);
-        assert!(longest_increasing_by_new(&[]).is_empty());
+    fn swapped_unique_lines_are_aligned_minimally() {
+        // Replaces a test of the hand-written patience anchors (lines unique on both sides, in the
+        // longest increasing order): the same texts, through the public function.
+        let old = "one\nnine\ntwo\nthree\nnine\n";
+        let new = "two\none\nthree\nnine\n";
+        let diff = diff_lines(old, new, 1);
+        assert_consistent(&diff, old, new);
+        let common = lcs_length(&old.lines().collect::<Vec<_>>(), &new.lines().collect::<Vec<_>>());
+        assert_eq!(common, 3);
+        assert_eq!(count_changes(&diff), (4 - common, 5 - common), "{}", render(&diff));
     }
 
     #[test]
@@ -933,5 +826,107 @@ mod tests {
         assert_eq!(count_changes(&[]), (0, 0));
         let lines = [hunk("@@ -1,1 +1,2 @@"), context(1, 1, "a"), added(2, "b"), added(3, "c"), removed(2, "d")];
         assert_eq!(count_changes(&lines), (2, 1));
+    }
+
+    /// The changed words of a marked line, or `None` when it has none.
+    fn changed_words(line: &DiffLine) -> Option<Vec<&str>> {
+        (!line.words.is_empty())
+            .then(|| line.words.iter().filter(|word| word.changed).map(|word| word.text.as_str()).collect())
+    }
+
+    fn marked(old: &str, new: &str) -> Vec<DiffLine> {
+        let mut diff = diff_lines(old, new, 3);
+        mark_changed_words(&mut diff);
+        diff
+    }
+
+    #[test]
+    fn one_changed_word_is_marked_on_both_sides() {
+        let diff =
+            marked("fn main() {\n    let tea = brew(water);\n}\n", "fn main() {\n    let tea = steep(water);\n}\n");
+        let removed_line = diff.iter().find(|line| line.kind == DiffKind::Removed).expect("a removed line");
+        let added_line = diff.iter().find(|line| line.kind == DiffKind::Added).expect("an added line");
+        assert_eq!(
+            removed_line.words,
+            vec![
+                WordSegment { text: "    let tea = ".to_owned(), changed: false },
+                WordSegment { text: "brew".to_owned(), changed: true },
+                WordSegment { text: "(water);".to_owned(), changed: false },
+            ]
+        );
+        assert_eq!(changed_words(added_line), Some(vec!["steep"]));
+        // Context lines and headers never have words.
+        assert!(
+            diff.iter()
+                .filter(|line| matches!(line.kind, DiffKind::Context | DiffKind::Hunk))
+                .all(|l| l.words.is_empty())
+        );
+    }
+
+    #[test]
+    fn words_are_runs_of_letters_blanks_or_single_signs() {
+        let diff = marked("self.items.iter().sum()\n", "self.items.iter().map(|item| item.cost).sum()\n");
+        assert_eq!(changed_words(&diff[2]), Some(vec!["map(|item| item.cost)."]));
+        assert_eq!(changed_words(&diff[1]), None, "nothing of the old line changed");
+        let diff = marked("naïve café au lait\n", "naïve cafés au lait\n");
+        assert_eq!(changed_words(&diff[1]), Some(vec!["café"]));
+        assert_eq!(changed_words(&diff[2]), Some(vec!["cafés"]));
+        // Several changed words with blanks between them make one piece.
+        let diff = marked("let a = one two three four five;\n", "let a = uno dos three four five;\n");
+        assert_eq!(changed_words(&diff[2]), Some(vec!["uno dos"]));
+    }
+
+    #[test]
+    fn structured_patches_get_word_marks_too() {
+        let patch = json!([{
+            "oldStart": 10, "oldLines": 2, "newStart": 10, "newLines": 3,
+            "lines": [" let config = load();", "-    run(config);", "+    let result = run(config);", "+    report(result);"]
+        }]);
+        let mut diff = from_structured_patch(&patch).expect("a valid patch");
+        mark_changed_words(&mut diff);
+        assert_eq!(changed_words(&diff[2]), None, "the removed line is whole in the first added line");
+        assert_eq!(changed_words(&diff[3]), Some(vec!["let result = "]));
+        assert_eq!(changed_words(&diff[4]), None, "a wholly new line is not cut into words");
+        // A missing-newline marker between the sides does not part them.
+        let patch =
+            json!([{ "oldStart": 1, "newStart": 1, "lines": ["-a = 1", "\\ No newline at end of file", "+a = 2"] }]);
+        let mut diff = from_structured_patch(&patch).expect("a valid patch");
+        mark_changed_words(&mut diff);
+        assert_eq!(changed_words(&diff[2]), Some(vec!["2"]));
+    }
+
+    #[test]
+    fn unlike_lines_large_runs_and_late_runs_are_not_marked() {
+        let diff = marked("one\ntwo\nthree\nfour\n", "one\ntwo\nthree\nFOUR\n");
+        assert!(diff.iter().all(|line| line.words.is_empty()), "a line that changed whole has no words");
+        let diff = marked("let total = items.len();\n", "fn unrelated() -> Result<(), Error> {}\n");
+        assert!(diff.iter().all(|line| line.words.is_empty()), "lines that share too little are not marked");
+        let long_old = format!("{}\n", "word ".repeat(5000));
+        let long_new = format!("{}changed\n", "word ".repeat(5000));
+        let diff = marked(&long_old, &long_new);
+        assert!(diff.iter().all(|line| line.words.is_empty()), "runs past the size bound are not marked");
+        let mut diff = diff_lines("a = 1\n", "a = 2\n", 3);
+        mark_changed_words_until(&mut diff, Instant::now().checked_sub(Duration::from_secs(1)));
+        assert!(diff.iter().all(|line| line.words.is_empty()), "runs after the deadline are not marked");
+        // Blank changes are marked, as they are the only change.
+        let diff = marked("\tindented  \n", "\tindented\n");
+        assert_eq!(changed_words(&diff[1]), Some(vec!["  "]));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn words_always_rebuild_their_line(old in "[a-c \\n(é_]{0,40}", new in "[a-c \\n(é_]{0,40}") {
+            let diff = marked(&old, &new);
+            assert_consistent(&diff, &old, &new);
+            for line in &diff {
+                if !line.words.is_empty() {
+                    let rebuilt: String = line.words.iter().map(|word| word.text.as_str()).collect();
+                    proptest::prop_assert_eq!(&rebuilt, &line.text);
+                    proptest::prop_assert!(matches!(line.kind, DiffKind::Added | DiffKind::Removed));
+                    proptest::prop_assert!(line.words.iter().any(|word| word.changed));
+                    proptest::prop_assert!(line.words.iter().any(|word| !word.changed));
+                }
+            }
+        }
     }
 }

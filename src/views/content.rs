@@ -13,7 +13,7 @@ use sessionscope_engine::model::{Block, BlockKind, Entry, EntryFlags, EntryId, E
 
 use crate::render::diff::{self, DiffKind, DiffLine};
 use crate::render::markdown::markdown_to_html;
-use crate::render::terminal::strip_ansi;
+use crate::render::terminal::{StyledRun, styled_runs};
 use crate::state::Model;
 
 /// Results larger than this load on demand.
@@ -45,7 +45,7 @@ pub fn prompt_text(text: &str) -> AnyView {
             .into_any(),
         );
         if let Some(output) = between(text, "<local-command-stdout>", "</local-command-stdout>") {
-            parts.push(folded("Command output", strip_ansi(output).into_owned()));
+            parts.push(folded("Command output", output));
         }
         return view! { <div class="prompt">{parts}</div> }.into_any();
     }
@@ -72,7 +72,7 @@ pub fn prompt_text(text: &str) -> AnyView {
                 }
                 plain.clear();
                 let inner = &after[tag.len() + 1..end];
-                parts.push(folded(name, strip_ansi(inner.trim()).into_owned()));
+                parts.push(folded(name, inner.trim()));
                 rest = &after[end + close.len()..];
             }
             _ => {
@@ -88,7 +88,8 @@ pub fn prompt_text(text: &str) -> AnyView {
     view! { <div class="prompt">{parts}</div> }.into_any()
 }
 
-fn folded(label: &'static str, text: String) -> AnyView {
+fn folded(label: &'static str, output: &str) -> AnyView {
+    let text = terminal_text(output);
     view! {
         <details class="folded">
             <summary>{label}</summary>
@@ -96,6 +97,38 @@ fn folded(label: &'static str, text: String) -> AnyView {
         </details>
     }
     .into_any()
+}
+
+/// Terminal output as a terminal shows it: its escape sequences read, its colours and attributes as
+/// styled spans. Output with no style is one text node, as plain text is.
+fn terminal_text(output: &str) -> AnyView {
+    visible_terminal_text(output).unwrap_or_else(|| String::new().into_any())
+}
+
+/// [`terminal_text`], or `None` when the output shows nothing.
+fn visible_terminal_text(output: &str) -> Option<AnyView> {
+    let mut runs = styled_runs(output);
+    Some(match runs.as_mut_slice() {
+        [] => return None,
+        [only] if only.style.is_plain() => std::mem::take(&mut only.text).into_any(),
+        _ => runs.into_iter().map(styled_span).collect::<Vec<_>>().into_any(),
+    })
+}
+
+/// A run of terminal output: its attributes and 16 colours as classes, other colours as the custom
+/// properties `--ansi-fg` and `--ansi-bg` (set through the CSS object model, which the page's
+/// Content-Security-Policy allows, unlike style attributes).
+fn styled_span(run: StyledRun) -> AnyView {
+    if run.style.is_plain() {
+        return run.text.into_any();
+    }
+    let (foreground, background) = run.style.color_properties();
+    leptos::html::span()
+        .class(run.style.classes())
+        .style(foreground.map(|color| ("--ansi-fg", color)))
+        .style(background.map(|color| ("--ansi-bg", color)))
+        .child(run.text)
+        .into_any()
 }
 
 fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
@@ -316,7 +349,7 @@ fn input_view(model: &Model, op: &ToolOp, name: &str, input: &Value, details: Op
             .into_any()
         }
         "Edit" | "MultiEdit" | "Write" => {
-            let lines = details
+            let mut lines = details
                 .and_then(|d| d.get("structuredPatch"))
                 .filter(|p| p.as_array().is_some_and(|a| !a.is_empty()))
                 .and_then(diff::from_structured_patch)
@@ -335,6 +368,7 @@ fn input_view(model: &Model, op: &ToolOp, name: &str, input: &Value, details: Op
                         })
                         .collect(),
                 });
+            diff::mark_changed_words(&mut lines);
             let path = text("file_path");
             view! {
                 <div class="tool-input">
@@ -410,7 +444,7 @@ pub fn diff_view(lines: &[DiffLine]) -> AnyView {
             };
             let old = line.old_line.map(|n| n.to_string()).unwrap_or_default();
             let new = line.new_line.map(|n| n.to_string()).unwrap_or_default();
-            let text = line.text.clone();
+            let text = diff_text(line);
             view! {
                 <div class=class>
                     <span class="diff-no">{old}</span>
@@ -435,6 +469,22 @@ pub fn diff_view(lines: &[DiffLine]) -> AnyView {
         </div>
     }
     .into_any()
+}
+
+/// The text of a diff line, its changed words marked as insertions or deletions.
+fn diff_text(line: &DiffLine) -> AnyView {
+    if line.words.is_empty() {
+        return line.text.clone().into_any();
+    }
+    line.words
+        .iter()
+        .map(|word| match (word.changed, line.kind) {
+            (false, _) => word.text.clone().into_any(),
+            (true, DiffKind::Added) => view! { <ins class="diff-word-add">{word.text.clone()}</ins> }.into_any(),
+            (true, _) => view! { <del class="diff-word-del">{word.text.clone()}</del> }.into_any(),
+        })
+        .collect::<Vec<_>>()
+        .into_any()
 }
 
 /// The text of a tool result: a string, or the text blocks of an array (images noted).
@@ -506,15 +556,15 @@ fn result_view(model: &Arc<Model>, op: &ToolOp, name: &str, details: Option<&Val
         && let Some(details) = details
         && (details.get("stdout").is_some() || details.get("stderr").is_some())
     {
-        let stdout = strip_ansi(details.get("stdout").and_then(Value::as_str).unwrap_or("")).into_owned();
-        let stderr = strip_ansi(details.get("stderr").and_then(Value::as_str).unwrap_or("")).into_owned();
-        let (result, _) = result_text(model, op);
-        let fallback = (stdout.is_empty() && stderr.is_empty()).then(|| strip_ansi(&result).into_owned());
+        let stdout = details.get("stdout").and_then(Value::as_str).unwrap_or("");
+        let stderr = details.get("stderr").and_then(Value::as_str).unwrap_or("");
+        let (stdout, stderr) = (visible_terminal_text(stdout), visible_terminal_text(stderr));
+        let fallback = (stdout.is_none() && stderr.is_none()).then(|| terminal_text(&result_text(model, op).0));
         return view! {
             <div class=class>
                 <p class="result-label">{label}{interrupted.then_some(" · interrupted by the user")}</p>
-                {(!stdout.is_empty()).then(|| view! { <pre class="output stdout" aria-label="Standard output">{stdout}</pre> })}
-                {(!stderr.is_empty()).then(|| view! { <pre class="output stderr" aria-label="Standard error">{stderr}</pre> })}
+                {stdout.map(|t| view! { <pre class="output stdout" aria-label="Standard output">{t}</pre> })}
+                {stderr.map(|t| view! { <pre class="output stderr" aria-label="Standard error">{t}</pre> })}
                 {fallback.map(|t| view! { <pre class="output">{t}</pre> })}
             </div>
         }
@@ -527,7 +577,7 @@ fn result_view(model: &Arc<Model>, op: &ToolOp, name: &str, details: Option<&Val
     let body = move || {
         shown.get().then(|| {
             let (text, images) = result_text(&model, &op);
-            let text = strip_ansi(&text).into_owned();
+            let text = terminal_text(&text);
             let notes: Vec<String> = images
                 .iter()
                 .map(|(media, len)| {
