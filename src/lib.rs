@@ -11,6 +11,7 @@ pub mod download;
 pub mod example;
 pub mod export;
 pub mod files;
+pub mod model;
 pub mod outline;
 pub mod panel;
 pub mod render;

@@ -12,7 +12,8 @@ use sessionscope_engine::search::{Hit, Query};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-use crate::state::{AppState, Model};
+use crate::model::Model;
+use crate::state::AppState;
 
 /// Above this many bytes loaded, the search runs in a worker.
 pub const WORKER_THRESHOLD: usize = 16 << 20;

@@ -8,8 +8,9 @@ use sessionscope_engine::share::fingerprint::fingerprint;
 
 use crate::deeplink::{self, ViewState};
 use crate::files::{self, Progress};
+use crate::model::Model;
 use crate::outline::{RowFilter, RowKey};
-use crate::state::{AppState, LoadStatus, MainTab, Model};
+use crate::state::{AppState, LoadStatus, MainTab};
 
 use sessionscope_engine::share::SHARE_FRAGMENT;
 

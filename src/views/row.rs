@@ -8,9 +8,10 @@ use leptos::tachys::html::attribute::custom::CustomAttribute;
 use sessionscope_engine::dag::{ConversationKind, ToolCategory, ToolStatus};
 use sessionscope_engine::model::{EntryFlags, EntryId, EntryKind, NONE};
 
+use crate::model::Model;
 use crate::outline::{RowKey, RowKind, collapsed_by_default};
 use crate::render::units;
-use crate::state::{Model, use_state};
+use crate::state::use_state;
 use crate::views::content;
 use crate::views::tree::{TreeContext, cycle_branch, row_dom_id};
 

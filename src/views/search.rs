@@ -184,7 +184,7 @@ fn SearchResults() -> impl IntoView {
     }
 }
 
-fn describe(model: &crate::state::Model, hit: &Hit) -> String {
+fn describe(model: &crate::model::Model, hit: &Hit) -> String {
     let graph = &model.graph;
     let conv = &graph.conversations[graph.nodes[hit.entry as usize].conversation as usize];
     let who = if conv.is_agent() {

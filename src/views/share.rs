@@ -15,9 +15,10 @@ use sessionscope_engine::share::redacted::{self, Redacted};
 use sessionscope_engine::share::scope::{Scope, ScopeLines, resolve};
 use sessionscope_engine::share::{Cursor, SHARE_FRAGMENT};
 
+use crate::model::Model;
 use crate::outline::RowKey;
 use crate::render::units::human_bytes;
-use crate::state::{AppState, Model, use_state};
+use crate::state::{AppState, use_state};
 
 /// Bytes handled per slice before the page gets a frame.
 const SLICE_BYTES: usize = 2 << 20;

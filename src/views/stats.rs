@@ -9,8 +9,9 @@ use sessionscope_engine::dag::{ConversationKind, ToolStatus, pricing, stats};
 use sessionscope_engine::model::{NONE, Usage};
 use sessionscope_engine::summary::{agent_label, summarize};
 
+use crate::model::Model;
 use crate::render::units;
-use crate::state::{Model, use_state};
+use crate::state::use_state;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Scope {

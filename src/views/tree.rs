@@ -11,8 +11,9 @@ use sessionscope_engine::model::{BlockKind, EntryKind, NONE};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
+use crate::model::Model;
 use crate::outline::{Outline, RowKey, RowKind};
-use crate::state::{AppState, Model, use_state};
+use crate::state::{AppState, use_state};
 use crate::views::row::RowView;
 
 /// Pixels rendered above and below the viewport.
