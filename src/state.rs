@@ -10,6 +10,7 @@ use crate::files::{self, LoadJob, Picked, PickedFile, Progress};
 use crate::model::Model;
 use crate::outline::{Outline, OutlineOptions, RowKey};
 use crate::panel::PanelFilter;
+use crate::theme::Theme;
 use rustc_hash::FxHashSet;
 
 /// Where loading stands.
@@ -44,14 +45,6 @@ struct Carried {
     main_tab: MainTab,
     panel_tab: PanelTab,
     searching: bool,
-}
-
-/// Light, dark, or what the system says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Theme {
-    System,
-    Light,
-    Dark,
 }
 
 #[derive(Clone, Copy)]
