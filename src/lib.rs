@@ -15,6 +15,7 @@ pub mod model;
 pub mod outline;
 pub mod panel;
 pub mod render;
+pub mod row_names;
 pub mod search;
 pub mod sharing;
 pub mod state;

@@ -413,7 +413,7 @@ impl AppState {
             self.reveal_entry(entry);
         } else if let Some(name) = link.as_ref().and_then(|l| l.message.as_deref()).filter(|m| m.contains(':')) {
             // A view link names rows other than messages by their stable names.
-            let key = self.model.get_value().and_then(|m| crate::sharing::row_by_name(&m, name));
+            let key = self.model.get_value().and_then(|m| crate::row_names::row_by_name(&m, name));
             match key {
                 Some(RowKey::Op(op)) => self.reveal_op(op),
                 Some(RowKey::Agent(conversation)) => self.reveal_agent(conversation),
