@@ -7,7 +7,7 @@ use crate::deeplink;
 use crate::files;
 use crate::outline::RowKey;
 use crate::state::MainTab;
-use crate::state::{AppState, LoadStatus, use_state};
+use crate::state::{AppState, ChromeState, LoadStatus, use_chrome, use_state};
 use crate::theme::Theme;
 use crate::views::panel::SidePanel;
 use crate::views::progress::{AddOrReplace, LoadProgress};
@@ -20,13 +20,15 @@ use crate::views::tree::ConversationTree;
 
 #[component]
 pub fn App() -> impl IntoView {
-    let state = AppState::new();
+    let chrome = ChromeState::new();
+    provide_context(chrome);
+    let state = AppState::new(chrome);
     provide_context(state);
     files::prepare_worker_soon();
     crate::sharing::open_shares(state);
 
     // The outside world: the theme attribute, the address bar, files dropped anywhere.
-    Effect::new(move |_| crate::theme::apply(state.theme.get()));
+    Effect::new(move |_| crate::theme::apply(chrome.theme.get()));
     Effect::new(move |_| {
         let Some(key) = state.selected.get() else { return };
         // A link opened with a big load waits for the whole of it, not the first part on screen.
@@ -154,13 +156,13 @@ fn SharedBanner() -> impl IntoView {
 /// A message about a link (a view link made on other files).
 #[component]
 fn Notice() -> impl IntoView {
-    let state = use_state();
+    let chrome = use_chrome();
     move || {
-        let text = state.notice.get()?;
+        let text = chrome.notice.get()?;
         Some(view! {
             <div class="notice" role="status">
                 <span>{text}</span>
-                <button type="button" class="button" on:click=move |_| state.notice.set(None)>"Dismiss"</button>
+                <button type="button" class="button" on:click=move |_| chrome.notice.set(None)>"Dismiss"</button>
             </div>
         })
     }
@@ -211,27 +213,13 @@ fn PassphrasePrompt() -> impl IntoView {
 
 #[component]
 fn ThemeToggle() -> impl IntoView {
-    let state = use_state();
-    let label = move || match state.theme.get() {
+    let chrome = use_chrome();
+    let label = move || match chrome.theme.get() {
         Theme::System => "Theme: system",
         Theme::Light => "Theme: light",
         Theme::Dark => "Theme: dark",
     };
-    let next = move |_| {
-        state.theme.update(|t| {
-            *t = match *t {
-                Theme::System => {
-                    if crate::theme::is_dark(Theme::System) {
-                        Theme::Light
-                    } else {
-                        Theme::Dark
-                    }
-                }
-                Theme::Light => Theme::Dark,
-                Theme::Dark => Theme::Light,
-            }
-        })
-    };
+    let next = move |_| chrome.switch_theme();
     view! {
         <button type="button" class="button theme-toggle" on:click=next aria-label="Switch between light and dark">
             {label}

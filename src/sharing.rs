@@ -181,7 +181,7 @@ impl AppState {
     /// Applies the parts of a view-state link that do not depend on the outline.
     pub(crate) fn apply_view(&self, model: &Model, view: &ViewState) {
         let here = fingerprint(&model.corpus);
-        self.notice.set((view.fingerprint != here).then(|| {
+        self.chrome.notice.set((view.fingerprint != here).then(|| {
             format!(
                 "This view link was made on other files (or other versions of them): fingerprint {} here, {} in the link. \
                  What still matches is shown.",

@@ -123,7 +123,7 @@ pub fn ShareDialog() -> impl IntoView {
             open_share(&state);
         }
     });
-    move || state.share_open.get().then(|| view! { <ShareForm /> })
+    move || state.chrome.share_open.get().then(|| view! { <ShareForm /> })
 }
 
 /// Whether there is something to share: files loaded, and all of them (not the first part of
@@ -135,8 +135,7 @@ fn can_share(state: &AppState) -> bool {
 /// Opens the share dialog (the header's button, Shift+S), if there is something to share.
 pub fn open_share(state: &AppState) {
     if can_share(state) {
-        crate::views::dialog::remember_opener(state);
-        state.share_open.set(true);
+        state.chrome.open_dialog(state.chrome.share_open);
     }
 }
 
@@ -402,8 +401,7 @@ fn ShareForm() -> impl IntoView {
     };
 
     let close = move || {
-        state.share_open.set(false);
-        crate::views::dialog::restore_focus(&state);
+        state.chrome.close_dialog(state.chrome.share_open);
     };
     let close_button = NodeRef::<leptos::html::Button>::new();
     crate::views::dialog::focus_on_open(close_button);

@@ -10,7 +10,10 @@ use crate::files::{self, LoadJob, Picked, PickedFile, Progress};
 use crate::model::Model;
 use crate::outline::{Outline, OutlineOptions, RowKey};
 use crate::panel::PanelFilter;
-use crate::theme::Theme;
+
+pub mod chrome;
+
+pub use chrome::{ChromeState, use_chrome};
 use rustc_hash::FxHashSet;
 
 /// Where loading stands.
@@ -49,6 +52,7 @@ struct Carried {
 
 #[derive(Clone, Copy)]
 pub struct AppState {
+    pub chrome: ChromeState,
     pub model: StoredValue<Option<Arc<Model>>>,
     /// Bumped whenever `model` changes.
     pub model_version: RwSignal<u64>,
@@ -76,7 +80,6 @@ pub struct AppState {
     pub selected: RwSignal<Option<RowKey>>,
     /// A row to bring into view (set by deep links, search, keyboard moves).
     pub reveal: RwSignal<Option<RowKey>>,
-    pub theme: RwSignal<Theme>,
     pub panel_filter: RwSignal<PanelFilter>,
     /// The graph's filter (a copy of `options.filter`, for the controls).
     pub graph_filter: RwSignal<crate::outline::RowFilter>,
@@ -84,10 +87,6 @@ pub struct AppState {
     pub panel_collapsed: RwSignal<FxHashSet<u32>>,
     /// Rows of the graph showing their raw source lines.
     pub raw_rows: RwSignal<FxHashSet<crate::outline::RowKey>>,
-    /// The keyboard shortcuts dialog is open.
-    pub keys_open: RwSignal<bool>,
-    /// Where the focus was before a dialog opened, to give it back on close.
-    pub dialog_opener: StoredValue<Option<web_sys::HtmlElement>, LocalStorage>,
     pub panel_tab: RwSignal<PanelTab>,
     pub main_tab: RwSignal<MainTab>,
     pub search: crate::search::SearchState,
@@ -97,10 +96,6 @@ pub struct AppState {
     pub locked: StoredValue<Option<sessionscope_engine::share::envelope::Envelope>>,
     pub passphrase_needed: RwSignal<bool>,
     pub unlock_error: RwSignal<Option<String>>,
-    /// A message for the user about a link (a view link made on other files, a bad share).
-    pub notice: RwSignal<Option<String>>,
-    /// The share dialog is open.
-    pub share_open: RwSignal<bool>,
 }
 
 /// The side panel's views.
@@ -118,8 +113,9 @@ pub enum MainTab {
 }
 
 impl AppState {
-    pub fn new() -> AppState {
+    pub fn new(chrome: ChromeState) -> AppState {
         AppState {
+            chrome,
             model: StoredValue::new(None),
             model_version: RwSignal::new(0),
             files: StoredValue::new_local(Vec::new()),
@@ -138,13 +134,10 @@ impl AppState {
             show_noise: RwSignal::new(false),
             selected: RwSignal::new(None),
             reveal: RwSignal::new(None),
-            theme: RwSignal::new(crate::theme::stored_theme()),
             panel_filter: RwSignal::new(PanelFilter::default()),
             graph_filter: RwSignal::new(Default::default()),
             panel_collapsed: RwSignal::new(FxHashSet::default()),
             raw_rows: RwSignal::new(FxHashSet::default()),
-            keys_open: RwSignal::new(false),
-            dialog_opener: StoredValue::new_local(None),
             panel_tab: RwSignal::new(PanelTab::Operations),
             main_tab: RwSignal::new(MainTab::Conversation),
             search: crate::search::SearchState::new(),
@@ -152,8 +145,6 @@ impl AppState {
             locked: StoredValue::new(None),
             passphrase_needed: RwSignal::new(false),
             unlock_error: RwSignal::new(None),
-            notice: RwSignal::new(None),
-            share_open: RwSignal::new(false),
         }
     }
 
@@ -217,7 +208,7 @@ impl AppState {
         self.cancel_job();
         self.drop_preview();
         self.shared.set(None);
-        self.notice.set(None);
+        self.chrome.notice.set(None);
         let state = *self;
         let total: f64 = all.iter().map(PickedFile::size).sum();
         self.status.set(LoadStatus::Loading(Progress {
@@ -278,7 +269,7 @@ impl AppState {
     pub fn open_example(&self) {
         self.cancel_job();
         self.shared.set(None);
-        self.notice.set(None);
+        self.chrome.notice.set(None);
         self.files.set_value(files::example_files());
         self.skipped_by_name.set(Vec::new());
         self.forget_preview();
@@ -296,7 +287,7 @@ impl AppState {
         let replaced = self.model.get_value();
         self.preview_shown.set_value(Some(PreviewShown { replaced, chosen_session }));
         self.preview.set(Some(PreviewFacts { shown_bytes: preview.shown_bytes, total_bytes: preview.total_bytes }));
-        self.share_open.set(false);
+        self.chrome.share_open.set(false);
         self.reset_view();
         self.put_on_screen(Some(model), session);
     }
@@ -604,12 +595,6 @@ impl AppState {
         self.set_collapsed(key, false);
         self.selected.set(Some(key));
         self.reveal.set(Some(key));
-    }
-}
-
-impl Default for AppState {
-    fn default() -> Self {
-        AppState::new()
     }
 }
 
