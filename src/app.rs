@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use crate::deeplink;
 use crate::files;
 use crate::outline::RowKey;
+use crate::search::SearchState;
 use crate::state::MainTab;
 use crate::state::{AppState, ChromeState, LoadStatus, use_chrome, use_state};
 use crate::theme::Theme;
@@ -22,7 +23,9 @@ use crate::views::tree::ConversationTree;
 pub fn App() -> impl IntoView {
     let chrome = ChromeState::new();
     provide_context(chrome);
-    let state = AppState::new(chrome);
+    let search = SearchState::new();
+    provide_context(search);
+    let state = AppState::new(chrome, search);
     provide_context(state);
     files::prepare_worker_soon();
     crate::sharing::open_shares(state);

@@ -13,7 +13,6 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::model::Model;
-use crate::state::AppState;
 
 /// Above this many bytes loaded, the search runs in a worker.
 pub const WORKER_THRESHOLD: usize = 16 << 20;
@@ -72,8 +71,8 @@ impl SearchState {
         }
     }
 
-    /// Starts a search for the current query, replacing the results.
-    pub fn run(&self, state: &AppState) {
+    /// Starts a search of `model` for the current query, replacing the results.
+    pub fn run(&self, model: Option<Arc<Model>>) {
         self.generation.update_value(|g| *g += 1);
         let generation = self.generation.get_value();
         self.hits.set_value(Vec::new());
@@ -96,7 +95,7 @@ impl SearchState {
                 return;
             }
         };
-        let Some(model) = state.model.get_value() else { return };
+        let Some(model) = model else { return };
         self.done.set(false);
         self.running.set(true);
         self.open.set(true);
@@ -181,6 +180,10 @@ impl Default for SearchState {
     fn default() -> Self {
         SearchState::new()
     }
+}
+
+pub fn use_search() -> SearchState {
+    expect_context::<SearchState>()
 }
 
 /// A worker holding a copy of the model for searching large sessions.

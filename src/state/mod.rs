@@ -10,6 +10,7 @@ use crate::files::{self, LoadJob, Picked, PickedFile, Progress};
 use crate::model::Model;
 use crate::outline::{Outline, OutlineOptions, RowKey};
 use crate::panel::PanelFilter;
+use crate::search::SearchState;
 
 pub mod chrome;
 
@@ -89,7 +90,7 @@ pub struct AppState {
     pub raw_rows: RwSignal<FxHashSet<crate::outline::RowKey>>,
     pub panel_tab: RwSignal<PanelTab>,
     pub main_tab: RwSignal<MainTab>,
-    pub search: crate::search::SearchState,
+    pub search: SearchState,
     /// The header of the share being shown (a link or an exported file), for the banner.
     pub shared: RwSignal<Option<sessionscope_engine::share::BundleHeader>>,
     /// A passphrase-protected share waiting for its passphrase.
@@ -113,9 +114,10 @@ pub enum MainTab {
 }
 
 impl AppState {
-    pub fn new(chrome: ChromeState) -> AppState {
+    pub fn new(chrome: ChromeState, search: SearchState) -> AppState {
         AppState {
             chrome,
+            search,
             model: StoredValue::new(None),
             model_version: RwSignal::new(0),
             files: StoredValue::new_local(Vec::new()),
@@ -140,7 +142,6 @@ impl AppState {
             raw_rows: RwSignal::new(FxHashSet::default()),
             panel_tab: RwSignal::new(PanelTab::Operations),
             main_tab: RwSignal::new(MainTab::Conversation),
-            search: crate::search::SearchState::new(),
             shared: RwSignal::new(None),
             locked: StoredValue::new(None),
             passphrase_needed: RwSignal::new(false),
@@ -396,7 +397,7 @@ impl AppState {
             });
             self.selected.set(row);
             if carried.searching {
-                self.search.run(self);
+                self.search.run(self.model.get_value());
             }
             return;
         }

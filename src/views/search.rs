@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::outline::RowKey;
+use crate::search::use_search;
 use crate::state::{AppState, use_state};
 use crate::views::tree::row_dom_id;
 
@@ -20,7 +21,7 @@ const LISTED: usize = 200;
 #[component]
 pub fn SearchBox() -> impl IntoView {
     let state = use_state();
-    let search = state.search;
+    let search = use_search();
     let input = NodeRef::<html::Input>::new();
     let pending = StoredValue::new(0u32);
 
@@ -43,7 +44,7 @@ pub fn SearchBox() -> impl IntoView {
         leptos::task::spawn_local(async move {
             gloo::timers::future::TimeoutFuture::new(250).await;
             if pending.try_get_value() == Some(ticket) {
-                search.run(&state);
+                search.run(state.model_untracked());
             }
         });
     };
@@ -56,7 +57,7 @@ pub fn SearchBox() -> impl IntoView {
             event.prevent_default();
             // A query typed since the last search runs first.
             if pending.get_value() > 0 && search.hits.with_value(Vec::is_empty) && search.done.get_untracked() {
-                search.run(&state);
+                search.run(state.model_untracked());
             }
             step(&state, if event.shift_key() { -1 } else { 1 });
         }
@@ -118,7 +119,7 @@ pub fn SearchBox() -> impl IntoView {
                     prop:checked=move || search.regex.get()
                     on:change=move |event| {
                         search.regex.set(event_target_checked(&event));
-                        search.run(&state);
+                        search.run(state.model_untracked());
                     }
                 />
                 " Regex"
@@ -134,7 +135,7 @@ pub fn SearchBox() -> impl IntoView {
 #[component]
 fn SearchResults() -> impl IntoView {
     let state = use_state();
-    let search = state.search;
+    let search = use_search();
     move || {
         search.version.track();
         if !search.open.get() || search.query.get().is_empty() || search.total.get() == 0 {
