@@ -8,7 +8,7 @@ use crate::files;
 use crate::outline::RowKey;
 use crate::search::SearchState;
 use crate::state::MainTab;
-use crate::state::{AppState, ChromeState, LoadStatus, use_chrome, use_state};
+use crate::state::{AppState, ChromeState, LoadStatus, ViewerState, use_chrome, use_state, use_viewer};
 use crate::theme::Theme;
 use crate::views::panel::SidePanel;
 use crate::views::progress::{AddOrReplace, LoadProgress};
@@ -25,7 +25,9 @@ pub fn App() -> impl IntoView {
     provide_context(chrome);
     let search = SearchState::new();
     provide_context(search);
-    let state = AppState::new(chrome, search);
+    let viewer = ViewerState::new();
+    provide_context(viewer);
+    let state = AppState::new(chrome, search, viewer);
     provide_context(state);
     files::prepare_worker_soon();
     crate::sharing::open_shares(state);
@@ -33,13 +35,13 @@ pub fn App() -> impl IntoView {
     // The outside world: the theme attribute, the address bar, files dropped anywhere.
     Effect::new(move |_| crate::theme::apply(chrome.theme.get()));
     Effect::new(move |_| {
-        let Some(key) = state.selected.get() else { return };
+        let Some(key) = viewer.selected.get() else { return };
         // A link opened with a big load waits for the whole of it, not the first part on screen.
         if state.preview.get_untracked().is_some() {
             return;
         }
-        let Some(model) = state.model.get_value() else { return };
-        let session = state.session.get_untracked();
+        let Some(model) = viewer.model.get_value() else { return };
+        let session = viewer.session.get_untracked();
         let Some(s) = model.graph.sessions.get(session as usize) else { return };
         let uuid = match key {
             RowKey::Entry(e) => Some(model.corpus.entry_uuid(&model.corpus.entries[e as usize]).to_owned()),
@@ -73,7 +75,7 @@ pub fn App() -> impl IntoView {
     });
 
     // A memo, so the viewer is built once per "something is loaded", not once per model.
-    let loaded = Memo::new(move |_| state.model_version.get() > 0 && state.model.with_value(Option::is_some));
+    let loaded = Memo::new(move |_| viewer.model_version.get() > 0 && viewer.model.with_value(Option::is_some));
     let loaded = move || loaded.get();
     view! {
         <header class="topbar">
@@ -232,8 +234,8 @@ fn ThemeToggle() -> impl IntoView {
 
 #[component]
 fn Viewer() -> impl IntoView {
-    let state = use_state();
-    let tab = state.main_tab;
+    let viewer = use_viewer();
+    let tab = viewer.main_tab;
     let tab_button = move |which: MainTab, label: &'static str| {
         view! {
             <button
@@ -271,10 +273,10 @@ fn Viewer() -> impl IntoView {
 
 #[component]
 fn SessionHeader() -> impl IntoView {
-    let state = use_state();
+    let viewer = use_viewer();
     move || {
-        let model = state.model()?;
-        let session = state.session.get();
+        let model = viewer.model()?;
+        let session = viewer.session.get();
         let s = model.graph.sessions.get(session as usize)?;
         let title = if s.title.is_empty() { s.id.clone() } else { s.title.clone() };
         let u = s.usage_with_agents;
@@ -300,8 +302,8 @@ fn SessionHeader() -> impl IntoView {
             s.cost_with_agents_usd
         );
         let hidden = move || {
-            state.outline_version.track();
-            state.outline.with_value(|o| o.as_ref().map_or(0, |o| o.hidden_noise))
+            viewer.outline_version.track();
+            viewer.outline.with_value(|o| o.as_ref().map_or(0, |o| o.hidden_noise))
         };
         let id = s.id.clone();
         Some(view! {
@@ -311,8 +313,8 @@ fn SessionHeader() -> impl IntoView {
                 <label class="toggle">
                     <input
                         type="checkbox"
-                        prop:checked=move || state.show_noise.get()
-                        on:change=move |event| state.set_show_noise(event_target_checked(&event))
+                        prop:checked=move || viewer.show_noise.get()
+                        on:change=move |event| viewer.set_show_noise(event_target_checked(&event))
                     />
                     {move || format!(" Show hidden lines (progress, hooks, meta: {})", hidden())}
                 </label>

@@ -4,14 +4,9 @@
 use leptos::prelude::*;
 use sessionscope_engine::share::bundle::{Bundle, BundleHeader};
 use sessionscope_engine::share::envelope::{self, Envelope};
-use sessionscope_engine::share::fingerprint::fingerprint;
 
-use crate::deeplink::{self, ViewState};
 use crate::files::{self, Progress};
-use crate::model::Model;
-use crate::outline::RowFilter;
-use crate::row_names::{conversation_by_name, conversation_name, entry_uuid, row_by_name, row_name};
-use crate::state::{AppState, LoadStatus, MainTab};
+use crate::state::{AppState, LoadStatus};
 
 use sessionscope_engine::share::SHARE_FRAGMENT;
 
@@ -113,113 +108,12 @@ impl AppState {
                     state.show(model);
                     state.shared.set(Some(header));
                     if let Some(entry) = selected {
-                        state.reveal_entry(entry);
+                        state.viewer.reveal_entry(entry);
                     }
                 }
                 Err(message) => state.status.set(LoadStatus::Failed(message)),
             }
         });
-    }
-
-    /// The view-state link of what is shown, as a full URL.
-    pub fn view_link(&self) -> Option<String> {
-        let model = self.model.get_value()?;
-        let session = model.graph.sessions.get(self.session.get_untracked() as usize)?;
-        let message = match self.selected.get_untracked() {
-            Some(key) => row_name(&model, key),
-            None => None,
-        };
-        let (toggled, choices, filter, noise) = self.options.with_value(|o| {
-            let mut toggled: Vec<String> = o.toggled.iter().filter_map(|&k| row_name(&model, k)).collect();
-            toggled.sort();
-            let mut choices: Vec<(String, u32)> = o
-                .choices
-                .iter()
-                .filter_map(|(&fork, &alt)| {
-                    let f = model.graph.forks.get(fork as usize)?;
-                    (alt != f.active).then(|| (entry_uuid(&model, f.node), alt))
-                })
-                .collect();
-            choices.sort();
-            (toggled, choices, o.filter.clone(), o.show_noise)
-        });
-        let mut flags = String::new();
-        for (on, letter) in [
-            (filter.hide_user, 'u'),
-            (filter.hide_assistant, 'a'),
-            (filter.hide_tools, 't'),
-            (filter.hide_system, 's'),
-            (filter.errors_only, 'e'),
-            (noise, 'n'),
-        ] {
-            if on {
-                flags.push(letter);
-            }
-        }
-        let view = ViewState {
-            fingerprint: fingerprint(&model.corpus),
-            toggled,
-            choices,
-            flags,
-            conversation: filter.conversation.map(|c| conversation_name(&model, c)),
-            from_ms: filter.from_ms,
-            to_ms: filter.to_ms,
-            tab: (self.main_tab.get_untracked() == MainTab::Statistics).then(|| "stats".to_owned()),
-        };
-        // A message is named by its uuid (as in deep links); other rows by their stable names.
-        let message = message.map(|m| m.strip_prefix("e:").map(str::to_owned).unwrap_or(m));
-        let fragment = deeplink::format_view(&session.id, message.as_deref(), &view);
-        let location = web_sys::window()?.location();
-        Some(format!(
-            "{}{}{}{fragment}",
-            location.origin().ok()?,
-            location.pathname().ok()?,
-            location.search().unwrap_or_default()
-        ))
-    }
-
-    /// Applies the parts of a view-state link that do not depend on the outline.
-    pub(crate) fn apply_view(&self, model: &Model, view: &ViewState) {
-        let here = fingerprint(&model.corpus);
-        self.chrome.notice.set((view.fingerprint != here).then(|| {
-            format!(
-                "This view link was made on other files (or other versions of them): fingerprint {} here, {} in the link. \
-                 What still matches is shown.",
-                here, view.fingerprint
-            )
-        }));
-        let conversation = view.conversation.as_deref().and_then(|name| conversation_by_name(model, name));
-        let filter = RowFilter {
-            hide_user: view.flags.contains('u'),
-            hide_assistant: view.flags.contains('a'),
-            hide_tools: view.flags.contains('t'),
-            hide_system: view.flags.contains('s'),
-            errors_only: view.flags.contains('e'),
-            conversation,
-            from_ms: view.from_ms,
-            to_ms: view.to_ms,
-        };
-        let noise = view.flags.contains('n');
-        self.options.update_value(|o| {
-            o.show_noise = noise;
-            o.filter = filter.clone();
-            o.toggled = view.toggled.iter().filter_map(|name| row_by_name(model, name)).collect();
-            o.choices = view
-                .choices
-                .iter()
-                .filter_map(|(uuid, alt)| {
-                    let node = model.entry_by_uuid(uuid)?;
-                    let fork = *model.graph.fork_of.get(node as usize)?;
-                    let f = model.graph.forks.get(fork as usize)?;
-                    ((*alt as usize) < f.alternatives.len()).then_some((fork, *alt))
-                })
-                .collect();
-        });
-        self.show_noise.set(noise);
-        self.graph_filter.set(filter);
-        if view.tab.as_deref() == Some("stats") {
-            self.main_tab.set(MainTab::Statistics);
-        }
     }
 }
 

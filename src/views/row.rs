@@ -11,9 +11,9 @@ use sessionscope_engine::model::{EntryFlags, EntryId, EntryKind, NONE};
 use crate::model::Model;
 use crate::outline::{RowKey, RowKind, collapsed_by_default};
 use crate::render::units;
-use crate::state::use_state;
+use crate::state::use_viewer;
 use crate::views::content;
-use crate::views::tree::{TreeContext, cycle_branch, row_dom_id};
+use crate::views::tree::{TreeContext, row_dom_id};
 
 #[derive(Clone, Copy, PartialEq)]
 struct RowInfo {
@@ -26,13 +26,13 @@ struct RowInfo {
 
 #[component]
 pub fn RowView(key: RowKey) -> impl IntoView {
-    let state = use_state();
+    let viewer = use_viewer();
     let tree = expect_context::<TreeContext>();
-    let Some(model) = state.model.get_value() else { return ().into_any() };
+    let Some(model) = viewer.model.get_value() else { return ().into_any() };
     let info = Memo::new(move |_| {
-        state.visible_version.track();
-        state.outline_version.track();
-        state.outline.with_value(|o| {
+        viewer.visible_version.track();
+        viewer.outline_version.track();
+        viewer.outline.with_value(|o| {
             let o = o.as_ref()?;
             let row = o.row_of_key(key)?;
             let r = o.rows[row as usize];
@@ -43,18 +43,18 @@ pub fn RowView(key: RowKey) -> impl IntoView {
     let Some(first) = info.get_untracked() else { return ().into_any() };
     let kind = first.kind;
     let depth = Memo::new(move |_| tree.layout.get().0.depth_of(key));
-    let selected = Memo::new(move |_| state.selected.get() == Some(key));
+    let selected = Memo::new(move |_| viewer.selected.get() == Some(key));
     let expandable = move || info.get().is_some_and(|i| i.has_children || collapsed_by_default(i.kind));
     let expanded = move || info.get().is_some_and(|i| !i.collapsed);
     let aria_expanded = move || expandable().then(|| if expanded() { "true" } else { "false" });
 
     let toggle = move |event: web_sys::MouseEvent| {
         event.stop_propagation();
-        state.selected.set(Some(key));
-        state.toggle(key);
+        viewer.selected.set(Some(key));
+        viewer.toggle(key);
     };
     let select = move |_| {
-        state.selected.set(Some(key));
+        viewer.selected.set(Some(key));
         focus_tree();
     };
 
@@ -68,7 +68,7 @@ pub fn RowView(key: RowKey) -> impl IntoView {
     };
     let body = row_body(&model, kind, Signal::derive(expanded));
     let raw_entries = raw_entries(&model, kind);
-    let raw_open = Memo::new(move |_| state.raw_rows.with(|rows| rows.contains(&key)));
+    let raw_open = Memo::new(move |_| viewer.raw_rows.with(|rows| rows.contains(&key)));
     let raw_toggle = (!raw_entries.is_empty()).then(|| {
         view! {
             <button
@@ -79,8 +79,8 @@ pub fn RowView(key: RowKey) -> impl IntoView {
                 aria-pressed=move || if raw_open.get() { "true" } else { "false" }
                 on:click=move |event: web_sys::MouseEvent| {
                     event.stop_propagation();
-                    state.selected.set(Some(key));
-                    toggle_raw(&state, key);
+                    viewer.selected.set(Some(key));
+                    viewer.toggle_raw(key);
                 }
             >
                 "Raw"
@@ -211,15 +211,6 @@ fn raw_entries(model: &Model, kind: RowKind) -> Vec<EntryId> {
             .unwrap_or_default(),
         RowKind::Agent { .. } | RowKind::Branch { .. } => Vec::new(),
     }
-}
-
-/// Shows or hides the raw lines of a row (the R key, or the row's Raw button).
-pub fn toggle_raw(state: &crate::state::AppState, key: RowKey) {
-    state.raw_rows.update(|rows| {
-        if !rows.remove(&key) {
-            rows.insert(key);
-        }
-    });
 }
 
 fn row_body(model: &Arc<Model>, kind: RowKind, expanded: Signal<bool>) -> AnyView {
@@ -480,7 +471,7 @@ fn compaction_row(model: &Arc<Model>, link: u32) -> AnyView {
 }
 
 fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
-    let state = use_state();
+    let viewer = use_viewer();
     let Some(f) = model.graph.forks.get(fork as usize) else { return ().into_any() };
     let count = f.alternatives.len();
     let labels: Vec<String> = f
@@ -498,9 +489,9 @@ fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
         })
         .collect();
     let choice = Memo::new(move |_| {
-        state.outline_version.track();
-        let model = state.model.get_value();
-        model.map_or(0, |m| state.options.with_value(|o| o.choice(&m.graph, fork)))
+        viewer.outline_version.track();
+        let model = viewer.model.get_value();
+        model.map_or(0, |m| viewer.options.with_value(|o| o.choice(&m.graph, fork)))
     });
     let options: Vec<AnyView> = labels
         .iter()
@@ -520,7 +511,7 @@ fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
                 aria-label="Previous branch"
                 on:click=move |event: web_sys::MouseEvent| {
                     event.stop_propagation();
-                    cycle_branch(&state, fork, -1);
+                    viewer.cycle_branch(fork, -1);
                 }
             >
                 "◂"
@@ -532,7 +523,7 @@ fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
                 aria-label="Next branch"
                 on:click=move |event: web_sys::MouseEvent| {
                     event.stop_propagation();
-                    cycle_branch(&state, fork, 1);
+                    viewer.cycle_branch(fork, 1);
                 }
             >
                 "▸"
@@ -543,7 +534,7 @@ fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
                 on:click=|event: web_sys::MouseEvent| event.stop_propagation()
                 on:change=move |event| {
                     if let Ok(index) = event_target_value(&event).parse::<u32>() {
-                        state.choose_branch(fork, index);
+                        viewer.choose_branch(fork, index);
                     }
                 }
             >

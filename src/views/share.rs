@@ -129,7 +129,7 @@ pub fn ShareDialog() -> impl IntoView {
 /// Whether there is something to share: files loaded, and all of them (not the first part of
 /// a big load, shown while the rest is read).
 fn can_share(state: &AppState) -> bool {
-    state.model_untracked().is_some() && state.preview.get_untracked().is_none()
+    state.viewer.model_untracked().is_some() && state.preview.get_untracked().is_none()
 }
 
 /// Opens the share dialog (the header's button, Shift+S), if there is something to share.
@@ -193,14 +193,15 @@ fn masked(secret: &str) -> String {
 #[component]
 fn ShareForm() -> impl IntoView {
     let state = use_state();
-    let Some(model) = state.model_untracked() else { return ().into_any() };
-    let session = state.session.get_untracked();
+    let viewer = state.viewer;
+    let Some(model) = viewer.model_untracked() else { return ().into_any() };
+    let session = viewer.session.get_untracked();
     let graph: &Graph = &model.graph;
-    let choices: Vec<(EntryId, u32)> = state.options.with_value(|o| {
+    let choices: Vec<(EntryId, u32)> = viewer.options.with_value(|o| {
         o.choices.iter().filter_map(|(&fork, &alt)| graph.forks.get(fork as usize).map(|f| (f.node, alt))).collect()
     });
     let messages = Arc::new(branch_messages(&model, session, &choices));
-    let selected_entry: Option<EntryId> = match state.selected.get_untracked() {
+    let selected_entry: Option<EntryId> = match viewer.selected.get_untracked() {
         Some(RowKey::Entry(e)) => Some(e),
         Some(RowKey::Op(op)) => graph.tool_ops.get(op as usize).map(|o| o.call_entry).filter(|&e| e != NONE),
         _ => None,
@@ -386,7 +387,7 @@ fn ShareForm() -> impl IntoView {
         });
     };
     let copy_view_link = move |_| {
-        let Some(url) = state.view_link() else { return };
+        let Some(url) = viewer.view_link() else { return };
         leptos::task::spawn_local(async move {
             let copied = crate::download::copy_text(&url).await;
             message.set(Some(if copied {

@@ -3,17 +3,18 @@
 use leptos::prelude::*;
 use sessionscope_engine::model::{Format, Severity};
 
-use crate::state::use_state;
+use crate::state::{use_state, use_viewer};
 
 #[component]
 pub fn LoadSummary() -> impl IntoView {
     let state = use_state();
+    let viewer = use_viewer();
     move || {
         // The first part of a big load, shown while the rest is read, has no summary yet.
         if state.preview.get().is_some() {
             return None;
         }
-        let model = state.model()?;
+        let model = viewer.model()?;
         let corpus = &model.corpus;
         let graph = &model.graph;
         let counts = corpus.counts();

@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::model::Model;
 use crate::outline::{Outline, RowKey, RowKind};
-use crate::state::{AppState, use_state};
+use crate::state::{ViewerState, use_viewer};
 use crate::views::row::RowView;
 
 /// Pixels rendered above and below the viewport.
@@ -139,7 +139,7 @@ pub struct TreeContext {
 
 #[component]
 pub fn ConversationTree() -> impl IntoView {
-    let state = use_state();
+    let viewer = use_viewer();
     let scroller = NodeRef::<html::Div>::new();
     let heights: StoredValue<FxHashMap<RowKey, f64>> = StoredValue::new(FxHashMap::default());
     let heights_version = RwSignal::new(0u64);
@@ -147,10 +147,10 @@ pub fn ConversationTree() -> impl IntoView {
     let viewport = RwSignal::new(800.0f64);
 
     let layout = Memo::new(move |_| {
-        state.visible_version.track();
+        viewer.visible_version.track();
         heights_version.track();
-        let model = state.model.get_value();
-        let layout = state.outline.with_value(|outline| match (model, outline) {
+        let model = viewer.model.get_value();
+        let layout = viewer.outline.with_value(|outline| match (model, outline) {
             (Some(model), Some(outline)) => heights.with_value(|h| compute_layout(&model, outline, h)),
             _ => Layout::default(),
         });
@@ -275,7 +275,7 @@ pub fn ConversationTree() -> impl IntoView {
         }
     };
     Effect::new(move |_| {
-        let Some(key) = state.reveal.get() else { return };
+        let Some(key) = viewer.reveal.get() else { return };
         layout.track();
         scroll_to(key);
         reveal_passes.set_value(3);
@@ -289,16 +289,16 @@ pub fn ConversationTree() -> impl IntoView {
             again();
             request_animation_frame(move || {
                 again();
-                state.reveal.try_set(None);
+                viewer.reveal.try_set(None);
             });
         });
     });
 
     // Another session starts at the top, unless a row is being revealed.
     Effect::new(move |previous: Option<u32>| {
-        let session = state.session.get();
+        let session = viewer.session.get();
         if previous.is_some_and(|p| p != session)
-            && state.reveal.get_untracked().is_none()
+            && viewer.reveal.get_untracked().is_none()
             && let Some(element) = scroller.get_untracked()
         {
             element.set_scroll_top(0);
@@ -308,12 +308,12 @@ pub fn ConversationTree() -> impl IntoView {
     });
 
     let on_keydown = move |event: web_sys::KeyboardEvent| {
-        if handle_key(&state, layout, &event, viewport.get_untracked()) {
+        if handle_key(&viewer, layout, &event, viewport.get_untracked()) {
             event.prevent_default();
         }
     };
 
-    let active = move || state.selected.get().map(row_dom_id);
+    let active = move || viewer.selected.get().map(row_dom_id);
     view! {
         <div class="tree-scroll" node_ref=scroller on:scroll=on_scroll>
             <div class="tree-canvas" style:height=move || format!("{}px", layout.get().0.total().ceil())>
@@ -336,7 +336,7 @@ pub fn ConversationTree() -> impl IntoView {
                             let (start, end) = window.get();
                             let layout = layout.get();
                             // Keyed with the model's version too: a row of another model is another row.
-                            let version = state.model_version.get();
+                            let version = viewer.model_version.get();
                             layout.0.rows[start..end].iter().map(|(key, _)| (version, *key)).collect::<Vec<_>>()
                         }
                         key=|key| *key
@@ -349,7 +349,7 @@ pub fn ConversationTree() -> impl IntoView {
 }
 
 /// Keyboard navigation. Returns true if the key was handled.
-fn handle_key(state: &AppState, layout: Memo<LayoutRef>, event: &web_sys::KeyboardEvent, viewport: f64) -> bool {
+fn handle_key(viewer: &ViewerState, layout: Memo<LayoutRef>, event: &web_sys::KeyboardEvent, viewport: f64) -> bool {
     if event.ctrl_key() || event.meta_key() || event.alt_key() {
         return false;
     }
@@ -358,12 +358,12 @@ fn handle_key(state: &AppState, layout: Memo<LayoutRef>, event: &web_sys::Keyboa
     if layout.rows.is_empty() {
         return false;
     }
-    let current = state.selected.get_untracked().and_then(|k| layout.index.get(&k).copied());
+    let current = viewer.selected.get_untracked().and_then(|k| layout.index.get(&k).copied());
     let select = |index: usize| {
         let index = index.min(layout.rows.len() - 1);
         let key = layout.rows[index].0;
-        state.selected.set(Some(key));
-        state.reveal.set(Some(key));
+        viewer.selected.set(Some(key));
+        viewer.reveal.set(Some(key));
     };
     let page = ((viewport / 60.0) as usize).max(1);
     let key = event.key();
@@ -378,8 +378,8 @@ fn handle_key(state: &AppState, layout: Memo<LayoutRef>, event: &web_sys::Keyboa
             if let Some(i) = current {
                 let key = layout.rows[i].0;
                 match key {
-                    RowKey::Branch(fork) => cycle_branch(state, fork, 1),
-                    _ => state.toggle(key),
+                    RowKey::Branch(fork) => viewer.cycle_branch(fork, 1),
+                    _ => viewer.toggle(key),
                 }
             } else {
                 select(0);
@@ -391,9 +391,9 @@ fn handle_key(state: &AppState, layout: Memo<LayoutRef>, event: &web_sys::Keyboa
                 return true;
             };
             let key = layout.rows[i].0;
-            let (collapsed, has_children) = row_state(state, key);
+            let (collapsed, has_children) = row_state(viewer, key);
             if collapsed {
-                state.set_collapsed(key, false);
+                viewer.set_collapsed(key, false);
             } else if has_children && i + 1 < layout.rows.len() {
                 select(i + 1);
             }
@@ -401,25 +401,25 @@ fn handle_key(state: &AppState, layout: Memo<LayoutRef>, event: &web_sys::Keyboa
         "ArrowLeft" | "h" => {
             let Some(i) = current else { return true };
             let key = layout.rows[i].0;
-            let (collapsed, has_children) = row_state(state, key);
-            if !collapsed && (has_children || crate::outline::collapsed_by_default(kind_of(state, key))) {
-                state.set_collapsed(key, true);
+            let (collapsed, has_children) = row_state(viewer, key);
+            if !collapsed && (has_children || crate::outline::collapsed_by_default(kind_of(viewer, key))) {
+                viewer.set_collapsed(key, true);
             } else {
-                let parent = state.outline.with_value(|o| {
+                let parent = viewer.outline.with_value(|o| {
                     let o = o.as_ref()?;
                     let row = o.row_of_key(key)?;
                     let parent = o.rows[row as usize].parent;
                     (parent != NONE).then(|| o.key(parent))
                 });
                 if let Some(parent) = parent {
-                    state.selected.set(Some(parent));
-                    state.reveal.set(Some(parent));
+                    viewer.selected.set(Some(parent));
+                    viewer.reveal.set(Some(parent));
                 }
             }
         }
         "r" | "R" => {
             if let Some(i) = current {
-                crate::views::row::toggle_raw(state, layout.rows[i].0);
+                viewer.toggle_raw(layout.rows[i].0);
             }
         }
         "[" | "]" => {
@@ -434,7 +434,7 @@ fn handle_key(state: &AppState, layout: Memo<LayoutRef>, event: &web_sys::Keyboa
                 layout.rows.iter().find_map(|(k, _)| if let RowKey::Branch(f) = k { Some(*f) } else { None })
             });
             if let Some(fork) = fork {
-                cycle_branch(state, fork, step);
+                viewer.cycle_branch(fork, step);
             }
         }
         _ => return false,
@@ -442,30 +442,20 @@ fn handle_key(state: &AppState, layout: Memo<LayoutRef>, event: &web_sys::Keyboa
     true
 }
 
-fn row_state(state: &AppState, key: RowKey) -> (bool, bool) {
-    state.outline.with_value(|o| {
+fn row_state(viewer: &ViewerState, key: RowKey) -> (bool, bool) {
+    viewer.outline.with_value(|o| {
         o.as_ref()
             .and_then(|o| o.row_of_key(key).map(|row| (o.rows[row as usize].collapsed, o.has_children(row))))
             .unwrap_or((false, false))
     })
 }
 
-fn kind_of(state: &AppState, key: RowKey) -> RowKind {
-    state.outline.with_value(|o| {
+fn kind_of(viewer: &ViewerState, key: RowKey) -> RowKind {
+    viewer.outline.with_value(|o| {
         o.as_ref()
             .and_then(|o| o.row_of_key(key).map(|row| o.rows[row as usize].kind))
             .unwrap_or(RowKind::Noise { entry: NONE })
     })
-}
-
-/// Shows the next (or previous) alternative at a fork.
-pub fn cycle_branch(state: &AppState, fork: u32, step: i32) {
-    let Some(model) = state.model.get_value() else { return };
-    let Some(f) = model.graph.forks.get(fork as usize) else { return };
-    let count = f.alternatives.len() as i32;
-    let current = state.options.with_value(|o| o.choice(&model.graph, fork)) as i32;
-    let next = (current + step).rem_euclid(count.max(1)) as u32;
-    state.choose_branch(fork, next);
 }
 
 fn request_animation_frame(f: impl FnOnce() + 'static) {
