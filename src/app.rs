@@ -7,8 +7,9 @@ use crate::deeplink;
 use crate::files;
 use crate::outline::RowKey;
 use crate::search::SearchState;
+use crate::sharing::{SharingState, use_sharing};
 use crate::state::MainTab;
-use crate::state::{AppState, ChromeState, LoadStatus, ViewerState, use_chrome, use_state, use_viewer};
+use crate::state::{ChromeState, LoadState, LoadStatus, ViewerState, use_chrome, use_loading, use_viewer};
 use crate::theme::Theme;
 use crate::views::panel::SidePanel;
 use crate::views::progress::{AddOrReplace, LoadProgress};
@@ -27,17 +28,19 @@ pub fn App() -> impl IntoView {
     provide_context(search);
     let viewer = ViewerState::new();
     provide_context(viewer);
-    let state = AppState::new(chrome, search, viewer);
-    provide_context(state);
+    let loading = LoadState::new(viewer, search, chrome);
+    provide_context(loading);
+    let sharing = SharingState::new(loading, viewer, chrome);
+    provide_context(sharing);
     files::prepare_worker_soon();
-    crate::sharing::open_shares(state);
+    sharing.open_shares();
 
     // The outside world: the theme attribute, the address bar, files dropped anywhere.
     Effect::new(move |_| crate::theme::apply(chrome.theme.get()));
     Effect::new(move |_| {
         let Some(key) = viewer.selected.get() else { return };
         // A link opened with a big load waits for the whole of it, not the first part on screen.
-        if state.preview.get_untracked().is_some() {
+        if loading.preview.get_untracked().is_some() {
             return;
         }
         let Some(model) = viewer.model.get_value() else { return };
@@ -69,7 +72,7 @@ pub fn App() -> impl IntoView {
         if let Some(data) = event.data_transfer() {
             leptos::task::spawn_local(async move {
                 let picked = files::from_drop(&data).await;
-                state.open(picked);
+                loading.open(picked);
             });
         }
     });
@@ -93,14 +96,14 @@ pub fn App() -> impl IntoView {
                         class="button primary"
                         aria-haspopup="dialog"
                         aria-keyshortcuts="Shift+S"
-                        disabled=move || state.preview.get().is_some()
-                        title=move || state.preview.get().map(|_| "Sharing waits until everything is loaded")
-                        on:click=move |_| crate::views::share::open_share(&state)
+                        disabled=move || loading.preview.get().is_some()
+                        title=move || loading.preview.get().map(|_| "Sharing waits until everything is loaded")
+                        on:click=move |_| sharing.open_dialog()
                     >
                         "Share…"
                     </button>
                     <PickButtons />
-                    <button type="button" class="button" on:click=move |_| state.open_example()>"Example"</button>
+                    <button type="button" class="button" on:click=move |_| loading.open_example()>"Example"</button>
                 </div>
             })}
             <crate::views::keys::KeysButton />
@@ -112,14 +115,14 @@ pub fn App() -> impl IntoView {
         <AddOrReplace />
         <crate::views::share::ShareDialog />
         <crate::views::keys::KeysDialog />
-        {move || match state.status.get() {
+        {move || match loading.status.get() {
             LoadStatus::Failed(message) => Some(view! {
                 <p class="load-error" role="alert">{format!("Could not open the files: {message}")}</p>
             }),
             _ => None,
         }}
         <main class="content" class:dragging=move || dragging.get()>
-            {move || if state.passphrase_needed.get() {
+            {move || if sharing.passphrase_needed() {
                 view! { <PassphrasePrompt /> }.into_any()
             } else if loaded() {
                 view! { <Viewer /> }.into_any()
@@ -133,9 +136,9 @@ pub fn App() -> impl IntoView {
 /// "Shared view, redacted": what a share holds and what was taken out.
 #[component]
 fn SharedBanner() -> impl IntoView {
-    let state = use_state();
+    let loading = use_loading();
     move || {
-        let header = state.shared.get()?;
+        let header = loading.shared.get()?;
         let kinds = header
             .redaction
             .kinds
@@ -176,18 +179,18 @@ fn Notice() -> impl IntoView {
 /// Asks for the passphrase of a protected share.
 #[component]
 fn PassphrasePrompt() -> impl IntoView {
-    let state = use_state();
+    let sharing = use_sharing();
     let passphrase = RwSignal::new(String::new());
     let busy = RwSignal::new(false);
     Effect::new(move |_| {
-        if state.unlock_error.get().is_some() {
+        if sharing.unlock_error.get().is_some() {
             busy.set(false);
         }
     });
     let submit = move |event: ev::SubmitEvent| {
         event.prevent_default();
         busy.set(true);
-        state.unlock_share(passphrase.get_untracked());
+        sharing.unlock_share(passphrase.get_untracked());
     };
     view! {
         <section class="dropzone passphrase" aria-label="Protected share">
@@ -209,7 +212,7 @@ fn PassphrasePrompt() -> impl IntoView {
                     {move || if busy.get() { "Opening…" } else { "Open" }}
                 </button>
             </form>
-            {move || state.unlock_error.get().map(|message| view! {
+            {move || sharing.unlock_error.get().map(|message| view! {
                 <p class="load-error" role="alert">{format!("Could not open the share: {message}")}</p>
             })}
         </section>

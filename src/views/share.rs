@@ -18,7 +18,8 @@ use sessionscope_engine::share::{Cursor, SHARE_FRAGMENT};
 use crate::model::Model;
 use crate::outline::RowKey;
 use crate::render::units::human_bytes;
-use crate::state::{AppState, use_state};
+use crate::sharing::use_sharing;
+use crate::state::{use_chrome, use_viewer};
 
 /// Bytes handled per slice before the page gets a frame.
 const SLICE_BYTES: usize = 2 << 20;
@@ -109,7 +110,8 @@ struct LinkInfo {
 
 #[component]
 pub fn ShareDialog() -> impl IntoView {
-    let state = use_state();
+    let sharing = use_sharing();
+    let chrome = use_chrome();
     // Shift+S opens the dialog from anywhere but a text field.
     let _shortcut = window_event_listener(leptos::ev::keydown, move |event| {
         if !crate::views::keys::typing_in(&event)
@@ -117,26 +119,13 @@ pub fn ShareDialog() -> impl IntoView {
             && event.shift_key()
             && !event.ctrl_key()
             && !event.meta_key()
-            && can_share(&state)
+            && sharing.can_share()
         {
             event.prevent_default();
-            open_share(&state);
+            sharing.open_dialog();
         }
     });
-    move || state.chrome.share_open.get().then(|| view! { <ShareForm /> })
-}
-
-/// Whether there is something to share: files loaded, and all of them (not the first part of
-/// a big load, shown while the rest is read).
-fn can_share(state: &AppState) -> bool {
-    state.viewer.model_untracked().is_some() && state.preview.get_untracked().is_none()
-}
-
-/// Opens the share dialog (the header's button, Shift+S), if there is something to share.
-pub fn open_share(state: &AppState) {
-    if can_share(state) {
-        state.chrome.open_dialog(state.chrome.share_open);
-    }
+    move || chrome.share_open.get().then(|| view! { <ShareForm /> })
 }
 
 /// A labelled checkbox of the form.
@@ -192,8 +181,8 @@ fn masked(secret: &str) -> String {
 
 #[component]
 fn ShareForm() -> impl IntoView {
-    let state = use_state();
-    let viewer = state.viewer;
+    let sharing = use_sharing();
+    let viewer = use_viewer();
     let Some(model) = viewer.model_untracked() else { return ().into_any() };
     let session = viewer.session.get_untracked();
     let graph: &Graph = &model.graph;
@@ -401,9 +390,7 @@ fn ShareForm() -> impl IntoView {
         });
     };
 
-    let close = move || {
-        state.chrome.close_dialog(state.chrome.share_open);
-    };
+    let close = move || sharing.close_dialog();
     let close_button = NodeRef::<leptos::html::Button>::new();
     crate::views::dialog::focus_on_open(close_button);
     let on_keydown = move |event: web_sys::KeyboardEvent| {
