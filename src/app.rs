@@ -78,7 +78,7 @@ pub fn App() -> impl IntoView {
     });
 
     // A memo, so the viewer is built once per "something is loaded", not once per model.
-    let loaded = Memo::new(move |_| viewer.model_version.get() > 0 && viewer.model.with_value(Option::is_some));
+    let loaded = Memo::new(move |_| viewer.model().is_some());
     let loaded = move || loaded.get();
     view! {
         <header class="topbar">
@@ -305,7 +305,7 @@ fn SessionHeader() -> impl IntoView {
             s.cost_with_agents_usd
         );
         let hidden = move || {
-            viewer.outline_version.track();
+            viewer.outline_rebuilt.track();
             viewer.outline.with_value(|o| o.as_ref().map_or(0, |o| o.hidden_noise))
         };
         let id = s.id.clone();

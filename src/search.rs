@@ -26,8 +26,8 @@ pub struct SearchState {
     pub query: RwSignal<String>,
     pub regex: RwSignal<bool>,
     pub hits: StoredValue<Vec<Hit>>,
-    /// Bumped when `hits` grows.
-    pub version: RwSignal<u64>,
+    /// Notified when `hits` changes.
+    pub hits_changed: Trigger,
     pub total: RwSignal<u64>,
     pub done: RwSignal<bool>,
     pub running: RwSignal<bool>,
@@ -44,7 +44,7 @@ impl SearchState {
             query: RwSignal::new(String::new()),
             regex: RwSignal::new(false),
             hits: StoredValue::new(Vec::new()),
-            version: RwSignal::new(0),
+            hits_changed: Trigger::new(),
             total: RwSignal::new(0),
             done: RwSignal::new(true),
             running: RwSignal::new(false),
@@ -65,7 +65,7 @@ impl SearchState {
         self.running.set(false);
         self.current.set(None);
         self.error.set(None);
-        self.version.update(|v| *v += 1);
+        self.hits_changed.notify();
         if let Some(worker) = self.worker.try_update_value(Option::take).flatten() {
             worker.worker.terminate();
         }
@@ -79,7 +79,7 @@ impl SearchState {
         self.total.set(0);
         self.current.set(None);
         self.error.set(None);
-        self.version.update(|v| *v += 1);
+        self.hits_changed.notify();
         let text = self.query.get_untracked();
         if text.is_empty() {
             self.done.set(true);
@@ -120,7 +120,7 @@ impl SearchState {
             all.extend(hits.into_iter().take(room));
         });
         self.total.update(|t| *t += count);
-        self.version.update(|v| *v += 1);
+        self.hits_changed.notify();
     }
 
     fn finish(&self, generation: u64) {

@@ -2,7 +2,7 @@
 //! options it is built with (noise, filter, collapse toggles, branch choices), the selection,
 //! the row to bring into view, the tabs, the rows showing their raw lines, and the side
 //! panel's filter and folded turns. The parsed model is kept out of the reactive graph (a
-//! `StoredValue` and a version signal); signals carry the small view state.
+//! `StoredValue` and a `Trigger`); signals carry the small view state.
 
 use std::sync::Arc;
 
@@ -34,16 +34,18 @@ pub enum MainTab {
 #[derive(Clone, Copy)]
 pub struct ViewerState {
     pub model: StoredValue<Option<Arc<Model>>>,
-    /// Bumped whenever `model` changes.
-    pub model_version: RwSignal<u64>,
+    /// Notified whenever `model` changes.
+    pub model_changed: Trigger,
     pub session: RwSignal<u32>,
     /// The outline of the session shown, with its options (noise, collapse toggles, branch
-    /// choices). Rebuilt when `outline_version` is bumped by a structural change; collapse
-    /// toggles change it in place and bump `visible_version`.
+    /// choices). Rebuilt (and `outline_rebuilt` notified) by a structural change; collapse
+    /// toggles change it in place.
     pub outline: StoredValue<Option<Outline>>,
     pub options: StoredValue<OutlineOptions>,
-    pub outline_version: RwSignal<u64>,
-    pub visible_version: RwSignal<u64>,
+    pub outline_rebuilt: Trigger,
+    /// Notified whenever the rows shown change: the outline was rebuilt, or a row was expanded
+    /// or collapsed.
+    pub visible_changed: Trigger,
     pub show_noise: RwSignal<bool>,
     /// The graph's filter (a copy of `options.filter`, for the controls).
     pub graph_filter: RwSignal<RowFilter>,
@@ -63,12 +65,12 @@ impl ViewerState {
     pub fn new() -> ViewerState {
         ViewerState {
             model: StoredValue::new(None),
-            model_version: RwSignal::new(0),
+            model_changed: Trigger::new(),
             session: RwSignal::new(0),
             outline: StoredValue::new(None),
             options: StoredValue::new(OutlineOptions::default()),
-            outline_version: RwSignal::new(0),
-            visible_version: RwSignal::new(0),
+            outline_rebuilt: Trigger::new(),
+            visible_changed: Trigger::new(),
             show_noise: RwSignal::new(false),
             graph_filter: RwSignal::new(RowFilter::default()),
             selected: RwSignal::new(None),
@@ -83,7 +85,7 @@ impl ViewerState {
 
     /// The model, tracked: readers re-run when it changes.
     pub fn model(&self) -> Option<Arc<Model>> {
-        self.model_version.track();
+        self.model_changed.track();
         self.model.get_value()
     }
 
@@ -96,7 +98,7 @@ impl ViewerState {
         self.model.set_value(model);
         self.session.set(session);
         self.rebuild_outline();
-        self.model_version.update(|v| *v += 1);
+        self.model_changed.notify();
     }
 
     /// The view state a new model starts with.
@@ -126,14 +128,14 @@ impl ViewerState {
     pub fn rebuild_outline(&self) {
         let Some(model) = self.model.get_value() else {
             self.outline.set_value(None);
-            self.outline_version.update(|v| *v += 1);
+            self.outline_rebuilt.notify();
             return;
         };
         let session = self.session.get_untracked();
         let outline = self.options.with_value(|options| Outline::build(&model.corpus, &model.graph, session, options));
         self.outline.set_value(Some(outline));
-        self.outline_version.update(|v| *v += 1);
-        self.visible_version.update(|v| *v += 1);
+        self.outline_rebuilt.notify();
+        self.visible_changed.notify();
     }
 
     pub fn set_filter(&self, filter: RowFilter) {
@@ -168,7 +170,7 @@ impl ViewerState {
                     o.toggled.remove(&key);
                 }
             });
-            self.visible_version.update(|v| *v += 1);
+            self.visible_changed.notify();
         }
     }
 

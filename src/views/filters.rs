@@ -66,7 +66,7 @@ pub fn GraphFilters() -> impl IntoView {
         parse_timestamp_ms(&full)
     };
     let matched = move || {
-        viewer.outline_version.track();
+        viewer.outline_rebuilt.track();
         viewer
             .outline
             .with_value(|o| o.as_ref().filter(|o| o.is_filtering()).map(|o| format!("{} rows match", o.matched)))

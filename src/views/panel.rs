@@ -33,7 +33,7 @@ impl PartialEq for PanelRef {
 pub fn SidePanel() -> impl IntoView {
     let viewer = use_viewer();
     let panel = Memo::new(move |_| {
-        viewer.outline_version.track();
+        viewer.outline_rebuilt.track();
         let session = viewer.session.get();
         let filter = viewer.panel_filter.get();
         let collapsed = viewer.panel_collapsed.get();
@@ -222,8 +222,8 @@ fn Operations(panel: Memo<PanelRef>) -> impl IntoView {
     let height = RwSignal::new(600.0);
     // The operations of the row selected in the graph.
     let highlighted = Memo::new(move |_| {
-        viewer.outline_version.track();
-        viewer.visible_version.track();
+        viewer.outline_rebuilt.track();
+        viewer.visible_changed.track();
         let selected = viewer.selected.get();
         let model = viewer.model.get_value();
         let ops: FxHashSet<u32> = match (selected, model) {
@@ -278,16 +278,21 @@ fn Operations(panel: Memo<PanelRef>) -> impl IntoView {
                 aria-label="Operations by turn"
                 style:height=move || format!("{}px", panel.get().0.rows.len() as f64 * ROW)
             >
-                <For
-                    each=move || {
-                        let (start, end) = window.get();
-                        let panel = panel.get();
-                        let version = viewer.model_version.get();
-                        (start..end).map(|i| (version, i, panel.0.rows[i])).collect::<Vec<_>>()
+                {move || {
+                    // A row of another model is another row: each model gets a list of its own.
+                    viewer.model_changed.track();
+                    view! {
+                        <For
+                            each=move || {
+                                let (start, end) = window.get();
+                                let panel = panel.get();
+                                (start..end).map(|i| (i, panel.0.rows[i])).collect::<Vec<_>>()
+                            }
+                            key=|item| *item
+                            children=move |(index, row)| view! { <PanelRowView index=index row=row highlighted=highlighted /> }
+                        />
                     }
-                    key=|item| *item
-                    children=move |(_, index, row)| view! { <PanelRowView index=index row=row highlighted=highlighted /> }
-                />
+                }}
             </div>
         </div>
     }

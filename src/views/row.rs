@@ -30,8 +30,8 @@ pub fn RowView(key: RowKey) -> impl IntoView {
     let tree = expect_context::<TreeContext>();
     let Some(model) = viewer.model.get_value() else { return ().into_any() };
     let info = Memo::new(move |_| {
-        viewer.visible_version.track();
-        viewer.outline_version.track();
+        viewer.visible_changed.track();
+        viewer.outline_rebuilt.track();
         viewer.outline.with_value(|o| {
             let o = o.as_ref()?;
             let row = o.row_of_key(key)?;
@@ -489,7 +489,7 @@ fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
         })
         .collect();
     let choice = Memo::new(move |_| {
-        viewer.outline_version.track();
+        viewer.outline_rebuilt.track();
         let model = viewer.model.get_value();
         model.map_or(0, |m| viewer.options.with_value(|o| o.choice(&m.graph, fork)))
     });

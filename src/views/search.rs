@@ -75,7 +75,7 @@ pub fn SearchBox() -> impl IntoView {
         _ => {}
     };
     let status = move || {
-        search.version.track();
+        search.hits_changed.track();
         if let Some(error) = search.error.get() {
             return error;
         }
@@ -137,7 +137,7 @@ fn SearchResults() -> impl IntoView {
     let viewer = use_viewer();
     let search = use_search();
     move || {
-        search.version.track();
+        search.hits_changed.track();
         if !search.open.get() || search.query.get().is_empty() || search.total.get() == 0 {
             return None;
         }

@@ -142,13 +142,13 @@ pub fn ConversationTree() -> impl IntoView {
     let viewer = use_viewer();
     let scroller = NodeRef::<html::Div>::new();
     let heights: StoredValue<FxHashMap<RowKey, f64>> = StoredValue::new(FxHashMap::default());
-    let heights_version = RwSignal::new(0u64);
+    let heights_changed = Trigger::new();
     let scroll_top = RwSignal::new(0.0f64);
     let viewport = RwSignal::new(800.0f64);
 
     let layout = Memo::new(move |_| {
-        viewer.visible_version.track();
-        heights_version.track();
+        viewer.visible_changed.track();
+        heights_changed.track();
         let model = viewer.model.get_value();
         let layout = viewer.outline.with_value(|outline| match (model, outline) {
             (Some(model), Some(outline)) => heights.with_value(|h| compute_layout(&model, outline, h)),
@@ -202,7 +202,7 @@ pub fn ConversationTree() -> impl IntoView {
             }
         });
         if changed {
-            heights_version.update(|v| *v += 1);
+            heights_changed.notify();
             if shift_above != 0.0 {
                 element.set_scroll_top((top + shift_above).round() as i32);
                 scroll_top.set(element.scroll_top() as f64);
@@ -331,17 +331,21 @@ pub fn ConversationTree() -> impl IntoView {
                         format!("translateY({top}px)")
                     }
                 >
-                    <For
-                        each=move || {
-                            let (start, end) = window.get();
-                            let layout = layout.get();
-                            // Keyed with the model's version too: a row of another model is another row.
-                            let version = viewer.model_version.get();
-                            layout.0.rows[start..end].iter().map(|(key, _)| (version, *key)).collect::<Vec<_>>()
+                    {move || {
+                        // A row of another model is another row: each model gets a list of its own.
+                        viewer.model_changed.track();
+                        view! {
+                            <For
+                                each=move || {
+                                    let (start, end) = window.get();
+                                    let layout = layout.get();
+                                    layout.0.rows[start..end].iter().map(|(key, _)| *key).collect::<Vec<_>>()
+                                }
+                                key=|key| *key
+                                children=move |key| view! { <RowView key=key /> }
+                            />
                         }
-                        key=|key| *key
-                        children=move |(_, key)| view! { <RowView key=key /> }
-                    />
+                    }}
                 </div>
             </div>
         </div>
