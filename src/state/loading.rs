@@ -300,7 +300,7 @@ impl LoadState {
         Some(Carried {
             session: session.filter(|id| *id != shown.chosen_session),
             selected_uuid,
-            show_noise: self.viewer.show_noise.get_untracked(),
+            show_noise: self.viewer.options.with_value(|o| o.show_noise),
             filter: self.viewer.options.with_value(|o| o.filter.clone()),
             main_tab: self.viewer.main_tab.get_untracked(),
             panel_tab: self.viewer.panel_tab.get_untracked(),
@@ -337,8 +337,6 @@ impl LoadState {
                 o.show_noise = carried.show_noise;
                 o.filter = carried.filter.clone();
             });
-            self.viewer.show_noise.set(carried.show_noise);
-            self.viewer.graph_filter.set(carried.filter.clone());
             self.viewer.main_tab.set(carried.main_tab);
             self.viewer.panel_tab.set(carried.panel_tab);
         }

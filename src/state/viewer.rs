@@ -46,9 +46,10 @@ pub struct ViewerState {
     /// Notified whenever the rows shown change: the outline was rebuilt, or a row was expanded
     /// or collapsed.
     pub visible_changed: Trigger,
-    pub show_noise: RwSignal<bool>,
-    /// The graph's filter (a copy of `options.filter`, for the controls).
-    pub graph_filter: RwSignal<RowFilter>,
+    /// Whether noise lines are shown, and the graph's filter: read from the options, which
+    /// change them only together with a rebuild of the outline.
+    pub show_noise: Signal<bool>,
+    pub filter: Signal<RowFilter>,
     pub selected: RwSignal<Option<RowKey>>,
     /// A row to bring into view (set by deep links, search, keyboard moves).
     pub reveal: RwSignal<Option<RowKey>>,
@@ -63,16 +64,26 @@ pub struct ViewerState {
 
 impl ViewerState {
     pub fn new() -> ViewerState {
+        let options = StoredValue::new(OutlineOptions::default());
+        let outline_rebuilt = Trigger::new();
+        let show_noise = Signal::derive(move || {
+            outline_rebuilt.track();
+            options.with_value(|o| o.show_noise)
+        });
+        let filter = Signal::derive(move || {
+            outline_rebuilt.track();
+            options.with_value(|o| o.filter.clone())
+        });
         ViewerState {
             model: StoredValue::new(None),
             model_changed: Trigger::new(),
             session: RwSignal::new(0),
             outline: StoredValue::new(None),
-            options: StoredValue::new(OutlineOptions::default()),
-            outline_rebuilt: Trigger::new(),
+            options,
+            outline_rebuilt,
             visible_changed: Trigger::new(),
-            show_noise: RwSignal::new(false),
-            graph_filter: RwSignal::new(RowFilter::default()),
+            show_noise,
+            filter,
             selected: RwSignal::new(None),
             reveal: RwSignal::new(None),
             raw_rows: RwSignal::new(FxHashSet::default()),
@@ -104,11 +115,9 @@ impl ViewerState {
     /// The view state a new model starts with.
     pub fn reset(&self) {
         self.options.set_value(OutlineOptions::default());
-        self.graph_filter.set(Default::default());
         self.panel_filter.set(PanelFilter::default());
         self.panel_collapsed.set(FxHashSet::default());
         self.raw_rows.set(FxHashSet::default());
-        self.show_noise.set(false);
         self.selected.set(None);
         self.main_tab.set(MainTab::Conversation);
     }
@@ -116,9 +125,7 @@ impl ViewerState {
     pub fn select_session(&self, session: u32) {
         self.panel_filter.set(PanelFilter::default());
         self.panel_collapsed.set(FxHashSet::default());
-        self.options
-            .set_value(OutlineOptions { show_noise: self.show_noise.get_untracked(), ..OutlineOptions::default() });
-        self.graph_filter.set(Default::default());
+        self.options.update_value(|o| *o = OutlineOptions { show_noise: o.show_noise, ..OutlineOptions::default() });
         self.selected.set(None);
         self.session.set(session);
         self.rebuild_outline();
@@ -140,12 +147,10 @@ impl ViewerState {
 
     pub fn set_filter(&self, filter: RowFilter) {
         self.options.update_value(|o| o.filter = filter);
-        self.graph_filter.set(self.options.with_value(|o| o.filter.clone()));
         self.rebuild_outline();
     }
 
     pub fn set_show_noise(&self, show: bool) {
-        self.show_noise.set(show);
         self.options.update_value(|o| o.show_noise = show);
         self.rebuild_outline();
     }
@@ -245,9 +250,6 @@ impl ViewerState {
                 o.show_noise = true;
             }
         });
-        if noise {
-            self.show_noise.set(true);
-        }
         self.rebuild_outline();
         let Some((row_key, ancestors)) = self.outline.with_value(|o| {
             let o = o.as_ref()?;
@@ -406,7 +408,7 @@ impl ViewerState {
         let noise = view.flags.contains('n');
         self.options.update_value(|o| {
             o.show_noise = noise;
-            o.filter = filter.clone();
+            o.filter = filter;
             o.toggled = view.toggled.iter().filter_map(|name| row_by_name(model, name)).collect();
             o.choices = view
                 .choices
@@ -419,8 +421,6 @@ impl ViewerState {
                 })
                 .collect();
         });
-        self.show_noise.set(noise);
-        self.graph_filter.set(filter);
         if view.tab.as_deref() == Some("stats") {
             self.main_tab.set(MainTab::Statistics);
         }

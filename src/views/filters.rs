@@ -10,7 +10,7 @@ use crate::state::use_viewer;
 #[component]
 pub fn GraphFilters() -> impl IntoView {
     let viewer = use_viewer();
-    let filter = viewer.graph_filter;
+    let filter = viewer.filter;
     let update = move |change: &dyn Fn(&mut RowFilter)| {
         let mut next = filter.get_untracked();
         change(&mut next);
