@@ -203,8 +203,7 @@ impl ViewerState {
             o.choices.insert(fork, choice);
         });
         self.rebuild_outline();
-        self.selected.set(Some(RowKey::Branch(fork)));
-        self.reveal.set(Some(RowKey::Branch(fork)));
+        self.reveal_row(RowKey::Branch(fork));
     }
 
     /// Shows the next (or previous) alternative at a fork.
@@ -251,18 +250,10 @@ impl ViewerState {
             }
         });
         self.rebuild_outline();
-        let Some((row_key, ancestors)) = self.outline.with_value(|o| {
-            let o = o.as_ref()?;
-            let row = o.row_of_entry(entry)?;
-            Some((o.key(row), o.ancestors(row).into_iter().map(|a| o.key(a)).collect::<Vec<_>>()))
-        }) else {
-            return;
-        };
-        for key in ancestors {
-            self.set_collapsed(key, false);
+        let key = self.outline.with_value(|o| o.as_ref().and_then(|o| o.row_of_entry(entry).map(|row| o.key(row))));
+        if let Some(key) = key {
+            self.reveal_row(key);
         }
-        self.selected.set(Some(row_key));
-        self.reveal.set(Some(row_key));
     }
 
     /// Shows a tool call in the graph: its message expanded, the call selected.
@@ -272,18 +263,7 @@ impl ViewerState {
         let anchor = if o.call_entry != NONE { o.call_entry } else { o.result_entry };
         self.main_tab.set(MainTab::Conversation);
         self.reveal_entry(anchor);
-        let key = RowKey::Op(op);
-        let ancestors = self.outline.with_value(|outline| {
-            let outline = outline.as_ref()?;
-            let row = outline.row_of_key(key)?;
-            Some(outline.ancestors(row).into_iter().map(|a| outline.key(a)).collect::<Vec<_>>())
-        });
-        let Some(ancestors) = ancestors else { return };
-        for ancestor in ancestors {
-            self.set_collapsed(ancestor, false);
-        }
-        self.selected.set(Some(key));
-        self.reveal.set(Some(key));
+        self.reveal_row(RowKey::Op(op));
     }
 
     /// Shows an agent conversation: its session, its spawning call expanded, the agent row
@@ -298,32 +278,36 @@ impl ViewerState {
             self.reveal_entry(conv.spawn_entry);
         }
         let key = RowKey::Agent(conversation);
+        self.set_collapsed(key, false);
+        self.reveal_row(key);
+    }
+
+    /// Shows the row a view link names by its stable name.
+    pub fn reveal_named(&self, name: &str) {
+        match self.model.get_value().and_then(|m| row_by_name(&m, name)) {
+            Some(RowKey::Op(op)) => self.reveal_op(op),
+            Some(RowKey::Agent(conversation)) => self.reveal_agent(conversation),
+            Some(RowKey::Entry(entry)) => self.reveal_entry(entry),
+            Some(key) => self.reveal_row(key),
+            None => {}
+        }
+    }
+
+    /// Expands the rows above `key`, selects it and brings it into view; nothing if the outline
+    /// has no such row. The reveals above first make the row part of the outline (its session,
+    /// its branch, noise shown).
+    fn reveal_row(&self, key: RowKey) {
         let ancestors = self.outline.with_value(|o| {
             let o = o.as_ref()?;
             let row = o.row_of_key(key)?;
             Some(o.ancestors(row).into_iter().map(|a| o.key(a)).collect::<Vec<_>>())
         });
-        for ancestor in ancestors.unwrap_or_default() {
+        let Some(ancestors) = ancestors else { return };
+        for ancestor in ancestors {
             self.set_collapsed(ancestor, false);
         }
-        self.set_collapsed(key, false);
         self.selected.set(Some(key));
         self.reveal.set(Some(key));
-    }
-
-    /// Shows the row a view link names by its stable name.
-    pub fn reveal_named(&self, name: &str) {
-        let key = self.model.get_value().and_then(|m| row_by_name(&m, name));
-        match key {
-            Some(RowKey::Op(op)) => self.reveal_op(op),
-            Some(RowKey::Agent(conversation)) => self.reveal_agent(conversation),
-            Some(RowKey::Entry(entry)) => self.reveal_entry(entry),
-            Some(key) => {
-                self.selected.set(Some(key));
-                self.reveal.set(Some(key));
-            }
-            None => {}
-        }
     }
 
     /// The view-state link of what is shown, as a full URL.
