@@ -1,22 +1,15 @@
 //! Sharing in the app: opening shares (a `#share=` link or the data of an exported file) and
-//! unlocking passphrase-protected ones; the share dialog's open and close.
+//! unlocking passphrase-protected ones; the share dialog's open and close, and (in [`scan`])
+//! the share it prepares.
+
+pub mod scan;
 
 use leptos::prelude::*;
+use sessionscope_engine::share::SHARE_FRAGMENT;
 use sessionscope_engine::share::bundle::{Bundle, BundleHeader};
 use sessionscope_engine::share::envelope::{self, Envelope};
 
-use sessionscope_engine::share::SHARE_FRAGMENT;
-
 use crate::state::{ChromeState, LoadState, ViewerState};
-
-fn clear_fragment() {
-    let Some(window) = web_sys::window() else { return };
-    let location = window.location();
-    let url = format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default());
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-    }
-}
 
 /// Opening shares: a passphrase-protected one waits here for its passphrase; the files of an
 /// open one are handed to loading.
@@ -123,6 +116,15 @@ impl SharingState {
 
 pub fn use_sharing() -> SharingState {
     expect_context::<SharingState>()
+}
+
+fn clear_fragment() {
+    let Some(window) = web_sys::window() else { return };
+    let location = window.location();
+    let url = format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default());
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
 }
 
 /// Whether a share header's title is worth a banner line.
