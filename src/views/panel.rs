@@ -14,7 +14,7 @@ use crate::outline::RowKey;
 use crate::panel::{Panel, PanelFilter, PanelRow, files_touched, ops_of_row, turn_title};
 use crate::render::units;
 use crate::state::{PanelTab, use_viewer};
-use crate::views::row::{category_icon, status_badge};
+use crate::views::tree::row::{category_icon, status_badge};
 
 /// Height of a panel row, in pixels (rows are one line: the list can be virtualized simply).
 const ROW: f64 = 28.0;

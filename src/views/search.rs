@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use crate::outline::RowKey;
 use crate::search::{SearchState, use_search};
 use crate::state::{ViewerState, use_viewer};
-use crate::views::tree::row_dom_id;
+use crate::views::tree::row::row_dom_id;
 
 /// Hits listed under the box (all are counted and can be stepped through).
 const LISTED: usize = 200;

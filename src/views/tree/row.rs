@@ -13,7 +13,33 @@ use crate::outline::{RowKey, RowKind, collapsed_by_default};
 use crate::render::units;
 use crate::state::use_viewer;
 use crate::views::content;
-use crate::views::tree::{TreeContext, row_dom_id};
+use crate::views::tree::layout::TreeContext;
+
+/// The DOM id of a row (for `aria-activedescendant`).
+pub fn row_dom_id(key: RowKey) -> String {
+    match key {
+        RowKey::Entry(e) => format!("row-e{e}"),
+        RowKey::Op(o) => format!("row-o{o}"),
+        RowKey::Agent(a) => format!("row-a{a}"),
+        RowKey::Compaction(c) => format!("row-c{c}"),
+        RowKey::Branch(b) => format!("row-b{b}"),
+    }
+}
+
+/// The row a DOM id names (for measuring drawn rows).
+pub fn key_from_dom_id(id: &str) -> Option<RowKey> {
+    let rest = id.strip_prefix("row-")?;
+    let (tag, number) = (rest.get(..1)?, rest.get(1..)?);
+    let n: u32 = number.parse().ok()?;
+    Some(match tag {
+        "e" => RowKey::Entry(n),
+        "o" => RowKey::Op(n),
+        "a" => RowKey::Agent(n),
+        "c" => RowKey::Compaction(n),
+        "b" => RowKey::Branch(n),
+        _ => return None,
+    })
+}
 
 #[derive(Clone, Copy, PartialEq)]
 struct RowInfo {
@@ -575,4 +601,21 @@ fn noise_row(model: &Arc<Model>, entry: EntryId) -> AnyView {
         </div>
     }
     .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_is_found_again_by_its_dom_id() {
+        for key in
+            [RowKey::Entry(0), RowKey::Op(7), RowKey::Agent(3), RowKey::Compaction(12), RowKey::Branch(4_000_000)]
+        {
+            assert_eq!(key_from_dom_id(&row_dom_id(key)), Some(key));
+        }
+        for id in ["", "row-", "row-e", "row-x1", "row-é1", "tree"] {
+            assert_eq!(key_from_dom_id(id), None, "{id}");
+        }
+    }
 }

@@ -1,141 +1,30 @@
 //! The conversation graph: a virtualized ARIA tree. Only the rows in view (plus a margin)
 //! are in the DOM, whatever the session's size; row heights are estimated, then measured and
-//! cached, and the scroll position is kept steady while they settle.
+//! cached, and the scroll position is kept steady while they settle. The layout, the keyboard
+//! and the rows are in the modules below; none of them uses this one.
+
+pub mod keys;
+pub mod layout;
+pub mod row;
 
 use std::sync::Arc;
 
 use leptos::html;
 use leptos::prelude::*;
 use rustc_hash::FxHashMap;
-use sessionscope_engine::model::{BlockKind, EntryKind, NONE};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-use crate::model::Model;
-use crate::outline::{Outline, RowKey, RowKind};
-use crate::state::{ViewerState, use_viewer};
-use crate::views::row::RowView;
+use crate::outline::RowKey;
+use crate::state::use_viewer;
+use crate::views::tree::keys::handle_key;
+use crate::views::tree::layout::{Layout, LayoutRef, TreeContext, compute_layout};
+use crate::views::tree::row::{RowView, key_from_dom_id, row_dom_id};
 
 /// Pixels rendered above and below the viewport.
 const OVERSCAN_PX: f64 = 600.0;
 /// At most this many rows are in the DOM at once.
 pub const MAX_ROWS: usize = 200;
-
-/// The visible rows with their offsets.
-#[derive(Default)]
-pub struct Layout {
-    pub rows: Vec<(RowKey, u16)>,
-    /// `offsets[i]` is the top of row `i`; `offsets[len]` the total height.
-    pub offsets: Vec<f64>,
-    pub index: FxHashMap<RowKey, usize>,
-}
-
-impl Layout {
-    pub fn total(&self) -> f64 {
-        self.offsets.last().copied().unwrap_or(0.0)
-    }
-
-    /// The row at a vertical position.
-    pub fn index_at(&self, y: f64) -> usize {
-        if self.rows.is_empty() {
-            return 0;
-        }
-        let i = self.offsets.partition_point(|&o| o <= y);
-        i.saturating_sub(1).min(self.rows.len() - 1)
-    }
-
-    pub fn depth_of(&self, key: RowKey) -> u16 {
-        self.index.get(&key).map_or(0, |&i| self.rows[i].1)
-    }
-}
-
-#[derive(Clone)]
-pub struct LayoutRef(pub Arc<Layout>);
-
-impl PartialEq for LayoutRef {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-/// A first guess at a row's height, refined once it is drawn.
-fn estimate(model: &Model, kind: RowKind) -> f64 {
-    match kind {
-        RowKind::Message { first, last } => {
-            let corpus = &model.corpus;
-            let mut chars = 0usize;
-            for e in first..=last.min(first + 64) {
-                let entry = &corpus.entries[e as usize];
-                if e != first && entry.kind != EntryKind::Assistant {
-                    continue;
-                }
-                chars += entry.content.len();
-                chars += corpus
-                    .blocks_of(entry)
-                    .iter()
-                    .filter(|b| b.kind == BlockKind::Text)
-                    .map(|b| b.body.len())
-                    .sum::<usize>();
-            }
-            (44.0 + (chars as f64 / 110.0).ceil() * 21.0).min(420.0)
-        }
-        RowKind::ToolCall { .. } => 32.0,
-        RowKind::Agent { .. } => 40.0,
-        RowKind::Compaction { .. } => 38.0,
-        RowKind::Branch { .. } => 38.0,
-        RowKind::Noise { .. } => 24.0,
-    }
-}
-
-pub fn compute_layout(model: &Model, outline: &Outline, heights: &FxHashMap<RowKey, f64>) -> Layout {
-    let visible = outline.visible();
-    let mut rows = Vec::with_capacity(visible.len());
-    let mut offsets = Vec::with_capacity(visible.len() + 1);
-    let mut index = FxHashMap::default();
-    index.reserve(visible.len());
-    let mut y = 0.0;
-    for (i, (row, depth)) in visible.into_iter().enumerate() {
-        let kind = outline.rows[row as usize].kind;
-        let key = crate::outline::key_of(kind);
-        offsets.push(y);
-        y += heights.get(&key).copied().unwrap_or_else(|| estimate(model, kind));
-        rows.push((key, depth));
-        index.insert(key, i);
-    }
-    offsets.push(y);
-    Layout { rows, offsets, index }
-}
-
-/// The DOM id of a row (for `aria-activedescendant`).
-pub fn row_dom_id(key: RowKey) -> String {
-    match key {
-        RowKey::Entry(e) => format!("row-e{e}"),
-        RowKey::Op(o) => format!("row-o{o}"),
-        RowKey::Agent(a) => format!("row-a{a}"),
-        RowKey::Compaction(c) => format!("row-c{c}"),
-        RowKey::Branch(b) => format!("row-b{b}"),
-    }
-}
-
-fn key_from_dom_id(id: &str) -> Option<RowKey> {
-    let rest = id.strip_prefix("row-")?;
-    let (tag, number) = rest.split_at(1);
-    let n: u32 = number.parse().ok()?;
-    Some(match tag {
-        "e" => RowKey::Entry(n),
-        "o" => RowKey::Op(n),
-        "a" => RowKey::Agent(n),
-        "c" => RowKey::Compaction(n),
-        "b" => RowKey::Branch(n),
-        _ => return None,
-    })
-}
-
-/// Context for rows: the layout (depths) and the ids of rows whose heights should be measured.
-#[derive(Clone, Copy)]
-pub struct TreeContext {
-    pub layout: Memo<LayoutRef>,
-}
 
 #[component]
 pub fn ConversationTree() -> impl IntoView {
@@ -350,116 +239,6 @@ pub fn ConversationTree() -> impl IntoView {
             </div>
         </div>
     }
-}
-
-/// Keyboard navigation. Returns true if the key was handled.
-fn handle_key(viewer: &ViewerState, layout: Memo<LayoutRef>, event: &web_sys::KeyboardEvent, viewport: f64) -> bool {
-    if event.ctrl_key() || event.meta_key() || event.alt_key() {
-        return false;
-    }
-    let layout = layout.get_untracked();
-    let layout = &layout.0;
-    if layout.rows.is_empty() {
-        return false;
-    }
-    let current = viewer.selected.get_untracked().and_then(|k| layout.index.get(&k).copied());
-    let select = |index: usize| {
-        let index = index.min(layout.rows.len() - 1);
-        let key = layout.rows[index].0;
-        viewer.selected.set(Some(key));
-        viewer.reveal.set(Some(key));
-    };
-    let page = ((viewport / 60.0) as usize).max(1);
-    let key = event.key();
-    match key.as_str() {
-        "ArrowDown" | "j" => select(current.map_or(0, |i| i + 1)),
-        "ArrowUp" | "k" => select(current.map_or(0, |i| i.saturating_sub(1))),
-        "PageDown" => select(current.map_or(0, |i| i + page)),
-        "PageUp" => select(current.map_or(0, |i| i.saturating_sub(page))),
-        "Home" | "g" => select(0),
-        "End" | "G" => select(layout.rows.len() - 1),
-        "Enter" | " " => {
-            if let Some(i) = current {
-                let key = layout.rows[i].0;
-                match key {
-                    RowKey::Branch(fork) => viewer.cycle_branch(fork, 1),
-                    _ => viewer.toggle(key),
-                }
-            } else {
-                select(0);
-            }
-        }
-        "ArrowRight" | "l" => {
-            let Some(i) = current else {
-                select(0);
-                return true;
-            };
-            let key = layout.rows[i].0;
-            let (collapsed, has_children) = row_state(viewer, key);
-            if collapsed {
-                viewer.set_collapsed(key, false);
-            } else if has_children && i + 1 < layout.rows.len() {
-                select(i + 1);
-            }
-        }
-        "ArrowLeft" | "h" => {
-            let Some(i) = current else { return true };
-            let key = layout.rows[i].0;
-            let (collapsed, has_children) = row_state(viewer, key);
-            if !collapsed && (has_children || crate::outline::collapsed_by_default(kind_of(viewer, key))) {
-                viewer.set_collapsed(key, true);
-            } else {
-                let parent = viewer.outline.with_value(|o| {
-                    let o = o.as_ref()?;
-                    let row = o.row_of_key(key)?;
-                    let parent = o.rows[row as usize].parent;
-                    (parent != NONE).then(|| o.key(parent))
-                });
-                if let Some(parent) = parent {
-                    viewer.selected.set(Some(parent));
-                    viewer.reveal.set(Some(parent));
-                }
-            }
-        }
-        "r" | "R" => {
-            if let Some(i) = current {
-                viewer.toggle_raw(layout.rows[i].0);
-            }
-        }
-        "[" | "]" => {
-            let step = if key == "]" { 1 } else { -1 };
-            // The branch switcher at or above the selection.
-            let from = current.unwrap_or(0);
-            let fork = (0..=from).rev().find_map(|i| match layout.rows[i].0 {
-                RowKey::Branch(fork) => Some(fork),
-                _ => None,
-            });
-            let fork = fork.or_else(|| {
-                layout.rows.iter().find_map(|(k, _)| if let RowKey::Branch(f) = k { Some(*f) } else { None })
-            });
-            if let Some(fork) = fork {
-                viewer.cycle_branch(fork, step);
-            }
-        }
-        _ => return false,
-    }
-    true
-}
-
-fn row_state(viewer: &ViewerState, key: RowKey) -> (bool, bool) {
-    viewer.outline.with_value(|o| {
-        o.as_ref()
-            .and_then(|o| o.row_of_key(key).map(|row| (o.rows[row as usize].collapsed, o.has_children(row))))
-            .unwrap_or((false, false))
-    })
-}
-
-fn kind_of(viewer: &ViewerState, key: RowKey) -> RowKind {
-    viewer.outline.with_value(|o| {
-        o.as_ref()
-            .and_then(|o| o.row_of_key(key).map(|row| o.rows[row as usize].kind))
-            .unwrap_or(RowKind::Noise { entry: NONE })
-    })
 }
 
 fn request_animation_frame(f: impl FnOnce() + 'static) {
