@@ -117,6 +117,7 @@ pub fn ConversationTree() -> impl IntoView {
     });
 
     // Rows grow and shrink on their own (details opened, images loaded): measure again.
+    let resizing = StoredValue::new_local(None::<Resizing>);
     Effect::new(move |_| {
         let Some(element) = scroller.get() else { return };
         let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |_entries: js_sys::Array| schedule_measure());
@@ -124,10 +125,14 @@ pub fn ConversationTree() -> impl IntoView {
             && let Ok(Some(inner)) = element.query_selector(".tree")
         {
             observer.observe(&inner);
-            callback.forget();
-            std::mem::forget(observer);
+            resizing.set_value(Some(Resizing { observer, _callback: callback }));
         }
         viewport.set(element.client_height() as f64);
+    });
+    // The tree is mounted again each time the Conversation tab comes back: its observer goes
+    // when it unmounts.
+    on_cleanup(move || {
+        resizing.try_set_value(None);
     });
 
     let scroll_pending = StoredValue::new(false);
@@ -238,6 +243,19 @@ pub fn ConversationTree() -> impl IntoView {
                 </div>
             </div>
         </div>
+    }
+}
+
+/// The observer that measures the rows again when they resize, with its callback. Dropping it
+/// disconnects the observer, so the callback is never called once it is gone.
+struct Resizing {
+    observer: web_sys::ResizeObserver,
+    _callback: Closure<dyn FnMut(js_sys::Array)>,
+}
+
+impl Drop for Resizing {
+    fn drop(&mut self) {
+        self.observer.disconnect();
     }
 }
 
