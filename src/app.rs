@@ -8,8 +8,7 @@ use crate::files;
 use crate::outline::RowKey;
 use crate::search::SearchState;
 use crate::sharing::{SharingState, use_sharing};
-use crate::state::MainTab;
-use crate::state::{ChromeState, LoadState, LoadStatus, ViewerState, use_chrome, use_loading, use_viewer};
+use crate::state::{ChromeState, LoadState, LoadStatus, MainTab, ViewerState, use_chrome, use_loading, use_viewer};
 use crate::theme::Theme;
 use crate::views::panel::SidePanel;
 use crate::views::progress::{AddOrReplace, LoadProgress};
@@ -22,6 +21,8 @@ use crate::views::tree::ConversationTree;
 
 #[component]
 pub fn App() -> impl IntoView {
+    // The states, each its own context. Loading drives the viewer, search and chrome; sharing
+    // hands the files of a share to loading.
     let chrome = ChromeState::new();
     provide_context(chrome);
     let search = SearchState::new();
