@@ -6,8 +6,10 @@ use leptos::prelude::*;
 use crate::deeplink;
 use crate::files;
 use crate::outline::RowKey;
-use crate::state::MainTab;
-use crate::state::{AppState, LoadStatus, Theme, use_state};
+use crate::search::SearchState;
+use crate::sharing::{SharingState, use_sharing};
+use crate::state::{ChromeState, LoadState, LoadStatus, MainTab, ViewerState, use_chrome, use_loading, use_viewer};
+use crate::theme::Theme;
 use crate::views::panel::SidePanel;
 use crate::views::progress::{AddOrReplace, LoadProgress};
 use crate::views::search::SearchBox;
@@ -19,21 +21,31 @@ use crate::views::tree::ConversationTree;
 
 #[component]
 pub fn App() -> impl IntoView {
-    let state = AppState::new();
-    provide_context(state);
+    // The states, each its own context. Loading drives the viewer, search and chrome; sharing
+    // hands the files of a share to loading.
+    let chrome = ChromeState::new();
+    provide_context(chrome);
+    let search = SearchState::new();
+    provide_context(search);
+    let viewer = ViewerState::new();
+    provide_context(viewer);
+    let loading = LoadState::new(viewer, search, chrome);
+    provide_context(loading);
+    let sharing = SharingState::new(loading, viewer, chrome);
+    provide_context(sharing);
     files::prepare_worker_soon();
-    crate::sharing::open_shares(state);
+    sharing.open_shares();
 
     // The outside world: the theme attribute, the address bar, files dropped anywhere.
-    Effect::new(move |_| crate::theme::apply(state.theme.get()));
+    Effect::new(move |_| crate::theme::apply(chrome.theme.get()));
     Effect::new(move |_| {
-        let Some(key) = state.selected.get() else { return };
+        let Some(key) = viewer.selected.get() else { return };
         // A link opened with a big load waits for the whole of it, not the first part on screen.
-        if state.preview.get_untracked().is_some() {
+        if loading.preview.get_untracked().is_some() {
             return;
         }
-        let Some(model) = state.model.get_value() else { return };
-        let session = state.session.get_untracked();
+        let Some(model) = viewer.model.get_value() else { return };
+        let session = viewer.session.get_untracked();
         let Some(s) = model.graph.sessions.get(session as usize) else { return };
         let uuid = match key {
             RowKey::Entry(e) => Some(model.corpus.entry_uuid(&model.corpus.entries[e as usize]).to_owned()),
@@ -61,13 +73,13 @@ pub fn App() -> impl IntoView {
         if let Some(data) = event.data_transfer() {
             leptos::task::spawn_local(async move {
                 let picked = files::from_drop(&data).await;
-                state.open(picked);
+                loading.open(picked);
             });
         }
     });
 
     // A memo, so the viewer is built once per "something is loaded", not once per model.
-    let loaded = Memo::new(move |_| state.model_version.get() > 0 && state.model.with_value(Option::is_some));
+    let loaded = Memo::new(move |_| viewer.model().is_some());
     let loaded = move || loaded.get();
     view! {
         <header class="topbar">
@@ -85,14 +97,14 @@ pub fn App() -> impl IntoView {
                         class="button primary"
                         aria-haspopup="dialog"
                         aria-keyshortcuts="Shift+S"
-                        disabled=move || state.preview.get().is_some()
-                        title=move || state.preview.get().map(|_| "Sharing waits until everything is loaded")
-                        on:click=move |_| crate::views::share::open_share(&state)
+                        disabled=move || loading.preview.get().is_some()
+                        title=move || loading.preview.get().map(|_| "Sharing waits until everything is loaded")
+                        on:click=move |_| sharing.open_dialog()
                     >
                         "Share…"
                     </button>
                     <PickButtons />
-                    <button type="button" class="button" on:click=move |_| state.open_example()>"Example"</button>
+                    <button type="button" class="button" on:click=move |_| loading.open_example()>"Example"</button>
                 </div>
             })}
             <crate::views::keys::KeysButton />
@@ -104,14 +116,14 @@ pub fn App() -> impl IntoView {
         <AddOrReplace />
         <crate::views::share::ShareDialog />
         <crate::views::keys::KeysDialog />
-        {move || match state.status.get() {
+        {move || match loading.status.get() {
             LoadStatus::Failed(message) => Some(view! {
                 <p class="load-error" role="alert">{format!("Could not open the files: {message}")}</p>
             }),
             _ => None,
         }}
         <main class="content" class:dragging=move || dragging.get()>
-            {move || if state.passphrase_needed.get() {
+            {move || if sharing.passphrase_needed() {
                 view! { <PassphrasePrompt /> }.into_any()
             } else if loaded() {
                 view! { <Viewer /> }.into_any()
@@ -125,9 +137,9 @@ pub fn App() -> impl IntoView {
 /// "Shared view, redacted": what a share holds and what was taken out.
 #[component]
 fn SharedBanner() -> impl IntoView {
-    let state = use_state();
+    let loading = use_loading();
     move || {
-        let header = state.shared.get()?;
+        let header = loading.shared.get()?;
         let kinds = header
             .redaction
             .kinds
@@ -153,13 +165,13 @@ fn SharedBanner() -> impl IntoView {
 /// A message about a link (a view link made on other files).
 #[component]
 fn Notice() -> impl IntoView {
-    let state = use_state();
+    let chrome = use_chrome();
     move || {
-        let text = state.notice.get()?;
+        let text = chrome.notice.get()?;
         Some(view! {
             <div class="notice" role="status">
                 <span>{text}</span>
-                <button type="button" class="button" on:click=move |_| state.notice.set(None)>"Dismiss"</button>
+                <button type="button" class="button" on:click=move |_| chrome.notice.set(None)>"Dismiss"</button>
             </div>
         })
     }
@@ -168,18 +180,18 @@ fn Notice() -> impl IntoView {
 /// Asks for the passphrase of a protected share.
 #[component]
 fn PassphrasePrompt() -> impl IntoView {
-    let state = use_state();
+    let sharing = use_sharing();
     let passphrase = RwSignal::new(String::new());
     let busy = RwSignal::new(false);
     Effect::new(move |_| {
-        if state.unlock_error.get().is_some() {
+        if sharing.unlock_error.get().is_some() {
             busy.set(false);
         }
     });
     let submit = move |event: ev::SubmitEvent| {
         event.prevent_default();
         busy.set(true);
-        state.unlock_share(passphrase.get_untracked());
+        sharing.unlock_share(passphrase.get_untracked());
     };
     view! {
         <section class="dropzone passphrase" aria-label="Protected share">
@@ -201,7 +213,7 @@ fn PassphrasePrompt() -> impl IntoView {
                     {move || if busy.get() { "Opening…" } else { "Open" }}
                 </button>
             </form>
-            {move || state.unlock_error.get().map(|message| view! {
+            {move || sharing.unlock_error.get().map(|message| view! {
                 <p class="load-error" role="alert">{format!("Could not open the share: {message}")}</p>
             })}
         </section>
@@ -210,27 +222,13 @@ fn PassphrasePrompt() -> impl IntoView {
 
 #[component]
 fn ThemeToggle() -> impl IntoView {
-    let state = use_state();
-    let label = move || match state.theme.get() {
+    let chrome = use_chrome();
+    let label = move || match chrome.theme.get() {
         Theme::System => "Theme: system",
         Theme::Light => "Theme: light",
         Theme::Dark => "Theme: dark",
     };
-    let next = move |_| {
-        state.theme.update(|t| {
-            *t = match *t {
-                Theme::System => {
-                    if crate::theme::is_dark(Theme::System) {
-                        Theme::Light
-                    } else {
-                        Theme::Dark
-                    }
-                }
-                Theme::Light => Theme::Dark,
-                Theme::Dark => Theme::Light,
-            }
-        })
-    };
+    let next = move |_| chrome.switch_theme();
     view! {
         <button type="button" class="button theme-toggle" on:click=next aria-label="Switch between light and dark">
             {label}
@@ -240,8 +238,8 @@ fn ThemeToggle() -> impl IntoView {
 
 #[component]
 fn Viewer() -> impl IntoView {
-    let state = use_state();
-    let tab = state.main_tab;
+    let viewer = use_viewer();
+    let tab = viewer.main_tab;
     let tab_button = move |which: MainTab, label: &'static str| {
         view! {
             <button
@@ -279,10 +277,10 @@ fn Viewer() -> impl IntoView {
 
 #[component]
 fn SessionHeader() -> impl IntoView {
-    let state = use_state();
+    let viewer = use_viewer();
     move || {
-        let model = state.model()?;
-        let session = state.session.get();
+        let model = viewer.model()?;
+        let session = viewer.session.get();
         let s = model.graph.sessions.get(session as usize)?;
         let title = if s.title.is_empty() { s.id.clone() } else { s.title.clone() };
         let u = s.usage_with_agents;
@@ -308,8 +306,8 @@ fn SessionHeader() -> impl IntoView {
             s.cost_with_agents_usd
         );
         let hidden = move || {
-            state.outline_version.track();
-            state.outline.with_value(|o| o.as_ref().map_or(0, |o| o.hidden_noise))
+            viewer.outline_rebuilt.track();
+            viewer.outline.with_value(|o| o.as_ref().map_or(0, |o| o.hidden_noise))
         };
         let id = s.id.clone();
         Some(view! {
@@ -319,8 +317,8 @@ fn SessionHeader() -> impl IntoView {
                 <label class="toggle">
                     <input
                         type="checkbox"
-                        prop:checked=move || state.show_noise.get()
-                        on:change=move |event| state.set_show_noise(event_target_checked(&event))
+                        prop:checked=move || viewer.show_noise.get()
+                        on:change=move |event| viewer.set_show_noise(event_target_checked(&event))
                     />
                     {move || format!(" Show hidden lines (progress, hooks, meta: {})", hidden())}
                 </label>

@@ -21,7 +21,7 @@ pub struct ViewState {
     /// [`sessionscope_engine::share::fingerprint::fingerprint`] of the files it was made on.
     pub fingerprint: String,
     /// Rows whose collapse state differs from their default (stable row names, see
-    /// `crate::state::row_name`).
+    /// `crate::row_names::row_name`).
     pub toggled: Vec<String>,
     /// `(fork node uuid, alternative)` where not the active one.
     pub choices: Vec<(String, u32)>,

@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::state::Model;
+use crate::model::Model;
 
 /// A file to read, with the path it is known by (relative to a dropped folder).
 #[derive(Clone)]

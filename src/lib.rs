@@ -1,7 +1,8 @@
 //! sessionscope in the browser: a Leptos single-page app over the engine, compiled to wasm.
 //!
 //! Data flow: dropped files → [`files`] (read in slices into the engine's loader) →
-//! [`sessionscope_engine::Corpus`] → views.
+//! [`model::Model`] → [`state`] (loading puts it in the viewer) → [`views`]. The state is split
+//! by concern, each part its own context; calls between them go one way (see [`state`]).
 
 pub mod app;
 pub mod bench;
@@ -11,9 +12,11 @@ pub mod download;
 pub mod example;
 pub mod export;
 pub mod files;
+pub mod model;
 pub mod outline;
 pub mod panel;
 pub mod render;
+pub mod row_names;
 pub mod search;
 pub mod sharing;
 pub mod state;

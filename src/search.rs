@@ -12,7 +12,7 @@ use sessionscope_engine::search::{Hit, Query};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-use crate::state::{AppState, Model};
+use crate::model::Model;
 
 /// Above this many bytes loaded, the search runs in a worker.
 pub const WORKER_THRESHOLD: usize = 16 << 20;
@@ -26,8 +26,8 @@ pub struct SearchState {
     pub query: RwSignal<String>,
     pub regex: RwSignal<bool>,
     pub hits: StoredValue<Vec<Hit>>,
-    /// Bumped when `hits` grows.
-    pub version: RwSignal<u64>,
+    /// Notified when `hits` changes.
+    pub hits_changed: Trigger,
     pub total: RwSignal<u64>,
     pub done: RwSignal<bool>,
     pub running: RwSignal<bool>,
@@ -44,7 +44,7 @@ impl SearchState {
             query: RwSignal::new(String::new()),
             regex: RwSignal::new(false),
             hits: StoredValue::new(Vec::new()),
-            version: RwSignal::new(0),
+            hits_changed: Trigger::new(),
             total: RwSignal::new(0),
             done: RwSignal::new(true),
             running: RwSignal::new(false),
@@ -65,21 +65,21 @@ impl SearchState {
         self.running.set(false);
         self.current.set(None);
         self.error.set(None);
-        self.version.update(|v| *v += 1);
+        self.hits_changed.notify();
         if let Some(worker) = self.worker.try_update_value(Option::take).flatten() {
             worker.worker.terminate();
         }
     }
 
-    /// Starts a search for the current query, replacing the results.
-    pub fn run(&self, state: &AppState) {
+    /// Starts a search of `model` for the current query, replacing the results.
+    pub fn run(&self, model: Option<Arc<Model>>) {
         self.generation.update_value(|g| *g += 1);
         let generation = self.generation.get_value();
         self.hits.set_value(Vec::new());
         self.total.set(0);
         self.current.set(None);
         self.error.set(None);
-        self.version.update(|v| *v += 1);
+        self.hits_changed.notify();
         let text = self.query.get_untracked();
         if text.is_empty() {
             self.done.set(true);
@@ -95,7 +95,7 @@ impl SearchState {
                 return;
             }
         };
-        let Some(model) = state.model.get_value() else { return };
+        let Some(model) = model else { return };
         self.done.set(false);
         self.running.set(true);
         self.open.set(true);
@@ -120,7 +120,7 @@ impl SearchState {
             all.extend(hits.into_iter().take(room));
         });
         self.total.update(|t| *t += count);
-        self.version.update(|v| *v += 1);
+        self.hits_changed.notify();
     }
 
     fn finish(&self, generation: u64) {
@@ -180,6 +180,10 @@ impl Default for SearchState {
     fn default() -> Self {
         SearchState::new()
     }
+}
+
+pub fn use_search() -> SearchState {
+    expect_context::<SearchState>()
 }
 
 /// A worker holding a copy of the model for searching large sessions.

@@ -1,6 +1,12 @@
 //! Light and dark themes: the system's by default, or the user's choice, remembered.
 
-use crate::state::Theme;
+/// Light, dark, or what the system says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Theme {
+    System,
+    Light,
+    Dark,
+}
 
 const KEY: &str = "sessionscope.theme";
 

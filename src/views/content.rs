@@ -11,10 +11,10 @@ use sessionscope_engine::dag::{ToolOp, ToolStatus, tools};
 use sessionscope_engine::json::decode_value;
 use sessionscope_engine::model::{Block, BlockKind, Entry, EntryFlags, EntryId, EntryKind, NONE};
 
+use crate::model::Model;
 use crate::render::diff::{self, DiffKind, DiffLine};
 use crate::render::markdown::markdown_to_html;
 use crate::render::terminal::{StyledRun, styled_runs};
-use crate::state::Model;
 
 /// Results larger than this load on demand.
 pub const LARGE_RESULT_BYTES: usize = 100 * 1024;

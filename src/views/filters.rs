@@ -5,16 +5,16 @@ use sessionscope_engine::json::{format_timestamp_ms, parse_timestamp_ms};
 use sessionscope_engine::model::NONE;
 
 use crate::outline::RowFilter;
-use crate::state::use_state;
+use crate::state::use_viewer;
 
 #[component]
 pub fn GraphFilters() -> impl IntoView {
-    let state = use_state();
-    let filter = state.graph_filter;
+    let viewer = use_viewer();
+    let filter = viewer.filter;
     let update = move |change: &dyn Fn(&mut RowFilter)| {
         let mut next = filter.get_untracked();
         change(&mut next);
-        state.set_filter(next);
+        viewer.set_filter(next);
     };
     let shown = move |pick: fn(&RowFilter) -> bool| move || !pick(&filter.get());
     let checkbox = move |label: &'static str, pick: fn(&RowFilter) -> bool, set: fn(&mut RowFilter, bool)| {
@@ -33,8 +33,8 @@ pub fn GraphFilters() -> impl IntoView {
         }
     };
     let agents = move || {
-        let model = state.model()?;
-        let session = model.graph.sessions.get(state.session.get() as usize)?;
+        let model = viewer.model()?;
+        let session = model.graph.sessions.get(viewer.session.get() as usize)?;
         let current = filter.get().conversation;
         let options: Vec<AnyView> = std::iter::once(session.main)
             .filter(|&c| c != NONE)
@@ -66,8 +66,8 @@ pub fn GraphFilters() -> impl IntoView {
         parse_timestamp_ms(&full)
     };
     let matched = move || {
-        state.outline_version.track();
-        state
+        viewer.outline_rebuilt.track();
+        viewer
             .outline
             .with_value(|o| o.as_ref().filter(|o| o.is_filtering()).map(|o| format!("{} rows match", o.matched)))
     };
@@ -125,7 +125,7 @@ pub fn GraphFilters() -> impl IntoView {
                     />
                 </label>
                 {move || filter.get().is_active().then(|| view! {
-                    <button type="button" class="button small" on:click=move |_| state.set_filter(RowFilter::default())>
+                    <button type="button" class="button small" on:click=move |_| viewer.set_filter(RowFilter::default())>
                         "Clear"
                     </button>
                 })}

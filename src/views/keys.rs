@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use crate::state::use_state;
-use crate::views::dialog::{focus_on_open, remember_opener, restore_focus};
+use crate::state::use_chrome;
+use crate::views::dialog::focus_on_open;
 
 /// `(keys, what they do)`, grouped; the same list the README gives.
 const SHORTCUTS: &[(&str, &[(&str, &str)])] = &[
@@ -39,15 +39,10 @@ pub fn typing_in(event: &web_sys::KeyboardEvent) -> bool {
         .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
 }
 
-fn open_keys(state: &crate::state::AppState) {
-    remember_opener(state);
-    state.keys_open.set(true);
-}
-
 /// The header button that opens the list.
 #[component]
 pub fn KeysButton() -> impl IntoView {
-    let state = use_state();
+    let chrome = use_chrome();
     view! {
         <button
             type="button"
@@ -56,7 +51,7 @@ pub fn KeysButton() -> impl IntoView {
             aria-keyshortcuts="?"
             aria-label="Keyboard shortcuts"
             title="Keyboard shortcuts (?)"
-            on:click=move |_| open_keys(&state)
+            on:click=move |_| chrome.open_dialog(chrome.keys_open)
         >
             "?"
         </button>
@@ -65,20 +60,17 @@ pub fn KeysButton() -> impl IntoView {
 
 #[component]
 pub fn KeysDialog() -> impl IntoView {
-    let state = use_state();
+    let chrome = use_chrome();
     let close_button = NodeRef::<leptos::html::Button>::new();
-    let close = move || {
-        state.keys_open.set(false);
-        restore_focus(&state);
-    };
+    let close = move || chrome.close_dialog(chrome.keys_open);
     let _shortcut = window_event_listener(leptos::ev::keydown, move |event| {
-        let open = state.keys_open.get_untracked();
+        let open = chrome.keys_open.get_untracked();
         if event.key() == "?" && !event.ctrl_key() && !event.meta_key() && !typing_in(&event) {
             event.prevent_default();
             if open {
                 close();
             } else {
-                open_keys(&state);
+                chrome.open_dialog(chrome.keys_open);
             }
         } else if open && event.key() == "Escape" {
             event.prevent_default();
@@ -87,7 +79,7 @@ pub fn KeysDialog() -> impl IntoView {
     });
     focus_on_open(close_button);
     move || {
-        state.keys_open.get().then(|| {
+        chrome.keys_open.get().then(|| {
             view! {
                 <div class="dialog-backdrop" on:click=move |e| {
                     if e.target() == e.current_target() {

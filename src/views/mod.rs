@@ -7,7 +7,6 @@ pub mod filters;
 pub mod keys;
 pub mod panel;
 pub mod progress;
-pub mod row;
 pub mod search;
 pub mod sessions;
 pub mod share;

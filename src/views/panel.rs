@@ -13,8 +13,8 @@ use sessionscope_engine::model::NONE;
 use crate::outline::RowKey;
 use crate::panel::{Panel, PanelFilter, PanelRow, files_touched, ops_of_row, turn_title};
 use crate::render::units;
-use crate::state::{PanelTab, use_state};
-use crate::views::row::{category_icon, status_badge};
+use crate::state::{PanelTab, use_viewer};
+use crate::views::tree::row::{category_icon, status_badge};
 
 /// Height of a panel row, in pixels (rows are one line: the list can be virtualized simply).
 const ROW: f64 = 28.0;
@@ -31,14 +31,14 @@ impl PartialEq for PanelRef {
 
 #[component]
 pub fn SidePanel() -> impl IntoView {
-    let state = use_state();
+    let viewer = use_viewer();
     let panel = Memo::new(move |_| {
-        state.outline_version.track();
-        let session = state.session.get();
-        let filter = state.panel_filter.get();
-        let collapsed = state.panel_collapsed.get();
-        let model = state.model.get_value();
-        let panel = state.outline.with_value(|outline| match (model, outline) {
+        viewer.outline_rebuilt.track();
+        let session = viewer.session.get();
+        let filter = viewer.panel_filter.get();
+        let collapsed = viewer.panel_collapsed.get();
+        let model = viewer.model.get_value();
+        let panel = viewer.outline.with_value(|outline| match (model, outline) {
             (Some(model), Some(outline)) => {
                 Panel::build(&model.corpus, &model.graph, outline, session, &filter, &collapsed)
             }
@@ -46,10 +46,10 @@ pub fn SidePanel() -> impl IntoView {
         });
         PanelRef(Arc::new(panel))
     });
-    let tab = state.panel_tab;
+    let tab = viewer.panel_tab;
     let files_count = Memo::new(move |_| {
         let panel = panel.get();
-        state.model.get_value().map_or(0, |m| files_touched(&m.corpus, &m.graph, &panel.0).len())
+        viewer.model.get_value().map_or(0, |m| files_touched(&m.corpus, &m.graph, &panel.0).len())
     });
     let tab_button = move |which: PanelTab, label: &'static str| {
         view! {
@@ -83,8 +83,8 @@ pub fn SidePanel() -> impl IntoView {
 
 #[component]
 fn Filters(panel: Memo<PanelRef>) -> impl IntoView {
-    let state = use_state();
-    let filter = state.panel_filter;
+    let viewer = use_viewer();
+    let filter = viewer.panel_filter;
     let chips = move || {
         let counts = panel.get().0.counts.clone();
         counts
@@ -135,7 +135,7 @@ fn Filters(panel: Memo<PanelRef>) -> impl IntoView {
     };
     let agent_options = move || {
         let counts = panel.get().0.counts.clone();
-        let model = state.model.get_value();
+        let model = viewer.model.get_value();
         counts
             .agents
             .iter()
@@ -216,18 +216,18 @@ fn Filters(panel: Memo<PanelRef>) -> impl IntoView {
 
 #[component]
 fn Operations(panel: Memo<PanelRef>) -> impl IntoView {
-    let state = use_state();
+    let viewer = use_viewer();
     let scroller = NodeRef::<html::Div>::new();
     let scroll_top = RwSignal::new(0.0);
     let height = RwSignal::new(600.0);
     // The operations of the row selected in the graph.
     let highlighted = Memo::new(move |_| {
-        state.outline_version.track();
-        state.visible_version.track();
-        let selected = state.selected.get();
-        let model = state.model.get_value();
+        viewer.outline_rebuilt.track();
+        viewer.visible_changed.track();
+        let selected = viewer.selected.get();
+        let model = viewer.model.get_value();
         let ops: FxHashSet<u32> = match (selected, model) {
-            (Some(key), Some(model)) => state.outline.with_value(|o| {
+            (Some(key), Some(model)) => viewer.outline.with_value(|o| {
                 o.as_ref()
                     .and_then(|o| o.row_of_key(key).map(|row| ops_of_row(&model.graph, &model.corpus, o, row)))
                     .unwrap_or_default()
@@ -278,16 +278,21 @@ fn Operations(panel: Memo<PanelRef>) -> impl IntoView {
                 aria-label="Operations by turn"
                 style:height=move || format!("{}px", panel.get().0.rows.len() as f64 * ROW)
             >
-                <For
-                    each=move || {
-                        let (start, end) = window.get();
-                        let panel = panel.get();
-                        let version = state.model_version.get();
-                        (start..end).map(|i| (version, i, panel.0.rows[i])).collect::<Vec<_>>()
+                {move || {
+                    // A row of another model is another row: each model gets a list of its own.
+                    viewer.model_changed.track();
+                    view! {
+                        <For
+                            each=move || {
+                                let (start, end) = window.get();
+                                let panel = panel.get();
+                                (start..end).map(|i| (i, panel.0.rows[i])).collect::<Vec<_>>()
+                            }
+                            key=|item| *item
+                            children=move |(index, row)| view! { <PanelRowView index=index row=row highlighted=highlighted /> }
+                        />
                     }
-                    key=|item| *item
-                    children=move |(_, index, row)| view! { <PanelRowView index=index row=row highlighted=highlighted /> }
-                />
+                }}
             </div>
         </div>
     }
@@ -304,8 +309,8 @@ impl PartialEq for HighlightSet {
 
 #[component]
 fn PanelRowView(index: usize, row: PanelRow, highlighted: Memo<HighlightSet>) -> impl IntoView {
-    let state = use_state();
-    let Some(model) = state.model.get_value() else { return ().into_any() };
+    let viewer = use_viewer();
+    let Some(model) = viewer.model.get_value() else { return ().into_any() };
     let top = format!("{}px", index as f64 * ROW);
     match row {
         PanelRow::Group { turn } => {
@@ -318,14 +323,14 @@ fn PanelRowView(index: usize, row: PanelRow, highlighted: Memo<HighlightSet>) ->
                 .map(|e| units::clock_time(e.timestamp_ms))
                 .unwrap_or_default();
             let count = t.ops_len;
-            let open = move || !state.panel_collapsed.with(|c| c.contains(&turn));
+            let open = move || !viewer.panel_collapsed.with(|c| c.contains(&turn));
             view! {
                 <div class="panel-row panel-group" role="listitem" style:top=top>
                     <button
                         type="button"
                         class="panel-group-toggle"
                         aria-expanded=move || if open() { "true" } else { "false" }
-                        on:click=move |_| state.panel_collapsed.update(|c| {
+                        on:click=move |_| viewer.panel_collapsed.update(|c| {
                             if !c.remove(&turn) {
                                 c.insert(turn);
                             }
@@ -346,7 +351,7 @@ fn PanelRowView(index: usize, row: PanelRow, highlighted: Memo<HighlightSet>) ->
             let duration = if o.duration_ms >= 0 { units::human_duration_ms(o.duration_ms) } else { String::new() };
             let indent = format!("{}px", 16 + depth as u32 * 18);
             let is_highlighted = move || highlighted.get().0.contains(&op);
-            let is_selected = move || state.selected.get() == Some(RowKey::Op(op));
+            let is_selected = move || viewer.selected.get() == Some(RowKey::Op(op));
             let category = o.category;
             let label = format!("{name} {summary}, {}", o.status.name());
             view! {
@@ -363,7 +368,7 @@ fn PanelRowView(index: usize, row: PanelRow, highlighted: Memo<HighlightSet>) ->
                         class="panel-op-button"
                         style:padding-left=indent
                         aria-label=label
-                        on:click=move |_| state.reveal_op(op)
+                        on:click=move |_| viewer.reveal_op(op)
                     >
                         <span class="tool-icon">{category_icon(category)}</span>
                         <span class="tool-name">{name}</span>
@@ -380,9 +385,9 @@ fn PanelRowView(index: usize, row: PanelRow, highlighted: Memo<HighlightSet>) ->
 
 #[component]
 fn FilesTouched(panel: Memo<PanelRef>) -> impl IntoView {
-    let state = use_state();
+    let viewer = use_viewer();
     move || {
-        let model = state.model()?;
+        let model = viewer.model()?;
         let files = files_touched(&model.corpus, &model.graph, &panel.get().0);
         let rows: Vec<AnyView> = files
             .into_iter()
@@ -396,7 +401,7 @@ fn FilesTouched(panel: Memo<PanelRef>) -> impl IntoView {
                         let summary = crate::views::content::op_summary(&model, &o);
                         view! {
                             <li>
-                                <button type="button" class="link" on:click=move |_| state.reveal_op(op)>
+                                <button type="button" class="link" on:click=move |_| viewer.reveal_op(op)>
                                     {format!("{name} {summary}")}
                                 </button>
                                 " "

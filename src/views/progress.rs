@@ -3,12 +3,12 @@
 use leptos::prelude::*;
 
 use crate::render::units;
-use crate::state::{LoadStatus, use_state};
+use crate::state::{LoadStatus, use_loading};
 
 #[component]
 pub fn LoadProgress() -> impl IntoView {
-    let state = use_state();
-    let progress = move || match state.status.get() {
+    let loading = use_loading();
+    let progress = move || match loading.status.get() {
         LoadStatus::Loading(p) => Some(p),
         _ => None,
     };
@@ -40,7 +40,7 @@ pub fn LoadProgress() -> impl IntoView {
                         <div class="progress-fill" style:width=format!("{percent:.1}%")></div>
                     </div>
                     <p class="progress-label" role="status">{label}</p>
-                    {move || state.preview.get().map(|p| view! {
+                    {move || loading.preview.get().map(|p| view! {
                         <p class="progress-preview">
                             {format!(
                                 "Showing the first {} of {} while the rest loads",
@@ -49,7 +49,7 @@ pub fn LoadProgress() -> impl IntoView {
                             )}
                         </p>
                     })}
-                    <button type="button" class="button" on:click=move |_| state.cancel()>
+                    <button type="button" class="button" on:click=move |_| loading.cancel()>
                         "Cancel"
                     </button>
                 </section>
@@ -61,23 +61,23 @@ pub fn LoadProgress() -> impl IntoView {
 /// "Add or replace?" when files are dropped while others are loaded.
 #[component]
 pub fn AddOrReplace() -> impl IntoView {
-    let state = use_state();
+    let loading = use_loading();
     let add_button = NodeRef::<leptos::html::Button>::new();
     crate::views::dialog::focus_on_open(add_button);
     move || {
-        state.asking.get().then(|| {
+        loading.asking().then(|| {
             view! {
                 <div class="dialog-backdrop">
                     <div class="dialog" role="dialog" aria-modal="true" aria-label="Add or replace">
                         <p>"Add the new files to what is loaded, or replace it?"</p>
                         <div class="dialog-actions">
-                            <button type="button" class="button primary" node_ref=add_button on:click=move |_| state.answer(true)>
+                            <button type="button" class="button primary" node_ref=add_button on:click=move |_| loading.answer(true)>
                                 "Add"
                             </button>
-                            <button type="button" class="button" on:click=move |_| state.answer(false)>
+                            <button type="button" class="button" on:click=move |_| loading.answer(false)>
                                 "Replace"
                             </button>
-                            <button type="button" class="button" on:click=move |_| state.dismiss()>
+                            <button type="button" class="button" on:click=move |_| loading.dismiss()>
                                 "Cancel"
                             </button>
                         </div>

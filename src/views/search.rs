@@ -11,16 +11,17 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::outline::RowKey;
-use crate::state::{AppState, use_state};
-use crate::views::tree::row_dom_id;
+use crate::search::{SearchState, use_search};
+use crate::state::{ViewerState, use_viewer};
+use crate::views::tree::row::row_dom_id;
 
 /// Hits listed under the box (all are counted and can be stepped through).
 const LISTED: usize = 200;
 
 #[component]
 pub fn SearchBox() -> impl IntoView {
-    let state = use_state();
-    let search = state.search;
+    let viewer = use_viewer();
+    let search = use_search();
     let input = NodeRef::<html::Input>::new();
     let pending = StoredValue::new(0u32);
 
@@ -43,7 +44,7 @@ pub fn SearchBox() -> impl IntoView {
         leptos::task::spawn_local(async move {
             gloo::timers::future::TimeoutFuture::new(250).await;
             if pending.try_get_value() == Some(ticket) {
-                search.run(&state);
+                search.run(viewer.model_untracked());
             }
         });
     };
@@ -56,9 +57,9 @@ pub fn SearchBox() -> impl IntoView {
             event.prevent_default();
             // A query typed since the last search runs first.
             if pending.get_value() > 0 && search.hits.with_value(Vec::is_empty) && search.done.get_untracked() {
-                search.run(&state);
+                search.run(viewer.model_untracked());
             }
-            step(&state, if event.shift_key() { -1 } else { 1 });
+            step(&viewer, search, if event.shift_key() { -1 } else { 1 });
         }
         "Escape" => {
             search.open.set(false);
@@ -74,7 +75,7 @@ pub fn SearchBox() -> impl IntoView {
         _ => {}
     };
     let status = move || {
-        search.version.track();
+        search.hits_changed.track();
         if let Some(error) = search.error.get() {
             return error;
         }
@@ -118,14 +119,14 @@ pub fn SearchBox() -> impl IntoView {
                     prop:checked=move || search.regex.get()
                     on:change=move |event| {
                         search.regex.set(event_target_checked(&event));
-                        search.run(&state);
+                        search.run(viewer.model_untracked());
                     }
                 />
                 " Regex"
             </label>
             <span class="search-status" role="status" aria-live="polite">{status}</span>
-            <button type="button" class="button small" aria-label="Previous match" on:click=move |_| step(&state, -1)>"↑"</button>
-            <button type="button" class="button small" aria-label="Next match" on:click=move |_| step(&state, 1)>"↓"</button>
+            <button type="button" class="button small" aria-label="Previous match" on:click=move |_| step(&viewer, search, -1)>"↑"</button>
+            <button type="button" class="button small" aria-label="Next match" on:click=move |_| step(&viewer, search, 1)>"↓"</button>
             <SearchResults />
         </div>
     }
@@ -133,14 +134,14 @@ pub fn SearchBox() -> impl IntoView {
 
 #[component]
 fn SearchResults() -> impl IntoView {
-    let state = use_state();
-    let search = state.search;
+    let viewer = use_viewer();
+    let search = use_search();
     move || {
-        search.version.track();
+        search.hits_changed.track();
         if !search.open.get() || search.query.get().is_empty() || search.total.get() == 0 {
             return None;
         }
-        let model = state.model.get_value()?;
+        let model = viewer.model.get_value()?;
         let current = search.current.get();
         let items: Vec<AnyView> = search.hits.with_value(|hits| {
             hits.iter()
@@ -162,7 +163,7 @@ fn SearchResults() -> impl IntoView {
                                 type="button"
                                 class="search-hit"
                                 class:current=current == Some(i)
-                                on:click=move |_| go_to(&state, i)
+                                on:click=move |_| go_to(&viewer, search, i)
                             >
                                 <span class="hit-where">{format!("{where_} · line {line}")}</span>
                                 <span class="hit-context">{before}<mark>{matched}</mark>{after}</span>
@@ -184,7 +185,7 @@ fn SearchResults() -> impl IntoView {
     }
 }
 
-fn describe(model: &crate::state::Model, hit: &Hit) -> String {
+fn describe(model: &crate::model::Model, hit: &Hit) -> String {
     let graph = &model.graph;
     let conv = &graph.conversations[graph.nodes[hit.entry as usize].conversation as usize];
     let who = if conv.is_agent() {
@@ -196,8 +197,7 @@ fn describe(model: &crate::state::Model, hit: &Hit) -> String {
 }
 
 /// Moves to the next (or previous) hit and shows it.
-pub fn step(state: &AppState, by: i64) {
-    let search = state.search;
+pub fn step(viewer: &ViewerState, search: SearchState, by: i64) {
     let count = search.hits.with_value(Vec::len);
     if count == 0 {
         return;
@@ -207,14 +207,13 @@ pub fn step(state: &AppState, by: i64) {
         None if by < 0 => count - 1,
         None => 0,
     };
-    go_to(state, next);
+    go_to(viewer, search, next);
 }
 
 /// Shows hit `index`: tool inputs and results in their expanded tool call, text in its message.
-pub fn go_to(state: &AppState, index: usize) {
-    let search = state.search;
+pub fn go_to(viewer: &ViewerState, search: SearchState, index: usize) {
     let Some(hit) = search.hits.with_value(|h| h.get(index).cloned()) else { return };
-    let Some(model) = state.model.get_value() else { return };
+    let Some(model) = viewer.model.get_value() else { return };
     search.current.set(Some(index));
     let op = matches!(hit.field, Field::ToolInput | Field::ToolResult | Field::ToolName)
         .then(|| {
@@ -227,26 +226,26 @@ pub fn go_to(state: &AppState, index: usize) {
         .flatten();
     match op {
         Some(op) => {
-            state.reveal_op(op as u32);
+            viewer.reveal_op(op as u32);
             let o = model.graph.tool_ops[op];
             // Show the input or result where the match is (agents stay folded).
             if o.category != ToolCategory::Agent || hit.field != Field::ToolName {
-                state.set_collapsed(RowKey::Op(op as u32), false);
+                viewer.set_collapsed(RowKey::Op(op as u32), false);
             }
         }
-        None => state.reveal_entry(hit.entry),
+        None => viewer.reveal_entry(hit.entry),
     }
     let query = search.query.get_untracked();
     let regex = search.regex.get_untracked();
-    highlight_later(state, query, regex);
+    highlight_later(viewer, query, regex);
 }
 
 /// Highlights the matches inside the selected row once it is drawn (CSS Custom Highlight API,
 /// where the browser has it; the row is selected either way).
-fn highlight_later(state: &AppState, query: String, regex: bool) {
-    let state = *state;
+fn highlight_later(viewer: &ViewerState, query: String, regex: bool) {
+    let viewer = *viewer;
     let run = move || {
-        let Some(key) = state.selected.get_untracked() else { return };
+        let Some(key) = viewer.selected.get_untracked() else { return };
         let Ok(query) = Query::new(&query, regex) else { return };
         highlight(&row_dom_id(key), &query);
     };

@@ -6,7 +6,7 @@ use sessionscope_engine::dag::ConversationKind;
 use sessionscope_engine::model::{EntryKind, NONE};
 
 use crate::render::units;
-use crate::state::use_state;
+use crate::state::use_viewer;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum SortKey {
@@ -32,10 +32,10 @@ struct SessionRow {
 
 #[component]
 pub fn SessionList() -> impl IntoView {
-    let state = use_state();
+    let viewer = use_viewer();
     let sort = RwSignal::new((SortKey::Start, true));
     let rows = Memo::new(move |_| {
-        let Some(model) = state.model() else { return Vec::new() };
+        let Some(model) = viewer.model() else { return Vec::new() };
         let graph = &model.graph;
         let corpus = &model.corpus;
         let mut messages = vec![0u32; graph.sessions.len()];
@@ -141,7 +141,7 @@ pub fn SessionList() -> impl IntoView {
             };
             if descending { ordering.reverse() } else { ordering }
         });
-        let selected = state.session.get();
+        let selected = viewer.session.get();
         let body: Vec<AnyView> = order
             .into_iter()
             .map(|row| {
@@ -156,7 +156,7 @@ pub fn SessionList() -> impl IntoView {
                         view! {
                             <tr class="session-agent">
                                 <td colspan="7">
-                                    <button type="button" class="link" on:click=move |_| state.reveal_agent(conversation)>
+                                    <button type="button" class="link" on:click=move |_| viewer.reveal_agent(conversation)>
                                         {format!("↳ {label}")}
                                     </button>
                                 </td>
@@ -168,7 +168,7 @@ pub fn SessionList() -> impl IntoView {
                 view! {
                     <tr class="session-row" class:selected=selected == index aria-selected=if selected == index { "true" } else { "false" }>
                         <td class="session-title">
-                            <button type="button" class="link" on:click=move |_| state.select_session(index)>
+                            <button type="button" class="link" on:click=move |_| viewer.select_session(index)>
                                 {row.title.clone()}
                             </button>
                         </td>

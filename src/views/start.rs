@@ -5,14 +5,13 @@ use leptos::tachys::html::attribute::custom::CustomAttribute;
 use wasm_bindgen::JsCast;
 
 use crate::files;
-use crate::state::use_state;
+use crate::state::{LoadState, use_loading};
 
 /// Reads a file input's files and clears it, so picking the same file again works.
-pub fn on_pick(event: web_sys::Event) {
-    let state = use_state();
+fn on_pick(loading: LoadState, event: web_sys::Event) {
     let Some(input) = event.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
     if let Some(list) = input.files() {
-        state.open(files::from_file_list(&list));
+        loading.open(files::from_file_list(&list));
     }
     input.set_value("");
 }
@@ -20,13 +19,14 @@ pub fn on_pick(event: web_sys::Event) {
 /// "Choose files…" and "Choose a folder…" buttons (labels around hidden inputs).
 #[component]
 pub fn PickButtons() -> impl IntoView {
+    let loading = use_loading();
     let folder = view! {
         <input
             type="file"
             class="visually-hidden"
             multiple
             aria-label="Choose a project folder"
-            on:change=on_pick
+            on:change=move |event| on_pick(loading, event)
         />
     }
     .attr("webkitdirectory", "");
@@ -39,7 +39,7 @@ pub fn PickButtons() -> impl IntoView {
                 multiple
                 accept=".jsonl,.json,.ndjson,application/json"
                 aria-label="Choose session log files"
-                on:change=on_pick
+                on:change=move |event| on_pick(loading, event)
             />
         </label>
         <label class="button">"Choose a folder…" {folder}</label>
@@ -48,14 +48,14 @@ pub fn PickButtons() -> impl IntoView {
 
 #[component]
 pub fn StartScreen() -> impl IntoView {
-    let state = use_state();
+    let loading = use_loading();
     view! {
         <section class="dropzone" aria-label="Open session logs">
             <p class="dropzone-title">"Drop Claude Code session logs (.jsonl) or a project folder here"</p>
             <p class="dropzone-note">"Nothing is uploaded: files are read by this page only."</p>
             <div class="dropzone-actions">
                 <PickButtons />
-                <button type="button" class="button" on:click=move |_| state.open_example()>
+                <button type="button" class="button" on:click=move |_| loading.open_example()>
                     "Open example"
                 </button>
             </div>

@@ -9,8 +9,9 @@ use sessionscope_engine::dag::{ConversationKind, ToolStatus, pricing, stats};
 use sessionscope_engine::model::{NONE, Usage};
 use sessionscope_engine::summary::{agent_label, summarize};
 
+use crate::model::Model;
 use crate::render::units;
-use crate::state::{Model, use_state};
+use crate::state::{ViewerState, use_viewer};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Scope {
@@ -119,7 +120,7 @@ fn per_tool(model: &Model, sessions: &[u32]) -> BTreeMap<String, ToolRow> {
 
 #[component]
 pub fn Statistics() -> impl IntoView {
-    let state = use_state();
+    let state = use_viewer();
     let scope = RwSignal::new(Scope::Session);
     move || {
         let model = state.model()?;
@@ -398,7 +399,7 @@ fn chart(model: &Model, session: u32) -> AnyView {
     .into_any()
 }
 
-fn download_json(state: &crate::state::AppState) {
+fn download_json(state: &ViewerState) {
     let Some(model) = state.model.get_value() else { return };
     let summary = summarize(&model.corpus, &model.graph);
     let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
@@ -435,7 +436,7 @@ pub fn csv(model: &Model) -> String {
     out
 }
 
-fn download_csv(state: &crate::state::AppState) {
+fn download_csv(state: &ViewerState) {
     let Some(model) = state.model.get_value() else { return };
     crate::download::download_text("sessionscope-usage.csv", "text/csv", &csv(&model));
 }

@@ -3,17 +3,18 @@
 use leptos::prelude::*;
 use sessionscope_engine::model::{Format, Severity};
 
-use crate::state::use_state;
+use crate::state::{use_loading, use_viewer};
 
 #[component]
 pub fn LoadSummary() -> impl IntoView {
-    let state = use_state();
+    let loading = use_loading();
+    let viewer = use_viewer();
     move || {
         // The first part of a big load, shown while the rest is read, has no summary yet.
-        if state.preview.get().is_some() {
+        if loading.preview.get().is_some() {
             return None;
         }
-        let model = state.model()?;
+        let model = viewer.model()?;
         let corpus = &model.corpus;
         let graph = &model.graph;
         let counts = corpus.counts();
@@ -34,7 +35,7 @@ pub fn LoadSummary() -> impl IntoView {
                 (f.path.clone(), message)
             })
             .collect();
-        let skipped_names = state.skipped_by_name.get();
+        let skipped_names = loading.skipped_by_name.get();
         let line_problems: Vec<(String, u32, &'static str, String, Severity)> = corpus
             .diagnostics
             .iter()

@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, dropFolder, realFixture, allTreeItems, tree, inView } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, waitForApp, dropFiles, dropFolder, realFixture, allTreeItems, tree, inView } from "./harness.mjs";
 
 const ENGINE_FIXTURES = join(ROOT, "crates/engine/tests/fixtures");
 const EXAMPLE = join(ROOT, "assets/example/e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17.jsonl");
@@ -457,6 +457,52 @@ test("? lists the keyboard shortcuts, and every action in it works from the keyb
   assert.equal(await first.getByRole("button", { name: "Raw" }).getAttribute("aria-pressed"), "true");
   await app.page.keyboard.press("r");
   await raw.waitFor({ state: "detached" });
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("switching to Statistics and back leaves no resize observer of an unmounted tree behind", async () => {
+  const app = await openApp(browser, server);
+  // Counts the resize observers that observe something and have not been disconnected.
+  await app.page.addInitScript(() => {
+    const Native = window.ResizeObserver;
+    window.connectedObservers = 0;
+    window.ResizeObserver = class extends Native {
+      observe(...args) {
+        if (!this.counted) {
+          this.counted = true;
+          window.connectedObservers += 1;
+        }
+        return super.observe(...args);
+      }
+      disconnect() {
+        if (this.counted) {
+          this.counted = false;
+          window.connectedObservers -= 1;
+        }
+        return super.disconnect();
+      }
+    };
+  });
+  await app.page.reload();
+  await waitForApp(app.page);
+  await openExample(app.page);
+  const connected = () =>
+    app.page.evaluate(
+      () => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok(window.connectedObservers)))),
+    );
+  assert.equal(await connected(), 1, "the tree observes its rows with one observer");
+  // After each switch: none while Statistics shows, one again with the tree back.
+  const counts = [];
+  for (let i = 0; i < 4; i++) {
+    await app.page.getByRole("tab", { name: "Statistics" }).click();
+    await tree(app.page).waitFor({ state: "detached" });
+    counts.push(await connected());
+    await app.page.getByRole("tab", { name: "Conversation" }).click();
+    await tree(app.page).waitFor();
+    counts.push(await connected());
+  }
+  assert.deepEqual(counts, [0, 1, 0, 1, 0, 1, 0, 1], "each unmount of the tree disconnects its observer");
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });

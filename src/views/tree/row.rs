@@ -8,11 +8,38 @@ use leptos::tachys::html::attribute::custom::CustomAttribute;
 use sessionscope_engine::dag::{ConversationKind, ToolCategory, ToolStatus};
 use sessionscope_engine::model::{EntryFlags, EntryId, EntryKind, NONE};
 
+use crate::model::Model;
 use crate::outline::{RowKey, RowKind, collapsed_by_default};
 use crate::render::units;
-use crate::state::{Model, use_state};
+use crate::state::use_viewer;
 use crate::views::content;
-use crate::views::tree::{TreeContext, cycle_branch, row_dom_id};
+use crate::views::tree::layout::TreeContext;
+
+/// The DOM id of a row (for `aria-activedescendant`).
+pub fn row_dom_id(key: RowKey) -> String {
+    match key {
+        RowKey::Entry(e) => format!("row-e{e}"),
+        RowKey::Op(o) => format!("row-o{o}"),
+        RowKey::Agent(a) => format!("row-a{a}"),
+        RowKey::Compaction(c) => format!("row-c{c}"),
+        RowKey::Branch(b) => format!("row-b{b}"),
+    }
+}
+
+/// The row a DOM id names (for measuring drawn rows).
+pub fn key_from_dom_id(id: &str) -> Option<RowKey> {
+    let rest = id.strip_prefix("row-")?;
+    let (tag, number) = (rest.get(..1)?, rest.get(1..)?);
+    let n: u32 = number.parse().ok()?;
+    Some(match tag {
+        "e" => RowKey::Entry(n),
+        "o" => RowKey::Op(n),
+        "a" => RowKey::Agent(n),
+        "c" => RowKey::Compaction(n),
+        "b" => RowKey::Branch(n),
+        _ => return None,
+    })
+}
 
 #[derive(Clone, Copy, PartialEq)]
 struct RowInfo {
@@ -25,13 +52,13 @@ struct RowInfo {
 
 #[component]
 pub fn RowView(key: RowKey) -> impl IntoView {
-    let state = use_state();
+    let viewer = use_viewer();
     let tree = expect_context::<TreeContext>();
-    let Some(model) = state.model.get_value() else { return ().into_any() };
+    let Some(model) = viewer.model.get_value() else { return ().into_any() };
     let info = Memo::new(move |_| {
-        state.visible_version.track();
-        state.outline_version.track();
-        state.outline.with_value(|o| {
+        viewer.visible_changed.track();
+        viewer.outline_rebuilt.track();
+        viewer.outline.with_value(|o| {
             let o = o.as_ref()?;
             let row = o.row_of_key(key)?;
             let r = o.rows[row as usize];
@@ -42,18 +69,18 @@ pub fn RowView(key: RowKey) -> impl IntoView {
     let Some(first) = info.get_untracked() else { return ().into_any() };
     let kind = first.kind;
     let depth = Memo::new(move |_| tree.layout.get().0.depth_of(key));
-    let selected = Memo::new(move |_| state.selected.get() == Some(key));
+    let selected = Memo::new(move |_| viewer.selected.get() == Some(key));
     let expandable = move || info.get().is_some_and(|i| i.has_children || collapsed_by_default(i.kind));
     let expanded = move || info.get().is_some_and(|i| !i.collapsed);
     let aria_expanded = move || expandable().then(|| if expanded() { "true" } else { "false" });
 
     let toggle = move |event: web_sys::MouseEvent| {
         event.stop_propagation();
-        state.selected.set(Some(key));
-        state.toggle(key);
+        viewer.selected.set(Some(key));
+        viewer.toggle(key);
     };
     let select = move |_| {
-        state.selected.set(Some(key));
+        viewer.selected.set(Some(key));
         focus_tree();
     };
 
@@ -67,7 +94,7 @@ pub fn RowView(key: RowKey) -> impl IntoView {
     };
     let body = row_body(&model, kind, Signal::derive(expanded));
     let raw_entries = raw_entries(&model, kind);
-    let raw_open = Memo::new(move |_| state.raw_rows.with(|rows| rows.contains(&key)));
+    let raw_open = Memo::new(move |_| viewer.raw_rows.with(|rows| rows.contains(&key)));
     let raw_toggle = (!raw_entries.is_empty()).then(|| {
         view! {
             <button
@@ -78,8 +105,8 @@ pub fn RowView(key: RowKey) -> impl IntoView {
                 aria-pressed=move || if raw_open.get() { "true" } else { "false" }
                 on:click=move |event: web_sys::MouseEvent| {
                     event.stop_propagation();
-                    state.selected.set(Some(key));
-                    toggle_raw(&state, key);
+                    viewer.selected.set(Some(key));
+                    viewer.toggle_raw(key);
                 }
             >
                 "Raw"
@@ -210,15 +237,6 @@ fn raw_entries(model: &Model, kind: RowKind) -> Vec<EntryId> {
             .unwrap_or_default(),
         RowKind::Agent { .. } | RowKind::Branch { .. } => Vec::new(),
     }
-}
-
-/// Shows or hides the raw lines of a row (the R key, or the row's Raw button).
-pub fn toggle_raw(state: &crate::state::AppState, key: RowKey) {
-    state.raw_rows.update(|rows| {
-        if !rows.remove(&key) {
-            rows.insert(key);
-        }
-    });
 }
 
 fn row_body(model: &Arc<Model>, kind: RowKind, expanded: Signal<bool>) -> AnyView {
@@ -479,7 +497,7 @@ fn compaction_row(model: &Arc<Model>, link: u32) -> AnyView {
 }
 
 fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
-    let state = use_state();
+    let viewer = use_viewer();
     let Some(f) = model.graph.forks.get(fork as usize) else { return ().into_any() };
     let count = f.alternatives.len();
     let labels: Vec<String> = f
@@ -497,9 +515,9 @@ fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
         })
         .collect();
     let choice = Memo::new(move |_| {
-        state.outline_version.track();
-        let model = state.model.get_value();
-        model.map_or(0, |m| state.options.with_value(|o| o.choice(&m.graph, fork)))
+        viewer.outline_rebuilt.track();
+        let model = viewer.model.get_value();
+        model.map_or(0, |m| viewer.options.with_value(|o| o.choice(&m.graph, fork)))
     });
     let options: Vec<AnyView> = labels
         .iter()
@@ -519,7 +537,7 @@ fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
                 aria-label="Previous branch"
                 on:click=move |event: web_sys::MouseEvent| {
                     event.stop_propagation();
-                    cycle_branch(&state, fork, -1);
+                    viewer.cycle_branch(fork, -1);
                 }
             >
                 "◂"
@@ -531,7 +549,7 @@ fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
                 aria-label="Next branch"
                 on:click=move |event: web_sys::MouseEvent| {
                     event.stop_propagation();
-                    cycle_branch(&state, fork, 1);
+                    viewer.cycle_branch(fork, 1);
                 }
             >
                 "▸"
@@ -542,7 +560,7 @@ fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
                 on:click=|event: web_sys::MouseEvent| event.stop_propagation()
                 on:change=move |event| {
                     if let Ok(index) = event_target_value(&event).parse::<u32>() {
-                        state.choose_branch(fork, index);
+                        viewer.choose_branch(fork, index);
                     }
                 }
             >
@@ -583,4 +601,21 @@ fn noise_row(model: &Arc<Model>, entry: EntryId) -> AnyView {
         </div>
     }
     .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_is_found_again_by_its_dom_id() {
+        for key in
+            [RowKey::Entry(0), RowKey::Op(7), RowKey::Agent(3), RowKey::Compaction(12), RowKey::Branch(4_000_000)]
+        {
+            assert_eq!(key_from_dom_id(&row_dom_id(key)), Some(key));
+        }
+        for id in ["", "row-", "row-e", "row-x1", "row-é1", "tree"] {
+            assert_eq!(key_from_dom_id(id), None, "{id}");
+        }
+    }
 }

@@ -1,0 +1,41 @@
+//! What is loaded: the engine's corpus and graph, with the lookups the app needs (entries by
+//! uuid, sessions by id). Depends on the engine only, so every part of the app can use it.
+
+use rustc_hash::FxHashMap;
+use sessionscope_engine::Corpus;
+use sessionscope_engine::dag::Graph;
+use sessionscope_engine::model::EntryId;
+
+/// Everything loaded: the parsed files and their structure.
+pub struct Model {
+    pub corpus: Corpus,
+    pub graph: Graph,
+    /// Entry index by uuid, for deep links and search results.
+    uuids: FxHashMap<String, EntryId>,
+}
+
+impl Model {
+    pub fn new(corpus: Corpus, graph: Graph) -> Model {
+        let uuids =
+            corpus.entries.iter().enumerate().map(|(i, e)| (corpus.entry_uuid(e).to_owned(), i as EntryId)).collect();
+        Model { corpus, graph, uuids }
+    }
+
+    pub fn entry_by_uuid(&self, uuid: &str) -> Option<EntryId> {
+        self.uuids.get(uuid).copied()
+    }
+
+    /// The session to show first: the one with the most entries.
+    pub fn default_session(&self) -> u32 {
+        self.graph.sessions.iter().enumerate().max_by_key(|(_, s)| s.entries).map_or(0, |(i, _)| i as u32)
+    }
+
+    pub fn session_by_id(&self, id: &str) -> Option<u32> {
+        self.graph.sessions.iter().position(|s| s.id == id).map(|i| i as u32)
+    }
+
+    pub fn session_of_entry(&self, entry: EntryId) -> Option<u32> {
+        let conv = self.graph.nodes.get(entry as usize)?.conversation;
+        self.graph.conversations.get(conv as usize).map(|c| c.session)
+    }
+}

@@ -1,0 +1,500 @@
+//! The share being prepared in the share dialog: what to share (the scope, the parts left out,
+//! the detectors and the user's own patterns), the redaction scan of that scope (run again,
+//! after a pause, whenever one of them changes), the findings with each one's keep-or-redact
+//! decision, and what is made from the reviewed scan: a link, an HTML file, a Markdown file.
+//! Nothing is sent anywhere: links carry the data in their fragment.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use sessionscope_engine::model::{EntryId, NONE};
+use sessionscope_engine::redact::{DetectOptions, DropParts, Redactor};
+use sessionscope_engine::share::bundle::BundleHeader;
+use sessionscope_engine::share::envelope::{self, ITERATIONS, MAX_LINK_CHARS};
+use sessionscope_engine::share::markdown::{MarkdownOptions, files_markdown};
+use sessionscope_engine::share::redacted::{self, Redacted};
+use sessionscope_engine::share::scope::{Scope, ScopeLines, resolve};
+use sessionscope_engine::share::{Bundle, Cursor, SHARE_FRAGMENT};
+
+use crate::model::Model;
+use crate::outline::RowKey;
+use crate::render::units::human_bytes;
+use crate::state::ViewerState;
+
+/// Bytes handled per slice before the page gets a frame.
+const SLICE_BYTES: usize = 2 << 20;
+
+/// What to share, as the form offers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScopeKind {
+    All,
+    Session,
+    Branch,
+    Subtree,
+    Range,
+}
+
+/// The parts that can be left out, as the form holds them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Parts {
+    pub thinking: bool,
+    pub tool_results: bool,
+    pub images: bool,
+    pub subagents: bool,
+    pub metadata: bool,
+}
+
+impl Parts {
+    fn engine(self) -> DropParts {
+        DropParts {
+            thinking: self.thinking,
+            tool_results: self.tool_results,
+            images: self.images,
+            subagents: self.subagents,
+            metadata: self.metadata,
+        }
+    }
+}
+
+/// The detectors that can be turned off (credentials are always looked for).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Detectors {
+    pub emails: bool,
+    pub ip_addresses: bool,
+    pub home_paths: bool,
+    pub entropy: bool,
+    pub env_dumps: bool,
+}
+
+impl Default for Detectors {
+    fn default() -> Self {
+        Detectors { emails: true, ip_addresses: true, home_paths: true, entropy: true, env_dumps: true }
+    }
+}
+
+/// One finding as the review list shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FindingRow {
+    pub index: usize,
+    pub kind: String,
+    pub label: String,
+    pub placeholder: String,
+    pub secret: String,
+    pub count: u32,
+    pub keep: bool,
+    pub context: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ScanStatus {
+    Idle,
+    Scanning { done: usize, total: usize },
+    Ready,
+    Failed(String),
+}
+
+/// A scanned scope, ready to be written out.
+struct Review {
+    model: Arc<Model>,
+    scope: Scope,
+    lines: ScopeLines,
+    redactor: Redactor,
+    title: String,
+}
+
+/// A link made from the reviewed scan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkInfo {
+    pub url: String,
+    pub chars: usize,
+    pub encrypted: bool,
+}
+
+/// The share dialog's scan. Made when the dialog opens, from what the viewer shows; it lives
+/// as long as the dialog.
+#[derive(Clone, Copy)]
+pub struct ShareScan {
+    model: StoredValue<Arc<Model>>,
+    session: u32,
+    /// `(fork node, alternative)` at each fork where the graph shows another alternative.
+    choices: StoredValue<Vec<(EntryId, u32)>>,
+    /// The thread shown, along the branches chosen, without noise: what a range is taken from.
+    messages: StoredValue<Vec<EntryId>>,
+    /// The selected message (or the message of the selected tool call).
+    pub selected_entry: Option<EntryId>,
+    pub scope_kind: RwSignal<ScopeKind>,
+    /// 1-based positions in `messages`.
+    pub range_from: RwSignal<usize>,
+    pub range_to: RwSignal<usize>,
+    pub parts: RwSignal<Parts>,
+    pub detectors: RwSignal<Detectors>,
+    /// The user's own patterns, one regular expression per line.
+    pub patterns: RwSignal<String>,
+    pub status: RwSignal<ScanStatus>,
+    pub findings: RwSignal<Vec<FindingRow>>,
+    review: StoredValue<Option<Review>, LocalStorage>,
+    /// Which scan is the latest: an older one still running stops.
+    ticket: StoredValue<u64>,
+    /// The link made from the scan as reviewed; gone when the scan or a decision changes.
+    pub link: RwSignal<Option<Result<LinkInfo, String>>>,
+}
+
+impl ShareScan {
+    /// The scan of what `viewer` shows (none if nothing is loaded). It scans again whenever the
+    /// scope, the parts or the detectors change, for as long as the reactive owner it is made
+    /// in lives.
+    pub fn new(viewer: &ViewerState) -> Option<ShareScan> {
+        let model = viewer.model_untracked()?;
+        let session = viewer.session.get_untracked();
+        let graph = &model.graph;
+        let choices: Vec<(EntryId, u32)> = viewer.options.with_value(|o| {
+            o.choices.iter().filter_map(|(&fork, &alt)| graph.forks.get(fork as usize).map(|f| (f.node, alt))).collect()
+        });
+        let messages = branch_messages(&model, session, &choices);
+        let selected_entry = match viewer.selected.get_untracked() {
+            Some(RowKey::Entry(e)) => Some(e),
+            Some(RowKey::Op(op)) => graph.tool_ops.get(op as usize).map(|o| o.call_entry).filter(|&e| e != NONE),
+            _ => None,
+        };
+        let selected_position = selected_entry.and_then(|e| messages.iter().position(|&m| m == e));
+        let scan = ShareScan {
+            session,
+            selected_entry,
+            scope_kind: RwSignal::new(ScopeKind::Session),
+            range_from: RwSignal::new(selected_position.map_or(1, |p| p + 1)),
+            range_to: RwSignal::new(messages.len().max(1)),
+            parts: RwSignal::new(Parts::default()),
+            detectors: RwSignal::new(Detectors::default()),
+            patterns: RwSignal::new(String::new()),
+            status: RwSignal::new(ScanStatus::Idle),
+            findings: RwSignal::new(Vec::new()),
+            review: StoredValue::new_local(None),
+            ticket: StoredValue::new(0),
+            link: RwSignal::new(None),
+            model: StoredValue::new(model),
+            choices: StoredValue::new(choices),
+            messages: StoredValue::new(messages),
+        };
+        // Scans again whenever the scope or the detectors change (after a pause in typing).
+        Effect::new(move |_| scan.scan());
+        Some(scan)
+    }
+
+    /// How many sessions are loaded (the scope "all" shares them all).
+    pub fn sessions(&self) -> usize {
+        self.model.with_value(|m| m.graph.sessions.len())
+    }
+
+    /// How many messages the range can be taken from.
+    pub fn message_count(&self) -> usize {
+        self.messages.with_value(Vec::len)
+    }
+
+    /// The message at 1-based `position` of the thread shown (clamped to it).
+    fn message_at(&self, position: usize) -> Option<EntryId> {
+        self.messages.with_value(|m| m.get(position.clamp(1, m.len().max(1)) - 1).copied())
+    }
+
+    /// What to share, tracked.
+    pub fn scope(&self) -> Scope {
+        let session = self.session;
+        match self.scope_kind.get() {
+            ScopeKind::All => Scope::All,
+            ScopeKind::Session => Scope::Session(session),
+            ScopeKind::Branch => Scope::Branch { session, choices: self.choices.get_value() },
+            ScopeKind::Subtree => self.selected_entry.map_or(Scope::Session(session), Scope::Subtree),
+            ScopeKind::Range => match (self.message_at(self.range_from.get()), self.message_at(self.range_to.get())) {
+                (Some(from), Some(to)) => Scope::Range { from, to, choices: self.choices.get_value() },
+                _ => Scope::Session(session),
+            },
+        }
+    }
+
+    /// "from “…” to “…”": the first words of the range's ends, tracked.
+    pub fn range_preview(&self) -> String {
+        let at = |position: usize| {
+            self.message_at(position).map(|e| self.model.with_value(|m| preview(m, e))).unwrap_or_default()
+        };
+        format!("from “{}” to “{}”", at(self.range_from.get()), at(self.range_to.get()))
+    }
+
+    /// Starts a scan of the scope, replacing the one running; reads (and so tracks) the scope,
+    /// the detectors, the patterns and the parts.
+    fn scan(&self) {
+        let scope = self.scope();
+        let d = self.detectors.get();
+        let user_patterns: Vec<String> =
+            self.patterns.get().lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect();
+        let without_agents = self.parts.get().subagents;
+        self.ticket.update_value(|t| *t += 1);
+        let mine = self.ticket.get_value();
+        self.link.set(None);
+        self.status.set(ScanStatus::Scanning { done: 0, total: 0 });
+        let scan = *self;
+        let model = self.model.get_value();
+        leptos::task::spawn_local(async move {
+            gloo::timers::future::TimeoutFuture::new(120).await;
+            if scan.ticket.try_get_value() != Some(mine) {
+                return;
+            }
+            let options = DetectOptions {
+                user_patterns,
+                entropy: d.entropy,
+                emails: d.emails,
+                ip_addresses: d.ip_addresses,
+                home_paths: d.home_paths,
+                env_dumps: d.env_dumps,
+            };
+            let mut redactor = match Redactor::new(&options) {
+                Ok(r) => r,
+                Err(error) => {
+                    scan.status.set(ScanStatus::Failed(error.to_string()));
+                    return;
+                }
+            };
+            let lines = resolve(&model.corpus, &model.graph, &scope, without_agents);
+            let title = redacted::scope_title(&model.graph, &scope);
+            redacted::scan_title(&title, &mut redactor);
+            let total = lines.line_count();
+            let mut cursor = Cursor::default();
+            loop {
+                let done = redacted::scan(&model.corpus, &lines, &mut cursor, SLICE_BYTES, &mut redactor);
+                if done {
+                    break;
+                }
+                scan.status.set(ScanStatus::Scanning { done: cursor.done, total });
+                gloo::timers::future::TimeoutFuture::new(0).await;
+                if scan.ticket.try_get_value() != Some(mine) {
+                    return;
+                }
+            }
+            let rows = rows_of(&redactor);
+            scan.review.set_value(Some(Review { model, scope, lines, redactor, title }));
+            scan.findings.set(rows);
+            scan.status.set(ScanStatus::Ready);
+        });
+    }
+
+    /// Whether the scan is done and can be written out, tracked.
+    pub fn ready(&self) -> bool {
+        self.status.with(|s| *s == ScanStatus::Ready)
+    }
+
+    /// Keeps (or redacts) the findings at `indices`.
+    pub fn set_keep(&self, indices: &[usize], keep: bool) {
+        self.review.update_value(|r| {
+            if let Some(r) = r {
+                for &i in indices {
+                    r.redactor.set_keep(i, keep);
+                }
+            }
+        });
+        self.findings.update(|rows| {
+            for row in rows.iter_mut().filter(|row| indices.contains(&row.index)) {
+                row.keep = keep;
+            }
+        });
+        self.link.set(None);
+    }
+
+    /// Leaves a part out, or puts it back.
+    pub fn set_part(&self, set: fn(&mut Parts, bool), on: bool) {
+        self.parts.update(|p| set(p, on));
+        self.link.set(None);
+    }
+
+    /// The size of the scanned scope before redaction.
+    pub fn scope_size(&self) -> Option<String> {
+        self.review.with_value(|r| {
+            r.as_ref().map(|r| {
+                format!("{} lines, {} before redaction", r.lines.line_count(), human_bytes(r.lines.byte_count() as u64))
+            })
+        })
+    }
+
+    /// Makes a link from the reviewed scan (sealed with `passphrase`, if one is given), or says
+    /// why it would be too long.
+    pub async fn make_link(self, passphrase: String) -> Result<Option<String>, String> {
+        let selected = self.model.with_value(|model| {
+            self.selected_entry.map(|e| model.corpus.entry_uuid(&model.corpus.entries[e as usize]).to_owned())
+        });
+        let (text, _) = self.sealed(self.parts.get_untracked(), &passphrase, selected).await?;
+        let location = web_sys::window().ok_or("no window")?.location();
+        let url = format!(
+            "{}{}{}{SHARE_FRAGMENT}{text}",
+            location.origin().unwrap_or_default(),
+            location.pathname().unwrap_or_default(),
+            location.search().unwrap_or_default()
+        );
+        let chars = url.len();
+        self.link.set(Some(if chars > MAX_LINK_CHARS {
+            Err(format!(
+                "The link would be {} long; links over {} are refused (browsers and chat tools cut them). \
+                 Leave out more (tool results, subagents), share a smaller scope, or download the HTML file instead.",
+                human_bytes(chars as u64),
+                human_bytes(MAX_LINK_CHARS as u64)
+            ))
+        } else {
+            Ok(LinkInfo { url, chars, encrypted: !passphrase.is_empty() })
+        }));
+        Ok(None)
+    }
+
+    /// Downloads the reviewed scan as an HTML file holding the viewer (sealed with
+    /// `passphrase`, if one is given).
+    pub async fn download_html(self, passphrase: String) -> Result<Option<String>, String> {
+        let (text, header) = self.sealed(self.parts.get_untracked(), &passphrase, None).await?;
+        let html = crate::export::html(&text, &header.title).await?;
+        let name = format!("{}.sessionscope.html", crate::download::file_stem(&header.title));
+        crate::download::download_text(&name, "text/html", &html);
+        Ok(Some(format!("Saved {name} ({}).", human_bytes(html.len() as u64))))
+    }
+
+    /// Downloads the reviewed scan as Markdown.
+    pub async fn download_markdown(self) -> Result<Option<String>, String> {
+        let bundle = self.redacted(self.parts.get_untracked(), None).await?;
+        let body = files_markdown(&bundle.files, &MarkdownOptions::default());
+        let text = format!(
+            "{body}\n---\n_Shared with sessionscope ({}); secrets and personal data replaced by placeholders such as `[REDACTED:github-token#1]`._\n",
+            bundle.header.scope
+        );
+        let name = format!("{}.md", crate::download::file_stem(&bundle.header.title));
+        crate::download::download_text(&name, "text/markdown", &text);
+        Ok(Some(format!("Saved {name} ({}).", human_bytes(text.len() as u64))))
+    }
+
+    /// The redacted files of the reviewed scope, written in slices, with their header.
+    async fn redacted(&self, parts: Parts, selected: Option<String>) -> Result<Bundle, String> {
+        let review = self.review;
+        let parts = parts.engine();
+        let mut out = Redacted::default();
+        let mut cursor = Cursor::default();
+        loop {
+            let done = review
+                .with_value(|r| {
+                    r.as_ref().map(|r| {
+                        redacted::apply(
+                            &r.model.corpus,
+                            &r.lines,
+                            &mut cursor,
+                            SLICE_BYTES,
+                            &r.redactor,
+                            &parts,
+                            &mut out,
+                        )
+                    })
+                })
+                .ok_or("scan first")?;
+            if done {
+                break;
+            }
+            gloo::timers::future::TimeoutFuture::new(0).await;
+        }
+        review
+            .with_value(|r| {
+                r.as_ref().map(|r| {
+                    let selected = selected.filter(|uuid| {
+                        r.model.entry_by_uuid(uuid).is_some_and(|e| {
+                            let entry = &r.model.corpus.entries[e as usize];
+                            r.lines
+                                .files
+                                .iter()
+                                .any(|f| f.file == entry.file && f.lines.iter().any(|l| l.line == entry.line))
+                        })
+                    });
+                    let header = BundleHeader {
+                        title: redacted::redact_title(&r.title, &r.redactor),
+                        scope: redacted::redact_title(&r.scope.describe(&r.model.graph), &r.redactor),
+                        selected,
+                        redaction: redacted::redaction_note(
+                            &r.redactor,
+                            &parts,
+                            out.dropped_lines + r.lines.agents_left_out,
+                        ),
+                        ..Default::default()
+                    };
+                    std::mem::take(&mut out).into_bundle(header)
+                })
+            })
+            .ok_or_else(|| "scan first".to_owned())
+    }
+
+    /// The reviewed scope as an envelope in base64url: compressed, and encrypted if a
+    /// passphrase is given.
+    async fn sealed(
+        &self,
+        parts: Parts,
+        passphrase: &str,
+        selected: Option<String>,
+    ) -> Result<(String, BundleHeader), String> {
+        let bundle = self.redacted(parts, selected).await?;
+        let payload = bundle.encode();
+        let sealed = if passphrase.is_empty() {
+            envelope::seal_plain(&payload)
+        } else {
+            let compressed = envelope::deflate(&payload);
+            let (sealing, cipher) = crate::crypto::encrypt(passphrase, &compressed, ITERATIONS).await?;
+            envelope::seal_encrypted(&sealing, &cipher)
+        };
+        Ok((envelope::to_base64url(&sealed), bundle.header))
+    }
+}
+
+/// The thread of the session shown, along the branches chosen in the graph, without noise.
+fn branch_messages(model: &Model, session: u32, choices: &[(EntryId, u32)]) -> Vec<EntryId> {
+    let Some(s) = model.graph.sessions.get(session as usize) else { return Vec::new() };
+    if s.main == NONE {
+        return Vec::new();
+    }
+    let choose = |fork: &sessionscope_engine::dag::Fork| {
+        choices.iter().find(|(node, _)| *node == fork.node).map_or(fork.active, |(_, alt)| *alt)
+    };
+    model
+        .graph
+        .thread_with(s.main, &choose)
+        .into_iter()
+        .filter(|&e| !crate::outline::is_noise(&model.corpus, &model.corpus.entries[e as usize]))
+        .collect()
+}
+
+/// The kind of a message and its first words.
+fn preview(model: &Model, entry: EntryId) -> String {
+    let corpus = &model.corpus;
+    let Some(e) = corpus.entries.get(entry as usize) else { return String::new() };
+    let text = corpus.first_text(e).map(|t| t.into_owned()).unwrap_or_else(|| e.kind.name().to_owned());
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let short: String = line.chars().take(60).collect();
+    format!("{}: {}{}", e.kind.name(), short, if line.chars().count() > 60 { "…" } else { "" })
+}
+
+fn rows_of(redactor: &Redactor) -> Vec<FindingRow> {
+    redactor
+        .findings()
+        .iter()
+        .enumerate()
+        .map(|(index, f)| {
+            let context = f
+                .contexts
+                .first()
+                .map(|c| {
+                    let place = if c.line.file == u32::MAX {
+                        "title".to_owned()
+                    } else {
+                        format!("line {}, {}", c.line.line, c.field)
+                    };
+                    format!("{place}: …{}{}{}…", c.before, f.placeholder, c.after)
+                })
+                .unwrap_or_default();
+            FindingRow {
+                index,
+                kind: f.kind.id().to_owned(),
+                label: f.kind.label().to_owned(),
+                placeholder: f.placeholder.clone(),
+                secret: f.secret.clone(),
+                count: f.count,
+                keep: f.keep,
+                context,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,369 @@
+//! Loading: files dropped or picked (read by the loading worker), the example, the files of a
+//! share; the preview of a big load while the rest is read; and putting the model on screen,
+//! with what a deep link or the preview asks for.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use sessionscope_engine::share::bundle::{Bundle, BundleHeader};
+
+use crate::files::{self, LoadJob, Picked, PickedFile, Progress};
+use crate::model::Model;
+use crate::outline::RowKey;
+use crate::search::SearchState;
+use crate::state::chrome::ChromeState;
+use crate::state::viewer::{MainTab, PanelTab, ViewerState};
+
+/// Where loading stands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoadStatus {
+    Idle,
+    Loading(Progress),
+    Failed(String),
+    Loaded,
+}
+
+/// How much of a big load is shown while the rest is read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PreviewFacts {
+    pub shown_bytes: f64,
+    pub total_bytes: f64,
+}
+
+/// A preview on screen: what it replaced (given back if the load is cancelled) and the
+/// session it chose by itself (a session the user picks instead is kept when the rest arrives).
+struct PreviewShown {
+    replaced: Option<Arc<Model>>,
+    chosen_session: String,
+}
+
+/// What the user did with a preview, carried over to the whole model.
+struct Carried {
+    session: Option<String>,
+    selected_uuid: Option<String>,
+    show_noise: bool,
+    filter: crate::outline::RowFilter,
+    main_tab: MainTab,
+    panel_tab: PanelTab,
+    searching: bool,
+}
+
+/// Loading: what is being read and how far it got, the files behind what is shown, a drop
+/// waiting for "add or replace?", and the preview of a big load. It owns putting a model on
+/// screen, and drives the viewer, the search and the chrome to do it.
+#[derive(Clone, Copy)]
+pub struct LoadState {
+    viewer: ViewerState,
+    search: SearchState,
+    chrome: ChromeState,
+    /// The files behind the model (to load again with more files added).
+    files: StoredValue<Vec<PickedFile>, LocalStorage>,
+    job: StoredValue<Option<LoadJob>, LocalStorage>,
+    pub status: RwSignal<LoadStatus>,
+    /// Set while the first part of a big load is shown and the rest is being read.
+    pub preview: RwSignal<Option<PreviewFacts>>,
+    preview_shown: StoredValue<Option<PreviewShown>>,
+    /// Files of dropped folders that were left out by name.
+    pub skipped_by_name: RwSignal<Vec<String>>,
+    /// A drop waiting for the answer to "add or replace?".
+    pending: RwSignal<Option<Picked>, LocalStorage>,
+    /// The header of the share whose files are shown (a link or an exported file), for the
+    /// banner.
+    pub shared: RwSignal<Option<BundleHeader>>,
+}
+
+impl LoadState {
+    pub fn new(viewer: ViewerState, search: SearchState, chrome: ChromeState) -> LoadState {
+        LoadState {
+            viewer,
+            search,
+            chrome,
+            files: StoredValue::new_local(Vec::new()),
+            job: StoredValue::new_local(None),
+            status: RwSignal::new(LoadStatus::Idle),
+            preview: RwSignal::new(None),
+            preview_shown: StoredValue::new(None),
+            skipped_by_name: RwSignal::new(Vec::new()),
+            pending: RwSignal::new_local(None),
+            shared: RwSignal::new(None),
+        }
+    }
+
+    /// Whether a drop waits for the answer to "add or replace?", tracked.
+    pub fn asking(&self) -> bool {
+        self.pending.with(Option::is_some)
+    }
+
+    /// Files were dropped or picked: load them, or ask whether to add them to what is loaded.
+    pub fn open(&self, picked: Picked) {
+        if picked.files.is_empty() {
+            if !picked.skipped_by_name.is_empty() {
+                self.status.set(LoadStatus::Failed(format!(
+                    "none of the {} files has the name of a log (.jsonl, .json)",
+                    picked.skipped_by_name.len()
+                )));
+            }
+            return;
+        }
+        if self.viewer.model.with_value(Option::is_some) {
+            self.pending.set(Some(picked));
+        } else {
+            self.load(picked, false);
+        }
+    }
+
+    /// The answer to "add or replace?".
+    pub fn answer(&self, add: bool) {
+        if let Some(picked) = self.pending.try_update(Option::take).flatten() {
+            self.load(picked, add);
+        }
+    }
+
+    pub fn dismiss(&self) {
+        self.pending.set(None);
+    }
+
+    fn load(&self, picked: Picked, add: bool) {
+        let mut all: Vec<PickedFile> = if add { self.files.get_value() } else { Vec::new() };
+        for file in picked.files {
+            if !all.iter().any(|f| f.path == file.path) {
+                all.push(file);
+            }
+        }
+        all.sort_by(|a, b| a.path.cmp(&b.path));
+        let skipped = picked.skipped_by_name;
+        self.skipped_by_name.update(|s| {
+            if !add {
+                s.clear();
+            }
+            s.extend(skipped);
+        });
+        self.cancel_job();
+        self.drop_preview();
+        self.shared.set(None);
+        self.chrome.notice.set(None);
+        let state = *self;
+        let total: f64 = all.iter().map(PickedFile::size).sum();
+        self.status.set(LoadStatus::Loading(Progress {
+            done_bytes: 0.0,
+            total_bytes: total,
+            path: all.first().map(|f| f.path.clone()).unwrap_or_default(),
+            started_ms: files::now_ms(),
+            now_ms: files::now_ms(),
+            building: false,
+        }));
+        let files_for_model = all.clone();
+        // Files added to what is shown would only show less for a moment: no preview then.
+        let on_preview = (!add).then(|| Box::new(move |preview| state.show_preview(preview)) as Box<dyn Fn(_)>);
+        let job = files::start_load(
+            &all,
+            move |progress| {
+                if matches!(state.status.get_untracked(), LoadStatus::Loading(_)) {
+                    state.status.set(LoadStatus::Loading(progress));
+                }
+            },
+            on_preview,
+            move |result| {
+                // The job's closures may be running this very callback: drop it afterwards.
+                leptos::task::spawn_local(async move { state.job.set_value(None) });
+                files::prepare_worker_soon();
+                match result {
+                    Ok(model) => {
+                        state.files.set_value(files_for_model);
+                        state.show(model);
+                    }
+                    Err(message) => {
+                        state.drop_preview();
+                        state.status.set(LoadStatus::Failed(message));
+                    }
+                }
+            },
+        );
+        match job {
+            Ok(job) => self.job.set_value(Some(job)),
+            Err(message) => self.status.set(LoadStatus::Failed(message)),
+        }
+    }
+
+    fn cancel_job(&self) {
+        if let Some(job) = self.job.try_update_value(Option::take).flatten() {
+            job.cancel();
+        }
+    }
+
+    /// Loading failed, or could not start.
+    pub fn fail(&self, message: String) {
+        self.status.set(LoadStatus::Failed(message));
+    }
+
+    /// Stops a load; what was shown before stays.
+    pub fn cancel(&self) {
+        self.cancel_job();
+        self.drop_preview();
+        let loaded = self.viewer.model.with_value(Option::is_some);
+        self.status.set(if loaded { LoadStatus::Loaded } else { LoadStatus::Idle });
+    }
+
+    pub fn open_example(&self) {
+        self.cancel_job();
+        self.shared.set(None);
+        self.chrome.notice.set(None);
+        self.files.set_value(files::example_files());
+        self.skipped_by_name.set(Vec::new());
+        self.forget_preview();
+        self.show(files::example_model());
+    }
+
+    /// Opens the files of a share (a link or an exported file). They are small: they are read
+    /// on the page itself.
+    pub fn open_bundle(&self, bundle: Bundle) {
+        let Bundle { header, files } = bundle;
+        let state = *self;
+        let total = files.iter().map(|(_, b)| b.len()).sum::<usize>() as f64;
+        self.status.set(LoadStatus::Loading(Progress {
+            done_bytes: 0.0,
+            total_bytes: total,
+            path: "shared view".into(),
+            started_ms: files::now_ms(),
+            now_ms: files::now_ms(),
+            building: false,
+        }));
+        leptos::task::spawn_local(async move {
+            let never = std::cell::Cell::new(false);
+            let on_progress = move |p: Progress| state.status.set(LoadStatus::Loading(p));
+            let picked = files::files_from_bytes(&files);
+            match files::load_bytes_on_page(files, &never, &on_progress).await {
+                Ok(model) => {
+                    let selected = header.selected.as_deref().and_then(|uuid| model.entry_by_uuid(uuid));
+                    state.files.set_value(picked);
+                    state.skipped_by_name.set(Vec::new());
+                    state.show(model);
+                    state.shared.set(Some(header));
+                    if let Some(entry) = selected {
+                        state.viewer.reveal_entry(entry);
+                    }
+                }
+                Err(message) => state.status.set(LoadStatus::Failed(message)),
+            }
+        });
+    }
+
+    /// Shows the first part of a big load while the rest is read. Sharing waits for the whole.
+    pub fn show_preview(&self, preview: files::Preview) {
+        if !matches!(self.status.get_untracked(), LoadStatus::Loading(_)) {
+            return;
+        }
+        let model = Arc::new(preview.model);
+        let session = model.default_session();
+        let chosen_session = model.graph.sessions.get(session as usize).map(|s| s.id.clone()).unwrap_or_default();
+        let replaced = self.viewer.model.get_value();
+        self.preview_shown.set_value(Some(PreviewShown { replaced, chosen_session }));
+        self.preview.set(Some(PreviewFacts { shown_bytes: preview.shown_bytes, total_bytes: preview.total_bytes }));
+        self.chrome.share_open.set(false);
+        self.reset_view();
+        self.viewer.show_model(Some(model), session);
+    }
+
+    /// Takes a preview off the screen (its load failed or was cancelled): what it replaced is
+    /// shown again.
+    fn drop_preview(&self) {
+        let Some(shown) = self.preview_shown.try_update_value(Option::take).flatten() else { return };
+        self.preview.set(None);
+        self.reset_view();
+        let session = shown.replaced.as_ref().map_or(0, |m| m.default_session());
+        self.viewer.show_model(shown.replaced, session);
+    }
+
+    /// Forgets a preview on screen, about to be replaced by something else.
+    fn forget_preview(&self) {
+        self.preview_shown.set_value(None);
+        self.preview.set(None);
+    }
+
+    /// The view state a new model starts with.
+    fn reset_view(&self) {
+        self.viewer.reset();
+        self.search.clear();
+    }
+
+    /// What the user did with the preview on screen, if one is.
+    fn carried_from_preview(&self) -> Option<Carried> {
+        let shown = self.preview_shown.try_update_value(Option::take).flatten()?;
+        let model = self.viewer.model.get_value()?;
+        let session = model.graph.sessions.get(self.viewer.session.get_untracked() as usize).map(|s| s.id.clone());
+        let selected_uuid = match self.viewer.selected.get_untracked() {
+            Some(RowKey::Entry(e)) => {
+                model.corpus.entries.get(e as usize).map(|e| model.corpus.entry_uuid(e).to_owned())
+            }
+            _ => None,
+        };
+        Some(Carried {
+            session: session.filter(|id| *id != shown.chosen_session),
+            selected_uuid,
+            show_noise: self.viewer.options.with_value(|o| o.show_noise),
+            filter: self.viewer.options.with_value(|o| o.filter.clone()),
+            main_tab: self.viewer.main_tab.get_untracked(),
+            panel_tab: self.viewer.panel_tab.get_untracked(),
+            searching: !self.search.query.get_untracked().is_empty(),
+        })
+    }
+
+    /// Shows a freshly loaded model: the session a deep link names, or the largest. After a
+    /// preview of the same load, what the user did with it stays: the session they picked, the
+    /// selected message, the filters, the tab, the search (run again on everything).
+    pub fn show(&self, model: Model) {
+        let link = crate::deeplink::read_hash();
+        let carried = self.carried_from_preview();
+        self.preview.set(None);
+        let view = link.as_ref().and_then(|l| l.view.clone());
+        let target = link.as_ref().and_then(|l| {
+            let entry = l.message.as_deref().and_then(|m| model.entry_by_uuid(m));
+            let session = entry
+                .and_then(|e| model.session_of_entry(e))
+                .or_else(|| l.session.as_deref().and_then(|s| model.session_by_id(s)));
+            session.map(|s| (s, entry))
+        });
+        // A link that names something in these files wins over what was done with the preview.
+        let carried = carried.filter(|_| target.is_none() && view.is_none());
+        let picked = carried.as_ref().and_then(|c| c.session.as_deref()).and_then(|id| model.session_by_id(id));
+        let session = picked.or(target.map(|(s, _)| s)).unwrap_or_else(|| model.default_session());
+        self.reset_view();
+        if let Some(view) = &view {
+            self.chrome.notice.set(self.viewer.apply_view_link(&model, view));
+        }
+        let selected = carried.as_ref().and_then(|c| c.selected_uuid.as_deref()).and_then(|u| model.entry_by_uuid(u));
+        if let Some(carried) = &carried {
+            self.viewer.options.update_value(|o| {
+                o.show_noise = carried.show_noise;
+                o.filter = carried.filter.clone();
+            });
+            self.viewer.main_tab.set(carried.main_tab);
+            self.viewer.panel_tab.set(carried.panel_tab);
+        }
+        self.viewer.show_model(Some(Arc::new(model)), session);
+        self.status.set(LoadStatus::Loaded);
+        if let Some(carried) = carried {
+            let row = selected.and_then(|e| {
+                self.viewer.outline.with_value(|o| {
+                    let o = o.as_ref()?;
+                    o.row_of_entry(e).map(|r| o.key(r))
+                })
+            });
+            self.viewer.selected.set(row);
+            if carried.searching {
+                self.search.run(self.viewer.model.get_value());
+            }
+            return;
+        }
+        if let Some((_, Some(entry))) = target {
+            self.viewer.reveal_entry(entry);
+        } else if let Some(name) = link.as_ref().and_then(|l| l.message.as_deref()).filter(|m| m.contains(':')) {
+            // A view link names rows other than messages by their stable names.
+            self.viewer.reveal_named(name);
+        }
+    }
+}
+
+pub fn use_loading() -> LoadState {
+    expect_context::<LoadState>()
+}
