@@ -13,6 +13,7 @@ pub mod export;
 pub mod files;
 pub mod outline;
 pub mod panel;
+pub mod protocol;
 pub mod render;
 pub mod search;
 pub mod sharing;
