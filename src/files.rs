@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Array, Object, Reflect, Uint8Array};
+use js_sys::{Array, Reflect, Uint8Array};
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
 use wasm_bindgen::JsCast;
@@ -12,6 +12,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::model::Model;
+use crate::protocol::{self, Envelope, FromWorker, ToWorker, bytes_of};
 
 /// A file to read, with the path it is known by (relative to a dropped folder).
 #[derive(Clone)]
@@ -246,13 +247,10 @@ pub fn prepare_worker() {
         let flag = ready.clone();
         let warm = worker.clone();
         let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
-            if Reflect::get(&event.data(), &"kind".into()).ok().and_then(|k| k.as_string()).as_deref() == Some("ready")
-            {
+            if let Ok(Envelope { message: FromWorker::Ready, .. }) = Envelope::decode(event.data()) {
                 flag.set(true);
                 // Nothing to load yet: the worker makes its code fast on the bundled example.
-                let request = Object::new();
-                let _ = Reflect::set(&request, &"kind".into(), &"warm-up".into());
-                let _ = warm.post_message(&request);
+                let _ = protocol::send(&warm, ToWorker::WarmUp);
             }
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -292,6 +290,14 @@ pub fn start_load(
     on_preview: Option<Box<dyn Fn(Preview)>>,
     on_done: impl FnOnce(Result<Model, String>) + 'static,
 ) -> Result<LoadJob, String> {
+    let request = Envelope::new(ToWorker::Load {
+        paths: files.iter().map(|picked| picked.path.clone()).collect(),
+        slice: crate::worker::SLICE_BYTES,
+        preview: on_preview.is_some(),
+    })
+    .with_files(files.iter().map(|picked| picked.file.clone()).collect())
+    .encode()?;
+    let request = Rc::new(request);
     let spare = SPARE.with(|s| s.borrow_mut().take());
     let (worker, already_ready) = match spare {
         Some(spare) => {
@@ -351,17 +357,6 @@ pub fn start_load(
     };
     let assemble = Rc::new(assemble);
 
-    let request = Object::new();
-    let paths = Array::new();
-    let handles = Array::new();
-    for picked in files {
-        paths.push(&picked.path.as_str().into());
-        handles.push(&picked.file);
-    }
-    let _ = Reflect::set(&request, &"paths".into(), &paths);
-    let _ = Reflect::set(&request, &"files".into(), &handles);
-    let _ = Reflect::set(&request, &"slice".into(), &(crate::worker::SLICE_BYTES as f64).into());
-    let _ = Reflect::set(&request, &"preview".into(), &on_preview.is_some().into());
     let total_bytes: f64 = files.iter().map(PickedFile::size).sum();
 
     let on_message = {
@@ -372,38 +367,43 @@ pub fn start_load(
         let request = request.clone();
         let cancelled = cancelled.clone();
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
-            let data = event.data();
-            let get = |key: &str| Reflect::get(&data, &key.into()).unwrap_or(JsValue::UNDEFINED);
-            match get("kind").as_string().as_deref() {
-                Some("ready") => {
+            // A reply that cannot be read is ignored, like one meant for another kind of job.
+            let reply = match Envelope::<FromWorker>::decode(event.data()) {
+                Ok(reply) => reply,
+                Err(message) => {
+                    web_sys::console::debug_1(&format!("sessionscope load: {message}").into());
+                    return;
+                }
+            };
+            match reply.message {
+                FromWorker::Ready => {
                     web_sys::console::debug_1(
                         &format!("sessionscope load: worker ready {:.0} ms after the start", now_ms() - started).into(),
                     );
-                    if worker.post_message(&request).is_err() {
+                    if request.post_to(&worker).is_err() {
                         finish(Err("the files could not be handed to the worker".to_owned()));
                     }
                 }
-                Some("progress") => on_progress(Progress {
-                    done_bytes: get("done").as_f64().unwrap_or(0.0),
-                    total_bytes: get("total").as_f64().unwrap_or(0.0),
-                    path: get("path").as_string().unwrap_or_default(),
+                FromWorker::Progress { done, total, path } => on_progress(Progress {
+                    done_bytes: done,
+                    total_bytes: total,
+                    path,
                     started_ms: started,
                     now_ms: now_ms(),
                     building: false,
                 }),
-                Some("preview") if !cancelled.get() => {
+                FromWorker::Preview { timings } if !cancelled.get() => {
                     let Some(on_preview) = &on_preview else { return };
-                    let model = Uint8Array::new(&get("model")).to_vec();
-                    let bytes: Vec<Vec<u8>> =
-                        Array::from(&get("bytes")).iter().map(|b| Uint8Array::new(&b).to_vec()).collect();
+                    let Some((model, files)) = reply.buffers.split_first() else { return };
+                    let bytes: Vec<Vec<u8>> = files.iter().map(bytes_of).collect();
                     let shown_bytes = bytes.iter().map(Vec::len).sum::<usize>() as f64;
                     // A preview that cannot be read is no reason to stop: the whole model follows.
-                    if let Ok((corpus, graph)) = crate::worker::decode_model(&model, bytes) {
-                        log_timings("preview", started, &get("timings"));
+                    if let Ok((corpus, graph)) = crate::worker::decode_model(&bytes_of(model), bytes) {
+                        log_timings("preview", started, &timings);
                         on_preview(Preview { model: Model::new(corpus, graph), shown_bytes, total_bytes });
                     }
                 }
-                Some("building") => on_progress(Progress {
+                FromWorker::Building => on_progress(Progress {
                     done_bytes: 1.0,
                     total_bytes: 1.0,
                     path: String::new(),
@@ -411,12 +411,16 @@ pub fn start_load(
                     now_ms: now_ms(),
                     building: true,
                 }),
-                Some("done") => {
-                    log_timings("worker done", started, &get("timings"));
-                    parts.borrow_mut().model = Some(Uint8Array::new(&get("model")).to_vec());
+                FromWorker::Done { timings } => {
+                    log_timings("worker done", started, &timings);
+                    let Some(model) = reply.buffers.first() else {
+                        finish(Err("the loading worker sent no model".to_owned()));
+                        return;
+                    };
+                    parts.borrow_mut().model = Some(bytes_of(model));
                     assemble();
                 }
-                Some("error") => finish(Err(get("message").as_string().unwrap_or_else(|| "loading failed".into()))),
+                FromWorker::Error { message } => finish(Err(message)),
                 _ => {}
             }
         })
@@ -430,7 +434,7 @@ pub fn start_load(
     };
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    if already_ready && worker.post_message(&request).is_err() {
+    if already_ready && request.post_to(&worker).is_err() {
         return Err("the files could not be handed to the worker".to_owned());
     }
 
@@ -450,8 +454,8 @@ pub fn start_load(
 }
 
 /// The worker's timings on the console (debug level), for the benchmarks.
-fn log_timings(what: &str, started: f64, timings: &JsValue) {
-    let timings = js_sys::JSON::stringify(timings).ok().and_then(|s| s.as_string()).unwrap_or_default();
+fn log_timings(what: &str, started: f64, timings: &impl serde::Serialize) {
+    let timings = serde_json::to_string(timings).unwrap_or_default();
     let message = format!("sessionscope load: {what} after {:.0} ms: {timings}", now_ms() - started);
     web_sys::console::debug_1(&message.into());
 }

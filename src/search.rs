@@ -6,13 +6,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use js_sys::{Array, Object, Reflect, Uint8Array};
 use leptos::prelude::*;
 use sessionscope_engine::search::{Hit, Query};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::model::Model;
+use crate::protocol::{Encoded, Envelope, FromWorker, ToWorker, buffer_of};
 
 /// Above this many bytes loaded, the search runs in a worker.
 pub const WORKER_THRESHOLD: usize = 16 << 20;
@@ -163,14 +163,22 @@ impl SearchState {
                 }
             }
         }
-        let request = Object::new();
-        let _ = Reflect::set(&request, &"kind".into(), &"search".into());
-        let _ = Reflect::set(&request, &"id".into(), &(generation as f64).into());
-        let _ = Reflect::set(&request, &"query".into(), &text.into());
-        let _ = Reflect::set(&request, &"regex".into(), &self.regex.get_untracked().into());
+        let request = Envelope::new(ToWorker::Search {
+            id: generation,
+            query: text.to_owned(),
+            regex: self.regex.get_untracked(),
+        });
+        let request = match request.encode() {
+            Ok(request) => request,
+            Err(message) => {
+                self.error.set(Some(message));
+                self.finish(generation);
+                return;
+            }
+        };
         self.worker.with_value(|w| {
             if let Some(w) = w {
-                w.send(request.into());
+                w.send(request);
             }
         });
     }
@@ -190,7 +198,7 @@ pub fn use_search() -> SearchState {
 struct SearchWorker {
     worker: web_sys::Worker,
     ready: Rc<RefCell<bool>>,
-    queue: Rc<RefCell<Vec<JsValue>>>,
+    queue: Rc<RefCell<Vec<Encoded>>>,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
 }
 
@@ -198,49 +206,36 @@ impl SearchWorker {
     fn start(model: &Model, search: SearchState) -> Result<SearchWorker, String> {
         let worker =
             web_sys::Worker::new("./worker_loader.js").map_err(|_| "the search worker could not start".to_owned())?;
+        // The model and the file bytes, each in a buffer the worker takes over.
         let encoded = crate::worker::encode_model(&model.corpus, &model.graph)?;
-        let init = Object::new();
-        let _ = Reflect::set(&init, &"kind".into(), &"search-init".into());
-        let transfer = Array::new();
-        let model_buffer = Uint8Array::from(encoded.as_slice()).buffer();
-        transfer.push(&model_buffer);
-        let _ = Reflect::set(&init, &"model".into(), &model_buffer);
-        let files = Array::new();
-        for bytes in &model.corpus.bytes {
-            let buffer = Uint8Array::from(bytes.as_slice()).buffer();
-            transfer.push(&buffer);
-            files.push(&buffer);
-        }
-        let _ = Reflect::set(&init, &"files".into(), &files);
+        let buffers =
+            std::iter::once(buffer_of(&encoded)).chain(model.corpus.bytes.iter().map(|b| buffer_of(b))).collect();
+        let init = Envelope::new(ToWorker::SearchInit).with_buffers(buffers).encode()?;
         let ready = Rc::new(RefCell::new(false));
-        let queue: Rc<RefCell<Vec<JsValue>>> = Rc::new(RefCell::new(Vec::new()));
+        let queue: Rc<RefCell<Vec<Encoded>>> = Rc::new(RefCell::new(Vec::new()));
         let on_message = {
             let worker = worker.clone();
             let ready = ready.clone();
             let queue = queue.clone();
             Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
-                let data = event.data();
-                let get = |key: &str| Reflect::get(&data, &key.into()).unwrap_or(JsValue::UNDEFINED);
-                match get("kind").as_string().as_deref() {
-                    Some("ready") => {
-                        let _ = worker.post_message_with_transfer(&init, &transfer);
+                // A reply that cannot be read is ignored.
+                let Ok(reply) = Envelope::<FromWorker>::decode(event.data()) else { return };
+                match reply.message {
+                    FromWorker::Ready => {
+                        let _ = init.post_to(&worker);
                         *ready.borrow_mut() = true;
                         for request in queue.borrow_mut().drain(..) {
-                            let _ = worker.post_message(&request);
+                            let _ = request.post_to(&worker);
                         }
                     }
-                    Some("hits") => {
-                        let generation = get("id").as_f64().unwrap_or(-1.0) as u64;
-                        let hits: Vec<Hit> =
-                            get("hits").as_string().and_then(|h| serde_json::from_str(&h).ok()).unwrap_or_default();
-                        let count = get("count").as_f64().unwrap_or(0.0) as u64;
-                        search.add(generation, hits, count);
-                        if get("done").as_bool() == Some(true) {
-                            search.finish(generation);
+                    FromWorker::Hits { id, count, done, hits } => {
+                        search.add(id, hits, count);
+                        if done {
+                            search.finish(id);
                         }
                     }
-                    Some("error") => {
-                        search.error.set(get("message").as_string());
+                    FromWorker::Error { message } => {
+                        search.error.set(Some(message));
                         search.running.set(false);
                         search.done.set(true);
                     }
@@ -253,9 +248,9 @@ impl SearchWorker {
     }
 
     /// Sends a request once the worker holds the model (it queues until then).
-    fn send(&self, request: JsValue) {
+    fn send(&self, request: Encoded) {
         if *self.ready.borrow() {
-            let _ = self.worker.post_message(&request);
+            let _ = request.post_to(&self.worker);
         } else {
             self.queue.borrow_mut().push(request);
         }

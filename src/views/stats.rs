@@ -2,10 +2,8 @@
 //! `sessionscope summary`, deduplicated the same way), a chart of the session, the sidechain
 //! statistics, tool usage and error rates, the validation report, and downloads.
 
-use std::collections::BTreeMap;
-
 use leptos::prelude::*;
-use sessionscope_engine::dag::{ConversationKind, ToolStatus, pricing, stats};
+use sessionscope_engine::dag::{ConversationKind, stats};
 use sessionscope_engine::model::{NONE, Usage};
 use sessionscope_engine::summary::{agent_label, summarize};
 
@@ -54,70 +52,6 @@ fn usage_head(first: &'static str) -> impl IntoView + use<> {
     }
 }
 
-#[derive(Default, Clone)]
-struct ModelRow {
-    responses: u32,
-    usage: Usage,
-    cost: f64,
-    priced: bool,
-}
-
-/// Tokens and cost per model, over the sessions in scope.
-fn per_model(model: &Model, sessions: &[u32]) -> BTreeMap<String, ModelRow> {
-    let graph = &model.graph;
-    let corpus = &model.corpus;
-    let mut rows: BTreeMap<String, ModelRow> = BTreeMap::new();
-    for response in &corpus.responses {
-        if !response.has_usage && response.logged_cost_usd.is_none() {
-            continue;
-        }
-        let conv = graph.nodes[response.first_entry as usize].conversation;
-        if !sessions.contains(&graph.conversations[conv as usize].session) {
-            continue;
-        }
-        let name = corpus.sym(response.model);
-        let name = if name.is_empty() { "(unknown)" } else { name };
-        let row = rows.entry(name.to_owned()).or_default();
-        row.responses += 1;
-        row.usage.add(&response.usage);
-        let cost = response.logged_cost_usd.or_else(|| pricing::cost(name, &response.usage));
-        row.priced |= cost.is_some();
-        row.cost += cost.unwrap_or(0.0);
-    }
-    rows
-}
-
-#[derive(Default, Clone)]
-struct ToolRow {
-    calls: u32,
-    errors: u32,
-    interrupted: u32,
-    total_ms: i64,
-    timed: u32,
-}
-
-fn per_tool(model: &Model, sessions: &[u32]) -> BTreeMap<String, ToolRow> {
-    let graph = &model.graph;
-    let mut rows: BTreeMap<String, ToolRow> = BTreeMap::new();
-    for op in &graph.tool_ops {
-        if op.call_entry == NONE || !sessions.contains(&graph.conversations[op.conversation as usize].session) {
-            continue;
-        }
-        let row = rows.entry(model.corpus.sym(op.name).to_owned()).or_default();
-        row.calls += 1;
-        match op.status {
-            ToolStatus::Error => row.errors += 1,
-            ToolStatus::Interrupted => row.interrupted += 1,
-            _ => {}
-        }
-        if op.duration_ms >= 0 {
-            row.total_ms += op.duration_ms;
-            row.timed += 1;
-        }
-    }
-    rows
-}
-
 #[component]
 pub fn Statistics() -> impl IntoView {
     let state = use_viewer();
@@ -129,6 +63,8 @@ pub fn Statistics() -> impl IntoView {
             Scope::Session => vec![session],
             Scope::All => (0..model.graph.sessions.len() as u32).collect(),
         };
+        // The engine's tables are for one session or for everything loaded (`None`).
+        let in_scope = (sessions.len() == 1).then_some(session);
         let graph = &model.graph;
         let mut total = Usage::default();
         let mut cost = 0.0;
@@ -177,13 +113,13 @@ pub fn Statistics() -> impl IntoView {
                 .into_any()
             })
             .collect();
-        let model_rows: Vec<AnyView> = per_model(&model, &sessions)
+        let model_rows: Vec<AnyView> = stats::model_stats(&model.corpus, graph, in_scope)
             .into_iter()
-            .map(|(name, row)| {
-                let cost = if row.priced { format!("${:.4}", row.cost) } else { "no price".to_owned() };
+            .map(|row| {
+                let cost = row.cost_usd.map_or_else(|| "no price".to_owned(), |cost| format!("${cost:.4}"));
                 view! {
                     <tr>
-                        <th scope="row">{format!("{name} ({} responses)", row.responses)}</th>
+                        <th scope="row">{format!("{} ({} responses)", row.model, row.responses)}</th>
                         {usage_cells(&row.usage)}
                         <td class="number">{cost}</td>
                     </tr>
@@ -191,15 +127,14 @@ pub fn Statistics() -> impl IntoView {
                 .into_any()
             })
             .collect();
-        let tool_rows: Vec<AnyView> = per_tool(&model, &sessions)
+        let tool_rows: Vec<AnyView> = stats::tool_stats(&model.corpus, graph, in_scope)
             .into_iter()
-            .map(|(name, row)| {
-                let rate = if row.calls > 0 { row.errors as f64 * 100.0 / row.calls as f64 } else { 0.0 };
-                let average =
-                    if row.timed > 0 { units::human_duration_ms(row.total_ms / row.timed as i64) } else { "-".into() };
+            .map(|row| {
+                let rate = row.error_percent();
+                let average = row.average_ms().map_or_else(|| "-".into(), units::human_duration_ms);
                 view! {
                     <tr>
-                        <th scope="row">{name}</th>
+                        <th scope="row">{row.tool}</th>
                         <td class="number">{row.calls}</td>
                         <td class="number">{row.errors}</td>
                         <td class="number">{format!("{rate:.1}%")}</td>
@@ -210,7 +145,7 @@ pub fn Statistics() -> impl IntoView {
                 .into_any()
             })
             .collect();
-        let side = stats::sidechain_stats(&model.corpus, graph, (sessions.len() == 1).then_some(session));
+        let side = stats::sidechain_stats(&model.corpus, graph, in_scope);
         let by_type = side.by_agent_type.iter().map(|(t, n)| format!("{t} {n}")).collect::<Vec<_>>().join(", ");
         let buckets =
             side.messages_distribution.iter().map(|(b, n)| format!("{b}: {n}")).collect::<Vec<_>>().join(" · ");

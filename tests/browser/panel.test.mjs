@@ -44,7 +44,8 @@ async function panelRows(page) {
 }
 
 async function checkAgainstEngine(page, dir, sessionId) {
-  const engine = summary(dir).sessions.find((s) => s.session_id === sessionId);
+  const all = summary(dir);
+  const engine = all.sessions.find((s) => s.session_id === sessionId);
   assert.ok(engine, `the engine knows session ${sessionId}`);
   // Operations: every call, and every result without a call.
   const operations = engine.tool_results + engine.unpaired_tool_uses;
@@ -68,6 +69,28 @@ async function checkAgainstEngine(page, dir, sessionId) {
     const numbers = row.split("\t").slice(1, 5).map(digits);
     assert.deepEqual(numbers, [agent.usage.input_tokens, agent.usage.output_tokens, agent.usage.cache_creation_input_tokens, agent.usage.cache_read_input_tokens]);
   }
+  // Over everything loaded: the engine's rows per model and per tool, in its order.
+  await page.getByRole("tab", { name: "Everything loaded" }).click();
+  await page.getByRole("tab", { name: "Everything loaded", selected: true }).waitFor();
+  const models = (await page.getByRole("table", { name: "Tokens per model" }).getByRole("row").allInnerTexts()).slice(1);
+  assert.equal(models.length, all.per_model.length, `models: ${models.join(" | ")}`);
+  for (const [i, model] of all.per_model.entries()) {
+    const cells = models[i].split("\t");
+    assert.equal(cells[0], `${model.model} (${model.responses} responses)`);
+    const u = model.usage;
+    assert.deepEqual(cells.slice(1, 5).map(digits), [u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens]);
+    assert.equal(cells[5], model.cost_usd === null ? "no price" : `$${model.cost_usd.toFixed(4)}`);
+  }
+  const tools = (await page.getByRole("table", { name: "Tool usage" }).getByRole("row").allInnerTexts()).slice(1);
+  assert.equal(tools.length, all.per_tool.length, `tools: ${tools.join(" | ")}`);
+  for (const [i, tool] of all.per_tool.entries()) {
+    const cells = tools[i].split("\t");
+    assert.deepEqual([cells[0], digits(cells[1]), digits(cells[2]), digits(cells[4])], [tool.tool, tool.calls, tool.errors, tool.interrupted]);
+    const rate = tool.calls > 0 ? (tool.errors * 100) / tool.calls : 0;
+    assert.ok(Math.abs(parseFloat(cells[3]) - rate) <= 0.05 + 1e-9, `${tool.tool}: error rate ${cells[3]}, engine ${rate}`);
+    assert.equal(cells[5] === "-", tool.average_ms === null, `${tool.tool}: average ${cells[5]}`);
+  }
+  await page.getByRole("tab", { name: "This session" }).click();
 }
 
 test("the panel lists the engine's tool operations and the statistics equal its figures (example)", async () => {

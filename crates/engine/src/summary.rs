@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::dag::stats::{ModelStats, ToolStats, model_stats, tool_stats};
 use crate::dag::{ConversationKind, Graph};
 use crate::model::{Corpus, NONE, Usage};
 
@@ -17,6 +18,10 @@ pub struct Summary {
     pub sessions: Vec<SessionSummary>,
     pub unlinked_agents: Vec<UnlinkedAgent>,
     pub validation: Vec<ValidationSummary>,
+    /// Tokens and cost per model, over everything loaded.
+    pub per_model: Vec<ModelSummary>,
+    /// Calls, errors and times per tool, over everything loaded.
+    pub per_tool: Vec<ToolSummary>,
 }
 
 #[derive(Serialize, Debug, Clone, PartialEq)]
@@ -54,6 +59,50 @@ impl From<Usage> for UsageSummary {
             output_tokens: u.output_tokens,
             cache_creation_input_tokens: u.cache_creation_input_tokens,
             cache_read_input_tokens: u.cache_read_input_tokens,
+        }
+    }
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct ModelSummary {
+    pub model: String,
+    pub responses: u32,
+    pub usage: UsageSummary,
+    /// `None` when no response of the model has a price or a logged cost.
+    pub cost_usd: Option<f64>,
+}
+
+impl From<ModelStats> for ModelSummary {
+    fn from(row: ModelStats) -> Self {
+        ModelSummary {
+            model: row.model,
+            responses: row.responses,
+            usage: row.usage.into(),
+            cost_usd: row.cost_usd.map(round_cents),
+        }
+    }
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct ToolSummary {
+    pub tool: String,
+    pub calls: u32,
+    pub errors: u32,
+    pub interrupted: u32,
+    /// Calls with a duration (both ends timestamped), and their average in milliseconds.
+    pub timed_calls: u32,
+    pub average_ms: Option<i64>,
+}
+
+impl From<ToolStats> for ToolSummary {
+    fn from(row: ToolStats) -> Self {
+        ToolSummary {
+            average_ms: row.average_ms(),
+            tool: row.tool,
+            calls: row.calls,
+            errors: row.errors,
+            interrupted: row.interrupted,
+            timed_calls: row.timed_calls,
         }
     }
 }
@@ -233,6 +282,8 @@ pub fn summarize(corpus: &Corpus, graph: &Graph) -> Summary {
                 message: p.message.clone(),
             })
             .collect(),
+        per_model: model_stats(corpus, graph, None).into_iter().map(ModelSummary::from).collect(),
+        per_tool: tool_stats(corpus, graph, None).into_iter().map(ToolSummary::from).collect(),
     }
 }
 

@@ -7,6 +7,12 @@
 //!                                                does (every finding replaced) and prints the
 //!                                                size of its link, or the link fragment, or the
 //!                                                redacted Markdown
+//!   sessionscope --help
+//!
+//! `summary` prints the files, sessions and agents, then tokens and cost per model and calls
+//! per tool (`--json`: all of it, as the app's Statistics view computes it). A flag the command
+//! does not take is an error: the usage goes to stderr and the exit status is 2. Paths that
+//! start with `-` go after `--`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -23,22 +29,86 @@ use sessionscope_engine::{Loader, dump};
 
 const USAGE: &str = "usage: sessionscope summary <file-or-folder>... [--json]
        sessionscope dump <file-or-folder>...
-       sessionscope share <file-or-folder>... [--link] [--markdown]";
+       sessionscope share <file-or-folder>... [--link] [--markdown]
+       sessionscope --help";
+
+/// The flags each command takes, or `None` for a command that does not exist.
+fn flags_of(command: &str) -> Option<&'static [&'static str]> {
+    match command {
+        "summary" => Some(&["--json"]),
+        "dump" => Some(&[]),
+        "share" => Some(&["--link", "--markdown"]),
+        _ => None,
+    }
+}
+
+/// A command line that can run: the command, its paths and its flags.
+struct Arguments {
+    command: String,
+    paths: Vec<String>,
+    flags: Vec<String>,
+}
+
+impl Arguments {
+    fn has(&self, flag: &str) -> bool {
+        self.flags.iter().any(|f| f == flag)
+    }
+}
+
+/// What the command line asks for.
+enum Request {
+    Help,
+    Run(Arguments),
+    /// A command line that cannot run, and why.
+    Wrong(String),
+}
+
+/// Reads the command line: a command, then paths and the command's flags in any order. An
+/// argument starting with `-` is a flag, unless it comes after `--`.
+fn parse(args: &[String]) -> Request {
+    let flags_end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    if args[..flags_end].iter().any(|a| a == "--help" || a == "-h") {
+        return Request::Help;
+    }
+    let Some(command) = args.first() else { return Request::Wrong("no command given".to_owned()) };
+    let Some(known) = flags_of(command) else { return Request::Wrong(format!("unknown command `{command}`")) };
+    let mut arguments = Arguments { command: command.clone(), paths: Vec::new(), flags: Vec::new() };
+    let mut paths_only = false;
+    for arg in &args[1..] {
+        if paths_only {
+            arguments.paths.push(arg.clone());
+        } else if arg == "--" {
+            paths_only = true;
+        } else if arg.len() > 1 && arg.starts_with('-') {
+            if !known.contains(&arg.as_str()) {
+                return Request::Wrong(format!("`{command}` has no flag `{arg}`"));
+            }
+            arguments.flags.push(arg.clone());
+        } else {
+            arguments.paths.push(arg.clone());
+        }
+    }
+    if arguments.paths.is_empty() {
+        return Request::Wrong(format!("`{command}` needs a file or folder"));
+    }
+    Request::Run(arguments)
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(command) = args.first() else {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
+    let arguments = match parse(&args) {
+        Request::Run(arguments) => arguments,
+        Request::Help => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Request::Wrong(why) => {
+            eprintln!("sessionscope: {why}\n{USAGE}");
+            return ExitCode::from(2);
+        }
     };
-    let json = args.iter().any(|a| a == "--json");
-    let paths: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with("--")).collect();
-    if paths.is_empty() || !matches!(command.as_str(), "summary" | "dump" | "share") {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
-    }
     let mut files = Vec::new();
-    for path in &paths {
+    for path in &arguments.paths {
         let path = Path::new(path);
         if !path.exists() {
             eprintln!("sessionscope: {}: no such file or folder", path.display());
@@ -59,19 +129,15 @@ fn main() -> ExitCode {
     }
     let corpus = loader.finish();
     let graph = Graph::build(&corpus);
-    match command.as_str() {
-        "share" => {
-            let link = args.iter().any(|a| a == "--link");
-            let markdown = args.iter().any(|a| a == "--markdown");
-            return share(&corpus, &graph, link, markdown);
-        }
+    match arguments.command.as_str() {
+        "share" => return share(&corpus, &graph, arguments.has("--link"), arguments.has("--markdown")),
         "dump" => {
             print!("{}", dump::dump_corpus(&corpus));
             print!("{}", dump::dump_graph(&corpus, &graph));
         }
         _ => {
             let summary = summarize(&corpus, &graph);
-            if json {
+            if arguments.has("--json") {
                 match serde_json::to_string_pretty(&summary) {
                     Ok(text) => println!("{text}"),
                     Err(error) => {
@@ -208,6 +274,47 @@ fn print_table(summary: &Summary) {
                 a.linked_by.unwrap_or("unlinked"),
                 a.depth,
                 a.entries
+            );
+        }
+    }
+    if !summary.per_model.is_empty() {
+        println!();
+        println!(
+            "{:<38} {:>9} {:>12} {:>12} {:>12} {:>12} {:>10}",
+            "model", "responses", "input", "output", "cache write", "cache read", "cost $"
+        );
+        for m in &summary.per_model {
+            let u = &m.usage;
+            let cost = m.cost_usd.map_or_else(|| "no price".to_owned(), |c| format!("{c:.4}"));
+            println!(
+                "{:<38} {:>9} {:>12} {:>12} {:>12} {:>12} {:>10}",
+                m.model,
+                m.responses,
+                u.input_tokens,
+                u.output_tokens,
+                u.cache_creation_input_tokens,
+                u.cache_read_input_tokens,
+                cost
+            );
+        }
+    }
+    if !summary.per_tool.is_empty() {
+        println!();
+        println!(
+            "{:<38} {:>7} {:>7} {:>8} {:>11} {:>12}",
+            "tool", "calls", "errors", "error %", "interrupted", "average ms"
+        );
+        for t in &summary.per_tool {
+            let rate = if t.calls > 0 { t.errors as f64 * 100.0 / t.calls as f64 } else { 0.0 };
+            let average = t.average_ms.map_or_else(|| "-".to_owned(), |ms| ms.to_string());
+            println!(
+                "{:<38} {:>7} {:>7} {:>8} {:>11} {:>12}",
+                t.tool,
+                t.calls,
+                t.errors,
+                format!("{rate:.1}"),
+                t.interrupted,
+                average
             );
         }
     }

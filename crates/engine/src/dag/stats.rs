@@ -1,10 +1,11 @@
 //! The sidechain statistics of `000_a9acd4a8891233b1.txt`: uses per agent type, messages per
-//! sidechain, multi-turn share, nesting, durations.
+//! sidechain, multi-turn share, nesting, durations. And the usage tables of the Statistics view
+//! and `sessionscope summary`: tokens and cost per model, calls, errors and times per tool.
 
 use serde::Serialize;
 
 use super::*;
-use crate::model::EntryKind;
+use crate::model::{EntryKind, Usage};
 
 /// Statistics over the agent conversations (subagents and inline sidechains; compaction
 /// agents are left out).
@@ -120,4 +121,94 @@ pub fn sidechain_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> 
         stats.max_duration_ms = *durations.last().unwrap_or(&0);
     }
     stats
+}
+
+/// Tokens and cost of one model's responses (each API response counted once, as for the
+/// sessions' totals).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct ModelStats {
+    /// The model id as the log names it, or `(unknown)` when it names none.
+    pub model: String,
+    pub responses: u32,
+    pub usage: Usage,
+    /// The cost in dollars (a cost the log recorded, or the price table's), or `None` when no
+    /// response of the model has either.
+    pub cost_usd: Option<f64>,
+}
+
+/// Tokens and cost per model, in model-id order, for one session (with its agents) or for
+/// everything loaded (`None`). Responses without usage and without a logged cost are left out.
+pub fn model_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> Vec<ModelStats> {
+    let mut rows: std::collections::BTreeMap<&str, ModelStats> = Default::default();
+    for response in &corpus.responses {
+        if !response.has_usage && response.logged_cost_usd.is_none() {
+            continue;
+        }
+        let Some(node) = graph.nodes.get(response.first_entry as usize) else { continue };
+        let Some(conversation) = graph.conversations.get(node.conversation as usize) else { continue };
+        if session.is_some_and(|s| s != conversation.session) {
+            continue;
+        }
+        let name = corpus.sym(response.model);
+        let name = if name.is_empty() { "(unknown)" } else { name };
+        let row = rows.entry(name).or_insert_with(|| ModelStats { model: name.to_owned(), ..ModelStats::default() });
+        row.responses += 1;
+        row.usage.add(&response.usage);
+        if let Some(cost) = response.logged_cost_usd.or_else(|| pricing::cost(name, &response.usage)) {
+            row.cost_usd = Some(row.cost_usd.unwrap_or(0.0) + cost);
+        }
+    }
+    rows.into_values().collect()
+}
+
+/// How one tool's calls went.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct ToolStats {
+    pub tool: String,
+    pub calls: u32,
+    pub errors: u32,
+    pub interrupted: u32,
+    /// Calls whose call and result both have a timestamp, and their summed duration.
+    pub timed_calls: u32,
+    pub total_ms: i64,
+}
+
+impl ToolStats {
+    /// Errors per hundred calls.
+    pub fn error_percent(&self) -> f64 {
+        if self.calls > 0 { self.errors as f64 * 100.0 / self.calls as f64 } else { 0.0 }
+    }
+
+    /// The average duration of the timed calls, if any was timed.
+    pub fn average_ms(&self) -> Option<i64> {
+        (self.timed_calls > 0).then(|| self.total_ms / self.timed_calls as i64)
+    }
+}
+
+/// Calls, errors, interruptions and times per tool, in tool-name order, for one session (with
+/// its agents) or for everything loaded (`None`). Results without a call are left out.
+pub fn tool_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> Vec<ToolStats> {
+    let mut rows: std::collections::BTreeMap<&str, ToolStats> = Default::default();
+    for op in &graph.tool_ops {
+        if op.call_entry == NONE {
+            continue;
+        }
+        let Some(conversation) = graph.conversations.get(op.conversation as usize) else { continue };
+        if session.is_some_and(|s| s != conversation.session) {
+            continue;
+        }
+        let name = corpus.sym(op.name);
+        let row = rows.entry(name).or_insert_with(|| ToolStats { tool: name.to_owned(), ..ToolStats::default() });
+        row.calls += 1;
+        match op.status {
+            ToolStatus::Error => row.errors += 1,
+            ToolStatus::Interrupted => row.interrupted += 1,
+            _ => {}
+        }
+        if op.duration_ms >= 0 {
+            row.total_ms += op.duration_ms;
+            row.timed_calls += 1;
+        }
+    }
+    rows.into_values().collect()
 }

@@ -1,0 +1,286 @@
+//! The messages between the page and its workers, typed: [`ToWorker`] from the page,
+//! [`FromWorker`] back. The loading worker and the search worker are the same program
+//! (`src/bin/worker.rs`, see [`crate::worker`]); the page's side is in [`crate::files`] (a load,
+//! and the spare worker started ahead of time) and [`crate::search`] (searching large sessions).
+//!
+//! A message travels in an [`Envelope`], on the wire `{ message, files, buffers }`: `message`
+//! is the typed message as a plain object, `{ kind, body }` (converted by `serde-wasm-bindgen`;
+//! `kind` names the variant in kebab case, `body` holds its fields), `files` the `File` handles
+//! and `buffers` the `ArrayBuffer`s that go beside it. (With the kind beside the fields rather
+//! than among them, serde reads a message without buffering it first: search hits decode
+//! three times faster.) Every buffer of an envelope is transferred, never copied: the worker's model
+//! and the preview's file bytes move to the page, the page's model and file bytes move to the
+//! search worker. [`Envelope::encode`] and [`Envelope::decode`] are the one way in and out; an
+//! envelope that cannot be read (an unknown kind, a missing field, a value of the wrong type)
+//! decodes to an error, never a panic. The worker answers such a request with
+//! [`FromWorker::Error`]; the page ignores a reply it cannot read.
+//!
+//! A conversation: the worker says [`FromWorker::Ready`] once its code runs (anything posted
+//! before is lost). A spare worker is then asked to [`ToWorker::WarmUp`]. A load is one
+//! [`ToWorker::Load`], answered by [`FromWorker::Progress`] after every slice, for big loads
+//! once [`FromWorker::Preview`], then [`FromWorker::Building`] and [`FromWorker::Done`] (or
+//! [`FromWorker::Error`]). A search worker gets [`ToWorker::SearchInit`] once, then one
+//! [`ToWorker::Search`] per query, each answered by [`FromWorker::Hits`] until `done`.
+
+use js_sys::{Array, ArrayBuffer, Uint8Array};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use sessionscope_engine::search::Hit;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+
+/// What the page asks of a worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "body", rename_all = "kebab-case")]
+pub enum ToWorker {
+    /// Run the whole pipeline on the bundled example a number of times, so the browser has
+    /// optimised the hot code before the first real file arrives. A load that arrives stops it.
+    WarmUp,
+    /// Read, parse and build the files of the envelope: `paths[i]` names `files[i]`. `slice`:
+    /// bytes read at a time; `preview`: the page shows the first part of a big load.
+    Load { paths: Vec<String>, slice: usize, preview: bool },
+    /// Keep a model to search: the envelope's buffers hold the model (as
+    /// [`crate::worker::encode_model`] makes it), then the bytes of each of its files.
+    SearchInit,
+    /// Search the kept model for `query` (a regular expression if `regex`), answering with
+    /// [`FromWorker::Hits`] step by step. A newer search stops an older one.
+    Search { id: u64, query: String, regex: bool },
+}
+
+/// What a worker tells the page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "body", rename_all = "kebab-case")]
+pub enum FromWorker {
+    /// The worker's code runs and listens.
+    Ready,
+    /// `done` of `total` bytes are read and parsed; `path` is the file being read.
+    Progress { done: f64, total: f64, path: String },
+    /// The first part of a big load, as a model of its own, to show while the rest loads: the
+    /// envelope's buffers hold the model, then the bytes read of each file.
+    Preview { timings: PreviewTimings },
+    /// Every file is parsed; the graph is being built.
+    Building,
+    /// The model, in the envelope's one buffer, without the file bytes (the page reads those
+    /// itself meanwhile).
+    Done { timings: LoadTimings },
+    /// Search `id`'s hits in the next entries: `count` matches (`hits` holds fewer when a
+    /// field matches many times); `done` when the last entries were searched.
+    Hits { id: u64, count: u64, done: bool, hits: Vec<Hit> },
+    /// A request failed, or could not be read.
+    Error { message: String },
+}
+
+/// Where the time of a load went, in the worker (logged by the page for the benchmarks).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadTimings {
+    pub waiting_for_reads_ms: f64,
+    pub parse_ms: f64,
+    pub read_and_parse_ms: f64,
+    pub graph_ms: f64,
+    pub encode_ms: f64,
+}
+
+/// When the preview was sent, and what building it took.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PreviewTimings {
+    pub read_and_parse_ms: f64,
+    pub preview_ms: f64,
+}
+
+/// A message with the JS values that travel beside it.
+pub struct Envelope<M> {
+    pub message: M,
+    pub files: Vec<web_sys::File>,
+    pub buffers: Vec<ArrayBuffer>,
+}
+
+/// The envelope as it is posted.
+#[derive(Serialize, Deserialize)]
+struct Wire<M> {
+    message: M,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    files: Array,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    buffers: Array,
+}
+
+impl<M> Envelope<M> {
+    /// A message alone.
+    pub fn new(message: M) -> Envelope<M> {
+        Envelope { message, files: Vec::new(), buffers: Vec::new() }
+    }
+
+    pub fn with_files(self, files: Vec<web_sys::File>) -> Envelope<M> {
+        Envelope { files, ..self }
+    }
+
+    pub fn with_buffers(self, buffers: Vec<ArrayBuffer>) -> Envelope<M> {
+        Envelope { buffers, ..self }
+    }
+}
+
+impl<M: Serialize> Envelope<M> {
+    /// The envelope ready to post, with its buffers to transfer.
+    pub fn encode(&self) -> Result<Encoded, String> {
+        let files: Array = self.files.iter().collect();
+        let buffers: Array = self.buffers.iter().collect();
+        let wire = Wire { message: &self.message, files, buffers: buffers.clone() };
+        let value = serde_wasm_bindgen::to_value(&wire).map_err(|e| format!("a message could not be encoded: {e}"))?;
+        Ok(Encoded { value, transfer: buffers })
+    }
+}
+
+impl<M: DeserializeOwned> Envelope<M> {
+    /// The envelope of a posted message, or why it cannot be read.
+    pub fn decode(data: JsValue) -> Result<Envelope<M>, String> {
+        let wire: Wire<M> =
+            serde_wasm_bindgen::from_value(data).map_err(|e| format!("a message could not be read: {e}"))?;
+        let files = wire.files.iter().map(|f| f.dyn_into::<web_sys::File>()).collect::<Result<Vec<_>, _>>();
+        let buffers = wire.buffers.iter().map(|b| b.dyn_into::<ArrayBuffer>()).collect::<Result<Vec<_>, _>>();
+        match (files, buffers) {
+            (Ok(files), Ok(buffers)) => Ok(Envelope { message: wire.message, files, buffers }),
+            (Err(_), _) => Err("a message could not be read: its files are not all files".to_owned()),
+            (_, Err(_)) => Err("a message could not be read: its buffers are not all buffers".to_owned()),
+        }
+    }
+}
+
+/// An envelope as a JS value, and the buffers posting it transfers.
+pub struct Encoded {
+    value: JsValue,
+    transfer: Array,
+}
+
+impl Encoded {
+    pub fn post_to(&self, port: &impl Port) -> Result<(), String> {
+        port.post(&self.value, &self.transfer).map_err(|_| "a message could not be posted".to_owned())
+    }
+}
+
+/// Where envelopes go: a worker (from the page), or the worker's own scope (to the page).
+pub trait Port {
+    fn post(&self, value: &JsValue, transfer: &Array) -> Result<(), JsValue>;
+}
+
+impl Port for web_sys::Worker {
+    fn post(&self, value: &JsValue, transfer: &Array) -> Result<(), JsValue> {
+        self.post_message_with_transfer(value, transfer)
+    }
+}
+
+impl Port for web_sys::DedicatedWorkerGlobalScope {
+    fn post(&self, value: &JsValue, transfer: &Array) -> Result<(), JsValue> {
+        self.post_message_with_transfer(value, transfer)
+    }
+}
+
+/// Encodes and posts an envelope.
+pub fn post<M: Serialize>(port: &impl Port, envelope: &Envelope<M>) -> Result<(), String> {
+    envelope.encode()?.post_to(port)
+}
+
+/// Posts a message that has nothing beside it.
+pub fn send<M: Serialize>(port: &impl Port, message: M) -> Result<(), String> {
+    post(port, &Envelope::new(message))
+}
+
+/// Bytes copied into a new buffer, to transfer.
+pub fn buffer_of(bytes: &[u8]) -> ArrayBuffer {
+    let array = Uint8Array::new_with_length(bytes.len() as u32);
+    array.copy_from(bytes);
+    array.buffer()
+}
+
+/// A received buffer's bytes, copied into wasm memory.
+pub fn bytes_of(buffer: &ArrayBuffer) -> Vec<u8> {
+    Uint8Array::new(buffer).to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sessionscope_engine::search::Field;
+
+    /// Every message, once.
+    fn every_message() -> (Vec<ToWorker>, Vec<FromWorker>) {
+        let to = vec![
+            ToWorker::WarmUp,
+            ToWorker::Load { paths: vec!["a/b.jsonl".into(), "c.jsonl".into()], slice: 8 << 20, preview: true },
+            ToWorker::SearchInit,
+            ToWorker::Search { id: 7, query: "src/\\w+\\.rs".into(), regex: true },
+        ];
+        let hit = Hit {
+            entry: 3,
+            field: Field::ToolInput,
+            block: u32::MAX,
+            context: "… cargo test …".into(),
+            match_start: 2,
+            match_len: 10,
+        };
+        let from = vec![
+            FromWorker::Ready,
+            FromWorker::Progress { done: 1024.0, total: 4096.0, path: "b.jsonl".into() },
+            FromWorker::Preview { timings: PreviewTimings { read_and_parse_ms: 12.5, preview_ms: 3.0 } },
+            FromWorker::Building,
+            FromWorker::Done {
+                timings: LoadTimings {
+                    waiting_for_reads_ms: 1.0,
+                    parse_ms: 2.0,
+                    read_and_parse_ms: 3.0,
+                    graph_ms: 4.0,
+                    encode_ms: 5.0,
+                },
+            },
+            FromWorker::Hits { id: 7, count: 41, done: false, hits: vec![hit.clone(), hit] },
+            FromWorker::Error { message: "b.jsonl could not be read".into() },
+        ];
+        (to, from)
+    }
+
+    #[test]
+    fn every_message_survives_the_round_trip() {
+        let (to, from) = every_message();
+        for message in to {
+            let value = serde_json::to_value(&message).unwrap();
+            assert_eq!(serde_json::from_value::<ToWorker>(value).unwrap(), message);
+        }
+        for message in from {
+            let value = serde_json::to_value(&message).unwrap();
+            assert_eq!(serde_json::from_value::<FromWorker>(value).unwrap(), message);
+        }
+    }
+
+    #[test]
+    fn the_kind_names_each_message() {
+        let (to, from) = every_message();
+        let kinds = |values: Vec<serde_json::Value>| -> Vec<String> {
+            values.iter().map(|v| v["kind"].as_str().unwrap_or_default().to_owned()).collect()
+        };
+        let to: Vec<serde_json::Value> = to.iter().map(|m| serde_json::to_value(m).unwrap()).collect();
+        assert_eq!(to[1]["body"]["paths"][1], "c.jsonl", "the fields are in the body");
+        let to = kinds(to);
+        assert_eq!(to, ["warm-up", "load", "search-init", "search"]);
+        let from = kinds(from.iter().map(|m| serde_json::to_value(m).unwrap()).collect());
+        assert_eq!(from, ["ready", "progress", "preview", "building", "done", "hits", "error"]);
+    }
+
+    #[test]
+    fn an_unknown_or_malformed_message_is_an_error() {
+        for text in [
+            r#"{"kind":"launch"}"#,
+            r#"{"body":{"paths":["a.jsonl"],"slice":1,"preview":false}}"#,
+            r#"{"kind":"load"}"#,
+            r#"{"kind":"load","body":{"paths":"a.jsonl","slice":1,"preview":false}}"#,
+            r#"{"kind":"search","body":{"id":-1,"query":"x","regex":false}}"#,
+            r#"{"kind":"progress","body":{"done":"x","total":1,"path":"a"}}"#,
+            r#"42"#,
+            r#"null"#,
+        ] {
+            assert!(serde_json::from_str::<ToWorker>(text).is_err(), "{text}");
+            assert!(serde_json::from_str::<FromWorker>(text).is_err(), "{text}");
+        }
+        assert!(
+            serde_json::from_str::<FromWorker>(r#"{"kind":"hits","body":{"id":1,"count":1,"done":true}}"#).is_err()
+        );
+    }
+}

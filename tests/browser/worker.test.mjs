@@ -1,0 +1,167 @@
+// The page and its workers (the protocol of src/protocol.rs) in a real browser: search of a
+// large session in a worker, a request the worker cannot read answered with an error that the
+// page shows, and replies the page cannot read ignored.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, serveDist, launchBrowser, openApp, dropFiles, tree } from "./harness.mjs";
+
+const KETTLE = readFileSync(join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl"));
+/** Above this many bytes loaded, the page searches in a worker (`search::WORKER_THRESHOLD`). */
+const WORKER_THRESHOLD = 16 << 20;
+let server;
+let browser;
+
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/**
+ * Builds a session of `messages` question/answer pairs of about 2.5 KB in the page, with
+ * `zanzibar-<i>` in every 500th answer, drops it, and answers its size in bytes.
+ */
+async function dropLargeSession(page, messages) {
+  return page.evaluate((messages) => {
+    const pad = "lorem ipsum dolor sit amet ".repeat(36);
+    const parts = [];
+    let parent = null;
+    for (let i = 0; i < messages; i++) {
+      const time = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+      const user = `u-${i}`;
+      parts.push(
+        JSON.stringify({ type: "user", uuid: user, parentUuid: parent, sessionId: "large", timestamp: time, cwd: "/work", message: { role: "user", content: `Question ${i}: ${pad}` } }) + "\n",
+      );
+      parent = `a-${i}`;
+      const planted = i % 500 === 0 ? ` zanzibar-${i}` : "";
+      parts.push(
+        JSON.stringify({
+          type: "assistant", uuid: parent, parentUuid: user, sessionId: "large", timestamp: time,
+          message: { id: `msg-${i}`, type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text: `Answer ${i}:${planted} ${pad}` }], usage: { input_tokens: 10, output_tokens: 20 } },
+        }) + "\n",
+      );
+    }
+    const file = new File(parts, "large.jsonl");
+    const data = new DataTransfer();
+    data.items.add(file);
+    document.querySelector("main").dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+    return file.size;
+  }, messages);
+}
+
+/** Waits until no worker has started for `quietMs`, and answers how many have. */
+async function settledWorkers(page, workers, quietMs = 1500) {
+  let count = -1;
+  while (count !== workers.length) {
+    count = workers.length;
+    await page.waitForTimeout(quietMs);
+  }
+  return count;
+}
+
+test("a large session is searched in a worker, whose hits arrive typed and lead to their rows", async () => {
+  const app = await openApp(browser, server);
+  const workers = [];
+  app.page.on("worker", (worker) => workers.push(worker));
+  const size = await dropLargeSession(app.page, 9000);
+  assert.ok(size > WORKER_THRESHOLD, `the session (${size} bytes) is large enough to be searched in a worker`);
+  await app.page.getByRole("region", { name: "Load summary" }).waitFor({ timeout: 120_000 });
+  const before = await settledWorkers(app.page, workers);
+
+  const search = app.page.getByRole("search");
+  const status = search.getByRole("status");
+  await search.getByLabel("Search text").fill("ZANZIBAR");
+  await status.filter({ hasText: /^18 matches$/ }).waitFor({ timeout: 60_000 });
+  assert.equal(workers.length, before + 1, "the search started a worker of its own");
+  // The hits carry their context and where the match is in it.
+  const results = app.page.getByRole("list", { name: "Search results" });
+  assert.equal(await results.getByRole("listitem").count(), 18);
+  assert.equal(await results.getByRole("listitem").first().locator("mark").innerText(), "zanzibar");
+  assert.match(await results.getByRole("listitem").first().innerText(), /Answer 0: zanzibar-0 lorem/);
+  await search.getByLabel("Search text").press("Enter");
+  await status.filter({ hasText: /^1 of 18 matches$/ }).waitFor();
+  await tree(app.page).locator("[role=treeitem][aria-selected=true]").filter({ hasText: "zanzibar-0" }).waitFor();
+
+  // A regular expression, in the same worker: 1500, 2500, ... 8500.
+  await search.getByLabel("Search text").fill("");
+  await search.getByLabel("Regex").check();
+  await search.getByLabel("Search text").fill("zanzibar-\\d500\\b");
+  await status.filter({ hasText: /^8 matches$/ }).waitFor({ timeout: 60_000 });
+  assert.equal(workers.length, before + 1, "the worker is reused for the next search");
+  assert.match(await results.getByRole("listitem").last().innerText(), /zanzibar-8500/);
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("a request the worker cannot read is answered with an error", async () => {
+  const app = await openApp(browser, server);
+  const replies = await app.page.evaluate(async () => {
+    const worker = new Worker("./worker_loader.js");
+    const next = () => new Promise((ok) => worker.addEventListener("message", (event) => ok(event.data), { once: true }));
+    const replies = [await next()];
+    for (const request of [
+      { message: { kind: "launch" }, files: [], buffers: [] },
+      42,
+      { message: { kind: "search", body: { id: "seven", query: "x", regex: false } }, files: [], buffers: [] },
+      { message: { kind: "load", body: { paths: ["a.jsonl"], slice: 1, preview: false } }, files: [], buffers: [] },
+      { message: { kind: "load", body: { paths: ["a.jsonl"], slice: 1, preview: false } }, files: ["not a file"], buffers: [] },
+    ]) {
+      const reply = next();
+      worker.postMessage(request);
+      replies.push(await reply);
+    }
+    worker.terminate();
+    return replies;
+  });
+  assert.deepEqual(replies[0], { message: { kind: "ready" }, files: [], buffers: [] });
+  for (const reply of replies.slice(1)) assert.equal(reply.message.kind, "error", JSON.stringify(reply));
+  assert.match(replies[1].message.body.message, /launch/);
+  assert.match(replies[4].message.body.message, /1 path\(s\) for 0 file\(s\)/);
+  assert.match(replies[5].message.body.message, /not all files/);
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("a load the worker cannot read says why, and replies the page cannot read are ignored", async () => {
+  const app = await openApp(browser, server);
+  // The page's load request, spoiled on its way to the worker.
+  await app.page.evaluate(() => {
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (data, transfer) {
+      if (data?.message?.kind === "load") data = { ...data, message: { ...data.message, body: { ...data.message.body, paths: 7 } } };
+      return post.call(this, data, transfer);
+    };
+  });
+  await dropFiles(app.page, [{ name: "kettle-rename.jsonl", bytes: KETTLE }]);
+  await app.page.getByRole("alert").filter({ hasText: /^Could not open the files: a message could not be read/ }).waitFor();
+  assert.equal(await tree(app.page).count(), 0);
+
+  // Replies of no known kind, or malformed, slipped in among the worker's own: the load goes on.
+  const app2 = await openApp(browser, server);
+  await app2.page.evaluate(() => {
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (data, transfer) {
+      if (data?.message?.kind === "load") {
+        for (const junk of [{ message: { kind: "bogus" }, files: [], buffers: [] }, 17, { message: { kind: "progress", body: { done: "x" } } }, { message: { kind: "done" } }]) {
+          // Later, not from inside the page's handler that is posting this request.
+          setTimeout(() => this.dispatchEvent(new MessageEvent("message", { data: junk })), 0);
+        }
+      }
+      return post.call(this, data, transfer);
+    };
+  });
+  await dropFiles(app2.page, [{ name: "kettle-rename.jsonl", bytes: KETTLE }]);
+  await app2.page.getByRole("region", { name: "Load summary" }).getByText("1 session(s)", { exact: false }).first().waitFor();
+  await tree(app2.page).getByRole("treeitem").first().waitFor();
+  assert.equal(await app2.page.getByRole("alert").filter({ hasText: "Could not open" }).count(), 0);
+  assert.deepEqual(app.errors, []);
+  assert.deepEqual(app2.errors, []);
+  await app.context.close();
+  await app2.context.close();
+});
