@@ -237,3 +237,39 @@ export function engineSummary(...paths) {
   });
   return JSON.parse(out);
 }
+
+/**
+ * Builds a session in the page and drops it: one chain of `messages` question/answer pairs of
+ * about 2.5 KB each, in `<name>.jsonl` with session id `name`; with `plantEvery`, every such
+ * answer also holds `zanzibar-<i>` (a word to search for). Answers the file's size in bytes.
+ */
+export async function dropGeneratedSession(page, { name, messages, plantEvery = 0 }) {
+  return page.evaluate(
+    ({ name, messages, plantEvery }) => {
+      const pad = "lorem ipsum dolor sit amet ".repeat(36);
+      const parts = [];
+      let parent = null;
+      for (let i = 0; i < messages; i++) {
+        const time = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+        const user = `u-${i}`;
+        parts.push(
+          JSON.stringify({ type: "user", uuid: user, parentUuid: parent, sessionId: name, timestamp: time, cwd: "/work", message: { role: "user", content: `Question ${i}: ${pad}` } }) + "\n",
+        );
+        parent = `a-${i}`;
+        const planted = plantEvery > 0 && i % plantEvery === 0 ? ` zanzibar-${i}` : "";
+        parts.push(
+          JSON.stringify({
+            type: "assistant", uuid: parent, parentUuid: user, sessionId: name, timestamp: time,
+            message: { id: `msg-${i}`, type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text: `Answer ${i}:${planted} ${pad}` }], usage: { input_tokens: 10, output_tokens: 20 } },
+          }) + "\n",
+        );
+      }
+      const file = new File(parts, `${name}.jsonl`);
+      const data = new DataTransfer();
+      data.items.add(file);
+      document.querySelector("main").dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+      return file.size;
+    },
+    { name, messages, plantEvery },
+  );
+}

@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, waitForApp, dropFiles, dropFolder, realFixture, allTreeItems, tree, inView } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, waitForApp, dropFiles, dropFolder, realFixture, allTreeItems, tree, inView, dropGeneratedSession } from "./harness.mjs";
 
 const ENGINE_FIXTURES = join(ROOT, "crates/engine/tests/fixtures");
 const EXAMPLE = join(ROOT, "assets/example/e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17.jsonl");
@@ -269,35 +269,6 @@ test("a big file shows progress while it loads, and Cancel stops it", async () =
 });
 
 /**
- * Builds a big session in the page (`messages` user/assistant pairs of about 2 KB, one chain)
- * and drops it. Returns nothing; the file is `preview-big.jsonl`.
- */
-async function dropBigSession(page, messages) {
-  await page.evaluate((messages) => {
-    const pad = "lorem ipsum dolor sit amet ".repeat(36);
-    const parts = [];
-    let parent = null;
-    for (let i = 0; i < messages; i++) {
-      const time = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
-      const user = `u-${i}`;
-      parts.push(
-        JSON.stringify({ type: "user", uuid: user, parentUuid: parent, sessionId: "preview-big", timestamp: time, cwd: "/work", message: { role: "user", content: `Question ${i}: ${pad}` } }) + "\n",
-      );
-      parent = `a-${i}`;
-      parts.push(
-        JSON.stringify({
-          type: "assistant", uuid: parent, parentUuid: user, sessionId: "preview-big", timestamp: time,
-          message: { id: `msg-${i}`, type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text: `Answer ${i}: ${pad}` }], usage: { input_tokens: 10, output_tokens: 20 } },
-        }) + "\n",
-      );
-    }
-    const data = new DataTransfer();
-    data.items.add(new File(parts, "preview-big.jsonl"));
-    document.querySelector("main").dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
-  }, messages);
-}
-
-/**
  * Waits in the page for the first rows of a big load to show while it still loads, and
  * answers what the page looked like at that moment. `act`, done at that very moment (the
  * page's CSP allows no code from strings): "select-third" clicks the third row, "title"
@@ -352,7 +323,7 @@ async function catchPreview(page, act = "") {
 test("a big file shows its first rows while the rest loads, and what was done with them stays", async () => {
   const app = await openApp(browser, server);
   const messages = 24000; // about 55 MB
-  await dropBigSession(app.page, messages);
+  await dropGeneratedSession(app.page, { name: "preview-big", messages });
   // The moment the first rows show: select the third of them.
   const seen = await catchPreview(app.page, "select-third");
   assert.ok(seen.loading, "the load is still going");
@@ -381,7 +352,7 @@ test("a big file shows its first rows while the rest loads, and what was done wi
 test("Cancel while the first rows of a big file show gives back what was shown before", async () => {
   const app = await openApp(browser, server);
   // Nothing before: back to the start page.
-  await dropBigSession(app.page, 24000);
+  await dropGeneratedSession(app.page, { name: "preview-big", messages: 24000 });
   await catchPreview(app.page);
   await app.page.getByRole("button", { name: "Cancel" }).click();
   await app.page.getByRole("region", { name: "Open session logs" }).waitFor();
@@ -389,7 +360,7 @@ test("Cancel while the first rows of a big file show gives back what was shown b
   // The example before: the example again, whole.
   await openExample(app.page);
   const exampleTitle = await app.page.locator(".session-title").innerText();
-  await dropBigSession(app.page, 24000);
+  await dropGeneratedSession(app.page, { name: "preview-big", messages: 24000 });
   await app.page.getByRole("dialog", { name: "Add or replace" }).getByRole("button", { name: "Replace" }).click();
   const seen = await catchPreview(app.page, "title");
   assert.notEqual(seen.acted, exampleTitle, "the preview replaced the example on screen");

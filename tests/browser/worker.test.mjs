@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, tree } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFiles, dropGeneratedSession, tree } from "./harness.mjs";
 
 const KETTLE = readFileSync(join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl"));
 /** Above this many bytes loaded, the page searches in a worker (`search::WORKER_THRESHOLD`). */
@@ -23,38 +23,6 @@ after(async () => {
   await server?.close();
 });
 
-/**
- * Builds a session of `messages` question/answer pairs of about 2.5 KB in the page, with
- * `zanzibar-<i>` in every 500th answer, drops it, and answers its size in bytes.
- */
-async function dropLargeSession(page, messages) {
-  return page.evaluate((messages) => {
-    const pad = "lorem ipsum dolor sit amet ".repeat(36);
-    const parts = [];
-    let parent = null;
-    for (let i = 0; i < messages; i++) {
-      const time = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
-      const user = `u-${i}`;
-      parts.push(
-        JSON.stringify({ type: "user", uuid: user, parentUuid: parent, sessionId: "large", timestamp: time, cwd: "/work", message: { role: "user", content: `Question ${i}: ${pad}` } }) + "\n",
-      );
-      parent = `a-${i}`;
-      const planted = i % 500 === 0 ? ` zanzibar-${i}` : "";
-      parts.push(
-        JSON.stringify({
-          type: "assistant", uuid: parent, parentUuid: user, sessionId: "large", timestamp: time,
-          message: { id: `msg-${i}`, type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text: `Answer ${i}:${planted} ${pad}` }], usage: { input_tokens: 10, output_tokens: 20 } },
-        }) + "\n",
-      );
-    }
-    const file = new File(parts, "large.jsonl");
-    const data = new DataTransfer();
-    data.items.add(file);
-    document.querySelector("main").dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
-    return file.size;
-  }, messages);
-}
-
 /** Waits until no worker has started for `quietMs`, and answers how many have. */
 async function settledWorkers(page, workers, quietMs = 1500) {
   let count = -1;
@@ -69,7 +37,7 @@ test("a large session is searched in a worker, whose hits arrive typed and lead 
   const app = await openApp(browser, server);
   const workers = [];
   app.page.on("worker", (worker) => workers.push(worker));
-  const size = await dropLargeSession(app.page, 9000);
+  const size = await dropGeneratedSession(app.page, { name: "large", messages: 9000, plantEvery: 500 });
   assert.ok(size > WORKER_THRESHOLD, `the session (${size} bytes) is large enough to be searched in a worker`);
   await app.page.getByRole("region", { name: "Load summary" }).waitFor({ timeout: 120_000 });
   const before = await settledWorkers(app.page, workers);
