@@ -97,6 +97,28 @@ test("Open example shows the example's conversation", async () => {
   await app.context.close();
 });
 
+test("in a narrow window every top-bar action stays on screen, with no sideways scrolling", async () => {
+  for (const width of [1024, 800]) {
+    const app = await openApp(browser, server, { viewport: { width, height: 700 } });
+    await app.page.getByRole("button", { name: "Open example" }).click();
+    await tree(app.page).waitFor();
+    const overflow = await app.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.equal(overflow, 0, `the page scrolls sideways at ${width} px`);
+    const bar = app.page.getByRole("banner");
+    const actions = [
+      ...["Share…", "Example", "Keyboard shortcuts", "Switch between light and dark"].map((name) => [name, bar.getByRole("button", { name, exact: true })]),
+      // The file pickers are labels around hidden inputs.
+      ...["Choose files…", "Choose a folder…"].map((name) => [name, bar.getByText(name, { exact: true })]),
+    ];
+    for (const [name, action] of actions) {
+      const box = await action.boundingBox();
+      assert.ok(box && box.x >= 0 && box.x + box.width <= width, `${name} is within the ${width} px window`);
+    }
+    assert.deepEqual(app.errors, []);
+    await app.context.close();
+  }
+});
+
 test("a .jsonl dropped on the drop zone shows its messages and tool calls", async () => {
   const app = await openApp(browser, server);
   await dropFiles(app.page, [{ name: "kettle-rename.jsonl", bytes: readFileSync(KETTLE) }]);
