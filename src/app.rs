@@ -48,7 +48,7 @@ pub fn App() -> impl IntoView {
         let session = viewer.session.get_untracked();
         let Some(s) = model.graph.sessions.get(session as usize) else { return };
         let uuid = match key {
-            RowKey::Entry(e) => Some(model.corpus.entry_uuid(&model.corpus.entries[e as usize]).to_owned()),
+            RowKey::Entry(e) => Some(model.corpus.entry_uuid(&model.corpus.entries[e.index()]).to_owned()),
             _ => None,
         };
         deeplink::write_hash(&deeplink::format(&s.id, uuid.as_deref()));

@@ -16,8 +16,12 @@ pub struct Model {
 
 impl Model {
     pub fn new(corpus: Corpus, graph: Graph) -> Model {
-        let uuids =
-            corpus.entries.iter().enumerate().map(|(i, e)| (corpus.entry_uuid(e).to_owned(), i as EntryId)).collect();
+        let uuids = corpus
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (corpus.entry_uuid(e).to_owned(), EntryId::new(i)))
+            .collect();
         Model { corpus, graph, uuids }
     }
 
@@ -35,7 +39,7 @@ impl Model {
     }
 
     pub fn session_of_entry(&self, entry: EntryId) -> Option<u32> {
-        let conv = self.graph.nodes.get(entry as usize)?.conversation;
+        let conv = self.graph.nodes.get(entry.index())?.conversation;
         self.graph.conversations.get(conv as usize).map(|c| c.session)
     }
 }

@@ -9,7 +9,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use sessionscope_engine::Corpus;
 use sessionscope_engine::dag::{ConversationKind, Graph, Node, ToolCategory};
-use sessionscope_engine::model::{BlockKind, Entry, EntryFlags, EntryId, EntryKind, NONE};
+use sessionscope_engine::model::{BlockId, BlockKind, Entry, EntryFlags, EntryId, EntryKind, NONE, ResponseId};
 
 /// What a row shows.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -128,9 +128,9 @@ impl Outline {
             if conv.kind == ConversationKind::CompactionAgent {
                 continue;
             }
-            if conv.spawn_block != NONE {
+            if conv.spawn_block.is_some() {
                 builder.agents_of_call.entry(conv.spawn_block).or_default().push(c as u32);
-            } else if conv.spawn_entry != NONE {
+            } else if conv.spawn_entry.is_some() {
                 builder.agents_of_entry.entry(conv.spawn_entry).or_default().push(c as u32);
             }
         }
@@ -286,11 +286,11 @@ fn row_matches(corpus: &Corpus, graph: &Graph, filter: &RowFilter, kind: RowKind
                 && filter.to_ms.is_none_or(|to| entry.timestamp_ms <= to))
     };
     let in_conversation = |entry: EntryId| {
-        filter.conversation.is_none_or(|c| graph.nodes.get(entry as usize).is_some_and(|n| n.conversation == c))
+        filter.conversation.is_none_or(|c| graph.nodes.get(entry.index()).is_some_and(|n| n.conversation == c))
     };
     match kind {
         RowKind::Message { first, .. } | RowKind::Noise { entry: first } => {
-            let entry = &corpus.entries[first as usize];
+            let entry = &corpus.entries[first.index()];
             let hidden_kind = match kind {
                 RowKind::Noise { .. } => filter.hide_system,
                 _ => match entry.kind {
@@ -308,12 +308,12 @@ fn row_matches(corpus: &Corpus, graph: &Graph, filter: &RowFilter, kind: RowKind
         }
         RowKind::ToolCall { op } => {
             let Some(o) = graph.tool_ops.get(op as usize) else { return false };
-            let anchor = if o.call_entry != NONE { o.call_entry } else { o.result_entry };
+            let anchor = if o.call_entry.is_some() { o.call_entry } else { o.result_entry };
             let error = matches!(o.status, sessionscope_engine::dag::ToolStatus::Error);
             !filter.hide_tools
                 && (!filter.errors_only || error)
                 && filter.conversation.is_none_or(|c| o.conversation == c)
-                && in_time(&corpus.entries[anchor as usize])
+                && in_time(&corpus.entries[anchor.index()])
         }
         RowKind::Agent { .. } | RowKind::Compaction { .. } | RowKind::Branch { .. } => false,
     }
@@ -379,7 +379,7 @@ struct Builder<'a> {
     keys: FxHashMap<RowKey, u32>,
     entry_rows: FxHashMap<EntryId, u32>,
     hidden_noise: u32,
-    agents_of_call: FxHashMap<u32, Vec<u32>>,
+    agents_of_call: FxHashMap<BlockId, Vec<u32>>,
     /// Sidechains linked to a message without a tool call (older inline shapes).
     agents_of_entry: FxHashMap<EntryId, Vec<u32>>,
     root_memo: FxHashMap<EntryId, EntryId>,
@@ -448,8 +448,8 @@ impl Builder<'_> {
                 break root;
             }
             path.push(current);
-            let parent = self.graph.nodes[current as usize].parent;
-            if parent == NONE {
+            let parent = self.graph.nodes[current.index()].parent;
+            if parent.is_none() {
                 break current;
             }
             current = parent;
@@ -485,7 +485,7 @@ impl Builder<'_> {
         // with the non-compaction segments that follow it.
         let compaction_of_root = |root: EntryId| {
             graph.compactions.iter().position(|link| {
-                (link.boundary != NONE && link.boundary == root) || (link.boundary == NONE && link.summary == root)
+                (link.boundary.is_some() && link.boundary == root) || (link.boundary.is_none() && link.summary == root)
             })
         };
         let mut groups: Vec<(Option<usize>, Vec<usize>)> = vec![(None, Vec::new())];
@@ -536,13 +536,13 @@ impl Builder<'_> {
     fn segment(&mut self, entries: &[EntryId], parent: u32) {
         let corpus = self.corpus;
         let graph = self.graph;
-        let mut message: Option<(u32, u32)> = None; // (row, response)
+        let mut message: Option<(u32, ResponseId)> = None; // (row, response)
         for &e in entries {
-            let entry = &corpus.entries[e as usize];
+            let entry = &corpus.entries[e.index()];
             // The branch switcher sits just before the branch shown at a real fork.
-            if graph.nodes[e as usize].has(Node::ALTERNATIVE) {
-                let fork_node = graph.nodes[e as usize].parent;
-                if let Some(&fork) = graph.fork_of.get(fork_node as usize)
+            if graph.nodes[e.index()].has(Node::ALTERNATIVE) {
+                let fork_node = graph.nodes[e.index()].parent;
+                if let Some(&fork) = graph.fork_of.get(fork_node.index())
                     && fork != NONE
                 {
                     self.push(parent, RowKind::Branch { fork }, RowKey::Branch(fork), false);
@@ -570,7 +570,7 @@ impl Builder<'_> {
                 continue;
             }
             if only_results(corpus, entry) {
-                let op = graph.op_of_entry.get(e as usize).copied().unwrap_or(NONE);
+                let op = graph.op_of_entry.get(e.index()).copied().unwrap_or(NONE);
                 let call_row = (op != NONE).then(|| self.keys.get(&RowKey::Op(op)).copied()).flatten();
                 match call_row {
                     Some(row) => {
@@ -578,7 +578,7 @@ impl Builder<'_> {
                         self.entry_rows.insert(e, row);
                         continue;
                     }
-                    None if op != NONE && graph.tool_ops[op as usize].call_entry == NONE => {
+                    None if op != NONE && graph.tool_ops[op as usize].call_entry.is_none() => {
                         // A result without a call gets a row of its own.
                         let row = self.push(parent, RowKind::ToolCall { op }, RowKey::Op(op), true);
                         self.entry_rows.insert(e, row);
@@ -587,9 +587,9 @@ impl Builder<'_> {
                     None => {}
                 }
             }
-            let response = if entry.kind == EntryKind::Assistant { entry.response } else { NONE };
+            let response = if entry.kind == EntryKind::Assistant { entry.response } else { ResponseId::NONE };
             let row = match message {
-                Some((row, current)) if response != NONE && current == response => {
+                Some((row, current)) if response.is_some() && current == response => {
                     if let RowKind::Message { last, .. } = &mut self.rows[row as usize].kind {
                         *last = e;
                     }
@@ -618,7 +618,7 @@ impl Builder<'_> {
     /// The tool calls an entry makes, as children of its message row.
     fn tool_calls(&mut self, e: EntryId, message_row: u32) {
         let graph = self.graph;
-        let first = graph.op_of_entry.get(e as usize).copied().unwrap_or(NONE);
+        let first = graph.op_of_entry.get(e.index()).copied().unwrap_or(NONE);
         if first == NONE {
             return;
         }
@@ -632,7 +632,7 @@ impl Builder<'_> {
                 break;
             }
             let row = self.push(message_row, RowKind::ToolCall { op: o as u32 }, RowKey::Op(o as u32), true);
-            if op.result_entry != NONE {
+            if op.result_entry.is_some() {
                 self.entry_rows.insert(op.result_entry, row);
             }
             if op.category == ToolCategory::Agent
@@ -689,7 +689,7 @@ mod tests {
         // Every entry of the active thread has a row, hidden noise aside.
         let main = graph.sessions[0].main;
         for e in graph.thread(main) {
-            let entry = &corpus.entries[e as usize];
+            let entry = &corpus.entries[e.index()];
             if !is_noise(&corpus, entry) && corpus.sym(entry.subtype) != "compact_boundary" {
                 assert!(outline.row_of_entry(e).is_some(), "line {} has no row", entry.line);
             }

@@ -9,7 +9,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use sessionscope_engine::Corpus;
 use sessionscope_engine::dag::tools::Touch;
 use sessionscope_engine::dag::{ConversationKind, Graph, ToolCategory, ToolOp, ToolStatus, tools};
-use sessionscope_engine::model::{EntryId, EntryKind, NONE};
+use sessionscope_engine::model::{BlockId, EntryId, EntryKind, NONE};
 
 use crate::outline::Outline;
 
@@ -76,14 +76,14 @@ impl Panel {
                 turns_of.entry(turn.conversation).or_default().push(t as u32);
             }
         }
-        let mut spawned: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        let mut spawned: FxHashMap<BlockId, Vec<u32>> = FxHashMap::default();
         for (c, conv) in graph.conversations.iter().enumerate() {
-            if conv.spawn_block != NONE && conv.kind != ConversationKind::CompactionAgent {
+            if conv.spawn_block.is_some() && conv.kind != ConversationKind::CompactionAgent {
                 spawned.entry(conv.spawn_block).or_default().push(c as u32);
             }
         }
         let shown = |op: &ToolOp| {
-            let anchor = if op.call_entry != NONE { op.call_entry } else { op.result_entry };
+            let anchor = if op.call_entry.is_some() { op.call_entry } else { op.result_entry };
             outline.row_of_entry(anchor).is_some()
         };
         let mut builder = Builder {
@@ -106,7 +106,7 @@ impl Panel {
         // Agents that no call of the session holds are listed after the main thread.
         for &agent in &session.agents {
             let conv = &graph.conversations[agent as usize];
-            if conv.spawn_block == NONE || session.main == NONE {
+            if conv.spawn_block.is_none() || session.main == NONE {
                 tops.push(agent);
             }
         }
@@ -173,7 +173,7 @@ struct Builder<'a> {
     filter: &'a PanelFilter,
     collapsed: &'a FxHashSet<u32>,
     turns_of: &'a FxHashMap<u32, Vec<u32>>,
-    spawned: &'a FxHashMap<u32, Vec<u32>>,
+    spawned: &'a FxHashMap<BlockId, Vec<u32>>,
     shown: &'a dyn Fn(&ToolOp) -> bool,
     rows: Vec<PanelRow>,
     counts: Counter,
@@ -258,11 +258,11 @@ impl Builder<'_> {
 pub fn turn_title(corpus: &Corpus, graph: &Graph, turn: u32) -> String {
     let Some(t) = graph.turns.get(turn as usize) else { return String::new() };
     let conversation = t.conversation;
-    let start = if t.first_assistant != NONE { t.first_assistant } else { t.prompt };
-    if start != NONE {
-        for e in start..=t.last_entry.max(start) {
-            let entry = &corpus.entries[e as usize];
-            if entry.kind != EntryKind::Assistant || graph.nodes[e as usize].conversation != conversation {
+    let start = if t.first_assistant.is_some() { t.first_assistant } else { t.prompt };
+    if start.is_some() {
+        for e in (start.index()..=t.last_entry.max(start).index()).map(EntryId::new) {
+            let entry = &corpus.entries[e.index()];
+            if entry.kind != EntryKind::Assistant || graph.nodes[e.index()].conversation != conversation {
                 continue;
             }
             if let Some(text) = corpus.first_text(entry) {
@@ -273,8 +273,8 @@ pub fn turn_title(corpus: &Corpus, graph: &Graph, turn: u32) -> String {
             }
         }
     }
-    if t.prompt != NONE
-        && let Some(text) = corpus.first_text(&corpus.entries[t.prompt as usize])
+    if t.prompt.is_some()
+        && let Some(text) = corpus.first_text(&corpus.entries[t.prompt.index()])
     {
         return sessionscope_engine::dag::prompt_title(&text);
     }
@@ -298,7 +298,7 @@ pub fn files_touched(corpus: &Corpus, graph: &Graph, panel: &Panel) -> Vec<Touch
     for row in &panel.rows {
         let PanelRow::Op { op, .. } = *row else { continue };
         let o = &graph.tool_ops[op as usize];
-        if o.call_entry == NONE {
+        if o.call_entry.is_none() {
             continue;
         }
         for (path, touch) in tools::op_files(corpus, o) {
@@ -330,16 +330,13 @@ pub fn ops_of_row(graph: &Graph, corpus: &Corpus, outline: &Outline, row: u32) -
         Some(RowKind::ToolCall { op }) => vec![op],
         Some(RowKind::Message { first, last }) => {
             let mut out = Vec::new();
-            for e in first..=last {
-                let entry: &sessionscope_engine::model::Entry = &corpus.entries[e as usize];
+            for e in (first.index()..=last.index()).map(EntryId::new) {
+                let entry: &sessionscope_engine::model::Entry = &corpus.entries[e.index()];
                 if e != first && entry.kind != EntryKind::Assistant {
                     continue;
                 }
-                let mut o = graph.op_of_entry.get(e as usize).copied().unwrap_or(NONE);
-                while o != NONE
-                    && (o as usize) < graph.tool_ops.len()
-                    && graph.tool_ops[o as usize].call_entry == e as EntryId
-                {
+                let mut o = graph.op_of_entry.get(e.index()).copied().unwrap_or(NONE);
+                while o != NONE && (o as usize) < graph.tool_ops.len() && graph.tool_ops[o as usize].call_entry == e {
                     out.push(o);
                     o += 1;
                 }

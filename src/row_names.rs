@@ -5,12 +5,14 @@
 //!
 //! Pure Rust over the model and the outline's row keys: built and tested natively.
 
+use sessionscope_engine::model::EntryId;
+
 use crate::model::Model;
 use crate::outline::RowKey;
 
 /// The uuid of an entry (empty if there is no such entry).
-pub fn entry_uuid(model: &Model, entry: u32) -> String {
-    model.corpus.entries.get(entry as usize).map(|e| model.corpus.entry_uuid(e).to_owned()).unwrap_or_default()
+pub fn entry_uuid(model: &Model, entry: EntryId) -> String {
+    model.corpus.entry(entry).map(|e| model.corpus.entry_uuid(e).to_owned()).unwrap_or_default()
 }
 
 pub fn conversation_name(model: &Model, conversation: u32) -> String {
@@ -40,15 +42,15 @@ pub fn row_name(model: &Model, key: RowKey) -> Option<String> {
         RowKey::Op(op) => {
             let o = graph.tool_ops.get(op as usize)?;
             let (entry, block) =
-                if o.call_entry != u32::MAX { (o.call_entry, o.call_block) } else { (o.result_entry, o.result_block) };
-            let entry = corpus.entries.get(entry as usize)?;
-            let block = corpus.blocks.get(block as usize)?;
+                if o.call_entry.is_some() { (o.call_entry, o.call_block) } else { (o.result_entry, o.result_block) };
+            let entry = corpus.entry(entry)?;
+            let block = corpus.blocks.get(block.index())?;
             format!("o:{}", corpus.span_str(entry.file, block.id))
         }
         RowKey::Agent(c) => format!("a:{}", conversation_name(model, c)),
         RowKey::Compaction(i) => {
             let c = graph.compactions.get(i as usize)?;
-            let anchor = if c.boundary != u32::MAX { c.boundary } else { c.summary };
+            let anchor = if c.boundary.is_some() { c.boundary } else { c.summary };
             format!("c:{}", entry_uuid(model, anchor))
         }
         RowKey::Branch(fork) => format!("b:{}", entry_uuid(model, graph.forks.get(fork as usize)?.node)),
@@ -66,14 +68,12 @@ pub fn row_by_name(model: &Model, name: &str) -> Option<RowKey> {
             .tool_ops
             .iter()
             .position(|o| {
-                let (entry, block) = if o.call_entry != u32::MAX {
+                let (entry, block) = if o.call_entry.is_some() {
                     (o.call_entry, o.call_block)
                 } else {
                     (o.result_entry, o.result_block)
                 };
-                let (Some(entry), Some(block)) =
-                    (corpus.entries.get(entry as usize), corpus.blocks.get(block as usize))
-                else {
+                let (Some(entry), Some(block)) = (corpus.entry(entry), corpus.blocks.get(block.index())) else {
                     return false;
                 };
                 corpus.span_str(entry.file, block.id) == value
@@ -90,7 +90,7 @@ pub fn row_by_name(model: &Model, name: &str) -> Option<RowKey> {
         }
         "b" => {
             let node = model.entry_by_uuid(value)?;
-            let fork = *graph.fork_of.get(node as usize)?;
+            let fork = *graph.fork_of.get(node.index())?;
             (fork != u32::MAX).then_some(RowKey::Branch(fork))
         }
         _ => None,

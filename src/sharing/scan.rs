@@ -153,7 +153,7 @@ impl ShareScan {
         let messages = branch_messages(&model, session, &choices);
         let selected_entry = match viewer.selected.get_untracked() {
             Some(RowKey::Entry(e)) => Some(e),
-            Some(RowKey::Op(op)) => graph.tool_ops.get(op as usize).map(|o| o.call_entry).filter(|&e| e != NONE),
+            Some(RowKey::Op(op)) => graph.tool_ops.get(op as usize).map(|o| o.call_entry).filter(|&e| e.is_some()),
             _ => None,
         };
         let selected_position = selected_entry.and_then(|e| messages.iter().position(|&m| m == e));
@@ -316,7 +316,7 @@ impl ShareScan {
     /// why it would be too long.
     pub async fn make_link(self, passphrase: String) -> Result<Option<String>, String> {
         let selected = self.model.with_value(|model| {
-            self.selected_entry.map(|e| model.corpus.entry_uuid(&model.corpus.entries[e as usize]).to_owned())
+            self.selected_entry.map(|e| model.corpus.entry_uuid(&model.corpus.entries[e.index()]).to_owned())
         });
         let (text, _) = self.sealed(self.parts.get_untracked(), &passphrase, selected).await?;
         let location = web_sys::window().ok_or("no window")?.location();
@@ -395,7 +395,7 @@ impl ShareScan {
                 r.as_ref().map(|r| {
                     let selected = selected.filter(|uuid| {
                         r.model.entry_by_uuid(uuid).is_some_and(|e| {
-                            let entry = &r.model.corpus.entries[e as usize];
+                            let entry = &r.model.corpus.entries[e.index()];
                             r.lines
                                 .files
                                 .iter()
@@ -453,14 +453,14 @@ fn branch_messages(model: &Model, session: u32, choices: &[(EntryId, u32)]) -> V
         .graph
         .thread_with(s.main, &choose)
         .into_iter()
-        .filter(|&e| !crate::outline::is_noise(&model.corpus, &model.corpus.entries[e as usize]))
+        .filter(|&e| !crate::outline::is_noise(&model.corpus, &model.corpus.entries[e.index()]))
         .collect()
 }
 
 /// The kind of a message and its first words.
 fn preview(model: &Model, entry: EntryId) -> String {
     let corpus = &model.corpus;
-    let Some(e) = corpus.entries.get(entry as usize) else { return String::new() };
+    let Some(e) = corpus.entries.get(entry.index()) else { return String::new() };
     let text = corpus.first_text(e).map(|t| t.into_owned()).unwrap_or_else(|| e.kind.name().to_owned());
     let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
     let short: String = line.chars().take(60).collect();

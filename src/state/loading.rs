@@ -293,7 +293,7 @@ impl LoadState {
         let session = model.graph.sessions.get(self.viewer.session.get_untracked() as usize).map(|s| s.id.clone());
         let selected_uuid = match self.viewer.selected.get_untracked() {
             Some(RowKey::Entry(e)) => {
-                model.corpus.entries.get(e as usize).map(|e| model.corpus.entry_uuid(e).to_owned())
+                model.corpus.entries.get(e.index()).map(|e| model.corpus.entry_uuid(e).to_owned())
             }
             _ => None,
         };

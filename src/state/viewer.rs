@@ -229,18 +229,18 @@ impl ViewerState {
         let graph = &model.graph;
         let mut current = entry;
         let mut choices = Vec::new();
-        while current != NONE {
-            let parent = graph.nodes[current as usize].parent;
-            if parent != NONE
+        while current.is_some() {
+            let parent = graph.nodes[current.index()].parent;
+            if parent.is_some()
                 && let Some(fork) = graph.fork_at(parent)
                 && let Some(index) = fork.alternatives.iter().position(|&a| a == current)
             {
-                let fork_index = graph.fork_of[parent as usize];
+                let fork_index = graph.fork_of[parent.index()];
                 choices.push((fork_index, index as u32));
             }
             current = parent;
         }
-        let noise = crate::outline::is_noise(&model.corpus, &model.corpus.entries[entry as usize]);
+        let noise = crate::outline::is_noise(&model.corpus, &model.corpus.entries[entry.index()]);
         self.options.update_value(|o| {
             for (fork, choice) in choices {
                 o.choices.insert(fork, choice);
@@ -260,7 +260,7 @@ impl ViewerState {
     pub fn reveal_op(&self, op: u32) {
         let Some(model) = self.model.get_value() else { return };
         let Some(o) = model.graph.tool_ops.get(op as usize) else { return };
-        let anchor = if o.call_entry != NONE { o.call_entry } else { o.result_entry };
+        let anchor = if o.call_entry.is_some() { o.call_entry } else { o.result_entry };
         self.main_tab.set(MainTab::Conversation);
         self.reveal_entry(anchor);
         self.reveal_row(RowKey::Op(op));
@@ -274,7 +274,7 @@ impl ViewerState {
         if conv.session != self.session.get_untracked() {
             self.select_session(conv.session);
         }
-        if conv.spawn_entry != NONE {
+        if conv.spawn_entry.is_some() {
             self.reveal_entry(conv.spawn_entry);
         }
         let key = RowKey::Agent(conversation);
@@ -399,7 +399,7 @@ impl ViewerState {
                 .iter()
                 .filter_map(|(uuid, alt)| {
                     let node = model.entry_by_uuid(uuid)?;
-                    let fork = *model.graph.fork_of.get(node as usize)?;
+                    let fork = *model.graph.fork_of.get(node.index())?;
                     let f = model.graph.forks.get(fork as usize)?;
                     ((*alt as usize) < f.alternatives.len()).then_some((fork, *alt))
                 })

@@ -8,7 +8,6 @@ use leptos::html;
 use leptos::prelude::*;
 use rustc_hash::FxHashSet;
 use sessionscope_engine::dag::ToolStatus;
-use sessionscope_engine::model::NONE;
 
 use crate::outline::RowKey;
 use crate::panel::{Panel, PanelFilter, PanelRow, files_touched, ops_of_row, turn_title};
@@ -316,9 +315,9 @@ fn PanelRowView(index: usize, row: PanelRow, highlighted: Memo<HighlightSet>) ->
         PanelRow::Group { turn } => {
             let title = turn_title(&model.corpus, &model.graph, turn);
             let t = &model.graph.turns[turn as usize];
-            let anchor = if t.first_assistant != NONE { t.first_assistant } else { t.prompt };
-            let time = (anchor != NONE)
-                .then(|| &model.corpus.entries[anchor as usize])
+            let anchor = if t.first_assistant.is_some() { t.first_assistant } else { t.prompt };
+            let time = (anchor.is_some())
+                .then(|| &model.corpus.entries[anchor.index()])
                 .filter(|e| e.has_timestamp())
                 .map(|e| units::clock_time(e.timestamp_ms))
                 .unwrap_or_default();

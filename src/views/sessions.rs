@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use sessionscope_engine::dag::ConversationKind;
-use sessionscope_engine::model::{EntryKind, NONE};
+use sessionscope_engine::model::EntryKind;
 
 use crate::render::units;
 use crate::state::use_viewer;
@@ -65,8 +65,8 @@ pub fn SessionList() -> impl IntoView {
                         (c, format!("{indent}{kind}: {}", conv.description))
                     })
                     .collect();
-                let first_prompt = (s.first_prompt != NONE)
-                    .then(|| corpus.first_text(&corpus.entries[s.first_prompt as usize]))
+                let first_prompt = (s.first_prompt.is_some())
+                    .then(|| corpus.first_text(&corpus.entries[s.first_prompt.index()]))
                     .flatten()
                     .map(|t| sessionscope_engine::dag::prompt_title(&t))
                     .unwrap_or_default();

@@ -155,14 +155,14 @@ pub fn Statistics() -> impl IntoView {
             .problems
             .iter()
             .filter(|p| {
-                p.entry != NONE
+                p.entry.is_some()
                     && sessions
-                        .contains(&graph.conversations[graph.nodes[p.entry as usize].conversation as usize].session)
+                        .contains(&graph.conversations[graph.nodes[p.entry.index()].conversation as usize].session)
             })
             .take(500)
             .map(|p| {
                 let entry = p.entry;
-                let line = model.corpus.entries[entry as usize].line;
+                let line = model.corpus.entries[entry.index()].line;
                 let rule = p.rule.name();
                 let message = p.message.clone();
                 view! {
@@ -272,11 +272,11 @@ fn chart(model: &Model, session: u32) -> AnyView {
     }
     let corpus = &model.corpus;
     let duration = |t: &sessionscope_engine::dag::Turn| {
-        let start = if t.prompt != NONE { t.prompt } else { t.first_assistant };
-        if start == NONE {
+        let start = if t.prompt.is_some() { t.prompt } else { t.first_assistant };
+        if start.is_none() {
             return 0;
         }
-        let (a, b) = (&corpus.entries[start as usize], &corpus.entries[t.last_entry as usize]);
+        let (a, b) = (&corpus.entries[start.index()], &corpus.entries[t.last_entry.index()]);
         if a.has_timestamp() && b.has_timestamp() { b.timestamp_ms.saturating_sub(a.timestamp_ms).max(0) } else { 0 }
     };
     let max_tokens = turns.iter().map(|t| t.usage.total()).max().unwrap_or(1).max(1) as f64;

@@ -162,7 +162,7 @@ pub fn agent_label(corpus: &Corpus, graph: &Graph, conversation: u32) -> String 
     if !conv.agent_name.is_empty() {
         return conv.agent_name.clone();
     }
-    let root = conv.roots.first().map(|&r| corpus.entry_uuid(&corpus.entries[r as usize])).unwrap_or("");
+    let root = conv.roots.first().map(|&r| corpus.entry_uuid(&corpus.entries[r.index()])).unwrap_or("");
     format!("inline-{}", crate::dump::short(root))
 }
 
@@ -178,9 +178,9 @@ pub fn summarize(corpus: &Corpus, graph: &Graph) -> Summary {
                 .iter()
                 .map(|&c| {
                     let conv = &graph.conversations[c as usize];
-                    let spawn_tool_use_id = (conv.spawn_block != NONE).then(|| {
-                        let entry = &corpus.entries[conv.spawn_entry as usize];
-                        corpus.span_str(entry.file, corpus.blocks[conv.spawn_block as usize].id).to_owned()
+                    let spawn_tool_use_id = (conv.spawn_block.is_some()).then(|| {
+                        let entry = &corpus.entries[conv.spawn_entry.index()];
+                        corpus.span_str(entry.file, corpus.blocks[conv.spawn_block.index()].id).to_owned()
                     });
                     let parent_agent_id = (conv.parent != NONE
                         && graph.conversations[conv.parent as usize].kind != ConversationKind::Main)
@@ -274,10 +274,10 @@ pub fn summarize(corpus: &Corpus, graph: &Graph) -> Summary {
             .iter()
             .map(|p| ValidationSummary {
                 rule: p.rule.name(),
-                uuid: if p.entry == NONE {
+                uuid: if p.entry.is_none() {
                     String::new()
                 } else {
-                    corpus.entry_uuid(&corpus.entries[p.entry as usize]).to_owned()
+                    corpus.entry_uuid(&corpus.entries[p.entry.index()]).to_owned()
                 },
                 message: p.message.clone(),
             })

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use sessionscope_engine::Corpus;
 use sessionscope_engine::dag::*;
 use sessionscope_engine::dump::dump_graph;
-use sessionscope_engine::model::{EntryId, NONE};
+use sessionscope_engine::model::{BlockId, EntryId, NONE};
 
 fn dag_fixture(name: &str) -> (Corpus, Graph) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dag").join(name);
@@ -20,7 +20,9 @@ fn dag_fixture(name: &str) -> (Corpus, Graph) {
 }
 
 fn by_uuid(corpus: &Corpus, uuid: &str) -> EntryId {
-    corpus.entries.iter().position(|e| corpus.entry_uuid(e) == uuid).unwrap_or_else(|| panic!("no {uuid}")) as EntryId
+    EntryId::new(
+        corpus.entries.iter().position(|e| corpus.entry_uuid(e) == uuid).unwrap_or_else(|| panic!("no {uuid}")),
+    )
 }
 
 fn u(prefix: &str, n: u64) -> String {
@@ -122,8 +124,8 @@ fn agents_in_files_are_linked_by_each_rule_and_nest() {
     for (agent, rule, tool_use, depth, kind) in expect {
         let conv = &graph.conversations[find(agent)];
         assert_eq!(conv.linked_by, Some(rule), "{agent}");
-        let spawn = &corpus.entries[conv.spawn_entry as usize];
-        assert_eq!(corpus.span_str(spawn.file, corpus.blocks[conv.spawn_block as usize].id), tool_use, "{agent}");
+        let spawn = &corpus.entries[conv.spawn_entry.index()];
+        assert_eq!(corpus.span_str(spawn.file, corpus.blocks[conv.spawn_block.index()].id), tool_use, "{agent}");
         assert_eq!(conv.depth, depth, "{agent}");
         assert_eq!(conv.agent_type, kind, "{agent}");
     }
@@ -176,7 +178,10 @@ fn compactions_without_a_boundary_and_preserved_segments() {
     let (corpus, graph) = dag_fixture("compaction-1.0");
     let g = |n| by_uuid(&corpus, &u("99990000", n));
     let link = &graph.compactions[0];
-    assert_eq!((link.boundary, link.summary, link.logical_parent, link.replaced_root), (NONE, g(3), g(2), g(1)));
+    assert_eq!(
+        (link.boundary, link.summary, link.logical_parent, link.replaced_root),
+        (EntryId::NONE, g(3), g(2), g(1))
+    );
 
     let (corpus, graph) = dag_fixture("preserved-segment");
     let f = |n| by_uuid(&corpus, &u("ffff0000", n));
@@ -196,10 +201,10 @@ fn the_seed_documents_inline_sidechains_are_linked() {
     assert_eq!(inline.len(), 2, "the level-1 sidechain and the nested one");
     let first = inline[0];
     assert_eq!(first.linked_by, Some(LinkRule::ParentUuid));
-    assert_eq!(corpus.entry_uuid(&corpus.entries[first.spawn_entry as usize]), "task-1");
+    assert_eq!(corpus.entry_uuid(&corpus.entries[first.spawn_entry.index()]), "task-1");
     assert_eq!(first.agent_type, "bug-hunter");
     let nested = inline[1];
-    assert_eq!(nested.parent, graph.nodes[by_uuid(&corpus, "3") as usize].conversation);
+    assert_eq!(nested.parent, graph.nodes[by_uuid(&corpus, "3").index()].conversation);
     assert_eq!(nested.depth, 2);
     // After the nested sidechain returns, the level-1 sidechain resumes; the main thread too.
     assert!(graph.node(by_uuid(&corpus, "7")).has(Node::RESUMED));
@@ -217,7 +222,7 @@ fn real_inline_sidechains_link_by_prompt_not_by_time() {
     let inline: Vec<&Conversation> =
         graph.conversations.iter().filter(|c| c.kind == ConversationKind::InlineSidechain).collect();
     assert_eq!(inline.len(), 7);
-    let mut spawns: Vec<u32> = inline.iter().map(|c| c.spawn_block).collect();
+    let mut spawns: Vec<BlockId> = inline.iter().map(|c| c.spawn_block).collect();
     assert!(inline.iter().all(|c| c.linked_by == Some(LinkRule::Prompt)));
     spawns.sort_unstable();
     spawns.dedup();
@@ -230,13 +235,13 @@ fn real_inline_sidechains_link_by_prompt_not_by_time() {
 }
 
 fn agents_prompt(corpus: &Corpus, _graph: &Graph, conv: &Conversation) -> String {
-    corpus.first_text(&corpus.entries[conv.roots[0] as usize]).unwrap().trim().to_owned()
+    corpus.first_text(&corpus.entries[conv.roots[0].index()]).unwrap().trim().to_owned()
 }
 
 fn task_prompt(corpus: &Corpus, conv: &Conversation) -> String {
-    let entry = &corpus.entries[conv.spawn_entry as usize];
+    let entry = &corpus.entries[conv.spawn_entry.index()];
     let input: serde_json::Value =
-        serde_json::from_slice(corpus.span_bytes(entry.file, corpus.blocks[conv.spawn_block as usize].body)).unwrap();
+        serde_json::from_slice(corpus.span_bytes(entry.file, corpus.blocks[conv.spawn_block.index()].body)).unwrap();
     input["prompt"].as_str().unwrap().trim().to_owned()
 }
 
@@ -251,7 +256,7 @@ fn real_agent_files_are_linked_and_compaction_agents_attach_to_their_compaction(
         let graph = Graph::build(&corpus);
         assert!(graph.unlinked_agents.is_empty(), "{folder}");
         for conv in graph.conversations.iter().filter(|c| c.kind == ConversationKind::Agent) {
-            assert!(conv.spawn_block != NONE, "{folder}: {} has a spawning call", conv.agent_name);
+            assert!(conv.spawn_block.is_some(), "{folder}: {} has a spawning call", conv.agent_name);
             let op = graph.tool_ops.iter().find(|op| op.call_block == conv.spawn_block).unwrap();
             assert_eq!(op.category, ToolCategory::Agent);
         }
@@ -340,8 +345,8 @@ proptest! {
         for (c, conv) in graph.conversations.iter().enumerate() {
             for &root in &conv.roots {
                 for e in graph.subtree(root) {
-                    seen[e as usize] += 1;
-                    prop_assert_eq!(graph.nodes[e as usize].conversation, c as u32);
+                    seen[e.index()] += 1;
+                    prop_assert_eq!(graph.nodes[e.index()].conversation, c as u32);
                 }
             }
             let thread = graph.thread(c as u32);

@@ -2,7 +2,7 @@
 //! branches, showing raw lines.
 
 use leptos::prelude::*;
-use sessionscope_engine::model::NONE;
+use sessionscope_engine::model::{EntryId, NONE};
 
 use crate::outline::{RowKey, RowKind};
 use crate::state::ViewerState;
@@ -119,6 +119,6 @@ fn kind_of(viewer: &ViewerState, key: RowKey) -> RowKind {
     viewer.outline.with_value(|o| {
         o.as_ref()
             .and_then(|o| o.row_of_key(key).map(|row| o.rows[row as usize].kind))
-            .unwrap_or(RowKind::Noise { entry: NONE })
+            .unwrap_or(RowKind::Noise { entry: EntryId::NONE })
     })
 }

@@ -16,7 +16,7 @@ pub mod stats;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Corpus, EntryId, FileId, NONE, Usage};
+use crate::model::{BlockId, Corpus, EntryId, FileId, NONE, Usage};
 use crate::span::Sym;
 
 pub use tools::{ToolCategory, ToolStatus};
@@ -141,7 +141,7 @@ pub struct Conversation {
     /// The tool_use that spawned this agent: its entry and its block (index into
     /// [`Corpus::blocks`]), or [`NONE`].
     pub spawn_entry: EntryId,
-    pub spawn_block: u32,
+    pub spawn_block: BlockId,
     pub linked_by: Option<LinkRule>,
     /// The conversation the spawning tool call is in, or [`NONE`].
     pub parent: u32,
@@ -201,9 +201,9 @@ pub struct CompactionLink {
 pub struct ToolOp {
     /// The entry and block of the call; [`NONE`] for a result without a call.
     pub call_entry: EntryId,
-    pub call_block: u32,
+    pub call_block: BlockId,
     pub result_entry: EntryId,
-    pub result_block: u32,
+    pub result_block: BlockId,
     pub name: Sym,
     pub category: ToolCategory,
     pub status: ToolStatus,
@@ -359,18 +359,18 @@ impl Graph {
     }
 
     pub fn node(&self, entry: EntryId) -> &Node {
-        &self.nodes[entry as usize]
+        &self.nodes[entry.index()]
     }
 
     /// Children of an entry, in entry order.
     pub fn children(&self, entry: EntryId) -> Children<'_> {
-        let first = self.nodes.get(entry as usize).map_or(NONE, |n| n.first_child);
+        let first = self.nodes.get(entry.index()).map_or(EntryId::NONE, |n| n.first_child);
         Children { graph: self, next: first }
     }
 
     /// The real fork at `entry`, if it is one.
     pub fn fork_at(&self, entry: EntryId) -> Option<&Fork> {
-        match self.fork_of.get(entry as usize) {
+        match self.fork_of.get(entry.index()) {
             Some(&index) if index != NONE => self.forks.get(index as usize),
             _ => None,
         }
@@ -428,7 +428,7 @@ impl Graph {
 
     /// The session of an entry.
     pub fn session_of(&self, entry: EntryId) -> Option<&Session> {
-        let conv = self.conversations.get(self.nodes.get(entry as usize)?.conversation as usize)?;
+        let conv = self.conversations.get(self.nodes.get(entry.index())?.conversation as usize)?;
         self.sessions.get(conv.session as usize)
     }
 }
@@ -443,11 +443,11 @@ impl Iterator for Children<'_> {
     type Item = EntryId;
 
     fn next(&mut self) -> Option<EntryId> {
-        if self.next == NONE {
+        if self.next.is_none() {
             return None;
         }
         let current = self.next;
-        self.next = self.graph.nodes[current as usize].next_sibling;
+        self.next = self.graph.nodes[current.index()].next_sibling;
         Some(current)
     }
 }

@@ -97,8 +97,8 @@ pub fn sidechain_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> 
         if conv.first_timestamp_ms != i64::MAX && conv.last_timestamp_ms != i64::MIN {
             durations.push(conv.last_timestamp_ms.saturating_sub(conv.first_timestamp_ms));
         }
-        if conv.spawn_entry != NONE
-            && let Some(&turn) = graph.turn_of_entry.get(conv.spawn_entry as usize)
+        if conv.spawn_entry.is_some()
+            && let Some(&turn) = graph.turn_of_entry.get(conv.spawn_entry.index())
         {
             *spawns_per_turn.entry(turn).or_insert(0) += 1;
         }
@@ -144,7 +144,7 @@ pub fn model_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> Vec<
         if !response.has_usage && response.logged_cost_usd.is_none() {
             continue;
         }
-        let Some(node) = graph.nodes.get(response.first_entry as usize) else { continue };
+        let Some(node) = graph.nodes.get(response.first_entry.index()) else { continue };
         let Some(conversation) = graph.conversations.get(node.conversation as usize) else { continue };
         if session.is_some_and(|s| s != conversation.session) {
             continue;
@@ -190,7 +190,7 @@ impl ToolStats {
 pub fn tool_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> Vec<ToolStats> {
     let mut rows: std::collections::BTreeMap<&str, ToolStats> = Default::default();
     for op in &graph.tool_ops {
-        if op.call_entry == NONE {
+        if op.call_entry.is_none() {
             continue;
         }
         let Some(conversation) = graph.conversations.get(op.conversation as usize) else { continue };

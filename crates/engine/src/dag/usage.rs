@@ -9,7 +9,7 @@ pub(crate) fn total_usage(corpus: &Corpus, graph: &mut Graph) {
         if !response.has_usage && response.logged_cost_usd.is_none() {
             continue;
         }
-        let first = response.first_entry as usize;
+        let first = response.first_entry.index();
         let conversation = graph.nodes[first].conversation as usize;
         let model = corpus.sym(response.model);
         let cost = match response.logged_cost_usd {

@@ -158,7 +158,7 @@ pub fn scope_title(graph: &Graph, scope: &Scope) -> String {
         Scope::Session(s) | Scope::Branch { session: s, .. } => Some(*s),
         Scope::Subtree(entry) | Scope::Range { from: entry, .. } => graph
             .nodes
-            .get(*entry as usize)
+            .get(entry.index())
             .and_then(|n| graph.conversations.get(n.conversation as usize))
             .map(|c| c.session),
     };

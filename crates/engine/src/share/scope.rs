@@ -101,13 +101,13 @@ pub fn resolve(corpus: &Corpus, graph: &Graph, scope: &Scope, without_agents: bo
             selected_entries(corpus, graph, thread, without_agents)
         }
         Scope::Subtree(root) => {
-            if *root as usize >= corpus.entries.len() {
+            if root.index() >= corpus.entries.len() {
                 return ScopeLines::default();
             }
             selected_entries(corpus, graph, graph.subtree(*root), without_agents)
         }
         Scope::Range { from, to, choices } => {
-            let Some(node) = graph.nodes.get(*from as usize) else { return ScopeLines::default() };
+            let Some(node) = graph.nodes.get(from.index()) else { return ScopeLines::default() };
             let thread = graph.thread_with(node.conversation, &chooser(choices));
             let (a, b) = (*from.min(to), *from.max(to));
             let Some(start) = thread.iter().position(|&e| e == a) else { return ScopeLines::default() };
@@ -198,7 +198,7 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
     let mut by_conversation: FxHashMap<u32, Vec<EntryId>> = FxHashMap::default();
     for (entry, node) in graph.nodes.iter().enumerate() {
         if graph.conversations.get(node.conversation as usize).is_some_and(|c| c.is_agent()) {
-            by_conversation.entry(node.conversation).or_default().push(entry as EntryId);
+            by_conversation.entry(node.conversation).or_default().push(EntryId::new(entry));
         }
     }
     let mut included = vec![false; graph.conversations.len()];
@@ -208,8 +208,8 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
             if included[index] || !conv.is_agent() {
                 continue;
             }
-            let spawned_here = (conv.spawn_entry != NONE && selected.contains(&conv.spawn_entry))
-                || (conv.cross_parent != NONE && selected.contains(&conv.cross_parent));
+            let spawned_here = (conv.spawn_entry.is_some() && selected.contains(&conv.spawn_entry))
+                || (conv.cross_parent.is_some() && selected.contains(&conv.cross_parent));
             if !spawned_here {
                 continue;
             }
@@ -226,14 +226,14 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
         }
     }
     if without_agents {
-        selected.retain(|&e| !corpus.entries[e as usize].is_sidechain());
+        selected.retain(|&e| !corpus.entries[e.index()].is_sidechain());
     }
 
     let mut per_file: FxHashMap<FileId, Vec<ScopeLine>> = FxHashMap::default();
     let uuids_in_scope: FxHashSet<&str> =
-        selected.iter().map(|&e| corpus.entry_uuid(&corpus.entries[e as usize])).collect();
+        selected.iter().map(|&e| corpus.entry_uuid(&corpus.entries[e.index()])).collect();
     for &id in &selected {
-        let entry = &corpus.entries[id as usize];
+        let entry = &corpus.entries[id.index()];
         if entry.line_span.is_arena() {
             continue;
         }
