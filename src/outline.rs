@@ -8,7 +8,9 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use sessionscope_engine::Corpus;
-use sessionscope_engine::dag::{ConversationKind, Graph, Node, ToolCategory};
+use sessionscope_engine::dag::{
+    CompactionId, ConversationId, ConversationKind, ForkId, Graph, Node, OpId, SessionId, ToolCategory,
+};
 use sessionscope_engine::model::{BlockId, BlockKind, Entry, EntryFlags, EntryId, EntryKind, NONE, ResponseId};
 
 /// What a row shows.
@@ -16,14 +18,14 @@ use sessionscope_engine::model::{BlockId, BlockKind, Entry, EntryFlags, EntryId,
 pub enum RowKind {
     /// A message: one entry, or the consecutive lines of one assistant response.
     Message { first: EntryId, last: EntryId },
-    /// A tool call with its result (index into `Graph::tool_ops`).
-    ToolCall { op: u32 },
-    /// A subagent conversation (index into `Graph::conversations`).
-    Agent { conversation: u32 },
+    /// A tool call with its result.
+    ToolCall { op: OpId },
+    /// A subagent conversation.
+    Agent { conversation: ConversationId },
     /// A compaction marker; its children are the history it replaced.
-    Compaction { link: u32 },
-    /// The switcher of a real fork (index into `Graph::forks`), just before the branch shown.
-    Branch { fork: u32 },
+    Compaction { link: CompactionId },
+    /// The switcher of a real fork, just before the branch shown.
+    Branch { fork: ForkId },
     /// A progress, hook, meta or other line folded away by default.
     Noise { entry: EntryId },
 }
@@ -32,10 +34,10 @@ pub enum RowKind {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum RowKey {
     Entry(EntryId),
-    Op(u32),
-    Agent(u32),
-    Compaction(u32),
-    Branch(u32),
+    Op(OpId),
+    Agent(ConversationId),
+    Compaction(CompactionId),
+    Branch(ForkId),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -56,7 +58,7 @@ pub struct RowFilter {
     pub hide_tools: bool,
     pub hide_system: bool,
     /// Only rows of this conversation (the main thread or one agent).
-    pub conversation: Option<u32>,
+    pub conversation: Option<ConversationId>,
     pub errors_only: bool,
     /// Milliseconds since the epoch, inclusive.
     pub from_ms: Option<i64>,
@@ -77,12 +79,12 @@ pub struct OutlineOptions {
     /// Rows whose collapse state differs from their default.
     pub toggled: FxHashSet<RowKey>,
     /// The alternative shown at each real fork, where it is not the active one.
-    pub choices: FxHashMap<u32, u32>,
+    pub choices: FxHashMap<ForkId, u32>,
 }
 
 impl OutlineOptions {
-    pub fn choice(&self, graph: &Graph, fork: u32) -> u32 {
-        let active = graph.forks.get(fork as usize).map_or(0, |f| f.active);
+    pub fn choice(&self, graph: &Graph, fork: ForkId) -> u32 {
+        let active = graph.fork(fork).map_or(0, |f| f.active);
         self.choices.get(&fork).copied().unwrap_or(active)
     }
 }
@@ -108,7 +110,7 @@ pub struct Outline {
 impl Outline {
     /// The rows of a session: its main thread with everything nested in it, then agent
     /// conversations that could not be placed under a spawning call.
-    pub fn build(corpus: &Corpus, graph: &Graph, session: u32, options: &OutlineOptions) -> Outline {
+    pub fn build(corpus: &Corpus, graph: &Graph, session: SessionId, options: &OutlineOptions) -> Outline {
         let mut builder = Builder {
             corpus,
             graph,
@@ -129,13 +131,13 @@ impl Outline {
                 continue;
             }
             if conv.spawn_block.is_some() {
-                builder.agents_of_call.entry(conv.spawn_block).or_default().push(c as u32);
+                builder.agents_of_call.entry(conv.spawn_block).or_default().push(ConversationId::new(c));
             } else if conv.spawn_entry.is_some() {
-                builder.agents_of_entry.entry(conv.spawn_entry).or_default().push(c as u32);
+                builder.agents_of_entry.entry(conv.spawn_entry).or_default().push(ConversationId::new(c));
             }
         }
-        let Some(session) = graph.sessions.get(session as usize) else { return builder.finish() };
-        if session.main != NONE {
+        let Some(session) = graph.session(session) else { return builder.finish() };
+        if session.main.is_some() {
             builder.conversation(session.main, NONE);
         }
         // Agents no spawning row could hold: unlinked ones, and all of a session whose main
@@ -144,14 +146,18 @@ impl Outline {
             if builder.keys.contains_key(&RowKey::Agent(agent)) {
                 continue;
             }
-            let conv = &graph.conversations[agent as usize];
-            let under_compaction = conv.kind == ConversationKind::CompactionAgent && conv.compaction != NONE;
-            if session.main != NONE && (conv.linked_by.is_some() || under_compaction) {
+            let conv = &graph.conversations[agent.index()];
+            let under_compaction = conv.kind == ConversationKind::CompactionAgent && conv.compaction.is_some();
+            if session.main.is_some() && (conv.linked_by.is_some() || under_compaction) {
                 // Linked, but its spawning row is on a branch not shown.
                 continue;
             }
-            let row =
-                builder.push(NONE, RowKind::Agent { conversation: agent }, RowKey::Agent(agent), session.main != NONE);
+            let row = builder.push(
+                NONE,
+                RowKind::Agent { conversation: agent },
+                RowKey::Agent(agent),
+                session.main.is_some(),
+            );
             builder.conversation(agent, row);
         }
         let mut outline = builder.finish();
@@ -307,7 +313,7 @@ fn row_matches(corpus: &Corpus, graph: &Graph, filter: &RowFilter, kind: RowKind
             !hidden_kind && (!filter.errors_only || error) && in_conversation(first) && in_time(entry)
         }
         RowKind::ToolCall { op } => {
-            let Some(o) = graph.tool_ops.get(op as usize) else { return false };
+            let Some(o) = graph.tool_ops.get(op.index()) else { return false };
             let anchor = if o.call_entry.is_some() { o.call_entry } else { o.result_entry };
             let error = matches!(o.status, sessionscope_engine::dag::ToolStatus::Error);
             !filter.hide_tools
@@ -379,9 +385,9 @@ struct Builder<'a> {
     keys: FxHashMap<RowKey, u32>,
     entry_rows: FxHashMap<EntryId, u32>,
     hidden_noise: u32,
-    agents_of_call: FxHashMap<BlockId, Vec<u32>>,
+    agents_of_call: FxHashMap<BlockId, Vec<ConversationId>>,
     /// Sidechains linked to a message without a tool call (older inline shapes).
-    agents_of_entry: FxHashMap<EntryId, Vec<u32>>,
+    agents_of_entry: FxHashMap<EntryId, Vec<ConversationId>>,
     root_memo: FxHashMap<EntryId, EntryId>,
 }
 
@@ -462,12 +468,12 @@ impl Builder<'_> {
 
     /// The rows of a conversation's thread, as children of `parent`: segments split by
     /// compactions, each compaction a marker holding the history before it.
-    fn conversation(&mut self, conversation: u32, parent: u32) {
+    fn conversation(&mut self, conversation: ConversationId, parent: u32) {
         let graph = self.graph;
         let options = self.options;
         let thread = graph.thread_with(conversation, &|fork| {
-            let index = graph.forks.iter().position(|f| std::ptr::eq(f, fork)).unwrap_or(0) as u32;
-            options.choice(graph, index)
+            let index = graph.forks.iter().position(|f| std::ptr::eq(f, fork)).unwrap_or(0);
+            options.choice(graph, ForkId::new(index))
         });
         // Segments: runs of the thread under one root, in order of their roots.
         let mut segments: Vec<(EntryId, Vec<EntryId>)> = Vec::new();
@@ -511,12 +517,12 @@ impl Builder<'_> {
             let Some(link) = groups[level].0 else { continue };
             let marker = self.push(
                 parents[level],
-                RowKind::Compaction { link: link as u32 },
-                RowKey::Compaction(link as u32),
+                RowKind::Compaction { link: CompactionId::new(link) },
+                RowKey::Compaction(CompactionId::new(link)),
                 true,
             );
             let agent = self.graph.compactions[link].agent;
-            if agent != NONE {
+            if agent.is_some() {
                 let row = self.push(marker, RowKind::Agent { conversation: agent }, RowKey::Agent(agent), true);
                 self.conversation(agent, row);
             }
@@ -543,7 +549,7 @@ impl Builder<'_> {
             if graph.nodes[e.index()].has(Node::ALTERNATIVE) {
                 let fork_node = graph.nodes[e.index()].parent;
                 if let Some(&fork) = graph.fork_of.get(fork_node.index())
-                    && fork != NONE
+                    && fork.is_some()
                 {
                     self.push(parent, RowKind::Branch { fork }, RowKey::Branch(fork), false);
                     message = None;
@@ -570,15 +576,15 @@ impl Builder<'_> {
                 continue;
             }
             if only_results(corpus, entry) {
-                let op = graph.op_of_entry.get(e.index()).copied().unwrap_or(NONE);
-                let call_row = (op != NONE).then(|| self.keys.get(&RowKey::Op(op)).copied()).flatten();
+                let op = graph.op_of_entry.get(e.index()).copied().unwrap_or(OpId::NONE);
+                let call_row = op.is_some().then(|| self.keys.get(&RowKey::Op(op)).copied()).flatten();
                 match call_row {
                     Some(row) => {
                         // Every result of the line maps to the row of its call.
                         self.entry_rows.insert(e, row);
                         continue;
                     }
-                    None if op != NONE && graph.tool_ops[op as usize].call_entry.is_none() => {
+                    None if op.is_some() && graph.tool_ops[op.index()].call_entry.is_none() => {
                         // A result without a call gets a row of its own.
                         let row = self.push(parent, RowKind::ToolCall { op }, RowKey::Op(op), true);
                         self.entry_rows.insert(e, row);
@@ -618,20 +624,20 @@ impl Builder<'_> {
     /// The tool calls an entry makes, as children of its message row.
     fn tool_calls(&mut self, e: EntryId, message_row: u32) {
         let graph = self.graph;
-        let first = graph.op_of_entry.get(e.index()).copied().unwrap_or(NONE);
-        if first == NONE {
+        let first = graph.op_of_entry.get(e.index()).copied().unwrap_or(OpId::NONE);
+        if first.is_none() {
             return;
         }
-        let mut o = first as usize;
+        let mut o = first.index();
         while let Some(op) = graph.tool_ops.get(o) {
             if op.call_entry != e {
-                if op.result_entry == e && o == first as usize {
+                if op.result_entry == e && o == first.index() {
                     o += 1;
                     continue;
                 }
                 break;
             }
-            let row = self.push(message_row, RowKind::ToolCall { op: o as u32 }, RowKey::Op(o as u32), true);
+            let row = self.push(message_row, RowKind::ToolCall { op: OpId::new(o) }, RowKey::Op(OpId::new(o)), true);
             if op.result_entry.is_some() {
                 self.entry_rows.insert(op.result_entry, row);
             }
@@ -680,7 +686,7 @@ mod tests {
     #[test]
     fn the_example_shows_a_compaction_marker_a_branch_and_folded_noise() {
         let (corpus, graph) = example();
-        let outline = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &OutlineOptions::default());
         let top = kinds(&outline);
         assert_eq!(top[0], (0, "compaction"), "the pre-compaction history is folded under its marker");
         assert!(top.iter().any(|&(d, k)| d == 0 && k == "branch"), "{top:?}");
@@ -699,29 +705,31 @@ mod tests {
     #[test]
     fn expanding_reveals_the_history_and_the_subagent_under_its_task_call() {
         let (corpus, graph) = example();
-        let marker = RowKey::Compaction(0);
-        let agent = graph.conversations.iter().position(|c| c.agent_name == "a7e5d21").unwrap() as u32;
-        let task_op = graph
-            .tool_ops
-            .iter()
-            .position(|op| op.call_block == graph.conversations[agent as usize].spawn_block)
-            .unwrap() as u32;
+        let marker = RowKey::Compaction(CompactionId::new(0));
+        let agent = ConversationId::new(graph.conversations.iter().position(|c| c.agent_name == "a7e5d21").unwrap());
+        let task_op = OpId::new(
+            graph
+                .tool_ops
+                .iter()
+                .position(|op| op.call_block == graph.conversations[agent.index()].spawn_block)
+                .unwrap(),
+        );
         let mut options = OutlineOptions::default();
         options.toggled.extend([marker, RowKey::Op(task_op), RowKey::Agent(agent)]);
-        let outline = Outline::build(&corpus, &graph, 0, &options);
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &options);
         let agent_row = outline.row_of_key(RowKey::Agent(agent)).unwrap();
         let ancestors: Vec<RowKind> =
             outline.ancestors(agent_row).iter().map(|&r| outline.rows[r as usize].kind).collect();
         assert_eq!(ancestors[0], RowKind::ToolCall { op: task_op });
         assert!(matches!(ancestors[1], RowKind::Message { .. }));
-        assert_eq!(ancestors[2], RowKind::Compaction { link: 0 });
+        assert_eq!(ancestors[2], RowKind::Compaction { link: CompactionId::new(0) });
         let visible = outline.visible();
         let depth_of = |row| visible.iter().find(|(r, _)| *r == row).map(|(_, d)| *d);
         assert_eq!(depth_of(agent_row), Some(3));
         let agent_children = visible.iter().filter(|(r, _)| outline.rows[*r as usize].parent == agent_row).count();
         assert!(agent_children >= 2, "the subagent's messages are inside");
 
-        let closed = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
+        let closed = Outline::build(&corpus, &graph, SessionId::new(0), &OutlineOptions::default());
         assert!(closed.visible().len() < visible.len());
     }
 
@@ -731,12 +739,12 @@ mod tests {
         let fork = &graph.forks[0];
         let active_first = fork.alternatives[fork.active as usize];
         let other_first = fork.alternatives[1 - fork.active as usize];
-        let outline = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &OutlineOptions::default());
         assert!(outline.row_of_entry(active_first).is_some());
         assert!(outline.row_of_entry(other_first).is_none());
         let mut options = OutlineOptions::default();
-        options.choices.insert(0, 1 - fork.active);
-        let switched = Outline::build(&corpus, &graph, 0, &options);
+        options.choices.insert(ForkId::new(0), 1 - fork.active);
+        let switched = Outline::build(&corpus, &graph, SessionId::new(0), &options);
         assert!(switched.row_of_entry(other_first).is_some());
         assert!(switched.row_of_entry(active_first).is_none());
     }
@@ -748,9 +756,9 @@ mod tests {
             filter: RowFilter { errors_only: true, ..RowFilter::default() },
             ..OutlineOptions::default()
         };
-        let outline = Outline::build(&corpus, &graph, 0, &options);
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &options);
         let visible = outline.visible();
-        let errors: Vec<u32> = visible
+        let errors: Vec<OpId> = visible
             .iter()
             .filter_map(|(row, _)| match outline.rows[*row as usize].kind {
                 RowKind::ToolCall { op } => Some(op),
@@ -758,7 +766,7 @@ mod tests {
             })
             .collect();
         assert_eq!(errors.len(), 1, "the failing cargo test, inside the collapsed history");
-        assert_eq!(graph.tool_ops[errors[0] as usize].status, sessionscope_engine::dag::ToolStatus::Error);
+        assert_eq!(graph.tool_ops[errors[0].index()].status, sessionscope_engine::dag::ToolStatus::Error);
         assert!(matches!(outline.rows[visible[0].0 as usize].kind, RowKind::Compaction { .. }), "its marker opens");
         assert_eq!(outline.matched, 1);
 
@@ -766,7 +774,7 @@ mod tests {
             filter: RowFilter { hide_tools: true, hide_system: true, ..RowFilter::default() },
             ..OutlineOptions::default()
         };
-        let outline = Outline::build(&corpus, &graph, 0, &tools_hidden);
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &tools_hidden);
         // Tool calls show only to hold the subagent whose messages match.
         for (row, _) in outline.visible() {
             if matches!(outline.rows[row as usize].kind, RowKind::ToolCall { .. }) {
@@ -778,9 +786,9 @@ mod tests {
     #[test]
     fn noise_is_revealed_in_place() {
         let (corpus, graph) = example();
-        let hidden = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
+        let hidden = Outline::build(&corpus, &graph, SessionId::new(0), &OutlineOptions::default());
         let options = OutlineOptions { show_noise: true, ..OutlineOptions::default() };
-        let shown = Outline::build(&corpus, &graph, 0, &options);
+        let shown = Outline::build(&corpus, &graph, SessionId::new(0), &options);
         let noise = shown.rows.iter().filter(|r| matches!(r.kind, RowKind::Noise { .. })).count();
         assert_eq!(noise as u32, hidden.hidden_noise);
         assert_eq!(shown.hidden_noise, 0);

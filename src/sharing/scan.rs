@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use sessionscope_engine::model::{EntryId, NONE};
+use sessionscope_engine::dag::SessionId;
+use sessionscope_engine::model::EntryId;
 use sessionscope_engine::redact::{DetectOptions, DropParts, Redactor};
 use sessionscope_engine::share::bundle::BundleHeader;
 use sessionscope_engine::share::envelope::{self, ITERATIONS, MAX_LINK_CHARS};
@@ -115,7 +116,7 @@ pub struct LinkInfo {
 #[derive(Clone, Copy)]
 pub struct ShareScan {
     model: StoredValue<Arc<Model>>,
-    session: u32,
+    session: SessionId,
     /// `(fork node, alternative)` at each fork where the graph shows another alternative.
     choices: StoredValue<Vec<(EntryId, u32)>>,
     /// The thread shown, along the branches chosen, without noise: what a range is taken from.
@@ -148,12 +149,12 @@ impl ShareScan {
         let session = viewer.session.get_untracked();
         let graph = &model.graph;
         let choices: Vec<(EntryId, u32)> = viewer.options.with_value(|o| {
-            o.choices.iter().filter_map(|(&fork, &alt)| graph.forks.get(fork as usize).map(|f| (f.node, alt))).collect()
+            o.choices.iter().filter_map(|(&fork, &alt)| graph.fork(fork).map(|f| (f.node, alt))).collect()
         });
         let messages = branch_messages(&model, session, &choices);
         let selected_entry = match viewer.selected.get_untracked() {
             Some(RowKey::Entry(e)) => Some(e),
-            Some(RowKey::Op(op)) => graph.tool_ops.get(op as usize).map(|o| o.call_entry).filter(|&e| e.is_some()),
+            Some(RowKey::Op(op)) => graph.op(op).map(|o| o.call_entry).filter(|&e| e.is_some()),
             _ => None,
         };
         let selected_position = selected_entry.and_then(|e| messages.iter().position(|&m| m == e));
@@ -441,9 +442,9 @@ impl ShareScan {
 }
 
 /// The thread of the session shown, along the branches chosen in the graph, without noise.
-fn branch_messages(model: &Model, session: u32, choices: &[(EntryId, u32)]) -> Vec<EntryId> {
-    let Some(s) = model.graph.sessions.get(session as usize) else { return Vec::new() };
-    if s.main == NONE {
+fn branch_messages(model: &Model, session: SessionId, choices: &[(EntryId, u32)]) -> Vec<EntryId> {
+    let Some(s) = model.graph.session(session) else { return Vec::new() };
+    if s.main.is_none() {
         return Vec::new();
     }
     let choose = |fork: &sessionscope_engine::dag::Fork| {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use rustc_hash::FxHashSet;
+use sessionscope_engine::dag::{ConversationId, ForkId, OpId, SessionId, TurnId};
 use sessionscope_engine::model::{EntryId, NONE};
 use sessionscope_engine::share::fingerprint::fingerprint;
 
@@ -36,7 +37,7 @@ pub struct ViewerState {
     pub model: StoredValue<Option<Arc<Model>>>,
     /// Notified whenever `model` changes.
     pub model_changed: Trigger,
-    pub session: RwSignal<u32>,
+    pub session: RwSignal<SessionId>,
     /// The outline of the session shown, with its options (noise, collapse toggles, branch
     /// choices). Rebuilt (and `outline_rebuilt` notified) by a structural change; collapse
     /// toggles change it in place.
@@ -59,7 +60,7 @@ pub struct ViewerState {
     pub panel_tab: RwSignal<PanelTab>,
     pub panel_filter: RwSignal<PanelFilter>,
     /// Turns whose group is collapsed in the operations panel.
-    pub panel_collapsed: RwSignal<FxHashSet<u32>>,
+    pub panel_collapsed: RwSignal<FxHashSet<TurnId>>,
 }
 
 impl ViewerState {
@@ -77,7 +78,7 @@ impl ViewerState {
         ViewerState {
             model: StoredValue::new(None),
             model_changed: Trigger::new(),
-            session: RwSignal::new(0),
+            session: RwSignal::new(SessionId::new(0)),
             outline: StoredValue::new(None),
             options,
             outline_rebuilt,
@@ -105,7 +106,7 @@ impl ViewerState {
     }
 
     /// Makes `model` the one shown, at `session`; the view state is set before.
-    pub fn show_model(&self, model: Option<Arc<Model>>, session: u32) {
+    pub fn show_model(&self, model: Option<Arc<Model>>, session: SessionId) {
         self.model.set_value(model);
         self.session.set(session);
         self.rebuild_outline();
@@ -122,7 +123,7 @@ impl ViewerState {
         self.main_tab.set(MainTab::Conversation);
     }
 
-    pub fn select_session(&self, session: u32) {
+    pub fn select_session(&self, session: SessionId) {
         self.panel_filter.set(PanelFilter::default());
         self.panel_collapsed.set(FxHashSet::default());
         self.options.update_value(|o| *o = OutlineOptions { show_noise: o.show_noise, ..OutlineOptions::default() });
@@ -198,7 +199,7 @@ impl ViewerState {
     }
 
     /// Shows alternative `choice` at a real fork.
-    pub fn choose_branch(&self, fork: u32, choice: u32) {
+    pub fn choose_branch(&self, fork: ForkId, choice: u32) {
         self.options.update_value(|o| {
             o.choices.insert(fork, choice);
         });
@@ -207,9 +208,9 @@ impl ViewerState {
     }
 
     /// Shows the next (or previous) alternative at a fork.
-    pub fn cycle_branch(&self, fork: u32, step: i32) {
+    pub fn cycle_branch(&self, fork: ForkId, step: i32) {
         let Some(model) = self.model.get_value() else { return };
-        let Some(f) = model.graph.forks.get(fork as usize) else { return };
+        let Some(f) = model.graph.fork(fork) else { return };
         let count = f.alternatives.len() as i32;
         let current = self.options.with_value(|o| o.choice(&model.graph, fork)) as i32;
         let next = (current + step).rem_euclid(count.max(1)) as u32;
@@ -257,9 +258,9 @@ impl ViewerState {
     }
 
     /// Shows a tool call in the graph: its message expanded, the call selected.
-    pub fn reveal_op(&self, op: u32) {
+    pub fn reveal_op(&self, op: OpId) {
         let Some(model) = self.model.get_value() else { return };
-        let Some(o) = model.graph.tool_ops.get(op as usize) else { return };
+        let Some(o) = model.graph.op(op) else { return };
         let anchor = if o.call_entry.is_some() { o.call_entry } else { o.result_entry };
         self.main_tab.set(MainTab::Conversation);
         self.reveal_entry(anchor);
@@ -268,9 +269,9 @@ impl ViewerState {
 
     /// Shows an agent conversation: its session, its spawning call expanded, the agent row
     /// selected.
-    pub fn reveal_agent(&self, conversation: u32) {
+    pub fn reveal_agent(&self, conversation: ConversationId) {
         let Some(model) = self.model.get_value() else { return };
-        let Some(conv) = model.graph.conversations.get(conversation as usize) else { return };
+        let Some(conv) = model.graph.conversation(conversation) else { return };
         if conv.session != self.session.get_untracked() {
             self.select_session(conv.session);
         }
@@ -313,7 +314,7 @@ impl ViewerState {
     /// The view-state link of what is shown, as a full URL.
     pub fn view_link(&self) -> Option<String> {
         let model = self.model.get_value()?;
-        let session = model.graph.sessions.get(self.session.get_untracked() as usize)?;
+        let session = model.graph.session(self.session.get_untracked())?;
         let message = match self.selected.get_untracked() {
             Some(key) => row_name(&model, key),
             None => None,
@@ -325,7 +326,7 @@ impl ViewerState {
                 .choices
                 .iter()
                 .filter_map(|(&fork, &alt)| {
-                    let f = model.graph.forks.get(fork as usize)?;
+                    let f = model.graph.fork(fork)?;
                     (alt != f.active).then(|| (entry_uuid(&model, f.node), alt))
                 })
                 .collect();
@@ -400,7 +401,7 @@ impl ViewerState {
                 .filter_map(|(uuid, alt)| {
                     let node = model.entry_by_uuid(uuid)?;
                     let fork = *model.graph.fork_of.get(node.index())?;
-                    let f = model.graph.forks.get(fork as usize)?;
+                    let f = model.graph.fork(fork)?;
                     ((*alt as usize) < f.alternatives.len()).then_some((fork, *alt))
                 })
                 .collect();

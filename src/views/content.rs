@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use serde_json::Value;
-use sessionscope_engine::dag::{ToolOp, ToolStatus, tools};
+use sessionscope_engine::dag::{OpId, ToolOp, ToolStatus, tools};
 use sessionscope_engine::json::decode_value;
 use sessionscope_engine::model::{Block, BlockKind, Entry, EntryFlags, EntryId, EntryKind};
 
@@ -297,8 +297,8 @@ fn image_view(media_type: &str, raw: &[u8]) -> AnyView {
 }
 
 /// What a tool call row shows when expanded: its input, then its result.
-pub fn tool_detail(model: &Arc<Model>, op_index: u32) -> AnyView {
-    let Some(op) = model.graph.tool_ops.get(op_index as usize).copied() else { return ().into_any() };
+pub fn tool_detail(model: &Arc<Model>, op_index: OpId) -> AnyView {
+    let Some(op) = model.graph.op(op_index).copied() else { return ().into_any() };
     let input = call_input(model, &op);
     let name = if op.name.is_none() { String::new() } else { model.corpus.sym(op.name).to_owned() };
     let tool_use_result = result_details(model, &op);

@@ -4,7 +4,7 @@
 
 use leptos::html;
 use leptos::prelude::*;
-use sessionscope_engine::dag::ToolCategory;
+use sessionscope_engine::dag::{OpId, ToolCategory};
 use sessionscope_engine::search::{Field, Hit, Query};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -186,7 +186,7 @@ fn SearchResults() -> impl IntoView {
 
 fn describe(model: &crate::model::Model, hit: &Hit) -> String {
     let graph = &model.graph;
-    let conv = &graph.conversations[graph.nodes[hit.entry.index()].conversation as usize];
+    let conv = &graph.conversations[graph.nodes[hit.entry.index()].conversation.index()];
     let who = if conv.is_agent() {
         format!("agent {}", if conv.agent_type.is_empty() { &conv.agent_name } else { &conv.agent_type })
     } else {
@@ -221,14 +221,15 @@ pub fn go_to(viewer: &ViewerState, search: SearchState, index: usize) {
                     o.call_block == hit.block || (o.result_block == hit.block && o.result_block.is_some())
                 })
             })
-            .flatten();
+            .flatten()
+            .map(OpId::new);
     match op {
         Some(op) => {
-            viewer.reveal_op(op as u32);
-            let o = model.graph.tool_ops[op];
+            viewer.reveal_op(op);
+            let o = model.graph.tool_ops[op.index()];
             // Show the input or result where the match is (agents stay folded).
             if o.category != ToolCategory::Agent || hit.field != Field::ToolName {
-                viewer.set_collapsed(RowKey::Op(op as u32), false);
+                viewer.set_collapsed(RowKey::Op(op), false);
             }
         }
         None => viewer.reveal_entry(hit.entry),

@@ -210,9 +210,10 @@ pub fn dump_graph(corpus: &Corpus, graph: &crate::dag::Graph) -> String {
             u.cache_read_input_tokens,
             session.cost_with_agents_usd
         );
-        let conversations = std::iter::once(session.main).filter(|&c| c != NONE).chain(session.agents.iter().copied());
+        let conversations =
+            std::iter::once(session.main).filter(|&c| c.is_some()).chain(session.agents.iter().copied());
         for c in conversations {
-            let conv = &graph.conversations[c as usize];
+            let conv = &graph.conversations[c.index()];
             let roots: Vec<String> = conv.roots.iter().map(|&r| line(r)).collect();
             let _ = write!(
                 out,
@@ -234,7 +235,7 @@ pub fn dump_graph(corpus: &Corpus, graph: &crate::dag::Graph) -> String {
                     conv.description.chars().count(),
                     conv.linked_by.map_or("-", |r| r.name()),
                     line(conv.spawn_entry),
-                    if conv.parent == NONE { "-".to_owned() } else { format!("#{}", conv.parent) },
+                    if conv.parent.is_none() { "-".to_owned() } else { format!("#{}", conv.parent) },
                     conv.depth
                 );
             }
@@ -271,7 +272,7 @@ pub fn dump_graph(corpus: &Corpus, graph: &crate::dag::Graph) -> String {
                     line(link.replaced_root),
                     corpus.sym(link.trigger),
                     link.pre_tokens,
-                    if link.agent == NONE { "-".to_owned() } else { format!("#{}", link.agent) }
+                    if link.agent.is_none() { "-".to_owned() } else { format!("#{}", link.agent) }
                 );
             }
             for turn in graph.turns.iter().filter(|t| t.conversation == c && t.ops_len > 0) {

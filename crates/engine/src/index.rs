@@ -85,6 +85,15 @@ macro_rules! index_types {
             }
         }
 
+        /// Reads the number `Display` writes.
+        impl std::str::FromStr for $name {
+            type Err = std::num::ParseIntError;
+
+            fn from_str(text: &str) -> Result<$name, Self::Err> {
+                text.parse().map($name)
+            }
+        }
+
         const _: () = assert!(std::mem::size_of::<$name>() == 4 && std::mem::align_of::<$name>() == 4);
     )*};
 }
@@ -126,5 +135,6 @@ mod tests {
         assert_eq!(format!("{e} {e:?} {:?} {:>3}", EntryId::NONE, OpId::new(4)), "7 7 4294967295   4");
         assert_eq!(serde_json::to_string(&[e, EntryId::NONE]).ok().as_deref(), Some("[7,4294967295]"));
         assert_eq!(serde_json::from_str::<SessionId>("3").ok(), Some(SessionId::new(3)));
+        assert_eq!(("12".parse(), "x".parse::<TurnId>().is_err()), (Ok(TurnId::new(12)), true));
     }
 }

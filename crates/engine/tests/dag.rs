@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use sessionscope_engine::Corpus;
 use sessionscope_engine::dag::*;
 use sessionscope_engine::dump::dump_graph;
-use sessionscope_engine::model::{BlockId, EntryId, NONE};
+use sessionscope_engine::model::{BlockId, EntryId};
 
 fn dag_fixture(name: &str) -> (Corpus, Graph) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dag").join(name);
@@ -23,6 +23,10 @@ fn by_uuid(corpus: &Corpus, uuid: &str) -> EntryId {
     EntryId::new(
         corpus.entries.iter().position(|e| corpus.entry_uuid(e) == uuid).unwrap_or_else(|| panic!("no {uuid}")),
     )
+}
+
+fn node(graph: &Graph, entry: EntryId) -> &Node {
+    graph.node(entry).expect("the entry has a node")
 }
 
 fn u(prefix: &str, n: u64) -> String {
@@ -79,7 +83,7 @@ fn a_rewind_is_a_real_fork_whose_later_branch_is_active() {
     assert_eq!((link.boundary, link.logical_parent, link.summary), (a(18), a(17), a(19)));
     assert_eq!(link.replaced_root, a(1));
     assert_eq!(link.pre_tokens, 91000);
-    assert_eq!(graph.conversations[main as usize].roots, [a(1), a(18)]);
+    assert_eq!(graph.conversations[main.index()].roots, [a(1), a(18)]);
     assert_eq!(session.title, "Dark mode switch for lamp settings");
     assert_eq!(session.title_source, TitleSource::AiTitle);
 
@@ -101,11 +105,11 @@ fn a_rewind_is_a_real_fork_whose_later_branch_is_active() {
     let edit = graph.tool_ops[1];
     assert_eq!(tools::op_summary(&corpus, &edit), "src/settings.rs +2 -1");
     // Turns follow the tree: the edit answers the abandoned prompt, the searches the new one.
-    assert_eq!(graph.turns[read.turn as usize].prompt, a(1));
-    assert_eq!(graph.turns[edit.turn as usize].prompt, a(7));
-    assert_eq!(graph.turns[graph.tool_ops[2].turn as usize].prompt, a(11));
+    assert_eq!(graph.turns[read.turn.index()].prompt, a(1));
+    assert_eq!(graph.turns[edit.turn.index()].prompt, a(7));
+    assert_eq!(graph.turns[graph.tool_ops[2].turn.index()].prompt, a(11));
     // One response split over two lines counts once, with its largest usage.
-    assert_eq!(graph.turns[read.turn as usize].usage.output_tokens, 40 + 20);
+    assert_eq!(graph.turns[read.turn.index()].usage.output_tokens, 40 + 20);
 }
 
 #[test]
@@ -129,19 +133,19 @@ fn agents_in_files_are_linked_by_each_rule_and_nest() {
         assert_eq!(conv.depth, depth, "{agent}");
         assert_eq!(conv.agent_type, kind, "{agent}");
     }
-    assert_eq!(graph.conversations[find("a00spel")].parent as usize, find("a00docs"), "nested under its spawner");
+    assert_eq!(graph.conversations[find("a00spel")].parent.index(), find("a00docs"), "nested under its spawner");
     let orphan = find("a0orphn");
-    assert_eq!(graph.unlinked_agents, [orphan as u32]);
+    assert_eq!(graph.unlinked_agents, [ConversationId::new(orphan)]);
     assert_eq!(rules(&graph), [ProblemRule::AgentLinked]);
     let session = graph.sessions.iter().find(|s| s.id.starts_with("dddd4444")).unwrap();
-    assert_eq!(session.main, NONE, "the orphan agent's session has no main thread loaded");
+    assert_eq!(session.main, ConversationId::NONE, "the orphan agent's session has no main thread loaded");
     assert_eq!(session.title, "Find the flaky test.");
 
     // Usage of the main thread alone and with its five agents.
     let s = &graph.sessions[0];
     assert_eq!(s.usage.output_tokens, 20 + 20, "a response split over two lines counts once");
     assert_eq!(s.usage_with_agents.output_tokens, 40 + 7 * 7, "seven agent responses");
-    let stats = stats::sidechain_stats(&corpus, &graph, Some(0));
+    let stats = stats::sidechain_stats(&corpus, &graph, Some(SessionId::new(0)));
     assert_eq!(stats.total, 5);
     assert_eq!(stats.nested, 1);
     assert_eq!(stats.parallel_spawns, 1, "four spawns in one turn");
@@ -163,12 +167,12 @@ fn broken_links_are_kept_and_reported() {
             ProblemRule::TimestampsInOrder,
         ]
     );
-    let main = &graph.conversations[graph.sessions[0].main as usize];
+    let main = &graph.conversations[graph.sessions[0].main.index()];
     assert_eq!(main.roots, [e(1), e(3), e(6), e(7)], "the cycle is broken at its first member");
-    assert!(graph.node(e(3)).has(Node::CYCLE_BROKEN));
-    assert!(graph.node(e(6)).has(Node::SELF_PARENT));
-    assert!(graph.node(e(7)).has(Node::ORPHAN));
-    assert_eq!(graph.node(e(5)).parent, e(4));
+    assert!(node(&graph, e(3)).has(Node::CYCLE_BROKEN));
+    assert!(node(&graph, e(6)).has(Node::SELF_PARENT));
+    assert!(node(&graph, e(7)).has(Node::ORPHAN));
+    assert_eq!(node(&graph, e(5)).parent, e(4));
     assert_eq!(corpus.diagnostics.len(), 1, "the repeated uuid");
     assert_eq!(graph.subtree(e(3)), [e(3), e(4), e(5)]);
 }
@@ -185,8 +189,8 @@ fn compactions_without_a_boundary_and_preserved_segments() {
 
     let (corpus, graph) = dag_fixture("preserved-segment");
     let f = |n| by_uuid(&corpus, &u("ffff0000", n));
-    assert_eq!(graph.node(f(3)).parent, f(6), "the preserved head moves under the summary");
-    assert!(graph.node(f(3)).has(Node::PRESERVED));
+    assert_eq!(node(&graph, f(3)).parent, f(6), "the preserved head moves under the summary");
+    assert!(node(&graph, f(3)).has(Node::PRESERVED));
     let link = &graph.compactions[0];
     assert_eq!((link.logical_parent, link.replaced_root), (f(4), f(1)));
     assert!(graph.problems.is_empty(), "{:?}", graph.problems);
@@ -207,11 +211,11 @@ fn the_seed_documents_inline_sidechains_are_linked() {
     assert_eq!(nested.parent, graph.nodes[by_uuid(&corpus, "3").index()].conversation);
     assert_eq!(nested.depth, 2);
     // After the nested sidechain returns, the level-1 sidechain resumes; the main thread too.
-    assert!(graph.node(by_uuid(&corpus, "7")).has(Node::RESUMED));
-    assert_eq!(graph.node(by_uuid(&corpus, "7")).conversation, graph.node(by_uuid(&corpus, "3")).conversation);
+    assert!(node(&graph, by_uuid(&corpus, "7")).has(Node::RESUMED));
+    assert_eq!(node(&graph, by_uuid(&corpus, "7")).conversation, node(&graph, by_uuid(&corpus, "3")).conversation);
     let ten = by_uuid(&corpus, "10");
-    assert_eq!(graph.node(ten).parent, by_uuid(&corpus, "task-1"));
-    assert!(graph.node(ten).has(Node::RESUMED));
+    assert_eq!(node(&graph, ten).parent, by_uuid(&corpus, "task-1"));
+    assert!(node(&graph, ten).has(Node::RESUMED));
 }
 
 #[test]
@@ -265,7 +269,7 @@ fn real_agent_files_are_linked_and_compaction_agents_attach_to_their_compaction(
     let graph = Graph::build(&corpus);
     let compaction_agent =
         graph.conversations.iter().position(|c| c.kind == ConversationKind::CompactionAgent).unwrap();
-    assert_eq!(graph.compactions[0].agent, compaction_agent as u32);
+    assert_eq!(graph.compactions[0].agent, ConversationId::new(compaction_agent));
 }
 
 /// ccusage's totals for the real fixtures, recorded by `scripts/compare-ccusage.mjs`; ccusage
@@ -346,10 +350,10 @@ proptest! {
             for &root in &conv.roots {
                 for e in graph.subtree(root) {
                     seen[e.index()] += 1;
-                    prop_assert_eq!(graph.nodes[e.index()].conversation, c as u32);
+                    prop_assert_eq!(graph.nodes[e.index()].conversation, ConversationId::new(c));
                 }
             }
-            let thread = graph.thread(c as u32);
+            let thread = graph.thread(ConversationId::new(c));
             prop_assert!(thread.len() <= conv.entries as usize);
         }
         prop_assert!(seen.iter().all(|&s| s == 1), "{:?}", seen);

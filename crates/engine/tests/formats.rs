@@ -195,7 +195,7 @@ fn agent_sdk_stream_json() {
     let models: Vec<&str> = corpus.responses.iter().map(|r| corpus.sym(r.model)).collect();
     assert!(models.contains(&"claude-haiku-4-5-20251001") && models.contains(&"claude-sonnet-4-5-20250929"));
     // Two prompts, and the interruption notice, which Claude Code logs as a user message too.
-    assert_eq!(graph.conversations[session.main as usize].turns, 3);
+    assert_eq!(graph.conversations[session.main.index()].turns, 3);
 }
 
 #[test]

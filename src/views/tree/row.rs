@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;
-use sessionscope_engine::dag::{ConversationKind, ToolCategory, ToolStatus};
+use sessionscope_engine::dag::{
+    CompactionId, ConversationId, ConversationKind, ForkId, OpId, ToolCategory, ToolStatus,
+};
 use sessionscope_engine::model::{EntryFlags, EntryId, EntryKind, NONE};
 
 use crate::model::Model;
@@ -30,13 +32,12 @@ pub fn row_dom_id(key: RowKey) -> String {
 pub fn key_from_dom_id(id: &str) -> Option<RowKey> {
     let rest = id.strip_prefix("row-")?;
     let (tag, number) = (rest.get(..1)?, rest.get(1..)?);
-    let n: u32 = number.parse().ok()?;
     Some(match tag {
-        "e" => RowKey::Entry(EntryId::from_raw(n)),
-        "o" => RowKey::Op(n),
-        "a" => RowKey::Agent(n),
-        "c" => RowKey::Compaction(n),
-        "b" => RowKey::Branch(n),
+        "e" => RowKey::Entry(number.parse().ok()?),
+        "o" => RowKey::Op(number.parse().ok()?),
+        "a" => RowKey::Agent(number.parse().ok()?),
+        "c" => RowKey::Compaction(number.parse().ok()?),
+        "b" => RowKey::Branch(number.parse().ok()?),
         _ => return None,
     })
 }
@@ -224,15 +225,13 @@ fn raw_entries(model: &Model, kind: RowKind) -> Vec<EntryId> {
         RowKind::Message { first, last } => content::message_lines(model, first, last),
         RowKind::ToolCall { op } => model
             .graph
-            .tool_ops
-            .get(op as usize)
+            .op(op)
             .map(|op| [op.call_entry, op.result_entry].into_iter().filter(|&e| e.is_some()).collect())
             .unwrap_or_default(),
         RowKind::Noise { entry } => vec![entry],
         RowKind::Compaction { link } => model
             .graph
-            .compactions
-            .get(link as usize)
+            .compaction(link)
             .map(|l| [l.boundary, l.summary].into_iter().filter(|&e| e.is_some()).collect())
             .unwrap_or_default(),
         RowKind::Agent { .. } | RowKind::Branch { .. } => Vec::new(),
@@ -254,7 +253,7 @@ fn row_body(model: &Arc<Model>, kind: RowKind, expanded: Signal<bool>) -> AnyVie
 fn speaker(model: &Model, entry: EntryId) -> (&'static str, &'static str) {
     let corpus = &model.corpus;
     let e = &corpus.entries[entry.index()];
-    let conversation = &model.graph.conversations[model.graph.nodes[entry.index()].conversation as usize];
+    let conversation = &model.graph.conversations[model.graph.nodes[entry.index()].conversation.index()];
     let in_agent = conversation.kind != ConversationKind::Main;
     if e.flags.has(EntryFlags::COMPACT_SUMMARY) {
         return ("Compaction summary", "speaker-system");
@@ -364,8 +363,8 @@ pub fn status_badge(status: ToolStatus) -> AnyView {
     view! { <span class=class>{status.name()}</span> }.into_any()
 }
 
-fn tool_row(model: &Arc<Model>, op_index: u32, expanded: Signal<bool>) -> AnyView {
-    let Some(op) = model.graph.tool_ops.get(op_index as usize).copied() else { return ().into_any() };
+fn tool_row(model: &Arc<Model>, op_index: OpId, expanded: Signal<bool>) -> AnyView {
+    let Some(op) = model.graph.op(op_index).copied() else { return ().into_any() };
     let name = if op.name.is_none() { "Result".to_owned() } else { model.corpus.sym(op.name).to_owned() };
     let summary = content::op_summary(model, &op);
     let duration = (op.duration_ms >= 0).then(|| units::human_duration_ms(op.duration_ms));
@@ -387,9 +386,9 @@ fn tool_row(model: &Arc<Model>, op_index: u32, expanded: Signal<bool>) -> AnyVie
     .into_any()
 }
 
-fn agent_row(model: &Arc<Model>, conversation: u32) -> AnyView {
+fn agent_row(model: &Arc<Model>, conversation: ConversationId) -> AnyView {
     let graph = &model.graph;
-    let Some(conv) = graph.conversations.get(conversation as usize) else { return ().into_any() };
+    let Some(conv) = graph.conversation(conversation) else { return ().into_any() };
     let corpus = &model.corpus;
     let mut messages = 0;
     let mut tools: Vec<(String, u32)> = Vec::new();
@@ -450,16 +449,17 @@ fn agent_row(model: &Arc<Model>, conversation: u32) -> AnyView {
 }
 
 /// The agent's status: from its Task result's `toolUseResult.status`, else from its call.
-fn agent_status(model: &Model, conversation: u32) -> AnyView {
-    let conv = &model.graph.conversations[conversation as usize];
+fn agent_status(model: &Model, conversation: ConversationId) -> AnyView {
+    let Some(conv) = model.graph.conversation(conversation) else { return ().into_any() };
     if conv.spawn_block.is_none() {
         return ().into_any();
     }
     let Some(op) = model.graph.tool_ops.iter().find(|op| op.call_block == conv.spawn_block) else {
         return ().into_any();
     };
-    let detail = (op.result_entry.is_some())
-        .then(|| &model.corpus.entries[op.result_entry.index()])
+    let detail = model
+        .corpus
+        .entry(op.result_entry)
         .filter(|e| !e.tool_use_result.is_empty() && e.tool_use_result.len() < 1 << 20)
         .and_then(|e| {
             serde_json::from_slice::<serde_json::Value>(model.corpus.span_bytes(e.file, e.tool_use_result)).ok()
@@ -474,8 +474,8 @@ fn agent_status(model: &Model, conversation: u32) -> AnyView {
     }
 }
 
-fn compaction_row(model: &Arc<Model>, link: u32) -> AnyView {
-    let Some(l) = model.graph.compactions.get(link as usize) else { return ().into_any() };
+fn compaction_row(model: &Arc<Model>, link: CompactionId) -> AnyView {
+    let Some(l) = model.graph.compaction(link) else { return ().into_any() };
     let trigger = model.corpus.sym(l.trigger);
     let mut parts = vec!["Conversation compacted".to_owned()];
     if !trigger.is_empty() {
@@ -496,9 +496,9 @@ fn compaction_row(model: &Arc<Model>, link: u32) -> AnyView {
     .into_any()
 }
 
-fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
+fn branch_row(model: &Arc<Model>, fork: ForkId) -> AnyView {
     let viewer = use_viewer();
-    let Some(f) = model.graph.forks.get(fork as usize) else { return ().into_any() };
+    let Some(f) = model.graph.fork(fork) else { return ().into_any() };
     let count = f.alternatives.len();
     let labels: Vec<String> = f
         .alternatives
@@ -611,10 +611,10 @@ mod tests {
     fn a_row_is_found_again_by_its_dom_id() {
         for key in [
             RowKey::Entry(EntryId::new(0)),
-            RowKey::Op(7),
-            RowKey::Agent(3),
-            RowKey::Compaction(12),
-            RowKey::Branch(4_000_000),
+            RowKey::Op(OpId::new(7)),
+            RowKey::Agent(ConversationId::new(3)),
+            RowKey::Compaction(CompactionId::new(12)),
+            RowKey::Branch(ForkId::new(4_000_000)),
         ] {
             assert_eq!(key_from_dom_id(&row_dom_id(key)), Some(key));
         }

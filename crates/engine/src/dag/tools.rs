@@ -111,8 +111,8 @@ fn is_result(block: &Block) -> bool {
 pub(crate) fn pair_tool_calls(corpus: &Corpus, graph: &mut Graph) {
     let hasher = FxBuildHasher;
     let suppressed = extracted_duplicates(corpus, graph);
-    // Calls by id: (hash, op index).
-    let mut calls: HashTable<(u64, u32)> = HashTable::new();
+    // Calls by id: (hash, op).
+    let mut calls: HashTable<(u64, OpId)> = HashTable::new();
     let mut ops: Vec<ToolOp> = Vec::new();
     for (e, entry) in corpus.entries.iter().enumerate() {
         for (b, block) in corpus.blocks_of(entry).iter().enumerate() {
@@ -121,7 +121,7 @@ pub(crate) fn pair_tool_calls(corpus: &Corpus, graph: &mut Graph) {
                 continue;
             }
             let name = corpus.sym(block.name);
-            let op = ops.len() as u32;
+            let op = OpId::new(ops.len());
             ops.push(ToolOp {
                 call_entry: EntryId::new(e),
                 call_block: block_index,
@@ -132,13 +132,13 @@ pub(crate) fn pair_tool_calls(corpus: &Corpus, graph: &mut Graph) {
                 status: ToolStatus::NoResult,
                 duration_ms: -1,
                 conversation: graph.nodes[e].conversation,
-                turn: NONE,
+                turn: TurnId::NONE,
             });
             let id = corpus.span_bytes(entry.file, block.id);
             if !id.is_empty() {
                 let hash = hasher.hash_one(id);
                 let known =
-                    calls.find(hash, |&(h, o)| h == hash && op_call_id(corpus, &ops[o as usize]) == id).is_some();
+                    calls.find(hash, |&(h, o)| h == hash && op_call_id(corpus, &ops[o.index()]) == id).is_some();
                 if !known {
                     calls.insert_unique(hash, (hash, op), |&(h, _)| h);
                 }
@@ -155,9 +155,9 @@ pub(crate) fn pair_tool_calls(corpus: &Corpus, graph: &mut Graph) {
             let id = corpus.span_bytes(entry.file, block.id);
             let hash = hasher.hash_one(id);
             let found =
-                calls.find(hash, |&(h, o)| h == hash && op_call_id(corpus, &ops[o as usize]) == id).map(|&(_, o)| o);
-            match found.filter(|&o| ops[o as usize].result_entry.is_none()) {
-                Some(o) => set_result(corpus, &mut ops[o as usize], EntryId::new(e), block_index, block),
+                calls.find(hash, |&(h, o)| h == hash && op_call_id(corpus, &ops[o.index()]) == id).map(|&(_, o)| o);
+            match found.filter(|&o| ops[o.index()].result_entry.is_none()) {
+                Some(o) => set_result(corpus, &mut ops[o.index()], EntryId::new(e), block_index, block),
                 None => ops.push(ToolOp {
                     call_entry: EntryId::NONE,
                     call_block: BlockId::NONE,
@@ -168,7 +168,7 @@ pub(crate) fn pair_tool_calls(corpus: &Corpus, graph: &mut Graph) {
                     status: ToolStatus::ResultWithoutCall,
                     duration_ms: -1,
                     conversation: graph.nodes[e].conversation,
-                    turn: NONE,
+                    turn: TurnId::NONE,
                 }),
             }
         }
@@ -261,7 +261,7 @@ fn extracted_duplicates(corpus: &Corpus, graph: &Graph) -> Vec<(EntryId, u32)> {
 /// branch has its own), and stores the tool ops turn by turn.
 pub(crate) fn group_turns(corpus: &Corpus, graph: &mut Graph) {
     let n = graph.nodes.len();
-    let mut turn_of = vec![NONE; n];
+    let mut turn_of = vec![TurnId::NONE; n];
     let mut turns: Vec<Turn> = Vec::new();
     for e in preorder(graph) {
         let entry = &corpus.entries[e.index()];
@@ -278,29 +278,29 @@ pub(crate) fn group_turns(corpus: &Corpus, graph: &mut Graph) {
                 usage: Usage::default(),
                 cost_usd: 0.0,
             });
-            (turns.len() - 1) as u32
+            TurnId::new(turns.len() - 1)
         } else {
             turn_of[node.parent.index()]
         };
         turn_of[e.index()] = turn;
-        let t = &mut turns[turn as usize];
+        let t = &mut turns[turn.index()];
         t.last_entry = t.last_entry.max(e);
         if entry.kind == EntryKind::Assistant && (t.first_assistant.is_none() || e < t.first_assistant) {
             t.first_assistant = e;
         }
     }
     // Turns in entry order of their first line, conversation by conversation.
-    let mut order: Vec<u32> = (0..turns.len() as u32).collect();
+    let mut order: Vec<usize> = (0..turns.len()).collect();
     let start_of = |t: &Turn| if t.prompt.is_some() { t.prompt } else { t.first_assistant.min(t.last_entry) };
-    order.sort_by_key(|&t| (turns[t as usize].conversation, start_of(&turns[t as usize])));
-    let mut renumber = vec![0u32; turns.len()];
+    order.sort_by_key(|&t| (turns[t].conversation, start_of(&turns[t])));
+    let mut renumber = vec![TurnId::new(0); turns.len()];
     for (new, &old) in order.iter().enumerate() {
-        renumber[old as usize] = new as u32;
+        renumber[old] = TurnId::new(new);
     }
-    let mut sorted: Vec<Turn> = order.iter().map(|&t| turns[t as usize].clone()).collect();
+    let mut sorted: Vec<Turn> = order.iter().map(|&t| turns[t].clone()).collect();
     for t in &mut turn_of {
-        if *t != NONE {
-            *t = renumber[*t as usize];
+        if t.is_some() {
+            *t = renumber[t.index()];
         }
     }
 
@@ -313,28 +313,28 @@ pub(crate) fn group_turns(corpus: &Corpus, graph: &mut Graph) {
         let anchor = if op.call_entry.is_some() { op.call_entry } else { op.result_entry };
         (op.turn, anchor, op.call_block)
     });
-    let mut op_of_entry = vec![NONE; n];
+    let mut op_of_entry = vec![OpId::NONE; n];
     for (i, op) in ops.iter().enumerate() {
-        let turn = &mut sorted[op.turn as usize];
+        let turn = &mut sorted[op.turn.index()];
         if turn.ops_len == 0 {
             turn.ops_start = i as u32;
         }
         turn.ops_len += 1;
         for entry in [op.call_entry, op.result_entry] {
-            if entry.is_some() && op_of_entry[entry.index()] == NONE {
-                op_of_entry[entry.index()] = i as u32;
+            if entry.is_some() && op_of_entry[entry.index()].is_none() {
+                op_of_entry[entry.index()] = OpId::new(i);
             }
         }
     }
     for turn in &sorted {
-        let conv = &mut graph.conversations[turn.conversation as usize];
+        let conv = &mut graph.conversations[turn.conversation.index()];
         if turn.prompt.is_some() {
             conv.turns += 1;
         }
         conv.tool_calls += turn.ops_len;
     }
     for op in &ops {
-        let conv = graph.conversations[op.conversation as usize].session as usize;
+        let conv = graph.conversations[op.conversation.index()].session.index();
         let session = &mut graph.sessions[conv];
         match op.status {
             ToolStatus::ResultWithoutCall => session.tool_results += 1,
@@ -636,7 +636,7 @@ impl Graph {
     /// The turn of an entry (index into [`Graph::turns`]).
     pub fn turn_of(&self, entry: EntryId) -> Option<&Turn> {
         let index = *self.turn_of_entry.get(entry.index())?;
-        self.turns.get(index as usize)
+        self.turns.get(index.index())
     }
 }
 

@@ -56,9 +56,9 @@ impl UuidIndex {
 /// Which conversation an entry belongs to, before inline sidechains are told apart by root.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Key {
-    Main(u32),
-    Agent(u32, u32),
-    Inline(u32, u8),
+    Main(SessionId),
+    Agent(SessionId, u32),
+    Inline(SessionId, u8),
 }
 
 /// A user line that a person (or, in a sidechain, the spawning agent) typed: not a tool result,
@@ -136,7 +136,7 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
             parent: EntryId::NONE,
             first_child: EntryId::NONE,
             next_sibling: EntryId::NONE,
-            conversation: NONE,
+            conversation: ConversationId::NONE,
             flags: 0
         };
         n
@@ -213,8 +213,8 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
 
     // Roots, then conversations in order of their first entry.
     let root_of = roots_of(&nodes);
-    let mut conversation_of_key: FxHashMap<Key, u32> = FxHashMap::default();
-    let mut conversation_of_inline_root: FxHashMap<EntryId, u32> = FxHashMap::default();
+    let mut conversation_of_key: FxHashMap<Key, ConversationId> = FxHashMap::default();
+    let mut conversation_of_inline_root: FxHashMap<EntryId, ConversationId> = FxHashMap::default();
     for i in 0..n {
         let key = keys[i];
         let existing = match key {
@@ -224,7 +224,7 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
         let conversation = match existing {
             Some(c) => c,
             None => {
-                let c = graph.conversations.len() as u32;
+                let c = ConversationId::new(graph.conversations.len());
                 let (kind, agent_id) = match key {
                     Key::Main(_) => (ConversationKind::Main, Sym::NONE),
                     Key::Agent(_, name) => {
@@ -254,11 +254,11 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
                     spawn_entry: EntryId::NONE,
                     spawn_block: BlockId::NONE,
                     linked_by: None,
-                    parent: NONE,
+                    parent: ConversationId::NONE,
                     depth: 0,
                     agent_type: String::new(),
                     description: String::new(),
-                    compaction: NONE,
+                    compaction: CompactionId::NONE,
                     first_timestamp_ms: i64::MAX,
                     last_timestamp_ms: i64::MIN,
                     usage: Usage::default(),
@@ -274,7 +274,7 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
             }
         };
         nodes[i].conversation = conversation;
-        let conv = &mut graph.conversations[conversation as usize];
+        let conv = &mut graph.conversations[conversation.index()];
         conv.entries += 1;
         let timestamp = entries[i].timestamp_ms;
         if entries[i].has_timestamp() {
@@ -291,7 +291,7 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
             if cross_parent[i].is_some() {
                 graph.cross_links.push((EntryId::new(i), cross_parent[i]));
             }
-            let conv = &mut graph.conversations[nodes[i].conversation as usize];
+            let conv = &mut graph.conversations[nodes[i].conversation.index()];
             conv.roots.push(EntryId::new(i));
             if conv.cross_parent.is_none() && cross_parent[i].is_some() {
                 conv.cross_parent = cross_parent[i];
@@ -314,7 +314,7 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
             title: String::new(),
             title_source: TitleSource::None,
             files: Vec::new(),
-            main: NONE,
+            main: ConversationId::NONE,
             agents: Vec::new(),
             first_prompt: EntryId::NONE,
             first_timestamp_ms: i64::MAX,
@@ -335,18 +335,18 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
         let _ = index;
     }
     for (c, conv) in graph.conversations.iter().enumerate() {
-        let session = &mut graph.sessions[conv.session as usize];
+        let session = &mut graph.sessions[conv.session.index()];
         if conv.kind == ConversationKind::Main {
-            session.main = c as u32;
+            session.main = ConversationId::new(c);
         } else {
-            session.agents.push(c as u32);
+            session.agents.push(ConversationId::new(c));
         }
         session.entries += conv.entries;
         session.first_timestamp_ms = session.first_timestamp_ms.min(conv.first_timestamp_ms);
         session.last_timestamp_ms = session.last_timestamp_ms.max(conv.last_timestamp_ms);
     }
     for (i, entry) in entries.iter().enumerate() {
-        let session = &mut graph.sessions[session_of[i] as usize];
+        let session = &mut graph.sessions[session_of[i].index()];
         if !session.files.contains(&entry.file) {
             session.files.push(entry.file);
         }
@@ -368,13 +368,13 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
 #[derive(Default)]
 struct SessionTable {
     ids: Vec<String>,
-    by_id: FxHashMap<String, u32>,
-    by_sym: FxHashMap<Sym, u32>,
-    by_file: FxHashMap<FileId, u32>,
+    by_id: FxHashMap<String, SessionId>,
+    by_sym: FxHashMap<Sym, SessionId>,
+    by_file: FxHashMap<FileId, SessionId>,
 }
 
 impl SessionTable {
-    fn of_entry(&mut self, corpus: &Corpus, entry: &Entry) -> u32 {
+    fn of_entry(&mut self, corpus: &Corpus, entry: &Entry) -> SessionId {
         if entry.session_id.is_some() {
             if let Some(&s) = self.by_sym.get(&entry.session_id) {
                 return s;
@@ -393,11 +393,11 @@ impl SessionTable {
         s
     }
 
-    fn named(&mut self, id: &str) -> u32 {
+    fn named(&mut self, id: &str) -> SessionId {
         if let Some(&s) = self.by_id.get(id) {
             return s;
         }
-        let s = self.ids.len() as u32;
+        let s = SessionId::new(self.ids.len());
         self.ids.push(id.to_owned());
         self.by_id.insert(id.to_owned(), s);
         s
@@ -482,7 +482,7 @@ fn roots_of(nodes: &[Node]) -> Vec<EntryId> {
 /// children, and picks the active alternative of each real fork.
 pub(crate) fn classify_forks(corpus: &Corpus, graph: &mut Graph) {
     let n = graph.nodes.len();
-    graph.fork_of = vec![NONE; n];
+    graph.fork_of = vec![ForkId::NONE; n];
     // The last entry (in file order) of every subtree, from a post-order walk.
     let mut last = (0..n).map(EntryId::new).collect::<Vec<_>>();
     let order = preorder(graph);
@@ -505,14 +505,14 @@ pub(crate) fn classify_forks(corpus: &Corpus, graph: &mut Graph) {
             times.len()
         };
         let conv = node.conversation;
-        let session = graph.conversations[conv as usize].session as usize;
+        let session = graph.conversations[conv.index()].session.index();
         if prompts.len() >= 2 && distinct_times >= 2 {
             let active =
                 prompts.iter().enumerate().max_by_key(|(_, c)| last[c.index()]).map(|(i, _)| i as u32).unwrap_or(0);
             for &c in &prompts {
                 graph.nodes[c.index()].flags |= Node::ALTERNATIVE;
             }
-            graph.fork_of[e.index()] = graph.forks.len() as u32;
+            graph.fork_of[e.index()] = ForkId::new(graph.forks.len());
             graph.forks.push(Fork { node: e, alternatives: prompts, active });
             graph.sessions[session].real_forks += 1;
         } else {
@@ -571,8 +571,8 @@ pub(crate) fn link_compactions(corpus: &Corpus, index: &UuidIndex, graph: &mut G
             replaced_root: if replaced_from.is_none() { EntryId::NONE } else { root_of[replaced_from.index()] },
             trigger: compaction.trigger,
             pre_tokens: compaction.pre_tokens,
-            session: graph.conversations[conv as usize].session,
-            agent: NONE,
+            session: graph.conversations[conv.index()].session,
+            agent: ConversationId::NONE,
         });
     }
     // Summaries without a boundary (1.0.x): the history they replaced is what came before
@@ -587,7 +587,7 @@ pub(crate) fn link_compactions(corpus: &Corpus, index: &UuidIndex, graph: &mut G
             continue;
         }
         let conv = graph.nodes[i.index()].conversation;
-        if graph.conversations[conv as usize].kind != ConversationKind::Main {
+        if graph.conversations[conv.index()].kind != ConversationKind::Main {
             continue;
         }
         let logical_parent = if parent.is_some() {
@@ -606,12 +606,12 @@ pub(crate) fn link_compactions(corpus: &Corpus, index: &UuidIndex, graph: &mut G
             replaced_root: if logical_parent.is_none() { EntryId::NONE } else { root_of[logical_parent.index()] },
             trigger: Sym::NONE,
             pre_tokens: 0,
-            session: graph.conversations[conv as usize].session,
-            agent: NONE,
+            session: graph.conversations[conv.index()].session,
+            agent: ConversationId::NONE,
         });
     }
     for link in &graph.compactions {
-        graph.sessions[link.session as usize].compactions += 1;
+        graph.sessions[link.session.index()].compactions += 1;
     }
 }
 
@@ -623,8 +623,8 @@ impl Entry {
 
 /// Titles, first prompts and totals that need the whole structure.
 pub(crate) fn finish_sessions(corpus: &Corpus, graph: &mut Graph) {
-    let session_by_sym: FxHashMap<&str, u32> =
-        graph.sessions.iter().enumerate().map(|(i, s)| (s.id.as_str(), i as u32)).collect();
+    let session_by_sym: FxHashMap<&str, SessionId> =
+        graph.sessions.iter().enumerate().map(|(i, s)| (s.id.as_str(), SessionId::new(i))).collect();
     let mut titles: Vec<Option<(TitleSource, &MetaLine)>> = vec![None; graph.sessions.len()];
     let mut summaries: Vec<Option<&MetaLine>> = vec![None; graph.sessions.len()];
     let index = UuidIndex::new(corpus);
@@ -639,7 +639,7 @@ pub(crate) fn finish_sessions(corpus: &Corpus, graph: &mut Graph) {
         if source == TitleSource::Summary {
             let Some(target) = index.find_span(corpus, meta.file, meta.target_uuid) else { continue };
             let conv = graph.nodes[target.index()].conversation;
-            let session = graph.conversations[conv as usize].session as usize;
+            let session = graph.conversations[conv.index()].session.index();
             summaries[session] = Some(meta);
             continue;
         }
@@ -649,12 +649,12 @@ pub(crate) fn finish_sessions(corpus: &Corpus, graph: &mut Graph) {
             corpus.files[meta.file as usize].session_from_path.as_deref().and_then(|s| session_by_sym.get(s).copied())
         };
         if let Some(session) = session {
-            titles[session as usize] = Some((source, meta));
+            titles[session.index()] = Some((source, meta));
         }
     }
     let mut first_prompts = vec![EntryId::NONE; graph.conversations.len()];
     for (e, entry) in corpus.entries.iter().enumerate() {
-        let conv = graph.nodes[e].conversation as usize;
+        let conv = graph.nodes[e].conversation.index();
         if first_prompts[conv].is_none()
             && is_prompt(entry)
             && corpus.first_text(entry).is_some_and(|t| !prompt_title(&t).is_empty())
@@ -665,9 +665,9 @@ pub(crate) fn finish_sessions(corpus: &Corpus, graph: &mut Graph) {
     for (s, session) in graph.sessions.iter_mut().enumerate() {
         // The main thread's first prompt; for a session of agent files only, the first agent's.
         let first_conversation =
-            if session.main != NONE { Some(session.main) } else { session.agents.first().copied() };
+            if session.main.is_some() { Some(session.main) } else { session.agents.first().copied() };
         if let Some(conv) = first_conversation {
-            session.first_prompt = first_prompts[conv as usize];
+            session.first_prompt = first_prompts[conv.index()];
         }
         let text_of = |meta: &MetaLine| corpus.span_text(meta.file, meta.text).trim().to_owned();
         if let Some((source, meta)) = titles[s] {

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::dag::{ConversationKind, Graph, tools::op_summary};
-use crate::model::{Block, BlockId, BlockKind, Corpus, EntryFlags, EntryId, EntryKind, NONE, ResponseId};
+use crate::dag::{ConversationId, ConversationKind, Graph, tools::op_summary};
+use crate::model::{Block, BlockId, BlockKind, Corpus, EntryFlags, EntryId, EntryKind, ResponseId};
 
 /// How much of each part to write.
 #[derive(Clone, Copy, Debug)]
@@ -66,11 +66,11 @@ pub fn session_markdown(corpus: &Corpus, graph: &Graph, session: u32, options: &
         facts.push(format!("${:.2}", s.cost_with_agents_usd));
     }
     let _ = writeln!(out, "_{}_\n", facts.join(" · "));
-    if s.main != NONE {
+    if s.main.is_some() {
         thread(corpus, graph, s.main, options, &mut out);
     }
     for &agent in &s.agents {
-        let Some(conv) = graph.conversations.get(agent as usize) else { continue };
+        let Some(conv) = graph.conversations.get(agent.index()) else { continue };
         let kind = match conv.kind {
             ConversationKind::CompactionAgent => "Compaction agent".to_owned(),
             _ if conv.agent_type.is_empty() => "Subagent".to_owned(),
@@ -83,7 +83,7 @@ pub fn session_markdown(corpus: &Corpus, graph: &Graph, session: u32, options: &
     out
 }
 
-fn thread(corpus: &Corpus, graph: &Graph, conversation: u32, options: &MarkdownOptions, out: &mut String) {
+fn thread(corpus: &Corpus, graph: &Graph, conversation: ConversationId, options: &MarkdownOptions, out: &mut String) {
     let mut last_speaker = "";
     let mut last_response = ResponseId::NONE;
     for entry_id in graph.thread(conversation) {

@@ -5,19 +5,19 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::dag::{Fork, Graph};
-use crate::model::{Corpus, EntryId, FileId, Format, NONE};
+use crate::dag::{ConversationId, Fork, Graph, SessionId};
+use crate::model::{Corpus, EntryId, FileId, Format};
 
 /// What to share.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scope {
     /// Every loaded file.
     All,
-    /// Every file of one session (index into [`Graph::sessions`]).
-    Session(u32),
+    /// Every file of one session.
+    Session(SessionId),
     /// The main thread of a session along one path through its forks: `choices` maps a fork
     /// node to the alternative taken; forks not named take their active alternative.
-    Branch { session: u32, choices: Vec<(EntryId, u32)> },
+    Branch { session: SessionId, choices: Vec<(EntryId, u32)> },
     /// A message and everything below it.
     Subtree(EntryId),
     /// The messages from `from` to `to` (inclusive) along the branch `choices` picks.
@@ -27,7 +27,7 @@ pub enum Scope {
 impl Scope {
     /// A short description for the review screen and the share header.
     pub fn describe(&self, graph: &Graph) -> String {
-        let session_title = |s: u32| graph.sessions.get(s as usize).map_or(String::new(), |s| s.title.clone());
+        let session_title = |s: SessionId| graph.session(s).map_or(String::new(), |s| s.title.clone());
         match self {
             Scope::All => format!("all {} loaded sessions", graph.sessions.len()),
             Scope::Session(s) => format!("session “{}”", session_title(*s)),
@@ -90,11 +90,11 @@ pub fn resolve(corpus: &Corpus, graph: &Graph, scope: &Scope, without_agents: bo
     match scope {
         Scope::All => whole_files(corpus, graph, (0..corpus.files.len() as FileId).collect(), without_agents),
         Scope::Session(session) => {
-            let files = graph.sessions.get(*session as usize).map(|s| s.files.clone()).unwrap_or_default();
+            let files = graph.sessions.get(session.index()).map(|s| s.files.clone()).unwrap_or_default();
             whole_files(corpus, graph, files, without_agents)
         }
         Scope::Branch { session, choices } => {
-            let Some(main) = graph.sessions.get(*session as usize).map(|s| s.main).filter(|&m| m != NONE) else {
+            let Some(main) = graph.sessions.get(session.index()).map(|s| s.main).filter(|&m| m.is_some()) else {
                 return ScopeLines::default();
             };
             let thread = graph.thread_with(main, &chooser(choices));
@@ -195,9 +195,9 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
     let mut selected: FxHashSet<EntryId> = entries.iter().copied().collect();
     let mut out = ScopeLines::default();
     // The agents these messages spawned, and the agents those spawned, whole.
-    let mut by_conversation: FxHashMap<u32, Vec<EntryId>> = FxHashMap::default();
+    let mut by_conversation: FxHashMap<ConversationId, Vec<EntryId>> = FxHashMap::default();
     for (entry, node) in graph.nodes.iter().enumerate() {
-        if graph.conversations.get(node.conversation as usize).is_some_and(|c| c.is_agent()) {
+        if graph.conversations.get(node.conversation.index()).is_some_and(|c| c.is_agent()) {
             by_conversation.entry(node.conversation).or_default().push(EntryId::new(entry));
         }
     }
@@ -219,7 +219,7 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
                 out.agents_left_out += 1;
                 continue;
             }
-            selected.extend(by_conversation.get(&(index as u32)).into_iter().flatten().copied());
+            selected.extend(by_conversation.get(&ConversationId::new(index)).into_iter().flatten().copied());
         }
         if !grew {
             break;
