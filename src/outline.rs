@@ -11,7 +11,13 @@ use sessionscope_engine::Corpus;
 use sessionscope_engine::dag::{
     CompactionId, ConversationId, ConversationKind, ForkId, Graph, Node, OpId, SessionId, ToolCategory,
 };
-use sessionscope_engine::model::{BlockId, BlockKind, Entry, EntryFlags, EntryId, EntryKind, NONE, ResponseId};
+use sessionscope_engine::model::{BlockId, BlockKind, Entry, EntryFlags, EntryId, EntryKind, ResponseId};
+
+sessionscope_engine::index_types! {
+    /// A row of an outline: index into [`Outline::rows`] (and its positions), or
+    /// `RowId::NONE` for no row (above a top-level row, below a row without children).
+    RowId;
+}
 
 /// What a row shows.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -43,9 +49,9 @@ pub enum RowKey {
 #[derive(Clone, Copy, Debug)]
 pub struct Row {
     pub kind: RowKind,
-    pub parent: u32,
-    pub first_child: u32,
-    pub next_sibling: u32,
+    pub parent: RowId,
+    pub first_child: RowId,
+    pub next_sibling: RowId,
     pub collapsed: bool,
 }
 
@@ -92,10 +98,10 @@ impl OutlineOptions {
 pub struct Outline {
     pub rows: Vec<Row>,
     /// The first top-level row (siblings follow through `next_sibling`).
-    pub first_root: u32,
-    keys: FxHashMap<RowKey, u32>,
+    pub first_root: RowId,
+    keys: FxHashMap<RowKey, RowId>,
     /// The row that shows each entry (a merged message, the tool call a result belongs to).
-    entry_rows: FxHashMap<EntryId, u32>,
+    entry_rows: FxHashMap<EntryId, RowId>,
     /// Noise lines not shown.
     pub hidden_noise: u32,
     /// For each row, `(number of siblings, 1-based position among them)`.
@@ -117,8 +123,8 @@ impl Outline {
             options,
             rows: Vec::new(),
             last_child: Vec::new(),
-            first_root: NONE,
-            last_root: NONE,
+            first_root: RowId::NONE,
+            last_root: RowId::NONE,
             keys: FxHashMap::default(),
             entry_rows: FxHashMap::default(),
             hidden_noise: 0,
@@ -138,7 +144,7 @@ impl Outline {
         }
         let Some(session) = graph.session(session) else { return builder.finish() };
         if session.main.is_some() {
-            builder.conversation(session.main, NONE);
+            builder.conversation(session.main, RowId::NONE);
         }
         // Agents no spawning row could hold: unlinked ones, and all of a session whose main
         // thread is not loaded.
@@ -153,7 +159,7 @@ impl Outline {
                 continue;
             }
             let row = builder.push(
-                NONE,
+                RowId::NONE,
                 RowKind::Agent { conversation: agent },
                 RowKey::Agent(agent),
                 session.main.is_some(),
@@ -165,40 +171,44 @@ impl Outline {
         outline
     }
 
-    pub fn key(&self, row: u32) -> RowKey {
-        key_of(self.rows[row as usize].kind)
+    pub fn row(&self, row: RowId) -> Option<&Row> {
+        self.rows.get(row.index())
     }
 
-    pub fn row_of_key(&self, key: RowKey) -> Option<u32> {
+    pub fn key(&self, row: RowId) -> RowKey {
+        key_of(self.rows[row.index()].kind)
+    }
+
+    pub fn row_of_key(&self, key: RowKey) -> Option<RowId> {
         self.keys.get(&key).copied()
     }
 
-    pub fn row_of_entry(&self, entry: EntryId) -> Option<u32> {
+    pub fn row_of_entry(&self, entry: EntryId) -> Option<RowId> {
         self.entry_rows.get(&entry).copied()
     }
 
-    pub fn has_children(&self, row: u32) -> bool {
-        self.rows[row as usize].first_child != NONE
+    pub fn has_children(&self, row: RowId) -> bool {
+        self.rows[row.index()].first_child.is_some()
     }
 
     /// The parents of a row, nearest first.
-    pub fn ancestors(&self, row: u32) -> Vec<u32> {
+    pub fn ancestors(&self, row: RowId) -> Vec<RowId> {
         let mut out = Vec::new();
-        let mut current = self.rows[row as usize].parent;
-        while current != NONE {
+        let mut current = self.rows[row.index()].parent;
+        while current.is_some() {
             out.push(current);
-            current = self.rows[current as usize].parent;
+            current = self.rows[current.index()].parent;
         }
         out
     }
 
     /// The rows shown, in order, with their depth: a preorder walk that does not enter
     /// collapsed rows (with a filter: that skips hidden rows and opens rows with matches below).
-    pub fn visible(&self) -> Vec<(u32, u16)> {
+    pub fn visible(&self) -> Vec<(RowId, u16)> {
         let mut out = Vec::new();
-        let mut stack: Vec<(u32, u16)> = Vec::new();
+        let mut stack: Vec<(RowId, u16)> = Vec::new();
         let mut root = self.first_root;
-        while root != NONE {
+        while root.is_some() {
             if !self.is_hidden(root) {
                 stack.push((root, 0));
             }
@@ -208,37 +218,37 @@ impl Outline {
                     continue;
                 }
                 let start = stack.len();
-                let mut child = self.rows[row as usize].first_child;
-                while child != NONE {
+                let mut child = self.rows[row.index()].first_child;
+                while child.is_some() {
                     if !self.is_hidden(child) {
                         stack.push((child, depth + 1));
                     }
-                    child = self.rows[child as usize].next_sibling;
+                    child = self.rows[child.index()].next_sibling;
                 }
                 stack[start..].reverse();
             }
-            root = self.rows[root as usize].next_sibling;
+            root = self.rows[root.index()].next_sibling;
         }
         out
     }
 
-    fn is_hidden(&self, row: u32) -> bool {
-        self.filtering && self.hidden.get(row as usize).copied().unwrap_or(false)
+    fn is_hidden(&self, row: RowId) -> bool {
+        self.filtering && self.hidden.get(row.index()).copied().unwrap_or(false)
     }
 
     /// Whether a row shows its children: expanded, or (with a filter) holding matches.
-    pub fn is_open(&self, row: u32) -> bool {
-        let r = &self.rows[row as usize];
-        if r.first_child == NONE {
+    pub fn is_open(&self, row: RowId) -> bool {
+        let r = &self.rows[row.index()];
+        if r.first_child.is_none() {
             return false;
         }
         if self.filtering {
             let mut child = r.first_child;
-            while child != NONE {
+            while child.is_some() {
                 if !self.is_hidden(child) {
                     return true;
                 }
-                child = self.rows[child as usize].next_sibling;
+                child = self.rows[child.index()].next_sibling;
             }
             return false;
         }
@@ -267,8 +277,8 @@ impl Outline {
             if own || keep[row] {
                 keep[row] = true;
                 let parent = self.rows[row].parent;
-                if parent != NONE {
-                    keep[parent as usize] = true;
+                if parent.is_some() {
+                    keep[parent.index()] = true;
                 }
             }
         }
@@ -278,8 +288,8 @@ impl Outline {
 
     /// The number of siblings of a row (itself included) and its 1-based position among
     /// them, for `aria-setsize` / `aria-posinset`.
-    pub fn position(&self, row: u32) -> (u32, u32) {
-        self.positions.get(row as usize).copied().unwrap_or((1, 1))
+    pub fn position(&self, row: RowId) -> (u32, u32) {
+        self.positions.get(row.index()).copied().unwrap_or((1, 1))
     }
 }
 
@@ -379,11 +389,11 @@ struct Builder<'a> {
     graph: &'a Graph,
     options: &'a OutlineOptions,
     rows: Vec<Row>,
-    last_child: Vec<u32>,
-    first_root: u32,
-    last_root: u32,
-    keys: FxHashMap<RowKey, u32>,
-    entry_rows: FxHashMap<EntryId, u32>,
+    last_child: Vec<RowId>,
+    first_root: RowId,
+    last_root: RowId,
+    keys: FxHashMap<RowKey, RowId>,
+    entry_rows: FxHashMap<EntryId, RowId>,
     hidden_noise: u32,
     agents_of_call: FxHashMap<BlockId, Vec<ConversationId>>,
     /// Sidechains linked to a message without a tool call (older inline shapes).
@@ -399,13 +409,13 @@ impl Builder<'_> {
         for first in firsts {
             siblings.clear();
             let mut current = first;
-            while current != NONE {
+            while current.is_some() {
                 siblings.push(current);
-                current = self.rows[current as usize].next_sibling;
+                current = self.rows[current.index()].next_sibling;
             }
             let size = siblings.len() as u32;
             for (i, &row) in siblings.iter().enumerate() {
-                positions[row as usize] = (size, i as u32 + 1);
+                positions[row.index()] = (size, i as u32 + 1);
             }
         }
         Outline {
@@ -421,26 +431,26 @@ impl Builder<'_> {
         }
     }
 
-    fn push(&mut self, parent: u32, kind: RowKind, key: RowKey, collapsed_default: bool) -> u32 {
-        let index = self.rows.len() as u32;
+    fn push(&mut self, parent: RowId, kind: RowKind, key: RowKey, collapsed_default: bool) -> RowId {
+        let index = RowId::new(self.rows.len());
         let collapsed = collapsed_default != self.options.toggled.contains(&key);
-        self.rows.push(Row { kind, parent, first_child: NONE, next_sibling: NONE, collapsed });
-        self.last_child.push(NONE);
-        if parent == NONE {
-            if self.last_root == NONE {
+        self.rows.push(Row { kind, parent, first_child: RowId::NONE, next_sibling: RowId::NONE, collapsed });
+        self.last_child.push(RowId::NONE);
+        if parent.is_none() {
+            if self.last_root.is_none() {
                 self.first_root = index;
             } else {
-                self.rows[self.last_root as usize].next_sibling = index;
+                self.rows[self.last_root.index()].next_sibling = index;
             }
             self.last_root = index;
         } else {
-            let last = self.last_child[parent as usize];
-            if last == NONE {
-                self.rows[parent as usize].first_child = index;
+            let last = self.last_child[parent.index()];
+            if last.is_none() {
+                self.rows[parent.index()].first_child = index;
             } else {
-                self.rows[last as usize].next_sibling = index;
+                self.rows[last.index()].next_sibling = index;
             }
-            self.last_child[parent as usize] = index;
+            self.last_child[parent.index()] = index;
         }
         self.keys.entry(key).or_insert(index);
         index
@@ -468,7 +478,7 @@ impl Builder<'_> {
 
     /// The rows of a conversation's thread, as children of `parent`: segments split by
     /// compactions, each compaction a marker holding the history before it.
-    fn conversation(&mut self, conversation: ConversationId, parent: u32) {
+    fn conversation(&mut self, conversation: ConversationId, parent: RowId) {
         let graph = self.graph;
         let options = self.options;
         let thread = graph.thread_with(conversation, &|fork| {
@@ -509,7 +519,7 @@ impl Builder<'_> {
         segments: &[(EntryId, Vec<EntryId>)],
         groups: &[(Option<usize>, Vec<usize>)],
         upto: usize,
-        parent: u32,
+        parent: RowId,
     ) {
         // Iterative over the nesting: markers are created outermost first.
         let mut parents = vec![parent; upto + 1];
@@ -539,10 +549,10 @@ impl Builder<'_> {
         }
     }
 
-    fn segment(&mut self, entries: &[EntryId], parent: u32) {
+    fn segment(&mut self, entries: &[EntryId], parent: RowId) {
         let corpus = self.corpus;
         let graph = self.graph;
-        let mut message: Option<(u32, ResponseId)> = None; // (row, response)
+        let mut message: Option<(RowId, ResponseId)> = None; // (row, response)
         for &e in entries {
             let entry = &corpus.entries[e.index()];
             // The branch switcher sits just before the branch shown at a real fork.
@@ -596,7 +606,7 @@ impl Builder<'_> {
             let response = if entry.kind == EntryKind::Assistant { entry.response } else { ResponseId::NONE };
             let row = match message {
                 Some((row, current)) if response.is_some() && current == response => {
-                    if let RowKind::Message { last, .. } = &mut self.rows[row as usize].kind {
+                    if let RowKind::Message { last, .. } = &mut self.rows[row.index()].kind {
                         *last = e;
                     }
                     row
@@ -622,7 +632,7 @@ impl Builder<'_> {
     }
 
     /// The tool calls an entry makes, as children of its message row.
-    fn tool_calls(&mut self, e: EntryId, message_row: u32) {
+    fn tool_calls(&mut self, e: EntryId, message_row: RowId) {
         let graph = self.graph;
         let first = graph.op_of_entry.get(e.index()).copied().unwrap_or(OpId::NONE);
         if first.is_none() {
@@ -670,7 +680,7 @@ mod tests {
             .visible()
             .into_iter()
             .map(|(row, depth)| {
-                let name = match outline.rows[row as usize].kind {
+                let name = match outline.rows[row.index()].kind {
                     RowKind::Message { .. } => "message",
                     RowKind::ToolCall { .. } => "tool",
                     RowKind::Agent { .. } => "agent",
@@ -719,14 +729,14 @@ mod tests {
         let outline = Outline::build(&corpus, &graph, SessionId::new(0), &options);
         let agent_row = outline.row_of_key(RowKey::Agent(agent)).unwrap();
         let ancestors: Vec<RowKind> =
-            outline.ancestors(agent_row).iter().map(|&r| outline.rows[r as usize].kind).collect();
+            outline.ancestors(agent_row).iter().map(|&r| outline.rows[r.index()].kind).collect();
         assert_eq!(ancestors[0], RowKind::ToolCall { op: task_op });
         assert!(matches!(ancestors[1], RowKind::Message { .. }));
         assert_eq!(ancestors[2], RowKind::Compaction { link: CompactionId::new(0) });
         let visible = outline.visible();
         let depth_of = |row| visible.iter().find(|(r, _)| *r == row).map(|(_, d)| *d);
         assert_eq!(depth_of(agent_row), Some(3));
-        let agent_children = visible.iter().filter(|(r, _)| outline.rows[*r as usize].parent == agent_row).count();
+        let agent_children = visible.iter().filter(|(r, _)| outline.rows[r.index()].parent == agent_row).count();
         assert!(agent_children >= 2, "the subagent's messages are inside");
 
         let closed = Outline::build(&corpus, &graph, SessionId::new(0), &OutlineOptions::default());
@@ -760,14 +770,14 @@ mod tests {
         let visible = outline.visible();
         let errors: Vec<OpId> = visible
             .iter()
-            .filter_map(|(row, _)| match outline.rows[*row as usize].kind {
+            .filter_map(|(row, _)| match outline.rows[row.index()].kind {
                 RowKind::ToolCall { op } => Some(op),
                 _ => None,
             })
             .collect();
         assert_eq!(errors.len(), 1, "the failing cargo test, inside the collapsed history");
         assert_eq!(graph.tool_ops[errors[0].index()].status, sessionscope_engine::dag::ToolStatus::Error);
-        assert!(matches!(outline.rows[visible[0].0 as usize].kind, RowKind::Compaction { .. }), "its marker opens");
+        assert!(matches!(outline.rows[visible[0].0.index()].kind, RowKind::Compaction { .. }), "its marker opens");
         assert_eq!(outline.matched, 1);
 
         let tools_hidden = OutlineOptions {
@@ -777,7 +787,7 @@ mod tests {
         let outline = Outline::build(&corpus, &graph, SessionId::new(0), &tools_hidden);
         // Tool calls show only to hold the subagent whose messages match.
         for (row, _) in outline.visible() {
-            if matches!(outline.rows[row as usize].kind, RowKind::ToolCall { .. }) {
+            if matches!(outline.rows[row.index()].kind, RowKind::ToolCall { .. }) {
                 assert!(outline.has_children(row));
             }
         }

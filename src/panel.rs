@@ -13,7 +13,7 @@ use sessionscope_engine::dag::{
 };
 use sessionscope_engine::model::{BlockId, EntryId, EntryKind};
 
-use crate::outline::Outline;
+use crate::outline::{Outline, RowId};
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum PanelRow {
@@ -326,9 +326,9 @@ pub fn files_touched(corpus: &Corpus, graph: &Graph, panel: &Panel) -> Vec<Touch
 }
 
 /// The operations a graph row stands for: a message's calls, or the call itself.
-pub fn ops_of_row(graph: &Graph, corpus: &Corpus, outline: &Outline, row: u32) -> Vec<OpId> {
+pub fn ops_of_row(graph: &Graph, corpus: &Corpus, outline: &Outline, row: RowId) -> Vec<OpId> {
     use crate::outline::RowKind;
-    match outline.rows.get(row as usize).map(|r| r.kind) {
+    match outline.row(row).map(|r| r.kind) {
         Some(RowKind::ToolCall { op }) => vec![op],
         Some(RowKind::Message { first, last }) => {
             let mut out = Vec::new();

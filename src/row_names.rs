@@ -103,7 +103,7 @@ pub fn row_by_name(model: &Model, name: &str) -> Option<RowKey> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outline::{Outline, OutlineOptions};
+    use crate::outline::{Outline, OutlineOptions, RowId};
     use sessionscope_engine::dag::SessionId;
 
     #[test]
@@ -113,7 +113,7 @@ mod tests {
         let mut named = 0;
         for session in (0..model.graph.sessions.len()).map(SessionId::new) {
             let outline = Outline::build(&model.corpus, &model.graph, session, &options);
-            for row in 0..outline.rows.len() as u32 {
+            for row in (0..outline.rows.len()).map(RowId::new) {
                 let key = outline.key(row);
                 let name = row_name(&model, key);
                 assert_eq!(name.as_deref().and_then(|n| row_by_name(&model, n)), Some(key), "{name:?}");

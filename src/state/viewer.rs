@@ -9,7 +9,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use rustc_hash::FxHashSet;
 use sessionscope_engine::dag::{ConversationId, ForkId, OpId, SessionId, TurnId};
-use sessionscope_engine::model::{EntryId, NONE};
+use sessionscope_engine::model::EntryId;
 use sessionscope_engine::share::fingerprint::fingerprint;
 
 use crate::deeplink::{self, ViewState};
@@ -161,8 +161,8 @@ impl ViewerState {
         let changed = self.outline.try_update_value(|outline| {
             let outline = outline.as_mut()?;
             let row = outline.row_of_key(key)?;
-            let r = &mut outline.rows[row as usize];
-            if r.collapsed == collapsed || r.first_child == NONE && !crate::outline::collapsed_by_default(r.kind) {
+            let r = &mut outline.rows[row.index()];
+            if r.collapsed == collapsed || r.first_child.is_none() && !crate::outline::collapsed_by_default(r.kind) {
                 return None;
             }
             r.collapsed = collapsed;
@@ -183,7 +183,7 @@ impl ViewerState {
     pub fn toggle(&self, key: RowKey) {
         let collapsed = self
             .outline
-            .with_value(|o| o.as_ref().and_then(|o| o.row_of_key(key).map(|row| o.rows[row as usize].collapsed)));
+            .with_value(|o| o.as_ref().and_then(|o| o.row_of_key(key).map(|row| o.rows[row.index()].collapsed)));
         if let Some(collapsed) = collapsed {
             self.set_collapsed(key, !collapsed);
         }

@@ -7,17 +7,17 @@
 //!
 //! Getting an item: `arena.get(id.index())` or the typed accessors (`Corpus::entry`,
 //! `Graph::node`, ...), which answer `None` for `NONE` as for any index past the end.
-
-use std::fmt;
-
-use serde::{Deserialize, Serialize};
+//!
+//! [`index_types!`](crate::index_types) defines them; the app uses it for the rows of its
+//! outline (the crate using it needs `serde`).
 
 /// Defines index types: `u32` newtypes with `NONE`, conversions to and from `usize`, and the
 /// traits an index needs (ordered, hashable, serialised as its number).
+#[macro_export]
 macro_rules! index_types {
     ($($(#[$doc:meta])* $name:ident;)*) => {$(
         $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
         #[serde(transparent)]
         pub struct $name(u32);
 
@@ -73,28 +73,28 @@ macro_rules! index_types {
             }
         }
 
-        impl fmt::Debug for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Debug::fmt(&self.0, f)
+        impl ::std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Display::fmt(&self.0, f)
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                ::std::fmt::Display::fmt(&self.0, f)
             }
         }
 
         /// Reads the number `Display` writes.
-        impl std::str::FromStr for $name {
-            type Err = std::num::ParseIntError;
+        impl ::std::str::FromStr for $name {
+            type Err = ::std::num::ParseIntError;
 
             fn from_str(text: &str) -> Result<$name, Self::Err> {
                 text.parse().map($name)
             }
         }
 
-        const _: () = assert!(std::mem::size_of::<$name>() == 4 && std::mem::align_of::<$name>() == 4);
+        const _: () = assert!(::std::mem::size_of::<$name>() == 4 && ::std::mem::align_of::<$name>() == 4);
     )*};
 }
 

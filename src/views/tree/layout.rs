@@ -85,7 +85,7 @@ pub fn compute_layout(model: &Model, outline: &Outline, heights: &FxHashMap<RowK
     index.reserve(visible.len());
     let mut y = 0.0;
     for (i, (row, depth)) in visible.into_iter().enumerate() {
-        let kind = outline.rows[row as usize].kind;
+        let kind = outline.rows[row.index()].kind;
         let key = crate::outline::key_of(kind);
         offsets.push(y);
         y += heights.get(&key).copied().unwrap_or_else(|| estimate(model, kind));

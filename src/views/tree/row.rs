@@ -8,7 +8,7 @@ use leptos::tachys::html::attribute::custom::CustomAttribute;
 use sessionscope_engine::dag::{
     CompactionId, ConversationId, ConversationKind, ForkId, OpId, ToolCategory, ToolStatus,
 };
-use sessionscope_engine::model::{EntryFlags, EntryId, EntryKind, NONE};
+use sessionscope_engine::model::{EntryFlags, EntryId, EntryKind};
 
 use crate::model::Model;
 use crate::outline::{RowKey, RowKind, collapsed_by_default};
@@ -62,9 +62,15 @@ pub fn RowView(key: RowKey) -> impl IntoView {
         viewer.outline.with_value(|o| {
             let o = o.as_ref()?;
             let row = o.row_of_key(key)?;
-            let r = o.rows[row as usize];
+            let r = o.rows[row.index()];
             let (size, position) = o.position(row);
-            Some(RowInfo { kind: r.kind, collapsed: r.collapsed, has_children: r.first_child != NONE, size, position })
+            Some(RowInfo {
+                kind: r.kind,
+                collapsed: r.collapsed,
+                has_children: r.first_child.is_some(),
+                size,
+                position,
+            })
         })
     });
     let Some(first) = info.get_untracked() else { return ().into_any() };
