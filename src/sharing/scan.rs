@@ -478,7 +478,7 @@ fn rows_of(redactor: &Redactor) -> Vec<FindingRow> {
                 .contexts
                 .first()
                 .map(|c| {
-                    let place = if c.line.file == u32::MAX {
+                    let place = if c.line.is_title() {
                         "title".to_owned()
                     } else {
                         format!("line {}, {}", c.line.line, c.field)

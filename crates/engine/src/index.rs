@@ -51,12 +51,12 @@ macro_rules! index_types {
 
             #[inline]
             pub const fn is_none(self) -> bool {
-                self.0 == u32::MAX
+                self.0 == $name::NONE.0
             }
 
             #[inline]
             pub const fn is_some(self) -> bool {
-                self.0 != u32::MAX
+                self.0 != $name::NONE.0
             }
 
             /// `None` for `NONE`, else the id.

@@ -15,9 +15,6 @@ pub use crate::index::{BlockId, EntryId, EnvelopeId, ResponseId};
 /// line and diagnostic has one, so it has no "none".
 pub type FileId = u32;
 
-/// The value of an absent index of the graph (conversation, tool operation, ...).
-pub const NONE: u32 = u32::MAX;
-
 /// What a conversation entry is. The raw `type` string is kept in [`Entry::type_name`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
 #[repr(u8)]

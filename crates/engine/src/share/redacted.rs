@@ -10,9 +10,6 @@ use super::bundle::{Bundle, BundleHeader, RedactionNote};
 use super::scope::{Scope, ScopeLines, resolve};
 use super::{Cursor, line_bytes};
 
-/// The pseudo-file index under which the title is scanned, so it gets the same placeholders.
-const TITLE_FILE: u32 = u32::MAX;
-
 /// What a share leaves out and looks for.
 #[derive(Clone, Debug, Default)]
 pub struct ShareOptions {
@@ -30,7 +27,7 @@ pub fn scan(corpus: &Corpus, lines: &ScopeLines, cursor: &mut Cursor, budget: us
 
 /// Scans the title the share will carry.
 pub fn scan_title(title: &str, redactor: &mut Redactor) {
-    redactor.scan_line(LineRef { file: TITLE_FILE, line: 0 }, &title_line(title));
+    redactor.scan_line(LineRef::TITLE, &title_line(title));
 }
 
 fn title_line(title: &str) -> Vec<u8> {
