@@ -46,9 +46,9 @@ pub fn App() -> impl IntoView {
         }
         let Some(model) = viewer.model.get_value() else { return };
         let session = viewer.session.get_untracked();
-        let Some(s) = model.graph.sessions.get(session as usize) else { return };
+        let Some(s) = model.graph.sessions.get(session.index()) else { return };
         let uuid = match key {
-            RowKey::Entry(e) => Some(model.corpus.entry_uuid(&model.corpus.entries[e as usize]).to_owned()),
+            RowKey::Entry(e) => Some(model.corpus.entry_uuid(&model.corpus.entries[e.index()]).to_owned()),
             _ => None,
         };
         deeplink::write_hash(&deeplink::format(&s.id, uuid.as_deref()));
@@ -281,7 +281,7 @@ fn SessionHeader() -> impl IntoView {
     move || {
         let model = viewer.model()?;
         let session = viewer.session.get();
-        let s = model.graph.sessions.get(session as usize)?;
+        let s = model.graph.sessions.get(session.index())?;
         let title = if s.title.is_empty() { s.id.clone() } else { s.title.clone() };
         let u = s.usage_with_agents;
         let tokens = crate::render::units::human_count(

@@ -3,7 +3,7 @@
 
 use rustc_hash::FxHashMap;
 use sessionscope_engine::Corpus;
-use sessionscope_engine::dag::Graph;
+use sessionscope_engine::dag::{Graph, SessionId};
 use sessionscope_engine::model::EntryId;
 
 /// Everything loaded: the parsed files and their structure.
@@ -16,8 +16,12 @@ pub struct Model {
 
 impl Model {
     pub fn new(corpus: Corpus, graph: Graph) -> Model {
-        let uuids =
-            corpus.entries.iter().enumerate().map(|(i, e)| (corpus.entry_uuid(e).to_owned(), i as EntryId)).collect();
+        let uuids = corpus
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (corpus.entry_uuid(e).to_owned(), EntryId::new(i)))
+            .collect();
         Model { corpus, graph, uuids }
     }
 
@@ -26,16 +30,15 @@ impl Model {
     }
 
     /// The session to show first: the one with the most entries.
-    pub fn default_session(&self) -> u32 {
-        self.graph.sessions.iter().enumerate().max_by_key(|(_, s)| s.entries).map_or(0, |(i, _)| i as u32)
+    pub fn default_session(&self) -> SessionId {
+        SessionId::new(self.graph.sessions.iter().enumerate().max_by_key(|(_, s)| s.entries).map_or(0, |(i, _)| i))
     }
 
-    pub fn session_by_id(&self, id: &str) -> Option<u32> {
-        self.graph.sessions.iter().position(|s| s.id == id).map(|i| i as u32)
+    pub fn session_by_id(&self, id: &str) -> Option<SessionId> {
+        self.graph.sessions.iter().position(|s| s.id == id).map(SessionId::new)
     }
 
-    pub fn session_of_entry(&self, entry: EntryId) -> Option<u32> {
-        let conv = self.graph.nodes.get(entry as usize)?.conversation;
-        self.graph.conversations.get(conv as usize).map(|c| c.session)
+    pub fn session_of_entry(&self, entry: EntryId) -> Option<SessionId> {
+        self.graph.conversation_of(entry).map(|c| c.session)
     }
 }

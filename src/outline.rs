@@ -8,22 +8,30 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use sessionscope_engine::Corpus;
-use sessionscope_engine::dag::{ConversationKind, Graph, Node, ToolCategory};
-use sessionscope_engine::model::{BlockKind, Entry, EntryFlags, EntryId, EntryKind, NONE};
+use sessionscope_engine::dag::{
+    CompactionId, ConversationId, ConversationKind, ForkId, Graph, Node, OpId, SessionId, ToolCategory,
+};
+use sessionscope_engine::model::{BlockId, BlockKind, Entry, EntryFlags, EntryId, EntryKind, ResponseId};
+
+sessionscope_engine::index_types! {
+    /// A row of an outline: index into [`Outline::rows`] (and its positions), or
+    /// `RowId::NONE` for no row (above a top-level row, below a row without children).
+    RowId;
+}
 
 /// What a row shows.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum RowKind {
     /// A message: one entry, or the consecutive lines of one assistant response.
     Message { first: EntryId, last: EntryId },
-    /// A tool call with its result (index into `Graph::tool_ops`).
-    ToolCall { op: u32 },
-    /// A subagent conversation (index into `Graph::conversations`).
-    Agent { conversation: u32 },
+    /// A tool call with its result.
+    ToolCall { op: OpId },
+    /// A subagent conversation.
+    Agent { conversation: ConversationId },
     /// A compaction marker; its children are the history it replaced.
-    Compaction { link: u32 },
-    /// The switcher of a real fork (index into `Graph::forks`), just before the branch shown.
-    Branch { fork: u32 },
+    Compaction { link: CompactionId },
+    /// The switcher of a real fork, just before the branch shown.
+    Branch { fork: ForkId },
     /// A progress, hook, meta or other line folded away by default.
     Noise { entry: EntryId },
 }
@@ -32,18 +40,18 @@ pub enum RowKind {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum RowKey {
     Entry(EntryId),
-    Op(u32),
-    Agent(u32),
-    Compaction(u32),
-    Branch(u32),
+    Op(OpId),
+    Agent(ConversationId),
+    Compaction(CompactionId),
+    Branch(ForkId),
 }
 
 #[derive(Clone, Copy, Debug)]
 pub struct Row {
     pub kind: RowKind,
-    pub parent: u32,
-    pub first_child: u32,
-    pub next_sibling: u32,
+    pub parent: RowId,
+    pub first_child: RowId,
+    pub next_sibling: RowId,
     pub collapsed: bool,
 }
 
@@ -56,7 +64,7 @@ pub struct RowFilter {
     pub hide_tools: bool,
     pub hide_system: bool,
     /// Only rows of this conversation (the main thread or one agent).
-    pub conversation: Option<u32>,
+    pub conversation: Option<ConversationId>,
     pub errors_only: bool,
     /// Milliseconds since the epoch, inclusive.
     pub from_ms: Option<i64>,
@@ -77,12 +85,12 @@ pub struct OutlineOptions {
     /// Rows whose collapse state differs from their default.
     pub toggled: FxHashSet<RowKey>,
     /// The alternative shown at each real fork, where it is not the active one.
-    pub choices: FxHashMap<u32, u32>,
+    pub choices: FxHashMap<ForkId, u32>,
 }
 
 impl OutlineOptions {
-    pub fn choice(&self, graph: &Graph, fork: u32) -> u32 {
-        let active = graph.forks.get(fork as usize).map_or(0, |f| f.active);
+    pub fn choice(&self, graph: &Graph, fork: ForkId) -> u32 {
+        let active = graph.fork(fork).map_or(0, |f| f.active);
         self.choices.get(&fork).copied().unwrap_or(active)
     }
 }
@@ -90,10 +98,10 @@ impl OutlineOptions {
 pub struct Outline {
     pub rows: Vec<Row>,
     /// The first top-level row (siblings follow through `next_sibling`).
-    pub first_root: u32,
-    keys: FxHashMap<RowKey, u32>,
+    pub first_root: RowId,
+    keys: FxHashMap<RowKey, RowId>,
     /// The row that shows each entry (a merged message, the tool call a result belongs to).
-    entry_rows: FxHashMap<EntryId, u32>,
+    entry_rows: FxHashMap<EntryId, RowId>,
     /// Noise lines not shown.
     pub hidden_noise: u32,
     /// For each row, `(number of siblings, 1-based position among them)`.
@@ -108,15 +116,15 @@ pub struct Outline {
 impl Outline {
     /// The rows of a session: its main thread with everything nested in it, then agent
     /// conversations that could not be placed under a spawning call.
-    pub fn build(corpus: &Corpus, graph: &Graph, session: u32, options: &OutlineOptions) -> Outline {
+    pub fn build(corpus: &Corpus, graph: &Graph, session: SessionId, options: &OutlineOptions) -> Outline {
         let mut builder = Builder {
             corpus,
             graph,
             options,
             rows: Vec::new(),
             last_child: Vec::new(),
-            first_root: NONE,
-            last_root: NONE,
+            first_root: RowId::NONE,
+            last_root: RowId::NONE,
             keys: FxHashMap::default(),
             entry_rows: FxHashMap::default(),
             hidden_noise: 0,
@@ -128,15 +136,15 @@ impl Outline {
             if conv.kind == ConversationKind::CompactionAgent {
                 continue;
             }
-            if conv.spawn_block != NONE {
-                builder.agents_of_call.entry(conv.spawn_block).or_default().push(c as u32);
-            } else if conv.spawn_entry != NONE {
-                builder.agents_of_entry.entry(conv.spawn_entry).or_default().push(c as u32);
+            if conv.spawn_block.is_some() {
+                builder.agents_of_call.entry(conv.spawn_block).or_default().push(ConversationId::new(c));
+            } else if conv.spawn_entry.is_some() {
+                builder.agents_of_entry.entry(conv.spawn_entry).or_default().push(ConversationId::new(c));
             }
         }
-        let Some(session) = graph.sessions.get(session as usize) else { return builder.finish() };
-        if session.main != NONE {
-            builder.conversation(session.main, NONE);
+        let Some(session) = graph.session(session) else { return builder.finish() };
+        if session.main.is_some() {
+            builder.conversation(session.main, RowId::NONE);
         }
         // Agents no spawning row could hold: unlinked ones, and all of a session whose main
         // thread is not loaded.
@@ -144,14 +152,18 @@ impl Outline {
             if builder.keys.contains_key(&RowKey::Agent(agent)) {
                 continue;
             }
-            let conv = &graph.conversations[agent as usize];
-            let under_compaction = conv.kind == ConversationKind::CompactionAgent && conv.compaction != NONE;
-            if session.main != NONE && (conv.linked_by.is_some() || under_compaction) {
+            let conv = &graph.conversations[agent.index()];
+            let under_compaction = conv.kind == ConversationKind::CompactionAgent && conv.compaction.is_some();
+            if session.main.is_some() && (conv.linked_by.is_some() || under_compaction) {
                 // Linked, but its spawning row is on a branch not shown.
                 continue;
             }
-            let row =
-                builder.push(NONE, RowKind::Agent { conversation: agent }, RowKey::Agent(agent), session.main != NONE);
+            let row = builder.push(
+                RowId::NONE,
+                RowKind::Agent { conversation: agent },
+                RowKey::Agent(agent),
+                session.main.is_some(),
+            );
             builder.conversation(agent, row);
         }
         let mut outline = builder.finish();
@@ -159,40 +171,44 @@ impl Outline {
         outline
     }
 
-    pub fn key(&self, row: u32) -> RowKey {
-        key_of(self.rows[row as usize].kind)
+    pub fn row(&self, row: RowId) -> Option<&Row> {
+        self.rows.get(row.index())
     }
 
-    pub fn row_of_key(&self, key: RowKey) -> Option<u32> {
+    pub fn key(&self, row: RowId) -> RowKey {
+        key_of(self.rows[row.index()].kind)
+    }
+
+    pub fn row_of_key(&self, key: RowKey) -> Option<RowId> {
         self.keys.get(&key).copied()
     }
 
-    pub fn row_of_entry(&self, entry: EntryId) -> Option<u32> {
+    pub fn row_of_entry(&self, entry: EntryId) -> Option<RowId> {
         self.entry_rows.get(&entry).copied()
     }
 
-    pub fn has_children(&self, row: u32) -> bool {
-        self.rows[row as usize].first_child != NONE
+    pub fn has_children(&self, row: RowId) -> bool {
+        self.rows[row.index()].first_child.is_some()
     }
 
     /// The parents of a row, nearest first.
-    pub fn ancestors(&self, row: u32) -> Vec<u32> {
+    pub fn ancestors(&self, row: RowId) -> Vec<RowId> {
         let mut out = Vec::new();
-        let mut current = self.rows[row as usize].parent;
-        while current != NONE {
+        let mut current = self.rows[row.index()].parent;
+        while current.is_some() {
             out.push(current);
-            current = self.rows[current as usize].parent;
+            current = self.rows[current.index()].parent;
         }
         out
     }
 
     /// The rows shown, in order, with their depth: a preorder walk that does not enter
     /// collapsed rows (with a filter: that skips hidden rows and opens rows with matches below).
-    pub fn visible(&self) -> Vec<(u32, u16)> {
+    pub fn visible(&self) -> Vec<(RowId, u16)> {
         let mut out = Vec::new();
-        let mut stack: Vec<(u32, u16)> = Vec::new();
+        let mut stack: Vec<(RowId, u16)> = Vec::new();
         let mut root = self.first_root;
-        while root != NONE {
+        while root.is_some() {
             if !self.is_hidden(root) {
                 stack.push((root, 0));
             }
@@ -202,37 +218,37 @@ impl Outline {
                     continue;
                 }
                 let start = stack.len();
-                let mut child = self.rows[row as usize].first_child;
-                while child != NONE {
+                let mut child = self.rows[row.index()].first_child;
+                while child.is_some() {
                     if !self.is_hidden(child) {
                         stack.push((child, depth + 1));
                     }
-                    child = self.rows[child as usize].next_sibling;
+                    child = self.rows[child.index()].next_sibling;
                 }
                 stack[start..].reverse();
             }
-            root = self.rows[root as usize].next_sibling;
+            root = self.rows[root.index()].next_sibling;
         }
         out
     }
 
-    fn is_hidden(&self, row: u32) -> bool {
-        self.filtering && self.hidden.get(row as usize).copied().unwrap_or(false)
+    fn is_hidden(&self, row: RowId) -> bool {
+        self.filtering && self.hidden.get(row.index()).copied().unwrap_or(false)
     }
 
     /// Whether a row shows its children: expanded, or (with a filter) holding matches.
-    pub fn is_open(&self, row: u32) -> bool {
-        let r = &self.rows[row as usize];
-        if r.first_child == NONE {
+    pub fn is_open(&self, row: RowId) -> bool {
+        let r = &self.rows[row.index()];
+        if r.first_child.is_none() {
             return false;
         }
         if self.filtering {
             let mut child = r.first_child;
-            while child != NONE {
+            while child.is_some() {
                 if !self.is_hidden(child) {
                     return true;
                 }
-                child = self.rows[child as usize].next_sibling;
+                child = self.rows[child.index()].next_sibling;
             }
             return false;
         }
@@ -261,8 +277,8 @@ impl Outline {
             if own || keep[row] {
                 keep[row] = true;
                 let parent = self.rows[row].parent;
-                if parent != NONE {
-                    keep[parent as usize] = true;
+                if parent.is_some() {
+                    keep[parent.index()] = true;
                 }
             }
         }
@@ -272,8 +288,8 @@ impl Outline {
 
     /// The number of siblings of a row (itself included) and its 1-based position among
     /// them, for `aria-setsize` / `aria-posinset`.
-    pub fn position(&self, row: u32) -> (u32, u32) {
-        self.positions.get(row as usize).copied().unwrap_or((1, 1))
+    pub fn position(&self, row: RowId) -> (u32, u32) {
+        self.positions.get(row.index()).copied().unwrap_or((1, 1))
     }
 }
 
@@ -286,11 +302,11 @@ fn row_matches(corpus: &Corpus, graph: &Graph, filter: &RowFilter, kind: RowKind
                 && filter.to_ms.is_none_or(|to| entry.timestamp_ms <= to))
     };
     let in_conversation = |entry: EntryId| {
-        filter.conversation.is_none_or(|c| graph.nodes.get(entry as usize).is_some_and(|n| n.conversation == c))
+        filter.conversation.is_none_or(|c| graph.nodes.get(entry.index()).is_some_and(|n| n.conversation == c))
     };
     match kind {
         RowKind::Message { first, .. } | RowKind::Noise { entry: first } => {
-            let entry = &corpus.entries[first as usize];
+            let entry = &corpus.entries[first.index()];
             let hidden_kind = match kind {
                 RowKind::Noise { .. } => filter.hide_system,
                 _ => match entry.kind {
@@ -307,13 +323,13 @@ fn row_matches(corpus: &Corpus, graph: &Graph, filter: &RowFilter, kind: RowKind
             !hidden_kind && (!filter.errors_only || error) && in_conversation(first) && in_time(entry)
         }
         RowKind::ToolCall { op } => {
-            let Some(o) = graph.tool_ops.get(op as usize) else { return false };
-            let anchor = if o.call_entry != NONE { o.call_entry } else { o.result_entry };
+            let Some(o) = graph.tool_ops.get(op.index()) else { return false };
+            let anchor = if o.call_entry.is_some() { o.call_entry } else { o.result_entry };
             let error = matches!(o.status, sessionscope_engine::dag::ToolStatus::Error);
             !filter.hide_tools
                 && (!filter.errors_only || error)
                 && filter.conversation.is_none_or(|c| o.conversation == c)
-                && in_time(&corpus.entries[anchor as usize])
+                && in_time(&corpus.entries[anchor.index()])
         }
         RowKind::Agent { .. } | RowKind::Compaction { .. } | RowKind::Branch { .. } => false,
     }
@@ -373,15 +389,15 @@ struct Builder<'a> {
     graph: &'a Graph,
     options: &'a OutlineOptions,
     rows: Vec<Row>,
-    last_child: Vec<u32>,
-    first_root: u32,
-    last_root: u32,
-    keys: FxHashMap<RowKey, u32>,
-    entry_rows: FxHashMap<EntryId, u32>,
+    last_child: Vec<RowId>,
+    first_root: RowId,
+    last_root: RowId,
+    keys: FxHashMap<RowKey, RowId>,
+    entry_rows: FxHashMap<EntryId, RowId>,
     hidden_noise: u32,
-    agents_of_call: FxHashMap<u32, Vec<u32>>,
+    agents_of_call: FxHashMap<BlockId, Vec<ConversationId>>,
     /// Sidechains linked to a message without a tool call (older inline shapes).
-    agents_of_entry: FxHashMap<EntryId, Vec<u32>>,
+    agents_of_entry: FxHashMap<EntryId, Vec<ConversationId>>,
     root_memo: FxHashMap<EntryId, EntryId>,
 }
 
@@ -393,13 +409,13 @@ impl Builder<'_> {
         for first in firsts {
             siblings.clear();
             let mut current = first;
-            while current != NONE {
+            while current.is_some() {
                 siblings.push(current);
-                current = self.rows[current as usize].next_sibling;
+                current = self.rows[current.index()].next_sibling;
             }
             let size = siblings.len() as u32;
             for (i, &row) in siblings.iter().enumerate() {
-                positions[row as usize] = (size, i as u32 + 1);
+                positions[row.index()] = (size, i as u32 + 1);
             }
         }
         Outline {
@@ -415,26 +431,26 @@ impl Builder<'_> {
         }
     }
 
-    fn push(&mut self, parent: u32, kind: RowKind, key: RowKey, collapsed_default: bool) -> u32 {
-        let index = self.rows.len() as u32;
+    fn push(&mut self, parent: RowId, kind: RowKind, key: RowKey, collapsed_default: bool) -> RowId {
+        let index = RowId::new(self.rows.len());
         let collapsed = collapsed_default != self.options.toggled.contains(&key);
-        self.rows.push(Row { kind, parent, first_child: NONE, next_sibling: NONE, collapsed });
-        self.last_child.push(NONE);
-        if parent == NONE {
-            if self.last_root == NONE {
+        self.rows.push(Row { kind, parent, first_child: RowId::NONE, next_sibling: RowId::NONE, collapsed });
+        self.last_child.push(RowId::NONE);
+        if parent.is_none() {
+            if self.last_root.is_none() {
                 self.first_root = index;
             } else {
-                self.rows[self.last_root as usize].next_sibling = index;
+                self.rows[self.last_root.index()].next_sibling = index;
             }
             self.last_root = index;
         } else {
-            let last = self.last_child[parent as usize];
-            if last == NONE {
-                self.rows[parent as usize].first_child = index;
+            let last = self.last_child[parent.index()];
+            if last.is_none() {
+                self.rows[parent.index()].first_child = index;
             } else {
-                self.rows[last as usize].next_sibling = index;
+                self.rows[last.index()].next_sibling = index;
             }
-            self.last_child[parent as usize] = index;
+            self.last_child[parent.index()] = index;
         }
         self.keys.entry(key).or_insert(index);
         index
@@ -448,8 +464,8 @@ impl Builder<'_> {
                 break root;
             }
             path.push(current);
-            let parent = self.graph.nodes[current as usize].parent;
-            if parent == NONE {
+            let parent = self.graph.nodes[current.index()].parent;
+            if parent.is_none() {
                 break current;
             }
             current = parent;
@@ -462,12 +478,12 @@ impl Builder<'_> {
 
     /// The rows of a conversation's thread, as children of `parent`: segments split by
     /// compactions, each compaction a marker holding the history before it.
-    fn conversation(&mut self, conversation: u32, parent: u32) {
+    fn conversation(&mut self, conversation: ConversationId, parent: RowId) {
         let graph = self.graph;
         let options = self.options;
         let thread = graph.thread_with(conversation, &|fork| {
-            let index = graph.forks.iter().position(|f| std::ptr::eq(f, fork)).unwrap_or(0) as u32;
-            options.choice(graph, index)
+            let index = graph.forks.iter().position(|f| std::ptr::eq(f, fork)).unwrap_or(0);
+            options.choice(graph, ForkId::new(index))
         });
         // Segments: runs of the thread under one root, in order of their roots.
         let mut segments: Vec<(EntryId, Vec<EntryId>)> = Vec::new();
@@ -485,7 +501,7 @@ impl Builder<'_> {
         // with the non-compaction segments that follow it.
         let compaction_of_root = |root: EntryId| {
             graph.compactions.iter().position(|link| {
-                (link.boundary != NONE && link.boundary == root) || (link.boundary == NONE && link.summary == root)
+                (link.boundary.is_some() && link.boundary == root) || (link.boundary.is_none() && link.summary == root)
             })
         };
         let mut groups: Vec<(Option<usize>, Vec<usize>)> = vec![(None, Vec::new())];
@@ -503,7 +519,7 @@ impl Builder<'_> {
         segments: &[(EntryId, Vec<EntryId>)],
         groups: &[(Option<usize>, Vec<usize>)],
         upto: usize,
-        parent: u32,
+        parent: RowId,
     ) {
         // Iterative over the nesting: markers are created outermost first.
         let mut parents = vec![parent; upto + 1];
@@ -511,12 +527,12 @@ impl Builder<'_> {
             let Some(link) = groups[level].0 else { continue };
             let marker = self.push(
                 parents[level],
-                RowKind::Compaction { link: link as u32 },
-                RowKey::Compaction(link as u32),
+                RowKind::Compaction { link: CompactionId::new(link) },
+                RowKey::Compaction(CompactionId::new(link)),
                 true,
             );
             let agent = self.graph.compactions[link].agent;
-            if agent != NONE {
+            if agent.is_some() {
                 let row = self.push(marker, RowKind::Agent { conversation: agent }, RowKey::Agent(agent), true);
                 self.conversation(agent, row);
             }
@@ -533,17 +549,17 @@ impl Builder<'_> {
         }
     }
 
-    fn segment(&mut self, entries: &[EntryId], parent: u32) {
+    fn segment(&mut self, entries: &[EntryId], parent: RowId) {
         let corpus = self.corpus;
         let graph = self.graph;
-        let mut message: Option<(u32, u32)> = None; // (row, response)
+        let mut message: Option<(RowId, ResponseId)> = None; // (row, response)
         for &e in entries {
-            let entry = &corpus.entries[e as usize];
+            let entry = &corpus.entries[e.index()];
             // The branch switcher sits just before the branch shown at a real fork.
-            if graph.nodes[e as usize].has(Node::ALTERNATIVE) {
-                let fork_node = graph.nodes[e as usize].parent;
-                if let Some(&fork) = graph.fork_of.get(fork_node as usize)
-                    && fork != NONE
+            if graph.nodes[e.index()].has(Node::ALTERNATIVE) {
+                let fork_node = graph.nodes[e.index()].parent;
+                if let Some(&fork) = graph.fork_of.get(fork_node.index())
+                    && fork.is_some()
                 {
                     self.push(parent, RowKind::Branch { fork }, RowKey::Branch(fork), false);
                     message = None;
@@ -570,15 +586,15 @@ impl Builder<'_> {
                 continue;
             }
             if only_results(corpus, entry) {
-                let op = graph.op_of_entry.get(e as usize).copied().unwrap_or(NONE);
-                let call_row = (op != NONE).then(|| self.keys.get(&RowKey::Op(op)).copied()).flatten();
+                let op = graph.op_of_entry.get(e.index()).copied().unwrap_or(OpId::NONE);
+                let call_row = op.is_some().then(|| self.keys.get(&RowKey::Op(op)).copied()).flatten();
                 match call_row {
                     Some(row) => {
                         // Every result of the line maps to the row of its call.
                         self.entry_rows.insert(e, row);
                         continue;
                     }
-                    None if op != NONE && graph.tool_ops[op as usize].call_entry == NONE => {
+                    None if op.is_some() && graph.tool_ops[op.index()].call_entry.is_none() => {
                         // A result without a call gets a row of its own.
                         let row = self.push(parent, RowKind::ToolCall { op }, RowKey::Op(op), true);
                         self.entry_rows.insert(e, row);
@@ -587,10 +603,10 @@ impl Builder<'_> {
                     None => {}
                 }
             }
-            let response = if entry.kind == EntryKind::Assistant { entry.response } else { NONE };
+            let response = if entry.kind == EntryKind::Assistant { entry.response } else { ResponseId::NONE };
             let row = match message {
-                Some((row, current)) if response != NONE && current == response => {
-                    if let RowKind::Message { last, .. } = &mut self.rows[row as usize].kind {
+                Some((row, current)) if response.is_some() && current == response => {
+                    if let RowKind::Message { last, .. } = &mut self.rows[row.index()].kind {
                         *last = e;
                     }
                     row
@@ -616,23 +632,23 @@ impl Builder<'_> {
     }
 
     /// The tool calls an entry makes, as children of its message row.
-    fn tool_calls(&mut self, e: EntryId, message_row: u32) {
+    fn tool_calls(&mut self, e: EntryId, message_row: RowId) {
         let graph = self.graph;
-        let first = graph.op_of_entry.get(e as usize).copied().unwrap_or(NONE);
-        if first == NONE {
+        let first = graph.op_of_entry.get(e.index()).copied().unwrap_or(OpId::NONE);
+        if first.is_none() {
             return;
         }
-        let mut o = first as usize;
+        let mut o = first.index();
         while let Some(op) = graph.tool_ops.get(o) {
             if op.call_entry != e {
-                if op.result_entry == e && o == first as usize {
+                if op.result_entry == e && o == first.index() {
                     o += 1;
                     continue;
                 }
                 break;
             }
-            let row = self.push(message_row, RowKind::ToolCall { op: o as u32 }, RowKey::Op(o as u32), true);
-            if op.result_entry != NONE {
+            let row = self.push(message_row, RowKind::ToolCall { op: OpId::new(o) }, RowKey::Op(OpId::new(o)), true);
+            if op.result_entry.is_some() {
                 self.entry_rows.insert(op.result_entry, row);
             }
             if op.category == ToolCategory::Agent
@@ -664,7 +680,7 @@ mod tests {
             .visible()
             .into_iter()
             .map(|(row, depth)| {
-                let name = match outline.rows[row as usize].kind {
+                let name = match outline.rows[row.index()].kind {
                     RowKind::Message { .. } => "message",
                     RowKind::ToolCall { .. } => "tool",
                     RowKind::Agent { .. } => "agent",
@@ -680,7 +696,7 @@ mod tests {
     #[test]
     fn the_example_shows_a_compaction_marker_a_branch_and_folded_noise() {
         let (corpus, graph) = example();
-        let outline = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &OutlineOptions::default());
         let top = kinds(&outline);
         assert_eq!(top[0], (0, "compaction"), "the pre-compaction history is folded under its marker");
         assert!(top.iter().any(|&(d, k)| d == 0 && k == "branch"), "{top:?}");
@@ -689,7 +705,7 @@ mod tests {
         // Every entry of the active thread has a row, hidden noise aside.
         let main = graph.sessions[0].main;
         for e in graph.thread(main) {
-            let entry = &corpus.entries[e as usize];
+            let entry = &corpus.entries[e.index()];
             if !is_noise(&corpus, entry) && corpus.sym(entry.subtype) != "compact_boundary" {
                 assert!(outline.row_of_entry(e).is_some(), "line {} has no row", entry.line);
             }
@@ -699,29 +715,31 @@ mod tests {
     #[test]
     fn expanding_reveals_the_history_and_the_subagent_under_its_task_call() {
         let (corpus, graph) = example();
-        let marker = RowKey::Compaction(0);
-        let agent = graph.conversations.iter().position(|c| c.agent_name == "a7e5d21").unwrap() as u32;
-        let task_op = graph
-            .tool_ops
-            .iter()
-            .position(|op| op.call_block == graph.conversations[agent as usize].spawn_block)
-            .unwrap() as u32;
+        let marker = RowKey::Compaction(CompactionId::new(0));
+        let agent = ConversationId::new(graph.conversations.iter().position(|c| c.agent_name == "a7e5d21").unwrap());
+        let task_op = OpId::new(
+            graph
+                .tool_ops
+                .iter()
+                .position(|op| op.call_block == graph.conversations[agent.index()].spawn_block)
+                .unwrap(),
+        );
         let mut options = OutlineOptions::default();
         options.toggled.extend([marker, RowKey::Op(task_op), RowKey::Agent(agent)]);
-        let outline = Outline::build(&corpus, &graph, 0, &options);
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &options);
         let agent_row = outline.row_of_key(RowKey::Agent(agent)).unwrap();
         let ancestors: Vec<RowKind> =
-            outline.ancestors(agent_row).iter().map(|&r| outline.rows[r as usize].kind).collect();
+            outline.ancestors(agent_row).iter().map(|&r| outline.rows[r.index()].kind).collect();
         assert_eq!(ancestors[0], RowKind::ToolCall { op: task_op });
         assert!(matches!(ancestors[1], RowKind::Message { .. }));
-        assert_eq!(ancestors[2], RowKind::Compaction { link: 0 });
+        assert_eq!(ancestors[2], RowKind::Compaction { link: CompactionId::new(0) });
         let visible = outline.visible();
         let depth_of = |row| visible.iter().find(|(r, _)| *r == row).map(|(_, d)| *d);
         assert_eq!(depth_of(agent_row), Some(3));
-        let agent_children = visible.iter().filter(|(r, _)| outline.rows[*r as usize].parent == agent_row).count();
+        let agent_children = visible.iter().filter(|(r, _)| outline.rows[r.index()].parent == agent_row).count();
         assert!(agent_children >= 2, "the subagent's messages are inside");
 
-        let closed = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
+        let closed = Outline::build(&corpus, &graph, SessionId::new(0), &OutlineOptions::default());
         assert!(closed.visible().len() < visible.len());
     }
 
@@ -731,12 +749,12 @@ mod tests {
         let fork = &graph.forks[0];
         let active_first = fork.alternatives[fork.active as usize];
         let other_first = fork.alternatives[1 - fork.active as usize];
-        let outline = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &OutlineOptions::default());
         assert!(outline.row_of_entry(active_first).is_some());
         assert!(outline.row_of_entry(other_first).is_none());
         let mut options = OutlineOptions::default();
-        options.choices.insert(0, 1 - fork.active);
-        let switched = Outline::build(&corpus, &graph, 0, &options);
+        options.choices.insert(ForkId::new(0), 1 - fork.active);
+        let switched = Outline::build(&corpus, &graph, SessionId::new(0), &options);
         assert!(switched.row_of_entry(other_first).is_some());
         assert!(switched.row_of_entry(active_first).is_none());
     }
@@ -748,28 +766,28 @@ mod tests {
             filter: RowFilter { errors_only: true, ..RowFilter::default() },
             ..OutlineOptions::default()
         };
-        let outline = Outline::build(&corpus, &graph, 0, &options);
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &options);
         let visible = outline.visible();
-        let errors: Vec<u32> = visible
+        let errors: Vec<OpId> = visible
             .iter()
-            .filter_map(|(row, _)| match outline.rows[*row as usize].kind {
+            .filter_map(|(row, _)| match outline.rows[row.index()].kind {
                 RowKind::ToolCall { op } => Some(op),
                 _ => None,
             })
             .collect();
         assert_eq!(errors.len(), 1, "the failing cargo test, inside the collapsed history");
-        assert_eq!(graph.tool_ops[errors[0] as usize].status, sessionscope_engine::dag::ToolStatus::Error);
-        assert!(matches!(outline.rows[visible[0].0 as usize].kind, RowKind::Compaction { .. }), "its marker opens");
+        assert_eq!(graph.tool_ops[errors[0].index()].status, sessionscope_engine::dag::ToolStatus::Error);
+        assert!(matches!(outline.rows[visible[0].0.index()].kind, RowKind::Compaction { .. }), "its marker opens");
         assert_eq!(outline.matched, 1);
 
         let tools_hidden = OutlineOptions {
             filter: RowFilter { hide_tools: true, hide_system: true, ..RowFilter::default() },
             ..OutlineOptions::default()
         };
-        let outline = Outline::build(&corpus, &graph, 0, &tools_hidden);
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &tools_hidden);
         // Tool calls show only to hold the subagent whose messages match.
         for (row, _) in outline.visible() {
-            if matches!(outline.rows[row as usize].kind, RowKind::ToolCall { .. }) {
+            if matches!(outline.rows[row.index()].kind, RowKind::ToolCall { .. }) {
                 assert!(outline.has_children(row));
             }
         }
@@ -778,9 +796,9 @@ mod tests {
     #[test]
     fn noise_is_revealed_in_place() {
         let (corpus, graph) = example();
-        let hidden = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
+        let hidden = Outline::build(&corpus, &graph, SessionId::new(0), &OutlineOptions::default());
         let options = OutlineOptions { show_noise: true, ..OutlineOptions::default() };
-        let shown = Outline::build(&corpus, &graph, 0, &options);
+        let shown = Outline::build(&corpus, &graph, SessionId::new(0), &options);
         let noise = shown.rows.iter().filter(|r| matches!(r.kind, RowKind::Noise { .. })).count();
         assert_eq!(noise as u32, hidden.hidden_noise);
         assert_eq!(shown.hidden_noise, 0);

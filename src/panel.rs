@@ -8,17 +8,19 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use sessionscope_engine::Corpus;
 use sessionscope_engine::dag::tools::Touch;
-use sessionscope_engine::dag::{ConversationKind, Graph, ToolCategory, ToolOp, ToolStatus, tools};
-use sessionscope_engine::model::{EntryId, EntryKind, NONE};
+use sessionscope_engine::dag::{
+    ConversationId, ConversationKind, Graph, OpId, SessionId, ToolCategory, ToolOp, ToolStatus, TurnId, tools,
+};
+use sessionscope_engine::model::{BlockId, EntryId, EntryKind};
 
-use crate::outline::Outline;
+use crate::outline::{Outline, RowId};
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum PanelRow {
-    /// A turn's header (index into `Graph::turns`).
-    Group { turn: u32 },
-    /// An operation (index into `Graph::tool_ops`), nested `depth` levels under Task calls.
-    Op { op: u32, depth: u16 },
+    /// A turn's header.
+    Group { turn: TurnId },
+    /// An operation, nested `depth` levels under Task calls.
+    Op { op: OpId, depth: u16 },
 }
 
 /// Which operations to list. Empty sets mean "all".
@@ -28,7 +30,7 @@ pub struct PanelFilter {
     pub tool: Option<String>,
     pub status: Option<ToolStatus>,
     /// A conversation (the main thread or an agent).
-    pub agent: Option<u32>,
+    pub agent: Option<ConversationId>,
 }
 
 impl PanelFilter {
@@ -47,7 +49,7 @@ pub struct PanelCounts {
     pub categories: Vec<(ToolCategory, u32)>,
     pub statuses: Vec<(ToolStatus, u32)>,
     pub tools: Vec<(String, u32)>,
-    pub agents: Vec<(u32, u32)>,
+    pub agents: Vec<(ConversationId, u32)>,
 }
 
 pub struct Panel {
@@ -56,7 +58,7 @@ pub struct Panel {
     /// Operations listed (after filtering).
     pub listed: u32,
     /// Row of each listed operation.
-    op_rows: FxHashMap<u32, usize>,
+    op_rows: FxHashMap<OpId, usize>,
 }
 
 impl Panel {
@@ -64,26 +66,26 @@ impl Panel {
         corpus: &Corpus,
         graph: &Graph,
         outline: &Outline,
-        session: u32,
+        session: SessionId,
         filter: &PanelFilter,
-        collapsed: &FxHashSet<u32>,
+        collapsed: &FxHashSet<TurnId>,
     ) -> Panel {
-        let Some(session) = graph.sessions.get(session as usize) else { return Panel::empty() };
+        let Some(session) = graph.session(session) else { return Panel::empty() };
         // Turns by conversation, and the conversations each call spawned.
-        let mut turns_of: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        let mut turns_of: FxHashMap<ConversationId, Vec<TurnId>> = FxHashMap::default();
         for (t, turn) in graph.turns.iter().enumerate() {
             if turn.ops_len > 0 {
-                turns_of.entry(turn.conversation).or_default().push(t as u32);
+                turns_of.entry(turn.conversation).or_default().push(TurnId::new(t));
             }
         }
-        let mut spawned: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        let mut spawned: FxHashMap<BlockId, Vec<ConversationId>> = FxHashMap::default();
         for (c, conv) in graph.conversations.iter().enumerate() {
-            if conv.spawn_block != NONE && conv.kind != ConversationKind::CompactionAgent {
-                spawned.entry(conv.spawn_block).or_default().push(c as u32);
+            if conv.spawn_block.is_some() && conv.kind != ConversationKind::CompactionAgent {
+                spawned.entry(conv.spawn_block).or_default().push(ConversationId::new(c));
             }
         }
         let shown = |op: &ToolOp| {
-            let anchor = if op.call_entry != NONE { op.call_entry } else { op.result_entry };
+            let anchor = if op.call_entry.is_some() { op.call_entry } else { op.result_entry };
             outline.row_of_entry(anchor).is_some()
         };
         let mut builder = Builder {
@@ -99,14 +101,14 @@ impl Panel {
             listed: 0,
             visited: FxHashSet::default(),
         };
-        let mut tops: Vec<u32> = Vec::new();
-        if session.main != NONE {
+        let mut tops: Vec<ConversationId> = Vec::new();
+        if session.main.is_some() {
             tops.push(session.main);
         }
         // Agents that no call of the session holds are listed after the main thread.
         for &agent in &session.agents {
-            let conv = &graph.conversations[agent as usize];
-            if conv.spawn_block == NONE || session.main == NONE {
+            let conv = &graph.conversations[agent.index()];
+            if conv.spawn_block.is_none() || session.main.is_none() {
                 tops.push(agent);
             }
         }
@@ -130,7 +132,7 @@ impl Panel {
         Panel { rows: Vec::new(), counts: PanelCounts::default(), listed: 0, op_rows: FxHashMap::default() }
     }
 
-    pub fn row_of_op(&self, op: u32) -> Option<usize> {
+    pub fn row_of_op(&self, op: OpId) -> Option<usize> {
         self.op_rows.get(&op).copied()
     }
 }
@@ -141,7 +143,7 @@ struct Counter {
     categories: FxHashMap<ToolCategory, u32>,
     statuses: FxHashMap<ToolStatus, u32>,
     tools: FxHashMap<String, u32>,
-    agents: FxHashMap<u32, u32>,
+    agents: FxHashMap<ConversationId, u32>,
 }
 
 impl Counter {
@@ -161,7 +163,7 @@ impl Counter {
         statuses.sort();
         let mut tools: Vec<(String, u32)> = self.tools.into_iter().collect();
         tools.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let mut agents: Vec<(u32, u32)> = self.agents.into_iter().collect();
+        let mut agents: Vec<(ConversationId, u32)> = self.agents.into_iter().collect();
         agents.sort();
         PanelCounts { total: self.total, categories, statuses, tools, agents }
     }
@@ -171,31 +173,31 @@ struct Builder<'a> {
     corpus: &'a Corpus,
     graph: &'a Graph,
     filter: &'a PanelFilter,
-    collapsed: &'a FxHashSet<u32>,
-    turns_of: &'a FxHashMap<u32, Vec<u32>>,
-    spawned: &'a FxHashMap<u32, Vec<u32>>,
+    collapsed: &'a FxHashSet<TurnId>,
+    turns_of: &'a FxHashMap<ConversationId, Vec<TurnId>>,
+    spawned: &'a FxHashMap<BlockId, Vec<ConversationId>>,
     shown: &'a dyn Fn(&ToolOp) -> bool,
     rows: Vec<PanelRow>,
     counts: Counter,
     listed: u32,
-    visited: FxHashSet<u32>,
+    visited: FxHashSet<ConversationId>,
 }
 
 impl Builder<'_> {
     /// The operations of a conversation: grouped by turn at the top level, flat when nested.
-    fn conversation(&mut self, conversation: u32, depth: u16, grouped: bool) {
+    fn conversation(&mut self, conversation: ConversationId, depth: u16, grouped: bool) {
         if !self.visited.insert(conversation) {
             return;
         }
         let Some(turns) = self.turns_of.get(&conversation) else { return };
         for &t in turns {
-            let turn = &self.graph.turns[t as usize];
+            let turn = &self.graph.turns[t.index()];
             let ops = self.graph.turn_ops(turn);
             let header_at = self.rows.len();
             let mut any = false;
             let open = !self.collapsed.contains(&t);
             for (i, op) in ops.iter().enumerate() {
-                let index = turn.ops_start + i as u32;
+                let index = OpId::new(turn.ops_start as usize + i);
                 if !(self.shown)(op) {
                     continue;
                 }
@@ -230,13 +232,13 @@ impl Builder<'_> {
     }
 
     /// Counts the operations of a conversation hidden under a collapsed group.
-    fn count_only(&mut self, conversation: u32) {
+    fn count_only(&mut self, conversation: ConversationId) {
         if !self.visited.insert(conversation) {
             return;
         }
         let Some(turns) = self.turns_of.get(&conversation) else { return };
         for &t in turns {
-            let turn = &self.graph.turns[t as usize];
+            let turn = &self.graph.turns[t.index()];
             for op in self.graph.turn_ops(turn) {
                 if (self.shown)(op) {
                     self.counts.add(self.corpus, op);
@@ -255,14 +257,14 @@ impl Builder<'_> {
 }
 
 /// The header of a turn: the first line of its first assistant text, else of its prompt.
-pub fn turn_title(corpus: &Corpus, graph: &Graph, turn: u32) -> String {
-    let Some(t) = graph.turns.get(turn as usize) else { return String::new() };
+pub fn turn_title(corpus: &Corpus, graph: &Graph, turn: TurnId) -> String {
+    let Some(t) = graph.turn(turn) else { return String::new() };
     let conversation = t.conversation;
-    let start = if t.first_assistant != NONE { t.first_assistant } else { t.prompt };
-    if start != NONE {
-        for e in start..=t.last_entry.max(start) {
-            let entry = &corpus.entries[e as usize];
-            if entry.kind != EntryKind::Assistant || graph.nodes[e as usize].conversation != conversation {
+    let start = if t.first_assistant.is_some() { t.first_assistant } else { t.prompt };
+    if start.is_some() {
+        for e in (start.index()..=t.last_entry.max(start).index()).map(EntryId::new) {
+            let entry = &corpus.entries[e.index()];
+            if entry.kind != EntryKind::Assistant || graph.nodes[e.index()].conversation != conversation {
                 continue;
             }
             if let Some(text) = corpus.first_text(entry) {
@@ -273,8 +275,8 @@ pub fn turn_title(corpus: &Corpus, graph: &Graph, turn: u32) -> String {
             }
         }
     }
-    if t.prompt != NONE
-        && let Some(text) = corpus.first_text(&corpus.entries[t.prompt as usize])
+    if t.prompt.is_some()
+        && let Some(text) = corpus.first_text(&corpus.entries[t.prompt.index()])
     {
         return sessionscope_engine::dag::prompt_title(&text);
     }
@@ -288,7 +290,7 @@ pub struct TouchedFile {
     pub reads: u32,
     pub edits: u32,
     pub writes: u32,
-    pub ops: Vec<u32>,
+    pub ops: Vec<OpId>,
 }
 
 /// Every file read, edited or written by the operations listed in `panel`, most touched first.
@@ -297,8 +299,8 @@ pub fn files_touched(corpus: &Corpus, graph: &Graph, panel: &Panel) -> Vec<Touch
     let mut order: Vec<String> = Vec::new();
     for row in &panel.rows {
         let PanelRow::Op { op, .. } = *row else { continue };
-        let o = &graph.tool_ops[op as usize];
-        if o.call_entry == NONE {
+        let o = &graph.tool_ops[op.index()];
+        if o.call_entry.is_none() {
             continue;
         }
         for (path, touch) in tools::op_files(corpus, o) {
@@ -324,24 +326,21 @@ pub fn files_touched(corpus: &Corpus, graph: &Graph, panel: &Panel) -> Vec<Touch
 }
 
 /// The operations a graph row stands for: a message's calls, or the call itself.
-pub fn ops_of_row(graph: &Graph, corpus: &Corpus, outline: &Outline, row: u32) -> Vec<u32> {
+pub fn ops_of_row(graph: &Graph, corpus: &Corpus, outline: &Outline, row: RowId) -> Vec<OpId> {
     use crate::outline::RowKind;
-    match outline.rows.get(row as usize).map(|r| r.kind) {
+    match outline.row(row).map(|r| r.kind) {
         Some(RowKind::ToolCall { op }) => vec![op],
         Some(RowKind::Message { first, last }) => {
             let mut out = Vec::new();
-            for e in first..=last {
-                let entry: &sessionscope_engine::model::Entry = &corpus.entries[e as usize];
+            for e in (first.index()..=last.index()).map(EntryId::new) {
+                let entry: &sessionscope_engine::model::Entry = &corpus.entries[e.index()];
                 if e != first && entry.kind != EntryKind::Assistant {
                     continue;
                 }
-                let mut o = graph.op_of_entry.get(e as usize).copied().unwrap_or(NONE);
-                while o != NONE
-                    && (o as usize) < graph.tool_ops.len()
-                    && graph.tool_ops[o as usize].call_entry == e as EntryId
-                {
+                let mut o = graph.op_of_entry.get(e.index()).copied().unwrap_or(OpId::NONE);
+                while graph.op(o).is_some_and(|op| op.call_entry == e) {
                     out.push(o);
-                    o += 1;
+                    o = OpId::new(o.index() + 1);
                 }
             }
             out
@@ -365,18 +364,19 @@ mod tests {
     #[test]
     fn groups_follow_turns_and_subagent_ops_nest_under_their_task() {
         let (corpus, graph) = load(crate::example::FILES);
-        let outline = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
-        let panel = Panel::build(&corpus, &graph, &outline, 0, &PanelFilter::default(), &FxHashSet::default());
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &OutlineOptions::default());
+        let panel =
+            Panel::build(&corpus, &graph, &outline, SessionId::new(0), &PanelFilter::default(), &FxHashSet::default());
         assert!(matches!(panel.rows[0], PanelRow::Group { .. }));
-        let task = graph.tool_ops.iter().position(|op| corpus.sym(op.name) == "Task").unwrap() as u32;
+        let task = OpId::new(graph.tool_ops.iter().position(|op| corpus.sym(op.name) == "Task").unwrap());
         let task_row = panel.row_of_op(task).unwrap();
         let PanelRow::Op { depth: task_depth, .. } = panel.rows[task_row] else { panic!() };
         let PanelRow::Op { op: nested, depth } = panel.rows[task_row + 1] else {
             panic!("the agent's op follows its Task")
         };
         assert_eq!(depth, task_depth + 1);
-        let agent_conversation = graph.tool_ops[nested as usize].conversation;
-        assert_eq!(graph.conversations[agent_conversation as usize].agent_name, "a7e5d21");
+        let agent_conversation = graph.tool_ops[nested.index()].conversation;
+        assert_eq!(graph.conversations[agent_conversation.index()].agent_name, "a7e5d21");
         // Every op on the branch shown is listed once; the abandoned branch has none.
         let listed = panel.rows.iter().filter(|r| matches!(r, PanelRow::Op { .. })).count();
         assert_eq!(listed as u32, panel.listed);
@@ -387,18 +387,19 @@ mod tests {
     #[test]
     fn filters_narrow_and_counts_stay() {
         let (corpus, graph) = load(crate::example::FILES);
-        let outline = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
-        let all = Panel::build(&corpus, &graph, &outline, 0, &PanelFilter::default(), &FxHashSet::default());
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &OutlineOptions::default());
+        let all =
+            Panel::build(&corpus, &graph, &outline, SessionId::new(0), &PanelFilter::default(), &FxHashSet::default());
         let errors = PanelFilter { status: Some(ToolStatus::Error), ..PanelFilter::default() };
-        let panel = Panel::build(&corpus, &graph, &outline, 0, &errors, &FxHashSet::default());
+        let panel = Panel::build(&corpus, &graph, &outline, SessionId::new(0), &errors, &FxHashSet::default());
         let error_count = all.counts.statuses.iter().find(|(s, _)| *s == ToolStatus::Error).map_or(0, |c| c.1);
         assert!(error_count >= 1);
         assert_eq!(panel.listed, error_count);
         assert_eq!(panel.counts, all.counts, "counts describe everything, not the filtered list");
         let edits = PanelFilter { categories: [ToolCategory::Edit].into_iter().collect(), ..PanelFilter::default() };
-        let panel = Panel::build(&corpus, &graph, &outline, 0, &edits, &FxHashSet::default());
+        let panel = Panel::build(&corpus, &graph, &outline, SessionId::new(0), &edits, &FxHashSet::default());
         assert!(panel.rows.iter().all(|r| match r {
-            PanelRow::Op { op, .. } => graph.tool_ops[*op as usize].category == ToolCategory::Edit,
+            PanelRow::Op { op, .. } => graph.tool_ops[op.index()].category == ToolCategory::Edit,
             PanelRow::Group { .. } => true,
         }));
         let files = files_touched(&corpus, &graph, &all);
@@ -409,11 +410,12 @@ mod tests {
     #[test]
     fn collapsed_groups_hide_their_ops_but_keep_their_header() {
         let (corpus, graph) = load(crate::example::FILES);
-        let outline = Outline::build(&corpus, &graph, 0, &OutlineOptions::default());
-        let open = Panel::build(&corpus, &graph, &outline, 0, &PanelFilter::default(), &FxHashSet::default());
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &OutlineOptions::default());
+        let open =
+            Panel::build(&corpus, &graph, &outline, SessionId::new(0), &PanelFilter::default(), &FxHashSet::default());
         let PanelRow::Group { turn } = open.rows[0] else { panic!() };
-        let collapsed: FxHashSet<u32> = [turn].into_iter().collect();
-        let closed = Panel::build(&corpus, &graph, &outline, 0, &PanelFilter::default(), &collapsed);
+        let collapsed: FxHashSet<TurnId> = [turn].into_iter().collect();
+        let closed = Panel::build(&corpus, &graph, &outline, SessionId::new(0), &PanelFilter::default(), &collapsed);
         assert!(closed.rows.len() < open.rows.len());
         assert_eq!(closed.rows[0], PanelRow::Group { turn });
         assert_eq!(closed.counts, open.counts);

@@ -199,6 +199,7 @@ pub fn bytes_of(buffer: &ArrayBuffer) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sessionscope_engine::model::{BlockId, EntryId};
     use sessionscope_engine::search::Field;
 
     /// Every message, once.
@@ -210,9 +211,9 @@ mod tests {
             ToWorker::Search { id: 7, query: "src/\\w+\\.rs".into(), regex: true },
         ];
         let hit = Hit {
-            entry: 3,
+            entry: EntryId::new(3),
             field: Field::ToolInput,
-            block: u32::MAX,
+            block: BlockId::NONE,
             context: "… cargo test …".into(),
             match_start: 2,
             match_len: 10,

@@ -5,16 +5,19 @@
 //!
 //! Pure Rust over the model and the outline's row keys: built and tested natively.
 
+use sessionscope_engine::dag::{CompactionId, ConversationId, OpId};
+use sessionscope_engine::model::EntryId;
+
 use crate::model::Model;
 use crate::outline::RowKey;
 
 /// The uuid of an entry (empty if there is no such entry).
-pub fn entry_uuid(model: &Model, entry: u32) -> String {
-    model.corpus.entries.get(entry as usize).map(|e| model.corpus.entry_uuid(e).to_owned()).unwrap_or_default()
+pub fn entry_uuid(model: &Model, entry: EntryId) -> String {
+    model.corpus.entry(entry).map(|e| model.corpus.entry_uuid(e).to_owned()).unwrap_or_default()
 }
 
-pub fn conversation_name(model: &Model, conversation: u32) -> String {
-    let Some(conv) = model.graph.conversations.get(conversation as usize) else { return String::new() };
+pub fn conversation_name(model: &Model, conversation: ConversationId) -> String {
+    let Some(conv) = model.graph.conversation(conversation) else { return String::new() };
     if !conv.is_agent() {
         "main".to_owned()
     } else if !conv.agent_name.is_empty() {
@@ -24,10 +27,12 @@ pub fn conversation_name(model: &Model, conversation: u32) -> String {
     }
 }
 
-pub fn conversation_by_name(model: &Model, name: &str) -> Option<u32> {
-    (0..model.graph.conversations.len() as u32).find(|&c| {
-        let conv = &model.graph.conversations[c as usize];
-        if name == "main" { !conv.is_agent() } else { conv.is_agent() && conversation_name(model, c) == name }
+pub fn conversation_by_name(model: &Model, name: &str) -> Option<ConversationId> {
+    model.graph.conversations.iter().enumerate().find_map(|(c, conv)| {
+        let c = ConversationId::new(c);
+        let named =
+            if name == "main" { !conv.is_agent() } else { conv.is_agent() && conversation_name(model, c) == name };
+        named.then_some(c)
     })
 }
 
@@ -38,20 +43,20 @@ pub fn row_name(model: &Model, key: RowKey) -> Option<String> {
     Some(match key {
         RowKey::Entry(e) => format!("e:{}", entry_uuid(model, e)),
         RowKey::Op(op) => {
-            let o = graph.tool_ops.get(op as usize)?;
+            let o = graph.op(op)?;
             let (entry, block) =
-                if o.call_entry != u32::MAX { (o.call_entry, o.call_block) } else { (o.result_entry, o.result_block) };
-            let entry = corpus.entries.get(entry as usize)?;
-            let block = corpus.blocks.get(block as usize)?;
+                if o.call_entry.is_some() { (o.call_entry, o.call_block) } else { (o.result_entry, o.result_block) };
+            let entry = corpus.entry(entry)?;
+            let block = corpus.block(block)?;
             format!("o:{}", corpus.span_str(entry.file, block.id))
         }
         RowKey::Agent(c) => format!("a:{}", conversation_name(model, c)),
         RowKey::Compaction(i) => {
-            let c = graph.compactions.get(i as usize)?;
-            let anchor = if c.boundary != u32::MAX { c.boundary } else { c.summary };
+            let c = graph.compaction(i)?;
+            let anchor = if c.boundary.is_some() { c.boundary } else { c.summary };
             format!("c:{}", entry_uuid(model, anchor))
         }
-        RowKey::Branch(fork) => format!("b:{}", entry_uuid(model, graph.forks.get(fork as usize)?.node)),
+        RowKey::Branch(fork) => format!("b:{}", entry_uuid(model, graph.fork(fork)?.node)),
     })
 }
 
@@ -66,19 +71,17 @@ pub fn row_by_name(model: &Model, name: &str) -> Option<RowKey> {
             .tool_ops
             .iter()
             .position(|o| {
-                let (entry, block) = if o.call_entry != u32::MAX {
+                let (entry, block) = if o.call_entry.is_some() {
                     (o.call_entry, o.call_block)
                 } else {
                     (o.result_entry, o.result_block)
                 };
-                let (Some(entry), Some(block)) =
-                    (corpus.entries.get(entry as usize), corpus.blocks.get(block as usize))
-                else {
+                let (Some(entry), Some(block)) = (corpus.entry(entry), corpus.block(block)) else {
                     return false;
                 };
                 corpus.span_str(entry.file, block.id) == value
             })
-            .map(|i| RowKey::Op(i as u32)),
+            .map(|i| RowKey::Op(OpId::new(i))),
         "a" => conversation_by_name(model, value).map(RowKey::Agent),
         "c" => {
             let anchor = model.entry_by_uuid(value)?;
@@ -86,12 +89,12 @@ pub fn row_by_name(model: &Model, name: &str) -> Option<RowKey> {
                 .compactions
                 .iter()
                 .position(|c| c.boundary == anchor || c.summary == anchor)
-                .map(|i| RowKey::Compaction(i as u32))
+                .map(|i| RowKey::Compaction(CompactionId::new(i)))
         }
         "b" => {
             let node = model.entry_by_uuid(value)?;
-            let fork = *graph.fork_of.get(node as usize)?;
-            (fork != u32::MAX).then_some(RowKey::Branch(fork))
+            let fork = *graph.fork_of.get(node.index())?;
+            fork.is_some().then_some(RowKey::Branch(fork))
         }
         _ => None,
     }
@@ -100,16 +103,17 @@ pub fn row_by_name(model: &Model, name: &str) -> Option<RowKey> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outline::{Outline, OutlineOptions};
+    use crate::outline::{Outline, OutlineOptions, RowId};
+    use sessionscope_engine::dag::SessionId;
 
     #[test]
     fn every_row_of_the_example_is_found_again_by_its_name() {
         let model = crate::files::example_model();
         let options = OutlineOptions { show_noise: true, ..OutlineOptions::default() };
         let mut named = 0;
-        for session in 0..model.graph.sessions.len() as u32 {
+        for session in (0..model.graph.sessions.len()).map(SessionId::new) {
             let outline = Outline::build(&model.corpus, &model.graph, session, &options);
-            for row in 0..outline.rows.len() as u32 {
+            for row in (0..outline.rows.len()).map(RowId::new) {
                 let key = outline.key(row);
                 let name = row_name(&model, key);
                 assert_eq!(name.as_deref().and_then(|n| row_by_name(&model, n)), Some(key), "{name:?}");

@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use sessionscope_engine::model::{EntryId, NONE};
+use sessionscope_engine::dag::SessionId;
+use sessionscope_engine::model::EntryId;
 use sessionscope_engine::redact::{DetectOptions, DropParts, Redactor};
 use sessionscope_engine::share::bundle::BundleHeader;
 use sessionscope_engine::share::envelope::{self, ITERATIONS, MAX_LINK_CHARS};
@@ -115,7 +116,7 @@ pub struct LinkInfo {
 #[derive(Clone, Copy)]
 pub struct ShareScan {
     model: StoredValue<Arc<Model>>,
-    session: u32,
+    session: SessionId,
     /// `(fork node, alternative)` at each fork where the graph shows another alternative.
     choices: StoredValue<Vec<(EntryId, u32)>>,
     /// The thread shown, along the branches chosen, without noise: what a range is taken from.
@@ -148,12 +149,12 @@ impl ShareScan {
         let session = viewer.session.get_untracked();
         let graph = &model.graph;
         let choices: Vec<(EntryId, u32)> = viewer.options.with_value(|o| {
-            o.choices.iter().filter_map(|(&fork, &alt)| graph.forks.get(fork as usize).map(|f| (f.node, alt))).collect()
+            o.choices.iter().filter_map(|(&fork, &alt)| graph.fork(fork).map(|f| (f.node, alt))).collect()
         });
         let messages = branch_messages(&model, session, &choices);
         let selected_entry = match viewer.selected.get_untracked() {
             Some(RowKey::Entry(e)) => Some(e),
-            Some(RowKey::Op(op)) => graph.tool_ops.get(op as usize).map(|o| o.call_entry).filter(|&e| e != NONE),
+            Some(RowKey::Op(op)) => graph.op(op).map(|o| o.call_entry).filter(|&e| e.is_some()),
             _ => None,
         };
         let selected_position = selected_entry.and_then(|e| messages.iter().position(|&m| m == e));
@@ -316,7 +317,7 @@ impl ShareScan {
     /// why it would be too long.
     pub async fn make_link(self, passphrase: String) -> Result<Option<String>, String> {
         let selected = self.model.with_value(|model| {
-            self.selected_entry.map(|e| model.corpus.entry_uuid(&model.corpus.entries[e as usize]).to_owned())
+            self.selected_entry.map(|e| model.corpus.entry_uuid(&model.corpus.entries[e.index()]).to_owned())
         });
         let (text, _) = self.sealed(self.parts.get_untracked(), &passphrase, selected).await?;
         let location = web_sys::window().ok_or("no window")?.location();
@@ -395,7 +396,7 @@ impl ShareScan {
                 r.as_ref().map(|r| {
                     let selected = selected.filter(|uuid| {
                         r.model.entry_by_uuid(uuid).is_some_and(|e| {
-                            let entry = &r.model.corpus.entries[e as usize];
+                            let entry = &r.model.corpus.entries[e.index()];
                             r.lines
                                 .files
                                 .iter()
@@ -441,9 +442,9 @@ impl ShareScan {
 }
 
 /// The thread of the session shown, along the branches chosen in the graph, without noise.
-fn branch_messages(model: &Model, session: u32, choices: &[(EntryId, u32)]) -> Vec<EntryId> {
-    let Some(s) = model.graph.sessions.get(session as usize) else { return Vec::new() };
-    if s.main == NONE {
+fn branch_messages(model: &Model, session: SessionId, choices: &[(EntryId, u32)]) -> Vec<EntryId> {
+    let Some(s) = model.graph.session(session) else { return Vec::new() };
+    if s.main.is_none() {
         return Vec::new();
     }
     let choose = |fork: &sessionscope_engine::dag::Fork| {
@@ -453,14 +454,14 @@ fn branch_messages(model: &Model, session: u32, choices: &[(EntryId, u32)]) -> V
         .graph
         .thread_with(s.main, &choose)
         .into_iter()
-        .filter(|&e| !crate::outline::is_noise(&model.corpus, &model.corpus.entries[e as usize]))
+        .filter(|&e| !crate::outline::is_noise(&model.corpus, &model.corpus.entries[e.index()]))
         .collect()
 }
 
 /// The kind of a message and its first words.
 fn preview(model: &Model, entry: EntryId) -> String {
     let corpus = &model.corpus;
-    let Some(e) = corpus.entries.get(entry as usize) else { return String::new() };
+    let Some(e) = corpus.entries.get(entry.index()) else { return String::new() };
     let text = corpus.first_text(e).map(|t| t.into_owned()).unwrap_or_else(|| e.kind.name().to_owned());
     let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
     let short: String = line.chars().take(60).collect();
@@ -477,7 +478,7 @@ fn rows_of(redactor: &Redactor) -> Vec<FindingRow> {
                 .contexts
                 .first()
                 .map(|c| {
-                    let place = if c.line.file == u32::MAX {
+                    let place = if c.line.is_title() {
                         "title".to_owned()
                     } else {
                         format!("line {}, {}", c.line.line, c.field)

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use sessionscope_engine::dag::SessionId;
 use sessionscope_engine::share::bundle::{Bundle, BundleHeader};
 
 use crate::files::{self, LoadJob, Picked, PickedFile, Progress};
@@ -255,7 +256,7 @@ impl LoadState {
         }
         let model = Arc::new(preview.model);
         let session = model.default_session();
-        let chosen_session = model.graph.sessions.get(session as usize).map(|s| s.id.clone()).unwrap_or_default();
+        let chosen_session = model.graph.sessions.get(session.index()).map(|s| s.id.clone()).unwrap_or_default();
         let replaced = self.viewer.model.get_value();
         self.preview_shown.set_value(Some(PreviewShown { replaced, chosen_session }));
         self.preview.set(Some(PreviewFacts { shown_bytes: preview.shown_bytes, total_bytes: preview.total_bytes }));
@@ -270,7 +271,7 @@ impl LoadState {
         let Some(shown) = self.preview_shown.try_update_value(Option::take).flatten() else { return };
         self.preview.set(None);
         self.reset_view();
-        let session = shown.replaced.as_ref().map_or(0, |m| m.default_session());
+        let session = shown.replaced.as_ref().map_or(SessionId::new(0), |m| m.default_session());
         self.viewer.show_model(shown.replaced, session);
     }
 
@@ -290,10 +291,10 @@ impl LoadState {
     fn carried_from_preview(&self) -> Option<Carried> {
         let shown = self.preview_shown.try_update_value(Option::take).flatten()?;
         let model = self.viewer.model.get_value()?;
-        let session = model.graph.sessions.get(self.viewer.session.get_untracked() as usize).map(|s| s.id.clone());
+        let session = model.graph.sessions.get(self.viewer.session.get_untracked().index()).map(|s| s.id.clone());
         let selected_uuid = match self.viewer.selected.get_untracked() {
             Some(RowKey::Entry(e)) => {
-                model.corpus.entries.get(e as usize).map(|e| model.corpus.entry_uuid(e).to_owned())
+                model.corpus.entries.get(e.index()).map(|e| model.corpus.entry_uuid(e).to_owned())
             }
             _ => None,
         };

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use rustc_hash::FxHashSet;
-use sessionscope_engine::model::{EntryId, NONE};
+use sessionscope_engine::dag::{ConversationId, ForkId, OpId, SessionId, TurnId};
+use sessionscope_engine::model::EntryId;
 use sessionscope_engine::share::fingerprint::fingerprint;
 
 use crate::deeplink::{self, ViewState};
@@ -36,7 +37,7 @@ pub struct ViewerState {
     pub model: StoredValue<Option<Arc<Model>>>,
     /// Notified whenever `model` changes.
     pub model_changed: Trigger,
-    pub session: RwSignal<u32>,
+    pub session: RwSignal<SessionId>,
     /// The outline of the session shown, with its options (noise, collapse toggles, branch
     /// choices). Rebuilt (and `outline_rebuilt` notified) by a structural change; collapse
     /// toggles change it in place.
@@ -59,7 +60,7 @@ pub struct ViewerState {
     pub panel_tab: RwSignal<PanelTab>,
     pub panel_filter: RwSignal<PanelFilter>,
     /// Turns whose group is collapsed in the operations panel.
-    pub panel_collapsed: RwSignal<FxHashSet<u32>>,
+    pub panel_collapsed: RwSignal<FxHashSet<TurnId>>,
 }
 
 impl ViewerState {
@@ -77,7 +78,7 @@ impl ViewerState {
         ViewerState {
             model: StoredValue::new(None),
             model_changed: Trigger::new(),
-            session: RwSignal::new(0),
+            session: RwSignal::new(SessionId::new(0)),
             outline: StoredValue::new(None),
             options,
             outline_rebuilt,
@@ -105,7 +106,7 @@ impl ViewerState {
     }
 
     /// Makes `model` the one shown, at `session`; the view state is set before.
-    pub fn show_model(&self, model: Option<Arc<Model>>, session: u32) {
+    pub fn show_model(&self, model: Option<Arc<Model>>, session: SessionId) {
         self.model.set_value(model);
         self.session.set(session);
         self.rebuild_outline();
@@ -122,7 +123,7 @@ impl ViewerState {
         self.main_tab.set(MainTab::Conversation);
     }
 
-    pub fn select_session(&self, session: u32) {
+    pub fn select_session(&self, session: SessionId) {
         self.panel_filter.set(PanelFilter::default());
         self.panel_collapsed.set(FxHashSet::default());
         self.options.update_value(|o| *o = OutlineOptions { show_noise: o.show_noise, ..OutlineOptions::default() });
@@ -160,8 +161,8 @@ impl ViewerState {
         let changed = self.outline.try_update_value(|outline| {
             let outline = outline.as_mut()?;
             let row = outline.row_of_key(key)?;
-            let r = &mut outline.rows[row as usize];
-            if r.collapsed == collapsed || r.first_child == NONE && !crate::outline::collapsed_by_default(r.kind) {
+            let r = &mut outline.rows[row.index()];
+            if r.collapsed == collapsed || r.first_child.is_none() && !crate::outline::collapsed_by_default(r.kind) {
                 return None;
             }
             r.collapsed = collapsed;
@@ -182,7 +183,7 @@ impl ViewerState {
     pub fn toggle(&self, key: RowKey) {
         let collapsed = self
             .outline
-            .with_value(|o| o.as_ref().and_then(|o| o.row_of_key(key).map(|row| o.rows[row as usize].collapsed)));
+            .with_value(|o| o.as_ref().and_then(|o| o.row_of_key(key).map(|row| o.rows[row.index()].collapsed)));
         if let Some(collapsed) = collapsed {
             self.set_collapsed(key, !collapsed);
         }
@@ -198,7 +199,7 @@ impl ViewerState {
     }
 
     /// Shows alternative `choice` at a real fork.
-    pub fn choose_branch(&self, fork: u32, choice: u32) {
+    pub fn choose_branch(&self, fork: ForkId, choice: u32) {
         self.options.update_value(|o| {
             o.choices.insert(fork, choice);
         });
@@ -207,9 +208,9 @@ impl ViewerState {
     }
 
     /// Shows the next (or previous) alternative at a fork.
-    pub fn cycle_branch(&self, fork: u32, step: i32) {
+    pub fn cycle_branch(&self, fork: ForkId, step: i32) {
         let Some(model) = self.model.get_value() else { return };
-        let Some(f) = model.graph.forks.get(fork as usize) else { return };
+        let Some(f) = model.graph.fork(fork) else { return };
         let count = f.alternatives.len() as i32;
         let current = self.options.with_value(|o| o.choice(&model.graph, fork)) as i32;
         let next = (current + step).rem_euclid(count.max(1)) as u32;
@@ -229,18 +230,18 @@ impl ViewerState {
         let graph = &model.graph;
         let mut current = entry;
         let mut choices = Vec::new();
-        while current != NONE {
-            let parent = graph.nodes[current as usize].parent;
-            if parent != NONE
+        while current.is_some() {
+            let parent = graph.nodes[current.index()].parent;
+            if parent.is_some()
                 && let Some(fork) = graph.fork_at(parent)
                 && let Some(index) = fork.alternatives.iter().position(|&a| a == current)
             {
-                let fork_index = graph.fork_of[parent as usize];
+                let fork_index = graph.fork_of[parent.index()];
                 choices.push((fork_index, index as u32));
             }
             current = parent;
         }
-        let noise = crate::outline::is_noise(&model.corpus, &model.corpus.entries[entry as usize]);
+        let noise = crate::outline::is_noise(&model.corpus, &model.corpus.entries[entry.index()]);
         self.options.update_value(|o| {
             for (fork, choice) in choices {
                 o.choices.insert(fork, choice);
@@ -257,10 +258,10 @@ impl ViewerState {
     }
 
     /// Shows a tool call in the graph: its message expanded, the call selected.
-    pub fn reveal_op(&self, op: u32) {
+    pub fn reveal_op(&self, op: OpId) {
         let Some(model) = self.model.get_value() else { return };
-        let Some(o) = model.graph.tool_ops.get(op as usize) else { return };
-        let anchor = if o.call_entry != NONE { o.call_entry } else { o.result_entry };
+        let Some(o) = model.graph.op(op) else { return };
+        let anchor = if o.call_entry.is_some() { o.call_entry } else { o.result_entry };
         self.main_tab.set(MainTab::Conversation);
         self.reveal_entry(anchor);
         self.reveal_row(RowKey::Op(op));
@@ -268,13 +269,13 @@ impl ViewerState {
 
     /// Shows an agent conversation: its session, its spawning call expanded, the agent row
     /// selected.
-    pub fn reveal_agent(&self, conversation: u32) {
+    pub fn reveal_agent(&self, conversation: ConversationId) {
         let Some(model) = self.model.get_value() else { return };
-        let Some(conv) = model.graph.conversations.get(conversation as usize) else { return };
+        let Some(conv) = model.graph.conversation(conversation) else { return };
         if conv.session != self.session.get_untracked() {
             self.select_session(conv.session);
         }
-        if conv.spawn_entry != NONE {
+        if conv.spawn_entry.is_some() {
             self.reveal_entry(conv.spawn_entry);
         }
         let key = RowKey::Agent(conversation);
@@ -313,7 +314,7 @@ impl ViewerState {
     /// The view-state link of what is shown, as a full URL.
     pub fn view_link(&self) -> Option<String> {
         let model = self.model.get_value()?;
-        let session = model.graph.sessions.get(self.session.get_untracked() as usize)?;
+        let session = model.graph.session(self.session.get_untracked())?;
         let message = match self.selected.get_untracked() {
             Some(key) => row_name(&model, key),
             None => None,
@@ -325,7 +326,7 @@ impl ViewerState {
                 .choices
                 .iter()
                 .filter_map(|(&fork, &alt)| {
-                    let f = model.graph.forks.get(fork as usize)?;
+                    let f = model.graph.fork(fork)?;
                     (alt != f.active).then(|| (entry_uuid(&model, f.node), alt))
                 })
                 .collect();
@@ -399,8 +400,8 @@ impl ViewerState {
                 .iter()
                 .filter_map(|(uuid, alt)| {
                     let node = model.entry_by_uuid(uuid)?;
-                    let fork = *model.graph.fork_of.get(node as usize)?;
-                    let f = model.graph.forks.get(fork as usize)?;
+                    let fork = *model.graph.fork_of.get(node.index())?;
+                    let f = model.graph.fork(fork)?;
                     ((*alt as usize) < f.alternatives.len()).then_some((fork, *alt))
                 })
                 .collect();

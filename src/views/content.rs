@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use serde_json::Value;
-use sessionscope_engine::dag::{ToolOp, ToolStatus, tools};
+use sessionscope_engine::dag::{OpId, ToolOp, ToolStatus, tools};
 use sessionscope_engine::json::decode_value;
-use sessionscope_engine::model::{Block, BlockKind, Entry, EntryFlags, EntryId, EntryKind, NONE};
+use sessionscope_engine::model::{Block, BlockKind, Entry, EntryFlags, EntryId, EntryKind};
 
 use crate::model::Model;
 use crate::render::diff::{self, DiffKind, DiffLine};
@@ -141,11 +141,12 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
 /// The lines a message row shows: one, or every line of one API response.
 pub fn message_lines(model: &Model, first: EntryId, last: EntryId) -> Vec<EntryId> {
     let corpus = &model.corpus;
-    let Some(first_entry) = corpus.entries.get(first as usize) else { return Vec::new() };
-    if first_entry.kind == EntryKind::Assistant && first_entry.response != NONE {
-        (first..=last.min(corpus.entries.len().saturating_sub(1) as EntryId))
+    let Some(first_entry) = corpus.entries.get(first.index()) else { return Vec::new() };
+    if first_entry.kind == EntryKind::Assistant && first_entry.response.is_some() {
+        (first.index()..=last.index().min(corpus.entries.len().saturating_sub(1)))
+            .map(EntryId::new)
             .filter(|&e| {
-                let entry = &corpus.entries[e as usize];
+                let entry = &corpus.entries[e.index()];
                 entry.kind == EntryKind::Assistant && entry.response == first_entry.response
             })
             .collect()
@@ -166,7 +167,7 @@ pub fn raw_lines(model: &Model, entries: &[EntryId]) -> AnyView {
     let mut seen: Vec<(u32, u32)> = Vec::new();
     let mut parts: Vec<AnyView> = Vec::new();
     for &e in entries {
-        let Some(entry) = corpus.entries.get(e as usize) else { continue };
+        let Some(entry) = corpus.entries.get(e.index()) else { continue };
         if seen.contains(&(entry.file, entry.line)) {
             continue;
         }
@@ -205,7 +206,7 @@ pub fn message_body(model: &Arc<Model>, first: EntryId, last: EntryId) -> AnyVie
     let lines = message_lines(model, first, last);
     let mut parts: Vec<AnyView> = Vec::new();
     for e in lines {
-        let entry = &corpus.entries[e as usize];
+        let entry = &corpus.entries[e.index()];
         if entry.flags.has(EntryFlags::STRING_CONTENT) && !entry.content.is_empty() {
             let text = corpus.span_text(entry.file, entry.content);
             parts.push(if entry.kind == EntryKind::User { prompt_text(&text) } else { markdown(&text) });
@@ -217,7 +218,7 @@ pub fn message_body(model: &Arc<Model>, first: EntryId, last: EntryId) -> AnyVie
         }
     }
     if parts.is_empty() {
-        let entry = &corpus.entries[first as usize];
+        let entry = &corpus.entries[first.index()];
         let what = match entry.kind {
             EntryKind::System => corpus.sym(entry.subtype).to_owned(),
             _ => String::new(),
@@ -296,8 +297,8 @@ fn image_view(media_type: &str, raw: &[u8]) -> AnyView {
 }
 
 /// What a tool call row shows when expanded: its input, then its result.
-pub fn tool_detail(model: &Arc<Model>, op_index: u32) -> AnyView {
-    let Some(op) = model.graph.tool_ops.get(op_index as usize).copied() else { return ().into_any() };
+pub fn tool_detail(model: &Arc<Model>, op_index: OpId) -> AnyView {
+    let Some(op) = model.graph.op(op_index).copied() else { return ().into_any() };
     let input = call_input(model, &op);
     let name = if op.name.is_none() { String::new() } else { model.corpus.sym(op.name).to_owned() };
     let tool_use_result = result_details(model, &op);
@@ -307,12 +308,12 @@ pub fn tool_detail(model: &Arc<Model>, op_index: u32) -> AnyView {
 }
 
 fn call_input(model: &Model, op: &ToolOp) -> Value {
-    if op.call_entry == NONE {
+    if op.call_entry.is_none() {
         return Value::Null;
     }
     let corpus = &model.corpus;
-    let entry = &corpus.entries[op.call_entry as usize];
-    let block = corpus.blocks[op.call_block as usize];
+    let entry = &corpus.entries[op.call_entry.index()];
+    let block = corpus.blocks[op.call_block.index()];
     let raw = corpus.span_bytes(entry.file, block.body);
     if block.flags & Block::JSON_IN_STRING != 0 {
         return serde_json::from_str::<Value>(&decode_value(raw))
@@ -325,10 +326,10 @@ fn call_input(model: &Model, op: &ToolOp) -> Value {
 
 /// `toolUseResult` of the result line, when it is small enough to read here.
 fn result_details(model: &Model, op: &ToolOp) -> Option<Value> {
-    if op.result_entry == NONE {
+    if op.result_entry.is_none() {
         return None;
     }
-    let entry = &model.corpus.entries[op.result_entry as usize];
+    let entry = &model.corpus.entries[op.result_entry.index()];
     if entry.tool_use_result.is_empty() || entry.tool_use_result.len() > 4 * LARGE_RESULT_BYTES {
         return None;
     }
@@ -412,7 +413,7 @@ fn input_view(model: &Model, op: &ToolOp, name: &str, input: &Value, details: Op
             view! { <ul class="todos">{items}</ul> }.into_any()
         }
         _ => {
-            if op.call_entry == NONE {
+            if op.call_entry.is_none() {
                 return ().into_any();
             }
             let _ = model;
@@ -490,12 +491,12 @@ fn diff_text(line: &DiffLine) -> AnyView {
 /// The text of a tool result: a string, or the text blocks of an array (images noted).
 fn result_text(model: &Model, op: &ToolOp) -> (String, Vec<(String, usize)>) {
     let corpus = &model.corpus;
-    let entry = &corpus.entries[op.result_entry as usize];
-    if op.result_block == NONE {
+    let entry = &corpus.entries[op.result_entry.index()];
+    if op.result_block.is_none() {
         // An older `subtype: "tool_use"` call answered by a whole entry.
         return (corpus.first_text(entry).map(|t| t.into_owned()).unwrap_or_default(), Vec::new());
     }
-    let block = corpus.blocks[op.result_block as usize];
+    let block = corpus.blocks[op.result_block.index()];
     let raw = corpus.span_bytes(entry.file, block.body);
     if block.flags & Block::JSON_IN_STRING != 0 || raw.first() == Some(&b'"') {
         return (decode_value(raw).into_owned(), Vec::new());
@@ -532,7 +533,7 @@ fn result_text(model: &Model, op: &ToolOp) -> (String, Vec<(String, usize)>) {
 }
 
 fn result_view(model: &Arc<Model>, op: &ToolOp, name: &str, details: Option<&Value>) -> AnyView {
-    if op.result_entry == NONE {
+    if op.result_entry.is_none() {
         let label = match op.status {
             ToolStatus::NoResult => "No result was logged.",
             _ => "",
@@ -540,9 +541,9 @@ fn result_view(model: &Arc<Model>, op: &ToolOp, name: &str, details: Option<&Val
         return view! { <p class="muted">{label}</p> }.into_any();
     }
     let corpus = &model.corpus;
-    let entry = &corpus.entries[op.result_entry as usize];
+    let entry = &corpus.entries[op.result_entry.index()];
     let size =
-        if op.result_block == NONE { entry.content.len() } else { corpus.blocks[op.result_block as usize].body.len() };
+        if op.result_block.is_none() { entry.content.len() } else { corpus.blocks[op.result_block.index()].body.len() };
     let error = op.status == ToolStatus::Error;
     let interrupted = op.status == ToolStatus::Interrupted;
     let class = if error { "tool-result tool-result-error" } else { "tool-result" };

@@ -1,8 +1,8 @@
 //! Filters on the graph: by role and kind of row, agent, time range, errors only.
 
 use leptos::prelude::*;
+use sessionscope_engine::dag::ConversationId;
 use sessionscope_engine::json::{format_timestamp_ms, parse_timestamp_ms};
-use sessionscope_engine::model::NONE;
 
 use crate::outline::RowFilter;
 use crate::state::use_viewer;
@@ -34,13 +34,13 @@ pub fn GraphFilters() -> impl IntoView {
     };
     let agents = move || {
         let model = viewer.model()?;
-        let session = model.graph.sessions.get(viewer.session.get() as usize)?;
+        let session = model.graph.session(viewer.session.get())?;
         let current = filter.get().conversation;
         let options: Vec<AnyView> = std::iter::once(session.main)
-            .filter(|&c| c != NONE)
+            .filter(|&c| c.is_some())
             .chain(session.agents.iter().copied())
             .map(|c| {
-                let conv = &model.graph.conversations[c as usize];
+                let conv = &model.graph.conversations[c.index()];
                 let label = if conv.is_agent() {
                     format!(
                         "{}: {}",
@@ -93,7 +93,7 @@ pub fn GraphFilters() -> impl IntoView {
                 <select
                     aria-label="Conversation"
                     on:change=move |event| {
-                        let value = event_target_value(&event).parse::<u32>().ok();
+                        let value = event_target_value(&event).parse::<ConversationId>().ok();
                         update(&|f| f.conversation = value);
                     }
                 >

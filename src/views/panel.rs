@@ -7,8 +7,7 @@ use std::sync::Arc;
 use leptos::html;
 use leptos::prelude::*;
 use rustc_hash::FxHashSet;
-use sessionscope_engine::dag::ToolStatus;
-use sessionscope_engine::model::NONE;
+use sessionscope_engine::dag::{OpId, ToolStatus};
 
 use crate::outline::RowKey;
 use crate::panel::{Panel, PanelFilter, PanelRow, files_touched, ops_of_row, turn_title};
@@ -141,7 +140,7 @@ fn Filters(panel: Memo<PanelRef>) -> impl IntoView {
             .iter()
             .map(|&(conversation, count)| {
                 let label = model.as_ref().map_or_else(String::new, |m| {
-                    let conv = &m.graph.conversations[conversation as usize];
+                    let conv = &m.graph.conversations[conversation.index()];
                     if conv.is_agent() {
                         let kind = if conv.agent_type.is_empty() { "agent".to_owned() } else { conv.agent_type.clone() };
                         format!("{kind}: {}", if conv.description.is_empty() { &conv.agent_name } else { &conv.description })
@@ -226,7 +225,7 @@ fn Operations(panel: Memo<PanelRef>) -> impl IntoView {
         viewer.visible_changed.track();
         let selected = viewer.selected.get();
         let model = viewer.model.get_value();
-        let ops: FxHashSet<u32> = match (selected, model) {
+        let ops: FxHashSet<OpId> = match (selected, model) {
             (Some(key), Some(model)) => viewer.outline.with_value(|o| {
                 o.as_ref()
                     .and_then(|o| o.row_of_key(key).map(|row| ops_of_row(&model.graph, &model.corpus, o, row)))
@@ -299,7 +298,7 @@ fn Operations(panel: Memo<PanelRef>) -> impl IntoView {
 }
 
 #[derive(Clone)]
-struct HighlightSet(Arc<FxHashSet<u32>>);
+struct HighlightSet(Arc<FxHashSet<OpId>>);
 
 impl PartialEq for HighlightSet {
     fn eq(&self, other: &Self) -> bool {
@@ -315,10 +314,11 @@ fn PanelRowView(index: usize, row: PanelRow, highlighted: Memo<HighlightSet>) ->
     match row {
         PanelRow::Group { turn } => {
             let title = turn_title(&model.corpus, &model.graph, turn);
-            let t = &model.graph.turns[turn as usize];
-            let anchor = if t.first_assistant != NONE { t.first_assistant } else { t.prompt };
-            let time = (anchor != NONE)
-                .then(|| &model.corpus.entries[anchor as usize])
+            let Some(t) = model.graph.turn(turn) else { return ().into_any() };
+            let anchor = if t.first_assistant.is_some() { t.first_assistant } else { t.prompt };
+            let time = model
+                .corpus
+                .entry(anchor)
                 .filter(|e| e.has_timestamp())
                 .map(|e| units::clock_time(e.timestamp_ms))
                 .unwrap_or_default();
@@ -345,7 +345,7 @@ fn PanelRowView(index: usize, row: PanelRow, highlighted: Memo<HighlightSet>) ->
             .into_any()
         }
         PanelRow::Op { op, depth } => {
-            let Some(o) = model.graph.tool_ops.get(op as usize).copied() else { return ().into_any() };
+            let Some(o) = model.graph.op(op).copied() else { return ().into_any() };
             let name = if o.name.is_none() { "Result".to_owned() } else { model.corpus.sym(o.name).to_owned() };
             let summary = crate::views::content::op_summary(&model, &o);
             let duration = if o.duration_ms >= 0 { units::human_duration_ms(o.duration_ms) } else { String::new() };
@@ -396,7 +396,7 @@ fn FilesTouched(panel: Memo<PanelRef>) -> impl IntoView {
                     .ops
                     .iter()
                     .map(|&op| {
-                        let o = model.graph.tool_ops[op as usize];
+                        let o = model.graph.tool_ops[op.index()];
                         let name = model.corpus.sym(o.name).to_owned();
                         let summary = crate::views::content::op_summary(&model, &o);
                         view! {

@@ -4,8 +4,7 @@
 
 use leptos::html;
 use leptos::prelude::*;
-use sessionscope_engine::dag::ToolCategory;
-use sessionscope_engine::model::NONE;
+use sessionscope_engine::dag::{OpId, ToolCategory};
 use sessionscope_engine::search::{Field, Hit, Query};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -148,7 +147,7 @@ fn SearchResults() -> impl IntoView {
                 .take(LISTED)
                 .enumerate()
                 .map(|(i, hit)| {
-                    let entry = &model.corpus.entries[hit.entry as usize];
+                    let entry = &model.corpus.entries[hit.entry.index()];
                     let where_ = describe(&model, hit);
                     let chars: Vec<char> = hit.context.chars().collect();
                     let start = (hit.match_start as usize).min(chars.len());
@@ -187,7 +186,7 @@ fn SearchResults() -> impl IntoView {
 
 fn describe(model: &crate::model::Model, hit: &Hit) -> String {
     let graph = &model.graph;
-    let conv = &graph.conversations[graph.nodes[hit.entry as usize].conversation as usize];
+    let conv = &graph.conversations[graph.nodes[hit.entry.index()].conversation.index()];
     let who = if conv.is_agent() {
         format!("agent {}", if conv.agent_type.is_empty() { &conv.agent_name } else { &conv.agent_type })
     } else {
@@ -215,22 +214,22 @@ pub fn go_to(viewer: &ViewerState, search: SearchState, index: usize) {
     let Some(hit) = search.hits.with_value(|h| h.get(index).cloned()) else { return };
     let Some(model) = viewer.model.get_value() else { return };
     search.current.set(Some(index));
-    let op = matches!(hit.field, Field::ToolInput | Field::ToolResult | Field::ToolName)
-        .then(|| {
-            model
-                .graph
-                .tool_ops
-                .iter()
-                .position(|o| o.call_block == hit.block || (o.result_block == hit.block && o.result_block != NONE))
-        })
-        .flatten();
+    let op =
+        matches!(hit.field, Field::ToolInput | Field::ToolResult | Field::ToolName)
+            .then(|| {
+                model.graph.tool_ops.iter().position(|o| {
+                    o.call_block == hit.block || (o.result_block == hit.block && o.result_block.is_some())
+                })
+            })
+            .flatten()
+            .map(OpId::new);
     match op {
         Some(op) => {
-            viewer.reveal_op(op as u32);
-            let o = model.graph.tool_ops[op];
+            viewer.reveal_op(op);
+            let o = model.graph.tool_ops[op.index()];
             // Show the input or result where the match is (agents stay folded).
             if o.category != ToolCategory::Agent || hit.field != Field::ToolName {
-                viewer.set_collapsed(RowKey::Op(op as u32), false);
+                viewer.set_collapsed(RowKey::Op(op), false);
             }
         }
         None => viewer.reveal_entry(hit.entry),

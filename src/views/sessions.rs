@@ -2,8 +2,8 @@
 //! conversations nested under it.
 
 use leptos::prelude::*;
-use sessionscope_engine::dag::ConversationKind;
-use sessionscope_engine::model::{EntryKind, NONE};
+use sessionscope_engine::dag::{ConversationId, ConversationKind, SessionId};
+use sessionscope_engine::model::EntryKind;
 
 use crate::render::units;
 use crate::state::use_viewer;
@@ -20,13 +20,13 @@ enum SortKey {
 
 #[derive(PartialEq)]
 struct SessionRow {
-    index: u32,
+    index: SessionId,
     title: String,
     start: i64,
     duration: i64,
     messages: u32,
     tokens: u64,
-    agents: Vec<(u32, String)>,
+    agents: Vec<(ConversationId, String)>,
     first_prompt: String,
 }
 
@@ -41,8 +41,8 @@ pub fn SessionList() -> impl IntoView {
         let mut messages = vec![0u32; graph.sessions.len()];
         for (e, entry) in corpus.entries.iter().enumerate() {
             if matches!(entry.kind, EntryKind::User | EntryKind::Assistant) {
-                let conv = graph.nodes[e].conversation as usize;
-                messages[graph.conversations[conv].session as usize] += 1;
+                let conv = graph.nodes[e].conversation.index();
+                messages[graph.conversations[conv].session.index()] += 1;
             }
         }
         graph
@@ -55,7 +55,7 @@ pub fn SessionList() -> impl IntoView {
                     .agents
                     .iter()
                     .map(|&c| {
-                        let conv = &graph.conversations[c as usize];
+                        let conv = &graph.conversations[c.index()];
                         let kind = match conv.kind {
                             ConversationKind::CompactionAgent => "compaction".to_owned(),
                             _ if conv.agent_type.is_empty() => "agent".to_owned(),
@@ -65,13 +65,13 @@ pub fn SessionList() -> impl IntoView {
                         (c, format!("{indent}{kind}: {}", conv.description))
                     })
                     .collect();
-                let first_prompt = (s.first_prompt != NONE)
-                    .then(|| corpus.first_text(&corpus.entries[s.first_prompt as usize]))
+                let first_prompt = (s.first_prompt.is_some())
+                    .then(|| corpus.first_text(&corpus.entries[s.first_prompt.index()]))
                     .flatten()
                     .map(|t| sessionscope_engine::dag::prompt_title(&t))
                     .unwrap_or_default();
                 SessionRow {
-                    index: i as u32,
+                    index: SessionId::new(i),
                     title: if s.title.is_empty() { s.id.clone() } else { s.title.clone() },
                     start: s.first_timestamp_ms,
                     duration: if s.first_timestamp_ms == i64::MAX {

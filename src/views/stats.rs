@@ -3,8 +3,8 @@
 //! statistics, tool usage and error rates, the validation report, and downloads.
 
 use leptos::prelude::*;
-use sessionscope_engine::dag::{ConversationKind, stats};
-use sessionscope_engine::model::{NONE, Usage};
+use sessionscope_engine::dag::{ConversationKind, SessionId, stats};
+use sessionscope_engine::model::Usage;
 use sessionscope_engine::summary::{agent_label, summarize};
 
 use crate::model::Model;
@@ -59,9 +59,9 @@ pub fn Statistics() -> impl IntoView {
     move || {
         let model = state.model()?;
         let session = state.session.get();
-        let sessions: Vec<u32> = match scope.get() {
+        let sessions: Vec<SessionId> = match scope.get() {
             Scope::Session => vec![session],
-            Scope::All => (0..model.graph.sessions.len() as u32).collect(),
+            Scope::All => (0..model.graph.sessions.len()).map(SessionId::new).collect(),
         };
         // The engine's tables are for one session or for everything loaded (`None`).
         let in_scope = (sessions.len() == 1).then_some(session);
@@ -69,14 +69,14 @@ pub fn Statistics() -> impl IntoView {
         let mut total = Usage::default();
         let mut cost = 0.0;
         for &s in &sessions {
-            let s = &graph.sessions[s as usize];
+            let s = &graph.sessions[s.index()];
             total.add(&s.usage_with_agents);
             cost += s.cost_with_agents_usd;
         }
         let session_rows: Vec<AnyView> = sessions
             .iter()
             .map(|&s| {
-                let session = &graph.sessions[s as usize];
+                let session = &graph.sessions[s.index()];
                 let title = if session.title.is_empty() { session.id.clone() } else { session.title.clone() };
                 view! {
                     <tr>
@@ -91,11 +91,11 @@ pub fn Statistics() -> impl IntoView {
         let agent_rows: Vec<AnyView> = sessions
             .iter()
             .flat_map(|&s| {
-                let session = &graph.sessions[s as usize];
-                std::iter::once(session.main).filter(|&c| c != NONE).chain(session.agents.iter().copied())
+                let session = &graph.sessions[s.index()];
+                std::iter::once(session.main).filter(|&c| c.is_some()).chain(session.agents.iter().copied())
             })
             .map(|c| {
-                let conv = &graph.conversations[c as usize];
+                let conv = &graph.conversations[c.index()];
                 let label = if conv.kind == ConversationKind::Main {
                     "main thread".to_owned()
                 } else {
@@ -155,14 +155,14 @@ pub fn Statistics() -> impl IntoView {
             .problems
             .iter()
             .filter(|p| {
-                p.entry != NONE
+                p.entry.is_some()
                     && sessions
-                        .contains(&graph.conversations[graph.nodes[p.entry as usize].conversation as usize].session)
+                        .contains(&graph.conversations[graph.nodes[p.entry.index()].conversation.index()].session)
             })
             .take(500)
             .map(|p| {
                 let entry = p.entry;
-                let line = model.corpus.entries[entry as usize].line;
+                let line = model.corpus.entries[entry.index()].line;
                 let rule = p.rule.name();
                 let message = p.message.clone();
                 view! {
@@ -262,9 +262,9 @@ pub fn Statistics() -> impl IntoView {
 }
 
 /// Tokens (bars) and duration (line) of each turn of a session's main thread, in SVG.
-fn chart(model: &Model, session: u32) -> AnyView {
+fn chart(model: &Model, session: SessionId) -> AnyView {
     let graph = &model.graph;
-    let Some(s) = graph.sessions.get(session as usize) else { return ().into_any() };
+    let Some(s) = graph.session(session) else { return ().into_any() };
     let turns: Vec<&sessionscope_engine::dag::Turn> =
         graph.turns.iter().filter(|t| t.conversation == s.main && !t.usage.is_zero()).collect();
     if turns.is_empty() {
@@ -272,11 +272,11 @@ fn chart(model: &Model, session: u32) -> AnyView {
     }
     let corpus = &model.corpus;
     let duration = |t: &sessionscope_engine::dag::Turn| {
-        let start = if t.prompt != NONE { t.prompt } else { t.first_assistant };
-        if start == NONE {
+        let start = if t.prompt.is_some() { t.prompt } else { t.first_assistant };
+        if start.is_none() {
             return 0;
         }
-        let (a, b) = (&corpus.entries[start as usize], &corpus.entries[t.last_entry as usize]);
+        let (a, b) = (&corpus.entries[start.index()], &corpus.entries[t.last_entry.index()]);
         if a.has_timestamp() && b.has_timestamp() { b.timestamp_ms.saturating_sub(a.timestamp_ms).max(0) } else { 0 }
     };
     let max_tokens = turns.iter().map(|t| t.usage.total()).max().unwrap_or(1).max(1) as f64;
@@ -349,9 +349,10 @@ pub fn csv(model: &Model) -> String {
     );
     let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
     for session in &graph.sessions {
-        let conversations = std::iter::once(session.main).filter(|&c| c != NONE).chain(session.agents.iter().copied());
+        let conversations =
+            std::iter::once(session.main).filter(|&c| c.is_some()).chain(session.agents.iter().copied());
         for c in conversations {
-            let conv = &graph.conversations[c as usize];
+            let conv = &graph.conversations[c.index()];
             let name = if conv.is_agent() { agent_label(&model.corpus, graph, c) } else { "main".to_owned() };
             let u = &conv.usage;
             out.push_str(&format!(
@@ -393,7 +394,7 @@ mod tests {
         let text = csv(&model);
         let rows: Vec<&str> = text.lines().collect();
         assert_eq!(rows.len(), 1 + model.graph.conversations.len());
-        let main = &model.graph.conversations[model.graph.sessions[0].main as usize];
+        let main = &model.graph.conversations[model.graph.sessions[0].main.index()];
         assert!(rows[1].contains(&format!(",{},{},", main.usage.input_tokens, main.usage.output_tokens)));
     }
 }

@@ -80,7 +80,7 @@ pub fn dump_corpus(corpus: &Corpus) -> String {
             let _ = write!(
                 out,
                 "  response@L{} lines={} model={} usage={}/{}/{}/{}",
-                corpus.entries[r.first_entry as usize].line,
+                corpus.entries[r.first_entry.index()].line,
                 r.lines,
                 corpus.sym(r.model),
                 u.input_tokens,
@@ -182,10 +182,10 @@ fn redact_numbers(message: &str) -> String {
 pub fn dump_graph(corpus: &Corpus, graph: &crate::dag::Graph) -> String {
     let mut out = String::new();
     let line = |e: EntryId| -> String {
-        if e == NONE {
+        if e.is_none() {
             return "-".into();
         }
-        let entry = &corpus.entries[e as usize];
+        let entry = &corpus.entries[e.index()];
         format!("{}:L{}", short_file(corpus, entry.file), entry.line)
     };
     for session in &graph.sessions {
@@ -210,9 +210,10 @@ pub fn dump_graph(corpus: &Corpus, graph: &crate::dag::Graph) -> String {
             u.cache_read_input_tokens,
             session.cost_with_agents_usd
         );
-        let conversations = std::iter::once(session.main).filter(|&c| c != NONE).chain(session.agents.iter().copied());
+        let conversations =
+            std::iter::once(session.main).filter(|&c| c.is_some()).chain(session.agents.iter().copied());
         for c in conversations {
-            let conv = &graph.conversations[c as usize];
+            let conv = &graph.conversations[c.index()];
             let roots: Vec<String> = conv.roots.iter().map(|&r| line(r)).collect();
             let _ = write!(
                 out,
@@ -234,7 +235,7 @@ pub fn dump_graph(corpus: &Corpus, graph: &crate::dag::Graph) -> String {
                     conv.description.chars().count(),
                     conv.linked_by.map_or("-", |r| r.name()),
                     line(conv.spawn_entry),
-                    if conv.parent == NONE { "-".to_owned() } else { format!("#{}", conv.parent) },
+                    if conv.parent.is_none() { "-".to_owned() } else { format!("#{}", conv.parent) },
                     conv.depth
                 );
             }
@@ -248,7 +249,7 @@ pub fn dump_graph(corpus: &Corpus, graph: &crate::dag::Graph) -> String {
             if thread.len() != conv.entries as usize {
                 let _ = writeln!(out, "    active thread: {} of {} entries", thread.len(), conv.entries);
             }
-            for fork in graph.forks.iter().filter(|f| graph.nodes[f.node as usize].conversation == c) {
+            for fork in graph.forks.iter().filter(|f| graph.nodes[f.node.index()].conversation == c) {
                 let alternatives: Vec<String> = fork.alternatives.iter().map(|&a| line(a)).collect();
                 let _ = writeln!(
                     out,
@@ -259,8 +260,8 @@ pub fn dump_graph(corpus: &Corpus, graph: &crate::dag::Graph) -> String {
                 );
             }
             for link in graph.compactions.iter().filter(|l| {
-                let anchor = if l.boundary != NONE { l.boundary } else { l.summary };
-                graph.nodes[anchor as usize].conversation == c
+                let anchor = if l.boundary.is_some() { l.boundary } else { l.summary };
+                graph.nodes[anchor.index()].conversation == c
             }) {
                 let _ = writeln!(
                     out,
@@ -271,7 +272,7 @@ pub fn dump_graph(corpus: &Corpus, graph: &crate::dag::Graph) -> String {
                     line(link.replaced_root),
                     corpus.sym(link.trigger),
                     link.pre_tokens,
-                    if link.agent == NONE { "-".to_owned() } else { format!("#{}", link.agent) }
+                    if link.agent.is_none() { "-".to_owned() } else { format!("#{}", link.agent) }
                 );
             }
             for turn in graph.turns.iter().filter(|t| t.conversation == c && t.ops_len > 0) {

@@ -6,13 +6,14 @@
 //! [`model::Corpus`].
 //!
 //! The layers depend one way: [`load`] uses [`import`], which builds the [`model`]; none of them
-//! uses a layer above it. Beneath all three, [`span`], [`json`] and [`intern`] know nothing of
-//! them. [`dag`], [`search`], [`summary`], [`details`] and [`dump`] read the finished model.
+//! uses a layer above it. Beneath all three, [`span`], [`json`], [`intern`] and [`index`] (the
+//! typed indices of the model and the graph) know nothing of them. [`dag`], [`search`], [`summary`], [`details`] and [`dump`] read the finished model.
 
 pub mod dag;
 pub mod details;
 pub mod dump;
 pub mod import;
+pub mod index;
 pub mod intern;
 pub mod json;
 pub mod load;

@@ -9,11 +9,11 @@ use crate::intern::Interner;
 use crate::json;
 use crate::span::{Span, Sym};
 
-pub type FileId = u32;
-pub type EntryId = u32;
+pub use crate::index::{BlockId, EntryId, EnvelopeId, ResponseId};
 
-/// The value of an absent index (`EntryId`, response index, ...).
-pub const NONE: u32 = u32::MAX;
+/// A loaded file: index into [`Corpus::files`] (and [`Corpus::bytes`]). Every entry, metadata
+/// line and diagnostic has one, so it has no "none".
+pub type FileId = u32;
 
 /// What a conversation entry is. The raw `type` string is kept in [`Entry::type_name`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
@@ -149,8 +149,8 @@ pub struct Entry {
     /// Milliseconds since the epoch, or `i64::MIN` when absent or unreadable.
     pub timestamp_ms: i64,
     pub model: Sym,
-    /// Index into [`Corpus::responses`] (assistant lines of one API response share it), or [`NONE`].
-    pub response: u32,
+    /// The API response of an assistant line (its lines share it), or `ResponseId::NONE`.
+    pub response: ResponseId,
     /// `blocks_start..blocks_start + blocks_len` in [`Corpus::blocks`].
     pub blocks_start: u32,
     pub blocks_len: u32,
@@ -164,8 +164,8 @@ pub struct Entry {
     pub parent_tool_use_id: Span,
     /// `sourceToolAssistantUUID`: the assistant line whose tool call this result answers.
     pub source_tool_assistant: Span,
-    /// Index into [`Corpus::envelopes`]: cwd, version, git branch and the like.
-    pub envelope: u32,
+    /// Its cwd, version, git branch and the like, shared with other entries.
+    pub envelope: EnvelopeId,
 }
 
 impl Entry {
@@ -181,6 +181,9 @@ impl Entry {
         self.blocks_start as usize..(self.blocks_start + self.blocks_len) as usize
     }
 }
+
+// The typed indices cost nothing: the arena items are as large as with bare `u32`s.
+const _: () = assert!(std::mem::size_of::<Entry>() == 136);
 
 /// What a content block is.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
@@ -243,6 +246,8 @@ impl Block {
     pub const LEGACY: u8 = 1 << 3;
 }
 
+const _: () = assert!(std::mem::size_of::<Block>() == 24);
+
 /// Token usage as the API reports it.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Usage {
@@ -295,6 +300,8 @@ pub struct Response {
     pub duration_ms: Option<u64>,
 }
 
+const _: () = assert!(std::mem::size_of::<Response>() == 128);
+
 /// The envelope fields that change rarely along a session, interned together: most entries of
 /// a session share one of these.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
@@ -318,6 +325,8 @@ pub struct Compaction {
     pub preserved_anchor: Span,
     pub preserved_tail: Span,
 }
+
+const _: () = assert!(std::mem::size_of::<Compaction>() == 40);
 
 /// A line outside the DAG: summary, titles, file-history-snapshot, queue-operation, ...
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -556,6 +565,21 @@ impl Corpus {
         json::decode_value(self.span_bytes(file, span))
     }
 
+    /// An entry, if `id` names one.
+    pub fn entry(&self, id: EntryId) -> Option<&Entry> {
+        self.entries.get(id.index())
+    }
+
+    /// A content block, if `id` names one.
+    pub fn block(&self, id: BlockId) -> Option<&Block> {
+        self.blocks.get(id.index())
+    }
+
+    /// An API response, if `id` names one.
+    pub fn response(&self, id: ResponseId) -> Option<&Response> {
+        self.responses.get(id.index())
+    }
+
     pub fn sym(&self, sym: Sym) -> &str {
         self.symbols.resolve(sym)
     }
@@ -573,7 +597,7 @@ impl Corpus {
     }
 
     pub fn envelope(&self, entry: &Entry) -> Envelope {
-        self.envelopes.get(entry.envelope as usize).copied().unwrap_or_default()
+        self.envelopes.get(entry.envelope.index()).copied().unwrap_or_default()
     }
 
     pub fn line_bytes(&self, entry: &Entry) -> &[u8] {

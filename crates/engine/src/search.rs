@@ -9,7 +9,7 @@ use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 
 use crate::json;
-use crate::model::{BlockKind, Corpus, EntryFlags, EntryId};
+use crate::model::{BlockId, BlockKind, Corpus, EntryFlags, EntryId};
 use crate::span::Span;
 
 /// What part of an entry a hit is in.
@@ -39,9 +39,8 @@ impl Field {
 pub struct Hit {
     pub entry: EntryId,
     pub field: Field,
-    /// The block of the entry it is in (index into `Corpus::blocks`), or `u32::MAX` for the
-    /// entry's string content.
-    pub block: u32,
+    /// The block of the entry it is in, or `BlockId::NONE` for the entry's string content.
+    pub block: BlockId,
     /// The text around the match, on one line, and where the match is in it (char offsets).
     pub context: String,
     pub match_start: u32,
@@ -81,12 +80,12 @@ impl Query {
         let mut count = 0;
         for e in range {
             let Some(entry) = corpus.entries.get(e) else { break };
-            let e = e as EntryId;
+            let e = EntryId::new(e);
             if entry.flags.has(EntryFlags::STRING_CONTENT) {
-                count += self.look(corpus, entry.file, e, Field::Text, u32::MAX, entry.content, found);
+                count += self.look(corpus, entry.file, e, Field::Text, BlockId::NONE, entry.content, found);
             }
             for (i, block) in corpus.blocks_of(entry).iter().enumerate() {
-                let index = entry.blocks_start + i as u32;
+                let index = BlockId::new(entry.blocks_start as usize + i);
                 let (field, span) = match block.kind {
                     BlockKind::Text | BlockKind::Document => (Field::Text, block.body),
                     BlockKind::Thinking => (Field::Thinking, block.body),
@@ -121,7 +120,7 @@ impl Query {
         file: u32,
         entry: EntryId,
         field: Field,
-        block: u32,
+        block: BlockId,
         span: Span,
         found: &mut dyn FnMut(Hit),
     ) -> u64 {

@@ -3,8 +3,8 @@
 use serde::Serialize;
 
 use crate::dag::stats::{ModelStats, ToolStats, model_stats, tool_stats};
-use crate::dag::{ConversationKind, Graph};
-use crate::model::{Corpus, NONE, Usage};
+use crate::dag::{ConversationId, ConversationKind, Graph};
+use crate::model::{Corpus, Usage};
 
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct Summary {
@@ -157,12 +157,12 @@ pub struct ValidationSummary {
 
 /// The id an agent conversation is known by: its agent id, or for an inline sidechain
 /// `inline-` and the end of its first uuid.
-pub fn agent_label(corpus: &Corpus, graph: &Graph, conversation: u32) -> String {
-    let conv = &graph.conversations[conversation as usize];
+pub fn agent_label(corpus: &Corpus, graph: &Graph, conversation: ConversationId) -> String {
+    let conv = &graph.conversations[conversation.index()];
     if !conv.agent_name.is_empty() {
         return conv.agent_name.clone();
     }
-    let root = conv.roots.first().map(|&r| corpus.entry_uuid(&corpus.entries[r as usize])).unwrap_or("");
+    let root = conv.roots.first().map(|&r| corpus.entry_uuid(&corpus.entries[r.index()])).unwrap_or("");
     format!("inline-{}", crate::dump::short(root))
 }
 
@@ -177,13 +177,13 @@ pub fn summarize(corpus: &Corpus, graph: &Graph) -> Summary {
                 .agents
                 .iter()
                 .map(|&c| {
-                    let conv = &graph.conversations[c as usize];
-                    let spawn_tool_use_id = (conv.spawn_block != NONE).then(|| {
-                        let entry = &corpus.entries[conv.spawn_entry as usize];
-                        corpus.span_str(entry.file, corpus.blocks[conv.spawn_block as usize].id).to_owned()
+                    let conv = &graph.conversations[c.index()];
+                    let spawn_tool_use_id = conv.spawn_block.is_some().then(|| {
+                        let entry = &corpus.entries[conv.spawn_entry.index()];
+                        corpus.span_str(entry.file, corpus.blocks[conv.spawn_block.index()].id).to_owned()
                     });
-                    let parent_agent_id = (conv.parent != NONE
-                        && graph.conversations[conv.parent as usize].kind != ConversationKind::Main)
+                    let parent_agent_id = (conv.parent.is_some()
+                        && graph.conversations[conv.parent.index()].kind != ConversationKind::Main)
                         .then(|| agent_label(corpus, graph, conv.parent));
                     AgentSummary {
                         agent_id: agent_label(corpus, graph, c),
@@ -199,7 +199,7 @@ pub fn summarize(corpus: &Corpus, graph: &Graph) -> Summary {
                     }
                 })
                 .collect();
-            let roots = if session.main != NONE { graph.conversations[session.main as usize].roots.len() } else { 0 };
+            let roots = if session.main.is_some() { graph.conversations[session.main.index()].roots.len() } else { 0 };
             SessionSummary {
                 session_id: session.id.clone(),
                 title: session.title.clone(),
@@ -266,7 +266,7 @@ pub fn summarize(corpus: &Corpus, graph: &Graph) -> Summary {
             .iter()
             .map(|&c| UnlinkedAgent {
                 agent_id: agent_label(corpus, graph, c),
-                file: file_name(graph.conversations[c as usize].file),
+                file: file_name(graph.conversations[c.index()].file),
             })
             .collect(),
         validation: graph
@@ -274,10 +274,10 @@ pub fn summarize(corpus: &Corpus, graph: &Graph) -> Summary {
             .iter()
             .map(|p| ValidationSummary {
                 rule: p.rule.name(),
-                uuid: if p.entry == NONE {
+                uuid: if p.entry.is_none() {
                     String::new()
                 } else {
-                    corpus.entry_uuid(&corpus.entries[p.entry as usize]).to_owned()
+                    corpus.entry_uuid(&corpus.entries[p.entry.index()]).to_owned()
                 },
                 message: p.message.clone(),
             })

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use sessionscope_engine::Corpus;
 use sessionscope_engine::dag::*;
 use sessionscope_engine::dump::dump_graph;
-use sessionscope_engine::model::{EntryId, NONE};
+use sessionscope_engine::model::{BlockId, EntryId};
 
 fn dag_fixture(name: &str) -> (Corpus, Graph) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dag").join(name);
@@ -20,7 +20,13 @@ fn dag_fixture(name: &str) -> (Corpus, Graph) {
 }
 
 fn by_uuid(corpus: &Corpus, uuid: &str) -> EntryId {
-    corpus.entries.iter().position(|e| corpus.entry_uuid(e) == uuid).unwrap_or_else(|| panic!("no {uuid}")) as EntryId
+    EntryId::new(
+        corpus.entries.iter().position(|e| corpus.entry_uuid(e) == uuid).unwrap_or_else(|| panic!("no {uuid}")),
+    )
+}
+
+fn node(graph: &Graph, entry: EntryId) -> &Node {
+    graph.node(entry).expect("the entry has a node")
 }
 
 fn u(prefix: &str, n: u64) -> String {
@@ -77,7 +83,7 @@ fn a_rewind_is_a_real_fork_whose_later_branch_is_active() {
     assert_eq!((link.boundary, link.logical_parent, link.summary), (a(18), a(17), a(19)));
     assert_eq!(link.replaced_root, a(1));
     assert_eq!(link.pre_tokens, 91000);
-    assert_eq!(graph.conversations[main as usize].roots, [a(1), a(18)]);
+    assert_eq!(graph.conversations[main.index()].roots, [a(1), a(18)]);
     assert_eq!(session.title, "Dark mode switch for lamp settings");
     assert_eq!(session.title_source, TitleSource::AiTitle);
 
@@ -99,11 +105,11 @@ fn a_rewind_is_a_real_fork_whose_later_branch_is_active() {
     let edit = graph.tool_ops[1];
     assert_eq!(tools::op_summary(&corpus, &edit), "src/settings.rs +2 -1");
     // Turns follow the tree: the edit answers the abandoned prompt, the searches the new one.
-    assert_eq!(graph.turns[read.turn as usize].prompt, a(1));
-    assert_eq!(graph.turns[edit.turn as usize].prompt, a(7));
-    assert_eq!(graph.turns[graph.tool_ops[2].turn as usize].prompt, a(11));
+    assert_eq!(graph.turns[read.turn.index()].prompt, a(1));
+    assert_eq!(graph.turns[edit.turn.index()].prompt, a(7));
+    assert_eq!(graph.turns[graph.tool_ops[2].turn.index()].prompt, a(11));
     // One response split over two lines counts once, with its largest usage.
-    assert_eq!(graph.turns[read.turn as usize].usage.output_tokens, 40 + 20);
+    assert_eq!(graph.turns[read.turn.index()].usage.output_tokens, 40 + 20);
 }
 
 #[test]
@@ -122,24 +128,24 @@ fn agents_in_files_are_linked_by_each_rule_and_nest() {
     for (agent, rule, tool_use, depth, kind) in expect {
         let conv = &graph.conversations[find(agent)];
         assert_eq!(conv.linked_by, Some(rule), "{agent}");
-        let spawn = &corpus.entries[conv.spawn_entry as usize];
-        assert_eq!(corpus.span_str(spawn.file, corpus.blocks[conv.spawn_block as usize].id), tool_use, "{agent}");
+        let spawn = &corpus.entries[conv.spawn_entry.index()];
+        assert_eq!(corpus.span_str(spawn.file, corpus.blocks[conv.spawn_block.index()].id), tool_use, "{agent}");
         assert_eq!(conv.depth, depth, "{agent}");
         assert_eq!(conv.agent_type, kind, "{agent}");
     }
-    assert_eq!(graph.conversations[find("a00spel")].parent as usize, find("a00docs"), "nested under its spawner");
+    assert_eq!(graph.conversations[find("a00spel")].parent.index(), find("a00docs"), "nested under its spawner");
     let orphan = find("a0orphn");
-    assert_eq!(graph.unlinked_agents, [orphan as u32]);
+    assert_eq!(graph.unlinked_agents, [ConversationId::new(orphan)]);
     assert_eq!(rules(&graph), [ProblemRule::AgentLinked]);
     let session = graph.sessions.iter().find(|s| s.id.starts_with("dddd4444")).unwrap();
-    assert_eq!(session.main, NONE, "the orphan agent's session has no main thread loaded");
+    assert_eq!(session.main, ConversationId::NONE, "the orphan agent's session has no main thread loaded");
     assert_eq!(session.title, "Find the flaky test.");
 
     // Usage of the main thread alone and with its five agents.
     let s = &graph.sessions[0];
     assert_eq!(s.usage.output_tokens, 20 + 20, "a response split over two lines counts once");
     assert_eq!(s.usage_with_agents.output_tokens, 40 + 7 * 7, "seven agent responses");
-    let stats = stats::sidechain_stats(&corpus, &graph, Some(0));
+    let stats = stats::sidechain_stats(&corpus, &graph, Some(SessionId::new(0)));
     assert_eq!(stats.total, 5);
     assert_eq!(stats.nested, 1);
     assert_eq!(stats.parallel_spawns, 1, "four spawns in one turn");
@@ -161,12 +167,12 @@ fn broken_links_are_kept_and_reported() {
             ProblemRule::TimestampsInOrder,
         ]
     );
-    let main = &graph.conversations[graph.sessions[0].main as usize];
+    let main = &graph.conversations[graph.sessions[0].main.index()];
     assert_eq!(main.roots, [e(1), e(3), e(6), e(7)], "the cycle is broken at its first member");
-    assert!(graph.node(e(3)).has(Node::CYCLE_BROKEN));
-    assert!(graph.node(e(6)).has(Node::SELF_PARENT));
-    assert!(graph.node(e(7)).has(Node::ORPHAN));
-    assert_eq!(graph.node(e(5)).parent, e(4));
+    assert!(node(&graph, e(3)).has(Node::CYCLE_BROKEN));
+    assert!(node(&graph, e(6)).has(Node::SELF_PARENT));
+    assert!(node(&graph, e(7)).has(Node::ORPHAN));
+    assert_eq!(node(&graph, e(5)).parent, e(4));
     assert_eq!(corpus.diagnostics.len(), 1, "the repeated uuid");
     assert_eq!(graph.subtree(e(3)), [e(3), e(4), e(5)]);
 }
@@ -176,12 +182,15 @@ fn compactions_without_a_boundary_and_preserved_segments() {
     let (corpus, graph) = dag_fixture("compaction-1.0");
     let g = |n| by_uuid(&corpus, &u("99990000", n));
     let link = &graph.compactions[0];
-    assert_eq!((link.boundary, link.summary, link.logical_parent, link.replaced_root), (NONE, g(3), g(2), g(1)));
+    assert_eq!(
+        (link.boundary, link.summary, link.logical_parent, link.replaced_root),
+        (EntryId::NONE, g(3), g(2), g(1))
+    );
 
     let (corpus, graph) = dag_fixture("preserved-segment");
     let f = |n| by_uuid(&corpus, &u("ffff0000", n));
-    assert_eq!(graph.node(f(3)).parent, f(6), "the preserved head moves under the summary");
-    assert!(graph.node(f(3)).has(Node::PRESERVED));
+    assert_eq!(node(&graph, f(3)).parent, f(6), "the preserved head moves under the summary");
+    assert!(node(&graph, f(3)).has(Node::PRESERVED));
     let link = &graph.compactions[0];
     assert_eq!((link.logical_parent, link.replaced_root), (f(4), f(1)));
     assert!(graph.problems.is_empty(), "{:?}", graph.problems);
@@ -196,17 +205,17 @@ fn the_seed_documents_inline_sidechains_are_linked() {
     assert_eq!(inline.len(), 2, "the level-1 sidechain and the nested one");
     let first = inline[0];
     assert_eq!(first.linked_by, Some(LinkRule::ParentUuid));
-    assert_eq!(corpus.entry_uuid(&corpus.entries[first.spawn_entry as usize]), "task-1");
+    assert_eq!(corpus.entry_uuid(&corpus.entries[first.spawn_entry.index()]), "task-1");
     assert_eq!(first.agent_type, "bug-hunter");
     let nested = inline[1];
-    assert_eq!(nested.parent, graph.nodes[by_uuid(&corpus, "3") as usize].conversation);
+    assert_eq!(nested.parent, graph.nodes[by_uuid(&corpus, "3").index()].conversation);
     assert_eq!(nested.depth, 2);
     // After the nested sidechain returns, the level-1 sidechain resumes; the main thread too.
-    assert!(graph.node(by_uuid(&corpus, "7")).has(Node::RESUMED));
-    assert_eq!(graph.node(by_uuid(&corpus, "7")).conversation, graph.node(by_uuid(&corpus, "3")).conversation);
+    assert!(node(&graph, by_uuid(&corpus, "7")).has(Node::RESUMED));
+    assert_eq!(node(&graph, by_uuid(&corpus, "7")).conversation, node(&graph, by_uuid(&corpus, "3")).conversation);
     let ten = by_uuid(&corpus, "10");
-    assert_eq!(graph.node(ten).parent, by_uuid(&corpus, "task-1"));
-    assert!(graph.node(ten).has(Node::RESUMED));
+    assert_eq!(node(&graph, ten).parent, by_uuid(&corpus, "task-1"));
+    assert!(node(&graph, ten).has(Node::RESUMED));
 }
 
 #[test]
@@ -217,7 +226,7 @@ fn real_inline_sidechains_link_by_prompt_not_by_time() {
     let inline: Vec<&Conversation> =
         graph.conversations.iter().filter(|c| c.kind == ConversationKind::InlineSidechain).collect();
     assert_eq!(inline.len(), 7);
-    let mut spawns: Vec<u32> = inline.iter().map(|c| c.spawn_block).collect();
+    let mut spawns: Vec<BlockId> = inline.iter().map(|c| c.spawn_block).collect();
     assert!(inline.iter().all(|c| c.linked_by == Some(LinkRule::Prompt)));
     spawns.sort_unstable();
     spawns.dedup();
@@ -230,13 +239,13 @@ fn real_inline_sidechains_link_by_prompt_not_by_time() {
 }
 
 fn agents_prompt(corpus: &Corpus, _graph: &Graph, conv: &Conversation) -> String {
-    corpus.first_text(&corpus.entries[conv.roots[0] as usize]).unwrap().trim().to_owned()
+    corpus.first_text(&corpus.entries[conv.roots[0].index()]).unwrap().trim().to_owned()
 }
 
 fn task_prompt(corpus: &Corpus, conv: &Conversation) -> String {
-    let entry = &corpus.entries[conv.spawn_entry as usize];
+    let entry = &corpus.entries[conv.spawn_entry.index()];
     let input: serde_json::Value =
-        serde_json::from_slice(corpus.span_bytes(entry.file, corpus.blocks[conv.spawn_block as usize].body)).unwrap();
+        serde_json::from_slice(corpus.span_bytes(entry.file, corpus.blocks[conv.spawn_block.index()].body)).unwrap();
     input["prompt"].as_str().unwrap().trim().to_owned()
 }
 
@@ -251,7 +260,7 @@ fn real_agent_files_are_linked_and_compaction_agents_attach_to_their_compaction(
         let graph = Graph::build(&corpus);
         assert!(graph.unlinked_agents.is_empty(), "{folder}");
         for conv in graph.conversations.iter().filter(|c| c.kind == ConversationKind::Agent) {
-            assert!(conv.spawn_block != NONE, "{folder}: {} has a spawning call", conv.agent_name);
+            assert!(conv.spawn_block.is_some(), "{folder}: {} has a spawning call", conv.agent_name);
             let op = graph.tool_ops.iter().find(|op| op.call_block == conv.spawn_block).unwrap();
             assert_eq!(op.category, ToolCategory::Agent);
         }
@@ -260,7 +269,7 @@ fn real_agent_files_are_linked_and_compaction_agents_attach_to_their_compaction(
     let graph = Graph::build(&corpus);
     let compaction_agent =
         graph.conversations.iter().position(|c| c.kind == ConversationKind::CompactionAgent).unwrap();
-    assert_eq!(graph.compactions[0].agent, compaction_agent as u32);
+    assert_eq!(graph.compactions[0].agent, ConversationId::new(compaction_agent));
 }
 
 /// ccusage's totals for the real fixtures, recorded by `scripts/compare-ccusage.mjs`; ccusage
@@ -340,11 +349,11 @@ proptest! {
         for (c, conv) in graph.conversations.iter().enumerate() {
             for &root in &conv.roots {
                 for e in graph.subtree(root) {
-                    seen[e as usize] += 1;
-                    prop_assert_eq!(graph.nodes[e as usize].conversation, c as u32);
+                    seen[e.index()] += 1;
+                    prop_assert_eq!(graph.nodes[e.index()].conversation, ConversationId::new(c));
                 }
             }
-            let thread = graph.thread(c as u32);
+            let thread = graph.thread(ConversationId::new(c));
             prop_assert!(thread.len() <= conv.entries as usize);
         }
         prop_assert!(seen.iter().all(|&s| s == 1), "{:?}", seen);

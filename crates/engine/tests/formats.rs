@@ -156,7 +156,7 @@ fn agent_sdk_stream_json() {
     assert_eq!(agent.entries, 4);
     assert_eq!(agent.agent_name, "toolu_01TaskX9mR4");
     assert_eq!(agent.linked_by, Some(LinkRule::ParentToolUseId));
-    assert_eq!(agent.spawn_entry as usize, corpus.entries.iter().position(|e| e.line == 7).unwrap());
+    assert_eq!(agent.spawn_entry.index(), corpus.entries.iter().position(|e| e.line == 7).unwrap());
     assert_eq!(agent.agent_type, "Explore");
     assert!(entry_at(&corpus, 9).is_sidechain());
     assert!(graph.unlinked_agents.is_empty());
@@ -190,12 +190,12 @@ fn agent_sdk_stream_json() {
     // Cost: the logged totals, 0.0912 + 0.0061, not the price table's.
     assert!((session.cost_with_agents_usd - 0.0973).abs() < 1e-9, "{}", session.cost_with_agents_usd);
     assert!(session.unknown_models.is_empty());
-    let result = &corpus.responses[entry_at(&corpus, 18).response as usize];
+    let result = &corpus.responses[entry_at(&corpus, 18).response.index()];
     assert_eq!((result.logged_cost_usd, result.duration_ms), (Some(0.0912), Some(48210)));
     let models: Vec<&str> = corpus.responses.iter().map(|r| corpus.sym(r.model)).collect();
     assert!(models.contains(&"claude-haiku-4-5-20251001") && models.contains(&"claude-sonnet-4-5-20250929"));
     // Two prompts, and the interruption notice, which Claude Code logs as a user message too.
-    assert_eq!(graph.conversations[session.main as usize].turns, 3);
+    assert_eq!(graph.conversations[session.main.index()].turns, 3);
 }
 
 #[test]
@@ -252,7 +252,7 @@ fn codex_rollout() {
     let shells = op_named(&corpus, &graph, "shell");
     assert_eq!(tools::op_summary(&corpus, shells[0]), "rg -n \"fn stats\" src");
     assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "apply_patch")[0]), "src/stats.rs +2 -1");
-    let result = &corpus.entries[shells[0].result_entry as usize];
+    let result = &corpus.entries[shells[0].result_entry.index()];
     let output = block_text(&corpus, result, BlockKind::ToolResult);
     assert_eq!(output, "src/stats.rs:12:pub fn stats(brews: &[Brew]) -> String {\n", "the output, unwrapped");
     let aborted = entry_at(&corpus, 32);
@@ -272,7 +272,7 @@ fn codex_rollout() {
     assert!((session.cost_with_agents_usd - cost).abs() < 1e-6, "{}", session.cost_with_agents_usd);
     assert!(session.unknown_models.is_empty());
     // The first request's usage (4120 in, 3072 cached, 188 out) is on its first item.
-    let first = &corpus.responses[entry_at(&corpus, 7).response as usize];
+    let first = &corpus.responses[entry_at(&corpus, 7).response.index()];
     assert_eq!(totals(&first.usage), (4120 - 3072, 188, 0, 3072));
 }
 
@@ -310,13 +310,13 @@ fn codex_sdk_events() {
     );
     let commands = op_named(&corpus, &graph, "command_execution");
     assert_eq!(tools::op_summary(&corpus, commands[0]), "bash -lc 'rg -n \"Stats\" src/cli.rs'");
-    let result = &corpus.entries[commands[0].result_entry as usize];
+    let result = &corpus.entries[commands[0].result_entry.index()];
     assert_eq!(block_text(&corpus, result, BlockKind::ToolResult), "14:    Stats {\n15:        #[arg(long)]\n");
     assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "file_change")[0]), "src/cli.rs (+1 more)");
     // The todo list's latest state wins.
     let todo = op_named(&corpus, &graph, "todo_list")[0];
     assert_eq!(tools::op_summary(&corpus, todo), "3 todos, 0 done", "the call: its first state");
-    let todo_entry = &corpus.entries[todo.result_entry as usize];
+    let todo_entry = &corpus.entries[todo.result_entry.index()];
     assert_eq!(block_text(&corpus, todo_entry, BlockKind::ToolResult).matches("\"completed\":true").count(), 3);
     // item_0 and item_1 of the resumed run are new items, not the first run's.
     assert_eq!(entries_at(&corpus, 23).len(), 1);
@@ -371,7 +371,7 @@ fn ollama_chat() {
     assert!(cut.flags.has(EntryFlags::INTERRUPTED));
     assert!(!cut.flags.has(EntryFlags::ERROR));
     assert_eq!(block_text(&corpus, cut, BlockKind::Text), "Your three brews span a hoppy Pale Ale, ");
-    assert_eq!(cut.response, NONE, "no usage without the final chunk");
+    assert_eq!(cut.response, ResponseId::NONE, "no usage without the final chunk");
     let error = entry_at(&corpus, 21);
     assert!(error.flags.has(EntryFlags::ERROR));
     assert!(corpus.first_text(error).unwrap().contains("unexpected EOF"));
@@ -385,7 +385,7 @@ fn ollama_chat() {
     assert_eq!(totals(&session.usage_with_agents), (212 + 341 + 412 + 455, 58 + 19 + 37 + 41, 0, 0));
     assert_eq!(session.cost_with_agents_usd, 0.0, "local inference is free");
     assert!(session.unknown_models.is_empty(), "{:?}", session.unknown_models);
-    let response = &corpus.responses[first.response as usize];
+    let response = &corpus.responses[first.response.index()];
     assert_eq!(response.duration_ms, Some(2483), "total_duration 2483910375 ns");
     assert_eq!(graph.conversations[0].turns, 3);
 }
@@ -466,8 +466,8 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
                 .tool_ops
                 .iter()
                 .filter(|op| {
-                    let anchor = if op.call_entry != NONE { op.call_entry } else { op.result_entry };
-                    corpus.files[corpus.entries[anchor as usize].file as usize].path.ends_with(name)
+                    let anchor = if op.call_entry.is_some() { op.call_entry } else { op.result_entry };
+                    corpus.files[corpus.entries[anchor.index()].file as usize].path.ends_with(name)
                 })
                 .count()
         );
@@ -593,9 +593,10 @@ fn an_excerpt_of_a_joined_format_reads_back_into_the_same_messages() {
     // completing it. A share of the later part of each must carry every line of its messages.
     for name in [OLLAMA, EVENTS, ROLLOUT, SDK] {
         let (corpus, graph) = load(name);
-        let prompts: Vec<EntryId> = (0..corpus.entries.len() as EntryId)
+        let prompts: Vec<EntryId> = (0..corpus.entries.len())
+            .map(EntryId::new)
             .filter(|&e| {
-                let entry = &corpus.entries[e as usize];
+                let entry = &corpus.entries[e.index()];
                 entry.kind == EntryKind::User && !entry.is_sidechain() && corpus.first_text(entry).is_some()
             })
             .collect();
@@ -611,16 +612,13 @@ fn an_excerpt_of_a_joined_format_reads_back_into_the_same_messages() {
             shared.diagnostics
         );
 
-        let original: Vec<_> = corpus.entries[from as usize..]
-            .iter()
-            .filter(|e| !e.is_sidechain())
-            .map(|e| readable(&corpus, e))
-            .collect();
+        let original: Vec<_> =
+            corpus.entries[from.index()..].iter().filter(|e| !e.is_sidechain()).map(|e| readable(&corpus, e)).collect();
         let read_back: Vec<_> =
             shared.entries.iter().filter(|e| !e.is_sidechain()).map(|e| readable(&shared, e)).collect();
         assert_eq!(read_back, original, "{name}: the excerpt holds the same messages, whole");
         // Nothing from before the excerpt: not even inside a line that repeats the history.
-        let earlier = corpus.first_text(&corpus.entries[prompts[0] as usize]).unwrap_or_default().into_owned();
+        let earlier = corpus.first_text(&corpus.entries[prompts[0].index()]).unwrap_or_default().into_owned();
         let shared_text: String = bundle.files.iter().map(|(_, b)| String::from_utf8_lossy(b).into_owned()).collect();
         assert!(!shared_text.contains(&earlier), "{name}: the excerpt carries the earlier prompt {earlier:?}");
         let full_lines = count_lines(&format_fixture(name));

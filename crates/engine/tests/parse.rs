@@ -75,7 +75,7 @@ fn every_line_type_and_block_is_understood() {
 
     // One API response split over six lines is one response; its usage is the largest line's.
     let first = entry(&corpus, &u(3));
-    let response = &corpus.responses[first.response as usize];
+    let response = &corpus.responses[first.response.index()];
     assert_eq!(response.lines, 6);
     assert_eq!(response.usage.output_tokens, 240);
     assert_eq!(response.usage.cache_creation_5m, 1000);
@@ -285,7 +285,7 @@ fn extracted_tool_messages_with_snake_case_fields_are_understood() {
     let reply = entry(&corpus, "assistant-msg-456");
     assert_eq!(corpus.entry_parent_uuid(reply), Some("user-msg-123"));
     assert_eq!(corpus.sym(reply.model), "claude-opus-4-1-20250805");
-    assert_eq!(corpus.responses[reply.response as usize].logged_cost_usd, Some(0.0123));
+    assert_eq!(corpus.responses[reply.response.index()].logged_cost_usd, Some(0.0123));
 
     let call = entry(&corpus, "assistant-msg-789_tool_0");
     assert_eq!(call.kind, EntryKind::ToolUse);

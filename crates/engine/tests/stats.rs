@@ -2,8 +2,8 @@
 //! model, calls, errors and times per tool, on a hand-written pair of sessions whose figures
 //! are worked out here line by line.
 
-use sessionscope_engine::dag::Graph;
 use sessionscope_engine::dag::stats::{ModelStats, ToolStats, model_stats, tool_stats};
+use sessionscope_engine::dag::{Graph, SessionId};
 use sessionscope_engine::model::Usage;
 use sessionscope_engine::summary::{ToolSummary, summarize};
 use sessionscope_engine::{Corpus, Loader};
@@ -91,8 +91,8 @@ fn corpus() -> Corpus {
     Loader::read_all([("one.jsonl", one), ("two.jsonl", two)])
 }
 
-fn session_index(graph: &Graph, id: &str) -> u32 {
-    graph.sessions.iter().position(|s| s.id == id).expect("the session is loaded") as u32
+fn session_index(graph: &Graph, id: &str) -> SessionId {
+    SessionId::new(graph.sessions.iter().position(|s| s.id == id).expect("the session is loaded"))
 }
 
 fn usage(input_tokens: u64, output_tokens: u64, cache_read_input_tokens: u64) -> Usage {

@@ -2,7 +2,7 @@
 //! branches, showing raw lines.
 
 use leptos::prelude::*;
-use sessionscope_engine::model::NONE;
+use sessionscope_engine::model::EntryId;
 
 use crate::outline::{RowKey, RowKind};
 use crate::state::ViewerState;
@@ -73,8 +73,8 @@ pub fn handle_key(
                 let parent = viewer.outline.with_value(|o| {
                     let o = o.as_ref()?;
                     let row = o.row_of_key(key)?;
-                    let parent = o.rows[row as usize].parent;
-                    (parent != NONE).then(|| o.key(parent))
+                    let parent = o.rows[row.index()].parent;
+                    parent.is_some().then(|| o.key(parent))
                 });
                 if let Some(parent) = parent {
                     viewer.selected.set(Some(parent));
@@ -110,7 +110,7 @@ pub fn handle_key(
 fn row_state(viewer: &ViewerState, key: RowKey) -> (bool, bool) {
     viewer.outline.with_value(|o| {
         o.as_ref()
-            .and_then(|o| o.row_of_key(key).map(|row| (o.rows[row as usize].collapsed, o.has_children(row))))
+            .and_then(|o| o.row_of_key(key).map(|row| (o.rows[row.index()].collapsed, o.has_children(row))))
             .unwrap_or((false, false))
     })
 }
@@ -118,7 +118,7 @@ fn row_state(viewer: &ViewerState, key: RowKey) -> (bool, bool) {
 fn kind_of(viewer: &ViewerState, key: RowKey) -> RowKind {
     viewer.outline.with_value(|o| {
         o.as_ref()
-            .and_then(|o| o.row_of_key(key).map(|row| o.rows[row as usize].kind))
-            .unwrap_or(RowKind::Noise { entry: NONE })
+            .and_then(|o| o.row_of_key(key).map(|row| o.rows[row.index()].kind))
+            .unwrap_or(RowKind::Noise { entry: EntryId::NONE })
     })
 }

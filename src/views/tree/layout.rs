@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use rustc_hash::FxHashMap;
-use sessionscope_engine::model::{BlockKind, EntryKind};
+use sessionscope_engine::model::{BlockKind, EntryId, EntryKind};
 
 use crate::model::Model;
 use crate::outline::{Outline, RowKey, RowKind};
@@ -54,8 +54,8 @@ fn estimate(model: &Model, kind: RowKind) -> f64 {
         RowKind::Message { first, last } => {
             let corpus = &model.corpus;
             let mut chars = 0usize;
-            for e in first..=last.min(first + 64) {
-                let entry = &corpus.entries[e as usize];
+            for e in (first.index()..=last.index().min(first.index() + 64)).map(EntryId::new) {
+                let entry = &corpus.entries[e.index()];
                 if e != first && entry.kind != EntryKind::Assistant {
                     continue;
                 }
@@ -85,7 +85,7 @@ pub fn compute_layout(model: &Model, outline: &Outline, heights: &FxHashMap<RowK
     index.reserve(visible.len());
     let mut y = 0.0;
     for (i, (row, depth)) in visible.into_iter().enumerate() {
-        let kind = outline.rows[row as usize].kind;
+        let kind = outline.rows[row.index()].kind;
         let key = crate::outline::key_of(kind);
         offsets.push(y);
         y += heights.get(&key).copied().unwrap_or_else(|| estimate(model, kind));

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use leptos::html;
 use leptos::prelude::*;
 use rustc_hash::FxHashMap;
+use sessionscope_engine::dag::SessionId;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
@@ -189,7 +190,7 @@ pub fn ConversationTree() -> impl IntoView {
     });
 
     // Another session starts at the top, unless a row is being revealed.
-    Effect::new(move |previous: Option<u32>| {
+    Effect::new(move |previous: Option<SessionId>| {
         let session = viewer.session.get();
         if previous.is_some_and(|p| p != session)
             && viewer.reveal.get_untracked().is_none()

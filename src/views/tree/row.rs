@@ -5,8 +5,10 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;
-use sessionscope_engine::dag::{ConversationKind, ToolCategory, ToolStatus};
-use sessionscope_engine::model::{EntryFlags, EntryId, EntryKind, NONE};
+use sessionscope_engine::dag::{
+    CompactionId, ConversationId, ConversationKind, ForkId, OpId, ToolCategory, ToolStatus,
+};
+use sessionscope_engine::model::{EntryFlags, EntryId, EntryKind};
 
 use crate::model::Model;
 use crate::outline::{RowKey, RowKind, collapsed_by_default};
@@ -30,13 +32,12 @@ pub fn row_dom_id(key: RowKey) -> String {
 pub fn key_from_dom_id(id: &str) -> Option<RowKey> {
     let rest = id.strip_prefix("row-")?;
     let (tag, number) = (rest.get(..1)?, rest.get(1..)?);
-    let n: u32 = number.parse().ok()?;
     Some(match tag {
-        "e" => RowKey::Entry(n),
-        "o" => RowKey::Op(n),
-        "a" => RowKey::Agent(n),
-        "c" => RowKey::Compaction(n),
-        "b" => RowKey::Branch(n),
+        "e" => RowKey::Entry(number.parse().ok()?),
+        "o" => RowKey::Op(number.parse().ok()?),
+        "a" => RowKey::Agent(number.parse().ok()?),
+        "c" => RowKey::Compaction(number.parse().ok()?),
+        "b" => RowKey::Branch(number.parse().ok()?),
         _ => return None,
     })
 }
@@ -61,9 +62,15 @@ pub fn RowView(key: RowKey) -> impl IntoView {
         viewer.outline.with_value(|o| {
             let o = o.as_ref()?;
             let row = o.row_of_key(key)?;
-            let r = o.rows[row as usize];
+            let r = o.rows[row.index()];
             let (size, position) = o.position(row);
-            Some(RowInfo { kind: r.kind, collapsed: r.collapsed, has_children: r.first_child != NONE, size, position })
+            Some(RowInfo {
+                kind: r.kind,
+                collapsed: r.collapsed,
+                has_children: r.first_child.is_some(),
+                size,
+                position,
+            })
         })
     });
     let Some(first) = info.get_untracked() else { return ().into_any() };
@@ -224,16 +231,14 @@ fn raw_entries(model: &Model, kind: RowKind) -> Vec<EntryId> {
         RowKind::Message { first, last } => content::message_lines(model, first, last),
         RowKind::ToolCall { op } => model
             .graph
-            .tool_ops
-            .get(op as usize)
-            .map(|op| [op.call_entry, op.result_entry].into_iter().filter(|&e| e != NONE).collect())
+            .op(op)
+            .map(|op| [op.call_entry, op.result_entry].into_iter().filter(|&e| e.is_some()).collect())
             .unwrap_or_default(),
         RowKind::Noise { entry } => vec![entry],
         RowKind::Compaction { link } => model
             .graph
-            .compactions
-            .get(link as usize)
-            .map(|l| [l.boundary, l.summary].into_iter().filter(|&e| e != NONE).collect())
+            .compaction(link)
+            .map(|l| [l.boundary, l.summary].into_iter().filter(|&e| e.is_some()).collect())
             .unwrap_or_default(),
         RowKind::Agent { .. } | RowKind::Branch { .. } => Vec::new(),
     }
@@ -253,8 +258,8 @@ fn row_body(model: &Arc<Model>, kind: RowKind, expanded: Signal<bool>) -> AnyVie
 /// Who speaks: in a sidechain the parent agent plays the user and the subagent answers.
 fn speaker(model: &Model, entry: EntryId) -> (&'static str, &'static str) {
     let corpus = &model.corpus;
-    let e = &corpus.entries[entry as usize];
-    let conversation = &model.graph.conversations[model.graph.nodes[entry as usize].conversation as usize];
+    let e = &corpus.entries[entry.index()];
+    let conversation = &model.graph.conversations[model.graph.nodes[entry.index()].conversation.index()];
     let in_agent = conversation.kind != ConversationKind::Main;
     if e.flags.has(EntryFlags::COMPACT_SUMMARY) {
         return ("Compaction summary", "speaker-system");
@@ -273,7 +278,7 @@ fn speaker(model: &Model, entry: EntryId) -> (&'static str, &'static str) {
 }
 
 fn time_view(model: &Model, entry: EntryId) -> AnyView {
-    let e = &model.corpus.entries[entry as usize];
+    let e = &model.corpus.entries[entry.index()];
     if !e.has_timestamp() {
         return ().into_any();
     }
@@ -286,13 +291,13 @@ fn time_view(model: &Model, entry: EntryId) -> AnyView {
 
 fn message_row(model: &Arc<Model>, first: EntryId, last: EntryId) -> AnyView {
     let corpus = &model.corpus;
-    let entry = &corpus.entries[first as usize];
+    let entry = &corpus.entries[first.index()];
     let (who, class) = speaker(model, first);
     let model_name = (entry.kind == EntryKind::Assistant && entry.model.is_some())
         .then(|| corpus.sym(entry.model).to_owned())
         .filter(|m| m != "<synthetic>");
     let tokens =
-        (entry.response != NONE).then(|| &corpus.responses[entry.response as usize]).filter(|r| r.has_usage).map(|r| {
+        entry.response.is_some().then(|| &corpus.responses[entry.response.index()]).filter(|r| r.has_usage).map(|r| {
             let u = &r.usage;
             let title = format!(
                 "input {} · output {} · cache write {} · cache read {}",
@@ -364,8 +369,8 @@ pub fn status_badge(status: ToolStatus) -> AnyView {
     view! { <span class=class>{status.name()}</span> }.into_any()
 }
 
-fn tool_row(model: &Arc<Model>, op_index: u32, expanded: Signal<bool>) -> AnyView {
-    let Some(op) = model.graph.tool_ops.get(op_index as usize).copied() else { return ().into_any() };
+fn tool_row(model: &Arc<Model>, op_index: OpId, expanded: Signal<bool>) -> AnyView {
+    let Some(op) = model.graph.op(op_index).copied() else { return ().into_any() };
     let name = if op.name.is_none() { "Result".to_owned() } else { model.corpus.sym(op.name).to_owned() };
     let summary = content::op_summary(model, &op);
     let duration = (op.duration_ms >= 0).then(|| units::human_duration_ms(op.duration_ms));
@@ -387,9 +392,9 @@ fn tool_row(model: &Arc<Model>, op_index: u32, expanded: Signal<bool>) -> AnyVie
     .into_any()
 }
 
-fn agent_row(model: &Arc<Model>, conversation: u32) -> AnyView {
+fn agent_row(model: &Arc<Model>, conversation: ConversationId) -> AnyView {
     let graph = &model.graph;
-    let Some(conv) = graph.conversations.get(conversation as usize) else { return ().into_any() };
+    let Some(conv) = graph.conversation(conversation) else { return ().into_any() };
     let corpus = &model.corpus;
     let mut messages = 0;
     let mut tools: Vec<(String, u32)> = Vec::new();
@@ -401,7 +406,7 @@ fn agent_row(model: &Arc<Model>, conversation: u32) -> AnyView {
             messages += 1;
         }
     }
-    for op in graph.tool_ops.iter().filter(|op| op.conversation == conversation && op.call_entry != NONE) {
+    for op in graph.tool_ops.iter().filter(|op| op.conversation == conversation && op.call_entry.is_some()) {
         let name = corpus.sym(op.name).to_owned();
         match tools.iter_mut().find(|(n, _)| *n == name) {
             Some((_, c)) => *c += 1,
@@ -450,16 +455,17 @@ fn agent_row(model: &Arc<Model>, conversation: u32) -> AnyView {
 }
 
 /// The agent's status: from its Task result's `toolUseResult.status`, else from its call.
-fn agent_status(model: &Model, conversation: u32) -> AnyView {
-    let conv = &model.graph.conversations[conversation as usize];
-    if conv.spawn_block == NONE {
+fn agent_status(model: &Model, conversation: ConversationId) -> AnyView {
+    let Some(conv) = model.graph.conversation(conversation) else { return ().into_any() };
+    if conv.spawn_block.is_none() {
         return ().into_any();
     }
     let Some(op) = model.graph.tool_ops.iter().find(|op| op.call_block == conv.spawn_block) else {
         return ().into_any();
     };
-    let detail = (op.result_entry != NONE)
-        .then(|| &model.corpus.entries[op.result_entry as usize])
+    let detail = model
+        .corpus
+        .entry(op.result_entry)
         .filter(|e| !e.tool_use_result.is_empty() && e.tool_use_result.len() < 1 << 20)
         .and_then(|e| {
             serde_json::from_slice::<serde_json::Value>(model.corpus.span_bytes(e.file, e.tool_use_result)).ok()
@@ -474,8 +480,8 @@ fn agent_status(model: &Model, conversation: u32) -> AnyView {
     }
 }
 
-fn compaction_row(model: &Arc<Model>, link: u32) -> AnyView {
-    let Some(l) = model.graph.compactions.get(link as usize) else { return ().into_any() };
+fn compaction_row(model: &Arc<Model>, link: CompactionId) -> AnyView {
+    let Some(l) = model.graph.compaction(link) else { return ().into_any() };
     let trigger = model.corpus.sym(l.trigger);
     let mut parts = vec!["Conversation compacted".to_owned()];
     if !trigger.is_empty() {
@@ -485,20 +491,20 @@ fn compaction_row(model: &Arc<Model>, link: u32) -> AnyView {
         parts.push(format!("{} tokens", units::human_count(l.pre_tokens)));
     }
     let text = parts.join(" · ");
-    let anchor = if l.boundary != NONE { l.boundary } else { l.summary };
+    let anchor = if l.boundary.is_some() { l.boundary } else { l.summary };
     view! {
         <div class="compaction">
             <span class="compaction-label">{text}</span>
-            {(anchor != NONE).then(|| time_view(model, anchor))}
+            {anchor.is_some().then(|| time_view(model, anchor))}
             <span class="muted">"expand for the history it replaced"</span>
         </div>
     }
     .into_any()
 }
 
-fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
+fn branch_row(model: &Arc<Model>, fork: ForkId) -> AnyView {
     let viewer = use_viewer();
-    let Some(f) = model.graph.forks.get(fork as usize) else { return ().into_any() };
+    let Some(f) = model.graph.fork(fork) else { return ().into_any() };
     let count = f.alternatives.len();
     let labels: Vec<String> = f
         .alternatives
@@ -507,7 +513,7 @@ fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
         .map(|(i, &a)| {
             let text = model
                 .corpus
-                .first_text(&model.corpus.entries[a as usize])
+                .first_text(&model.corpus.entries[a.index()])
                 .map(|t| sessionscope_engine::dag::prompt_title(&t))
                 .unwrap_or_default();
             let active = if i as u32 == f.active { " (latest)" } else { "" };
@@ -573,7 +579,7 @@ fn branch_row(model: &Arc<Model>, fork: u32) -> AnyView {
 
 fn noise_row(model: &Arc<Model>, entry: EntryId) -> AnyView {
     let corpus = &model.corpus;
-    let e = &corpus.entries[entry as usize];
+    let e = &corpus.entries[entry.index()];
     let mut what = corpus.sym(e.type_name).to_owned();
     if e.subtype.is_some() {
         what.push_str(" · ");
@@ -609,9 +615,13 @@ mod tests {
 
     #[test]
     fn a_row_is_found_again_by_its_dom_id() {
-        for key in
-            [RowKey::Entry(0), RowKey::Op(7), RowKey::Agent(3), RowKey::Compaction(12), RowKey::Branch(4_000_000)]
-        {
+        for key in [
+            RowKey::Entry(EntryId::new(0)),
+            RowKey::Op(OpId::new(7)),
+            RowKey::Agent(ConversationId::new(3)),
+            RowKey::Compaction(CompactionId::new(12)),
+            RowKey::Branch(ForkId::new(4_000_000)),
+        ] {
             assert_eq!(key_from_dom_id(&row_dom_id(key)), Some(key));
         }
         for id in ["", "row-", "row-e", "row-x1", "row-é1", "tree"] {

@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use sessionscope_engine::dag::Graph;
+use sessionscope_engine::dag::{Graph, SessionId};
 use sessionscope_engine::model::Corpus;
 use sessionscope_engine::share::SHARE_FRAGMENT;
 use sessionscope_engine::share::envelope::{MAX_LINK_CHARS, seal_plain, to_base64url};
@@ -176,8 +176,9 @@ fn share(corpus: &Corpus, graph: &Graph, link: bool, markdown: bool) -> ExitCode
             "session", "scope", "lines", "bytes", "redacted", "deflated", "link chars", "findings"
         );
     }
-    for session in 0..graph.sessions.len() as u32 {
-        let id = graph.sessions[session as usize].id.as_str();
+    for (index, session) in graph.sessions.iter().enumerate() {
+        let id = session.id.as_str();
+        let session = SessionId::new(index);
         let scopes = [("session", Scope::Session(session)), ("branch", Scope::Branch { session, choices: Vec::new() })];
         for (name, scope) in scopes {
             if (link || markdown) && name == "branch" {

@@ -17,27 +17,28 @@ const TIMESTAMP_WINDOW_MS: i64 = 2_000;
 
 struct Spawn {
     entry: EntryId,
-    block: u32,
+    block: BlockId,
     rule: LinkRule,
 }
 
 pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
     let ops = &graph.tool_ops;
-    let agent_ops: Vec<u32> = (0..ops.len() as u32)
-        .filter(|&o| ops[o as usize].category == ToolCategory::Agent && ops[o as usize].call_entry != NONE)
+    let agent_ops: Vec<OpId> = (0..ops.len())
+        .filter(|&o| ops[o].category == ToolCategory::Agent && ops[o].call_entry.is_some())
+        .map(OpId::new)
         .collect();
-    let mut call_by_id: FxHashMap<&[u8], u32> = FxHashMap::default();
-    let mut op_by_result: FxHashMap<EntryId, Vec<u32>> = FxHashMap::default();
+    let mut call_by_id: FxHashMap<&[u8], OpId> = FxHashMap::default();
+    let mut op_by_result: FxHashMap<EntryId, Vec<OpId>> = FxHashMap::default();
     for (o, op) in ops.iter().enumerate() {
-        if op.call_entry != NONE {
-            let entry = &corpus.entries[op.call_entry as usize];
-            let id = corpus.span_bytes(entry.file, corpus.blocks[op.call_block as usize].id);
+        if op.call_entry.is_some() {
+            let entry = &corpus.entries[op.call_entry.index()];
+            let id = corpus.span_bytes(entry.file, corpus.blocks[op.call_block.index()].id);
             if !id.is_empty() {
-                call_by_id.entry(id).or_insert(o as u32);
+                call_by_id.entry(id).or_insert(OpId::new(o));
             }
         }
-        if op.result_entry != NONE {
-            op_by_result.entry(op.result_entry).or_default().push(o as u32);
+        if op.result_entry.is_some() {
+            op_by_result.entry(op.result_entry).or_default().push(OpId::new(o));
         }
     }
     let mut meta_by_agent: FxHashMap<&str, &str> = FxHashMap::default();
@@ -52,17 +53,17 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
     let mut reports: FxHashMap<Sym, Vec<EntryId>> = FxHashMap::default();
     for (e, entry) in corpus.entries.iter().enumerate() {
         if entry.linked_agent_id.is_some() {
-            reports.entry(entry.linked_agent_id).or_default().push(e as EntryId);
+            reports.entry(entry.linked_agent_id).or_default().push(EntryId::new(e));
         }
     }
     // `agentId: <id>` in Task/Agent result texts, and Task prompts.
-    let mut result_text_agent: FxHashMap<String, u32> = FxHashMap::default();
-    let mut prompt_of_op: FxHashMap<u32, String> = FxHashMap::default();
+    let mut result_text_agent: FxHashMap<String, OpId> = FxHashMap::default();
+    let mut prompt_of_op: FxHashMap<OpId, String> = FxHashMap::default();
     for &o in &agent_ops {
-        let op = ops[o as usize];
-        if op.result_entry != NONE && op.result_block != NONE {
-            let entry = &corpus.entries[op.result_entry as usize];
-            let text = block_text(corpus, entry, corpus.blocks[op.result_block as usize].body);
+        let op = ops[o.index()];
+        if op.result_entry.is_some() && op.result_block.is_some() {
+            let entry = &corpus.entries[op.result_entry.index()];
+            let text = block_text(corpus, entry, corpus.blocks[op.result_block.index()].body);
             if let Some(id) = agent_id_in_text(&text) {
                 result_text_agent.entry(id).or_insert(o);
             }
@@ -81,12 +82,12 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
             ConversationKind::CompactionAgent => None,
             ConversationKind::Agent => {
                 let agent = conv.agent_name.as_str();
-                let by_op = |o: u32, rule| {
-                    let op = ops[o as usize];
+                let by_op = |o: OpId, rule| {
+                    let op = ops[o.index()];
                     Some(Spawn { entry: op.call_entry, block: op.call_block, rule })
                 };
                 // Agent SDK output names the spawning call on every subagent message.
-                let sdk_root = conv.roots.first().map(|&r| &corpus.entries[r as usize]).filter(|e| {
+                let sdk_root = conv.roots.first().map(|&r| &corpus.entries[r.index()]).filter(|e| {
                     !e.parent_tool_use_id.is_empty()
                         && corpus.files.get(e.file as usize).is_some_and(|f| f.format == Format::AgentSdk)
                 });
@@ -100,15 +101,15 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
                 if spawn.is_none() {
                     spawn = reported
                         .iter()
-                        .filter(|&&e| corpus.entries[e as usize].kind == EntryKind::User)
+                        .filter(|&&e| corpus.entries[e.index()].kind == EntryKind::User)
                         .flat_map(|e| op_by_result.get(e).into_iter().flatten())
-                        .find(|&&o| ops[o as usize].call_entry != NONE)
+                        .find(|&&o| ops[o.index()].call_entry.is_some())
                         .and_then(|&o| by_op(o, LinkRule::ToolResultAgentId));
                 }
                 if spawn.is_none() {
                     spawn = reported
                         .iter()
-                        .map(|&e| &corpus.entries[e as usize])
+                        .map(|&e| &corpus.entries[e.index()])
                         .filter(|e| e.kind == EntryKind::Progress && !e.parent_tool_use_id.is_empty())
                         .find_map(|e| call_by_id.get(corpus.span_bytes(e.file, e.parent_tool_use_id)))
                         .and_then(|&o| by_op(o, LinkRule::AgentProgress));
@@ -120,7 +121,7 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
                     spawn = first_prompt_text(corpus, graph, conv).and_then(|prompt| {
                         agent_ops
                             .iter()
-                            .find(|&&o| !claimed[o as usize] && prompt_of_op.get(&o).is_some_and(|p| *p == prompt))
+                            .find(|&&o| !claimed[o.index()] && prompt_of_op.get(&o).is_some_and(|p| *p == prompt))
                             .and_then(|&o| by_op(o, LinkRule::Prompt))
                     });
                 }
@@ -129,7 +130,7 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
             ConversationKind::InlineSidechain => link_inline(corpus, graph, conv, &agent_ops, &prompt_of_op, &claimed),
         };
         if let Some(spawn) = &spawn
-            && spawn.block != NONE
+            && spawn.block.is_some()
             && let Some(o) = ops.iter().position(|op| op.call_block == spawn.block)
         {
             claimed[o] = true;
@@ -139,9 +140,9 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
 
     for (c, spawn) in spawns.into_iter().enumerate() {
         let Some(spawn) = spawn else { continue };
-        let parent = graph.nodes[spawn.entry as usize].conversation;
+        let parent = graph.nodes[spawn.entry.index()].conversation;
         let input =
-            if spawn.block != NONE { call_input(corpus, spawn.entry, spawn.block) } else { serde_json::Value::Null };
+            if spawn.block.is_some() { call_input(corpus, spawn.entry, spawn.block) } else { serde_json::Value::Null };
         let conv = &mut graph.conversations[c];
         conv.spawn_entry = spawn.entry;
         conv.spawn_block = spawn.block;
@@ -174,13 +175,13 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
     // Depths, along parent links (guarded against cycles of links).
     for c in 0..graph.conversations.len() {
         let mut depth = 0;
-        let mut current = c as u32;
+        let mut current = ConversationId::new(c);
         let mut steps = 0;
-        while graph.conversations[current as usize].kind != ConversationKind::Main && steps <= graph.conversations.len()
+        while graph.conversations[current.index()].kind != ConversationKind::Main && steps <= graph.conversations.len()
         {
-            let parent = graph.conversations[current as usize].parent;
+            let parent = graph.conversations[current.index()].parent;
             depth += 1;
-            if parent == NONE {
+            if parent.is_none() {
                 break;
             }
             current = parent;
@@ -191,8 +192,8 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
 
     for (c, conv) in graph.conversations.iter().enumerate() {
         if conv.kind != ConversationKind::Main && conv.linked_by.is_none() {
-            graph.unlinked_agents.push(c as u32);
-            let first = conv.roots.first().copied().unwrap_or(NONE);
+            graph.unlinked_agents.push(ConversationId::new(c));
+            let first = conv.roots.first().copied().unwrap_or(EntryId::NONE);
             let file = corpus.files[conv.file as usize].name();
             let what = if !conv.agent_name.is_empty() {
                 format!("agent {} ({file})", conv.agent_name)
@@ -212,33 +213,33 @@ fn link_inline(
     corpus: &Corpus,
     graph: &Graph,
     conv: &Conversation,
-    agent_ops: &[u32],
-    prompt_of_op: &FxHashMap<u32, String>,
+    agent_ops: &[OpId],
+    prompt_of_op: &FxHashMap<OpId, String>,
     claimed: &[bool],
 ) -> Option<Spawn> {
     let ops = &graph.tool_ops;
-    let by_op = |o: u32, rule| {
-        let op = ops[o as usize];
+    let by_op = |o: OpId, rule| {
+        let op = ops[o.index()];
         Some(Spawn { entry: op.call_entry, block: op.call_block, rule })
     };
-    if conv.cross_parent != NONE {
+    if conv.cross_parent.is_some() {
         let parent = conv.cross_parent;
-        let calls: Vec<u32> = agent_ops.iter().copied().filter(|&o| ops[o as usize].call_entry == parent).collect();
-        let chosen = calls.iter().find(|&&o| !claimed[o as usize]).or(calls.first());
+        let calls: Vec<OpId> = agent_ops.iter().copied().filter(|&o| ops[o.index()].call_entry == parent).collect();
+        let chosen = calls.iter().find(|&&o| !claimed[o.index()]).or(calls.first());
         return match chosen {
             Some(&o) => by_op(o, LinkRule::ParentUuid),
-            None => Some(Spawn { entry: parent, block: NONE, rule: LinkRule::ParentUuid }),
+            None => Some(Spawn { entry: parent, block: BlockId::NONE, rule: LinkRule::ParentUuid }),
         };
     }
     let start = conv.first_timestamp_ms;
-    let same_session = |o: u32| graph.conversations[ops[o as usize].conversation as usize].session == conv.session;
-    let before_start = |o: u32| {
-        let call = &corpus.entries[ops[o as usize].call_entry as usize];
+    let same_session = |o: OpId| graph.conversations[ops[o.index()].conversation.index()].session == conv.session;
+    let before_start = |o: OpId| {
+        let call = &corpus.entries[(ops[o.index()].call_entry).index()];
         !call.has_timestamp() || call.timestamp_ms <= start.saturating_add(TIMESTAMP_WINDOW_MS)
     };
     if let Some(prompt) = first_prompt_text(corpus, graph, conv) {
         let found = agent_ops.iter().copied().find(|&o| {
-            !claimed[o as usize]
+            !claimed[o.index()]
                 && same_session(o)
                 && before_start(o)
                 && prompt_of_op.get(&o).is_some_and(|p| *p == prompt)
@@ -250,9 +251,9 @@ fn link_inline(
     agent_ops
         .iter()
         .copied()
-        .filter(|&o| !claimed[o as usize] && same_session(o))
+        .filter(|&o| !claimed[o.index()] && same_session(o))
         .filter_map(|o| {
-            let call = &corpus.entries[ops[o as usize].call_entry as usize];
+            let call = &corpus.entries[(ops[o.index()].call_entry).index()];
             let gap = start.saturating_sub(call.timestamp_ms);
             (call.has_timestamp() && (0..=TIMESTAMP_WINDOW_MS).contains(&gap)).then_some((gap, o))
         })
@@ -270,11 +271,11 @@ fn link_compaction_agents(corpus: &Corpus, graph: &mut Graph) {
         let crosses: Vec<EntryId> = graph
             .cross_links
             .iter()
-            .filter(|(root, _)| graph.nodes[*root as usize].conversation == c as u32)
+            .filter(|(root, _)| graph.nodes[root.index()].conversation == ConversationId::new(c))
             .map(|&(_, parent)| parent)
             .collect();
         let by_parent = graph.compactions.iter().position(|link| {
-            link.logical_parent != NONE && link.agent == NONE && crosses.contains(&link.logical_parent)
+            link.logical_parent.is_some() && link.agent.is_none() && crosses.contains(&link.logical_parent)
         });
         // Else the compaction of the same session that follows the agent most closely.
         let by_time = || {
@@ -282,9 +283,9 @@ fn link_compaction_agents(corpus: &Corpus, graph: &mut Graph) {
                 .compactions
                 .iter()
                 .enumerate()
-                .filter(|(_, link)| link.session == conv.session && link.agent == NONE && link.boundary != NONE)
+                .filter(|(_, link)| link.session == conv.session && link.agent.is_none() && link.boundary.is_some())
                 .filter_map(|(i, link)| {
-                    let boundary = &corpus.entries[link.boundary as usize];
+                    let boundary = &corpus.entries[link.boundary.index()];
                     let gap = boundary.timestamp_ms.saturating_sub(conv.last_timestamp_ms);
                     (gap >= 0).then_some((gap, i))
                 })
@@ -293,11 +294,11 @@ fn link_compaction_agents(corpus: &Corpus, graph: &mut Graph) {
         };
         let Some(index) = by_parent.or_else(by_time) else { continue };
         let link = &mut graph.compactions[index];
-        link.agent = c as u32;
-        let anchor = if link.boundary != NONE { link.boundary } else { link.summary };
-        let parent = graph.nodes[anchor as usize].conversation;
+        link.agent = ConversationId::new(c);
+        let anchor = if link.boundary.is_some() { link.boundary } else { link.summary };
+        let parent = graph.nodes[anchor.index()].conversation;
         let conv = &mut graph.conversations[c];
-        conv.compaction = index as u32;
+        conv.compaction = CompactionId::new(index);
         conv.linked_by = Some(LinkRule::Compaction);
         conv.spawn_entry = anchor;
         conv.parent = parent;
@@ -312,12 +313,12 @@ fn link_compaction_agents(corpus: &Corpus, graph: &mut Graph) {
 }
 
 /// The decoded input of a tool call.
-pub(crate) fn call_input(corpus: &Corpus, entry: EntryId, block: u32) -> serde_json::Value {
-    if entry == NONE || block == NONE {
+pub(crate) fn call_input(corpus: &Corpus, entry: EntryId, block: BlockId) -> serde_json::Value {
+    if entry.is_none() || block.is_none() {
         return serde_json::Value::Null;
     }
-    let entry = &corpus.entries[entry as usize];
-    let block = corpus.blocks[block as usize];
+    let entry = &corpus.entries[entry.index()];
+    let block = corpus.blocks[block.index()];
     let raw = corpus.span_bytes(entry.file, block.body);
     if block.kind != BlockKind::ToolUse && block.kind != BlockKind::ServerToolUse {
         return serde_json::Value::Null;
@@ -338,12 +339,12 @@ fn first_prompt_text(corpus: &Corpus, graph: &Graph, conv: &Conversation) -> Opt
     let mut current = root;
     // The root, or the first prompt below it (agent files may start with hook lines).
     for _ in 0..8 {
-        let entry = &corpus.entries[current as usize];
+        let entry = &corpus.entries[current.index()];
         if is_prompt(entry) {
             return corpus.first_text(entry).map(|t| t.trim().to_owned());
         }
-        current = graph.nodes[current as usize].first_child;
-        if current == NONE {
+        current = graph.nodes[current.index()].first_child;
+        if current.is_none() {
             return None;
         }
     }

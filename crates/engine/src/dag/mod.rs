@@ -16,7 +16,8 @@ pub mod stats;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Corpus, EntryId, FileId, NONE, Usage};
+pub use crate::index::{CompactionId, ConversationId, ForkId, OpId, SessionId, TurnId};
+use crate::model::{BlockId, Corpus, EntryId, FileId, Usage};
 use crate::span::Sym;
 
 pub use tools::{ToolCategory, ToolStatus};
@@ -25,13 +26,16 @@ pub use tree::prompt_title;
 /// One node per entry, same index as [`Corpus::entries`].
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct Node {
-    /// Parent in the tree of its conversation, or [`NONE`] for a root.
+    /// Parent in the tree of its conversation, or `EntryId::NONE` for a root.
     pub parent: EntryId,
     pub first_child: EntryId,
     pub next_sibling: EntryId,
-    pub conversation: u32,
+    pub conversation: ConversationId,
     pub flags: u16,
 }
+
+// The typed indices cost nothing: the arena items are as large as with bare `u32`s.
+const _: () = assert!(std::mem::size_of::<Node>() == 20);
 
 impl Node {
     /// The `parentUuid` names no loaded entry.
@@ -123,7 +127,7 @@ impl LinkRule {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Conversation {
     pub kind: ConversationKind,
-    pub session: u32,
+    pub session: SessionId,
     /// The agent id as interned (`agentId`); `Sym::NONE` for main threads, inline sidechains
     /// and agent files whose lines carry no `agentId`.
     pub agent_id: Sym,
@@ -138,20 +142,19 @@ pub struct Conversation {
     /// The entry in another conversation that a root continues, if any (the spawning message
     /// of a seed-style sidechain, the main-file entry of a compaction agent).
     pub cross_parent: EntryId,
-    /// The tool_use that spawned this agent: its entry and its block (index into
-    /// [`Corpus::blocks`]), or [`NONE`].
+    /// The tool_use that spawned this agent: its entry and its block (`NONE` for none).
     pub spawn_entry: EntryId,
-    pub spawn_block: u32,
+    pub spawn_block: BlockId,
     pub linked_by: Option<LinkRule>,
-    /// The conversation the spawning tool call is in, or [`NONE`].
-    pub parent: u32,
+    /// The conversation the spawning tool call is in, or `ConversationId::NONE`.
+    pub parent: ConversationId,
     /// 0 for main threads, 1 for agents spawned by the main thread, and so on.
     pub depth: u32,
     /// `subagent_type` of the spawning call, or `agentType` of the meta file.
     pub agent_type: String,
     pub description: String,
-    /// The compaction a compaction agent produced (index into [`Graph::compactions`]).
-    pub compaction: u32,
+    /// The compaction a compaction agent produced, or `CompactionId::NONE`.
+    pub compaction: CompactionId,
     pub first_timestamp_ms: i64,
     pub last_timestamp_ms: i64,
     /// Responses (deduplicated) of this conversation alone.
@@ -174,14 +177,15 @@ pub struct Fork {
     pub node: EntryId,
     /// The first entry of each alternative, in entry order.
     pub alternatives: Vec<EntryId>,
-    /// The alternative whose leaf comes last in file order.
+    /// The alternative whose leaf comes last in file order (a position in `alternatives`).
     pub active: u32,
 }
 
 /// A compaction and what it links.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CompactionLink {
-    /// The `compact_boundary` entry, or [`NONE`] for 1.0.x files that only have the summary.
+    /// The `compact_boundary` entry, or `EntryId::NONE` for 1.0.x files that only have the
+    /// summary.
     pub boundary: EntryId,
     /// The message `logicalParentUuid` names: the last one before the compaction.
     pub logical_parent: EntryId,
@@ -191,34 +195,38 @@ pub struct CompactionLink {
     pub replaced_root: EntryId,
     pub trigger: Sym,
     pub pre_tokens: u64,
-    pub session: u32,
-    /// The compaction agent that wrote the summary, if its file is loaded.
-    pub agent: u32,
+    pub session: SessionId,
+    /// The compaction agent that wrote the summary, if its file is loaded (else `NONE`).
+    pub agent: ConversationId,
 }
+
+const _: () = assert!(std::mem::size_of::<CompactionLink>() == 40);
 
 /// A tool call and its result.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct ToolOp {
-    /// The entry and block of the call; [`NONE`] for a result without a call.
+    /// The entry and block of the call (`NONE` for a result without a call).
     pub call_entry: EntryId,
-    pub call_block: u32,
+    pub call_block: BlockId,
     pub result_entry: EntryId,
-    pub result_block: u32,
+    pub result_block: BlockId,
     pub name: Sym,
     pub category: ToolCategory,
     pub status: ToolStatus,
     /// Milliseconds from the call to its result, when both have timestamps.
     pub duration_ms: i64,
-    pub conversation: u32,
-    /// The turn of the call (index into [`Graph::turns`]).
-    pub turn: u32,
+    pub conversation: ConversationId,
+    /// The turn of the call.
+    pub turn: TurnId,
 }
+
+const _: () = assert!(std::mem::size_of::<ToolOp>() == 40);
 
 /// The run of assistant lines answering one prompt, with the tool calls they made.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Turn {
-    pub conversation: u32,
-    /// The prompt that opened the turn ([`NONE`] for lines before any prompt).
+    pub conversation: ConversationId,
+    /// The prompt that opened the turn (`EntryId::NONE` for lines before any prompt).
     pub prompt: EntryId,
     /// The first assistant line of the turn.
     pub first_assistant: EntryId,
@@ -230,6 +238,16 @@ pub struct Turn {
     pub cost_usd: f64,
 }
 
+const _: () = assert!(std::mem::size_of::<Turn>() == 88);
+
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(
+    std::mem::size_of::<Conversation>() == 232
+        && std::mem::size_of::<Fork>() == 32
+        && std::mem::size_of::<Session>() == 304
+        && std::mem::size_of::<Problem>() == 32
+);
+
 /// A session: its files, main thread and agent conversations, title and totals.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Session {
@@ -237,10 +255,11 @@ pub struct Session {
     pub title: String,
     pub title_source: TitleSource,
     pub files: Vec<FileId>,
-    /// The main thread, or [`NONE`] when only agent files of the session are loaded.
-    pub main: u32,
+    /// The main thread, or `ConversationId::NONE` when only agent files of the session are
+    /// loaded.
+    pub main: ConversationId,
     /// Agent conversations, in order of their first entry.
-    pub agents: Vec<u32>,
+    pub agents: Vec<ConversationId>,
     pub first_prompt: EntryId,
     pub first_timestamp_ms: i64,
     pub last_timestamp_ms: i64,
@@ -325,18 +344,18 @@ pub struct Graph {
     pub conversations: Vec<Conversation>,
     pub sessions: Vec<Session>,
     pub forks: Vec<Fork>,
-    /// For each entry, the index of the real fork it is the node of, or [`NONE`].
-    pub fork_of: Vec<u32>,
+    /// For each entry, the real fork it is the node of, or `ForkId::NONE`.
+    pub fork_of: Vec<ForkId>,
     pub compactions: Vec<CompactionLink>,
     pub tool_ops: Vec<ToolOp>,
     pub turns: Vec<Turn>,
     pub problems: Vec<Problem>,
-    /// For each entry, the tool op of the call or result it holds first, or [`NONE`].
-    pub op_of_entry: Vec<u32>,
-    /// For each entry, its turn (index into `turns`).
-    pub turn_of_entry: Vec<u32>,
+    /// For each entry, the tool op of the call or result it holds first, or `OpId::NONE`.
+    pub op_of_entry: Vec<OpId>,
+    /// For each entry, its turn.
+    pub turn_of_entry: Vec<TurnId>,
     /// Agent conversations that no rule could link to a spawning call.
-    pub unlinked_agents: Vec<u32>,
+    pub unlinked_agents: Vec<ConversationId>,
     /// Roots whose parent is in another conversation: `(root, parent)`.
     pub cross_links: Vec<(EntryId, EntryId)>,
 }
@@ -358,29 +377,56 @@ impl Graph {
         graph
     }
 
-    pub fn node(&self, entry: EntryId) -> &Node {
-        &self.nodes[entry as usize]
+    /// The node of an entry, if `entry` names one.
+    pub fn node(&self, entry: EntryId) -> Option<&Node> {
+        self.nodes.get(entry.index())
+    }
+
+    pub fn conversation(&self, id: ConversationId) -> Option<&Conversation> {
+        self.conversations.get(id.index())
+    }
+
+    pub fn session(&self, id: SessionId) -> Option<&Session> {
+        self.sessions.get(id.index())
+    }
+
+    pub fn op(&self, id: OpId) -> Option<&ToolOp> {
+        self.tool_ops.get(id.index())
+    }
+
+    pub fn turn(&self, id: TurnId) -> Option<&Turn> {
+        self.turns.get(id.index())
+    }
+
+    pub fn fork(&self, id: ForkId) -> Option<&Fork> {
+        self.forks.get(id.index())
+    }
+
+    pub fn compaction(&self, id: CompactionId) -> Option<&CompactionLink> {
+        self.compactions.get(id.index())
+    }
+
+    /// The conversation of an entry.
+    pub fn conversation_of(&self, entry: EntryId) -> Option<&Conversation> {
+        self.conversation(self.node(entry)?.conversation)
     }
 
     /// Children of an entry, in entry order.
     pub fn children(&self, entry: EntryId) -> Children<'_> {
-        let first = self.nodes.get(entry as usize).map_or(NONE, |n| n.first_child);
+        let first = self.nodes.get(entry.index()).map_or(EntryId::NONE, |n| n.first_child);
         Children { graph: self, next: first }
     }
 
     /// The real fork at `entry`, if it is one.
     pub fn fork_at(&self, entry: EntryId) -> Option<&Fork> {
-        match self.fork_of.get(entry as usize) {
-            Some(&index) if index != NONE => self.forks.get(index as usize),
-            _ => None,
-        }
+        self.fork(*self.fork_of.get(entry.index())?)
     }
 
     /// The entries of a conversation's thread in entry order, following the alternative that
     /// `choose` picks at each real fork (given the fork, it returns an index into its
     /// alternatives). Artifact forks are folded in: their side children are part of the thread.
-    pub fn thread_with(&self, conversation: u32, choose: &dyn Fn(&Fork) -> u32) -> Vec<EntryId> {
-        let Some(conv) = self.conversations.get(conversation as usize) else { return Vec::new() };
+    pub fn thread_with(&self, conversation: ConversationId, choose: &dyn Fn(&Fork) -> u32) -> Vec<EntryId> {
+        let Some(conv) = self.conversation(conversation) else { return Vec::new() };
         let mut out = Vec::with_capacity(conv.entries as usize);
         let mut stack: Vec<EntryId> = conv.roots.iter().rev().copied().collect();
         while let Some(entry) = stack.pop() {
@@ -404,7 +450,7 @@ impl Graph {
     }
 
     /// The thread with the active alternative at every fork.
-    pub fn thread(&self, conversation: u32) -> Vec<EntryId> {
+    pub fn thread(&self, conversation: ConversationId) -> Vec<EntryId> {
         self.thread_with(conversation, &|fork| fork.active)
     }
 
@@ -428,8 +474,7 @@ impl Graph {
 
     /// The session of an entry.
     pub fn session_of(&self, entry: EntryId) -> Option<&Session> {
-        let conv = self.conversations.get(self.nodes.get(entry as usize)?.conversation as usize)?;
-        self.sessions.get(conv.session as usize)
+        self.session(self.conversation_of(entry)?.session)
     }
 }
 
@@ -443,11 +488,11 @@ impl Iterator for Children<'_> {
     type Item = EntryId;
 
     fn next(&mut self) -> Option<EntryId> {
-        if self.next == NONE {
+        if self.next.is_none() {
             return None;
         }
         let current = self.next;
-        self.next = self.graph.nodes[current as usize].next_sibling;
+        self.next = self.graph.nodes[current.index()].next_sibling;
         Some(current)
     }
 }

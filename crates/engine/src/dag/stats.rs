@@ -34,7 +34,7 @@ pub struct SidechainStats {
 }
 
 /// Statistics for one session, or for everything loaded (`None`).
-pub fn sidechain_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> SidechainStats {
+pub fn sidechain_stats(corpus: &Corpus, graph: &Graph, session: Option<SessionId>) -> SidechainStats {
     let mut stats = SidechainStats {
         messages_distribution: [
             ("1-2".into(), 0),
@@ -48,7 +48,7 @@ pub fn sidechain_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> 
     let mut messages = vec![0u32; graph.conversations.len()];
     for (e, entry) in corpus.entries.iter().enumerate() {
         if matches!(entry.kind, EntryKind::User | EntryKind::Assistant) {
-            messages[graph.nodes[e].conversation as usize] += 1;
+            messages[graph.nodes[e].conversation.index()] += 1;
         }
     }
     let mut durations = Vec::new();
@@ -56,7 +56,7 @@ pub fn sidechain_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> 
     let mut depths: Vec<(u32, u32)> = Vec::new();
     let mut total_messages = 0u64;
     let mut total_depth = 0u64;
-    let mut spawns_per_turn: rustc_hash::FxHashMap<u32, u32> = Default::default();
+    let mut spawns_per_turn: rustc_hash::FxHashMap<TurnId, u32> = Default::default();
     for (c, conv) in graph.conversations.iter().enumerate() {
         if !matches!(conv.kind, ConversationKind::Agent | ConversationKind::InlineSidechain) {
             continue;
@@ -97,8 +97,8 @@ pub fn sidechain_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> 
         if conv.first_timestamp_ms != i64::MAX && conv.last_timestamp_ms != i64::MIN {
             durations.push(conv.last_timestamp_ms.saturating_sub(conv.first_timestamp_ms));
         }
-        if conv.spawn_entry != NONE
-            && let Some(&turn) = graph.turn_of_entry.get(conv.spawn_entry as usize)
+        if conv.spawn_entry.is_some()
+            && let Some(&turn) = graph.turn_of_entry.get(conv.spawn_entry.index())
         {
             *spawns_per_turn.entry(turn).or_insert(0) += 1;
         }
@@ -138,14 +138,14 @@ pub struct ModelStats {
 
 /// Tokens and cost per model, in model-id order, for one session (with its agents) or for
 /// everything loaded (`None`). Responses without usage and without a logged cost are left out.
-pub fn model_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> Vec<ModelStats> {
+pub fn model_stats(corpus: &Corpus, graph: &Graph, session: Option<SessionId>) -> Vec<ModelStats> {
     let mut rows: std::collections::BTreeMap<&str, ModelStats> = Default::default();
     for response in &corpus.responses {
         if !response.has_usage && response.logged_cost_usd.is_none() {
             continue;
         }
-        let Some(node) = graph.nodes.get(response.first_entry as usize) else { continue };
-        let Some(conversation) = graph.conversations.get(node.conversation as usize) else { continue };
+        let Some(node) = graph.nodes.get(response.first_entry.index()) else { continue };
+        let Some(conversation) = graph.conversations.get(node.conversation.index()) else { continue };
         if session.is_some_and(|s| s != conversation.session) {
             continue;
         }
@@ -187,13 +187,13 @@ impl ToolStats {
 
 /// Calls, errors, interruptions and times per tool, in tool-name order, for one session (with
 /// its agents) or for everything loaded (`None`). Results without a call are left out.
-pub fn tool_stats(corpus: &Corpus, graph: &Graph, session: Option<u32>) -> Vec<ToolStats> {
+pub fn tool_stats(corpus: &Corpus, graph: &Graph, session: Option<SessionId>) -> Vec<ToolStats> {
     let mut rows: std::collections::BTreeMap<&str, ToolStats> = Default::default();
     for op in &graph.tool_ops {
-        if op.call_entry == NONE {
+        if op.call_entry.is_none() {
             continue;
         }
-        let Some(conversation) = graph.conversations.get(op.conversation as usize) else { continue };
+        let Some(conversation) = graph.conversations.get(op.conversation.index()) else { continue };
         if session.is_some_and(|s| s != conversation.session) {
             continue;
         }

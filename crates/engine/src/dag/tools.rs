@@ -111,34 +111,34 @@ fn is_result(block: &Block) -> bool {
 pub(crate) fn pair_tool_calls(corpus: &Corpus, graph: &mut Graph) {
     let hasher = FxBuildHasher;
     let suppressed = extracted_duplicates(corpus, graph);
-    // Calls by id: (hash, op index).
-    let mut calls: HashTable<(u64, u32)> = HashTable::new();
+    // Calls by id: (hash, op).
+    let mut calls: HashTable<(u64, OpId)> = HashTable::new();
     let mut ops: Vec<ToolOp> = Vec::new();
     for (e, entry) in corpus.entries.iter().enumerate() {
         for (b, block) in corpus.blocks_of(entry).iter().enumerate() {
-            let block_index = entry.blocks_start + b as u32;
-            if !is_call(block) || suppressed.contains(&(e as EntryId, b as u32)) {
+            let block_index = BlockId::new(entry.blocks_start as usize + b);
+            if !is_call(block) || suppressed.contains(&(EntryId::new(e), b as u32)) {
                 continue;
             }
             let name = corpus.sym(block.name);
-            let op = ops.len() as u32;
+            let op = OpId::new(ops.len());
             ops.push(ToolOp {
-                call_entry: e as EntryId,
+                call_entry: EntryId::new(e),
                 call_block: block_index,
-                result_entry: NONE,
-                result_block: NONE,
+                result_entry: EntryId::NONE,
+                result_block: BlockId::NONE,
                 name: block.name,
                 category: ToolCategory::of(name),
                 status: ToolStatus::NoResult,
                 duration_ms: -1,
                 conversation: graph.nodes[e].conversation,
-                turn: NONE,
+                turn: TurnId::NONE,
             });
             let id = corpus.span_bytes(entry.file, block.id);
             if !id.is_empty() {
                 let hash = hasher.hash_one(id);
                 let known =
-                    calls.find(hash, |&(h, o)| h == hash && op_call_id(corpus, &ops[o as usize]) == id).is_some();
+                    calls.find(hash, |&(h, o)| h == hash && op_call_id(corpus, &ops[o.index()]) == id).is_some();
                 if !known {
                     calls.insert_unique(hash, (hash, op), |&(h, _)| h);
                 }
@@ -151,59 +151,59 @@ pub(crate) fn pair_tool_calls(corpus: &Corpus, graph: &mut Graph) {
             if !is_result(block) {
                 continue;
             }
-            let block_index = entry.blocks_start + b as u32;
+            let block_index = BlockId::new(entry.blocks_start as usize + b);
             let id = corpus.span_bytes(entry.file, block.id);
             let hash = hasher.hash_one(id);
             let found =
-                calls.find(hash, |&(h, o)| h == hash && op_call_id(corpus, &ops[o as usize]) == id).map(|&(_, o)| o);
-            match found.filter(|&o| ops[o as usize].result_entry == NONE) {
-                Some(o) => set_result(corpus, &mut ops[o as usize], e as EntryId, block_index, block),
+                calls.find(hash, |&(h, o)| h == hash && op_call_id(corpus, &ops[o.index()]) == id).map(|&(_, o)| o);
+            match found.filter(|&o| ops[o.index()].result_entry.is_none()) {
+                Some(o) => set_result(corpus, &mut ops[o.index()], EntryId::new(e), block_index, block),
                 None => ops.push(ToolOp {
-                    call_entry: NONE,
-                    call_block: NONE,
-                    result_entry: e as EntryId,
+                    call_entry: EntryId::NONE,
+                    call_block: BlockId::NONE,
+                    result_entry: EntryId::new(e),
                     result_block: block_index,
                     name: Sym::NONE,
                     category: ToolCategory::Other,
                     status: ToolStatus::ResultWithoutCall,
                     duration_ms: -1,
                     conversation: graph.nodes[e].conversation,
-                    turn: NONE,
+                    turn: TurnId::NONE,
                 }),
             }
         }
     }
     for op in &mut ops {
-        if op.result_entry != NONE || op.call_entry == NONE {
+        if op.result_entry.is_some() || op.call_entry.is_none() {
             continue;
         }
-        let block = corpus.blocks[op.call_block as usize];
+        let block = corpus.blocks[op.call_block.index()];
         if block.flags & Block::LEGACY == 0 {
             continue;
         }
         // `subtype: "tool_use"` entries: the first child that is not the assistant going on.
         let answer = graph.children(op.call_entry).find(|&c| {
-            let kind = corpus.entries[c as usize].kind;
+            let kind = corpus.entries[c.index()].kind;
             matches!(kind, EntryKind::System | EntryKind::User | EntryKind::ToolResult)
         });
         if let Some(answer) = answer {
             op.result_entry = answer;
-            let entry = &corpus.entries[answer as usize];
+            let entry = &corpus.entries[answer.index()];
             op.status =
                 if entry.flags.has(crate::model::EntryFlags::ERROR) { ToolStatus::Error } else { ToolStatus::Ok };
-            op.duration_ms = duration(&corpus.entries[op.call_entry as usize], entry);
+            op.duration_ms = duration(&corpus.entries[op.call_entry.index()], entry);
         }
     }
     graph.tool_ops = ops;
 }
 
 fn op_call_id<'a>(corpus: &'a Corpus, op: &ToolOp) -> &'a [u8] {
-    let entry = &corpus.entries[op.call_entry as usize];
-    corpus.span_bytes(entry.file, corpus.blocks[op.call_block as usize].id)
+    let entry = &corpus.entries[op.call_entry.index()];
+    corpus.span_bytes(entry.file, corpus.blocks[op.call_block.index()].id)
 }
 
-fn set_result(corpus: &Corpus, op: &mut ToolOp, entry_index: EntryId, block_index: u32, block: &Block) {
-    let entry = &corpus.entries[entry_index as usize];
+fn set_result(corpus: &Corpus, op: &mut ToolOp, entry_index: EntryId, block_index: BlockId, block: &Block) {
+    let entry = &corpus.entries[entry_index.index()];
     op.result_entry = entry_index;
     op.result_block = block_index;
     let body = corpus.span_bytes(entry.file, block.body);
@@ -217,7 +217,7 @@ fn set_result(corpus: &Corpus, op: &mut ToolOp, entry_index: EntryId, block_inde
     } else {
         ToolStatus::Ok
     };
-    op.duration_ms = duration(&corpus.entries[op.call_entry as usize], entry);
+    op.duration_ms = duration(&corpus.entries[op.call_entry.index()], entry);
 }
 
 fn duration(call: &Entry, result: &Entry) -> i64 {
@@ -237,12 +237,12 @@ fn extracted_duplicates(corpus: &Corpus, graph: &Graph) -> Vec<(EntryId, u32)> {
             continue;
         }
         let parent = graph.nodes[e].parent;
-        if parent == NONE {
+        if parent.is_none() {
             continue;
         }
         let uuid = corpus.entry_uuid(entry);
         let Some(n) = uuid.rsplit_once("_tool_").and_then(|(_, n)| n.parse::<usize>().ok()) else { continue };
-        let parent_entry = &corpus.entries[parent as usize];
+        let parent_entry = &corpus.entries[parent.index()];
         let mut seen = 0;
         for (b, block) in corpus.blocks_of(parent_entry).iter().enumerate() {
             if is_call(block) {
@@ -261,80 +261,80 @@ fn extracted_duplicates(corpus: &Corpus, graph: &Graph) -> Vec<(EntryId, u32)> {
 /// branch has its own), and stores the tool ops turn by turn.
 pub(crate) fn group_turns(corpus: &Corpus, graph: &mut Graph) {
     let n = graph.nodes.len();
-    let mut turn_of = vec![NONE; n];
+    let mut turn_of = vec![TurnId::NONE; n];
     let mut turns: Vec<Turn> = Vec::new();
     for e in preorder(graph) {
-        let entry = &corpus.entries[e as usize];
-        let node = graph.nodes[e as usize];
-        let starts_turn = node.parent == NONE || is_prompt(entry);
+        let entry = &corpus.entries[e.index()];
+        let node = graph.nodes[e.index()];
+        let starts_turn = node.parent.is_none() || is_prompt(entry);
         let turn = if starts_turn {
             turns.push(Turn {
                 conversation: node.conversation,
-                prompt: if is_prompt(entry) { e } else { NONE },
-                first_assistant: NONE,
+                prompt: if is_prompt(entry) { e } else { EntryId::NONE },
+                first_assistant: EntryId::NONE,
                 last_entry: e,
                 ops_start: 0,
                 ops_len: 0,
                 usage: Usage::default(),
                 cost_usd: 0.0,
             });
-            (turns.len() - 1) as u32
+            TurnId::new(turns.len() - 1)
         } else {
-            turn_of[node.parent as usize]
+            turn_of[node.parent.index()]
         };
-        turn_of[e as usize] = turn;
-        let t = &mut turns[turn as usize];
+        turn_of[e.index()] = turn;
+        let t = &mut turns[turn.index()];
         t.last_entry = t.last_entry.max(e);
-        if entry.kind == EntryKind::Assistant && (t.first_assistant == NONE || e < t.first_assistant) {
+        if entry.kind == EntryKind::Assistant && (t.first_assistant.is_none() || e < t.first_assistant) {
             t.first_assistant = e;
         }
     }
     // Turns in entry order of their first line, conversation by conversation.
-    let mut order: Vec<u32> = (0..turns.len() as u32).collect();
-    let start_of = |t: &Turn| if t.prompt != NONE { t.prompt } else { t.first_assistant.min(t.last_entry) };
-    order.sort_by_key(|&t| (turns[t as usize].conversation, start_of(&turns[t as usize])));
-    let mut renumber = vec![0u32; turns.len()];
+    let mut order: Vec<usize> = (0..turns.len()).collect();
+    let start_of = |t: &Turn| if t.prompt.is_some() { t.prompt } else { t.first_assistant.min(t.last_entry) };
+    order.sort_by_key(|&t| (turns[t].conversation, start_of(&turns[t])));
+    let mut renumber = vec![TurnId::new(0); turns.len()];
     for (new, &old) in order.iter().enumerate() {
-        renumber[old as usize] = new as u32;
+        renumber[old] = TurnId::new(new);
     }
-    let mut sorted: Vec<Turn> = order.iter().map(|&t| turns[t as usize].clone()).collect();
+    let mut sorted: Vec<Turn> = order.iter().map(|&t| turns[t].clone()).collect();
     for t in &mut turn_of {
-        if *t != NONE {
-            *t = renumber[*t as usize];
+        if t.is_some() {
+            *t = renumber[t.index()];
         }
     }
 
     let mut ops = std::mem::take(&mut graph.tool_ops);
     for op in &mut ops {
-        let anchor = if op.call_entry != NONE { op.call_entry } else { op.result_entry };
-        op.turn = turn_of[anchor as usize];
+        let anchor = if op.call_entry.is_some() { op.call_entry } else { op.result_entry };
+        op.turn = turn_of[anchor.index()];
     }
     ops.sort_by_key(|op| {
-        let anchor = if op.call_entry != NONE { op.call_entry } else { op.result_entry };
+        let anchor = if op.call_entry.is_some() { op.call_entry } else { op.result_entry };
         (op.turn, anchor, op.call_block)
     });
-    let mut op_of_entry = vec![NONE; n];
+    let mut op_of_entry = vec![OpId::NONE; n];
     for (i, op) in ops.iter().enumerate() {
-        let turn = &mut sorted[op.turn as usize];
+        let turn = &mut sorted[op.turn.index()];
         if turn.ops_len == 0 {
             turn.ops_start = i as u32;
         }
         turn.ops_len += 1;
         for entry in [op.call_entry, op.result_entry] {
-            if entry != NONE && op_of_entry[entry as usize] == NONE {
-                op_of_entry[entry as usize] = i as u32;
+            if entry.is_some() && op_of_entry[entry.index()].is_none() {
+                op_of_entry[entry.index()] = OpId::new(i);
             }
         }
     }
     for turn in &sorted {
-        let conv = &mut graph.conversations[turn.conversation as usize];
-        if turn.prompt != NONE {
+        let conv = &mut graph.conversations[turn.conversation.index()];
+        if turn.prompt.is_some() {
             conv.turns += 1;
         }
         conv.tool_calls += turn.ops_len;
     }
     for op in &ops {
-        let conv = graph.conversations[op.conversation as usize].session as usize;
+        let conv = graph.conversations[op.conversation.index()].session.index();
         let session = &mut graph.sessions[conv];
         match op.status {
             ToolStatus::ResultWithoutCall => session.tool_results += 1,
@@ -356,7 +356,7 @@ pub(crate) fn group_turns(corpus: &Corpus, graph: &mut Graph) {
 
 /// What a tool call did, in a line: `Read src/main.rs`, `Bash cargo test`, `Edit lib.rs +12 -3`.
 pub fn op_summary(corpus: &Corpus, op: &ToolOp) -> String {
-    if op.call_entry == NONE {
+    if op.call_entry.is_none() {
         return "result without a call".into();
     }
     let (input, cwd) = op_input(corpus, op);
@@ -366,7 +366,7 @@ pub fn op_summary(corpus: &Corpus, op: &ToolOp) -> String {
 /// The decoded input of an operation's call (`Null` without a call), and the `cwd` it ran in.
 pub fn op_input<'c>(corpus: &'c Corpus, op: &ToolOp) -> (serde_json::Value, &'c str) {
     let (Some(entry), Some(block)) =
-        (corpus.entries.get(op.call_entry as usize), corpus.blocks.get(op.call_block as usize).copied())
+        (corpus.entries.get(op.call_entry.index()), corpus.blocks.get(op.call_block.index()).copied())
     else {
         return (serde_json::Value::Null, "");
     };
@@ -635,8 +635,8 @@ pub fn relative_path(path: &str, cwd: &str) -> String {
 impl Graph {
     /// The turn of an entry (index into [`Graph::turns`]).
     pub fn turn_of(&self, entry: EntryId) -> Option<&Turn> {
-        let index = *self.turn_of_entry.get(entry as usize)?;
-        self.turns.get(index as usize)
+        let index = *self.turn_of_entry.get(entry.index())?;
+        self.turns.get(index.index())
     }
 }
 

@@ -25,7 +25,7 @@ impl UuidIndex {
             let uuid = corpus.span_bytes(entry.file, entry.uuid);
             let hash = hasher.hash_one(uuid);
             // Uuids are unique: the loader turned repeats into diagnostics.
-            table.insert_unique(hash, (hash, index as EntryId), |&(h, _)| h);
+            table.insert_unique(hash, (hash, EntryId::new(index)), |&(h, _)| h);
         }
         UuidIndex { table, hasher }
     }
@@ -38,7 +38,7 @@ impl UuidIndex {
         self.table
             .find(hash, |&(h, e)| {
                 h == hash && {
-                    let entry = &corpus.entries[e as usize];
+                    let entry = &corpus.entries[e.index()];
                     corpus.span_bytes(entry.file, entry.uuid) == uuid
                 }
             })
@@ -56,9 +56,9 @@ impl UuidIndex {
 /// Which conversation an entry belongs to, before inline sidechains are told apart by root.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Key {
-    Main(u32),
-    Agent(u32, u32),
-    Inline(u32, u8),
+    Main(SessionId),
+    Agent(SessionId, u32),
+    Inline(SessionId, u8),
 }
 
 /// A user line that a person (or, in a sidechain, the spawning agent) typed: not a tool result,
@@ -131,59 +131,67 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
     }
 
     // Raw parents, then `preservedSegment` re-parenting.
-    let mut nodes: Vec<Node> =
-        vec![Node { parent: NONE, first_child: NONE, next_sibling: NONE, conversation: NONE, flags: 0 }; n];
-    let mut raw_parent = vec![NONE; n];
+    let mut nodes: Vec<Node> = vec![
+        Node {
+            parent: EntryId::NONE,
+            first_child: EntryId::NONE,
+            next_sibling: EntryId::NONE,
+            conversation: ConversationId::NONE,
+            flags: 0
+        };
+        n
+    ];
+    let mut raw_parent = vec![EntryId::NONE; n];
     for (i, entry) in entries.iter().enumerate() {
         if entry.parent_uuid.is_empty() {
             continue;
         }
         match index.find_span(corpus, entry.file, entry.parent_uuid) {
             None => nodes[i].flags |= Node::ORPHAN,
-            Some(p) if p as usize == i => nodes[i].flags |= Node::SELF_PARENT,
+            Some(p) if p.index() == i => nodes[i].flags |= Node::SELF_PARENT,
             Some(p) => raw_parent[i] = p,
         }
     }
     for compaction in &corpus.compactions {
-        let boundary = &entries[compaction.entry as usize];
+        let boundary = &entries[compaction.entry.index()];
         let head = index.find_span(corpus, boundary.file, compaction.preserved_head);
         let anchor = index.find_span(corpus, boundary.file, compaction.preserved_anchor);
         if let (Some(head), Some(anchor)) = (head, anchor)
             && head != anchor
         {
-            raw_parent[head as usize] = anchor;
-            nodes[head as usize].flags |= Node::PRESERVED;
+            raw_parent[head.index()] = anchor;
+            nodes[head.index()].flags |= Node::PRESERVED;
         }
     }
 
     // Tree parents: the raw parent when it is in the same conversation; else the nearest
     // ancestor that is (the thread resumes after a nested sidechain); else a root.
-    let mut cross_parent = vec![NONE; n];
+    let mut cross_parent = vec![EntryId::NONE; n];
     let mut walk_stamp = vec![0u32; n];
     let mut walk = 0u32;
     for i in 0..n {
         let p = raw_parent[i];
-        if p == NONE {
+        if p.is_none() {
             continue;
         }
-        if keys[p as usize] == keys[i] {
+        if keys[p.index()] == keys[i] {
             nodes[i].parent = p;
             continue;
         }
         walk += 1;
-        let mut q = raw_parent[p as usize];
-        let mut found = NONE;
+        let mut q = raw_parent[p.index()];
+        let mut found = EntryId::NONE;
         let mut steps = 0;
-        while q != NONE && steps < WALK_LIMIT && walk_stamp[q as usize] != walk {
-            walk_stamp[q as usize] = walk;
-            if keys[q as usize] == keys[i] {
+        while q.is_some() && steps < WALK_LIMIT && walk_stamp[q.index()] != walk {
+            walk_stamp[q.index()] = walk;
+            if keys[q.index()] == keys[i] {
                 found = q;
                 break;
             }
-            q = raw_parent[q as usize];
+            q = raw_parent[q.index()];
             steps += 1;
         }
-        if found != NONE && found as usize != i {
+        if found.is_some() && found.index() != i {
             nodes[i].parent = found;
             nodes[i].flags |= Node::RESUMED;
         } else {
@@ -197,7 +205,7 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
         if node.has(Node::SELF_PARENT) {
             graph.problems.push(Problem {
                 rule: ProblemRule::NoSelfParent,
-                entry: i as EntryId,
+                entry: EntryId::new(i),
                 message: "the entry names itself as its parent; it is read as a root".into(),
             });
         }
@@ -205,8 +213,8 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
 
     // Roots, then conversations in order of their first entry.
     let root_of = roots_of(&nodes);
-    let mut conversation_of_key: FxHashMap<Key, u32> = FxHashMap::default();
-    let mut conversation_of_inline_root: FxHashMap<EntryId, u32> = FxHashMap::default();
+    let mut conversation_of_key: FxHashMap<Key, ConversationId> = FxHashMap::default();
+    let mut conversation_of_inline_root: FxHashMap<EntryId, ConversationId> = FxHashMap::default();
     for i in 0..n {
         let key = keys[i];
         let existing = match key {
@@ -216,7 +224,7 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
         let conversation = match existing {
             Some(c) => c,
             None => {
-                let c = graph.conversations.len() as u32;
+                let c = ConversationId::new(graph.conversations.len());
                 let (kind, agent_id) = match key {
                     Key::Main(_) => (ConversationKind::Main, Sym::NONE),
                     Key::Agent(_, name) => {
@@ -242,15 +250,15 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
                     file: entries[i].file,
                     roots: Vec::new(),
                     entries: 0,
-                    cross_parent: NONE,
-                    spawn_entry: NONE,
-                    spawn_block: NONE,
+                    cross_parent: EntryId::NONE,
+                    spawn_entry: EntryId::NONE,
+                    spawn_block: BlockId::NONE,
                     linked_by: None,
-                    parent: NONE,
+                    parent: ConversationId::NONE,
                     depth: 0,
                     agent_type: String::new(),
                     description: String::new(),
-                    compaction: NONE,
+                    compaction: CompactionId::NONE,
                     first_timestamp_ms: i64::MAX,
                     last_timestamp_ms: i64::MIN,
                     usage: Usage::default(),
@@ -266,7 +274,7 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
             }
         };
         nodes[i].conversation = conversation;
-        let conv = &mut graph.conversations[conversation as usize];
+        let conv = &mut graph.conversations[conversation.index()];
         conv.entries += 1;
         let timestamp = entries[i].timestamp_ms;
         if entries[i].has_timestamp() {
@@ -276,27 +284,27 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
     }
 
     // Children lists in entry order, and roots.
-    let mut last_child = vec![NONE; n];
+    let mut last_child = vec![EntryId::NONE; n];
     for i in 0..n {
         let p = nodes[i].parent;
-        if p == NONE {
-            if cross_parent[i] != NONE {
-                graph.cross_links.push((i as EntryId, cross_parent[i]));
+        if p.is_none() {
+            if cross_parent[i].is_some() {
+                graph.cross_links.push((EntryId::new(i), cross_parent[i]));
             }
-            let conv = &mut graph.conversations[nodes[i].conversation as usize];
-            conv.roots.push(i as EntryId);
-            if conv.cross_parent == NONE && cross_parent[i] != NONE {
+            let conv = &mut graph.conversations[nodes[i].conversation.index()];
+            conv.roots.push(EntryId::new(i));
+            if conv.cross_parent.is_none() && cross_parent[i].is_some() {
                 conv.cross_parent = cross_parent[i];
             }
             continue;
         }
-        let p = p as usize;
-        if last_child[p] == NONE {
-            nodes[p].first_child = i as EntryId;
+        let p = p.index();
+        if last_child[p].is_none() {
+            nodes[p].first_child = EntryId::new(i);
         } else {
-            nodes[last_child[p] as usize].next_sibling = i as EntryId;
+            nodes[last_child[p].index()].next_sibling = EntryId::new(i);
         }
-        last_child[p] = i as EntryId;
+        last_child[p] = EntryId::new(i);
     }
 
     // Sessions.
@@ -306,9 +314,9 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
             title: String::new(),
             title_source: TitleSource::None,
             files: Vec::new(),
-            main: NONE,
+            main: ConversationId::NONE,
             agents: Vec::new(),
-            first_prompt: NONE,
+            first_prompt: EntryId::NONE,
             first_timestamp_ms: i64::MAX,
             last_timestamp_ms: i64::MIN,
             entries: 0,
@@ -327,18 +335,18 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
         let _ = index;
     }
     for (c, conv) in graph.conversations.iter().enumerate() {
-        let session = &mut graph.sessions[conv.session as usize];
+        let session = &mut graph.sessions[conv.session.index()];
         if conv.kind == ConversationKind::Main {
-            session.main = c as u32;
+            session.main = ConversationId::new(c);
         } else {
-            session.agents.push(c as u32);
+            session.agents.push(ConversationId::new(c));
         }
         session.entries += conv.entries;
         session.first_timestamp_ms = session.first_timestamp_ms.min(conv.first_timestamp_ms);
         session.last_timestamp_ms = session.last_timestamp_ms.max(conv.last_timestamp_ms);
     }
     for (i, entry) in entries.iter().enumerate() {
-        let session = &mut graph.sessions[session_of[i] as usize];
+        let session = &mut graph.sessions[session_of[i].index()];
         if !session.files.contains(&entry.file) {
             session.files.push(entry.file);
         }
@@ -360,13 +368,13 @@ pub(crate) fn build_tree(corpus: &Corpus, index: &UuidIndex, graph: &mut Graph) 
 #[derive(Default)]
 struct SessionTable {
     ids: Vec<String>,
-    by_id: FxHashMap<String, u32>,
-    by_sym: FxHashMap<Sym, u32>,
-    by_file: FxHashMap<FileId, u32>,
+    by_id: FxHashMap<String, SessionId>,
+    by_sym: FxHashMap<Sym, SessionId>,
+    by_file: FxHashMap<FileId, SessionId>,
 }
 
 impl SessionTable {
-    fn of_entry(&mut self, corpus: &Corpus, entry: &Entry) -> u32 {
+    fn of_entry(&mut self, corpus: &Corpus, entry: &Entry) -> SessionId {
         if entry.session_id.is_some() {
             if let Some(&s) = self.by_sym.get(&entry.session_id) {
                 return s;
@@ -385,11 +393,11 @@ impl SessionTable {
         s
     }
 
-    fn named(&mut self, id: &str) -> u32 {
+    fn named(&mut self, id: &str) -> SessionId {
         if let Some(&s) = self.by_id.get(id) {
             return s;
         }
-        let s = self.ids.len() as u32;
+        let s = SessionId::new(self.ids.len());
         self.ids.push(id.to_owned());
         self.by_id.insert(id.to_owned(), s);
         s
@@ -408,22 +416,22 @@ fn break_cycles(corpus: &Corpus, nodes: &mut [Node], problems: &mut Vec<Problem>
             continue;
         }
         path.clear();
-        let mut current = start as EntryId;
-        while current != NONE && state[current as usize] == UNSEEN {
-            state[current as usize] = ON_PATH;
+        let mut current = EntryId::new(start);
+        while current.is_some() && state[current.index()] == UNSEEN {
+            state[current.index()] = ON_PATH;
             path.push(current);
-            current = nodes[current as usize].parent;
+            current = nodes[current.index()].parent;
         }
-        if current != NONE && state[current as usize] == ON_PATH {
+        if current.is_some() && state[current.index()] == ON_PATH {
             let at = path.iter().position(|&e| e == current).unwrap_or(0);
             let cycle = &path[at..];
             let first = cycle.iter().copied().min().unwrap_or(current);
-            nodes[first as usize].parent = NONE;
-            nodes[first as usize].flags |= Node::CYCLE_BROKEN;
+            nodes[first.index()].parent = EntryId::NONE;
+            nodes[first.index()].flags |= Node::CYCLE_BROKEN;
             let members: Vec<String> = cycle
                 .iter()
                 .map(|&e| {
-                    let entry = &corpus.entries[e as usize];
+                    let entry = &corpus.entries[e.index()];
                     format!("line {}", entry.line)
                 })
                 .collect();
@@ -437,34 +445,34 @@ fn break_cycles(corpus: &Corpus, nodes: &mut [Node], problems: &mut Vec<Problem>
             });
         }
         for &e in &path {
-            state[e as usize] = DONE;
+            state[e.index()] = DONE;
         }
     }
 }
 
 /// The root of every node's tree, found by walking up with memoisation.
 fn roots_of(nodes: &[Node]) -> Vec<EntryId> {
-    let mut root = vec![NONE; nodes.len()];
+    let mut root = vec![EntryId::NONE; nodes.len()];
     let mut path = Vec::new();
     for start in 0..nodes.len() {
-        if root[start] != NONE {
+        if root[start].is_some() {
             continue;
         }
         path.clear();
-        let mut current = start as EntryId;
+        let mut current = EntryId::new(start);
         let found = loop {
-            if root[current as usize] != NONE {
-                break root[current as usize];
+            if root[current.index()].is_some() {
+                break root[current.index()];
             }
             path.push(current);
-            let parent = nodes[current as usize].parent;
-            if parent == NONE {
+            let parent = nodes[current.index()].parent;
+            if parent.is_none() {
                 break current;
             }
             current = parent;
         };
         for &e in &path {
-            root[e as usize] = found;
+            root[e.index()] = found;
         }
     }
     root
@@ -474,37 +482,37 @@ fn roots_of(nodes: &[Node]) -> Vec<EntryId> {
 /// children, and picks the active alternative of each real fork.
 pub(crate) fn classify_forks(corpus: &Corpus, graph: &mut Graph) {
     let n = graph.nodes.len();
-    graph.fork_of = vec![NONE; n];
+    graph.fork_of = vec![ForkId::NONE; n];
     // The last entry (in file order) of every subtree, from a post-order walk.
-    let mut last = (0..n as EntryId).collect::<Vec<_>>();
+    let mut last = (0..n).map(EntryId::new).collect::<Vec<_>>();
     let order = preorder(graph);
     for &e in order.iter().rev() {
-        let parent = graph.nodes[e as usize].parent;
-        if parent != NONE {
-            last[parent as usize] = last[parent as usize].max(last[e as usize]);
+        let parent = graph.nodes[e.index()].parent;
+        if parent.is_some() {
+            last[parent.index()] = last[parent.index()].max(last[e.index()]);
         }
     }
-    for e in 0..n as EntryId {
-        let node = graph.nodes[e as usize];
-        if node.first_child == NONE || graph.nodes[node.first_child as usize].next_sibling == NONE {
+    for e in (0..n).map(EntryId::new) {
+        let node = graph.nodes[e.index()];
+        if node.first_child.is_none() || graph.nodes[node.first_child.index()].next_sibling.is_none() {
             continue;
         }
-        let prompts: Vec<EntryId> = graph.children(e).filter(|&c| is_prompt(&corpus.entries[c as usize])).collect();
+        let prompts: Vec<EntryId> = graph.children(e).filter(|&c| is_prompt(&corpus.entries[c.index()])).collect();
         let distinct_times = {
-            let mut times: Vec<i64> = prompts.iter().map(|&c| corpus.entries[c as usize].timestamp_ms).collect();
+            let mut times: Vec<i64> = prompts.iter().map(|&c| corpus.entries[c.index()].timestamp_ms).collect();
             times.sort_unstable();
             times.dedup();
             times.len()
         };
         let conv = node.conversation;
-        let session = graph.conversations[conv as usize].session as usize;
+        let session = graph.conversations[conv.index()].session.index();
         if prompts.len() >= 2 && distinct_times >= 2 {
             let active =
-                prompts.iter().enumerate().max_by_key(|(_, c)| last[**c as usize]).map(|(i, _)| i as u32).unwrap_or(0);
+                prompts.iter().enumerate().max_by_key(|(_, c)| last[c.index()]).map(|(i, _)| i as u32).unwrap_or(0);
             for &c in &prompts {
-                graph.nodes[c as usize].flags |= Node::ALTERNATIVE;
+                graph.nodes[c.index()].flags |= Node::ALTERNATIVE;
             }
-            graph.fork_of[e as usize] = graph.forks.len() as u32;
+            graph.fork_of[e.index()] = ForkId::new(graph.forks.len());
             graph.forks.push(Fork { node: e, alternatives: prompts, active });
             graph.sessions[session].real_forks += 1;
         } else {
@@ -538,21 +546,21 @@ pub(crate) fn link_compactions(corpus: &Corpus, index: &UuidIndex, graph: &mut G
     let mut summaries_seen = Vec::new();
     for compaction in &corpus.compactions {
         let boundary = compaction.entry;
-        let entry = &corpus.entries[boundary as usize];
-        let logical_parent = index.find_span(corpus, entry.file, entry.logical_parent_uuid).unwrap_or(NONE);
+        let entry = &corpus.entries[boundary.index()];
+        let logical_parent = index.find_span(corpus, entry.file, entry.logical_parent_uuid).unwrap_or(EntryId::NONE);
         let summary = graph
             .children(boundary)
-            .find(|&c| corpus.entries[c as usize].flags.has(EntryFlags::COMPACT_SUMMARY))
-            .unwrap_or(NONE);
-        if summary != NONE {
+            .find(|&c| corpus.entries[c.index()].flags.has(EntryFlags::COMPACT_SUMMARY))
+            .unwrap_or(EntryId::NONE);
+        if summary.is_some() {
             summaries_seen.push(summary);
         }
-        let conv = graph.nodes[boundary as usize].conversation;
+        let conv = graph.nodes[boundary.index()].conversation;
         // With a preserved segment, the replaced history is the tree the segment was taken
         // from (the logical parent moved with it).
         let preserved_head = index.find_span(corpus, entry.file, compaction.preserved_head);
-        let taken_from = preserved_head.filter(|&h| graph.nodes[h as usize].has(Node::PRESERVED)).and_then(|h| {
-            let head = &corpus.entries[h as usize];
+        let taken_from = preserved_head.filter(|&h| graph.nodes[h.index()].has(Node::PRESERVED)).and_then(|h| {
+            let head = &corpus.entries[h.index()];
             index.find_span(corpus, head.file, head.parent_uuid)
         });
         let replaced_from = taken_from.unwrap_or(logical_parent);
@@ -560,46 +568,50 @@ pub(crate) fn link_compactions(corpus: &Corpus, index: &UuidIndex, graph: &mut G
             boundary,
             logical_parent,
             summary,
-            replaced_root: if replaced_from == NONE { NONE } else { root_of[replaced_from as usize] },
+            replaced_root: if replaced_from.is_none() { EntryId::NONE } else { root_of[replaced_from.index()] },
             trigger: compaction.trigger,
             pre_tokens: compaction.pre_tokens,
-            session: graph.conversations[conv as usize].session,
-            agent: NONE,
+            session: graph.conversations[conv.index()].session,
+            agent: ConversationId::NONE,
         });
     }
     // Summaries without a boundary (1.0.x): the history they replaced is what came before
     // them in their conversation.
     for (i, entry) in corpus.entries.iter().enumerate() {
-        let i = i as EntryId;
+        let i = EntryId::new(i);
         if !entry.flags.has(EntryFlags::COMPACT_SUMMARY) || summaries_seen.contains(&i) {
             continue;
         }
-        let parent = graph.nodes[i as usize].parent;
-        if parent != NONE && corpus.entries[parent as usize].subtype_is(corpus, "compact_boundary") {
+        let parent = graph.nodes[i.index()].parent;
+        if parent.is_some() && corpus.entries[parent.index()].subtype_is(corpus, "compact_boundary") {
             continue;
         }
-        let conv = graph.nodes[i as usize].conversation;
-        if graph.conversations[conv as usize].kind != ConversationKind::Main {
+        let conv = graph.nodes[i.index()].conversation;
+        if graph.conversations[conv.index()].kind != ConversationKind::Main {
             continue;
         }
-        let logical_parent = if parent != NONE {
+        let logical_parent = if parent.is_some() {
             parent
         } else {
-            (0..i).rev().find(|&e| graph.nodes[e as usize].conversation == conv).unwrap_or(NONE)
+            (0..i.index())
+                .rev()
+                .map(EntryId::new)
+                .find(|&e| graph.nodes[e.index()].conversation == conv)
+                .unwrap_or(EntryId::NONE)
         };
         graph.compactions.push(CompactionLink {
-            boundary: NONE,
+            boundary: EntryId::NONE,
             logical_parent,
             summary: i,
-            replaced_root: if logical_parent == NONE { NONE } else { root_of[logical_parent as usize] },
+            replaced_root: if logical_parent.is_none() { EntryId::NONE } else { root_of[logical_parent.index()] },
             trigger: Sym::NONE,
             pre_tokens: 0,
-            session: graph.conversations[conv as usize].session,
-            agent: NONE,
+            session: graph.conversations[conv.index()].session,
+            agent: ConversationId::NONE,
         });
     }
     for link in &graph.compactions {
-        graph.sessions[link.session as usize].compactions += 1;
+        graph.sessions[link.session.index()].compactions += 1;
     }
 }
 
@@ -611,8 +623,8 @@ impl Entry {
 
 /// Titles, first prompts and totals that need the whole structure.
 pub(crate) fn finish_sessions(corpus: &Corpus, graph: &mut Graph) {
-    let session_by_sym: FxHashMap<&str, u32> =
-        graph.sessions.iter().enumerate().map(|(i, s)| (s.id.as_str(), i as u32)).collect();
+    let session_by_sym: FxHashMap<&str, SessionId> =
+        graph.sessions.iter().enumerate().map(|(i, s)| (s.id.as_str(), SessionId::new(i))).collect();
     let mut titles: Vec<Option<(TitleSource, &MetaLine)>> = vec![None; graph.sessions.len()];
     let mut summaries: Vec<Option<&MetaLine>> = vec![None; graph.sessions.len()];
     let index = UuidIndex::new(corpus);
@@ -626,8 +638,8 @@ pub(crate) fn finish_sessions(corpus: &Corpus, graph: &mut Graph) {
         };
         if source == TitleSource::Summary {
             let Some(target) = index.find_span(corpus, meta.file, meta.target_uuid) else { continue };
-            let conv = graph.nodes[target as usize].conversation;
-            let session = graph.conversations[conv as usize].session as usize;
+            let conv = graph.nodes[target.index()].conversation;
+            let session = graph.conversations[conv.index()].session.index();
             summaries[session] = Some(meta);
             continue;
         }
@@ -637,25 +649,25 @@ pub(crate) fn finish_sessions(corpus: &Corpus, graph: &mut Graph) {
             corpus.files[meta.file as usize].session_from_path.as_deref().and_then(|s| session_by_sym.get(s).copied())
         };
         if let Some(session) = session {
-            titles[session as usize] = Some((source, meta));
+            titles[session.index()] = Some((source, meta));
         }
     }
-    let mut first_prompts = vec![NONE; graph.conversations.len()];
+    let mut first_prompts = vec![EntryId::NONE; graph.conversations.len()];
     for (e, entry) in corpus.entries.iter().enumerate() {
-        let conv = graph.nodes[e].conversation as usize;
-        if first_prompts[conv] == NONE
+        let conv = graph.nodes[e].conversation.index();
+        if first_prompts[conv].is_none()
             && is_prompt(entry)
             && corpus.first_text(entry).is_some_and(|t| !prompt_title(&t).is_empty())
         {
-            first_prompts[conv] = e as EntryId;
+            first_prompts[conv] = EntryId::new(e);
         }
     }
     for (s, session) in graph.sessions.iter_mut().enumerate() {
         // The main thread's first prompt; for a session of agent files only, the first agent's.
         let first_conversation =
-            if session.main != NONE { Some(session.main) } else { session.agents.first().copied() };
+            if session.main.is_some() { Some(session.main) } else { session.agents.first().copied() };
         if let Some(conv) = first_conversation {
-            session.first_prompt = first_prompts[conv as usize];
+            session.first_prompt = first_prompts[conv.index()];
         }
         let text_of = |meta: &MetaLine| corpus.span_text(meta.file, meta.text).trim().to_owned();
         if let Some((source, meta)) = titles[s] {
@@ -664,8 +676,8 @@ pub(crate) fn finish_sessions(corpus: &Corpus, graph: &mut Graph) {
         } else if let Some(meta) = summaries[s] {
             session.title = text_of(meta);
             session.title_source = TitleSource::Summary;
-        } else if session.first_prompt != NONE {
-            let entry = &corpus.entries[session.first_prompt as usize];
+        } else if session.first_prompt.is_some() {
+            let entry = &corpus.entries[session.first_prompt.index()];
             session.title = prompt_title(&corpus.first_text(entry).unwrap_or_default());
             session.title_source = TitleSource::FirstPrompt;
         }

@@ -9,13 +9,13 @@ pub(crate) fn total_usage(corpus: &Corpus, graph: &mut Graph) {
         if !response.has_usage && response.logged_cost_usd.is_none() {
             continue;
         }
-        let first = response.first_entry as usize;
-        let conversation = graph.nodes[first].conversation as usize;
+        let first = response.first_entry.index();
+        let conversation = graph.nodes[first].conversation.index();
         let model = corpus.sym(response.model);
         let cost = match response.logged_cost_usd {
             Some(logged) => logged,
             None => pricing::cost(model, &response.usage).unwrap_or_else(|| {
-                let session = graph.conversations[conversation].session as usize;
+                let session = graph.conversations[conversation].session.index();
                 if !model.is_empty() && !unknown[session].iter().any(|m| m == model) {
                     unknown[session].push(model.to_owned());
                 }
@@ -26,16 +26,16 @@ pub(crate) fn total_usage(corpus: &Corpus, graph: &mut Graph) {
         conv.usage.add(&response.usage);
         conv.cost_usd += cost;
         if let Some(&turn) = graph.turn_of_entry.get(first)
-            && turn != NONE
+            && turn.is_some()
         {
-            let turn = &mut graph.turns[turn as usize];
+            let turn = &mut graph.turns[turn.index()];
             turn.usage.add(&response.usage);
             turn.cost_usd += cost;
         }
     }
     for (c, conv) in graph.conversations.iter().enumerate() {
-        let session = &mut graph.sessions[conv.session as usize];
-        if session.main == c as u32 {
+        let session = &mut graph.sessions[conv.session.index()];
+        if session.main == ConversationId::new(c) {
             session.usage = conv.usage;
             session.cost_usd = conv.cost_usd;
         }

@@ -12,7 +12,7 @@ pub(crate) fn validate(corpus: &Corpus, graph: &mut Graph) {
     let mut problems = Vec::new();
     for (e, entry) in corpus.entries.iter().enumerate() {
         let node = graph.nodes[e];
-        let e = e as EntryId;
+        let e = EntryId::new(e);
         if node.has(Node::ORPHAN) {
             problems.push(Problem {
                 rule: ProblemRule::ParentExists,
@@ -23,8 +23,8 @@ pub(crate) fn validate(corpus: &Corpus, graph: &mut Graph) {
                 ),
             });
         }
-        if node.parent != NONE {
-            let parent = &corpus.entries[node.parent as usize];
+        if node.parent.is_some() {
+            let parent = &corpus.entries[node.parent.index()];
             if entry.session_id != parent.session_id && entry.session_id.is_some() && parent.session_id.is_some() {
                 problems.push(Problem {
                     rule: ProblemRule::SameSession,
@@ -65,8 +65,8 @@ pub(crate) fn validate(corpus: &Corpus, graph: &mut Graph) {
     for op in &graph.tool_ops {
         match op.status {
             ToolStatus::ResultWithoutCall => {
-                let entry = &corpus.entries[op.result_entry as usize];
-                let block = corpus.blocks[op.result_block as usize];
+                let entry = &corpus.entries[op.result_entry.index()];
+                let block = corpus.blocks[op.result_block.index()];
                 problems.push(Problem {
                     rule: ProblemRule::ResultHasCall,
                     entry: op.result_entry,

@@ -79,8 +79,8 @@ pub(crate) struct State {
     /// The uuid of the message that holds each tool call, by call id.
     calls: FxHashMap<String, String>,
     /// Responses of the run so far (since the last `result`), for its totals.
-    run: Vec<u32>,
-    run_seen: FxHashSet<u32>,
+    run: Vec<ResponseId>,
+    run_seen: FxHashSet<ResponseId>,
 }
 
 impl State {
@@ -257,17 +257,17 @@ fn import_message(
     if !matches!(outcome, LineOutcome::Entry) {
         return outcome;
     }
-    let id = (sink.corpus.entries.len() - 1) as EntryId;
+    let id = EntryId::new(sink.corpus.entries.len() - 1);
     state.chain.entries += 1;
     // snake_case is this format's own spelling, not the mark of an API export; and `session_id`
     // (Claude's) wins over a `sessionId` an orchestrator added.
     let session = state.chain.session;
-    let entry = &mut sink.corpus.entries[id as usize];
+    let entry = &mut sink.corpus.entries[id.index()];
     entry.flags.set(EntryFlags::SNAKE_CASE, false);
     if head.session_id.is_some() && session.is_some() {
         entry.session_id = session;
     }
-    let entry = &sink.corpus.entries[id as usize];
+    let entry = &sink.corpus.entries[id.index()];
     let file_bytes = bytes.get(line.file as usize).map(Vec::as_slice).unwrap_or_default();
     let uuid = String::from_utf8_lossy(entry.uuid.bytes(file_bytes, &sink.corpus.arena)).into_owned();
     if entry.session_id.is_none() {
@@ -284,7 +284,7 @@ fn import_message(
             }
         }
     }
-    if entry.response != NONE && state.run_seen.insert(entry.response) {
+    if entry.response.is_some() && state.run_seen.insert(entry.response) {
         state.run.push(entry.response);
     }
     match parent_tool {
@@ -307,7 +307,7 @@ fn close_run(sink: &mut Sink, file: FileId, result: EntryId, head: &Head, state:
     let cost = head.total_cost_usd.0.or(head.cost_usd.0).filter(|c| c.is_finite() && *c >= 0.0);
     let mut reported = Usage::default();
     for &r in &run {
-        if let Some(response) = sink.corpus.responses.get_mut(r as usize) {
+        if let Some(response) = sink.corpus.responses.get_mut(r.index()) {
             reported.add(&response.usage);
             if cost.is_some() {
                 response.logged_cost_usd = Some(0.0);

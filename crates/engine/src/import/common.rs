@@ -18,7 +18,6 @@ use crate::model::*;
 use crate::span::{Locator, Span, Sym, push_arena};
 
 /// The conversation a file forms, in line order.
-#[derive(Default)]
 pub(crate) struct Chain {
     /// Synthesised uuids start with this.
     pub prefix: String,
@@ -38,7 +37,16 @@ pub(crate) struct Chain {
 
 impl Chain {
     pub fn new(sink: &Sink, file: FileId) -> Chain {
-        Chain { prefix: id_prefix(sink, file), last_entry: NONE, ..Chain::default() }
+        Chain {
+            prefix: id_prefix(sink, file),
+            last: String::new(),
+            last_entry: EntryId::NONE,
+            session: Sym::NONE,
+            unsessioned: Vec::new(),
+            envelope: Envelope::default(),
+            model: Sym::NONE,
+            entries: 0,
+        }
     }
 
     /// The synthesised uuid of the entry read from `line` (`suffix` tells apart several entries of
@@ -54,7 +62,7 @@ impl Chain {
             return;
         }
         for e in self.unsessioned.drain(..) {
-            if let Some(entry) = sink.corpus.entries.get_mut(e as usize) {
+            if let Some(entry) = sink.corpus.entries.get_mut(e.index()) {
                 entry.session_id = session;
             }
         }
@@ -92,7 +100,7 @@ impl Chain {
         uuid: &str,
     ) -> Result<EntryId, String> {
         if let Some(first) = find_uuid(sink, bytes, uuid.as_bytes()) {
-            let first = &sink.corpus.entries[first as usize];
+            let first = &sink.corpus.entries[first.index()];
             let where_ = if first.file == entry.file {
                 format!("line {}", first.line)
             } else {
@@ -106,10 +114,10 @@ impl Chain {
         if entry.session_id.is_none() {
             entry.session_id = self.session;
         }
-        if entry.envelope == NONE {
+        if entry.envelope.is_none() {
             entry.envelope = sink.envelope(self.envelope);
         }
-        let id = sink.corpus.entries.len() as EntryId;
+        let id = EntryId::new(sink.corpus.entries.len());
         if entry.session_id.is_none() {
             self.unsessioned.push(id);
         }
@@ -125,7 +133,7 @@ impl Chain {
         let session = self.session;
         if session.is_some() {
             for e in self.unsessioned.drain(..) {
-                if let Some(entry) = sink.corpus.entries.get_mut(e as usize) {
+                if let Some(entry) = sink.corpus.entries.get_mut(e.index()) {
                     entry.session_id = session;
                 }
             }
@@ -165,7 +173,7 @@ pub(crate) fn find_uuid(sink: &Sink, bytes: &[Vec<u8>], uuid: &[u8]) -> Option<E
     sink.uuid_index
         .find(hash, |&(h, e)| {
             h == hash && {
-                let entry = &sink.corpus.entries[e as usize];
+                let entry = &sink.corpus.entries[e.index()];
                 let file_bytes = bytes.get(entry.file as usize).map(Vec::as_slice).unwrap_or_default();
                 entry.uuid.bytes(file_bytes, &sink.corpus.arena) == uuid
             }
@@ -200,7 +208,7 @@ pub(crate) fn new_entry(
         linked_agent_id: Sym::NONE,
         timestamp_ms: i64::MIN,
         model: Sym::NONE,
-        response: NONE,
+        response: ResponseId::NONE,
         blocks_start: sink.corpus.blocks.len() as u32,
         blocks_len: 0,
         content: Span::EMPTY,
@@ -208,7 +216,7 @@ pub(crate) fn new_entry(
         tool_use_id: Span::EMPTY,
         parent_tool_use_id: Span::EMPTY,
         source_tool_assistant: Span::EMPTY,
-        envelope: NONE,
+        envelope: EnvelopeId::NONE,
     }
 }
 
@@ -383,10 +391,10 @@ pub(crate) fn new_response(file: FileId, first_entry: EntryId, model: Sym, usage
 }
 
 /// Adds a response and points its anchor entry at it (unless the entry has one already).
-pub(crate) fn push_response(sink: &mut Sink, response: Response) -> u32 {
-    let index = sink.corpus.responses.len() as u32;
-    if let Some(entry) = sink.corpus.entries.get_mut(response.first_entry as usize)
-        && entry.response == NONE
+pub(crate) fn push_response(sink: &mut Sink, response: Response) -> ResponseId {
+    let index = ResponseId::new(sink.corpus.responses.len());
+    if let Some(entry) = sink.corpus.entries.get_mut(response.first_entry.index())
+        && entry.response.is_none()
     {
         entry.response = index;
     }

@@ -9,7 +9,7 @@ use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::intern::Interner;
-use crate::model::{Corpus, DiagnosticKind, EntryId, Envelope, Format};
+use crate::model::{Corpus, DiagnosticKind, EntryId, Envelope, EnvelopeId, Format, ResponseId};
 use crate::span::Sym;
 
 /// Everything the importers write into.
@@ -19,9 +19,9 @@ pub(crate) struct Sink {
     /// Entry index by uuid: `(hash of the uuid, entry)`.
     pub uuid_index: HashTable<(u64, EntryId)>,
     /// Response index by `message.id` + `requestId`: `(hash, response)`.
-    pub response_index: HashTable<(u64, u32)>,
+    pub response_index: HashTable<(u64, ResponseId)>,
     pub type_counts: FxHashMap<Sym, u64>,
-    pub envelope_index: FxHashMap<Envelope, u32>,
+    pub envelope_index: FxHashMap<Envelope, EnvelopeId>,
 }
 
 impl Sink {
@@ -50,11 +50,11 @@ impl Sink {
     }
 
     /// The index of an envelope, adding it if new.
-    pub fn envelope(&mut self, envelope: Envelope) -> u32 {
+    pub fn envelope(&mut self, envelope: Envelope) -> EnvelopeId {
         let envelopes = &mut self.corpus.envelopes;
         *self.envelope_index.entry(envelope).or_insert_with(|| {
             envelopes.push(envelope);
-            (envelopes.len() - 1) as u32
+            EnvelopeId::new(envelopes.len() - 1)
         })
     }
 }

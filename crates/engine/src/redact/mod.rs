@@ -191,8 +191,17 @@ pub struct LineRef {
 }
 
 impl LineRef {
+    /// The title of a share, scanned like a line so it gets the same placeholders: a file index
+    /// no scope reaches, so it sorts after every file's lines.
+    pub const TITLE: LineRef = LineRef { file: u32::MAX, line: 0 };
+
     pub fn new(file: u32, line: u32) -> LineRef {
         LineRef { file, line }
+    }
+
+    /// Whether this is the title's line rather than a line of a file.
+    pub fn is_title(self) -> bool {
+        self.file == LineRef::TITLE.file
     }
 }
 

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::dag::{ConversationKind, Graph, tools::op_summary};
-use crate::model::{Block, BlockKind, Corpus, EntryFlags, EntryId, EntryKind, NONE};
+use crate::dag::{ConversationId, ConversationKind, Graph, tools::op_summary};
+use crate::model::{Block, BlockId, BlockKind, Corpus, EntryFlags, EntryId, EntryKind, ResponseId};
 
 /// How much of each part to write.
 #[derive(Clone, Copy, Debug)]
@@ -66,11 +66,11 @@ pub fn session_markdown(corpus: &Corpus, graph: &Graph, session: u32, options: &
         facts.push(format!("${:.2}", s.cost_with_agents_usd));
     }
     let _ = writeln!(out, "_{}_\n", facts.join(" · "));
-    if s.main != NONE {
+    if s.main.is_some() {
         thread(corpus, graph, s.main, options, &mut out);
     }
     for &agent in &s.agents {
-        let Some(conv) = graph.conversations.get(agent as usize) else { continue };
+        let Some(conv) = graph.conversations.get(agent.index()) else { continue };
         let kind = match conv.kind {
             ConversationKind::CompactionAgent => "Compaction agent".to_owned(),
             _ if conv.agent_type.is_empty() => "Subagent".to_owned(),
@@ -83,11 +83,11 @@ pub fn session_markdown(corpus: &Corpus, graph: &Graph, session: u32, options: &
     out
 }
 
-fn thread(corpus: &Corpus, graph: &Graph, conversation: u32, options: &MarkdownOptions, out: &mut String) {
+fn thread(corpus: &Corpus, graph: &Graph, conversation: ConversationId, options: &MarkdownOptions, out: &mut String) {
     let mut last_speaker = "";
-    let mut last_response = NONE;
+    let mut last_response = ResponseId::NONE;
     for entry_id in graph.thread(conversation) {
-        let entry = &corpus.entries[entry_id as usize];
+        let entry = &corpus.entries[entry_id.index()];
         if entry.flags.has(EntryFlags::DELETED) {
             continue;
         }
@@ -111,7 +111,7 @@ fn thread(corpus: &Corpus, graph: &Graph, conversation: u32, options: &MarkdownO
             }
             EntryKind::Assistant => {
                 let same_answer =
-                    last_speaker == "assistant" && (entry.response == last_response || entry.response == NONE);
+                    last_speaker == "assistant" && (entry.response == last_response || entry.response.is_none());
                 if !same_answer {
                     let _ = writeln!(out, "\n### Assistant\n");
                 }
@@ -134,7 +134,7 @@ fn thread(corpus: &Corpus, graph: &Graph, conversation: u32, options: &MarkdownO
 
 /// The text blocks of a user entry (tool results are written with their calls).
 fn texts(corpus: &Corpus, entry_id: EntryId) -> Vec<String> {
-    let entry = &corpus.entries[entry_id as usize];
+    let entry = &corpus.entries[entry_id.index()];
     if entry.flags.has(EntryFlags::STRING_CONTENT) {
         return corpus.first_text(entry).map(|t| vec![t.into_owned()]).unwrap_or_default();
     }
@@ -148,13 +148,13 @@ fn texts(corpus: &Corpus, entry_id: EntryId) -> Vec<String> {
 }
 
 fn assistant_blocks(corpus: &Corpus, graph: &Graph, entry_id: EntryId, options: &MarkdownOptions, out: &mut String) {
-    let entry = &corpus.entries[entry_id as usize];
+    let entry = &corpus.entries[entry_id.index()];
     if entry.flags.has(EntryFlags::STRING_CONTENT) {
         let _ = writeln!(out, "{}\n", corpus.first_text(entry).unwrap_or_default().trim_end());
         return;
     }
     for (offset, block) in corpus.blocks_of(entry).iter().enumerate() {
-        let block_index = entry.blocks_start + offset as u32;
+        let block_index = BlockId::new(entry.blocks_start as usize + offset);
         match block.kind {
             BlockKind::Text => {
                 let _ = writeln!(out, "{}\n", corpus.span_text(entry.file, block.body).trim_end());
@@ -179,17 +179,17 @@ fn tool_call(
     corpus: &Corpus,
     graph: &Graph,
     entry_id: EntryId,
-    block_index: u32,
+    block_index: BlockId,
     options: &MarkdownOptions,
     out: &mut String,
 ) {
-    let entry = &corpus.entries[entry_id as usize];
-    let block = corpus.blocks[block_index as usize];
+    let entry = &corpus.entries[entry_id.index()];
+    let block = corpus.blocks[block_index.index()];
     let name = corpus.sym(block.name);
     let op = graph.tool_ops.iter().find(|op| op.call_entry == entry_id && op.call_block == block_index);
     let summary = op.map(|op| op_summary(corpus, op)).unwrap_or_else(|| name.to_owned());
     let status = match op {
-        Some(op) if op.result_entry == NONE => " (no result)",
+        Some(op) if op.result_entry.is_none() => " (no result)",
         Some(op) if op.status == crate::dag::ToolStatus::Error => " (error)",
         _ => "",
     };
@@ -199,7 +199,7 @@ fn tool_call(
         ("Bash", Some(command)) => fenced("sh", command, usize::MAX, out),
         _ => fenced("json", &serde_json::to_string_pretty(&input).unwrap_or_default(), 60, out),
     }
-    if let Some(op) = op.filter(|op| op.result_entry != NONE) {
+    if let Some(op) = op.filter(|op| op.result_entry.is_some()) {
         let result = result_text(corpus, op.result_entry, op.result_block);
         let _ = writeln!(out, "Output:\n");
         fenced("text", &result, options.output_lines, out);
@@ -207,12 +207,12 @@ fn tool_call(
     let _ = writeln!(out, "</details>\n");
 }
 
-fn result_text(corpus: &Corpus, entry_id: EntryId, block_index: u32) -> String {
-    let entry = &corpus.entries[entry_id as usize];
-    if block_index == NONE {
+fn result_text(corpus: &Corpus, entry_id: EntryId, block_index: BlockId) -> String {
+    let entry = &corpus.entries[entry_id.index()];
+    if block_index.is_none() {
         return corpus.first_text(entry).map(|t| t.into_owned()).unwrap_or_default();
     }
-    let block = corpus.blocks[block_index as usize];
+    let block = corpus.blocks[block_index.index()];
     let raw = corpus.span_bytes(entry.file, block.body);
     if raw.first() == Some(&b'"') {
         return crate::json::decode_value(raw).into_owned();

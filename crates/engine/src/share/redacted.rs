@@ -2,16 +2,13 @@
 //! placeholders the review settled on, into a [`Bundle`]. Both passes can run in slices (the
 //! page does a slice per frame); [`share_scope`] runs them in one go.
 
-use crate::dag::Graph;
+use crate::dag::{Graph, SessionId};
 use crate::model::Corpus;
 use crate::redact::{DetectOptions, DropParts, Finding, LineOutcome, LineRef, PatternError, Redactor};
 
 use super::bundle::{Bundle, BundleHeader, RedactionNote};
 use super::scope::{Scope, ScopeLines, resolve};
 use super::{Cursor, line_bytes};
-
-/// The pseudo-file index under which the title is scanned, so it gets the same placeholders.
-const TITLE_FILE: u32 = u32::MAX;
 
 /// What a share leaves out and looks for.
 #[derive(Clone, Debug, Default)]
@@ -30,7 +27,7 @@ pub fn scan(corpus: &Corpus, lines: &ScopeLines, cursor: &mut Cursor, budget: us
 
 /// Scans the title the share will carry.
 pub fn scan_title(title: &str, redactor: &mut Redactor) {
-    redactor.scan_line(LineRef { file: TITLE_FILE, line: 0 }, &title_line(title));
+    redactor.scan_line(LineRef::TITLE, &title_line(title));
 }
 
 fn title_line(title: &str) -> Vec<u8> {
@@ -153,16 +150,16 @@ pub fn share_scope(
 /// The title of what a scope covers: its session's title, or a count of sessions.
 pub fn scope_title(graph: &Graph, scope: &Scope) -> String {
     let session = match scope {
-        Scope::All if graph.sessions.len() == 1 => Some(0),
+        Scope::All if graph.sessions.len() == 1 => Some(SessionId::new(0)),
         Scope::All => None,
         Scope::Session(s) | Scope::Branch { session: s, .. } => Some(*s),
         Scope::Subtree(entry) | Scope::Range { from: entry, .. } => graph
             .nodes
-            .get(*entry as usize)
-            .and_then(|n| graph.conversations.get(n.conversation as usize))
+            .get(entry.index())
+            .and_then(|n| graph.conversations.get(n.conversation.index()))
             .map(|c| c.session),
     };
-    match session.and_then(|s| graph.sessions.get(s as usize)) {
+    match session.and_then(|s| graph.sessions.get(s.index())) {
         Some(s) if !s.title.is_empty() => s.title.clone(),
         Some(s) => s.id.clone(),
         None => format!("{} sessions", graph.sessions.len()),
@@ -188,7 +185,7 @@ mod tests {
         loader.add_bytes("s1.jsonl", &session());
         let corpus = loader.finish();
         let graph = Graph::build(&corpus);
-        let scope = Scope::Session(0);
+        let scope = Scope::Session(SessionId::new(0));
         assert!(scope_title(&graph, &scope).contains("alice"), "the fixture's title names the user");
 
         let bundle = share_scope(&corpus, &graph, &scope, &ShareOptions::default(), |_| false).unwrap();

@@ -5,19 +5,19 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::dag::{Fork, Graph};
-use crate::model::{Corpus, EntryId, FileId, Format, NONE};
+use crate::dag::{ConversationId, Fork, Graph, SessionId};
+use crate::model::{Corpus, EntryId, FileId, Format};
 
 /// What to share.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scope {
     /// Every loaded file.
     All,
-    /// Every file of one session (index into [`Graph::sessions`]).
-    Session(u32),
+    /// Every file of one session.
+    Session(SessionId),
     /// The main thread of a session along one path through its forks: `choices` maps a fork
     /// node to the alternative taken; forks not named take their active alternative.
-    Branch { session: u32, choices: Vec<(EntryId, u32)> },
+    Branch { session: SessionId, choices: Vec<(EntryId, u32)> },
     /// A message and everything below it.
     Subtree(EntryId),
     /// The messages from `from` to `to` (inclusive) along the branch `choices` picks.
@@ -27,7 +27,7 @@ pub enum Scope {
 impl Scope {
     /// A short description for the review screen and the share header.
     pub fn describe(&self, graph: &Graph) -> String {
-        let session_title = |s: u32| graph.sessions.get(s as usize).map_or(String::new(), |s| s.title.clone());
+        let session_title = |s: SessionId| graph.session(s).map_or(String::new(), |s| s.title.clone());
         match self {
             Scope::All => format!("all {} loaded sessions", graph.sessions.len()),
             Scope::Session(s) => format!("session “{}”", session_title(*s)),
@@ -90,24 +90,24 @@ pub fn resolve(corpus: &Corpus, graph: &Graph, scope: &Scope, without_agents: bo
     match scope {
         Scope::All => whole_files(corpus, graph, (0..corpus.files.len() as FileId).collect(), without_agents),
         Scope::Session(session) => {
-            let files = graph.sessions.get(*session as usize).map(|s| s.files.clone()).unwrap_or_default();
+            let files = graph.sessions.get(session.index()).map(|s| s.files.clone()).unwrap_or_default();
             whole_files(corpus, graph, files, without_agents)
         }
         Scope::Branch { session, choices } => {
-            let Some(main) = graph.sessions.get(*session as usize).map(|s| s.main).filter(|&m| m != NONE) else {
+            let Some(main) = graph.sessions.get(session.index()).map(|s| s.main).filter(|&m| m.is_some()) else {
                 return ScopeLines::default();
             };
             let thread = graph.thread_with(main, &chooser(choices));
             selected_entries(corpus, graph, thread, without_agents)
         }
         Scope::Subtree(root) => {
-            if *root as usize >= corpus.entries.len() {
+            if root.index() >= corpus.entries.len() {
                 return ScopeLines::default();
             }
             selected_entries(corpus, graph, graph.subtree(*root), without_agents)
         }
         Scope::Range { from, to, choices } => {
-            let Some(node) = graph.nodes.get(*from as usize) else { return ScopeLines::default() };
+            let Some(node) = graph.nodes.get(from.index()) else { return ScopeLines::default() };
             let thread = graph.thread_with(node.conversation, &chooser(choices));
             let (a, b) = (*from.min(to), *from.max(to));
             let Some(start) = thread.iter().position(|&e| e == a) else { return ScopeLines::default() };
@@ -195,10 +195,10 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
     let mut selected: FxHashSet<EntryId> = entries.iter().copied().collect();
     let mut out = ScopeLines::default();
     // The agents these messages spawned, and the agents those spawned, whole.
-    let mut by_conversation: FxHashMap<u32, Vec<EntryId>> = FxHashMap::default();
+    let mut by_conversation: FxHashMap<ConversationId, Vec<EntryId>> = FxHashMap::default();
     for (entry, node) in graph.nodes.iter().enumerate() {
-        if graph.conversations.get(node.conversation as usize).is_some_and(|c| c.is_agent()) {
-            by_conversation.entry(node.conversation).or_default().push(entry as EntryId);
+        if graph.conversations.get(node.conversation.index()).is_some_and(|c| c.is_agent()) {
+            by_conversation.entry(node.conversation).or_default().push(EntryId::new(entry));
         }
     }
     let mut included = vec![false; graph.conversations.len()];
@@ -208,8 +208,8 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
             if included[index] || !conv.is_agent() {
                 continue;
             }
-            let spawned_here = (conv.spawn_entry != NONE && selected.contains(&conv.spawn_entry))
-                || (conv.cross_parent != NONE && selected.contains(&conv.cross_parent));
+            let spawned_here = (conv.spawn_entry.is_some() && selected.contains(&conv.spawn_entry))
+                || (conv.cross_parent.is_some() && selected.contains(&conv.cross_parent));
             if !spawned_here {
                 continue;
             }
@@ -219,21 +219,21 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
                 out.agents_left_out += 1;
                 continue;
             }
-            selected.extend(by_conversation.get(&(index as u32)).into_iter().flatten().copied());
+            selected.extend(by_conversation.get(&ConversationId::new(index)).into_iter().flatten().copied());
         }
         if !grew {
             break;
         }
     }
     if without_agents {
-        selected.retain(|&e| !corpus.entries[e as usize].is_sidechain());
+        selected.retain(|&e| !corpus.entries[e.index()].is_sidechain());
     }
 
     let mut per_file: FxHashMap<FileId, Vec<ScopeLine>> = FxHashMap::default();
     let uuids_in_scope: FxHashSet<&str> =
-        selected.iter().map(|&e| corpus.entry_uuid(&corpus.entries[e as usize])).collect();
+        selected.iter().map(|&e| corpus.entry_uuid(&corpus.entries[e.index()])).collect();
     for &id in &selected {
-        let entry = &corpus.entries[id as usize];
+        let entry = &corpus.entries[id.index()];
         if entry.line_span.is_arena() {
             continue;
         }

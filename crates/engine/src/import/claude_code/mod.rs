@@ -109,12 +109,12 @@ pub(crate) fn import_line_with(
     let hash = sink.hash_bytes(uuid.as_bytes());
     let existing = sink.uuid_index.find(hash, |&(h, e)| {
         h == hash && {
-            let entry = &sink.corpus.entries[e as usize];
+            let entry = &sink.corpus.entries[e.index()];
             entry.uuid.bytes(&bytes[entry.file as usize], &sink.corpus.arena) == uuid.as_bytes()
         }
     });
     if let Some(&(_, first)) = existing {
-        let first = &sink.corpus.entries[first as usize];
+        let first = &sink.corpus.entries[first.index()];
         let where_ = if first.file == file {
             format!("line {}", first.line)
         } else {
@@ -126,7 +126,7 @@ pub(crate) fn import_line_with(
     }
 
     let kind = kind.unwrap_or(EntryKind::Other);
-    let entry_index = sink.corpus.entries.len() as EntryId;
+    let entry_index = EntryId::new(sink.corpus.entries.len());
     let arena = &mut sink.corpus.arena;
     let mut flags = EntryFlags::default();
     flags.set(EntryFlags::SIDECHAIN, head.is_sidechain.is_true() || head.is_sidechain_snake.is_true());
@@ -183,7 +183,7 @@ pub(crate) fn import_line_with(
         linked_agent_id: Sym::NONE,
         timestamp_ms: line.timestamp,
         model: Sym::NONE,
-        response: NONE,
+        response: ResponseId::NONE,
         blocks_start: sink.corpus.blocks.len() as u32,
         blocks_len: 0,
         content: Span::EMPTY,
@@ -191,7 +191,7 @@ pub(crate) fn import_line_with(
         tool_use_id: at.str_span(arena, tool_use_id),
         parent_tool_use_id: at.str_span(arena, parent_tool_use_id),
         source_tool_assistant: at.str_span(arena, &head.source_tool_assistant),
-        envelope: 0,
+        envelope: EnvelopeId::new(0),
     };
     let symbols = &mut sink.corpus.symbols;
     let mut intern = |s: &LStr| symbols.intern(s.as_deref().unwrap_or(""));

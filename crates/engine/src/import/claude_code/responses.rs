@@ -31,11 +31,11 @@ pub(super) fn record_response(
     entry: &Entry,
     entry_index: EntryId,
     report: &ResponseReport,
-) -> u32 {
+) -> ResponseId {
     let ResponseReport { message_id, request_id, usage, cost } = *report;
     let usage = usage.map(UsageHead::to_usage);
     let Some(message_id) = message_id else {
-        let index = sink.corpus.responses.len() as u32;
+        let index = ResponseId::new(sink.corpus.responses.len());
         sink.corpus.responses.push(Response {
             file: entry.file,
             message_id: Span::EMPTY,
@@ -55,14 +55,14 @@ pub(super) fn record_response(
     let responses = &sink.corpus.responses;
     let found = sink.response_index.find(hash, |&(h, r)| {
         h == hash && {
-            let response = &responses[r as usize];
+            let response = &responses[r.index()];
             let file_bytes = &bytes[response.file as usize];
             response.message_id.bytes(file_bytes, arena) == message_id.as_bytes()
                 && response.request_id.bytes(file_bytes, arena) == request_id.as_bytes()
         }
     });
     if let Some(&(_, index)) = found {
-        let response = &mut sink.corpus.responses[index as usize];
+        let response = &mut sink.corpus.responses[index.index()];
         response.lines += 1;
         if response.model.is_none() {
             response.model = entry.model;
@@ -80,7 +80,7 @@ pub(super) fn record_response(
         }
         return index;
     }
-    let index = sink.corpus.responses.len() as u32;
+    let index = ResponseId::new(sink.corpus.responses.len());
     let message_span = at.str_span(&mut sink.corpus.arena, &LStr(Some(Cow::Borrowed(message_id))));
     let request_span = at.str_span(&mut sink.corpus.arena, &LStr(Some(Cow::Borrowed(request_id))));
     sink.corpus.responses.push(Response {

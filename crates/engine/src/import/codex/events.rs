@@ -101,14 +101,19 @@ pub(crate) struct State {
 
 impl State {
     pub(crate) fn new(sink: &Sink, file: FileId) -> State {
-        State { chain: Chain::new(sink, file), items: FxHashMap::default(), turn_assistant: NONE, turn_first: NONE }
+        State {
+            chain: Chain::new(sink, file),
+            items: FxHashMap::default(),
+            turn_assistant: EntryId::NONE,
+            turn_first: EntryId::NONE,
+        }
     }
 
     fn pushed(&mut self, entry: EntryId, kind: EntryKind) {
-        if self.turn_first == NONE {
+        if self.turn_first.is_none() {
             self.turn_first = entry;
         }
-        if kind == EntryKind::Assistant && self.turn_assistant == NONE {
+        if kind == EntryKind::Assistant && self.turn_assistant.is_none() {
             self.turn_assistant = entry;
         }
     }
@@ -145,21 +150,21 @@ pub(crate) fn import_line(
             LineOutcome::Metadata
         }
         "turn.started" => {
-            state.turn_assistant = NONE;
-            state.turn_first = NONE;
+            state.turn_assistant = EntryId::NONE;
+            state.turn_first = EntryId::NONE;
             line.push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
         "turn.completed" => {
             if head.usage.present() {
                 let anchor =
-                    [state.turn_assistant, state.turn_first, state.chain.last_entry].into_iter().find(|&e| e != NONE);
+                    [state.turn_assistant, state.turn_first, state.chain.last_entry].into_iter().find(|&e| e.is_some());
                 if let Some(anchor) = anchor {
                     bill(sink, anchor, state.chain.model, head.usage.to_usage());
                 }
             }
-            state.turn_assistant = NONE;
-            state.turn_first = NONE;
+            state.turn_assistant = EntryId::NONE;
+            state.turn_first = EntryId::NONE;
             line.push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
@@ -302,7 +307,7 @@ fn item_event(
                 return LineOutcome::Entry;
             }
             // The final state: the result.
-            let call_id = sink.corpus.entries[call as usize].uuid;
+            let call_id = sink.corpus.entries[call.index()].uuid;
             let mut entry = new(sink, EntryKind::User);
             entry.tool_use_result = raw_item;
             let (body, failed) = match kind {
@@ -391,7 +396,7 @@ fn item_event(
 
 /// Points block `index` of an entry at the item's latest state.
 fn update_block(sink: &mut Sink, entry: EntryId, index: u32, body: Span) {
-    let Some(e) = sink.corpus.entries.get(entry as usize) else { return };
+    let Some(e) = sink.corpus.entries.get(entry.index()) else { return };
     if index >= e.blocks_len {
         return;
     }

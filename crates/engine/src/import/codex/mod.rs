@@ -18,9 +18,9 @@ use crate::span::Sym;
 
 /// Adds usage to the response anchored at `anchor` (made if it has none).
 fn bill(sink: &mut Sink, anchor: EntryId, model: Sym, usage: Usage) {
-    let Some(entry) = sink.corpus.entries.get(anchor as usize) else { return };
-    if entry.response != NONE
-        && let Some(response) = sink.corpus.responses.get_mut(entry.response as usize)
+    let Some(entry) = sink.corpus.entries.get(anchor.index()) else { return };
+    if entry.response.is_some()
+        && let Some(response) = sink.corpus.responses.get_mut(entry.response.index())
     {
         response.usage.add(&usage);
         response.has_usage = true;

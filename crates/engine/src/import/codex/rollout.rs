@@ -243,8 +243,8 @@ impl State {
     pub(crate) fn new(sink: &Sink, file: FileId) -> State {
         State {
             chain: Chain::new(sink, file),
-            unbilled: NONE,
-            last_assistant: NONE,
+            unbilled: EntryId::NONE,
+            last_assistant: EntryId::NONE,
             pending_usage: None,
             total: None,
             pending_calls: Vec::new(),
@@ -257,7 +257,7 @@ impl State {
 
     fn note_assistant(&mut self, sink: &mut Sink, entry: EntryId) {
         self.last_assistant = entry;
-        if self.unbilled == NONE {
+        if self.unbilled.is_none() {
             self.unbilled = entry;
         }
         if let Some(usage) = self.pending_usage.take() {
@@ -637,12 +637,12 @@ fn event(
             }
             if let Some(delta) = delta.filter(|d| !d.is_zero()) {
                 let anchor =
-                    [state.unbilled, state.last_assistant, state.chain.last_entry].into_iter().find(|&e| e != NONE);
+                    [state.unbilled, state.last_assistant, state.chain.last_entry].into_iter().find(|&e| e.is_some());
                 match anchor {
                     Some(anchor) => bill(sink, anchor, state.chain.model, delta),
                     None => state.pending_usage.get_or_insert_with(Usage::default).add(&delta),
                 }
-                state.unbilled = NONE;
+                state.unbilled = EntryId::NONE;
             }
             meta(sink, state)
         }
@@ -708,7 +708,7 @@ fn event(
                         if let Some(b) = sink.corpus.blocks.get_mut(block as usize) {
                             b.flags |= Block::IS_ERROR;
                         }
-                        if let Some(e) = sink.corpus.entries.get_mut(entry as usize) {
+                        if let Some(e) = sink.corpus.entries.get_mut(entry.index()) {
                             e.flags.set(EntryFlags::TOOL_ERROR, true);
                         }
                     }
@@ -726,7 +726,7 @@ fn event(
 
 pub(crate) fn finish(sink: &mut Sink, state: &mut State) -> u32 {
     if let Some(usage) = state.pending_usage.take()
-        && state.chain.last_entry != NONE
+        && state.chain.last_entry.is_some()
     {
         bill(sink, state.chain.last_entry, state.chain.model, usage);
     }
