@@ -281,7 +281,9 @@ fn SessionHeader() -> impl IntoView {
     move || {
         let model = viewer.model()?;
         let session = viewer.session.get();
-        let s = model.graph.sessions.get(session.index())?;
+        let Some(s) = model.graph.sessions.get(session.index()) else {
+            return Some(no_conversation(&model).into_any());
+        };
         let title = if s.title.is_empty() { s.id.clone() } else { s.title.clone() };
         let u = s.usage_with_agents;
         let tokens = crate::render::units::human_count(
@@ -325,6 +327,35 @@ fn SessionHeader() -> impl IntoView {
                 <crate::views::filters::GraphFilters />
                 <p class="keys muted">"Keys: j/k move · Enter/Space or ←/→ collapse and expand · [ ] switch branch · g/G start/end · r raw lines · / search · ? all keys"</p>
             </div>
-        })
+        }.into_any())
+    }
+}
+
+/// What the files hold when no line of them is part of a conversation (a summary-only file, a
+/// session whose messages were all cut): their metadata lines and the texts they carry.
+fn no_conversation(model: &crate::model::Model) -> impl IntoView + use<> {
+    let corpus = &model.corpus;
+    let texts: Vec<String> = corpus
+        .metas
+        .iter()
+        .filter(|m| !m.text.is_empty())
+        .map(|m| format!("{}: {}", corpus.sym(m.type_name), corpus.span_text(m.file, m.text)))
+        .take(20)
+        .collect();
+    view! {
+        <div class="session-header" role="status">
+            <h1 class="session-title">"No conversation in these files"</h1>
+            <p class="session-facts">
+                {format!(
+                    "{} metadata line(s) and no message: nothing to show as a conversation. The load summary above says what each file was read as.",
+                    corpus.metas.len()
+                )}
+            </p>
+            {(!texts.is_empty()).then(|| view! {
+                <ul class="no-conversation">
+                    {texts.into_iter().map(|text| view! { <li>{text}</li> }).collect::<Vec<_>>()}
+                </ul>
+            })}
+        </div>
     }
 }

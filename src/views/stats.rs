@@ -68,15 +68,15 @@ pub fn Statistics() -> impl IntoView {
         let graph = &model.graph;
         let mut total = Usage::default();
         let mut cost = 0.0;
-        for &s in &sessions {
-            let s = &graph.sessions[s.index()];
+        // A session id that names none (a load with no session at all) counts nothing.
+        for s in sessions.iter().filter_map(|&s| graph.session(s)) {
             total.add(&s.usage_with_agents);
             cost += s.cost_with_agents_usd;
         }
         let session_rows: Vec<AnyView> = sessions
             .iter()
-            .map(|&s| {
-                let session = &graph.sessions[s.index()];
+            .filter_map(|&s| graph.session(s))
+            .map(|session| {
                 let title = if session.title.is_empty() { session.id.clone() } else { session.title.clone() };
                 view! {
                     <tr>
@@ -90,8 +90,8 @@ pub fn Statistics() -> impl IntoView {
             .collect();
         let agent_rows: Vec<AnyView> = sessions
             .iter()
-            .flat_map(|&s| {
-                let session = &graph.sessions[s.index()];
+            .filter_map(|&s| graph.session(s))
+            .flat_map(|session| {
                 std::iter::once(session.main).filter(|&c| c.is_some()).chain(session.agents.iter().copied())
             })
             .map(|c| {

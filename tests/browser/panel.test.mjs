@@ -3,7 +3,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFolder, realFixture, allTreeItems, tree, inView, engineSummary } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFiles, dropFolder, realFixture, allTreeItems, tree, inView, engineSummary } from "./harness.mjs";
 
 const EXAMPLE = join(ROOT, "assets/example");
 const EXAMPLE_SESSION = "e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17";
@@ -240,5 +240,24 @@ test("graph filters: errors only shows the failing call, even inside the folded 
   assert.equal(calls.length, 1);
   assert.match(calls[0].text, /cargo test division_rounds_toward_zero/);
   assert.match(calls[0].text, /error/);
+  await app.context.close();
+});
+
+test("a file with no session (only a summary line) says so, and its statistics are empty, not a crash", async () => {
+  const app = await openApp(browser, server);
+  const line = JSON.stringify({ type: "summary", summary: "Fixing the parser", leafUuid: "0b9c2d1e-0000-4000-8000-000000000001" });
+  await dropFiles(app.page, [{ name: "summary-only.jsonl", bytes: Buffer.from(line + "\n") }]);
+  const note = app.page.getByRole("status").filter({ hasText: "No conversation in these files" });
+  await note.waitFor();
+  assert.match(await note.innerText(), /1 metadata line\(s\) and no message/);
+  assert.deepEqual(await note.getByRole("listitem").allInnerTexts(), ["summary: Fixing the parser"]);
+  // The Statistics tab used to index the missing session and stop the app.
+  await app.page.getByRole("tab", { name: "Statistics" }).click();
+  const sessions = app.page.getByRole("table").first();
+  await sessions.waitFor();
+  assert.equal(await sessions.getByRole("row").count(), 1, "only the header row: no session to count");
+  await app.page.getByText("Tokens: 0 input · 0 output · 0 cache write · 0 cache read · cost $0.0000").waitFor();
+  assert.deepEqual(app.errors, []);
+  assert.deepEqual(app.foreignRequests(), []);
   await app.context.close();
 });
