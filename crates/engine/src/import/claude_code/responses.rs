@@ -5,9 +5,10 @@
 use std::borrow::Cow;
 
 use crate::import::Sink;
+use crate::import::common::new_response;
 use crate::json::LStr;
 use crate::model::*;
-use crate::span::{Locator, Span};
+use crate::span::Locator;
 
 use super::heads::UsageHead;
 
@@ -34,20 +35,12 @@ pub(super) fn record_response(
 ) -> ResponseId {
     let ResponseReport { message_id, request_id, usage, cost } = *report;
     let usage = usage.map(UsageHead::to_usage);
+    // The entry is not in the corpus yet: its caller points it at the response.
+    let mut response = new_response(entry.file, entry_index, entry.model, usage);
+    response.logged_cost_usd = cost;
     let Some(message_id) = message_id else {
         let index = ResponseId::new(sink.corpus.responses.len());
-        sink.corpus.responses.push(Response {
-            file: entry.file,
-            message_id: Span::EMPTY,
-            request_id: Span::EMPTY,
-            first_entry: entry_index,
-            lines: 1,
-            model: entry.model,
-            usage: usage.unwrap_or_default(),
-            has_usage: usage.is_some(),
-            logged_cost_usd: cost,
-            duration_ms: None,
-        });
+        sink.corpus.responses.push(response);
         return index;
     };
     let hash = sink.hash_pair(message_id.as_bytes(), request_id.as_bytes());
@@ -83,18 +76,7 @@ pub(super) fn record_response(
     let index = ResponseId::new(sink.corpus.responses.len());
     let message_span = at.str_span(&mut sink.corpus.arena, &LStr(Some(Cow::Borrowed(message_id))));
     let request_span = at.str_span(&mut sink.corpus.arena, &LStr(Some(Cow::Borrowed(request_id))));
-    sink.corpus.responses.push(Response {
-        file: entry.file,
-        message_id: message_span,
-        request_id: request_span,
-        first_entry: entry_index,
-        lines: 1,
-        model: entry.model,
-        usage: usage.unwrap_or_default(),
-        has_usage: usage.is_some(),
-        logged_cost_usd: cost,
-        duration_ms: None,
-    });
+    sink.corpus.responses.push(Response { message_id: message_span, request_id: request_span, ..response });
     sink.response_index.insert_unique(hash, (hash, index), |&(h, _)| h);
     index
 }
