@@ -507,6 +507,69 @@ pub fn format_timestamp_ms(ms: i64) -> String {
     format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z")
 }
 
+/// An array of objects read leniently (an element of another type is its `Default`); any
+/// other value is an empty list.
+pub struct LList<'a, T>(pub Vec<T>, std::marker::PhantomData<&'a ()>);
+
+impl<T> Default for LList<'_, T> {
+    fn default() -> Self {
+        LList(Vec::new(), std::marker::PhantomData)
+    }
+}
+
+struct Lenient<T>(T);
+
+impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Lenient<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        lenient(deserializer).map(Lenient)
+    }
+}
+
+impl<'de: 'a, 'a, T: Deserialize<'de> + Default> Deserialize<'de> for LList<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de> + Default> Visitor<'de> for V<T> {
+            type Value = Vec<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::new();
+                while let Some(Lenient(item)) = seq.next_element::<Lenient<T>>()? {
+                    items.push(item);
+                }
+                Ok(items)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Vec::new())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+        }
+        deserializer.deserialize_any(V(std::marker::PhantomData)).map(|items| LList(items, std::marker::PhantomData))
+    }
+}
+
 /// Deserialises a value or yields `Default` if the JSON has another type, for nested structs
 /// that must not fail their line.
 pub fn lenient<'de, D, T>(deserializer: D) -> Result<T, D::Error>

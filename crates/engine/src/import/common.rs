@@ -128,6 +128,23 @@ impl Chain {
         Ok(id)
     }
 
+    /// Adds `entry` to the end of the thread under the uuid synthesised from its line (and
+    /// `suffix`): the line's outcome, a duplicate if that uuid was read before.
+    pub fn push_line(
+        &mut self,
+        sink: &mut Sink,
+        bytes: &[Vec<u8>],
+        entry: Entry,
+        line_no: u32,
+        suffix: &str,
+    ) -> LineOutcome {
+        let uuid = self.id(line_no, suffix);
+        match self.push(sink, bytes, entry, &uuid) {
+            Ok(_) => LineOutcome::Entry,
+            Err(message) => LineOutcome::Duplicate(message),
+        }
+    }
+
     /// At the end of the file: entries still without a session take the thread's.
     pub fn finish(&mut self, sink: &mut Sink) {
         let session = self.session;

@@ -22,15 +22,12 @@
 //! conversation holds (a retry) is metadata. Without a session id (the sidecar's), the session
 //! is the file.
 
-use std::fmt;
-
 use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::import::common::*;
 use crate::import::{LineOutcome, Sink};
-use crate::json::{LBool, LNum, LStr, lenient};
+use crate::json::{LBool, LList, LNum, LStr, lenient};
 use crate::model::*;
 use crate::span::{Span, Sym};
 
@@ -62,7 +59,7 @@ struct Message<'a> {
     #[serde(borrow)]
     thinking: Option<&'a RawValue>,
     #[serde(borrow)]
-    tool_calls: List<'a, ToolCall<'a>>,
+    tool_calls: LList<'a, ToolCall<'a>>,
     #[serde(borrow)]
     tool_name: LStr<'a>,
     #[serde(borrow)]
@@ -72,68 +69,6 @@ struct Message<'a> {
 impl Message<'_> {
     fn present(&self) -> bool {
         self.role.is_some() || self.content.is_some() || self.thinking.is_some() || !self.tool_calls.0.is_empty()
-    }
-}
-
-/// An array of objects read leniently; any other value is an empty list.
-struct List<'a, T>(Vec<T>, std::marker::PhantomData<&'a ()>);
-
-impl<T> Default for List<'_, T> {
-    fn default() -> Self {
-        List(Vec::new(), std::marker::PhantomData)
-    }
-}
-
-struct Lenient<T>(T);
-
-impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Lenient<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        lenient(deserializer).map(Lenient)
-    }
-}
-
-impl<'de: 'a, 'a, T: Deserialize<'de> + Default> Deserialize<'de> for List<'a, T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de> + Default> Visitor<'de> for V<T> {
-            type Value = Vec<T>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a list")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut items = Vec::new();
-                while let Some(Lenient(item)) = seq.next_element::<Lenient<T>>()? {
-                    items.push(item);
-                }
-                Ok(items)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Vec::new())
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_none<E>(self) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-        }
-        deserializer.deserialize_any(V(std::marker::PhantomData)).map(|items| List(items, std::marker::PhantomData))
     }
 }
 
@@ -159,7 +94,7 @@ struct Head<'a> {
     thinking: Option<&'a RawValue>,
     // Requests.
     #[serde(borrow)]
-    messages: Option<List<'a, Message<'a>>>,
+    messages: Option<LList<'a, Message<'a>>>,
     #[serde(borrow)]
     prompt: Option<&'a RawValue>,
     #[serde(borrow)]
@@ -279,7 +214,7 @@ pub(crate) fn import_line(
             entry.flags.set(EntryFlags::ERROR, true);
             entry.content = at.raw_span(head.error);
             entry.flags.set(EntryFlags::STRING_CONTENT, is_string(head.error));
-            push(sink, bytes, state, entry, line_no, "")
+            state.chain.push_line(sink, bytes, entry, line_no, "")
         }
         "query" => {
             if let Some(model) = head.model.as_deref().filter(|m| !m.is_empty()) {
@@ -294,34 +229,19 @@ pub(crate) fn import_line(
             entry.content = at.raw_span(head.prompt);
             entry.flags.set(EntryFlags::STRING_CONTENT, is_string(head.prompt));
             state.query_prompt = Some(raw_text(head.prompt).into_owned());
-            push(sink, bytes, state, entry, line_no, "")
+            state.chain.push_line(sink, bytes, entry, line_no, "")
         }
         "stop" => {
             let mut entry = line.entry(sink, EntryKind::System);
             entry.subtype = type_sym;
             entry.flags.set(EntryFlags::INTERRUPTED, true);
-            push(sink, bytes, state, entry, line_no, "")
+            state.chain.push_line(sink, bytes, entry, line_no, "")
         }
         "request" => request(sink, bytes, &line, &head, state),
         _ => {
             line.push_meta(sink, state.chain.session);
             LineOutcome::Metadata
         }
-    }
-}
-
-fn push(
-    sink: &mut Sink,
-    bytes: &[Vec<u8>],
-    state: &mut State,
-    entry: Entry,
-    line_no: u32,
-    suffix: &str,
-) -> LineOutcome {
-    let uuid = state.chain.id(line_no, suffix);
-    match state.chain.push(sink, bytes, entry, &uuid) {
-        Ok(_) => LineOutcome::Entry,
-        Err(message) => LineOutcome::Duplicate(message),
     }
 }
 
@@ -346,7 +266,7 @@ fn request(sink: &mut Sink, bytes: &[Vec<u8>], line: &Line, head: &Head, state: 
             }
             entry.content = at.raw_span(body);
             entry.flags.set(EntryFlags::STRING_CONTENT, is_string(body));
-            match push(sink, bytes, state, entry, line.line_no, &format!(".{i}")) {
+            match state.chain.push_line(sink, bytes, entry, line.line_no, &format!(".{i}")) {
                 LineOutcome::Entry => added += 1,
                 other => duplicate = Some(other),
             }
@@ -411,7 +331,7 @@ fn request(sink: &mut Sink, bytes: &[Vec<u8>], line: &Line, head: &Head, state: 
                 entry.flags.set(EntryFlags::STRING_CONTENT, is_string(message.content));
             }
         }
-        match push(sink, bytes, state, entry, line.line_no, &suffix) {
+        match state.chain.push_line(sink, bytes, entry, line.line_no, &suffix) {
             LineOutcome::Entry => added += 1,
             other => duplicate = Some(other),
         }

@@ -18,7 +18,7 @@ use crate::json::{LNum, LStr, lenient};
 use crate::model::*;
 use crate::span::{Span, Sym};
 
-use super::{bill, push_chained};
+use super::bill;
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -212,7 +212,7 @@ fn push_event_entry(
     suffix: &str,
 ) -> LineOutcome {
     let kind = entry.kind;
-    let outcome = push_chained(sink, bytes, &mut state.chain, entry, line_no, suffix);
+    let outcome = state.chain.push_line(sink, bytes, entry, line_no, suffix);
     if matches!(outcome, LineOutcome::Entry) {
         let id = state.chain.last_entry;
         state.pushed(id, kind);

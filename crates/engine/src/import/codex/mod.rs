@@ -11,8 +11,8 @@
 pub mod events;
 pub mod rollout;
 
+use crate::import::Sink;
 use crate::import::common::*;
-use crate::import::{LineOutcome, Sink};
 use crate::model::*;
 use crate::span::Sym;
 
@@ -31,20 +31,4 @@ fn bill(sink: &mut Sink, anchor: EntryId, model: Sym, usage: Usage) {
     }
     let file = entry.file;
     push_response(sink, new_response(file, anchor, model, Some(usage)));
-}
-
-/// Adds `entry` to the thread under the uuid synthesised from its line (and `suffix`).
-fn push_chained(
-    sink: &mut Sink,
-    bytes: &[Vec<u8>],
-    chain: &mut Chain,
-    entry: Entry,
-    line_no: u32,
-    suffix: &str,
-) -> LineOutcome {
-    let uuid = chain.id(line_no, suffix);
-    match chain.push(sink, bytes, entry, &uuid) {
-        Ok(_) => LineOutcome::Entry,
-        Err(message) => LineOutcome::Duplicate(message),
-    }
 }

@@ -22,20 +22,18 @@
 //! so repeated events count nothing twice and the session total is the last total; the last
 //! request's figure is used only when there is no total or it went backwards.
 
-use std::fmt;
-
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
 use crate::import::common::*;
 use crate::import::{LineOutcome, Sink};
-use crate::json::{self, LBool, LNum, LStr, Shape, lenient};
+use crate::json::{self, LBool, LList, LNum, LStr, Shape, lenient};
 use crate::model::*;
 use crate::span::{Locator, Span, Sym};
 
-use super::{bill, push_chained};
+use super::bill;
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -44,63 +42,6 @@ struct TextItem<'a> {
     ty: LStr<'a>,
     #[serde(borrow)]
     text: Option<&'a RawValue>,
-}
-
-struct LenientItem<'a>(TextItem<'a>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for LenientItem<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        lenient(deserializer).map(LenientItem)
-    }
-}
-
-/// An array of `{type, text}` items; any other value is no items.
-#[derive(Default)]
-struct Items<'a>(Vec<TextItem<'a>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Items<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Items<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("content items")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut items = Vec::new();
-                while let Some(LenientItem(item)) = seq.next_element()? {
-                    items.push(item);
-                }
-                Ok(Items(items))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Items::default())
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Items::default())
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Items::default())
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Items::default())
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Items::default())
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Items::default())
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(Items::default())
-            }
-            fn visit_none<E>(self) -> Result<Self::Value, E> {
-                Ok(Items::default())
-            }
-        }
-        deserializer.deserialize_any(V)
-    }
 }
 
 #[derive(Deserialize, Default)]
@@ -144,9 +85,9 @@ struct Payload<'a> {
     #[serde(borrow)]
     role: LStr<'a>,
     #[serde(borrow)]
-    content: Items<'a>,
+    content: LList<'a, TextItem<'a>>,
     #[serde(borrow)]
-    summary: Items<'a>,
+    summary: LList<'a, TextItem<'a>>,
     encrypted_content: Shape,
     #[serde(borrow)]
     name: LStr<'a>,
@@ -363,7 +304,7 @@ pub(crate) fn import_line(
             entry.flags.set(EntryFlags::COMPACT_SUMMARY, true);
             entry.content = at.raw_span(payload.message);
             entry.flags.set(EntryFlags::STRING_CONTENT, is_string(payload.message));
-            push_chained(sink, bytes, &mut state.chain, entry, line_no, "")
+            state.chain.push_line(sink, bytes, entry, line_no, "")
         }
         _ => {
             line(counted).push_meta(sink, state.chain.session);
@@ -515,7 +456,7 @@ fn response_item(sink: &mut Sink, bytes: &[Vec<u8>], line: &Line, payload: &Payl
             if let Some(position) = state.pending_calls.iter().position(|(c, _)| c == call_id) {
                 state.pending_calls.remove(position);
             }
-            let outcome = push_chained(sink, bytes, &mut state.chain, entry, line.line_no, "");
+            let outcome = state.chain.push_line(sink, bytes, entry, line.line_no, "");
             if matches!(outcome, LineOutcome::Entry) && !call_id.is_empty() {
                 state.results.insert(call_id.to_owned(), (state.chain.last_entry, block));
             }
@@ -532,7 +473,7 @@ fn response_item(sink: &mut Sink, bytes: &[Vec<u8>], line: &Line, payload: &Payl
 /// Adds an item's entry to the thread; assistant entries wait for their token count.
 fn push_item(sink: &mut Sink, bytes: &[Vec<u8>], line: &Line, entry: Entry, state: &mut State) -> LineOutcome {
     let assistant = entry.kind == EntryKind::Assistant;
-    let outcome = push_chained(sink, bytes, &mut state.chain, entry, line.line_no, "");
+    let outcome = state.chain.push_line(sink, bytes, entry, line.line_no, "");
     if assistant && matches!(outcome, LineOutcome::Entry) {
         let id = state.chain.last_entry;
         state.note_assistant(sink, id);
@@ -684,14 +625,14 @@ fn event(
                     push_block(sink, &mut entry, BlockKind::ToolResult, Sym::NONE, *id, body);
                 }
             }
-            push_chained(sink, bytes, &mut state.chain, entry, line.line_no, "")
+            state.chain.push_line(sink, bytes, entry, line.line_no, "")
         }
         "error" | "stream_error" => {
             let mut entry = new(sink, EntryKind::System, kind);
             entry.flags.set(if kind == "error" { EntryFlags::ERROR } else { EntryFlags::API_ERROR }, true);
             entry.content = at.raw_span(payload.message);
             entry.flags.set(EntryFlags::STRING_CONTENT, is_string(payload.message));
-            push_chained(sink, bytes, &mut state.chain, entry, line.line_no, "")
+            state.chain.push_line(sink, bytes, entry, line.line_no, "")
         }
         "exec_command_end" | "patch_apply_end" => {
             let failed = if kind == "exec_command_end" {
