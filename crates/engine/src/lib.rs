@@ -12,6 +12,7 @@
 pub mod dag;
 pub mod details;
 pub mod dump;
+pub mod history;
 pub mod import;
 pub mod index;
 pub mod intern;

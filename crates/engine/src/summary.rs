@@ -1,6 +1,6 @@
 //! The summary of everything loaded, as `sessionscope summary --json` prints it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::dag::stats::{ModelStats, ToolStats, model_stats, tool_stats};
 use crate::dag::{ConversationId, ConversationKind, Graph};
@@ -44,7 +44,7 @@ pub struct DiagnosticSummary {
     pub message: String,
 }
 
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Default)]
 pub struct UsageSummary {
     pub input_tokens: u64,
     pub output_tokens: u64,

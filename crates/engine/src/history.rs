@@ -1,0 +1,393 @@
+//! A whole history, indexed: which files make one session (a [`Unit`]), and what a session is in
+//! one row ([`SessionRow`]) once its files are read.
+//!
+//! The index never holds more than one unit: each is read, summarised and let go, so memory
+//! depends on the largest session, not on the history. The app's history home and
+//! `sessionscope index` both build their rows here, and opening a session reads exactly its
+//! unit's files, so the numbers of a row are the numbers of the opened session.
+
+use serde::{Deserialize, Serialize};
+
+use crate::dag::Graph;
+use crate::model::{Corpus, EntryKind, Format, Usage};
+use crate::summary::UsageSummary;
+
+/// The files of one session: a main transcript with its subagent files, a Codex rollout, or any
+/// other file alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unit {
+    /// The path the unit is known by: the main transcript's path without `.jsonl`, or the file's
+    /// path for a file alone.
+    pub key: String,
+    /// The project folder the unit lies in (the folder of its main transcript), `""` at the top.
+    pub folder: String,
+    /// Indices into the paths given to [`group_into_units`], the main transcript first.
+    pub files: Vec<usize>,
+}
+
+/// Where a file belongs, from its path alone.
+enum Place {
+    /// `<folder>/<session>.jsonl`, or a subagent file under `<folder>/<session>/subagents/`.
+    Session { folder: String, session: String, main: bool },
+    /// `<folder>/agent-<id>.jsonl` of older versions, beside the main transcripts: the session
+    /// it belongs to is named inside it.
+    LooseAgent { folder: String },
+    /// Anything else is a unit of its own.
+    Alone,
+}
+
+fn place_of(path: &str) -> Place {
+    let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    let Some((name, parents)) = parts.split_last() else { return Place::Alone };
+    if let Some(at) = parents.iter().rposition(|p| *p == "subagents")
+        && at >= 1
+    {
+        return Place::Session {
+            folder: parents[..at - 1].join("/"),
+            session: parents[at - 1].to_owned(),
+            main: false,
+        };
+    }
+    if crate::import::is_rollout_name(name) {
+        return Place::Alone;
+    }
+    let Some(stem) = name.strip_suffix(".jsonl") else { return Place::Alone };
+    if stem.starts_with("agent-") {
+        return Place::LooseAgent { folder: parents.join("/") };
+    }
+    Place::Session { folder: parents.join("/"), session: stem.to_owned(), main: true }
+}
+
+/// The `sessionId` named in the first bytes of a file, to place an older loose `agent-*.jsonl`
+/// with its session. `None` when the bytes name none.
+pub fn session_id_hint(first_bytes: &[u8]) -> Option<String> {
+    let key = b"\"sessionId\":\"";
+    let at = memchr::memmem::find(first_bytes, key)? + key.len();
+    let rest = &first_bytes[at..];
+    let end = memchr::memchr(b'"', rest)?;
+    let id = std::str::from_utf8(&rest[..end]).ok()?;
+    (!id.is_empty() && id.len() <= 128).then(|| id.to_owned())
+}
+
+/// Whether a path is a loose agent file, whose session only its content names: ask
+/// [`session_id_hint`] for it before grouping.
+pub fn needs_hint(path: &str) -> bool {
+    matches!(place_of(path), Place::LooseAgent { .. })
+}
+
+/// Groups files into units, in the order of their first file's path. `hints[i]` is the session a
+/// loose agent file names ([`session_id_hint`]); a loose agent file without one, or whose session
+/// has no main transcript here, stays with the other loose files of its folder and session.
+pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
+    use std::collections::HashMap;
+    let mut units: Vec<Unit> = Vec::new();
+    let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut order: Vec<usize> = (0..paths.len()).collect();
+    order.sort_by(|&a, &b| paths[a].cmp(paths[b]));
+    let mut add = |units: &mut Vec<Unit>, key: String, folder: String, file: usize, main: bool| {
+        let at = *by_key.entry(key.clone()).or_insert_with(|| {
+            units.push(Unit { key, folder, files: Vec::new() });
+            units.len() - 1
+        });
+        let files = &mut units[at].files;
+        if main { files.insert(0, file) } else { files.push(file) }
+    };
+    for &i in &order {
+        let path = paths[i];
+        match place_of(path) {
+            Place::Session { folder, session, main } => {
+                let key = if folder.is_empty() { session } else { format!("{folder}/{session}") };
+                add(&mut units, key, folder, i, main);
+            }
+            Place::LooseAgent { folder } => {
+                let session = hints.get(i).cloned().flatten();
+                let key = match session {
+                    Some(session) if folder.is_empty() => session,
+                    Some(session) => format!("{folder}/{session}"),
+                    None => path.to_owned(),
+                };
+                add(&mut units, key, folder, i, false);
+            }
+            Place::Alone => {
+                let folder = path.rsplit_once(['/', '\\']).map(|(f, _)| f.to_owned()).unwrap_or_default();
+                add(&mut units, path.to_owned(), folder, i, true);
+            }
+        }
+    }
+    units
+}
+
+/// One session of a history, in one row: what the history home lists and `sessionscope index`
+/// prints. Every number includes the session's subagents.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionRow {
+    pub session_id: String,
+    /// The agent that wrote it, e.g. "Claude Code".
+    pub agent: String,
+    /// The working directory of its first message that names one, else its folder.
+    pub project: String,
+    pub title: String,
+    pub first_prompt: String,
+    /// Milliseconds since the epoch, `None` without timestamps.
+    pub start_ms: Option<i64>,
+    pub end_ms: Option<i64>,
+    /// User and assistant messages.
+    pub messages: u32,
+    pub tool_calls: u32,
+    /// Models that answered, in order of first answer.
+    pub models: Vec<String>,
+    pub usage: UsageSummary,
+    pub cost_usd: f64,
+    /// Subagent and compaction-agent conversations.
+    pub agents: u32,
+    pub compactions: u32,
+    /// Places where the conversation was rewound and went another way.
+    pub branches: u32,
+    /// Diagnostics of the session's files (lines that could not be read as they are).
+    pub diagnostics: u32,
+    /// The files that hold it, main transcript first, and their bytes.
+    pub files: Vec<String>,
+    pub bytes: u64,
+}
+
+impl SessionRow {
+    pub fn duration_ms(&self) -> i64 {
+        match (self.start_ms, self.end_ms) {
+            (Some(start), Some(end)) => end.saturating_sub(start),
+            _ => 0,
+        }
+    }
+
+    pub fn tokens(&self) -> u64 {
+        let u = &self.usage;
+        u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens
+    }
+}
+
+/// A file of the history that holds no session, and why: it could not be read, is not a log,
+/// or holds only metadata.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FileProblem {
+    pub path: String,
+    pub reason: String,
+}
+
+/// The agent a file format belongs to, as users name it.
+pub fn agent_name(format: Format) -> &'static str {
+    match format {
+        Format::ClaudeCode | Format::AgentMeta => "Claude Code",
+        Format::AgentSdk => "Claude Agent SDK",
+        Format::CodexRollout | Format::CodexEvents => "Codex",
+        Format::Ollama => "Ollama",
+        Format::Pending | Format::Rejected => "",
+    }
+}
+
+/// One row per session of a loaded corpus, in the graph's session order. `folder` names the
+/// project when no message names its working directory.
+pub fn session_rows(corpus: &Corpus, graph: &Graph, folder: &str) -> Vec<SessionRow> {
+    let sessions = graph.sessions.len();
+    let mut messages = vec![0u32; sessions];
+    let mut project: Vec<Option<&str>> = vec![None; sessions];
+    for (e, entry) in corpus.entries.iter().enumerate() {
+        let Some(node) = graph.nodes.get(e) else { continue };
+        let Some(conversation) = graph.conversations.get(node.conversation.index()) else { continue };
+        let s = conversation.session.index();
+        if s >= sessions {
+            continue;
+        }
+        if matches!(entry.kind, EntryKind::User | EntryKind::Assistant) {
+            messages[s] += 1;
+        }
+        if project[s].is_none() {
+            let cwd = corpus.sym(corpus.envelope(entry).cwd);
+            if !cwd.is_empty() {
+                project[s] = Some(cwd);
+            }
+        }
+    }
+    let mut models: Vec<Vec<&str>> = vec![Vec::new(); sessions];
+    for response in &corpus.responses {
+        let Some(node) = graph.nodes.get(response.first_entry.index()) else { continue };
+        let Some(conversation) = graph.conversations.get(node.conversation.index()) else { continue };
+        let s = conversation.session.index();
+        let model = corpus.sym(response.model);
+        if s < sessions && !model.is_empty() && !models[s].contains(&model) {
+            models[s].push(model);
+        }
+    }
+    let mut diagnostics_per_file = vec![0u32; corpus.files.len()];
+    for diagnostic in &corpus.diagnostics {
+        if let Some(count) = diagnostics_per_file.get_mut(diagnostic.file as usize) {
+            *count += 1;
+        }
+    }
+    graph
+        .sessions
+        .iter()
+        .enumerate()
+        .map(|(s, session)| {
+            let files: Vec<&crate::model::FileInfo> =
+                session.files.iter().filter_map(|&f| corpus.files.get(f as usize)).collect();
+            let format = files.iter().map(|f| f.format).find(|f| !agent_name(*f).is_empty()).unwrap_or(Format::Pending);
+            let first_prompt = corpus
+                .entries
+                .get(session.first_prompt.index())
+                .and_then(|entry| corpus.first_text(entry))
+                .map(|text| crate::dag::prompt_title(&text))
+                .unwrap_or_default();
+            let has_time = session.first_timestamp_ms != i64::MAX && session.last_timestamp_ms != i64::MIN;
+            SessionRow {
+                session_id: session.id.clone(),
+                agent: agent_name(format).to_owned(),
+                project: project[s].map_or_else(|| folder.to_owned(), str::to_owned),
+                title: if session.title.is_empty() { first_prompt.clone() } else { session.title.clone() },
+                first_prompt,
+                start_ms: has_time.then_some(session.first_timestamp_ms),
+                end_ms: has_time.then_some(session.last_timestamp_ms),
+                messages: messages[s],
+                tool_calls: session.tool_uses,
+                models: models[s].iter().map(|m| (*m).to_owned()).collect(),
+                usage: usage_summary(session.usage_with_agents),
+                cost_usd: (session.cost_with_agents_usd * 1e6).round() / 1e6,
+                agents: session.agents.len() as u32,
+                compactions: session.compactions,
+                branches: session.real_forks,
+                diagnostics: session
+                    .files
+                    .iter()
+                    .map(|&f| diagnostics_per_file.get(f as usize).copied().unwrap_or(0))
+                    .sum(),
+                files: files.iter().map(|f| f.path.clone()).collect(),
+                bytes: files.iter().map(|f| f.size).sum(),
+            }
+        })
+        .collect()
+}
+
+fn usage_summary(usage: Usage) -> UsageSummary {
+    usage.into()
+}
+
+/// What reading one unit gives the index: its sessions and the files that hold none.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct UnitIndex {
+    pub rows: Vec<SessionRow>,
+    pub problems: Vec<FileProblem>,
+}
+
+/// The index of a unit once read: `folder` is the unit's folder ([`Unit::folder`]); its last
+/// component names the project of sessions whose messages name no working directory.
+pub fn index_unit(corpus: &Corpus, graph: &Graph, folder: &str) -> UnitIndex {
+    let project = folder.rsplit(['/', '\\']).next().unwrap_or(folder);
+    UnitIndex { rows: session_rows(corpus, graph, project), problems: file_problems(corpus, graph) }
+}
+
+/// The files of a corpus that hold no session, with the reason: the file diagnostic of a
+/// rejected file, or "holds no conversation" for a log with only metadata.
+pub fn file_problems(corpus: &Corpus, graph: &Graph) -> Vec<FileProblem> {
+    let mut in_session = vec![false; corpus.files.len()];
+    for session in &graph.sessions {
+        for &f in &session.files {
+            if let Some(slot) = in_session.get_mut(f as usize) {
+                *slot = true;
+            }
+        }
+    }
+    corpus
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(f, file)| !in_session[*f] && file.format != Format::AgentMeta)
+        .map(|(f, file)| {
+            let diagnostic = corpus.diagnostics.iter().find(|d| d.file as usize == f && d.line == 0);
+            let reason = match (file.format, diagnostic) {
+                (_, Some(d)) => d.message.clone(),
+                (Format::Rejected, None) => "not a session log".to_owned(),
+                _ if file.counts.lines == 0 => "the file is empty".to_owned(),
+                _ => "holds no conversation (only metadata)".to_owned(),
+            };
+            FileProblem { path: file.path.clone(), reason }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn units(paths: &[&str], hints: &[Option<&str>]) -> Vec<(String, Vec<&'static str>)> {
+        let hints: Vec<Option<String>> = hints.iter().map(|h| h.map(str::to_owned)).collect();
+        let owned: Vec<&str> = paths.to_vec();
+        group_into_units(&owned, &hints)
+            .into_iter()
+            .map(|u| (u.key, u.files.iter().map(|&i| leak(paths[i])).collect()))
+            .collect()
+    }
+
+    fn leak(s: &str) -> &'static str {
+        Box::leak(s.to_owned().into_boxed_str())
+    }
+
+    #[test]
+    fn a_session_is_its_main_file_with_its_subagent_files() {
+        let got = units(
+            &[
+                "p/-home-a/s1/subagents/agent-x.jsonl",
+                "p/-home-a/s1.jsonl",
+                "p/-home-a/s1/subagents/agent-x.meta.json",
+                "p/-home-a/s2.jsonl",
+                "p/-home-b/s3.jsonl",
+            ],
+            &[],
+        );
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "p/-home-a/s1".to_owned(),
+                    vec![
+                        "p/-home-a/s1.jsonl",
+                        "p/-home-a/s1/subagents/agent-x.jsonl",
+                        "p/-home-a/s1/subagents/agent-x.meta.json"
+                    ]
+                ),
+                ("p/-home-a/s2".to_owned(), vec!["p/-home-a/s2.jsonl"]),
+                ("p/-home-b/s3".to_owned(), vec!["p/-home-b/s3.jsonl"]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_loose_agent_file_joins_the_session_it_names() {
+        let got = units(
+            &["proj/agent-1.jsonl", "proj/abc.jsonl", "proj/agent-2.jsonl", "proj/def.jsonl"],
+            &[Some("abc"), None, None, None],
+        );
+        assert_eq!(
+            got,
+            vec![
+                ("proj/abc".to_owned(), vec!["proj/abc.jsonl", "proj/agent-1.jsonl"]),
+                ("proj/agent-2.jsonl".to_owned(), vec!["proj/agent-2.jsonl"]),
+                ("proj/def".to_owned(), vec!["proj/def.jsonl"]),
+            ]
+        );
+    }
+
+    #[test]
+    fn rollouts_and_other_files_are_alone() {
+        let rollout = "sessions/2026/01/02/rollout-2026-01-02T10-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl";
+        let got = units(&[rollout, "notes/history.json"], &[]);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].1, vec!["notes/history.json"]);
+        assert_eq!(got[1].1, vec![rollout]);
+    }
+
+    #[test]
+    fn the_session_id_hint_reads_the_first_line() {
+        let line = br#"{"parentUuid":null,"isSidechain":true,"sessionId":"4f1c-9","agentId":"a1"}"#;
+        assert_eq!(session_id_hint(line), Some("4f1c-9".to_owned()));
+        assert_eq!(session_id_hint(b"{\"type\":\"summary\"}"), None);
+        assert_eq!(session_id_hint(b"{\"sessionId\":\"cut"), None);
+    }
+}
