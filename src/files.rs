@@ -164,6 +164,24 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// `done` of `total` bytes read, `path` the file being read, in a load that started at
+    /// `started_ms`.
+    pub fn reading(done: f64, total: f64, path: String, started_ms: f64) -> Progress {
+        Progress { done_bytes: done, total_bytes: total, path, started_ms, now_ms: now_ms(), building: false }
+    }
+
+    /// Every file is read; the graph is being built.
+    pub fn building(started_ms: f64) -> Progress {
+        Progress {
+            done_bytes: 1.0,
+            total_bytes: 1.0,
+            path: String::new(),
+            started_ms,
+            now_ms: now_ms(),
+            building: true,
+        }
+    }
+
     pub fn percent(&self) -> f64 {
         if self.total_bytes <= 0.0 { 100.0 } else { (self.done_bytes / self.total_bytes * 100.0).min(100.0) }
     }
@@ -384,14 +402,9 @@ pub fn start_load(
                         finish(Err("the files could not be handed to the worker".to_owned()));
                     }
                 }
-                FromWorker::Progress { done, total, path } => on_progress(Progress {
-                    done_bytes: done,
-                    total_bytes: total,
-                    path,
-                    started_ms: started,
-                    now_ms: now_ms(),
-                    building: false,
-                }),
+                FromWorker::Progress { done, total, path } => {
+                    on_progress(Progress::reading(done, total, path, started))
+                }
                 FromWorker::Preview { timings } if !cancelled.get() => {
                     let Some(on_preview) = &on_preview else { return };
                     let Some((model, files)) = reply.buffers.split_first() else { return };
@@ -403,14 +416,7 @@ pub fn start_load(
                         on_preview(Preview { model: Model::new(corpus, graph), shown_bytes, total_bytes });
                     }
                 }
-                FromWorker::Building => on_progress(Progress {
-                    done_bytes: 1.0,
-                    total_bytes: 1.0,
-                    path: String::new(),
-                    started_ms: started,
-                    now_ms: now_ms(),
-                    building: true,
-                }),
+                FromWorker::Building => on_progress(Progress::building(started)),
                 FromWorker::Done { timings } => {
                     log_timings("worker done", started, &timings);
                     let Some(model) = reply.buffers.first() else {
@@ -507,14 +513,7 @@ pub async fn load_bytes_on_page(
         for chunk in bytes.chunks(SLICE) {
             loader.push(id, chunk);
             done += chunk.len();
-            on_progress(Progress {
-                done_bytes: done as f64,
-                total_bytes: total as f64,
-                path: path.clone(),
-                started_ms: started,
-                now_ms: now_ms(),
-                building: false,
-            });
+            on_progress(Progress::reading(done as f64, total as f64, path.clone(), started));
             gloo::timers::future::TimeoutFuture::new(0).await;
             if cancelled.get() {
                 return Err("cancelled".into());
@@ -522,14 +521,7 @@ pub async fn load_bytes_on_page(
         }
         loader.finish_file(id);
     }
-    on_progress(Progress {
-        done_bytes: 1.0,
-        total_bytes: 1.0,
-        path: String::new(),
-        started_ms: started,
-        now_ms: now_ms(),
-        building: true,
-    });
+    on_progress(Progress::building(started));
     gloo::timers::future::TimeoutFuture::new(0).await;
     let corpus = loader.finish();
     let graph = Graph::build(&corpus);

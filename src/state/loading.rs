@@ -145,14 +145,8 @@ impl LoadState {
         self.chrome.notice.set(None);
         let state = *self;
         let total: f64 = all.iter().map(PickedFile::size).sum();
-        self.status.set(LoadStatus::Loading(Progress {
-            done_bytes: 0.0,
-            total_bytes: total,
-            path: all.first().map(|f| f.path.clone()).unwrap_or_default(),
-            started_ms: files::now_ms(),
-            now_ms: files::now_ms(),
-            building: false,
-        }));
+        let first = all.first().map(|f| f.path.clone()).unwrap_or_default();
+        self.status.set(LoadStatus::Loading(Progress::reading(0.0, total, first, files::now_ms())));
         let files_for_model = all.clone();
         // Files added to what is shown would only show less for a moment: no preview then.
         let on_preview = (!add).then(|| Box::new(move |preview| state.show_preview(preview)) as Box<dyn Fn(_)>);
@@ -221,14 +215,7 @@ impl LoadState {
         let Bundle { header, files } = bundle;
         let state = *self;
         let total = files.iter().map(|(_, b)| b.len()).sum::<usize>() as f64;
-        self.status.set(LoadStatus::Loading(Progress {
-            done_bytes: 0.0,
-            total_bytes: total,
-            path: "shared view".into(),
-            started_ms: files::now_ms(),
-            now_ms: files::now_ms(),
-            building: false,
-        }));
+        self.status.set(LoadStatus::Loading(Progress::reading(0.0, total, "shared view".into(), files::now_ms())));
         leptos::task::spawn_local(async move {
             let never = std::cell::Cell::new(false);
             let on_progress = move |p: Progress| state.status.set(LoadStatus::Loading(p));
