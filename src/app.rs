@@ -8,7 +8,9 @@ use crate::files;
 use crate::outline::RowKey;
 use crate::search::SearchState;
 use crate::sharing::{SharingState, use_sharing};
-use crate::state::{ChromeState, LoadState, LoadStatus, MainTab, ViewerState, use_chrome, use_loading, use_viewer};
+use crate::state::{
+    ChromeState, HistoryState, LoadState, LoadStatus, MainTab, ViewerState, use_chrome, use_loading, use_viewer,
+};
 use crate::theme::Theme;
 use crate::views::panel::SidePanel;
 use crate::views::progress::{AddOrReplace, LoadProgress};
@@ -31,6 +33,8 @@ pub fn App() -> impl IntoView {
     provide_context(viewer);
     let loading = LoadState::new(viewer, search, chrome);
     provide_context(loading);
+    let history = HistoryState::new(loading);
+    provide_context(history);
     let sharing = SharingState::new(loading, viewer, chrome);
     provide_context(sharing);
     files::prepare_worker_soon();
@@ -51,7 +55,12 @@ pub fn App() -> impl IntoView {
             RowKey::Entry(e) => Some(model.corpus.entry_uuid(&model.corpus.entries[e.index()]).to_owned()),
             _ => None,
         };
-        deeplink::write_hash(&deeplink::format(&s.id, uuid.as_deref()));
+        // A session opened from a history names its project too.
+        let project = history.opened.get_untracked().and_then(|row| history.row(row)).map(|r| r.row.project.clone());
+        match project {
+            Some(project) => deeplink::write_hash(&deeplink::format_in_project(&project, Some(&s.id), uuid.as_deref())),
+            None => deeplink::write_hash(&deeplink::format(&s.id, uuid.as_deref())),
+        }
     });
     let dragging = RwSignal::new(false);
     let _dragover = window_event_listener(ev::dragover, move |event| {
@@ -73,14 +82,23 @@ pub fn App() -> impl IntoView {
         if let Some(data) = event.data_transfer() {
             leptos::task::spawn_local(async move {
                 let picked = files::from_drop(&data).await;
-                loading.open(picked);
+                history.open_picked(picked);
             });
+        }
+    });
+
+    // Alt+← goes back from a session to its history, as a browser goes back.
+    let _back = window_event_listener(ev::keydown, move |event| {
+        if event.alt_key() && event.key() == "ArrowLeft" && history.active.get_untracked() {
+            event.prevent_default();
+            history.back();
         }
     });
 
     // A memo, so the viewer is built once per "something is loaded", not once per model.
     let loaded = Memo::new(move |_| viewer.model().is_some());
     let loaded = move || loaded.get();
+    let in_history = move || history.showing.get();
     view! {
         <header class="topbar">
             <span class="brand">"sessionscope"</span>
@@ -90,6 +108,13 @@ pub fn App() -> impl IntoView {
                 view! { <span class="tagline">"Claude Code session logs, read in your browser"</span> }.into_any()
             }}
             <span class="spacer"></span>
+            <crate::views::history::BackToHistory />
+            {move || (in_history() && !loaded()).then(|| view! {
+                <div class="topbar-actions">
+                    <PickButtons />
+                    <button type="button" class="button" on:click=move |_| loading.open_example()>"Example"</button>
+                </div>
+            })}
             {move || loaded().then(|| view! {
                 <div class="topbar-actions">
                     <button
@@ -125,6 +150,8 @@ pub fn App() -> impl IntoView {
         <main class="content" class:dragging=move || dragging.get()>
             {move || if sharing.passphrase_needed() {
                 view! { <PassphrasePrompt /> }.into_any()
+            } else if in_history() {
+                view! { <crate::views::history::HistoryHome /> }.into_any()
             } else if loaded() {
                 view! { <Viewer /> }.into_any()
             } else {

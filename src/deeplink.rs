@@ -9,6 +9,8 @@
 /// What a link names.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeepLink {
+    /// The project of a history (`p=`): the history home shows it, a session opens in it.
+    pub project: Option<String>,
     pub session: Option<String>,
     pub message: Option<String>,
     /// The rest is only in view-state links.
@@ -49,6 +51,7 @@ pub fn parse(hash: &str) -> DeepLink {
         // Lists are split before decoding: their items may hold an encoded comma.
         let items = || raw.split(',').map(decode).filter(|v| !v.is_empty());
         match key {
+            "p" => link.project = Some(value),
             "s" => link.session = Some(value),
             "m" => link.message = Some(value),
             "v" => is_view = value == "1",
@@ -116,6 +119,14 @@ pub fn format(session: &str, message: Option<&str>) -> String {
     }
 }
 
+/// The fragment of a link into a history: a project, and in it a session and a message.
+pub fn format_in_project(project: &str, session: Option<&str>, message: Option<&str>) -> String {
+    match session {
+        Some(session) => format!("#p={}&{}", encode(project), format(session, message).trim_start_matches('#')),
+        None => format!("#p={}", encode(project)),
+    }
+}
+
 fn encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
@@ -151,7 +162,7 @@ fn decode(text: &str) -> String {
 pub fn read_hash() -> Option<DeepLink> {
     let hash = web_sys::window()?.location().hash().ok()?;
     let link = parse(&hash);
-    (link.session.is_some() || link.message.is_some() || link.view.is_some()).then_some(link)
+    (link.project.is_some() || link.session.is_some() || link.message.is_some() || link.view.is_some()).then_some(link)
 }
 
 /// Puts a link in the address bar without adding a history entry.
@@ -175,11 +186,26 @@ mod tests {
         assert_eq!(fragment, "#s=258c7280-ae70&m=1a2252ee-fde8");
         assert_eq!(
             parse(&fragment),
-            DeepLink { session: Some("258c7280-ae70".into()), message: Some("1a2252ee-fde8".into()), view: None }
+            DeepLink {
+                project: None,
+                session: Some("258c7280-ae70".into()),
+                message: Some("1a2252ee-fde8".into()),
+                view: None
+            }
         );
         assert_eq!(parse(&format("a b/c", None)).session.as_deref(), Some("a b/c"));
         assert_eq!(parse("#share=xyz"), DeepLink::default());
         assert_eq!(parse("#m=%zz").message.as_deref(), Some("%zz"));
+    }
+
+    #[test]
+    fn history_links_name_the_project() {
+        let fragment = format_in_project("/home/dev/a b", Some("s1"), Some("m1"));
+        assert_eq!(fragment, "#p=%2Fhome%2Fdev%2Fa%20b&s=s1&m=m1");
+        let link = parse(&fragment);
+        assert_eq!(link.project.as_deref(), Some("/home/dev/a b"));
+        assert_eq!((link.session.as_deref(), link.message.as_deref()), (Some("s1"), Some("m1")));
+        assert_eq!(parse(&format_in_project("x", None, None)).project.as_deref(), Some("x"));
     }
 
     #[test]

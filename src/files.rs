@@ -33,6 +33,8 @@ impl PickedFile {
 pub struct Picked {
     pub files: Vec<PickedFile>,
     pub skipped_by_name: Vec<String>,
+    /// They came from a folder (picked or dropped), which may be a whole history.
+    pub from_folder: bool,
 }
 
 /// Names of files read from a dropped folder; anything else in a project folder
@@ -53,8 +55,14 @@ pub fn from_file_list(list: &web_sys::FileList) -> Picked {
             .and_then(|v| v.as_string())
             .filter(|p| !p.is_empty());
         match relative {
-            Some(path) if !looks_like_a_log(&path) => picked.skipped_by_name.push(path),
-            Some(path) => picked.files.push(PickedFile { path, file }),
+            Some(path) if !looks_like_a_log(&path) => {
+                picked.from_folder = true;
+                picked.skipped_by_name.push(path)
+            }
+            Some(path) => {
+                picked.from_folder = true;
+                picked.files.push(PickedFile { path, file })
+            }
             None => picked.files.push(PickedFile { path: file.name(), file }),
         }
     }
@@ -90,6 +98,7 @@ pub async fn from_drop(data: &web_sys::DataTransfer) -> Picked {
     let mut stack: Vec<(web_sys::FileSystemEntry, bool)> = entries.into_iter().map(|e| (e, false)).collect();
     while let Some((entry, in_folder)) = stack.pop() {
         if entry.is_directory() {
+            picked.from_folder = true;
             let directory: web_sys::FileSystemDirectoryEntry = entry.unchecked_into();
             for child in read_directory(&directory).await {
                 stack.push((child, true));

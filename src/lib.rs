@@ -15,6 +15,7 @@ pub mod files;
 pub mod model;
 pub mod outline;
 pub mod panel;
+pub mod pool;
 pub mod protocol;
 pub mod render;
 pub mod row_names;

@@ -20,11 +20,14 @@
 //! [`ToWorker::Load`], answered by [`FromWorker::Progress`] after every slice, for big loads
 //! once [`FromWorker::Preview`], then [`FromWorker::Building`] and [`FromWorker::Done`] (or
 //! [`FromWorker::Error`]). A search worker gets [`ToWorker::SearchInit`] once, then one
-//! [`ToWorker::Search`] per query, each answered by [`FromWorker::Hits`] until `done`.
+//! [`ToWorker::Search`] per query, each answered by [`FromWorker::Hits`] until `done`. A history
+//! worker gets one [`ToWorker::IndexUnit`] or [`ToWorker::SearchUnit`] after another, each
+//! answered by one [`FromWorker::Indexed`] or [`FromWorker::UnitHits`] (or an error).
 
 use js_sys::{Array, ArrayBuffer, Uint8Array};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use sessionscope_engine::history::{HistoryHit, UnitIndex};
 use sessionscope_engine::search::Hit;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -45,6 +48,12 @@ pub enum ToWorker {
     /// Search the kept model for `query` (a regular expression if `regex`), answering with
     /// [`FromWorker::Hits`] step by step. A newer search stops an older one.
     Search { id: u64, query: String, regex: bool },
+    /// Read the files of one session unit of a history (`paths[i]` names the envelope's
+    /// `files[i]`), answer its [`FromWorker::Indexed`] row and let the bytes go. `folder` is the
+    /// unit's folder, which names the project of sessions that name no working directory.
+    IndexUnit { unit: u32, folder: String, paths: Vec<String> },
+    /// Search the files of one unit of a history for `query`, answering [`FromWorker::UnitHits`].
+    SearchUnit { unit: u32, paths: Vec<String>, query: String, regex: bool },
 }
 
 /// What a worker tells the page.
@@ -66,6 +75,11 @@ pub enum FromWorker {
     /// Search `id`'s hits in the next entries: `count` matches (`hits` holds fewer when a
     /// field matches many times); `done` when the last entries were searched.
     Hits { id: u64, count: u64, done: bool, hits: Vec<Hit> },
+    /// The sessions of unit `unit` of a history, and its files that hold none; `bytes` were read.
+    Indexed { unit: u32, index: UnitIndex, bytes: f64 },
+    /// The hits of a unit's search (at most [`crate::history::HITS_PER_UNIT`]), `count`
+    /// matches in all; `bytes` were read.
+    UnitHits { unit: u32, hits: Vec<HistoryHit>, count: u64, bytes: f64 },
     /// A request failed, or could not be read.
     Error { message: String },
 }

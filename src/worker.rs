@@ -10,6 +10,7 @@
 
 use js_sys::Uint8Array;
 use sessionscope_engine::dag::Graph;
+use sessionscope_engine::history::FileProblem;
 use sessionscope_engine::{Corpus, Loader};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -59,6 +60,10 @@ async fn answer(scope: &web_sys::DedicatedWorkerGlobalScope, request: Envelope<T
         ToWorker::Load { paths, slice, preview } => load(scope, &paths, &request.files, slice, preview).await,
         ToWorker::SearchInit => search_init(&request.buffers),
         ToWorker::Search { id, query, regex } => search(scope, id, &query, regex).await,
+        ToWorker::IndexUnit { unit, folder, paths } => index_unit(scope, unit, &folder, &paths, &request.files).await,
+        ToWorker::SearchUnit { unit, paths, query, regex } => {
+            search_unit(scope, unit, &paths, &request.files, &query, regex).await
+        }
     }
 }
 
@@ -222,6 +227,126 @@ async fn search(scope: &web_sys::DedicatedWorkerGlobalScope, id: u64, text: &str
         // Let a newer request in.
         pause(scope).await;
     }
+}
+
+/// Reads a whole file in slices. A file that cannot be read (moved, changed since it was
+/// picked, no permission) is the reason, as the browser gives it.
+async fn read_whole(file: &web_sys::File) -> Result<Vec<u8>, String> {
+    let size = file.size();
+    let mut bytes = Vec::with_capacity(size as usize);
+    let mut offset = 0.0;
+    while offset < size {
+        let end = (offset + SLICE_BYTES as f64).min(size);
+        let buffer = read_slice(file, offset, end)?.await.map_err(|error| read_error(&error))?;
+        let array = Uint8Array::new(&buffer);
+        let at = bytes.len();
+        bytes.resize(at + array.length() as usize, 0);
+        array.copy_to(&mut bytes[at..]);
+        offset = end;
+    }
+    Ok(bytes)
+}
+
+/// Why the browser could not read a file, in words.
+fn read_error(error: &JsValue) -> String {
+    let name = js_sys::Reflect::get(error, &"name".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
+    match name.as_str() {
+        "NotFoundError" => "could not be read: it was moved or deleted since it was picked".to_owned(),
+        "NotReadableError" => "could not be read: it changed since it was picked, or is not readable".to_owned(),
+        "SecurityError" => "could not be read: the browser does not allow it".to_owned(),
+        _ => format!("could not be read ({name})"),
+    }
+}
+
+/// Reads a unit's files into one corpus, file by file, each file's bytes let go once parsed.
+/// Files that cannot be read are answered apart, with their reasons.
+async fn read_unit(paths: &[String], files: &[web_sys::File]) -> Result<(Corpus, Vec<FileProblem>, f64), String> {
+    if paths.len() != files.len() {
+        return Err(format!("the request names {} path(s) for {} file(s)", paths.len(), files.len()));
+    }
+    let mut loader = Loader::new();
+    let mut problems = Vec::new();
+    let mut bytes_read = 0.0;
+    for (path, file) in paths.iter().zip(files) {
+        let size = file.size();
+        let id = loader.add_file(path, size as u64);
+        let mut offset = 0.0;
+        // Slice by slice, so a unit never holds a file's bytes twice.
+        while offset < size {
+            let end = (offset + SLICE_BYTES as f64).min(size);
+            match read_slice(file, offset, end)?.await {
+                Ok(buffer) => {
+                    let chunk = Uint8Array::new(&buffer).to_vec();
+                    bytes_read += chunk.len() as f64;
+                    loader.push(id, &chunk);
+                    offset = end;
+                }
+                Err(error) => {
+                    let reason = read_error(&error);
+                    let reason = if offset > 0.0 {
+                        format!("{reason}; only its first {offset} bytes were read")
+                    } else {
+                        reason
+                    };
+                    problems.push(FileProblem { path: path.clone(), reason });
+                    break;
+                }
+            }
+        }
+        loader.finish_file(id);
+    }
+    Ok((loader.finish(), problems, bytes_read))
+}
+
+/// Indexes one unit of a history: its rows, and its files that hold no session.
+async fn index_unit(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    unit: u32,
+    folder: &str,
+    paths: &[String],
+    files: &[web_sys::File],
+) -> Result<(), String> {
+    LOADING.with(|l| l.set(true));
+    let (corpus, unreadable, bytes) = read_unit(paths, files).await?;
+    let graph = Graph::build(&corpus);
+    let mut index = sessionscope_engine::history::index_unit(&corpus, &graph, folder);
+    index.problems.extend(unreadable);
+    protocol::send(scope, FromWorker::Indexed { unit, index, bytes })
+}
+
+/// Searches one unit of a history. A unit none of whose files holds the query's text is not
+/// parsed at all.
+async fn search_unit(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    unit: u32,
+    paths: &[String],
+    files: &[web_sys::File],
+    text: &str,
+    regex: bool,
+) -> Result<(), String> {
+    LOADING.with(|l| l.set(true));
+    let query = sessionscope_engine::search::Query::new(text, regex)?;
+    if paths.len() != files.len() {
+        return Err(format!("the request names {} path(s) for {} file(s)", paths.len(), files.len()));
+    }
+    let mut all = Vec::with_capacity(files.len());
+    let mut bytes = 0.0;
+    let mut may_match = false;
+    for (path, file) in paths.iter().zip(files) {
+        // A file that cannot be read now was listed when the history was indexed.
+        let Ok(content) = read_whole(file).await else { continue };
+        bytes += content.len() as f64;
+        may_match |= query.may_match_raw(&content);
+        all.push((path.clone(), content));
+    }
+    let (hits, count) = if may_match {
+        let corpus = Loader::read_all(all.drain(..));
+        let graph = Graph::build(&corpus);
+        sessionscope_engine::history::search_unit(&corpus, &graph, &query, sessionscope_engine::history::HITS_PER_UNIT)
+    } else {
+        (Vec::new(), 0)
+    };
+    protocol::send(scope, FromWorker::UnitHits { unit, hits, count, bytes })
 }
 
 /// The model without the file bytes, for the trip from the worker to the page.

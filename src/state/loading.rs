@@ -120,6 +120,26 @@ impl LoadState {
         }
     }
 
+    /// Opens a session of a history: its files replace what is shown, without asking.
+    pub fn open_from_history(&self, files: Vec<PickedFile>) {
+        self.pending.set(None);
+        self.load(Picked { files, skipped_by_name: Vec::new(), from_folder: false }, false);
+    }
+
+    /// Lets go of what is shown (the history home takes its place): the model and its bytes are
+    /// freed, a load in progress stops.
+    pub fn close_for_history(&self) {
+        self.cancel_job();
+        self.forget_preview();
+        self.pending.set(None);
+        self.shared.set(None);
+        self.files.set_value(Vec::new());
+        self.skipped_by_name.set(Vec::new());
+        self.reset_view();
+        self.viewer.show_model(None, SessionId::new(0));
+        self.status.set(LoadStatus::Idle);
+    }
+
     pub fn dismiss(&self) {
         self.pending.set(None);
     }

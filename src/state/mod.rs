@@ -5,9 +5,11 @@
 //! viewer, search, chrome. The parsed model is kept out of the reactive graph.
 
 pub mod chrome;
+pub mod history;
 pub mod loading;
 pub mod viewer;
 
 pub use chrome::{ChromeState, use_chrome};
+pub use history::{HistoryState, use_history};
 pub use loading::{LoadState, LoadStatus, PreviewFacts, use_loading};
 pub use viewer::{MainTab, PanelTab, ViewerState, use_viewer};

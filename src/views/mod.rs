@@ -4,6 +4,7 @@
 pub mod content;
 pub mod dialog;
 pub mod filters;
+pub mod history;
 pub mod keys;
 pub mod panel;
 pub mod progress;

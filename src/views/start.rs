@@ -5,13 +5,13 @@ use leptos::tachys::html::attribute::custom::CustomAttribute;
 use wasm_bindgen::JsCast;
 
 use crate::files;
-use crate::state::{LoadState, use_loading};
+use crate::state::{HistoryState, use_history, use_loading};
 
 /// Reads a file input's files and clears it, so picking the same file again works.
-fn on_pick(loading: LoadState, event: web_sys::Event) {
+fn on_pick(history: HistoryState, event: web_sys::Event) {
     let Some(input) = event.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
     if let Some(list) = input.files() {
-        loading.open(files::from_file_list(&list));
+        history.open_picked(files::from_file_list(&list));
     }
     input.set_value("");
 }
@@ -19,14 +19,14 @@ fn on_pick(loading: LoadState, event: web_sys::Event) {
 /// "Choose files…" and "Choose a folder…" buttons (labels around hidden inputs).
 #[component]
 pub fn PickButtons() -> impl IntoView {
-    let loading = use_loading();
+    let history = use_history();
     let folder = view! {
         <input
             type="file"
             class="visually-hidden"
             multiple
             aria-label="Choose a project folder"
-            on:change=move |event| on_pick(loading, event)
+            on:change=move |event| on_pick(history, event)
         />
     }
     .attr("webkitdirectory", "");
@@ -39,7 +39,7 @@ pub fn PickButtons() -> impl IntoView {
                 multiple
                 accept=".jsonl,.json,.ndjson,application/json"
                 aria-label="Choose session log files"
-                on:change=move |event| on_pick(loading, event)
+                on:change=move |event| on_pick(history, event)
             />
         </label>
         <label class="button">"Choose a folder…" {folder}</label>

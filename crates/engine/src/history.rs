@@ -269,6 +269,53 @@ fn usage_summary(usage: Usage) -> UsageSummary {
     usage.into()
 }
 
+/// Hits a whole-history search keeps per unit (its count goes on).
+pub const HITS_PER_UNIT: usize = 50;
+
+/// A match of a whole-history search, with what it takes to open its session at it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryHit {
+    pub session_id: String,
+    /// The uuid of the message it is in.
+    pub uuid: String,
+    pub field: crate::search::Field,
+    /// The text around the match, and where the match is in it (char offsets).
+    pub context: String,
+    pub match_start: u32,
+    pub match_len: u32,
+}
+
+/// Searches a unit once read: at most `keep` hits (the count goes on). Answers the hits and the
+/// number of matches.
+pub fn search_unit(
+    corpus: &Corpus,
+    graph: &Graph,
+    query: &crate::search::Query,
+    keep: usize,
+) -> (Vec<HistoryHit>, u64) {
+    let mut hits = Vec::new();
+    let count = query.search(corpus, 0..corpus.entries.len(), &mut |hit| {
+        if hits.len() >= keep {
+            return;
+        }
+        let Some(entry) = corpus.entries.get(hit.entry.index()) else { return };
+        let session = graph
+            .nodes
+            .get(hit.entry.index())
+            .and_then(|node| graph.conversations.get(node.conversation.index()))
+            .and_then(|conversation| graph.sessions.get(conversation.session.index()));
+        hits.push(HistoryHit {
+            session_id: session.map(|s| s.id.clone()).unwrap_or_default(),
+            uuid: corpus.entry_uuid(entry).to_owned(),
+            field: hit.field,
+            context: hit.context,
+            match_start: hit.match_start,
+            match_len: hit.match_len,
+        });
+    });
+    (hits, count)
+}
+
 /// What reading one unit gives the index: its sessions and the files that hold none.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct UnitIndex {

@@ -51,6 +51,10 @@ pub struct Hit {
 #[derive(Clone, Debug)]
 pub struct Query {
     regex: Regex,
+    /// For a plain query whose text a JSON writer never escapes (printable ASCII but `"`, `\`
+    /// and `/`, which some writers escape as `\/`), the same match over raw file bytes: a file it
+    /// does not match cannot hold a hit.
+    raw: Option<regex::bytes::Regex>,
 }
 
 /// Characters of context on each side of a match.
@@ -66,12 +70,23 @@ impl Query {
             return Err("the query is empty".into());
         }
         let pattern = if is_regex { text.to_owned() } else { regex::escape(text) };
+        let unescaped = text.bytes().all(|b| (b' '..=b'~').contains(&b) && !matches!(b, b'"' | b'\\' | b'/'));
+        let raw = (!is_regex && unescaped)
+            .then(|| regex::bytes::RegexBuilder::new(&pattern).case_insensitive(true).unicode(false).build().ok())
+            .flatten();
         RegexBuilder::new(&pattern)
             .case_insensitive(true)
             .size_limit(1 << 22)
             .build()
-            .map(|regex| Query { regex })
+            .map(|regex| Query { regex, raw })
             .map_err(|e| format!("not a valid regular expression: {e}"))
+    }
+
+    /// Whether raw file bytes may hold a hit: `false` only when they cannot, so a whole-history
+    /// search skips parsing a file the query's text is not in. Regular expressions and text that
+    /// JSON may escape always answer `true`.
+    pub fn may_match_raw(&self, bytes: &[u8]) -> bool {
+        self.raw.as_ref().is_none_or(|raw| raw.is_match(bytes))
     }
 
     /// Searches entries `range` of `corpus`, calling `found` for each hit. Returns the number
@@ -196,6 +211,22 @@ fn snippet(text: &str, start: usize, end: usize) -> (String, u32, u32) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn raw_bytes_rule_out_only_files_that_cannot_match() {
+        let plain = Query::new("Kettle", false).unwrap();
+        assert!(plain.may_match_raw(br#"{"text":"the KETTLE boils"}"#));
+        assert!(!plain.may_match_raw(br#"{"text":"the pot boils"}"#));
+        // Text a writer may escape is not ruled out by raw bytes.
+        let slash = Query::new("src/lib", false).unwrap();
+        assert!(slash.may_match_raw(br#"{"text":"src\/lib.rs"}"#));
+        let quote = Query::new("say \"hi\"", false).unwrap();
+        assert!(quote.may_match_raw(b"{}"));
+        let accented = Query::new("caf\u{e9}", false).unwrap();
+        assert!(accented.may_match_raw(br#"{"text":"caf\u00e9"}"#));
+        let regex = Query::new("k.ttle", true).unwrap();
+        assert!(regex.may_match_raw(b"{}"));
+    }
+
     use super::*;
     use crate::Loader;
 

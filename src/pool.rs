@@ -1,0 +1,220 @@
+//! A pool of workers that do one job per session unit of a history: index it, or search it.
+//!
+//! Each worker takes one unit at a time and gets the next as soon as it answers, so as many
+//! units are read at once as there are workers, and a worker never holds more than one unit.
+//! wasm memory does not shrink: a worker that has just read a big unit is let go and a fresh one
+//! takes its place, so the memory of the biggest unit is given back. A worker that stops (a
+//! crash, memory exhausted) fails only the unit it was reading; a fresh one goes on with the
+//! rest. Dropping the pool stops every worker.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+
+use crate::protocol::{Encoded, Envelope, FromWorker};
+
+/// A worker that has read at least this many bytes of one unit is replaced after it answers.
+const FRESH_WORKER_AFTER_BYTES: f64 = 48.0 * 1024.0 * 1024.0;
+
+/// What the pool tells its owner: a unit's answer (a worker's error included), or that every
+/// unit has been answered.
+pub enum PoolEvent {
+    Answer { unit: u32, reply: FromWorker },
+    Finished,
+}
+
+type Make = dyn Fn(u32) -> Result<Encoded, String>;
+type Handler = dyn Fn(PoolEvent);
+
+struct Shared {
+    queue: RefCell<VecDeque<u32>>,
+    /// The size of each unit's files, to know which workers to replace.
+    sizes: Vec<f64>,
+    make: Box<Make>,
+    handler: Box<Handler>,
+    in_flight: Cell<usize>,
+    stopped: Cell<bool>,
+    slots: RefCell<Vec<Option<Slot>>>,
+}
+
+struct Slot {
+    worker: web_sys::Worker,
+    /// The unit this worker is reading, if any.
+    unit: Rc<Cell<Option<u32>>>,
+    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
+}
+
+/// Workers running jobs; dropping it stops them.
+pub struct Pool {
+    shared: Rc<Shared>,
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        stop(&self.shared);
+    }
+}
+
+fn stop(shared: &Shared) {
+    shared.stopped.set(true);
+    for slot in shared.slots.borrow_mut().iter_mut() {
+        if let Some(slot) = slot.take() {
+            slot.worker.terminate();
+        }
+    }
+}
+
+/// How many workers to run: one per core the browser reports, at most four, at least one.
+pub fn worker_count() -> usize {
+    let cores = web_sys::window().map_or(2.0, |w| w.navigator().hardware_concurrency());
+    (cores as usize).clamp(1, 4)
+}
+
+impl Pool {
+    /// Runs one job per unit of `units`, in their order, on up to `workers` workers. `make` builds
+    /// the request of a unit; `sizes[u]` is unit `u`'s bytes. `handler` hears every answer, then
+    /// [`PoolEvent::Finished`].
+    pub fn start(
+        units: Vec<u32>,
+        sizes: Vec<f64>,
+        workers: usize,
+        make: impl Fn(u32) -> Result<Encoded, String> + 'static,
+        handler: impl Fn(PoolEvent) + 'static,
+    ) -> Result<Pool, String> {
+        let count = workers.min(units.len()).max(1);
+        let shared = Rc::new(Shared {
+            queue: RefCell::new(units.into()),
+            sizes,
+            make: Box::new(make),
+            handler: Box::new(handler),
+            in_flight: Cell::new(0),
+            stopped: Cell::new(false),
+            slots: RefCell::new((0..count).map(|_| None).collect()),
+        });
+        if shared.queue.borrow().is_empty() {
+            (shared.handler)(PoolEvent::Finished);
+            return Ok(Pool { shared });
+        }
+        for slot in 0..count {
+            start_slot(&shared, slot)?;
+        }
+        Ok(Pool { shared })
+    }
+}
+
+/// Starts a worker in `slot`; once it is ready it takes the next unit.
+fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
+    let worker = web_sys::Worker::new("./worker_loader.js").map_err(|_| "a worker could not start".to_owned())?;
+    let unit: Rc<Cell<Option<u32>>> = Rc::new(Cell::new(None));
+    let weak = Rc::downgrade(shared);
+    let on_message = {
+        let unit = unit.clone();
+        let weak = weak.clone();
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            let Some(shared) = weak.upgrade() else { return };
+            if shared.stopped.get() {
+                return;
+            }
+            let Ok(reply) = Envelope::<FromWorker>::decode(event.data()) else { return };
+            match reply.message {
+                FromWorker::Ready => next(&shared, slot),
+                FromWorker::Progress { .. } | FromWorker::Building => {}
+                message => {
+                    let Some(done) = unit.take() else { return };
+                    shared.in_flight.set(shared.in_flight.get().saturating_sub(1));
+                    (shared.handler)(PoolEvent::Answer { unit: done, reply: message });
+                    let big = shared.sizes.get(done as usize).copied().unwrap_or(0.0) >= FRESH_WORKER_AFTER_BYTES;
+                    if big && !shared.queue.borrow().is_empty() {
+                        replace(&shared, slot);
+                    } else {
+                        next(&shared, slot);
+                    }
+                }
+            }
+        })
+    };
+    let on_error = {
+        let unit = unit.clone();
+        Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |event: web_sys::ErrorEvent| {
+            event.prevent_default();
+            let Some(shared) = weak.upgrade() else { return };
+            if shared.stopped.get() {
+                return;
+            }
+            let message = format!("the worker reading it stopped: {}", event.message());
+            if let Some(failed) = unit.take() {
+                shared.in_flight.set(shared.in_flight.get().saturating_sub(1));
+                (shared.handler)(PoolEvent::Answer { unit: failed, reply: FromWorker::Error { message } });
+            }
+            replace(&shared, slot);
+        })
+    };
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    if let Some(place) = shared.slots.borrow_mut().get_mut(slot) {
+        *place = Some(Slot { worker, unit, _on_message: on_message, _on_error: on_error });
+    }
+    Ok(())
+}
+
+/// Lets the worker of `slot` go and starts a fresh one, which takes the next unit when ready.
+/// The old worker's closures are dropped later, not while one of them runs.
+fn replace(shared: &Rc<Shared>, slot: usize) {
+    let old = shared.slots.borrow_mut().get_mut(slot).and_then(Option::take);
+    if let Some(old) = old {
+        old.worker.terminate();
+        let keep = Closure::once_into_js(move || drop(old));
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(keep.unchecked_ref(), 0);
+        }
+    }
+    if shared.queue.borrow().is_empty() {
+        finish_if_done(shared);
+        return;
+    }
+    if start_slot(shared, slot).is_err() {
+        finish_if_done(shared);
+    }
+}
+
+/// Gives the worker of `slot` the next unit, or lets it go when none is left.
+fn next(shared: &Rc<Shared>, slot: usize) {
+    loop {
+        let Some(unit) = shared.queue.borrow_mut().pop_front() else {
+            if let Some(old) = shared.slots.borrow().get(slot).and_then(Option::as_ref) {
+                old.worker.terminate();
+            }
+            finish_if_done(shared);
+            return;
+        };
+        let posted = (shared.make)(unit).and_then(|request| {
+            let slots = shared.slots.borrow();
+            let Some(current) = slots.get(slot).and_then(Option::as_ref) else {
+                return Err("the worker is gone".to_owned());
+            };
+            current.unit.set(Some(unit));
+            request.post_to(&current.worker).inspect_err(|_| current.unit.set(None))
+        });
+        match posted {
+            Ok(()) => {
+                shared.in_flight.set(shared.in_flight.get() + 1);
+                return;
+            }
+            Err(message) => (shared.handler)(PoolEvent::Answer { unit, reply: FromWorker::Error { message } }),
+        }
+    }
+}
+
+fn finish_if_done(shared: &Shared) {
+    if shared.in_flight.get() == 0 && shared.queue.borrow().is_empty() && !shared.stopped.get() {
+        let busy = shared.slots.borrow().iter().flatten().any(|slot| slot.unit.get().is_some());
+        if !busy {
+            shared.stopped.set(true);
+            (shared.handler)(PoolEvent::Finished);
+        }
+    }
+}

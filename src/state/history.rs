@@ -1,0 +1,585 @@
+//! A whole history: a dropped or picked folder of many sessions, indexed first and opened one
+//! session at a time.
+//!
+//! The files are grouped into session units ([`sessionscope_engine::history::Unit`]); a pool of
+//! workers ([`crate::pool`]) reads each unit, answers its rows and lets its bytes go, so the page
+//! holds `File` handles and rows, never the logs. Choosing a session loads only its unit's files
+//! into the viewer, through [`LoadState`], as a drop of those files would; the previous session
+//! is let go. A search of the whole history runs the same way, unit by unit.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use sessionscope_engine::history::{
+    FileProblem, HistoryHit, SessionRow, group_into_units, needs_hint, session_id_hint,
+};
+use wasm_bindgen_futures::JsFuture;
+
+use crate::files::{PickedFile, now_ms};
+use crate::pool::{Pool, PoolEvent};
+use crate::protocol::{Envelope, FromWorker, ToWorker};
+use crate::state::LoadState;
+
+/// The files of one session unit.
+pub struct HistoryUnit {
+    pub key: String,
+    pub folder: String,
+    pub files: Vec<PickedFile>,
+    pub bytes: f64,
+}
+
+/// A session of the history, and the unit that holds it.
+#[derive(Debug, PartialEq)]
+pub struct HistoryRow {
+    pub unit: u32,
+    pub row: SessionRow,
+}
+
+/// How far the index (or a search) got.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pass {
+    pub units_done: usize,
+    pub units: usize,
+    pub files_done: usize,
+    pub files: usize,
+    pub bytes_done: f64,
+    pub bytes: f64,
+    pub started_ms: f64,
+    /// When it ended (`None` while it runs).
+    pub ended_ms: Option<f64>,
+    pub cancelled: bool,
+}
+
+impl Pass {
+    fn new(units: &[HistoryUnit], order: &[u32]) -> Pass {
+        Pass {
+            units_done: 0,
+            units: order.len(),
+            files_done: 0,
+            files: order.iter().map(|&u| units[u as usize].files.len()).sum(),
+            bytes_done: 0.0,
+            bytes: order.iter().map(|&u| units[u as usize].bytes).sum(),
+            started_ms: now_ms(),
+            ended_ms: None,
+            cancelled: false,
+        }
+    }
+
+    pub fn running(&self) -> bool {
+        self.ended_ms.is_none()
+    }
+
+    pub fn seconds(&self) -> f64 {
+        (self.ended_ms.unwrap_or_else(now_ms) - self.started_ms) / 1000.0
+    }
+
+    pub fn megabytes_per_second(&self) -> f64 {
+        let seconds = self.seconds();
+        if seconds <= 0.0 { 0.0 } else { self.bytes_done / 1e6 / seconds }
+    }
+}
+
+/// The columns the sessions can be sorted by.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SortKey {
+    Start,
+    Title,
+    Project,
+    Duration,
+    Messages,
+    ToolCalls,
+    Tokens,
+    Cost,
+}
+
+/// What the sessions list shows: kept while a session is open, so going back finds it as left.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListView {
+    /// `None` for every project.
+    pub project: Option<String>,
+    pub sort: SortKey,
+    pub descending: bool,
+    pub text: String,
+    pub model: String,
+    pub agent: String,
+    /// Days, `YYYY-MM-DD`, inclusive; empty for no bound.
+    pub from: String,
+    pub to: String,
+}
+
+impl Default for ListView {
+    fn default() -> Self {
+        ListView {
+            project: None,
+            sort: SortKey::Start,
+            descending: true,
+            text: String::new(),
+            model: String::new(),
+            agent: String::new(),
+            from: String::new(),
+            to: String::new(),
+        }
+    }
+}
+
+/// A search of the whole history: its hits by unit, in order of arrival.
+#[derive(Default)]
+pub struct SearchResults {
+    pub query: String,
+    pub regex: bool,
+    pub hits: Vec<(u32, HistoryHit)>,
+    pub matches: u64,
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Copy)]
+pub struct HistoryState {
+    loading: LoadState,
+    units: StoredValue<Vec<HistoryUnit>, LocalStorage>,
+    rows: StoredValue<Vec<Arc<HistoryRow>>>,
+    problems: StoredValue<Vec<FileProblem>>,
+    /// Bumped when rows or problems change (at most every few frames while indexing).
+    pub changed: RwSignal<u64>,
+    /// A history is loaded (its home may be hidden behind an open session).
+    pub active: RwSignal<bool>,
+    /// The history home is on screen.
+    pub showing: RwSignal<bool>,
+    pub pass: RwSignal<Option<Pass>>,
+    pool: StoredValue<Option<Pool>, LocalStorage>,
+    pub view: RwSignal<ListView>,
+    /// The list's scroll position and active row, kept while a session is open.
+    pub scroll_top: StoredValue<f64>,
+    pub active_row: RwSignal<Option<usize>>,
+    /// The row of the session open in the viewer.
+    pub opened: RwSignal<Option<usize>>,
+    search_pool: StoredValue<Option<Pool>, LocalStorage>,
+    pub search: StoredValue<SearchResults>,
+    pub search_pass: RwSignal<Option<Pass>>,
+    pub search_changed: RwSignal<u64>,
+    /// A pending redraw, so a burst of answers costs one.
+    redraw_due: StoredValue<bool>,
+}
+
+/// Bytes of a file's start read to find the session a loose agent file names.
+const HINT_BYTES: f64 = 64.0 * 1024.0;
+
+impl HistoryState {
+    pub fn new(loading: LoadState) -> HistoryState {
+        HistoryState {
+            loading,
+            units: StoredValue::new_local(Vec::new()),
+            rows: StoredValue::new(Vec::new()),
+            problems: StoredValue::new(Vec::new()),
+            changed: RwSignal::new(0),
+            active: RwSignal::new(false),
+            showing: RwSignal::new(false),
+            pass: RwSignal::new(None),
+            pool: StoredValue::new_local(None),
+            view: RwSignal::new(ListView::default()),
+            scroll_top: StoredValue::new(0.0),
+            active_row: RwSignal::new(None),
+            opened: RwSignal::new(None),
+            search_pool: StoredValue::new_local(None),
+            search: StoredValue::new(SearchResults::default()),
+            search_pass: RwSignal::new(None),
+            search_changed: RwSignal::new(0),
+            redraw_due: StoredValue::new(false),
+        }
+    }
+
+    /// Every row, in order of arrival.
+    pub fn rows(&self) -> Vec<Arc<HistoryRow>> {
+        self.rows.get_value()
+    }
+
+    pub fn row(&self, index: usize) -> Option<Arc<HistoryRow>> {
+        self.rows.with_value(|rows| rows.get(index).cloned())
+    }
+
+    pub fn problems(&self) -> Vec<FileProblem> {
+        self.problems.get_value()
+    }
+
+    pub fn unit_key(&self, unit: u32) -> String {
+        self.units.with_value(|units| units.get(unit as usize).map(|u| u.key.clone()).unwrap_or_default())
+    }
+
+    /// Files dropped or picked: a folder of more than one session is indexed as a history;
+    /// anything else (files, a folder of one session) opens in the viewer at once, as before.
+    pub fn open_picked(&self, picked: crate::files::Picked) {
+        if !picked.from_folder {
+            self.loading.open(picked);
+            return;
+        }
+        let state = *self;
+        leptos::task::spawn_local(async move {
+            let units = HistoryState::units_of(&picked.files).await;
+            if units.len() > 1 {
+                state.index(units, picked.skipped_by_name);
+            } else {
+                state.close();
+                state.loading.open(picked);
+            }
+        });
+    }
+
+    /// The session units of these files.
+    pub async fn units_of(files: &[PickedFile]) -> Vec<HistoryUnit> {
+        let mut hints = vec![None; files.len()];
+        for (i, file) in files.iter().enumerate() {
+            if needs_hint(&file.path) {
+                hints[i] = first_bytes(&file.file).await.and_then(|bytes| session_id_hint(&bytes));
+            }
+        }
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        group_into_units(&paths, &hints)
+            .into_iter()
+            .map(|unit| {
+                let files: Vec<PickedFile> = unit.files.iter().map(|&i| files[i].clone()).collect();
+                let bytes = files.iter().map(PickedFile::size).sum();
+                HistoryUnit { key: unit.key, folder: unit.folder, files, bytes }
+            })
+            .collect()
+    }
+
+    /// Starts indexing a history: the newest units first, so the latest sessions show at once.
+    pub fn index(&self, units: Vec<HistoryUnit>, skipped_by_name: Vec<String>) {
+        self.stop_search();
+        self.pool.set_value(None);
+        let mut order: Vec<u32> = (0..units.len() as u32).collect();
+        let newest = |unit: &HistoryUnit| unit.files.iter().map(|f| f.file.last_modified()).fold(0.0, f64::max);
+        order.sort_by(|&a, &b| newest(&units[b as usize]).total_cmp(&newest(&units[a as usize])));
+        let sizes: Vec<f64> = units.iter().map(|u| u.bytes).collect();
+        self.pass.set(Some(Pass::new(&units, &order)));
+        self.units.set_value(units);
+        self.rows.set_value(Vec::new());
+        self.problems.set_value(
+            skipped_by_name
+                .into_iter()
+                .map(|path| FileProblem { path, reason: "not named like a log".to_owned() })
+                .collect(),
+        );
+        self.view.set(ListView::default());
+        self.scroll_top.set_value(0.0);
+        self.active_row.set(None);
+        self.opened.set(None);
+        self.active.set(true);
+        self.showing.set(true);
+        self.loading.close_for_history();
+        if let Some(link) = crate::deeplink::read_hash()
+            && link.project.is_some()
+        {
+            self.view.update(|v| v.project = link.project.clone());
+        }
+        self.bump();
+        let state = *self;
+        let make = move |unit: u32| {
+            state.units.with_value(|units| {
+                let unit_files = &units[unit as usize];
+                Envelope::new(ToWorker::IndexUnit {
+                    unit,
+                    folder: unit_files.folder.clone(),
+                    paths: unit_files.files.iter().map(|f| f.path.clone()).collect(),
+                })
+                .with_files(unit_files.files.iter().map(|f| f.file.clone()).collect())
+                .encode()
+            })
+        };
+        let on_event = move |event: PoolEvent| state.on_index_event(event);
+        match Pool::start(order, sizes, crate::pool::worker_count(), make, on_event) {
+            Ok(pool) => self.pool.set_value(Some(pool)),
+            Err(message) => {
+                self.problems.update_value(|p| p.push(FileProblem { path: String::new(), reason: message }));
+                self.end_pass(false);
+            }
+        }
+    }
+
+    fn on_index_event(&self, event: PoolEvent) {
+        match event {
+            PoolEvent::Answer { unit, reply } => {
+                let (files, bytes) =
+                    self.units.with_value(|u| u.get(unit as usize).map_or((0, 0.0), |u| (u.files.len(), u.bytes)));
+                match reply {
+                    FromWorker::Indexed { index, .. } => {
+                        self.rows.update_value(|rows| {
+                            rows.extend(index.rows.into_iter().map(|row| Arc::new(HistoryRow { unit, row })))
+                        });
+                        self.problems.update_value(|p| p.extend(index.problems));
+                    }
+                    FromWorker::Error { message } => {
+                        let key = self.unit_key(unit);
+                        self.problems.update_value(|p| p.push(FileProblem { path: key, reason: message }));
+                    }
+                    _ => {}
+                }
+                self.pass.update(|pass| {
+                    if let Some(pass) = pass {
+                        pass.units_done += 1;
+                        pass.files_done += files;
+                        pass.bytes_done += bytes;
+                    }
+                });
+                self.open_linked_session();
+                self.bump_soon();
+            }
+            PoolEvent::Finished => self.end_pass(false),
+        }
+    }
+
+    /// The index ended (finished or cancelled): its workers go, what it found stays.
+    fn end_pass(&self, cancelled: bool) {
+        self.pass.update(|pass| {
+            if let Some(pass) = pass
+                && pass.running()
+            {
+                pass.ended_ms = Some(now_ms());
+                pass.cancelled = cancelled;
+            }
+        });
+        let state = *self;
+        // The pool may be running this very callback: it goes afterwards.
+        leptos::task::spawn_local(async move { state.pool.set_value(None) });
+        self.bump();
+        web_sys::console::debug_1(
+            &format!(
+                "sessionscope history: indexed {} sessions in {:.0} ms",
+                self.rows.with_value(Vec::len),
+                self.pass.get_untracked().map_or(0.0, |p| p.seconds() * 1000.0)
+            )
+            .into(),
+        );
+    }
+
+    /// Stops the index; the sessions indexed so far stay.
+    pub fn cancel(&self) {
+        self.pool.set_value(None);
+        self.end_pass(true);
+    }
+
+    fn bump(&self) {
+        self.changed.update(|n| *n += 1);
+    }
+
+    /// Redraws after the current burst of answers.
+    fn bump_soon(&self) {
+        if self.redraw_due.get_value() {
+            return;
+        }
+        self.redraw_due.set_value(true);
+        let state = *self;
+        let redraw = wasm_bindgen::closure::Closure::once_into_js(move || {
+            state.redraw_due.set_value(false);
+            state.bump();
+        });
+        if let Some(window) = web_sys::window() {
+            use wasm_bindgen::JsCast;
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(redraw.unchecked_ref(), 50);
+        }
+    }
+
+    /// A link that names a session of this history opens it once its row is in.
+    fn open_linked_session(&self) {
+        if self.opened.get_untracked().is_some() || !self.showing.get_untracked() {
+            return;
+        }
+        let Some(link) = crate::deeplink::read_hash() else { return };
+        let Some(session) = link.session else { return };
+        let found = self.rows.with_value(|rows| rows.iter().position(|r| r.row.session_id == session));
+        if let Some(index) = found {
+            self.open(index, link.message);
+        }
+    }
+
+    /// Opens a session of the history in the viewer (at message `uuid`, if given): only its
+    /// unit's files are read.
+    pub fn open(&self, index: usize, uuid: Option<String>) {
+        let Some(row) = self.row(index) else { return };
+        let files = self.units.with_value(|u| u.get(row.unit as usize).map(|u| u.files.clone()).unwrap_or_default());
+        crate::deeplink::write_hash(&crate::deeplink::format_in_project(
+            &row.row.project,
+            Some(&row.row.session_id),
+            uuid.as_deref(),
+        ));
+        self.opened.set(Some(index));
+        self.active_row.set(Some(index));
+        self.showing.set(false);
+        self.loading.open_from_history(files);
+    }
+
+    /// Back to the history home, as it was left. The open session is let go.
+    pub fn back(&self) {
+        if !self.active.get_untracked() {
+            return;
+        }
+        self.loading.close_for_history();
+        self.opened.set(None);
+        self.showing.set(true);
+        let project = self.view.with_untracked(|v| v.project.clone());
+        crate::deeplink::write_hash(
+            &project.map(|p| crate::deeplink::format_in_project(&p, None, None)).unwrap_or_default(),
+        );
+    }
+
+    /// Leaves the history (something else was opened).
+    pub fn close(&self) {
+        self.stop_search();
+        self.pool.set_value(None);
+        self.active.set(false);
+        self.showing.set(false);
+        self.pass.set(None);
+        self.units.set_value(Vec::new());
+        self.rows.set_value(Vec::new());
+        self.problems.set_value(Vec::new());
+        self.bump();
+    }
+
+    /// Searches every unit of the history for `query`, a regular expression if `regex`.
+    pub fn run_search(&self, query: String, regex: bool) {
+        self.stop_search();
+        if let Err(error) = sessionscope_engine::search::Query::new(&query, regex) {
+            self.search.set_value(SearchResults { query, regex, error: Some(error), ..SearchResults::default() });
+            self.search_pass.set(None);
+            self.search_changed.update(|n| *n += 1);
+            return;
+        }
+        let order: Vec<u32> = self.units.with_value(|units| {
+            let mut seen = std::collections::HashSet::new();
+            // The units of the listed rows first, in the list's order, then the rest.
+            let mut order: Vec<u32> = self.rows.with_value(|rows| rows.iter().map(|r| r.unit).collect());
+            order.extend(0..units.len() as u32);
+            order.retain(|u| seen.insert(*u));
+            order
+        });
+        let sizes: Vec<f64> = self.units.with_value(|units| units.iter().map(|u| u.bytes).collect());
+        self.units.with_value(|units| self.search_pass.set(Some(Pass::new(units, &order))));
+        self.search.set_value(SearchResults { query: query.clone(), regex, ..SearchResults::default() });
+        self.search_changed.update(|n| *n += 1);
+        let state = *self;
+        let make = move |unit: u32| {
+            state.units.with_value(|units| {
+                let unit_files = &units[unit as usize];
+                Envelope::new(ToWorker::SearchUnit {
+                    unit,
+                    paths: unit_files.files.iter().map(|f| f.path.clone()).collect(),
+                    query: query.clone(),
+                    regex,
+                })
+                .with_files(unit_files.files.iter().map(|f| f.file.clone()).collect())
+                .encode()
+            })
+        };
+        let on_event = move |event: PoolEvent| state.on_search_event(event);
+        match Pool::start(order, sizes, crate::pool::worker_count(), make, on_event) {
+            Ok(pool) => self.search_pool.set_value(Some(pool)),
+            Err(message) => self.search.update_value(|s| s.error = Some(message)),
+        }
+    }
+
+    fn on_search_event(&self, event: PoolEvent) {
+        match event {
+            PoolEvent::Answer { unit, reply } => {
+                let (files, bytes) =
+                    self.units.with_value(|u| u.get(unit as usize).map_or((0, 0.0), |u| (u.files.len(), u.bytes)));
+                match reply {
+                    FromWorker::UnitHits { hits, count, .. } => self.search.update_value(|s| {
+                        s.matches += count;
+                        s.hits.extend(hits.into_iter().map(|hit| (unit, hit)));
+                    }),
+                    FromWorker::Error { message } => {
+                        let key = self.unit_key(unit);
+                        self.search.update_value(|s| s.error = Some(format!("{key}: {message}")));
+                    }
+                    _ => {}
+                }
+                self.search_pass.update(|pass| {
+                    if let Some(pass) = pass {
+                        pass.units_done += 1;
+                        pass.files_done += files;
+                        pass.bytes_done += bytes;
+                    }
+                });
+                self.search_changed.update(|n| *n += 1);
+            }
+            PoolEvent::Finished => {
+                self.search_pass.update(|pass| {
+                    if let Some(pass) = pass {
+                        pass.ended_ms = Some(now_ms());
+                    }
+                });
+                let state = *self;
+                leptos::task::spawn_local(async move { state.search_pool.set_value(None) });
+                self.search_changed.update(|n| *n += 1);
+            }
+        }
+    }
+
+    /// Stops a search; its hits so far stay.
+    pub fn stop_search(&self) {
+        if self.search_pool.try_update_value(Option::take).flatten().is_some() {
+            self.search_pass.update(|pass| {
+                if let Some(pass) = pass
+                    && pass.running()
+                {
+                    pass.ended_ms = Some(now_ms());
+                    pass.cancelled = true;
+                }
+            });
+            self.search_changed.update(|n| *n += 1);
+        }
+    }
+
+    /// Opens the session of a search hit, at the hit.
+    pub fn open_hit(&self, unit: u32, hit: &HistoryHit) {
+        let index = self.rows.with_value(|rows| {
+            rows.iter()
+                .position(|r| r.unit == unit && r.row.session_id == hit.session_id)
+                .or_else(|| rows.iter().position(|r| r.unit == unit))
+        });
+        if let Some(index) = index {
+            self.open(index, Some(hit.uuid.clone()));
+        }
+    }
+
+    /// Projects with their totals: sessions, tokens, cost, last activity (newest first).
+    pub fn projects(&self) -> Vec<ProjectTotals> {
+        self.rows.with_value(|rows| {
+            let mut by_name: HashMap<&str, ProjectTotals> = HashMap::new();
+            for row in rows {
+                let totals = by_name
+                    .entry(&row.row.project)
+                    .or_insert_with(|| ProjectTotals { project: row.row.project.clone(), ..ProjectTotals::default() });
+                totals.sessions += 1;
+                totals.tokens += row.row.tokens();
+                totals.cost_usd += row.row.cost_usd;
+                totals.last_ms = totals.last_ms.max(row.row.end_ms.or(row.row.start_ms).unwrap_or(i64::MIN));
+            }
+            let mut all: Vec<ProjectTotals> = by_name.into_values().collect();
+            all.sort_by(|a, b| b.last_ms.cmp(&a.last_ms).then_with(|| a.project.cmp(&b.project)));
+            all
+        })
+    }
+}
+
+/// A project's totals on the history home.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProjectTotals {
+    pub project: String,
+    pub sessions: usize,
+    pub tokens: u64,
+    pub cost_usd: f64,
+    pub last_ms: i64,
+}
+
+/// The first bytes of a file, or `None` if it cannot be read.
+async fn first_bytes(file: &web_sys::File) -> Option<Vec<u8>> {
+    let end = HINT_BYTES.min(file.size());
+    let blob = file.slice_with_f64_and_f64(0.0, end).ok()?;
+    let buffer = JsFuture::from(blob.array_buffer()).await.ok()?;
+    Some(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+pub fn use_history() -> HistoryState {
+    expect_context::<HistoryState>()
+}

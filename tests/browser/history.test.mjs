@@ -1,0 +1,171 @@
+// A whole history in a real browser: a folder of several projects is indexed first (the page
+// holds rows, not logs), its projects and totals equal `sessionscope index --json`, a session
+// opens on demand and back keeps the list as it was, a search of every session opens its hit,
+// and a file that is not a log is listed with its reason while the rest is indexed.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, serveDist, launchBrowser, openApp, dropFolder, tree } from "./harness.mjs";
+
+const DAG = join(ROOT, "crates/engine/tests/fixtures/dag");
+let server;
+let browser;
+let home;
+
+/** Copies a fixture file or folder, with the project its messages name changed to `project`. */
+function copyAs(from, to, project) {
+  if (statSync(from).isDirectory()) {
+    mkdirSync(to, { recursive: true });
+    for (const name of readdirSync(from)) copyAs(join(from, name), join(to, name), project);
+    return;
+  }
+  const text = readFileSync(from, "utf8").replaceAll("/home/dev/projects/lamp", `/home/dev/projects/${project}`);
+  writeFileSync(to, text);
+}
+
+/** A history of three projects, made from the project's own fixtures, and one foreign file. */
+function makeHistory() {
+  const dir = mkdtempSync(join(tmpdir(), "sessionscope-history-"));
+  const projects = join(dir, "projects");
+  const alpha = join(projects, "-home-dev-alpha");
+  const beta = join(projects, "-home-dev-beta");
+  const gamma = join(projects, "-home-dev-gamma");
+  for (const folder of [alpha, beta, gamma]) mkdirSync(folder, { recursive: true });
+  copyAs(join(DAG, "agents"), alpha, "alpha");
+  copyAs(join(DAG, "rewind-compaction"), alpha, "alpha");
+  copyAs(join(DAG, "compaction-1.0"), beta, "beta");
+  copyAs(join(DAG, "preserved-segment"), beta, "beta");
+  copyAs(join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl"), join(gamma, "kettle-rename.jsonl"), "kettle");
+  copyAs(join(ROOT, "tests/fixtures/sessions/coloured-test-run.jsonl"), join(gamma, "coloured-test-run.jsonl"), "kettle");
+  writeFileSync(join(beta, "exported.jsonl"), "name,tokens\nalpha,12\nbeta,7\n");
+  return { dir, projects };
+}
+
+/** `sessionscope index --json` of a folder. */
+function engineIndex(path) {
+  const out = execFileSync("cargo", ["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", "index", "--json", path], {
+    cwd: ROOT,
+    maxBuffer: 1 << 26,
+  });
+  return JSON.parse(out);
+}
+
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+  home = makeHistory();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (home) rmSync(home.dir, { recursive: true, force: true });
+});
+
+async function openHistory(page) {
+  await dropFolder(page, home.projects);
+  const history = page.getByRole("region", { name: "History" });
+  await history.getByRole("status").filter({ hasText: /^Indexed / }).waitFor({ timeout: 60_000 });
+  return history;
+}
+
+test("a folder of projects is indexed into projects and sessions that equal the engine's index", async () => {
+  const expected = engineIndex(home.projects);
+  const app = await openApp(browser, server);
+  const history = await openHistory(app.page);
+  const sessions = history.getByRole("listbox", { name: "Sessions" });
+  assert.equal(await sessions.getByRole("option").count(), expected.sessions.length);
+
+  // Each project: its sessions, tokens and cost as the engine counts them.
+  const byProject = new Map();
+  for (const row of expected.sessions) {
+    const p = byProject.get(row.project) ?? { sessions: 0, cost: 0 };
+    p.sessions += 1;
+    p.cost += row.cost_usd;
+    byProject.set(row.project, p);
+  }
+  const projects = history.getByRole("listbox", { name: "Projects" });
+  assert.equal(await projects.getByRole("option").count(), byProject.size + 1, "every project, and All projects");
+  for (const [project, totals] of byProject) {
+    const short = project.split("/").filter(Boolean).slice(-2).join("/");
+    const option = projects.getByRole("option").filter({ hasText: short }).first();
+    const text = await option.innerText();
+    assert.match(text, new RegExp(`^${totals.sessions} sessions · .* · \\$${totals.cost.toFixed(2)} · last`, "m"), `${project}: ${text}`);
+  }
+
+  // The foreign file is listed with its reason; everything else was indexed.
+  const problems = history.getByRole("region", { name: "Files not indexed" });
+  await problems.getByText("exported.jsonl").waitFor();
+  const reason = expected.problems.find((p) => p.path.endsWith("exported.jsonl")).reason;
+  assert.ok((await problems.innerText()).includes(reason), `the reason the engine gives: ${reason}`);
+
+  // Choosing a project lists its sessions only, and the link names it.
+  await projects.getByRole("option").filter({ hasText: "projects/beta" }).click();
+  assert.equal(await sessions.getByRole("option").count(), byProject.get("/home/dev/projects/beta").sessions);
+  assert.match(await app.page.evaluate(() => location.hash), /^#p=/);
+  assert.deepEqual(app.errors, []);
+  assert.deepEqual(app.foreignRequests(), []);
+  await app.context.close();
+});
+
+test("a session opens on demand with only its files, and back finds the list as it was left", async () => {
+  const app = await openApp(browser, server);
+  const history = await openHistory(app.page);
+  const sessions = history.getByRole("listbox", { name: "Sessions" });
+  await history.getByRole("button", { name: "Sort by Messages" }).click();
+  await history.getByLabel("Filter by title").fill("rename");
+  assert.equal(await sessions.getByRole("option").count(), 1);
+  await sessions.getByRole("option").first().click();
+
+  await tree(app.page).getByRole("treeitem").first().waitFor({ timeout: 30_000 });
+  const summary = app.page.getByRole("region", { name: "Load summary" });
+  assert.match(await summary.innerText(), /1 file\(s\)|1 file/, "only the session's own file was read");
+  assert.match(await app.page.evaluate(() => location.hash), /^#p=.*&s=5e550000/);
+
+  await app.page.keyboard.press("Alt+ArrowLeft");
+  await sessions.waitFor();
+  assert.equal(await history.getByLabel("Filter by title").inputValue(), "rename");
+  assert.equal(await history.getByRole("button", { name: "Sort by Messages" }).getAttribute("aria-pressed"), "true");
+  assert.equal(await tree(app.page).count(), 0, "the session is let go");
+
+  // The keyboard reaches every row: focus the list, move, open.
+  await history.getByLabel("Filter by title").fill("");
+  await sessions.focus();
+  await app.page.keyboard.press("End");
+  await app.page.keyboard.press("Home");
+  await app.page.keyboard.press("ArrowDown");
+  const active = await sessions.getAttribute("aria-activedescendant");
+  assert.ok(active, "a row is active");
+  await app.page.keyboard.press("Enter");
+  await tree(app.page).getByRole("treeitem").first().waitFor({ timeout: 30_000 });
+  await app.page.getByRole("button", { name: "← History" }).click();
+  await sessions.waitFor();
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("a search of every session finds its hits by project and session, and a hit opens its session there", async () => {
+  const app = await openApp(browser, server);
+  const history = await openHistory(app.page);
+  const search = history.getByRole("region", { name: "Search all sessions" });
+  await search.getByLabel("Search every session").fill("definition");
+  await search.getByRole("button", { name: "Search" }).click();
+  await search.getByRole("status").filter({ hasText: /matches in 1 sessions/ }).waitFor({ timeout: 30_000 });
+  const hit = search.getByRole("button").filter({ hasText: "definition" }).first();
+  assert.equal(await hit.locator("mark").first().innerText(), "definition");
+  await hit.click();
+  const selected = tree(app.page).locator("[role=treeitem][aria-selected=true]");
+  await selected.waitFor({ timeout: 30_000 });
+  assert.match((await selected.innerText()).toLowerCase(), /definition/);
+
+  // A word in no session: nothing found, and every file was looked at.
+  await app.page.keyboard.press("Alt+ArrowLeft");
+  await search.getByLabel("Search every session").fill("xylophone-quartz");
+  await search.getByRole("button", { name: "Search" }).click();
+  await search.getByRole("status").filter({ hasText: /^0 matches in 0 sessions/ }).waitFor({ timeout: 30_000 });
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
