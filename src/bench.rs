@@ -3,6 +3,7 @@
 
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
+use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 /// Reads `bytes` as one session file in slices of `slice` bytes, builds its graph, and returns
@@ -30,4 +31,13 @@ pub fn benchmark_parse(bytes: &[u8], slice: usize) -> String {
         corpus.model_heap_bytes(),
         graph.conversations.len()
     )
+}
+
+/// Bytes of the page's wasm memory (which grows and never shrinks): what holding the open
+/// session costs the page, for the history's memory test and benchmark.
+#[wasm_bindgen(js_name = pageMemoryBytes)]
+pub fn page_memory_bytes() -> f64 {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map_or(0.0, |memory| memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as f64)
 }

@@ -161,6 +161,9 @@ pub struct HistoryState {
     redraw_due: StoredValue<bool>,
 }
 
+/// Histories up to this size can be opened all together in one view.
+pub const OPEN_ALL_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
+
 /// Bytes of a file's start read to find the session a loose agent file names.
 const HINT_BYTES: f64 = 64.0 * 1024.0;
 
@@ -404,6 +407,22 @@ impl HistoryState {
         ));
         self.opened.set(Some(index));
         self.active_row.set(Some(index));
+        self.showing.set(false);
+        self.loading.open_from_history(files);
+    }
+
+    /// The bytes of every file of the history.
+    pub fn total_bytes(&self) -> f64 {
+        self.units.with_value(|units| units.iter().map(|u| u.bytes).sum())
+    }
+
+    /// Opens every session of the history together in the viewer, as a drop of all its files
+    /// would (for a history small enough: [`OPEN_ALL_BYTES`]).
+    pub fn open_all(&self) {
+        let files: Vec<PickedFile> =
+            self.units.with_value(|units| units.iter().flat_map(|u| u.files.clone()).collect());
+        crate::deeplink::write_hash("");
+        self.opened.set(None);
         self.showing.set(false);
         self.loading.open_from_history(files);
     }

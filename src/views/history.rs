@@ -147,6 +147,12 @@ fn HistoryHeader(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> i
             <p class="session-facts">{totals}</p>
             {progress}
             <div class="history-actions">
+                {move || {
+                    history.changed.track();
+                    (history.total_bytes() <= crate::state::history::OPEN_ALL_BYTES).then(|| view! {
+                        <button type="button" class="button" on:click=move |_| history.open_all()>"Open all in one view"</button>
+                    })
+                }}
                 <button type="button" class="button" on:click=move |_| export(false)>"Download CSV"</button>
                 <button type="button" class="button" on:click=move |_| export(true)>"Download JSON"</button>
             </div>

@@ -169,3 +169,69 @@ test("a search of every session finds its hits by project and session, and a hit
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });
+
+/** Writes a session of `messages` question/answer pairs (about 2.5 KB each) as `<dir>/<id>.jsonl`. */
+function writeSession(dir, id, messages, project) {
+  mkdirSync(dir, { recursive: true });
+  const pad = "lorem ipsum dolor sit amet ".repeat(36);
+  const lines = [];
+  let parent = null;
+  for (let i = 0; i < messages; i++) {
+    const time = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+    const base = { sessionId: id, timestamp: time, cwd: `/home/dev/projects/${project}` };
+    lines.push(JSON.stringify({ ...base, type: "user", uuid: `${id}-u${i}`, parentUuid: parent, message: { role: "user", content: `Question ${i}: ${pad}` } }));
+    parent = `${id}-a${i}`;
+    lines.push(
+      JSON.stringify({
+        ...base,
+        type: "assistant",
+        uuid: parent,
+        parentUuid: `${id}-u${i}`,
+        message: { id: `msg-${id}-${i}`, role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text: `Answer ${i}: ${pad}` }], usage: { input_tokens: 10, output_tokens: 20 } },
+      }),
+    );
+  }
+  writeFileSync(join(dir, `${id}.jsonl`), lines.join("\n") + "\n");
+}
+
+test("the page holds rows, not logs, and opening one session after another does not add up", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "sessionscope-memory-"));
+  try {
+    const projects = join(dir, "projects");
+    writeSession(join(projects, "-home-dev-big"), "big-session", 14000, "big");
+    writeSession(join(projects, "-home-dev-small"), "small-one", 200, "small");
+    writeSession(join(projects, "-home-dev-small"), "small-two", 300, "small");
+    const bigBytes = statSync(join(projects, "-home-dev-big", "big-session.jsonl")).size;
+    const app = await openApp(browser, server);
+    const memory = () => app.page.evaluate(() => window.wasmBindings.pageMemoryBytes());
+    const empty = await memory();
+    await dropFolder(app.page, projects);
+    const history = app.page.getByRole("region", { name: "History" });
+    await history.getByRole("status").filter({ hasText: /^Indexed 3 of 3 files/ }).waitFor({ timeout: 60_000 });
+    const indexed = await memory();
+    assert.ok(indexed - empty < bigBytes / 4, `indexing ${bigBytes} bytes grew the page by ${indexed - empty} bytes: the logs stay in their files`);
+
+    const sessions = history.getByRole("listbox", { name: "Sessions" });
+    const open = async (title) => {
+      await history.getByLabel("Filter by title").fill(title);
+      await sessions.getByRole("option").first().click();
+      await tree(app.page).getByRole("treeitem").first().waitFor({ timeout: 60_000 });
+      await app.page.getByRole("button", { name: "← History" }).click();
+      await sessions.waitFor();
+      return memory();
+    };
+    const project = (name) => history.getByRole("listbox", { name: "Projects" }).getByRole("option").filter({ hasText: name }).click();
+    await project("projects/big");
+    const afterBig = await open("Question 0");
+    await project("projects/small");
+    await open("Question 0");
+    await project("projects/big");
+    const afterBigAgain = await open("Question 0");
+    assert.ok(afterBig - empty >= bigBytes, `the open session's ${bigBytes} bytes were in the page while it was open (it grew by ${afterBig - empty})`);
+    assert.ok(afterBigAgain <= afterBig * 1.1, `the second time the big session was opened the page did not grow: ${afterBig} then ${afterBigAgain} bytes`);
+    assert.deepEqual(app.errors, []);
+    await app.context.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

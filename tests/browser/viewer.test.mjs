@@ -37,6 +37,8 @@ async function level(locator) {
 test("a dropped project folder nests each subagent under the tool call that spawned it", async () => {
   const app = await openApp(browser, server);
   await dropFolder(app.page, join(ENGINE_FIXTURES, "dag/agents"));
+  // Two sessions (one is an orphan agent's): a history, opened all in one view.
+  await app.page.getByRole("button", { name: "Open all in one view" }).click();
   await app.page.getByRole("region", { name: "Load summary" }).getByText("5 agent conversation(s) linked, 1 unlinked").waitFor();
   // The session list holds both sessions, the orphan agent's included.
   const sessions = app.page.getByRole("region", { name: "Sessions" });
@@ -71,6 +73,8 @@ test("a real project folder links its subagent files", async (t) => {
   if (!dir) return;
   const app = await openApp(browser, server);
   await dropFolder(app.page, dir);
+  // Two sessions: a history, opened all in one view.
+  await app.page.getByRole("button", { name: "Open all in one view" }).click();
   const summary = app.page.getByRole("region", { name: "Load summary" });
   await summary.getByText("6 agent conversation(s) linked").waitFor();
   assert.deepEqual(app.errors, []);
