@@ -2,8 +2,10 @@
 //!
 //! Each worker takes one unit at a time and gets the next as soon as it answers, so as many
 //! units are read at once as there are workers, and a worker never holds more than one unit.
-//! wasm memory does not shrink: a worker that has just read a big unit is let go and a fresh one
-//! takes its place, so the memory of the biggest unit is given back. A worker that stops (a
+//! Workers live for the whole pass: a fresh worker runs its code unoptimised for its first
+//! hundreds of milliseconds (the browser optimises hot code as it runs), three times slower.
+//! wasm memory does not shrink: only a worker that has just read a very big unit is let go and a
+//! fresh one takes its place, so that memory is given back. A worker that stops (a
 //! crash, memory exhausted) fails only the unit it was reading; a fresh one goes on with the
 //! rest. Dropping the pool stops every worker.
 
@@ -17,7 +19,7 @@ use wasm_bindgen::prelude::*;
 use crate::protocol::{Encoded, Envelope, FromWorker};
 
 /// A worker that has read at least this many bytes of one unit is replaced after it answers.
-const FRESH_WORKER_AFTER_BYTES: f64 = 48.0 * 1024.0 * 1024.0;
+const FRESH_WORKER_AFTER_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 
 /// What the pool tells its owner: a unit's answer (a worker's error included), or that every
 /// unit has been answered.

@@ -271,15 +271,22 @@ async fn read_unit(paths: &[String], files: &[web_sys::File]) -> Result<(Corpus,
         let size = file.size();
         let id = loader.add_file(path, size as u64);
         let mut offset = 0.0;
-        // Slice by slice, so a unit never holds a file's bytes twice.
-        while offset < size {
-            let end = (offset + SLICE_BYTES as f64).min(size);
-            match read_slice(file, offset, end)?.await {
+        let mut end = (SLICE_BYTES as f64).min(size);
+        // Slice by slice, so a unit never holds a file's bytes twice; the next slice is read
+        // while this one is parsed.
+        let mut pending = (size > 0.0).then(|| read_slice(file, 0.0, end)).transpose()?;
+        while let Some(reading) = pending.take() {
+            match reading.await {
                 Ok(buffer) => {
+                    let following = (end + SLICE_BYTES as f64).min(size);
+                    if end < size {
+                        pending = Some(read_slice(file, end, following)?);
+                    }
                     let chunk = Uint8Array::new(&buffer).to_vec();
                     bytes_read += chunk.len() as f64;
                     loader.push(id, &chunk);
                     offset = end;
+                    end = following;
                 }
                 Err(error) => {
                     let reason = read_error(&error);
@@ -289,7 +296,6 @@ async fn read_unit(paths: &[String], files: &[web_sys::File]) -> Result<(Corpus,
                         reason
                     };
                     problems.push(FileProblem { path: path.clone(), reason });
-                    break;
                 }
             }
         }
@@ -307,10 +313,22 @@ async fn index_unit(
     files: &[web_sys::File],
 ) -> Result<(), String> {
     LOADING.with(|l| l.set(true));
+    let started = js_sys::Date::now();
     let (corpus, unreadable, bytes) = read_unit(paths, files).await?;
+    let read = js_sys::Date::now();
     let graph = Graph::build(&corpus);
+    let built = js_sys::Date::now();
     let mut index = sessionscope_engine::history::index_unit(&corpus, &graph, folder);
     index.problems.extend(unreadable);
+    if bytes >= 8e6 {
+        let message = format!(
+            "sessionscope index: {:.1} MB read and parsed in {:.0} ms, graph {:.0} ms",
+            bytes / 1e6,
+            read - started,
+            built - read,
+        );
+        web_sys::console::debug_1(&message.into());
+    }
     protocol::send(scope, FromWorker::Indexed { unit, index, bytes })
 }
 

@@ -1,0 +1,149 @@
+// A whole history in headless Chromium: drops a folder of many projects (made by the project's
+// generator, `gen-history`), and prints the time until the first sessions are listed and until
+// the index is done, the browser's peak memory above the empty page while indexing (the PSS of
+// every Chromium process: page, workers, GPU, browser), the time to the first rows of a typical
+// and of the largest session, and a search of every session for a rare and a common word (first
+// hit, done).
+//   node tests/bench/history.mjs <folder> [--rare WORD] [--common WORD]
+// <folder> holds `projects/`, e.g. one written by
+//   cargo run --release -p sessionscope-synth --bin gen-history -- --out /tmp/h1g --size 1GB
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { serveDist, launchBrowser, dropFolder } from "../browser/harness.mjs";
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const folder = args.find((a, i) => !a.startsWith("--") && !["--rare", "--common"].includes(args[i - 1]));
+if (!folder) {
+  console.error("usage: node tests/bench/history.mjs <folder holding projects/> [--rare WORD] [--common WORD]");
+  process.exit(2);
+}
+const projects = join(folder, "projects");
+const rare = option("--rare", "zanzibar");
+const common = option("--common", "function");
+
+/** Processes below `root`: the Chromium tree of this run. */
+function descendants(root) {
+  const children = new Map();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (!children.has(parent)) children.set(parent, []);
+      children.get(parent).push(Number(name));
+    } catch {}
+  }
+  const out = [];
+  const stack = [...(children.get(root) ?? [])];
+  while (stack.length) {
+    const pid = stack.pop();
+    out.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+/** Proportional set size of Chromium's processes, in bytes. */
+function browserMemory() {
+  let total = 0;
+  for (const pid of descendants(process.pid)) {
+    try {
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+      const pss = /^Pss:\s+(\d+) kB/m.exec(rollup);
+      if (pss) total += Number(pss[1]) * 1024;
+    } catch {}
+  }
+  return total;
+}
+
+const mb = (bytes) => (bytes / 1e6).toFixed(0);
+const server = await serveDist();
+const browser = await launchBrowser();
+try {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+    if (m.type() === "debug" && process.env.VERBOSE) console.log(m.text());
+  });
+  page.on("worker", (worker) => {
+    if (process.env.VERBOSE) worker.on("console", (m) => console.log(`worker: ${m.text()}`));
+  });
+  await page.goto(server.url);
+  await page.getByRole("button", { name: "Open example" }).waitFor();
+  await page.waitForTimeout(1500);
+  const empty = browserMemory();
+  let peak = empty;
+  const sampler = setInterval(() => (peak = Math.max(peak, browserMemory())), 100);
+
+  const history = page.getByRole("region", { name: "History" });
+  const sessions = history.getByRole("listbox", { name: "Sessions" });
+  const t0 = Date.now();
+  await dropFolder(page, projects);
+  await sessions.getByRole("option").first().waitFor({ timeout: 600_000 });
+  const firstListed = Date.now() - t0;
+  const status = history.getByRole("status").first();
+  await status.filter({ hasText: /^Indexed / }).waitFor({ timeout: 600_000 });
+  const indexed = Date.now() - t0;
+  clearInterval(sampler);
+  const statusText = await status.innerText();
+  const facts = await history.locator(".history-header .session-facts").innerText();
+  console.log(`history: ${facts}`);
+  console.log(`index: ${statusText}`);
+  console.log(`first sessions listed ${firstListed} ms after the drop; index done after ${indexed} ms`);
+  console.log(`browser memory: ${mb(empty)} MB empty page, peak ${mb(peak)} MB while indexing (+${mb(peak - empty)} MB)`);
+
+  /** Opens the session whose option `pick` chooses, and answers ms to its first rows. */
+  const openSession = async (pick) => {
+    const option = await pick();
+    const name = (await option.innerText()).split("\n")[0];
+    const started = Date.now();
+    await option.click();
+    await page.getByRole("tree", { name: "Conversation" }).getByRole("treeitem").first().waitFor({ timeout: 120_000 });
+    const firstRows = Date.now() - started;
+    await page.getByRole("region", { name: "Load summary" }).waitFor({ timeout: 120_000 });
+    const whole = Date.now() - started;
+    await page.getByRole("button", { name: "← History" }).click();
+    await sessions.waitFor();
+    return { name, firstRows, whole };
+  };
+  await history.getByRole("button", { name: "Sort by Tokens" }).click();
+  const largest = await openSession(async () => sessions.getByRole("option").first());
+  const typical = await openSession(async () => {
+    await page.evaluate(() => {
+      const scroller = document.querySelector(".history-scroll");
+      scroller.scrollTop = scroller.scrollHeight / 2;
+    });
+    await page.waitForTimeout(300);
+    const options = sessions.getByRole("option");
+    return options.nth(Math.floor((await options.count()) / 2));
+  });
+  console.log(`open the largest session (${largest.name}): first rows ${largest.firstRows} ms, loaded ${largest.whole} ms`);
+  console.log(`open a typical session (${typical.name}): first rows ${typical.firstRows} ms, loaded ${typical.whole} ms`);
+
+  const search = history.getByRole("region", { name: "Search all sessions" });
+  for (const word of [rare, common]) {
+    await search.getByLabel("Search every session").fill(word);
+    const started = Date.now();
+    await search.getByRole("button", { name: "Search" }).click();
+    let firstHit = null;
+    const searchStatus = search.getByRole("status");
+    for (;;) {
+      const text = await searchStatus.innerText().catch(() => "");
+      if (firstHit === null && (await search.locator(".search-hit").count()) > 0) firstHit = Date.now() - started;
+      if (/^\d+ matches in \d+ sessions · /.test(text)) {
+        console.log(`search "${word}": first hit ${firstHit ?? "none"} ms, done ${Date.now() - started} ms: ${text}`);
+        break;
+      }
+      if (Date.now() - started > 600_000) throw new Error(`the search for ${word} did not end`);
+      await page.waitForTimeout(50);
+    }
+  }
+  if (errors.length) console.log("errors:", errors);
+} finally {
+  await browser.close();
+  await server.close();
+}
