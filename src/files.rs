@@ -7,6 +7,7 @@ use std::rc::Rc;
 use js_sys::{Array, Reflect, Uint8Array};
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
+use sessionscope_engine::history::looks_like_a_log;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -35,13 +36,6 @@ pub struct Picked {
     pub skipped_by_name: Vec<String>,
     /// They came from a folder (picked or dropped), which may be a whole history.
     pub from_folder: bool,
-}
-
-/// Names of files read from a dropped folder; anything else in a project folder
-/// (`tool-results/*.txt`, editor files) is listed as skipped.
-fn looks_like_a_log(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-    name.ends_with(".jsonl") || name.ends_with(".ndjson") || name.ends_with(".json") || name.ends_with(".log")
 }
 
 /// The files of a `FileList` (a file input, or a drop without directory entries). With a

@@ -260,7 +260,7 @@ impl HistoryState {
         self.problems.set_value(
             skipped_by_name
                 .into_iter()
-                .map(|path| FileProblem { path, reason: "not named like a log".to_owned() })
+                .map(|path| FileProblem { path, reason: sessionscope_engine::history::NOT_A_LOG_NAME.to_owned() })
                 .collect(),
         );
         self.view.set(ListView::default());

@@ -98,6 +98,7 @@ test("a folder of projects is indexed into projects and sessions that equal the 
 
   // The foreign file is listed with its reason; everything else was indexed.
   const problems = history.getByRole("region", { name: "Files not indexed" });
+  await problems.getByText("1 file(s) hold no session").click();
   await problems.getByText("exported.jsonl").waitFor();
   const reason = expected.problems.find((p) => p.path.endsWith("exported.jsonl")).reason;
   assert.ok((await problems.innerText()).includes(reason), `the reason the engine gives: ${reason}`);

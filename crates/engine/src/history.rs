@@ -25,6 +25,48 @@ pub struct Unit {
     pub files: Vec<usize>,
 }
 
+/// Whether a file in a picked folder is read: logs are named `.jsonl`, `.ndjson`, `.json` or
+/// `.log`; anything else in a project folder (`tool-results/*.txt`, editor files) is listed as
+/// not read.
+pub fn looks_like_a_log(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path).to_ascii_lowercase();
+    name.ends_with(".jsonl") || name.ends_with(".ndjson") || name.ends_with(".json") || name.ends_with(".log")
+}
+
+/// The reason given for a file of a folder that is not read by its name.
+pub const NOT_A_LOG_NAME: &str = "not named like a log (.jsonl, .ndjson, .json, .log)";
+
+/// Totals over the rows of a history.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    pub sessions: usize,
+    pub projects: usize,
+    pub files: usize,
+    pub bytes: u64,
+    pub usage: UsageSummary,
+    pub cost_usd: f64,
+}
+
+impl Totals {
+    pub fn of(rows: &[SessionRow]) -> Totals {
+        let mut totals = Totals { sessions: rows.len(), ..Totals::default() };
+        let mut projects = std::collections::HashSet::new();
+        for row in rows {
+            projects.insert(row.project.as_str());
+            totals.files += row.files.len();
+            totals.bytes += row.bytes;
+            totals.usage.input_tokens += row.usage.input_tokens;
+            totals.usage.output_tokens += row.usage.output_tokens;
+            totals.usage.cache_creation_input_tokens += row.usage.cache_creation_input_tokens;
+            totals.usage.cache_read_input_tokens += row.usage.cache_read_input_tokens;
+            totals.cost_usd += row.cost_usd;
+        }
+        totals.projects = projects.len();
+        totals.cost_usd = (totals.cost_usd * 1e6).round() / 1e6;
+        totals
+    }
+}
+
 /// Where a file belongs, from its path alone.
 enum Place {
     /// `<folder>/<session>.jsonl`, or a subagent file under `<folder>/<session>/subagents/`.

@@ -1,6 +1,9 @@
 //! `sessionscope`: the engine on the command line.
 //!
 //!   sessionscope summary <file-or-folder>... [--json]
+//!   sessionscope index <folder>... [--json]     one row per session of a whole history, read
+//!                                                session by session on every core, as the app's
+//!                                                history home lists it
 //!   sessionscope dump <file-or-folder>...        the parsed model and its structure, as text
 //!   sessionscope share <file-or-folder>... [--link] [--markdown]
 //!                                                redacts each session as the app's Share dialog
@@ -27,7 +30,10 @@ use sessionscope_engine::share::scope::{Scope, resolve};
 use sessionscope_engine::summary::{Summary, summarize};
 use sessionscope_engine::{Loader, dump};
 
+mod index;
+
 const USAGE: &str = "usage: sessionscope summary <file-or-folder>... [--json]
+       sessionscope index <folder>... [--json]
        sessionscope dump <file-or-folder>...
        sessionscope share <file-or-folder>... [--link] [--markdown]
        sessionscope --help";
@@ -36,6 +42,7 @@ const USAGE: &str = "usage: sessionscope summary <file-or-folder>... [--json]
 fn flags_of(command: &str) -> Option<&'static [&'static str]> {
     match command {
         "summary" => Some(&["--json"]),
+        "index" => Some(&["--json"]),
         "dump" => Some(&[]),
         "share" => Some(&["--link", "--markdown"]),
         _ => None,
@@ -118,6 +125,9 @@ fn main() -> ExitCode {
     }
     // Path order, so the result does not depend on the order the file system lists files in.
     files.sort_by(|a, b| a.1.cmp(&b.1));
+    if arguments.command == "index" {
+        return index::run(files, arguments.has("--json"));
+    }
     let mut loader = Loader::new();
     for (file, name) in &files {
         match std::fs::read(file) {

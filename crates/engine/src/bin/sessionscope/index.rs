@@ -1,0 +1,161 @@
+//! `sessionscope index`: a whole history, one row per session, as the app's history home lists
+//! it. The files are grouped into session units and read unit by unit on every core; a unit's
+//! bytes and model are let go before the next, so memory depends on the largest session, not on
+//! the history.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::Serialize;
+use sessionscope_engine::Loader;
+use sessionscope_engine::dag::Graph;
+use sessionscope_engine::history::{
+    FileProblem, NOT_A_LOG_NAME, SessionRow, Totals, UnitIndex, group_into_units, index_unit, looks_like_a_log,
+    needs_hint, session_id_hint,
+};
+
+/// What `--json` prints.
+#[derive(Serialize)]
+struct Index {
+    sessions: Vec<SessionRow>,
+    problems: Vec<FileProblem>,
+    totals: Totals,
+}
+
+/// Bytes of a loose agent file read to find the session it names.
+const HINT_BYTES: usize = 64 * 1024;
+
+/// Indexes `files` (on disk, with the names they are known by), in name order.
+pub fn run(files: Vec<(PathBuf, String)>, json: bool) -> ExitCode {
+    let mut problems = Vec::new();
+    let (logs, others): (Vec<_>, Vec<_>) = files.into_iter().partition(|(_, name)| looks_like_a_log(name));
+    problems.extend(others.into_iter().map(|(_, path)| FileProblem { path, reason: NOT_A_LOG_NAME.to_owned() }));
+    let hints: Vec<Option<String>> = logs
+        .iter()
+        .map(|(path, name)| if needs_hint(name) { first_bytes(path).and_then(|b| session_id_hint(&b)) } else { None })
+        .collect();
+    let names: Vec<&str> = logs.iter().map(|(_, name)| name.as_str()).collect();
+    let units = group_into_units(&names, &hints);
+
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<UnitIndex>>> = Mutex::new(vec![None; units.len()]);
+    let threads = std::thread::available_parallelism().map_or(2, usize::from).min(units.len()).max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let at = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(unit) = units.get(at) else { break };
+                    let index = read_unit(unit.files.iter().map(|&i| &logs[i]), &unit.folder);
+                    if let Ok(mut results) = results.lock() {
+                        results[at] = Some(index);
+                    }
+                }
+            });
+        }
+    });
+    let mut sessions = Vec::new();
+    for index in results.into_inner().unwrap_or_default().into_iter().flatten() {
+        sessions.extend(index.rows);
+        problems.extend(index.problems);
+    }
+    problems.sort_by(|a, b| a.path.cmp(&b.path));
+    let totals = Totals::of(&sessions);
+    let index = Index { sessions, problems, totals };
+    if json {
+        match serde_json::to_string_pretty(&index) {
+            Ok(text) => println!("{text}"),
+            Err(error) => {
+                eprintln!("sessionscope: {error}");
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        print_index(&index);
+    }
+    ExitCode::SUCCESS
+}
+
+/// Reads one unit's files and indexes them; a file that cannot be read is a problem, the rest
+/// of the unit is still read.
+fn read_unit<'a>(files: impl Iterator<Item = &'a (PathBuf, String)>, folder: &str) -> UnitIndex {
+    let mut loader = Loader::new();
+    let mut unreadable = Vec::new();
+    for (path, name) in files {
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                loader.add_bytes(name, &bytes);
+            }
+            Err(error) => {
+                unreadable.push(FileProblem { path: name.clone(), reason: format!("could not be read: {error}") })
+            }
+        }
+    }
+    let corpus = loader.finish();
+    let graph = Graph::build(&corpus);
+    let mut index = index_unit(&corpus, &graph, folder);
+    index.problems.extend(unreadable);
+    index
+}
+
+fn first_bytes(path: &PathBuf) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(HINT_BYTES);
+    std::fs::File::open(path).ok()?.take(HINT_BYTES as u64).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+fn print_index(index: &Index) {
+    println!(
+        "{:<19} {:>8} {:>6} {:>6} {:>10} {:>10}  {:<28} title",
+        "start (UTC)", "duration", "msgs", "tools", "tokens", "cost $", "project"
+    );
+    for row in &index.sessions {
+        let start = row.start_ms.map(iso_minute).unwrap_or_default();
+        let project: String = row.project.chars().rev().take(28).collect::<Vec<_>>().into_iter().rev().collect();
+        let title: String = row.title.chars().take(60).collect();
+        println!(
+            "{start:<19} {:>8} {:>6} {:>6} {:>10} {:>10.2}  {project:<28} {title}",
+            format!("{}s", row.duration_ms() / 1000),
+            row.messages,
+            row.tool_calls,
+            row.tokens(),
+            row.cost_usd,
+        );
+    }
+    for problem in &index.problems {
+        println!("not indexed: {}: {}", problem.path, problem.reason);
+    }
+    let t = &index.totals;
+    println!(
+        "{} sessions in {} projects, {} files, {} bytes; tokens: {} input, {} output, {} cache write, {} cache read; ${:.2}",
+        t.sessions,
+        t.projects,
+        t.files,
+        t.bytes,
+        t.usage.input_tokens,
+        t.usage.output_tokens,
+        t.usage.cache_creation_input_tokens,
+        t.usage.cache_read_input_tokens,
+        t.cost_usd
+    );
+}
+
+/// `YYYY-MM-DD HH:MM` of a time in milliseconds since the epoch (UTC).
+fn iso_minute(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let minutes = ms.rem_euclid(86_400_000) / 60_000;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}", minutes / 60, minutes % 60)
+}
