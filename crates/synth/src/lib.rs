@@ -186,3 +186,50 @@ pub fn parse_size(text: &str) -> Option<u64> {
     }
     Some((value * multiplier as f64) as u64)
 }
+
+/// One session of a generated history: its project and what to generate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistorySession {
+    pub project_name: String,
+    pub options: SynthOptions,
+}
+
+/// Plans a whole history of about `total_bytes` over `projects` projects, like a user's
+/// `~/.claude/projects` after months of use: session sizes are log-normal (median about 1 MB,
+/// a long tail), and a history of 1 GB or more holds one session of about 120 MB. Every
+/// session has its own seed, so its ids and start time differ.
+pub fn plan_history(total_bytes: u64, projects: usize, seed: u64) -> Vec<HistorySession> {
+    const MEDIAN: f64 = 1_000_000.0;
+    const SIGMA: f64 = 1.4;
+    let mut rng = rng::Rng::new(seed ^ 0x4857_5354);
+    let projects = projects.max(1);
+    let names: Vec<String> = (0..projects).map(|i| format!("{}-{i:02}", text::project_word(i))).collect();
+    let mut plan = Vec::new();
+    let mut planned = 0u64;
+    if total_bytes >= 1 << 30 {
+        plan.push(HistorySession {
+            project_name: names[0].clone(),
+            options: SynthOptions {
+                target_bytes: 120 << 20,
+                seed: seed.wrapping_mul(1_000_003),
+                ..SynthOptions::default()
+            },
+        });
+        planned += 120 << 20;
+    }
+    while planned < total_bytes {
+        // A standard normal deviate by Box-Muller.
+        let (u, v) = (rng.unit().max(1e-12), rng.unit());
+        let normal = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+        let size = (MEDIAN * (SIGMA * normal).exp()).clamp(20_000.0, 80_000_000.0) as u64;
+        let size = size.min(total_bytes - planned).max(20_000);
+        let project = names[rng.index(projects)].clone();
+        let session_seed = seed.wrapping_mul(1_000_003).wrapping_add(plan.len() as u64 + 1);
+        plan.push(HistorySession {
+            project_name: project,
+            options: SynthOptions { target_bytes: size, seed: session_seed, ..SynthOptions::default() },
+        });
+        planned += size;
+    }
+    plan
+}

@@ -610,3 +610,8 @@ mod tests {
         assert!(out.len() >= 10_000 && out.len() < 11_000);
     }
 }
+
+/// A project name's first word, for generated histories.
+pub fn project_word(index: usize) -> &'static str {
+    CRATES[index % CRATES.len()]
+}
