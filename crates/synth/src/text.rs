@@ -588,6 +588,11 @@ const LOG_LINES: &[&str] = &[
     "2026-02-11T20:{n}:{n}.{ms}Z ERROR {crate}::{mod}: {cjk} (row {n})",
 ];
 
+/// A project name's first word, for generated histories.
+pub fn project_word(index: usize) -> &'static str {
+    CRATES[index % CRATES.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -609,9 +614,4 @@ mod tests {
         vocab.command_output(&mut rng, 10_000, &mut out);
         assert!(out.len() >= 10_000 && out.len() < 11_000);
     }
-}
-
-/// A project name's first word, for generated histories.
-pub fn project_word(index: usize) -> &'static str {
-    CRATES[index % CRATES.len()]
 }
