@@ -1,0 +1,174 @@
+//! `sessionscope index`: a generated history of several projects, and the real logs, indexed
+//! session by session; every row equals what `summary` says of that session's own files, files
+//! that are not logs or cannot be read are listed with their reason, and an older loose
+//! `agent-*.jsonl` joins the session it names.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use sessionscope_synth::{SynthExtras, SynthOptions, generate_with, write_to_dir};
+
+fn run(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_sessionscope")).args(args).output().expect("the command line runs");
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+/// A folder that is removed when the test ends.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("sessionscope-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Three projects of generated sessions, with subagents, beside a CSV named like a log, a file
+/// that cannot be read, and notes.
+fn write_history(root: &Path) -> PathBuf {
+    let projects = root.join("projects");
+    for (i, (project, size)) in
+        [("alpha", 300_000), ("alpha", 120_000), ("beta", 500_000), ("gamma", 80_000)].iter().enumerate()
+    {
+        let options = SynthOptions { target_bytes: *size, seed: 100 + i as u64, agents: true, broken: i == 3 };
+        let extras = SynthExtras { project_name: (*project).to_owned(), ..SynthExtras::default() };
+        let session = generate_with(&options, &extras);
+        write_to_dir(&session, &projects.join(format!("-home-dev-projects-{project}"))).expect("written");
+    }
+    let beta = projects.join("-home-dev-projects-beta");
+    std::fs::write(beta.join("export.jsonl"), "name,tokens\nalpha,12\n").expect("written");
+    std::fs::write(beta.join("notes.txt"), "remember the milk\n").expect("written");
+    // A file gone since the folder was listed: a link to nothing.
+    std::os::unix::fs::symlink(beta.join("gone.jsonl"), beta.join("moved.jsonl")).expect("a link");
+    projects
+}
+
+/// `summary --json` of some files, each given by its path under `root`.
+fn summary_of(root: &Path, files: &[Value]) -> Value {
+    let paths: Vec<String> =
+        files.iter().map(|f| root.join(f.as_str().expect("a path")).to_string_lossy().into_owned()).collect();
+    let mut args = vec!["summary", "--json"];
+    args.extend(paths.iter().map(String::as_str));
+    run(&args)
+}
+
+#[test]
+fn every_row_of_the_index_equals_the_summary_of_its_own_files() {
+    let temp = TempDir::new("index-rows");
+    let projects = write_history(&temp.0);
+    let index = run(&["index", "--json", projects.to_str().expect("UTF-8")]);
+    let rows = index["sessions"].as_array().expect("sessions");
+    assert_eq!(rows.len(), 4, "one row per generated session");
+    let mut projects_seen: Vec<&str> = rows.iter().map(|r| r["project"].as_str().unwrap_or("")).collect();
+    projects_seen.sort();
+    projects_seen.dedup();
+    assert_eq!(
+        projects_seen,
+        ["/home/dev/projects/alpha", "/home/dev/projects/beta", "/home/dev/projects/gamma"],
+        "the project is the working directory the messages name"
+    );
+    let mut tokens = 0u64;
+    for row in rows {
+        let files = row["files"].as_array().expect("files");
+        assert!(files.len() > 1, "the session's subagent files are part of it: {files:?}");
+        let summary = summary_of(&temp.0, files);
+        let session = summary["sessions"]
+            .as_array()
+            .and_then(|s| s.iter().find(|s| s["session_id"] == row["session_id"]))
+            .expect("the session is in its files' summary");
+        assert_eq!(row["usage"], session["usage_with_agents"], "{}", row["session_id"]);
+        // The same prices summed in another order may differ in the last rounded digit.
+        let (row_cost, session_cost) = (row["cost_usd"].as_f64(), session["cost_with_agents_usd"].as_f64());
+        assert!(
+            matches!((row_cost, session_cost), (Some(a), Some(b)) if (a - b).abs() <= 2e-6),
+            "{row_cost:?} {session_cost:?}"
+        );
+        assert_eq!(row["tool_calls"], session["tool_uses"]);
+        assert_eq!(row["compactions"], session["compactions"]);
+        assert_eq!(row["branches"], session["real_forks"]);
+        assert_eq!(row["agents"].as_u64(), session["agents"].as_array().map(|a| a.len() as u64));
+        let diagnostics = summary["diagnostics"].as_array().map_or(0, Vec::len) as u64;
+        assert_eq!(row["diagnostics"].as_u64(), Some(diagnostics));
+        tokens += row["usage"]["output_tokens"].as_u64().unwrap_or(0);
+    }
+    assert!(rows.iter().any(|r| r["diagnostics"].as_u64() > Some(0)), "the broken session's bad lines are counted");
+    assert_eq!(index["totals"]["usage"]["output_tokens"].as_u64(), Some(tokens), "the totals add the rows up");
+    assert_eq!(index["totals"]["projects"].as_u64(), Some(3));
+
+    // What is not a session is listed with its reason; nothing else stopped.
+    let problems = index["problems"].as_array().expect("problems");
+    let reason = |name: &str| {
+        problems
+            .iter()
+            .find(|p| p["path"].as_str().is_some_and(|path| path.ends_with(name)))
+            .and_then(|p| p["reason"].as_str())
+            .unwrap_or_else(|| panic!("{name} is listed: {problems:?}"))
+            .to_owned()
+    };
+    assert!(reason("export.jsonl").contains("not a session log"), "{}", reason("export.jsonl"));
+    assert!(reason("notes.txt").contains("not named like a log"));
+    assert!(reason("moved.jsonl").starts_with("could not be read"), "{}", reason("moved.jsonl"));
+}
+
+#[test]
+fn a_loose_agent_file_of_older_versions_joins_the_session_it_names() {
+    let temp = TempDir::new("index-loose-agent");
+    let project = temp.0.join("projects").join("-home-dev-projects-lamp");
+    std::fs::create_dir_all(&project).expect("a folder");
+    let main = concat!(
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s-main","cwd":"/home/dev/projects/lamp","timestamp":"2025-06-01T10:00:00Z","message":{"role":"user","content":"Check the docs"}}"#,
+        "\n",
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s-main","cwd":"/home/dev/projects/lamp","timestamp":"2025-06-01T10:00:05Z","requestId":"r1","message":{"id":"m1","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"On it."}],"usage":{"input_tokens":10,"output_tokens":5}}}"#,
+        "\n"
+    );
+    let agent = concat!(
+        r#"{"type":"user","uuid":"x1","parentUuid":null,"isSidechain":true,"agentId":"abc","sessionId":"s-main","cwd":"/home/dev/projects/lamp","timestamp":"2025-06-01T10:00:06Z","message":{"role":"user","content":"Read the docs"}}"#,
+        "\n",
+        r#"{"type":"assistant","uuid":"x2","parentUuid":"x1","isSidechain":true,"agentId":"abc","sessionId":"s-main","cwd":"/home/dev/projects/lamp","timestamp":"2025-06-01T10:00:09Z","requestId":"r2","message":{"id":"m2","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Done."}],"usage":{"input_tokens":100,"output_tokens":50}}}"#,
+        "\n"
+    );
+    std::fs::write(project.join("s-main.jsonl"), main).expect("written");
+    std::fs::write(project.join("agent-abc.jsonl"), agent).expect("written");
+    let index = run(&["index", "--json", temp.0.join("projects").to_str().expect("UTF-8")]);
+    let rows = index["sessions"].as_array().expect("sessions");
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["files"].as_array().map(Vec::len), Some(2));
+    assert_eq!(rows[0]["usage"]["output_tokens"].as_u64(), Some(55), "the agent's tokens count with its session");
+    assert_eq!(rows[0]["title"].as_str(), Some("Check the docs"));
+}
+
+#[test]
+fn the_real_logs_index_as_their_summary_counts_them() {
+    let Some(real) = common::real_fixtures("the_real_logs_index_as_their_summary_counts_them") else { return };
+    for (name, dir) in real.folders() {
+        let index = run(&["index", "--json", dir.to_str().expect("UTF-8")]);
+        let summary = run(&["summary", "--json", dir.to_str().expect("UTF-8")]);
+        let mut from_index: Vec<(String, Value)> = index["sessions"]
+            .as_array()
+            .expect("sessions")
+            .iter()
+            .map(|r| (r["session_id"].as_str().unwrap_or("").to_owned(), r["usage"].clone()))
+            .collect();
+        let mut from_summary: Vec<(String, Value)> = summary["sessions"]
+            .as_array()
+            .expect("sessions")
+            .iter()
+            .map(|s| (s["session_id"].as_str().unwrap_or("").to_owned(), s["usage_with_agents"].clone()))
+            .collect();
+        from_index.sort_by(|a, b| a.0.cmp(&b.0));
+        from_summary.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(from_index, from_summary, "{name}: each session's tokens, read alone and read with the rest");
+    }
+}
