@@ -81,7 +81,14 @@ pub fn App() -> impl IntoView {
         dragging.set(false);
         if let Some(data) = event.data_transfer() {
             leptos::task::spawn_local(async move {
+                let started = files::now_ms();
                 let picked = files::from_drop(&data).await;
+                let message = format!(
+                    "sessionscope drop: {} files walked in {:.0} ms",
+                    picked.files.len(),
+                    files::now_ms() - started
+                );
+                web_sys::console::debug_1(&message.into());
                 history.open_picked(picked);
             });
         }

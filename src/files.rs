@@ -89,25 +89,33 @@ pub async fn from_drop(data: &web_sys::DataTransfer) -> Picked {
         return data.files().map(|l| from_file_list(&l)).unwrap_or_default();
     }
     let mut picked = Picked::default();
-    let mut stack: Vec<(web_sys::FileSystemEntry, bool)> = entries.into_iter().map(|e| (e, false)).collect();
-    while let Some((entry, in_folder)) = stack.pop() {
-        if entry.is_directory() {
-            picked.from_folder = true;
-            let directory: web_sys::FileSystemDirectoryEntry = entry.unchecked_into();
-            for child in read_directory(&directory).await {
-                stack.push((child, true));
+    // Level by level: every folder of a level is listed at once, and every file of it is asked
+    // for at once, so a history of thousands of files is walked in a few round trips.
+    let mut level: Vec<(web_sys::FileSystemEntry, bool)> = entries.into_iter().map(|e| (e, false)).collect();
+    while !level.is_empty() {
+        let mut folders = Vec::new();
+        let mut files = Vec::new();
+        for (entry, in_folder) in level {
+            if entry.is_directory() {
+                picked.from_folder = true;
+                folders.push(entry.unchecked_into::<web_sys::FileSystemDirectoryEntry>());
+            } else if entry.is_file() {
+                let path = entry.full_path().trim_start_matches('/').to_owned();
+                if in_folder && !looks_like_a_log(&path) {
+                    picked.skipped_by_name.push(path);
+                } else {
+                    files.push((path, entry.unchecked_into::<web_sys::FileSystemFileEntry>()));
+                }
             }
-        } else if entry.is_file() {
-            let path = entry.full_path().trim_start_matches('/').to_owned();
-            if in_folder && !looks_like_a_log(&path) {
-                picked.skipped_by_name.push(path);
-                continue;
-            }
-            let file_entry: web_sys::FileSystemFileEntry = entry.unchecked_into();
-            if let Some(file) = entry_file(&file_entry).await {
+        }
+        let got = futures::future::join_all(files.iter().map(|(_, entry)| entry_file(entry))).await;
+        for ((path, _), file) in files.into_iter().zip(got) {
+            if let Some(file) = file {
                 picked.files.push(PickedFile { path, file });
             }
         }
+        let listed = futures::future::join_all(folders.iter().map(read_directory)).await;
+        level = listed.into_iter().flatten().map(|child| (child, true)).collect();
     }
     picked.files.sort_by(|a, b| a.path.cmp(&b.path));
     picked

@@ -164,6 +164,9 @@ pub struct HistoryState {
 /// Histories up to this size can be opened all together in one view.
 pub const OPEN_ALL_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 
+/// Units this big are indexed after the others.
+const BIG_UNIT_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
+
 /// Bytes of a file's start read to find the session a loose agent file names.
 const HINT_BYTES: f64 = 64.0 * 1024.0;
 
@@ -229,11 +232,11 @@ impl HistoryState {
 
     /// The session units of these files.
     pub async fn units_of(files: &[PickedFile]) -> Vec<HistoryUnit> {
+        let loose: Vec<usize> = (0..files.len()).filter(|&i| needs_hint(&files[i].path)).collect();
+        let firsts = futures::future::join_all(loose.iter().map(|&i| first_bytes(&files[i].file))).await;
         let mut hints = vec![None; files.len()];
-        for (i, file) in files.iter().enumerate() {
-            if needs_hint(&file.path) {
-                hints[i] = first_bytes(&file.file).await.and_then(|bytes| session_id_hint(&bytes));
-            }
+        for (i, bytes) in loose.into_iter().zip(firsts) {
+            hints[i] = bytes.and_then(|bytes| session_id_hint(&bytes));
         }
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         group_into_units(&paths, &hints)
@@ -246,13 +249,19 @@ impl HistoryState {
             .collect()
     }
 
-    /// Starts indexing a history: the newest units first, so the latest sessions show at once.
+    /// Starts indexing a history: the newest units first, so the latest sessions show at once,
+    /// but the biggest last, so none holds the first rows back.
     pub fn index(&self, units: Vec<HistoryUnit>, skipped_by_name: Vec<String>) {
+        web_sys::console::debug_1(&format!("sessionscope history: {} units, indexing starts", units.len()).into());
         self.stop_search();
         self.pool.set_value(None);
         let mut order: Vec<u32> = (0..units.len() as u32).collect();
         let newest = |unit: &HistoryUnit| unit.files.iter().map(|f| f.file.last_modified()).fold(0.0, f64::max);
-        order.sort_by(|&a, &b| newest(&units[b as usize]).total_cmp(&newest(&units[a as usize])));
+        let big = |unit: &HistoryUnit| unit.bytes >= BIG_UNIT_BYTES;
+        order.sort_by(|&a, &b| {
+            let (a, b) = (&units[a as usize], &units[b as usize]);
+            big(a).cmp(&big(b)).then(newest(b).total_cmp(&newest(a)))
+        });
         let sizes: Vec<f64> = units.iter().map(|u| u.bytes).collect();
         self.pass.set(Some(Pass::new(&units, &order)));
         self.units.set_value(units);
