@@ -1,7 +1,7 @@
 //! A pool of workers that do one job per session unit of a history: index it, or search it.
 //!
-//! Each worker takes one unit at a time and gets the next as soon as it answers, so as many
-//! units are read at once as there are workers, and a worker never holds more than one unit.
+//! Each worker is given two units at a time and the next as soon as it answers one, so that it
+//! reads one while it parses the other, and never holds more than two.
 //! Workers live for the whole pass: a fresh worker runs its code unoptimised for its first
 //! hundreds of milliseconds (the browser optimises hot code as it runs), three times slower.
 //! wasm memory does not shrink: only a worker that has just read a very big unit is let go and a
@@ -42,10 +42,13 @@ struct Shared {
     slots: RefCell<Vec<Option<Slot>>>,
 }
 
+/// Units a worker is given at once.
+const IN_FLIGHT: usize = 2;
+
 struct Slot {
     worker: web_sys::Worker,
-    /// The unit this worker is reading, if any.
-    unit: Rc<Cell<Option<u32>>>,
+    /// The units this worker is reading.
+    units: Rc<RefCell<Vec<u32>>>,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
 }
@@ -111,10 +114,10 @@ impl Pool {
 /// Starts a worker in `slot`; once it is ready it takes the next unit.
 fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
     let worker = web_sys::Worker::new("./worker_loader.js").map_err(|_| "a worker could not start".to_owned())?;
-    let unit: Rc<Cell<Option<u32>>> = Rc::new(Cell::new(None));
+    let units: Rc<RefCell<Vec<u32>>> = Rc::new(RefCell::new(Vec::new()));
     let weak = Rc::downgrade(shared);
     let on_message = {
-        let unit = unit.clone();
+        let units = units.clone();
         let weak = weak.clone();
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
             let Some(shared) = weak.upgrade() else { return };
@@ -123,14 +126,30 @@ fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
             }
             let Ok(reply) = Envelope::<FromWorker>::decode(event.data()) else { return };
             match reply.message {
-                FromWorker::Ready => next(&shared, slot),
+                FromWorker::Ready => {
+                    for _ in 0..IN_FLIGHT {
+                        next(&shared, slot);
+                    }
+                }
                 FromWorker::Progress { .. } | FromWorker::Building => {}
                 message => {
-                    let Some(done) = unit.take() else { return };
+                    let answered = match &message {
+                        FromWorker::Indexed { unit, .. } | FromWorker::UnitHits { unit, .. } => Some(*unit),
+                        _ => None,
+                    };
+                    // An answer names its unit; an error of another kind is the oldest one's.
+                    let done = {
+                        let mut units = units.borrow_mut();
+                        let at = answered
+                            .and_then(|u| units.iter().position(|&x| x == u))
+                            .or((!units.is_empty()).then_some(0));
+                        at.map(|at| units.remove(at))
+                    };
+                    let Some(done) = done else { return };
                     shared.in_flight.set(shared.in_flight.get().saturating_sub(1));
                     (shared.handler)(PoolEvent::Answer { unit: done, reply: message });
                     let big = shared.sizes.get(done as usize).copied().unwrap_or(0.0) >= FRESH_WORKER_AFTER_BYTES;
-                    if big && !shared.queue.borrow().is_empty() {
+                    if big && !shared.queue.borrow().is_empty() && units.borrow().is_empty() {
                         replace(&shared, slot);
                     } else {
                         next(&shared, slot);
@@ -140,7 +159,7 @@ fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
         })
     };
     let on_error = {
-        let unit = unit.clone();
+        let units = units.clone();
         Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |event: web_sys::ErrorEvent| {
             event.prevent_default();
             let Some(shared) = weak.upgrade() else { return };
@@ -148,9 +167,11 @@ fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
                 return;
             }
             let message = format!("the worker reading it stopped: {}", event.message());
-            if let Some(failed) = unit.take() {
+            let failed: Vec<u32> = units.borrow_mut().drain(..).collect();
+            for failed in failed {
                 shared.in_flight.set(shared.in_flight.get().saturating_sub(1));
-                (shared.handler)(PoolEvent::Answer { unit: failed, reply: FromWorker::Error { message } });
+                let reply = FromWorker::Error { message: message.clone() };
+                (shared.handler)(PoolEvent::Answer { unit: failed, reply });
             }
             replace(&shared, slot);
         })
@@ -158,7 +179,7 @@ fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     if let Some(place) = shared.slots.borrow_mut().get_mut(slot) {
-        *place = Some(Slot { worker, unit, _on_message: on_message, _on_error: on_error });
+        *place = Some(Slot { worker, units, _on_message: on_message, _on_error: on_error });
     }
     Ok(())
 }
@@ -183,11 +204,13 @@ fn replace(shared: &Rc<Shared>, slot: usize) {
     }
 }
 
-/// Gives the worker of `slot` the next unit, or lets it go when none is left.
+/// Gives the worker of `slot` the next unit, or lets it go when none is left and it is idle.
 fn next(shared: &Rc<Shared>, slot: usize) {
     loop {
         let Some(unit) = shared.queue.borrow_mut().pop_front() else {
-            if let Some(old) = shared.slots.borrow().get(slot).and_then(Option::as_ref) {
+            if let Some(old) = shared.slots.borrow().get(slot).and_then(Option::as_ref)
+                && old.units.borrow().is_empty()
+            {
                 old.worker.terminate();
             }
             finish_if_done(shared);
@@ -198,8 +221,10 @@ fn next(shared: &Rc<Shared>, slot: usize) {
             let Some(current) = slots.get(slot).and_then(Option::as_ref) else {
                 return Err("the worker is gone".to_owned());
             };
-            current.unit.set(Some(unit));
-            request.post_to(&current.worker).inspect_err(|_| current.unit.set(None))
+            current.units.borrow_mut().push(unit);
+            request.post_to(&current.worker).inspect_err(|_| {
+                current.units.borrow_mut().retain(|&u| u != unit);
+            })
         });
         match posted {
             Ok(()) => {
@@ -213,7 +238,7 @@ fn next(shared: &Rc<Shared>, slot: usize) {
 
 fn finish_if_done(shared: &Shared) {
     if shared.in_flight.get() == 0 && shared.queue.borrow().is_empty() && !shared.stopped.get() {
-        let busy = shared.slots.borrow().iter().flatten().any(|slot| slot.unit.get().is_some());
+        let busy = shared.slots.borrow().iter().flatten().any(|slot| !slot.units.borrow().is_empty());
         if !busy {
             shared.stopped.set(true);
             (shared.handler)(PoolEvent::Finished);
