@@ -77,9 +77,10 @@ pub enum FromWorker {
     Hits { id: u64, count: u64, done: bool, hits: Vec<Hit> },
     /// The sessions of unit `unit` of a history, and its files that hold none; `bytes` were read.
     Indexed { unit: u32, index: UnitIndex, bytes: f64 },
-    /// The hits of a unit's search (at most [`crate::history::HITS_PER_UNIT`]), `count`
-    /// matches in all; `bytes` were read.
-    UnitHits { unit: u32, hits: Vec<HistoryHit>, count: u64, bytes: f64 },
+    /// The hits of a unit's search (at most [`sessionscope_engine::history::HITS_PER_UNIT`]),
+    /// `count` matches counted, all of them if `complete` (the search stops at that many hits);
+    /// `bytes` were read.
+    UnitHits { unit: u32, hits: Vec<HistoryHit>, count: u64, complete: bool, bytes: f64 },
     /// A request failed, or could not be read.
     Error { message: String },
 }

@@ -8,9 +8,11 @@
 //! The messages both ways, and the conversation they make, are typed and documented in
 //! [`crate::protocol`]: a request this worker cannot read is answered with an error.
 
+use std::collections::VecDeque;
+
 use js_sys::Uint8Array;
 use sessionscope_engine::dag::Graph;
-use sessionscope_engine::history::FileProblem;
+use sessionscope_engine::history::{FileProblem, HITS_PER_UNIT, UnitSearch};
 use sessionscope_engine::{Corpus, Loader};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -60,9 +62,25 @@ async fn answer(scope: &web_sys::DedicatedWorkerGlobalScope, request: Envelope<T
         ToWorker::Load { paths, slice, preview } => load(scope, &paths, &request.files, slice, preview).await,
         ToWorker::SearchInit => search_init(&request.buffers),
         ToWorker::Search { id, query, regex } => search(scope, id, &query, regex).await,
-        ToWorker::IndexUnit { unit, folder, paths } => index_unit(scope, unit, &folder, &paths, &request.files).await,
+        // A unit's failure is answered as the unit's, so the page knows which one failed.
+        ToWorker::IndexUnit { unit, folder, paths } => {
+            match index_unit(scope, unit, &folder, &paths, &request.files).await {
+                Err(reason) => {
+                    let problems = vec![FileProblem { path: paths.join(", "), reason }];
+                    let index = sessionscope_engine::history::UnitIndex { rows: Vec::new(), problems };
+                    protocol::send(scope, FromWorker::Indexed { unit, index, bytes: 0.0 })
+                }
+                done => done,
+            }
+        }
         ToWorker::SearchUnit { unit, paths, query, regex } => {
-            search_unit(scope, unit, &paths, &request.files, &query, regex).await
+            match search_unit(scope, unit, &paths, &request.files, &query, regex).await {
+                Err(_) => protocol::send(
+                    scope,
+                    FromWorker::UnitHits { unit, hits: Vec::new(), count: 0, complete: false, bytes: 0.0 },
+                ),
+                done => done,
+            }
         }
     }
 }
@@ -229,24 +247,6 @@ async fn search(scope: &web_sys::DedicatedWorkerGlobalScope, id: u64, text: &str
     }
 }
 
-/// Reads a whole file in slices. A file that cannot be read (moved, changed since it was
-/// picked, no permission) is the reason, as the browser gives it.
-async fn read_whole(file: &web_sys::File) -> Result<Vec<u8>, String> {
-    let size = file.size();
-    let mut bytes = Vec::with_capacity(size as usize);
-    let mut offset = 0.0;
-    while offset < size {
-        let end = (offset + SLICE_BYTES as f64).min(size);
-        let buffer = read_slice(file, offset, end)?.await.map_err(|error| read_error(&error))?;
-        let array = Uint8Array::new(&buffer);
-        let at = bytes.len();
-        bytes.resize(at + array.length() as usize, 0);
-        array.copy_to(&mut bytes[at..]);
-        offset = end;
-    }
-    Ok(bytes)
-}
-
 /// Why the browser could not read a file, in words.
 fn read_error(error: &JsValue) -> String {
     let name = js_sys::Reflect::get(error, &"name".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
@@ -267,14 +267,21 @@ async fn read_unit(paths: &[String], files: &[web_sys::File]) -> Result<(Corpus,
     let mut loader = Loader::new();
     let mut problems = Vec::new();
     let mut bytes_read = 0.0;
-    for (path, file) in paths.iter().zip(files) {
+    // The first slice of every file is asked for at once: a unit is often many small files, and
+    // each read is a round trip to the browser.
+    let mut first_slices = Vec::with_capacity(files.len());
+    for file in files {
+        let size = file.size();
+        first_slices.push((size > 0.0).then(|| read_slice(file, 0.0, (SLICE_BYTES as f64).min(size))).transpose()?);
+    }
+    for ((path, file), first) in paths.iter().zip(files).zip(first_slices) {
         let size = file.size();
         let id = loader.add_file(path, size as u64);
         let mut offset = 0.0;
         let mut end = (SLICE_BYTES as f64).min(size);
         // Slice by slice, so a unit never holds a file's bytes twice; the next slice is read
         // while this one is parsed.
-        let mut pending = (size > 0.0).then(|| read_slice(file, 0.0, end)).transpose()?;
+        let mut pending = first;
         while let Some(reading) = pending.take() {
             match reading.await {
                 Ok(buffer) => {
@@ -347,24 +354,57 @@ async fn search_unit(
     if paths.len() != files.len() {
         return Err(format!("the request names {} path(s) for {} file(s)", paths.len(), files.len()));
     }
-    let mut all = Vec::with_capacity(files.len());
+    let mut search = UnitSearch::new(&query, HITS_PER_UNIT);
     let mut bytes = 0.0;
-    let mut may_match = false;
-    for (path, file) in paths.iter().zip(files) {
+    // A few files' first slices are asked for ahead, so reading overlaps searching.
+    let mut ahead: VecDeque<Option<JsFuture>> = VecDeque::new();
+    let mut asked = 0;
+    for (at, path) in paths.iter().enumerate() {
+        while asked < files.len() && asked < at + FILES_AHEAD {
+            let file = &files[asked];
+            let size = file.size();
+            ahead.push_back(read_slice(file, 0.0, (SLICE_BYTES as f64).min(size)).ok());
+            asked += 1;
+        }
+        let first = ahead.pop_front().flatten();
+        if search.is_full() {
+            search.skip_rest();
+            break;
+        }
         // A file that cannot be read now was listed when the history was indexed.
-        let Ok(content) = read_whole(file).await else { continue };
+        let Ok(content) = read_whole(&files[at], first).await else { continue };
         bytes += content.len() as f64;
-        may_match |= query.may_match_raw(&content);
-        all.push((path.clone(), content));
+        search.add_file(path, &content);
     }
-    let (hits, count) = if may_match {
-        let corpus = Loader::read_all(all.drain(..));
-        let graph = Graph::build(&corpus);
-        sessionscope_engine::history::search_unit(&corpus, &graph, &query, sessionscope_engine::history::HITS_PER_UNIT)
-    } else {
-        (Vec::new(), 0)
-    };
-    protocol::send(scope, FromWorker::UnitHits { unit, hits, count, bytes })
+    let (hits, count, complete) = search.finish();
+    protocol::send(scope, FromWorker::UnitHits { unit, hits, count, complete, bytes })
+}
+
+/// Files of a unit whose reading is asked for ahead of the one being searched.
+const FILES_AHEAD: usize = 4;
+
+/// Reads a whole file in slices, its first slice already asked for (`first`) or not. A file that
+/// cannot be read (moved, changed since it was picked, no permission) is the reason, as the
+/// browser gives it.
+async fn read_whole(file: &web_sys::File, first: Option<JsFuture>) -> Result<Vec<u8>, String> {
+    let size = file.size();
+    let mut bytes = Vec::with_capacity(size as usize);
+    let mut offset = 0.0;
+    let mut pending = first;
+    while offset < size {
+        let end = (offset + SLICE_BYTES as f64).min(size);
+        let reading = match pending.take() {
+            Some(reading) => reading,
+            None => read_slice(file, offset, end)?,
+        };
+        let buffer = reading.await.map_err(|error| read_error(&error))?;
+        let array = Uint8Array::new(&buffer);
+        let at = bytes.len();
+        bytes.resize(at + array.length() as usize, 0);
+        array.copy_to(&mut bytes[at..]);
+        offset = end;
+    }
+    Ok(bytes)
 }
 
 /// The model without the file bytes, for the trip from the worker to the page.

@@ -130,6 +130,8 @@ pub struct SearchResults {
     pub regex: bool,
     pub hits: Vec<(u32, HistoryHit)>,
     pub matches: u64,
+    /// Some unit's search stopped at its hits limit: `matches` is a lower bound.
+    pub more: bool,
     pub error: Option<String>,
 }
 
@@ -511,8 +513,9 @@ impl HistoryState {
                 let (files, bytes) =
                     self.units.with_value(|u| u.get(unit as usize).map_or((0, 0.0), |u| (u.files.len(), u.bytes)));
                 match reply {
-                    FromWorker::UnitHits { hits, count, .. } => self.search.update_value(|s| {
+                    FromWorker::UnitHits { hits, count, complete, .. } => self.search.update_value(|s| {
                         s.matches += count;
+                        s.more |= !complete;
                         s.hits.extend(hits.into_iter().map(|hit| (unit, hit)));
                     }),
                     FromWorker::Error { message } => {

@@ -657,7 +657,8 @@ fn HistorySearch() -> impl IntoView {
         let (matches, sessions) = history.search.with_value(|s| {
             let sessions: std::collections::HashSet<(u32, &str)> =
                 s.hits.iter().map(|(u, h)| (*u, h.session_id.as_str())).collect();
-            (s.matches, sessions.len())
+            // A unit's search stops at its hits limit: the count is then at least this.
+            (format!("{}{}", s.matches, if s.more { "+" } else { "" }), sessions.len())
         });
         let text = match pass {
             Some(pass) if pass.running() => format!(

@@ -327,35 +327,133 @@ pub struct HistoryHit {
     pub match_len: u32,
 }
 
-/// Searches a unit once read: at most `keep` hits (the count goes on). Answers the hits and the
-/// number of matches.
+/// Searches a unit once read, until `keep` hits are found: a common word does not cost a whole
+/// search of every unit. Answers the hits, the matches counted, and whether the count is
+/// complete (every entry searched).
 pub fn search_unit(
     corpus: &Corpus,
     graph: &Graph,
     query: &crate::search::Query,
     keep: usize,
-) -> (Vec<HistoryHit>, u64) {
+) -> (Vec<HistoryHit>, u64, bool) {
+    /// Entries searched at a time, between looks at how many hits there are.
+    const STEP: usize = 256;
     let mut hits = Vec::new();
-    let count = query.search(corpus, 0..corpus.entries.len(), &mut |hit| {
-        if hits.len() >= keep {
+    let mut count = 0;
+    let mut start = 0;
+    let entries = corpus.entries.len();
+    while start < entries && hits.len() < keep {
+        let end = (start + STEP).min(entries);
+        count += query.search(corpus, start..end, &mut |hit| {
+            if hits.len() >= keep {
+                return;
+            }
+            let Some(entry) = corpus.entries.get(hit.entry.index()) else { return };
+            let session = graph
+                .nodes
+                .get(hit.entry.index())
+                .and_then(|node| graph.conversations.get(node.conversation.index()))
+                .and_then(|conversation| graph.sessions.get(conversation.session.index()));
+            hits.push(HistoryHit {
+                session_id: session.map(|s| s.id.clone()).unwrap_or_default(),
+                uuid: corpus.entry_uuid(entry).to_owned(),
+                field: hit.field,
+                context: hit.context,
+                match_start: hit.match_start,
+                match_len: hit.match_len,
+            });
+        });
+        start = end;
+    }
+    (hits, count, start >= entries)
+}
+
+/// A whole-history search of one unit, file by file, keeping only what may hold a hit.
+///
+/// For a plain query with a raw form ([`crate::search::Query::raw_lines`]), a Claude Code file
+/// is never parsed whole: its lines stand alone (each names its uuid and session), so only the
+/// lines whose raw bytes match are parsed, a batch at a time, until `keep` hits are found. Other
+/// files, and every file for a regular expression, are parsed whole when their bytes may match.
+/// Memory is the largest file, not the unit.
+pub struct UnitSearch<'q> {
+    query: &'q crate::search::Query,
+    keep: usize,
+    hits: Vec<HistoryHit>,
+    count: u64,
+    complete: bool,
+}
+
+/// Matching lines parsed at a time.
+const LINES_PER_BATCH: usize = 256;
+
+impl<'q> UnitSearch<'q> {
+    pub fn new(query: &'q crate::search::Query, keep: usize) -> Self {
+        UnitSearch { query, keep, hits: Vec::new(), count: 0, complete: true }
+    }
+
+    /// Whether enough hits are found: the files left need not be read.
+    pub fn is_full(&self) -> bool {
+        self.hits.len() >= self.keep
+    }
+
+    /// Says the unit's other files are not searched (the hits are enough): the count is not
+    /// complete.
+    pub fn skip_rest(&mut self) {
+        self.complete = false;
+    }
+
+    /// Searches the next file of the unit.
+    pub fn add_file(&mut self, path: &str, bytes: &[u8]) {
+        if !self.query.may_match_raw(bytes) {
             return;
         }
-        let Some(entry) = corpus.entries.get(hit.entry.index()) else { return };
-        let session = graph
-            .nodes
-            .get(hit.entry.index())
-            .and_then(|node| graph.conversations.get(node.conversation.index()))
-            .and_then(|conversation| graph.sessions.get(conversation.session.index()));
-        hits.push(HistoryHit {
-            session_id: session.map(|s| s.id.clone()).unwrap_or_default(),
-            uuid: corpus.entry_uuid(entry).to_owned(),
-            field: hit.field,
-            context: hit.context,
-            match_start: hit.match_start,
-            match_len: hit.match_len,
-        });
-    });
-    (hits, count)
+        if self.is_full() {
+            self.complete = false;
+            return;
+        }
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let window = bytes.get(..bytes.len().min(64 << 10)).unwrap_or(bytes);
+        let whole = window.len() == bytes.len();
+        let lines_stand_alone =
+            matches!(crate::import::sniff(window, whole, name), crate::import::Sniff::Format(Format::ClaudeCode));
+        let lines = if lines_stand_alone { self.query.raw_lines(bytes) } else { None };
+        let Some(mut lines) = lines else {
+            self.search_bytes(path, bytes);
+            return;
+        };
+        let mut batch = Vec::new();
+        loop {
+            batch.clear();
+            let mut taken = 0;
+            for line in lines.by_ref().take(LINES_PER_BATCH) {
+                batch.extend_from_slice(line);
+                batch.push(b'\n');
+                taken += 1;
+            }
+            if taken == 0 {
+                break;
+            }
+            if self.is_full() {
+                self.complete = false;
+                break;
+            }
+            self.search_bytes(path, &batch);
+        }
+    }
+
+    fn search_bytes(&mut self, path: &str, bytes: &[u8]) {
+        let corpus = crate::Loader::read_all([(path, bytes)]);
+        let graph = Graph::build(&corpus);
+        let (hits, count, complete) = search_unit(&corpus, &graph, self.query, self.keep - self.hits.len());
+        self.hits.extend(hits);
+        self.count += count;
+        self.complete &= complete;
+    }
+
+    /// The hits, the matches counted, and whether the count is complete.
+    pub fn finish(self) -> (Vec<HistoryHit>, u64, bool) {
+        (self.hits, self.count, self.complete)
+    }
 }
 
 /// What reading one unit gives the index: its sessions and the files that hold none.
@@ -470,6 +568,38 @@ mod tests {
         assert_eq!(got.len(), 2);
         assert_eq!(got[0].1, vec!["notes/history.json"]);
         assert_eq!(got[1].1, vec![rollout]);
+    }
+
+    #[test]
+    fn a_unit_search_stops_at_its_hits_limit_and_says_so() {
+        let mut log = String::new();
+        let mut parent = "null".to_owned();
+        for i in 0..600 {
+            log.push_str(&format!(
+                r#"{{"type":"user","uuid":"u{i}","parentUuid":{parent},"sessionId":"s1","timestamp":"2026-01-01T00:00:00Z","message":{{"role":"user","content":"the kettle {i}"}}}}"#
+            ));
+            log.push('\n');
+            parent = format!("\"u{i}\"");
+        }
+        let corpus = crate::Loader::read_all([("s1.jsonl", log.as_bytes())]);
+        let graph = Graph::build(&corpus);
+        let query = crate::search::Query::new("KETTLE", false).expect("a query");
+        let (hits, count, complete) = search_unit(&corpus, &graph, &query, 5);
+        assert_eq!((hits.len(), complete), (5, false));
+        assert!((5..600).contains(&count), "{count}");
+        assert_eq!(hits[0].session_id, "s1");
+        assert_eq!(hits[0].uuid, "u0");
+        let (hits, count, complete) = search_unit(&corpus, &graph, &query, 1000);
+        assert_eq!((hits.len(), count, complete), (600, 600, true));
+        // File by file, line by line: the same first hits, and a second file not searched.
+        let mut search = UnitSearch::new(&query, 5);
+        search.add_file("s1.jsonl", log.as_bytes());
+        assert!(search.is_full());
+        search.add_file("agent-a1.jsonl", log.as_bytes());
+        let (hits, count, complete) = search.finish();
+        assert_eq!((hits.len(), complete), (5, false));
+        assert!((5..=LINES_PER_BATCH as u64).contains(&count), "{count}");
+        assert_eq!(hits[4].uuid, "u4");
     }
 
     #[test]

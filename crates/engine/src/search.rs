@@ -51,9 +51,9 @@ pub struct Hit {
 #[derive(Clone, Debug)]
 pub struct Query {
     regex: Regex,
-    /// For a plain query whose text a JSON writer never escapes (printable ASCII but `"`, `\`
-    /// and `/`, which some writers escape as `\/`), the same match over raw file bytes: a file it
-    /// does not match cannot hold a hit.
+    /// For a plain query whose text a JSON writer never escapes (printable ASCII but `"`, `\`,
+    /// `/`, which some writers escape as `\/`, and `<`, `>`, `&`, which Go's writer escapes), the
+    /// same match over raw file bytes: a file or line it does not match cannot hold a hit.
     raw: Option<regex::bytes::Regex>,
 }
 
@@ -70,7 +70,8 @@ impl Query {
             return Err("the query is empty".into());
         }
         let pattern = if is_regex { text.to_owned() } else { regex::escape(text) };
-        let unescaped = text.bytes().all(|b| (b' '..=b'~').contains(&b) && !matches!(b, b'"' | b'\\' | b'/'));
+        let unescaped =
+            text.bytes().all(|b| (b' '..=b'~').contains(&b) && !matches!(b, b'"' | b'\\' | b'/' | b'<' | b'>' | b'&'));
         let raw = (!is_regex && unescaped)
             .then(|| regex::bytes::RegexBuilder::new(&pattern).case_insensitive(true).unicode(false).build().ok())
             .flatten();
@@ -87,6 +88,24 @@ impl Query {
     /// JSON may escape always answer `true`.
     pub fn may_match_raw(&self, bytes: &[u8]) -> bool {
         self.raw.as_ref().is_none_or(|raw| raw.is_match(bytes))
+    }
+
+    /// The lines of `bytes` (a JSONL file) that may hold a hit, in order, each once; `None` when
+    /// the query has no raw form (see [`Query::may_match_raw`]) and every line may.
+    pub fn raw_lines<'b>(&self, bytes: &'b [u8]) -> Option<impl Iterator<Item = &'b [u8]> + 'b> {
+        let raw = self.raw.clone()?;
+        let mut from = 0;
+        Some(std::iter::from_fn(move || {
+            if from > bytes.len() {
+                return None;
+            }
+            let found = raw.find_at(bytes, from)?;
+            let start = memchr::memrchr(b'\n', &bytes[..found.start()]).map_or(0, |at| at + 1);
+            let end = memchr::memchr(b'\n', &bytes[found.end()..]).map_or(bytes.len(), |at| found.end() + at);
+            // Past the line's newline: the next match is on another line.
+            from = end + 1;
+            Some(&bytes[start..end])
+        }))
     }
 
     /// Searches entries `range` of `corpus`, calling `found` for each hit. Returns the number

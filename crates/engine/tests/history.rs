@@ -172,3 +172,86 @@ fn the_real_logs_index_as_their_summary_counts_them() {
         assert_eq!(from_index, from_summary, "{name}: each session's tokens, read alone and read with the rest");
     }
 }
+
+/// Every file under `dir`, as paths relative to it, in order.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if let Ok(relative) = path.strip_prefix(dir) {
+                found.push(relative.to_string_lossy().into_owned());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// A hit without the session it names, for comparing where they are.
+type Place = (String, String, String, u32, u32);
+
+fn places(hits: &[sessionscope_engine::history::HistoryHit]) -> Vec<Place> {
+    let mut places: Vec<Place> = hits
+        .iter()
+        .map(|h| (h.uuid.clone(), h.field.name().to_owned(), h.context.clone(), h.match_start, h.match_len))
+        .collect();
+    places.sort();
+    places
+}
+
+#[test]
+fn a_unit_searched_file_by_file_and_line_by_line_finds_what_the_whole_unit_holds() {
+    use sessionscope_engine::history::{UnitSearch, group_into_units, search_unit};
+    use sessionscope_engine::search::Query;
+    let temp = TempDir::new("unit-search");
+    let mut roots = vec![write_history(&temp.0)];
+    if let Some(real) =
+        common::real_fixtures("a_unit_searched_file_by_file_and_line_by_line_finds_what_the_whole_unit_holds")
+    {
+        roots.extend(real.every_folder().into_iter().map(|(_, dir)| dir));
+    }
+    let queries = [
+        ("the", false),
+        ("Function", false),
+        ("read", false),
+        ("src", false),
+        ("q", false),
+        ("zanzibar", false),
+        ("fn\\s+\\w+", true),
+    ];
+    let mut compared = 0;
+    for root in &roots {
+        let paths = files_under(root);
+        let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let hints: Vec<Option<String>> = paths.iter().map(|_| None).collect();
+        for unit in group_into_units(&path_refs, &hints) {
+            let files: Vec<(String, Vec<u8>)> = unit
+                .files
+                .iter()
+                .filter_map(|&i| Some((paths[i].clone(), std::fs::read(root.join(&paths[i])).ok()?)))
+                .collect();
+            let corpus = sessionscope_engine::Loader::read_all(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
+            let graph = sessionscope_engine::dag::Graph::build(&corpus);
+            for (text, regex) in queries {
+                let query = Query::new(text, regex).expect("a query");
+                let (whole, whole_count, complete) = search_unit(&corpus, &graph, &query, usize::MAX);
+                assert!(complete);
+                let mut search = UnitSearch::new(&query, usize::MAX);
+                for (path, bytes) in &files {
+                    search.add_file(path, bytes);
+                }
+                let (hits, count, complete) = search.finish();
+                let at = format!("{} {:?}: {text:?}", root.display(), unit.key);
+                assert!(complete, "{at}");
+                assert_eq!(count, whole_count, "{at}");
+                assert_eq!(places(&hits), places(&whole), "{at}");
+                compared += hits.len();
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared} hits compared");
+}
