@@ -82,14 +82,15 @@ pub fn App() -> impl IntoView {
         if let Some(data) = event.data_transfer() {
             leptos::task::spawn_local(async move {
                 let started = files::now_ms();
-                let picked = files::from_drop(&data).await;
-                let message = format!(
-                    "sessionscope drop: {} files walked in {:.0} ms",
-                    picked.files.len(),
-                    files::now_ms() - started
-                );
+                let generation = history.begin_walk();
+                let mut on_batch =
+                    move |batch: files::Picked| -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+                        Box::pin(async move { history.add_walked(generation, batch).await })
+                    };
+                let found = files::walk_drop(&data, &mut on_batch).await;
+                let message = format!("sessionscope drop: {found} files walked in {:.0} ms", files::now_ms() - started);
                 web_sys::console::debug_1(&message.into());
-                history.open_picked(picked);
+                history.end_walk(generation);
             });
         }
     });

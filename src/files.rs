@@ -63,8 +63,16 @@ pub fn from_file_list(list: &web_sys::FileList) -> Picked {
     picked
 }
 
-/// The files of a drop, walking dropped folders through their directory entries.
-pub async fn from_drop(data: &web_sys::DataTransfer) -> Picked {
+/// What is done with each batch of a drop's files, as soon as it is walked.
+pub type OnBatch<'a> = dyn FnMut(Picked) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> + 'a;
+
+/// The files of a drop, walking dropped folders through their directory entries, handed to
+/// `on_batch` batch by batch. A folder that holds logs (a project of `~/.claude/projects`, a day
+/// of `~/.codex/sessions`) is walked whole, with its subfolders (subagents), and is one batch,
+/// handed on as soon as it is walked, so a history is indexed while the rest of it is walked.
+/// Folders that hold no logs (`~/.claude`, `projects/`) are walked one child after another.
+/// Answers the number of files found.
+pub async fn walk_drop(data: &web_sys::DataTransfer, on_batch: &mut OnBatch<'_>) -> usize {
     let items = data.items();
     let mut entries = Vec::new();
     for i in 0..items.length() {
@@ -75,23 +83,80 @@ pub async fn from_drop(data: &web_sys::DataTransfer) -> Picked {
         match item.webkit_get_as_entry() {
             Ok(Some(entry)) => entries.push(entry),
             _ => {
+                // Without directory entries, fall back to the plain file list.
                 if let Ok(Some(file)) = item.get_as_file() {
-                    entries.clear();
                     let mut picked = Picked::default();
                     picked.files.push(PickedFile { path: file.name(), file });
-                    // Without directory entries, fall back to the plain file list.
-                    return data.files().map(|l| from_file_list(&l)).unwrap_or(picked);
+                    let picked = data.files().map(|l| from_file_list(&l)).unwrap_or(picked);
+                    let found = picked.files.len();
+                    on_batch(picked).await;
+                    return found;
                 }
             }
         }
     }
     if entries.is_empty() {
-        return data.files().map(|l| from_file_list(&l)).unwrap_or_default();
+        let picked = data.files().map(|l| from_file_list(&l)).unwrap_or_default();
+        let found = picked.files.len();
+        on_batch(picked).await;
+        return found;
     }
-    let mut picked = Picked::default();
-    // Level by level: every folder of a level is listed at once, and every file of it is asked
-    // for at once, so a history of thousands of files is walked in a few round trips.
-    let mut level: Vec<(web_sys::FileSystemEntry, bool)> = entries.into_iter().map(|e| (e, false)).collect();
+    let (folders, files): (Vec<_>, Vec<_>) = entries.into_iter().partition(|e| e.is_directory());
+    let mut found = 0;
+    if !files.is_empty() {
+        // Files dropped as such, beside any folders.
+        let picked = walk_whole(files.into_iter().map(|e| (e, false)).collect(), false).await;
+        found += picked.files.len();
+        on_batch(picked).await;
+    }
+    for folder in folders {
+        found += walk_folder(folder.unchecked_into(), on_batch).await;
+    }
+    found
+}
+
+/// Walks a dropped folder: whole if it holds logs, else child after child.
+fn walk_folder<'a>(
+    folder: web_sys::FileSystemDirectoryEntry,
+    on_batch: &'a mut OnBatch<'_>,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = usize> + 'a>> {
+    Box::pin(async move {
+        let children = read_directory(&folder).await;
+        let name = |e: &web_sys::FileSystemEntry| e.name();
+        let holds_logs = children.iter().any(|e| e.is_file() && looks_like_a_log(&name(e)));
+        // `~/.claude` and `~/.codex` hold a log or two of their own (the prompt history) beside
+        // the folder of sessions: they are walked child by child all the same.
+        let holds_sessions_folder =
+            children.iter().any(|e| e.is_directory() && matches!(name(e).as_str(), "projects" | "sessions"));
+        if holds_logs && !holds_sessions_folder {
+            let mut picked = walk_whole(children.into_iter().map(|e| (e, true)).collect(), true).await;
+            picked.from_folder = true;
+            let found = picked.files.len();
+            on_batch(picked).await;
+            return found;
+        }
+        let (folders, files): (Vec<_>, Vec<_>) = children.into_iter().partition(|e| e.is_directory());
+        let mut found = 0;
+        let mut picked = walk_whole(files.into_iter().map(|e| (e, true)).collect(), true).await;
+        picked.from_folder = true;
+        if !picked.files.is_empty() || !picked.skipped_by_name.is_empty() {
+            found += picked.files.len();
+            on_batch(picked).await;
+        }
+        for child in folders {
+            found += walk_folder(child.unchecked_into(), on_batch).await;
+        }
+        found
+    })
+}
+
+/// Walks entries and everything below them, level by level: every folder of a level is listed
+/// at once, and every file of it is asked for at once, so thousands of files take a few round
+/// trips. `in_folder`: the entries are in a dropped folder, where files not named like logs are
+/// left out (and listed).
+async fn walk_whole(entries: Vec<(web_sys::FileSystemEntry, bool)>, in_folder: bool) -> Picked {
+    let mut picked = Picked { from_folder: in_folder, ..Picked::default() };
+    let mut level = entries;
     while !level.is_empty() {
         let mut folders = Vec::new();
         let mut files = Vec::new();

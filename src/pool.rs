@@ -34,7 +34,10 @@ type Handler = dyn Fn(PoolEvent);
 struct Shared {
     queue: RefCell<VecDeque<u32>>,
     /// The size of each unit's files, to know which workers to replace.
-    sizes: Vec<f64>,
+    sizes: RefCell<Vec<f64>>,
+    /// No more units will be pushed: once the queue is empty and every answer is in, the pool
+    /// has finished. Until then idle workers wait for more.
+    closed: Cell<bool>,
     make: Box<Make>,
     handler: Box<Handler>,
     in_flight: Cell<usize>,
@@ -49,6 +52,8 @@ struct Slot {
     worker: web_sys::Worker,
     /// The units this worker is reading.
     units: Rc<RefCell<Vec<u32>>>,
+    /// It has loaded and said so: it can be given units.
+    ready: Rc<Cell<bool>>,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
 }
@@ -82,25 +87,28 @@ pub fn worker_count() -> usize {
 impl Pool {
     /// Runs one job per unit of `units`, in their order, on up to `workers` workers. `make` builds
     /// the request of a unit; `sizes[u]` is unit `u`'s bytes. `handler` hears every answer, then
-    /// [`PoolEvent::Finished`].
+    /// [`PoolEvent::Finished`]. With `more_coming`, units are added with [`Pool::push`] until
+    /// [`Pool::close`], and the pool finishes only after that.
     pub fn start(
         units: Vec<u32>,
         sizes: Vec<f64>,
         workers: usize,
+        more_coming: bool,
         make: impl Fn(u32) -> Result<Encoded, String> + 'static,
         handler: impl Fn(PoolEvent) + 'static,
     ) -> Result<Pool, String> {
-        let count = workers.min(units.len()).max(1);
+        let count = if more_coming { workers.max(1) } else { workers.min(units.len()).max(1) };
         let shared = Rc::new(Shared {
             queue: RefCell::new(units.into()),
-            sizes,
+            sizes: RefCell::new(sizes),
+            closed: Cell::new(!more_coming),
             make: Box::new(make),
             handler: Box::new(handler),
             in_flight: Cell::new(0),
             stopped: Cell::new(false),
             slots: RefCell::new((0..count).map(|_| None).collect()),
         });
-        if shared.queue.borrow().is_empty() {
+        if shared.queue.borrow().is_empty() && !more_coming {
             (shared.handler)(PoolEvent::Finished);
             return Ok(Pool { shared });
         }
@@ -109,15 +117,65 @@ impl Pool {
         }
         Ok(Pool { shared })
     }
+
+    /// Adds units to the end of the queue (`sizes` in the order of their ids, which follow the
+    /// ones given before): idle workers take them at once.
+    pub fn push(&self, units: impl IntoIterator<Item = u32>, sizes: impl IntoIterator<Item = f64>) {
+        let shared = &self.shared;
+        if shared.stopped.get() {
+            return;
+        }
+        shared.queue.borrow_mut().extend(units);
+        shared.sizes.borrow_mut().extend(sizes);
+        let count = shared.slots.borrow().len();
+        for slot in 0..count {
+            let (present, wanted) = {
+                let slots = shared.slots.borrow();
+                match slots.get(slot).and_then(Option::as_ref) {
+                    None => (false, 0),
+                    Some(s) if s.ready.get() => (true, IN_FLIGHT.saturating_sub(s.units.borrow().len())),
+                    Some(_) => (true, 0),
+                }
+            };
+            if !present {
+                // A worker let go while the queue was empty (after a very big unit).
+                let _ = start_slot(shared, slot);
+                continue;
+            }
+            for _ in 0..wanted {
+                if shared.queue.borrow().is_empty() {
+                    break;
+                }
+                next(shared, slot);
+            }
+        }
+    }
+
+    /// No more units will come: the pool finishes once the queued ones are answered.
+    pub fn close(&self) {
+        let shared = &self.shared;
+        shared.closed.set(true);
+        if shared.queue.borrow().is_empty() {
+            // Idle workers go now.
+            for slot in shared.slots.borrow().iter().flatten() {
+                if slot.units.borrow().is_empty() {
+                    slot.worker.terminate();
+                }
+            }
+            finish_if_done(shared);
+        }
+    }
 }
 
 /// Starts a worker in `slot`; once it is ready it takes the next unit.
 fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
     let worker = web_sys::Worker::new("./worker_loader.js").map_err(|_| "a worker could not start".to_owned())?;
     let units: Rc<RefCell<Vec<u32>>> = Rc::new(RefCell::new(Vec::new()));
+    let ready = Rc::new(Cell::new(false));
     let weak = Rc::downgrade(shared);
     let on_message = {
         let units = units.clone();
+        let ready = ready.clone();
         let weak = weak.clone();
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
             let Some(shared) = weak.upgrade() else { return };
@@ -127,6 +185,7 @@ fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
             let Ok(reply) = Envelope::<FromWorker>::decode(event.data()) else { return };
             match reply.message {
                 FromWorker::Ready => {
+                    ready.set(true);
                     for _ in 0..IN_FLIGHT {
                         next(&shared, slot);
                     }
@@ -148,8 +207,10 @@ fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
                     let Some(done) = done else { return };
                     shared.in_flight.set(shared.in_flight.get().saturating_sub(1));
                     (shared.handler)(PoolEvent::Answer { unit: done, reply: message });
-                    let big = shared.sizes.get(done as usize).copied().unwrap_or(0.0) >= FRESH_WORKER_AFTER_BYTES;
-                    if big && !shared.queue.borrow().is_empty() && units.borrow().is_empty() {
+                    let big =
+                        shared.sizes.borrow().get(done as usize).copied().unwrap_or(0.0) >= FRESH_WORKER_AFTER_BYTES;
+                    let more = !shared.queue.borrow().is_empty() || !shared.closed.get();
+                    if big && more && units.borrow().is_empty() {
                         replace(&shared, slot);
                     } else {
                         next(&shared, slot);
@@ -179,7 +240,7 @@ fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     if let Some(place) = shared.slots.borrow_mut().get_mut(slot) {
-        *place = Some(Slot { worker, units, _on_message: on_message, _on_error: on_error });
+        *place = Some(Slot { worker, units, ready, _on_message: on_message, _on_error: on_error });
     }
     Ok(())
 }
@@ -208,6 +269,10 @@ fn replace(shared: &Rc<Shared>, slot: usize) {
 fn next(shared: &Rc<Shared>, slot: usize) {
     loop {
         let Some(unit) = shared.queue.borrow_mut().pop_front() else {
+            if !shared.closed.get() {
+                // More units may come: the worker waits for them, warm.
+                return;
+            }
             if let Some(old) = shared.slots.borrow().get(slot).and_then(Option::as_ref)
                 && old.units.borrow().is_empty()
             {
@@ -237,7 +302,7 @@ fn next(shared: &Rc<Shared>, slot: usize) {
 }
 
 fn finish_if_done(shared: &Shared) {
-    if shared.in_flight.get() == 0 && shared.queue.borrow().is_empty() && !shared.stopped.get() {
+    if shared.in_flight.get() == 0 && shared.queue.borrow().is_empty() && shared.closed.get() && !shared.stopped.get() {
         let busy = shared.slots.borrow().iter().flatten().any(|slot| !slot.units.borrow().is_empty());
         if !busy {
             shared.stopped.set(true);

@@ -49,6 +49,8 @@ pub struct Pass {
     /// When it ended (`None` while it runs).
     pub ended_ms: Option<f64>,
     pub cancelled: bool,
+    /// The dropped folder is still being walked: more files will come.
+    pub walking: bool,
 }
 
 impl Pass {
@@ -63,6 +65,7 @@ impl Pass {
             started_ms: now_ms(),
             ended_ms: None,
             cancelled: false,
+            walking: false,
         }
     }
 
@@ -161,6 +164,19 @@ pub struct HistoryState {
     pub search_changed: RwSignal<u64>,
     /// A pending redraw, so a burst of answers costs one.
     redraw_due: StoredValue<bool>,
+    search_redraw_due: StoredValue<bool>,
+    walk: StoredValue<Walk, LocalStorage>,
+}
+
+/// A drop being walked: its batches are held until they make more than one session, then
+/// indexed as they come.
+#[derive(Default)]
+struct Walk {
+    /// Which drop it is: a batch of an older drop (or of a cancelled one) is let go.
+    generation: u64,
+    held: crate::files::Picked,
+    held_units: Vec<HistoryUnit>,
+    indexing: bool,
 }
 
 /// Histories up to this size can be opened all together in one view.
@@ -193,6 +209,8 @@ impl HistoryState {
             search_pass: RwSignal::new(None),
             search_changed: RwSignal::new(0),
             redraw_due: StoredValue::new(false),
+            search_redraw_due: StoredValue::new(false),
+            walk: StoredValue::new_local(Walk::default()),
         }
     }
 
@@ -216,6 +234,7 @@ impl HistoryState {
     /// Files dropped or picked: a folder of more than one session is indexed as a history;
     /// anything else (files, a folder of one session) opens in the viewer at once, as before.
     pub fn open_picked(&self, picked: crate::files::Picked) {
+        self.begin_walk();
         if !picked.from_folder {
             self.loading.open(picked);
             return;
@@ -224,12 +243,84 @@ impl HistoryState {
         leptos::task::spawn_local(async move {
             let units = HistoryState::units_of(&picked.files).await;
             if units.len() > 1 {
-                state.index(units, picked.skipped_by_name);
+                state.index(units, picked.skipped_by_name, false);
             } else {
                 state.close();
                 state.loading.open(picked);
             }
         });
+    }
+
+    /// A drop starts being walked: answers its generation, for [`Self::add_walked`] and
+    /// [`Self::end_walk`]. Whatever an earlier walk still sends is let go.
+    pub fn begin_walk(&self) -> u64 {
+        self.walk.update_value(|walk| {
+            *walk = Walk { generation: walk.generation + 1, ..Walk::default() };
+        });
+        self.walk.with_value(|walk| walk.generation)
+    }
+
+    fn is_current_walk(&self, generation: u64) -> bool {
+        self.walk.with_value(|walk| walk.generation == generation)
+    }
+
+    /// A batch of a drop's files, walked: once the drop holds more than one session they are
+    /// indexed, batch by batch as they come.
+    pub async fn add_walked(&self, generation: u64, batch: crate::files::Picked) {
+        if !self.is_current_walk(generation) {
+            return;
+        }
+        let units = HistoryState::units_of(&batch.files).await;
+        if !self.is_current_walk(generation) {
+            return;
+        }
+        if self.walk.with_value(|walk| walk.indexing) {
+            self.add_units(units, batch.skipped_by_name);
+            return;
+        }
+        let start = self.walk.try_update_value(|walk| {
+            walk.held.from_folder |= batch.from_folder;
+            walk.held.skipped_by_name.extend(batch.skipped_by_name);
+            walk.held.files.extend(batch.files);
+            walk.held_units.extend(units);
+            let start = walk.held.from_folder && walk.held_units.len() > 1;
+            if start {
+                walk.indexing = true;
+                walk.held.files.clear();
+                Some((std::mem::take(&mut walk.held_units), std::mem::take(&mut walk.held.skipped_by_name)))
+            } else {
+                None
+            }
+        });
+        if let Some(Some((units, skipped))) = start {
+            self.index(units, skipped, true);
+        }
+    }
+
+    /// The drop is walked: the index finishes with the units it has, or, if the drop held one
+    /// session or loose files, they open in the viewer as before.
+    pub fn end_walk(&self, generation: u64) {
+        if !self.is_current_walk(generation) {
+            return;
+        }
+        let walk = self.walk.try_update_value(|walk| std::mem::take(&mut walk.held)).unwrap_or_default();
+        let indexing = self.walk.with_value(|walk| walk.indexing);
+        self.walk.update_value(|walk| walk.generation += 1);
+        if indexing {
+            self.pass.update(|pass| {
+                if let Some(pass) = pass {
+                    pass.walking = false;
+                }
+            });
+            self.pool.with_value(|pool| {
+                if let Some(pool) = pool {
+                    pool.close();
+                }
+            });
+        } else {
+            self.close();
+            self.loading.open(walk);
+        }
     }
 
     /// The session units of these files.
@@ -253,19 +344,16 @@ impl HistoryState {
 
     /// Starts indexing a history: the newest units first, so the latest sessions show at once,
     /// but the biggest last, so none holds the first rows back.
-    pub fn index(&self, units: Vec<HistoryUnit>, skipped_by_name: Vec<String>) {
+    ///
+    /// With `more_coming`, [`Self::add_units`] adds units as a walk finds them, until
+    /// [`Self::end_walk`].
+    pub fn index(&self, units: Vec<HistoryUnit>, skipped_by_name: Vec<String>, more_coming: bool) {
         web_sys::console::debug_1(&format!("sessionscope history: {} units, indexing starts", units.len()).into());
         self.stop_search();
         self.pool.set_value(None);
-        let mut order: Vec<u32> = (0..units.len() as u32).collect();
-        let newest = |unit: &HistoryUnit| unit.files.iter().map(|f| f.file.last_modified()).fold(0.0, f64::max);
-        let big = |unit: &HistoryUnit| unit.bytes >= BIG_UNIT_BYTES;
-        order.sort_by(|&a, &b| {
-            let (a, b) = (&units[a as usize], &units[b as usize]);
-            big(a).cmp(&big(b)).then(newest(b).total_cmp(&newest(a)))
-        });
+        let order = index_order(&units, 0);
         let sizes: Vec<f64> = units.iter().map(|u| u.bytes).collect();
-        self.pass.set(Some(Pass::new(&units, &order)));
+        self.pass.set(Some(Pass { walking: more_coming, ..Pass::new(&units, &order) }));
         self.units.set_value(units);
         self.rows.set_value(Vec::new());
         self.problems.set_value(
@@ -301,13 +389,45 @@ impl HistoryState {
             })
         };
         let on_event = move |event: PoolEvent| state.on_index_event(event);
-        match Pool::start(order, sizes, crate::pool::worker_count(), make, on_event) {
+        match Pool::start(order, sizes, crate::pool::worker_count(), more_coming, make, on_event) {
             Ok(pool) => self.pool.set_value(Some(pool)),
             Err(message) => {
                 self.problems.update_value(|p| p.push(FileProblem { path: String::new(), reason: message }));
                 self.end_pass(false);
             }
         }
+    }
+
+    /// More units of the history being indexed, as the walk of a drop finds them.
+    fn add_units(&self, units: Vec<HistoryUnit>, skipped_by_name: Vec<String>) {
+        if self.pool.with_value(Option::is_none) {
+            return;
+        }
+        let first = self.units.with_value(Vec::len) as u32;
+        let order = index_order(&units, first);
+        let sizes: Vec<f64> = units.iter().map(|u| u.bytes).collect();
+        let added = Pass::new(&units, &(0..units.len() as u32).collect::<Vec<_>>());
+        self.pass.update(|pass| {
+            if let Some(pass) = pass {
+                pass.units += added.units;
+                pass.files += added.files;
+                pass.bytes += added.bytes;
+            }
+        });
+        self.problems.update_value(|p| {
+            p.extend(
+                skipped_by_name
+                    .into_iter()
+                    .map(|path| FileProblem { path, reason: sessionscope_engine::history::NOT_A_LOG_NAME.to_owned() }),
+            )
+        });
+        self.units.update_value(|all| all.extend(units));
+        self.pool.with_value(|pool| {
+            if let Some(pool) = pool {
+                pool.push(order, sizes);
+            }
+        });
+        self.bump_soon();
     }
 
     fn on_index_event(&self, event: PoolEvent) {
@@ -366,8 +486,14 @@ impl HistoryState {
         );
     }
 
-    /// Stops the index; the sessions indexed so far stay.
+    /// Stops the index, and the walk of its drop; the sessions indexed so far stay.
     pub fn cancel(&self) {
+        self.walk.update_value(|walk| walk.generation += 1);
+        self.pass.update(|pass| {
+            if let Some(pass) = pass {
+                pass.walking = false;
+            }
+        });
         self.pool.set_value(None);
         self.end_pass(true);
     }
@@ -390,6 +516,26 @@ impl HistoryState {
         if let Some(window) = web_sys::window() {
             use wasm_bindgen::JsCast;
             let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(redraw.unchecked_ref(), 50);
+        }
+    }
+
+    /// Redraws the search's results after the current burst of answers: a common word answers
+    /// hits from every unit, and a redraw per answer would keep the page (which hands the
+    /// workers their next units) busy.
+    fn redraw_search_soon(&self) {
+        if self.search_redraw_due.get_value() {
+            return;
+        }
+        self.search_redraw_due.set_value(true);
+        let state = *self;
+        let redraw = wasm_bindgen::closure::Closure::once_into_js(move || {
+            state.search_redraw_due.set_value(false);
+            state.search_pass.notify();
+            state.search_changed.update(|n| *n += 1);
+        });
+        if let Some(window) = web_sys::window() {
+            use wasm_bindgen::JsCast;
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(redraw.unchecked_ref(), 100);
         }
     }
 
@@ -454,6 +600,7 @@ impl HistoryState {
 
     /// Leaves the history (something else was opened).
     pub fn close(&self) {
+        self.walk.update_value(|walk| walk.generation += 1);
         self.stop_search();
         self.pool.set_value(None);
         self.active.set(false);
@@ -501,7 +648,7 @@ impl HistoryState {
             })
         };
         let on_event = move |event: PoolEvent| state.on_search_event(event);
-        match Pool::start(order, sizes, crate::pool::worker_count(), make, on_event) {
+        match Pool::start(order, sizes, crate::pool::worker_count(), false, make, on_event) {
             Ok(pool) => self.search_pool.set_value(Some(pool)),
             Err(message) => self.search.update_value(|s| s.error = Some(message)),
         }
@@ -524,14 +671,14 @@ impl HistoryState {
                     }
                     _ => {}
                 }
-                self.search_pass.update(|pass| {
+                self.search_pass.update_untracked(|pass| {
                     if let Some(pass) = pass {
                         pass.units_done += 1;
                         pass.files_done += files;
                         pass.bytes_done += bytes;
                     }
                 });
-                self.search_changed.update(|n| *n += 1);
+                self.redraw_search_soon();
             }
             PoolEvent::Finished => {
                 self.search_pass.update(|pass| {
@@ -601,6 +748,19 @@ pub struct ProjectTotals {
     pub tokens: u64,
     pub cost_usd: f64,
     pub last_ms: i64,
+}
+
+/// The order to index units in (their ids from `first`): the newest first, so the latest
+/// sessions show at once, but the biggest last, so none holds the first rows back.
+fn index_order(units: &[HistoryUnit], first: u32) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..units.len() as u32).collect();
+    let newest = |unit: &HistoryUnit| unit.files.iter().map(|f| f.file.last_modified()).fold(0.0, f64::max);
+    let big = |unit: &HistoryUnit| unit.bytes >= BIG_UNIT_BYTES;
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&units[a as usize], &units[b as usize]);
+        big(a).cmp(&big(b)).then(newest(b).total_cmp(&newest(a)))
+    });
+    order.into_iter().map(|u| u + first).collect()
 }
 
 /// The first bytes of a file, or `None` if it cannot be read.

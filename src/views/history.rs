@@ -105,7 +105,9 @@ fn HistoryHeader(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> i
         let pass = history.pass.get()?;
         let text = format!(
             "{} {} of {} files ({} of {}) · {:.0} MB/s · {:.1} s",
-            if pass.running() {
+            if pass.walking {
+                "Indexing (still finding files):"
+            } else if pass.running() {
                 "Indexing:"
             } else if pass.cancelled {
                 "Index stopped after"
@@ -680,11 +682,13 @@ fn HistorySearch() -> impl IntoView {
     let results = move || {
         history.search_changed.track();
         let rows = history.rows();
+        let by_session: std::collections::HashMap<(u32, &str), &HistoryRow> =
+            rows.iter().map(|r| ((r.unit, r.row.session_id.as_str()), &**r)).collect();
         let groups = history.search.with_value(|s| {
             // Grouped by project, then session, in order of arrival.
             let mut groups: Vec<(String, Vec<HitSession>)> = Vec::new();
             for (unit, hit) in &s.hits {
-                let row = rows.iter().find(|r| r.unit == *unit && r.row.session_id == hit.session_id);
+                let row = by_session.get(&(*unit, hit.session_id.as_str()));
                 let project = row.map(|r| r.row.project.clone()).unwrap_or_default();
                 let title = row.map(|r| r.row.title.clone()).unwrap_or_else(|| hit.session_id.clone());
                 let at = groups.iter().position(|g| g.0 == project).unwrap_or_else(|| {
