@@ -363,7 +363,12 @@ async fn search_unit(
         while asked < files.len() && asked < at + FILES_AHEAD {
             let file = &files[asked];
             let size = file.size();
-            ahead.push_back(read_slice(file, 0.0, (SLICE_BYTES as f64).min(size)).ok());
+            let reading = if size <= WHOLE_READ_BYTES {
+                Some(JsFuture::from(file.array_buffer()))
+            } else {
+                read_slice(file, 0.0, (SLICE_BYTES as f64).min(size)).ok()
+            };
+            ahead.push_back(reading);
             asked += 1;
         }
         let first = ahead.pop_front().flatten();
@@ -380,6 +385,9 @@ async fn search_unit(
     protocol::send(scope, FromWorker::UnitHits { unit, hits, count, complete, bytes })
 }
 
+/// Files up to this size are read in one piece by a search; bigger ones slice by slice.
+const WHOLE_READ_BYTES: f64 = 32.0 * 1024.0 * 1024.0;
+
 /// Files of a unit whose reading is asked for ahead of the one being searched.
 const FILES_AHEAD: usize = 4;
 
@@ -391,6 +399,16 @@ async fn read_whole(file: &web_sys::File, first: Option<JsFuture>) -> Result<Vec
     let mut bytes = Vec::with_capacity(size as usize);
     let mut offset = 0.0;
     let mut pending = first;
+    if size <= WHOLE_READ_BYTES {
+        // One read: a slice costs a round trip of its own.
+        let buffer = match pending.take() {
+            Some(reading) => reading,
+            None => JsFuture::from(file.array_buffer()),
+        }
+        .await
+        .map_err(|error| read_error(&error))?;
+        return Ok(Uint8Array::new(&buffer).to_vec());
+    }
     while offset < size {
         let end = (offset + SLICE_BYTES as f64).min(size);
         let reading = match pending.take() {

@@ -383,7 +383,10 @@ pub struct UnitSearch<'q> {
     complete: bool,
 }
 
-/// Matching lines parsed at a time.
+/// Matching lines parsed at first, then twice as many each time until the hits are enough: a
+/// common word's first lines hold its hits, and a line of tool output can be megabytes.
+const FIRST_LINES_PER_BATCH: usize = 8;
+/// At most this many matching lines are parsed at a time.
 const LINES_PER_BATCH: usize = 256;
 
 impl<'q> UnitSearch<'q> {
@@ -422,10 +425,11 @@ impl<'q> UnitSearch<'q> {
             return;
         };
         let mut batch = Vec::new();
+        let mut batch_lines = FIRST_LINES_PER_BATCH;
         loop {
             batch.clear();
             let mut taken = 0;
-            for line in lines.by_ref().take(LINES_PER_BATCH) {
+            for line in lines.by_ref().take(batch_lines) {
                 batch.extend_from_slice(line);
                 batch.push(b'\n');
                 taken += 1;
@@ -438,6 +442,7 @@ impl<'q> UnitSearch<'q> {
                 break;
             }
             self.search_bytes(path, &batch);
+            batch_lines = (batch_lines * 2).min(LINES_PER_BATCH);
         }
     }
 

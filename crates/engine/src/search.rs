@@ -54,7 +54,60 @@ pub struct Query {
     /// For a plain query whose text a JSON writer never escapes (printable ASCII but `"`, `\`,
     /// `/`, which some writers escape as `\/`, and `<`, `>`, `&`, which Go's writer escapes), the
     /// same match over raw file bytes: a file or line it does not match cannot hold a hit.
-    raw: Option<regex::bytes::Regex>,
+    raw: Option<AsciiFinder>,
+}
+
+/// Printable ASCII text found in bytes whatever its ASCII case: its rarest byte is looked for
+/// (both cases at once, with `memchr`), then the whole text around it. Much faster than a
+/// case-insensitive regular expression in wasm, which has no vectorised literal search.
+#[derive(Clone, Debug)]
+struct AsciiFinder {
+    /// The text, in lower case.
+    needle: Vec<u8>,
+    /// The index in `needle` of the byte looked for.
+    pivot: usize,
+}
+
+impl AsciiFinder {
+    fn new(text: &[u8]) -> AsciiFinder {
+        let needle = text.to_ascii_lowercase();
+        let pivot = (0..needle.len()).min_by_key(|&i| commonness(needle[i])).unwrap_or(0);
+        AsciiFinder { needle, pivot }
+    }
+
+    /// Where the text starts at or after `from`.
+    fn find_at(&self, haystack: &[u8], from: usize) -> Option<usize> {
+        let lower = *self.needle.get(self.pivot)?;
+        let upper = lower.to_ascii_uppercase();
+        let mut at = from + self.pivot;
+        while at < haystack.len() {
+            let rest = &haystack[at..];
+            let found =
+                at + if lower == upper { memchr::memchr(lower, rest) } else { memchr::memchr2(lower, upper, rest) }?;
+            let start = found - self.pivot;
+            if haystack.get(start..start + self.needle.len()).is_some_and(|w| w.eq_ignore_ascii_case(&self.needle)) {
+                return Some(start);
+            }
+            at = found + 1;
+        }
+        None
+    }
+}
+
+/// How common a byte is in session logs (JSON of English text and code), roughly: the finder
+/// looks for the least common byte of a query.
+fn commonness(byte: u8) -> u8 {
+    const LETTERS_BY_FREQUENCY: &[u8] = b"etaoinsrhldcumfpgwybvkxjqz";
+    match byte {
+        b' ' | b'"' | b':' | b',' => 255,
+        b'a'..=b'z' => {
+            let rank = LETTERS_BY_FREQUENCY.iter().position(|&b| b == byte).unwrap_or(0) as u8;
+            220 - rank * 8
+        }
+        b'0'..=b'9' => 120,
+        b'_' | b'-' | b'.' | b'{' | b'}' | b'[' | b']' => 110,
+        _ => 20,
+    }
 }
 
 /// Characters of context on each side of a match.
@@ -72,9 +125,7 @@ impl Query {
         let pattern = if is_regex { text.to_owned() } else { regex::escape(text) };
         let unescaped =
             text.bytes().all(|b| (b' '..=b'~').contains(&b) && !matches!(b, b'"' | b'\\' | b'/' | b'<' | b'>' | b'&'));
-        let raw = (!is_regex && unescaped)
-            .then(|| regex::bytes::RegexBuilder::new(&pattern).case_insensitive(true).unicode(false).build().ok())
-            .flatten();
+        let raw = (!is_regex && unescaped).then(|| AsciiFinder::new(text.as_bytes()));
         RegexBuilder::new(&pattern)
             .case_insensitive(true)
             .size_limit(1 << 22)
@@ -87,7 +138,7 @@ impl Query {
     /// search skips parsing a file the query's text is not in. Regular expressions and text that
     /// JSON may escape always answer `true`.
     pub fn may_match_raw(&self, bytes: &[u8]) -> bool {
-        self.raw.as_ref().is_none_or(|raw| raw.is_match(bytes))
+        self.raw.as_ref().is_none_or(|raw| raw.find_at(bytes, 0).is_some())
     }
 
     /// The lines of `bytes` (a JSONL file) that may hold a hit, in order, each once; `None` when
@@ -100,8 +151,9 @@ impl Query {
                 return None;
             }
             let found = raw.find_at(bytes, from)?;
-            let start = memchr::memrchr(b'\n', &bytes[..found.start()]).map_or(0, |at| at + 1);
-            let end = memchr::memchr(b'\n', &bytes[found.end()..]).map_or(bytes.len(), |at| found.end() + at);
+            let found_end = found + raw.needle.len();
+            let start = memchr::memrchr(b'\n', &bytes[..found]).map_or(0, |at| at + 1);
+            let end = memchr::memchr(b'\n', &bytes[found_end..]).map_or(bytes.len(), |at| found_end + at);
             // Past the line's newline: the next match is on another line.
             from = end + 1;
             Some(&bytes[start..end])
@@ -248,6 +300,21 @@ mod tests {
 
     use super::*;
     use crate::Loader;
+
+    proptest::proptest! {
+        #[test]
+        fn the_ascii_finder_finds_what_a_case_blind_scan_finds(
+            haystack in proptest::collection::vec(proptest::sample::select(b"abAB z\n\"xX".to_vec()), 0..200),
+            needle in proptest::collection::vec(proptest::sample::select(b"abAB zxX".to_vec()), 1..5),
+            from in 0usize..210,
+        ) {
+            let finder = AsciiFinder::new(&needle);
+            let from = from.min(haystack.len());
+            let expected = (from..haystack.len())
+                .find(|&i| haystack.get(i..i + needle.len()).is_some_and(|w| w.eq_ignore_ascii_case(&needle)));
+            proptest::prop_assert_eq!(finder.find_at(&haystack, from), expected);
+        }
+    }
 
     fn corpus(text: &str) -> Corpus {
         let mut loader = Loader::new();
