@@ -56,6 +56,8 @@ pub struct Plan {
     pub seed: u64,
     pub agent_count: usize,
     pub project_name: String,
+    /// A word the first prompt ends with.
+    pub marker: Option<String>,
 }
 
 struct PromptRecord {
@@ -123,6 +125,7 @@ pub struct Generator {
     metas: Vec<(String, Vec<u8>)>,
     rewinds: Vec<(Uuid, Uuid)>,
     compactions: Vec<Uuid>,
+    plan_marker: Option<String>,
     lone_surrogate_lines: Vec<usize>,
 }
 
@@ -154,6 +157,7 @@ impl Generator {
         let agent_total = plan.agent_count;
         let title = rng.pick(TITLES);
         Generator {
+            plan_marker: plan.marker.clone(),
             vocab: Vocab::new(&cwd),
             env,
             sink: Sink::with_capacity(target as usize + (target as usize / 20) + (64 << 10)),
@@ -350,7 +354,11 @@ impl Generator {
             let text = format!("{} Only touch the importer this time, leave the CLI alone.", earlier.text);
             (earlier.parent, text, Some(earlier.uuid))
         } else {
-            (self.last, self.vocab.user_prompt(&mut self.rng), None)
+            let mut text = self.vocab.user_prompt(&mut self.rng);
+            if let Some(marker) = self.plan_marker.as_deref().filter(|_| self.prompts.is_empty()) {
+                text.push_str(&format!(" Keep the {marker} accounts as they are."));
+            }
+            (self.last, text, None)
         };
         let uuid = Uuid::random(&mut self.rng);
         if let Some(original) = replaced {

@@ -55,11 +55,14 @@ pub struct SynthExtras {
     pub agent_count: Option<usize>,
     /// The last component of the invented working directory `/home/dev/projects/<name>`.
     pub project_name: String,
+    /// A word the first prompt ends with, to find this session among many (a rare word for a
+    /// whole-history search).
+    pub marker: Option<String>,
 }
 
 impl Default for SynthExtras {
     fn default() -> Self {
-        SynthExtras { agent_count: None, project_name: "harbor-ledger".to_string() }
+        SynthExtras { agent_count: None, project_name: "harbor-ledger".to_string(), marker: None }
     }
 }
 
@@ -130,6 +133,7 @@ pub fn generate_with(opts: &SynthOptions, extras: &SynthExtras) -> SynthSession 
         seed: opts.seed,
         agent_count,
         project_name: extras.project_name.clone(),
+        marker: extras.marker.clone(),
     };
     let generated = generator::Generator::new(&plan).run();
     let line_counts = generated.main.counts.iter().map(|(kind, count)| (*kind, *count)).collect();
@@ -192,7 +196,15 @@ pub fn parse_size(text: &str) -> Option<u64> {
 pub struct HistorySession {
     pub project_name: String,
     pub options: SynthOptions,
+    /// The rare word its first prompt ends with, if any: one session in [`MARKED_EVERY`].
+    pub marker: Option<String>,
 }
+
+/// One session of a planned history in this many names [`HISTORY_MARKER`] in its first prompt.
+pub const MARKED_EVERY: usize = 64;
+
+/// The rare word of a planned history: in a few sessions only.
+pub const HISTORY_MARKER: &str = "zanzibar";
 
 /// Plans a whole history of about `total_bytes` over `projects` projects, like a user's
 /// `~/.claude/projects` after months of use: session sizes are log-normal (median about 1 MB,
@@ -214,6 +226,7 @@ pub fn plan_history(total_bytes: u64, projects: usize, seed: u64) -> Vec<History
                 seed: seed.wrapping_mul(1_000_003),
                 ..SynthOptions::default()
             },
+            marker: None,
         });
         planned += 120 << 20;
     }
@@ -228,6 +241,7 @@ pub fn plan_history(total_bytes: u64, projects: usize, seed: u64) -> Vec<History
         plan.push(HistorySession {
             project_name: project,
             options: SynthOptions { target_bytes: size, seed: session_seed, ..SynthOptions::default() },
+            marker: (plan.len() % MARKED_EVERY == 7).then(|| HISTORY_MARKER.to_owned()),
         });
         planned += size;
     }

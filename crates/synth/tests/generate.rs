@@ -345,11 +345,36 @@ fn broken_manifest_matches_the_bytes() {
 
 #[test]
 fn project_name_and_agent_count_are_honoured() {
-    let session =
-        generate_with(&options(MB, 2), &SynthExtras { agent_count: Some(5), project_name: "tiny-demo".to_string() });
+    let session = generate_with(
+        &options(MB, 2),
+        &SynthExtras { agent_count: Some(5), project_name: "tiny-demo".to_string(), marker: None },
+    );
     assert_eq!(session.metas.len(), 5);
     let text = String::from_utf8_lossy(&session.main);
     assert!(text.contains("\"cwd\":\"/home/dev/projects/tiny-demo\""));
     let without = generate(&SynthOptions { agents: false, ..options(MB, 2) });
     assert!(without.agents.is_empty() && without.metas.is_empty());
+}
+
+#[test]
+fn a_planned_history_names_its_rare_word_in_a_few_first_prompts_only() {
+    use sessionscope_synth::{HISTORY_MARKER, MARKED_EVERY, plan_history};
+    let plan = plan_history(40 * MB, 4, 9);
+    let marked: Vec<_> = plan.iter().filter(|s| s.marker.is_some()).collect();
+    assert!(!marked.is_empty() && marked.len() * MARKED_EVERY <= plan.len() + MARKED_EVERY, "{}", marked.len());
+    for planned in plan.iter().take(10) {
+        let extras = SynthExtras {
+            project_name: planned.project_name.clone(),
+            marker: planned.marker.clone(),
+            ..SynthExtras::default()
+        };
+        let session = generate_with(&SynthOptions { target_bytes: 60_000, ..planned.options.clone() }, &extras);
+        let text = String::from_utf8_lossy(&session.main);
+        let first_prompt = text
+            .lines()
+            .find(|line| line.contains("\"type\":\"user\"") && !line.contains("tool_result"))
+            .expect("a first prompt");
+        assert_eq!(first_prompt.contains(HISTORY_MARKER), planned.marker.is_some());
+        assert_eq!(text.matches(HISTORY_MARKER).count() > 0, planned.marker.is_some());
+    }
 }

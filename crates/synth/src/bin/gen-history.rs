@@ -51,7 +51,11 @@ fn main() -> ExitCode {
         for _ in 0..threads {
             scope.spawn(|| {
                 while let Some(planned) = plan.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let extras = SynthExtras { project_name: planned.project_name.clone(), ..SynthExtras::default() };
+                    let extras = SynthExtras {
+                        project_name: planned.project_name.clone(),
+                        marker: planned.marker.clone(),
+                        ..SynthExtras::default()
+                    };
                     let session = generate_with(&planned.options, &extras);
                     let dir = out.join("projects").join(format!("-home-dev-projects-{}", planned.project_name));
                     if let Err(error) = write_to_dir(&session, &dir) {
