@@ -82,7 +82,7 @@ pub fn App() -> impl IntoView {
         if let Some(data) = event.data_transfer() {
             leptos::task::spawn_local(async move {
                 let started = files::now_ms();
-                let generation = history.begin_walk();
+                let generation = history.begin_drop_walk();
                 let mut on_batch =
                     move |batch: files::Picked| -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
                         Box::pin(async move { history.add_walked(generation, batch).await })

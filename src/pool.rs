@@ -48,6 +48,10 @@ struct Shared {
 /// Units a worker is given at once.
 const IN_FLIGHT: usize = 2;
 
+/// A worker is given a second unit only if both are smaller than this: two big units at once
+/// would double the worker's memory, and a big unit keeps a worker busy long enough.
+const SECOND_UNIT_BELOW_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
+
 struct Slot {
     worker: web_sys::Worker,
     /// The units this worker is reading.
@@ -129,24 +133,15 @@ impl Pool {
         shared.sizes.borrow_mut().extend(sizes);
         let count = shared.slots.borrow().len();
         for slot in 0..count {
-            let (present, wanted) = {
-                let slots = shared.slots.borrow();
-                match slots.get(slot).and_then(Option::as_ref) {
-                    None => (false, 0),
-                    Some(s) if s.ready.get() => (true, IN_FLIGHT.saturating_sub(s.units.borrow().len())),
-                    Some(_) => (true, 0),
-                }
-            };
-            if !present {
+            let state = shared.slots.borrow().get(slot).and_then(Option::as_ref).map(|s| s.ready.get());
+            match state {
                 // A worker let go while the queue was empty (after a very big unit).
-                let _ = start_slot(shared, slot);
-                continue;
-            }
-            for _ in 0..wanted {
-                if shared.queue.borrow().is_empty() {
-                    break;
+                None => {
+                    let _ = start_slot(shared, slot);
                 }
-                next(shared, slot);
+                Some(true) => fill(shared, slot),
+                // It takes units once it is ready.
+                Some(false) => {}
             }
         }
     }
@@ -186,9 +181,7 @@ fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
             match reply.message {
                 FromWorker::Ready => {
                     ready.set(true);
-                    for _ in 0..IN_FLIGHT {
-                        next(&shared, slot);
-                    }
+                    fill(&shared, slot);
                 }
                 FromWorker::Progress { .. } | FromWorker::Building => {}
                 message => {
@@ -213,7 +206,7 @@ fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
                     if big && more && units.borrow().is_empty() {
                         replace(&shared, slot);
                     } else {
-                        next(&shared, slot);
+                        fill(&shared, slot);
                     }
                 }
             }
@@ -265,9 +258,40 @@ fn replace(shared: &Rc<Shared>, slot: usize) {
     }
 }
 
+/// Gives the worker of `slot` units until it has [`IN_FLIGHT`] (or one big one), or none is left.
+fn fill(shared: &Rc<Shared>, slot: usize) {
+    let held =
+        || shared.slots.borrow().get(slot).and_then(Option::as_ref).map_or(usize::MAX, |s| s.units.borrow().len());
+    for _ in 0..IN_FLIGHT {
+        let before = held();
+        if before >= IN_FLIGHT || shared.queue.borrow().is_empty() && before > 0 {
+            return;
+        }
+        next(shared, slot);
+        if held() <= before {
+            return;
+        }
+    }
+}
+
 /// Gives the worker of `slot` the next unit, or lets it go when none is left and it is idle.
 fn next(shared: &Rc<Shared>, slot: usize) {
     loop {
+        let busy_with_big = {
+            let slots = shared.slots.borrow();
+            let sizes = shared.sizes.borrow();
+            let size = |unit: &u32| sizes.get(*unit as usize).copied().unwrap_or(0.0);
+            slots.get(slot).and_then(Option::as_ref).is_some_and(|current| {
+                let units = current.units.borrow();
+                !units.is_empty()
+                    && (units.iter().any(|u| size(u) >= SECOND_UNIT_BELOW_BYTES)
+                        || shared.queue.borrow().front().is_some_and(|u| size(u) >= SECOND_UNIT_BELOW_BYTES))
+            })
+        };
+        if busy_with_big {
+            // It takes the next unit when it answers this one.
+            return;
+        }
         let Some(unit) = shared.queue.borrow_mut().pop_front() else {
             if !shared.closed.get() {
                 // More units may come: the worker waits for them, warm.

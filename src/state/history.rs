@@ -177,6 +177,9 @@ struct Walk {
     held: crate::files::Picked,
     held_units: Vec<HistoryUnit>,
     indexing: bool,
+    /// Workers started as the drop began to be walked, so they are loaded when its first
+    /// sessions are found.
+    warm_pool: Option<Pool>,
 }
 
 /// Histories up to this size can be opened all together in one view.
@@ -260,6 +263,15 @@ impl HistoryState {
         self.walk.with_value(|walk| walk.generation)
     }
 
+    /// A drop starts being walked, and index workers start loading: if it is a history, they
+    /// are ready when its first project is walked.
+    pub fn begin_drop_walk(&self) -> u64 {
+        let generation = self.begin_walk();
+        let warm = self.index_pool(Vec::new(), Vec::new(), true).ok();
+        self.walk.update_value(|walk| walk.warm_pool = warm);
+        generation
+    }
+
     fn is_current_walk(&self, generation: u64) -> bool {
         self.walk.with_value(|walk| walk.generation == generation)
     }
@@ -305,7 +317,10 @@ impl HistoryState {
         }
         let walk = self.walk.try_update_value(|walk| std::mem::take(&mut walk.held)).unwrap_or_default();
         let indexing = self.walk.with_value(|walk| walk.indexing);
-        self.walk.update_value(|walk| walk.generation += 1);
+        self.walk.update_value(|walk| {
+            walk.generation += 1;
+            walk.warm_pool = None;
+        });
         if indexing {
             self.pass.update(|pass| {
                 if let Some(pass) = pass {
@@ -375,10 +390,30 @@ impl HistoryState {
             self.view.update(|v| v.project = link.project.clone());
         }
         self.bump();
+        // A drop's workers were started when it began to be walked.
+        let warm = self.walk.try_update_value(|walk| walk.warm_pool.take()).flatten().filter(|_| more_coming);
+        let started = match warm {
+            Some(pool) => {
+                pool.push(order, sizes);
+                Ok(pool)
+            }
+            None => self.index_pool(order, sizes, more_coming),
+        };
+        match started {
+            Ok(pool) => self.pool.set_value(Some(pool)),
+            Err(message) => {
+                self.problems.update_value(|p| p.push(FileProblem { path: String::new(), reason: message }));
+                self.end_pass(false);
+            }
+        }
+    }
+
+    /// A pool of workers that index units of this history.
+    fn index_pool(&self, order: Vec<u32>, sizes: Vec<f64>, more_coming: bool) -> Result<Pool, String> {
         let state = *self;
         let make = move |unit: u32| {
             state.units.with_value(|units| {
-                let unit_files = &units[unit as usize];
+                let unit_files = units.get(unit as usize).ok_or_else(|| format!("no unit {unit}"))?;
                 Envelope::new(ToWorker::IndexUnit {
                     unit,
                     folder: unit_files.folder.clone(),
@@ -389,13 +424,7 @@ impl HistoryState {
             })
         };
         let on_event = move |event: PoolEvent| state.on_index_event(event);
-        match Pool::start(order, sizes, crate::pool::worker_count(), more_coming, make, on_event) {
-            Ok(pool) => self.pool.set_value(Some(pool)),
-            Err(message) => {
-                self.problems.update_value(|p| p.push(FileProblem { path: String::new(), reason: message }));
-                self.end_pass(false);
-            }
-        }
+        Pool::start(order, sizes, crate::pool::worker_count(), more_coming, make, on_event)
     }
 
     /// More units of the history being indexed, as the walk of a drop finds them.
@@ -600,7 +629,10 @@ impl HistoryState {
 
     /// Leaves the history (something else was opened).
     pub fn close(&self) {
-        self.walk.update_value(|walk| walk.generation += 1);
+        self.walk.update_value(|walk| {
+            walk.generation += 1;
+            walk.warm_pool = None;
+        });
         self.stop_search();
         self.pool.set_value(None);
         self.active.set(false);

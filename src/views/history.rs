@@ -638,6 +638,9 @@ fn FileProblems() -> impl IntoView {
 /// A session's hits: its unit, session id, title and hits.
 type HitSession = (u32, String, String, Vec<sessionscope_engine::history::HistoryHit>);
 
+/// Sessions whose hits a whole-history search shows.
+const SESSIONS_SHOWN: usize = 100;
+
 /// Searching every session of the history: hits grouped by project and session, each opens its
 /// session at the hit.
 #[component]
@@ -706,12 +709,22 @@ fn HistorySearch() -> impl IntoView {
         if groups.is_empty() {
             return None;
         }
+        // A common word matches in every session: the first sessions are shown, the count says
+        // how many more there are.
+        let total_sessions: usize = groups.iter().map(|g| g.1.len()).sum();
+        let mut budget = SESSIONS_SHOWN;
         let view_groups: Vec<AnyView> = groups
             .into_iter()
-            .take(200)
+            .filter_map(|(project, sessions)| {
+                if budget == 0 {
+                    return None;
+                }
+                let shown = sessions.len().min(budget);
+                budget -= shown;
+                Some((project, sessions.into_iter().take(shown)))
+            })
             .map(|(project, sessions)| {
                 let items: Vec<AnyView> = sessions
-                    .into_iter()
                     .map(|(unit, _, title, hits)| {
                         let count = hits.len();
                         let hit_items: Vec<AnyView> = hits
@@ -757,7 +770,13 @@ fn HistorySearch() -> impl IntoView {
                 .into_any()
             })
             .collect();
-        Some(view! { <ul class="history-hits">{view_groups}</ul> })
+        let more = total_sessions.saturating_sub(SESSIONS_SHOWN);
+        Some(view! {
+            <ul class="history-hits">{view_groups}</ul>
+            {(more > 0).then(|| view! {
+                <p class="muted">{format!("…and {more} more sessions with matches: a narrower search shows them.")}</p>
+            })}
+        })
     };
     view! {
         <section class="history-search" aria-label="Search all sessions">
