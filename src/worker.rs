@@ -377,16 +377,61 @@ async fn search_unit(
             break;
         }
         // A file that cannot be read now was listed when the history was indexed.
-        let Ok(content) = read_whole(&files[at], first).await else { continue };
-        bytes += content.len() as f64;
-        search.add_file(path, &content);
+        let _ = search_file(&mut search, path, &files[at], first, &mut bytes).await;
     }
     let (hits, count, complete) = search.finish();
     protocol::send(scope, FromWorker::UnitHits { unit, hits, count, complete, bytes })
 }
 
-/// Files up to this size are read in one piece by a search; bigger ones slice by slice.
-const WHOLE_READ_BYTES: f64 = 32.0 * 1024.0 * 1024.0;
+/// Searches one file of a unit, slice by slice, reading no further once the unit's hits are
+/// enough; `bytes` counts what was read.
+async fn search_file(
+    search: &mut UnitSearch<'_>,
+    path: &str,
+    file: &web_sys::File,
+    first: Option<JsFuture>,
+    bytes: &mut f64,
+) -> Result<(), String> {
+    let size = file.size();
+    if size <= WHOLE_READ_BYTES {
+        let content = read_whole(file, first).await?;
+        *bytes += content.len() as f64;
+        search.add_file(path, &content);
+        return Ok(());
+    }
+    let mut offset = 0.0;
+    let mut pending = first;
+    let mut searching = None;
+    while offset < size {
+        let end = (offset + SLICE_BYTES as f64).min(size);
+        let reading = match pending.take() {
+            Some(reading) => reading,
+            None => read_slice(file, offset, end)?,
+        };
+        let buffer = reading.await.map_err(|error| read_error(&error))?;
+        offset = end;
+        // The next slice is read while this one is searched.
+        if offset < size {
+            pending = Some(read_slice(file, offset, (offset + SLICE_BYTES as f64).min(size))?);
+        }
+        let slice = Uint8Array::new(&buffer).to_vec();
+        *bytes += slice.len() as f64;
+        let file_search = searching.get_or_insert_with(|| search.start_file(path, &slice, false));
+        search.add_slice(file_search, &slice);
+        if search.is_full() && offset < size {
+            search.skip_rest();
+            break;
+        }
+    }
+    if let Some(file_search) = searching {
+        search.end_file(file_search);
+    }
+    Ok(())
+}
+
+/// Files up to this size are read in one piece by a search; bigger ones slice by slice, and no
+/// further than the hits need.
+const WHOLE_READ_BYTES: f64 = SLICE_BYTES as f64;
 
 /// Files of a unit whose reading is asked for ahead of the one being searched.
 const FILES_AHEAD: usize = 4;

@@ -548,7 +548,7 @@ impl HistoryState {
         }
     }
 
-    /// Redraws the search's results after the current burst of answers: a common word answers
+    /// Redraws the search's results at most every 250 ms: a common word answers
     /// hits from every unit, and a redraw per answer would keep the page (which hands the
     /// workers their next units) busy.
     fn redraw_search_soon(&self) {
@@ -564,7 +564,7 @@ impl HistoryState {
         });
         if let Some(window) = web_sys::window() {
             use wasm_bindgen::JsCast;
-            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(redraw.unchecked_ref(), 100);
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(redraw.unchecked_ref(), 250);
         }
     }
 

@@ -640,6 +640,8 @@ type HitSession = (u32, String, String, Vec<sessionscope_engine::history::Histor
 
 /// Sessions whose hits a whole-history search shows.
 const SESSIONS_SHOWN: usize = 100;
+/// Hits shown of each session (its count says how many it has; opening it shows them all).
+const HITS_SHOWN_PER_SESSION: usize = 5;
 
 /// Searching every session of the history: hits grouped by project and session, each opens its
 /// session at the hit.
@@ -729,7 +731,7 @@ fn HistorySearch() -> impl IntoView {
                         let count = hits.len();
                         let hit_items: Vec<AnyView> = hits
                             .into_iter()
-                            .take(10)
+                            .take(HITS_SHOWN_PER_SESSION)
                             .map(|hit| {
                                 let chars: Vec<char> = hit.context.chars().collect();
                                 let start = (hit.match_start as usize).min(chars.len());

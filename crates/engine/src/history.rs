@@ -383,6 +383,17 @@ pub struct UnitSearch<'q> {
     complete: bool,
 }
 
+/// A file being searched slice by slice ([`UnitSearch::start_file`]).
+pub struct FileSearch {
+    path: String,
+    /// Searched line by line as slices come; otherwise kept whole until its end.
+    by_lines: bool,
+    /// The file so far (searched whole), or the start of a line the next slice ends.
+    kept: Vec<u8>,
+    /// Matching lines parsed in the next batch.
+    batch_lines: usize,
+}
+
 /// Matching lines parsed at first, then twice as many each time until the hits are enough: a
 /// common word's first lines hold its hits, and a line of tool output can be megabytes.
 const FIRST_LINES_PER_BATCH: usize = 8;
@@ -405,31 +416,81 @@ impl<'q> UnitSearch<'q> {
         self.complete = false;
     }
 
-    /// Searches the next file of the unit.
+    /// Searches the next file of the unit, given whole.
     pub fn add_file(&mut self, path: &str, bytes: &[u8]) {
-        if !self.query.may_match_raw(bytes) {
-            return;
-        }
-        if self.is_full() {
-            self.complete = false;
-            return;
-        }
+        let mut file = self.start_file(path, bytes, true);
+        self.add_slice(&mut file, bytes);
+        self.end_file(file);
+    }
+
+    /// Starts searching the next file of the unit, given slice by slice ([`Self::add_slice`],
+    /// then [`Self::end_file`]): `first_slice` is its first slice, not yet added (`whole` if it
+    /// is all of the file). A Claude Code file with a plain query is searched line by line as
+    /// its slices come, so its reading can stop once the hits are enough ([`Self::is_full`]);
+    /// any other file is kept until its end and searched whole.
+    pub fn start_file(&self, path: &str, first_slice: &[u8], whole: bool) -> FileSearch {
         let name = path.rsplit('/').next().unwrap_or(path);
-        let window = bytes.get(..bytes.len().min(64 << 10)).unwrap_or(bytes);
-        let whole = window.len() == bytes.len();
-        let lines_stand_alone =
-            matches!(crate::import::sniff(window, whole, name), crate::import::Sniff::Format(Format::ClaudeCode));
-        let lines = if lines_stand_alone { self.query.raw_lines(bytes) } else { None };
-        let Some(mut lines) = lines else {
-            self.search_bytes(path, bytes);
+        let window = first_slice.get(..first_slice.len().min(64 << 10)).unwrap_or(first_slice);
+        let whole_window = whole && window.len() == first_slice.len();
+        let lines_stand_alone = self.query.has_raw_form()
+            && matches!(
+                crate::import::sniff(window, whole_window, name),
+                crate::import::Sniff::Format(Format::ClaudeCode)
+            );
+        FileSearch {
+            path: path.to_owned(),
+            by_lines: lines_stand_alone,
+            kept: Vec::new(),
+            batch_lines: FIRST_LINES_PER_BATCH,
+        }
+    }
+
+    /// The next slice of a file started with [`Self::start_file`].
+    pub fn add_slice(&mut self, file: &mut FileSearch, slice: &[u8]) {
+        if !file.by_lines {
+            file.kept.extend_from_slice(slice);
+            return;
+        }
+        // Complete lines are searched now; the start of a line the next slice ends is kept.
+        let Some(last_newline) = memchr::memrchr(b'\n', slice) else {
+            file.kept.extend_from_slice(slice);
             return;
         };
+        let (complete, rest) = slice.split_at(last_newline + 1);
+        if file.kept.is_empty() {
+            self.search_lines(file, complete);
+        } else {
+            let mut joined = std::mem::take(&mut file.kept);
+            joined.extend_from_slice(complete);
+            self.search_lines(file, &joined);
+        }
+        file.kept.clear();
+        file.kept.extend_from_slice(rest);
+    }
+
+    /// The file's last slice was added (or its reading stopped, the hits being enough).
+    pub fn end_file(&mut self, mut file: FileSearch) {
+        let kept = std::mem::take(&mut file.kept);
+        if file.by_lines {
+            self.search_lines(&mut file, &kept);
+        } else if self.query.may_match_raw(&kept) {
+            if self.is_full() {
+                self.complete = false;
+            } else {
+                self.search_bytes(&file.path, &kept);
+            }
+        }
+    }
+
+    /// Searches complete lines of a Claude Code file: only those whose raw bytes match are
+    /// parsed, a batch at a time.
+    fn search_lines(&mut self, file: &mut FileSearch, bytes: &[u8]) {
+        let Some(mut lines) = self.query.raw_lines(bytes) else { return };
         let mut batch = Vec::new();
-        let mut batch_lines = FIRST_LINES_PER_BATCH;
         loop {
             batch.clear();
             let mut taken = 0;
-            for line in lines.by_ref().take(batch_lines) {
+            for line in lines.by_ref().take(file.batch_lines) {
                 batch.extend_from_slice(line);
                 batch.push(b'\n');
                 taken += 1;
@@ -441,8 +502,8 @@ impl<'q> UnitSearch<'q> {
                 self.complete = false;
                 break;
             }
-            self.search_bytes(path, &batch);
-            batch_lines = (batch_lines * 2).min(LINES_PER_BATCH);
+            self.search_bytes(&file.path, &batch);
+            file.batch_lines = (file.batch_lines * 2).min(LINES_PER_BATCH);
         }
     }
 

@@ -141,6 +141,11 @@ impl Query {
         self.raw.as_ref().is_none_or(|raw| raw.find_at(bytes, 0).is_some())
     }
 
+    /// Whether raw bytes can rule lines out: a plain query whose text no JSON writer escapes.
+    pub fn has_raw_form(&self) -> bool {
+        self.raw.is_some()
+    }
+
     /// The lines of `bytes` (a JSONL file) that may hold a hit, in order, each once; `None` when
     /// the query has no raw form (see [`Query::may_match_raw`]) and every line may.
     pub fn raw_lines<'b>(&self, bytes: &'b [u8]) -> Option<impl Iterator<Item = &'b [u8]> + 'b> {

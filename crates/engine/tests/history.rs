@@ -250,6 +250,21 @@ fn a_unit_searched_file_by_file_and_line_by_line_finds_what_the_whole_unit_holds
                 assert_eq!(count, whole_count, "{at}");
                 assert_eq!(places(&hits), places(&whole), "{at}");
                 compared += hits.len();
+                // Slice by slice, as a worker reads them: slices cut lines anywhere.
+                let mut sliced = UnitSearch::new(&query, usize::MAX);
+                for (path, bytes) in &files {
+                    let mut slices = bytes.chunks(4099 + path.len());
+                    let first = slices.next().unwrap_or_default();
+                    let mut file = sliced.start_file(path, first, first.len() == bytes.len());
+                    sliced.add_slice(&mut file, first);
+                    for slice in slices {
+                        sliced.add_slice(&mut file, slice);
+                    }
+                    sliced.end_file(file);
+                }
+                let (sliced_hits, sliced_count, _) = sliced.finish();
+                assert_eq!(sliced_count, whole_count, "{at}, sliced");
+                assert_eq!(places(&sliced_hits), places(&whole), "{at}, sliced");
             }
         }
     }
