@@ -1,7 +1,9 @@
 //! A pool of workers that do one job per session unit of a history: index it, or search it.
 //!
-//! Each worker is given two units at a time and the next as soon as it answers one, so that it
-//! reads one while it parses the other, and never holds more than two.
+//! Each worker is given up to three small units at a time (one big one alone) and the next as
+//! soon as it answers one, so that it parses one while the browser reads the others: reading
+//! files is a round trip through the browser's own process, and a worker that waited for each
+//! would be idle half of the time.
 //! Workers live for the whole pass: a fresh worker runs its code unoptimised for its first
 //! hundreds of milliseconds (the browser optimises hot code as it runs), three times slower.
 //! wasm memory does not shrink: only a worker that has just read a very big unit is let go and a
@@ -19,7 +21,7 @@ use wasm_bindgen::prelude::*;
 use crate::protocol::{Encoded, Envelope, FromWorker};
 
 /// A worker that has read at least this many bytes of one unit is replaced after it answers.
-const FRESH_WORKER_AFTER_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
+const FRESH_WORKER_AFTER_BYTES: f64 = 64.0 * 1024.0 * 1024.0;
 
 /// What the pool tells its owner: a unit's answer (a worker's error included), or that every
 /// unit has been answered.
@@ -46,7 +48,7 @@ struct Shared {
 }
 
 /// Units a worker is given at once.
-const IN_FLIGHT: usize = 2;
+const IN_FLIGHT: usize = 3;
 
 /// A worker is given a second unit only if both are smaller than this: two big units at once
 /// would double the worker's memory, and a big unit keeps a worker busy long enough.

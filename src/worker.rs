@@ -272,7 +272,14 @@ async fn read_unit(paths: &[String], files: &[web_sys::File]) -> Result<(Corpus,
     let mut first_slices = Vec::with_capacity(files.len());
     for file in files {
         let size = file.size();
-        first_slices.push((size > 0.0).then(|| read_slice(file, 0.0, (SLICE_BYTES as f64).min(size))).transpose()?);
+        // A file that is one slice is read as it is: a slice of it costs more.
+        first_slices.push(if size <= 0.0 {
+            None
+        } else if size <= SLICE_BYTES as f64 {
+            Some(JsFuture::from(file.array_buffer()))
+        } else {
+            Some(read_slice(file, 0.0, SLICE_BYTES as f64)?)
+        });
     }
     for ((path, file), first) in paths.iter().zip(files).zip(first_slices) {
         let size = file.size();
