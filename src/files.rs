@@ -285,6 +285,9 @@ impl LoadJob {
     pub fn cancel(&self) {
         self.cancelled.set(true);
         if let Some(parts) = &self.worker {
+            // A message already on its way finds no handler, not a dropped closure.
+            parts.worker.set_onmessage(None);
+            parts.worker.set_onerror(None);
             parts.worker.terminate();
         }
     }

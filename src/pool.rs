@@ -79,9 +79,17 @@ fn stop(shared: &Shared) {
     shared.stopped.set(true);
     for slot in shared.slots.borrow_mut().iter_mut() {
         if let Some(slot) = slot.take() {
-            slot.worker.terminate();
+            let_go(slot);
         }
     }
+}
+
+/// Stops a slot's worker. A message it posted may still be on its way to the page: its handlers
+/// are taken off before their closures are dropped, so it finds none.
+fn let_go(slot: Slot) {
+    slot.worker.set_onmessage(None);
+    slot.worker.set_onerror(None);
+    slot.worker.terminate();
 }
 
 /// How many workers to run: one per core the browser reports, at most four, at least one.
@@ -245,6 +253,8 @@ fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
 fn replace(shared: &Rc<Shared>, slot: usize) {
     let old = shared.slots.borrow_mut().get_mut(slot).and_then(Option::take);
     if let Some(old) = old {
+        old.worker.set_onmessage(None);
+        old.worker.set_onerror(None);
         old.worker.terminate();
         let keep = Closure::once_into_js(move || drop(old));
         if let Some(window) = web_sys::window() {

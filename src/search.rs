@@ -259,6 +259,8 @@ impl SearchWorker {
 
 impl Drop for SearchWorker {
     fn drop(&mut self) {
+        // A message already on its way finds no handler, not the closure dropped here.
+        self.worker.set_onmessage(None);
         self.worker.terminate();
     }
 }
