@@ -533,39 +533,19 @@ impl HistoryState {
 
     /// Redraws after the current burst of answers.
     fn bump_soon(&self) {
-        if self.redraw_due.get_value() {
-            return;
-        }
-        self.redraw_due.set_value(true);
         let state = *self;
-        let redraw = wasm_bindgen::closure::Closure::once_into_js(move || {
-            state.redraw_due.set_value(false);
-            state.bump();
-        });
-        if let Some(window) = web_sys::window() {
-            use wasm_bindgen::JsCast;
-            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(redraw.unchecked_ref(), 50);
-        }
+        once_after(self.redraw_due, 50, move || state.bump());
     }
 
     /// Redraws the search's results at most every 250 ms: a common word answers
     /// hits from every unit, and a redraw per answer would keep the page (which hands the
     /// workers their next units) busy.
     fn redraw_search_soon(&self) {
-        if self.search_redraw_due.get_value() {
-            return;
-        }
-        self.search_redraw_due.set_value(true);
         let state = *self;
-        let redraw = wasm_bindgen::closure::Closure::once_into_js(move || {
-            state.search_redraw_due.set_value(false);
+        once_after(self.search_redraw_due, 250, move || {
             state.search_pass.notify();
             state.search_changed.update(|n| *n += 1);
         });
-        if let Some(window) = web_sys::window() {
-            use wasm_bindgen::JsCast;
-            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(redraw.unchecked_ref(), 250);
-        }
     }
 
     /// A link that names a session of this history opens it once its row is in.
@@ -780,6 +760,22 @@ pub struct ProjectTotals {
     pub tokens: u64,
     pub cost_usd: f64,
     pub last_ms: i64,
+}
+
+/// Runs `then` in `ms`, unless a run is already due (`due`): a burst of calls costs one run.
+fn once_after(due: StoredValue<bool>, ms: i32, then: impl FnOnce() + 'static) {
+    if due.get_value() {
+        return;
+    }
+    due.set_value(true);
+    let run = wasm_bindgen::closure::Closure::once_into_js(move || {
+        due.set_value(false);
+        then();
+    });
+    if let Some(window) = web_sys::window() {
+        use wasm_bindgen::JsCast;
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(run.unchecked_ref(), ms);
+    }
 }
 
 /// The order to index units in (their ids from `first`): the newest first, so the latest
