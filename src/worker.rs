@@ -269,47 +269,24 @@ async fn read_unit(paths: &[String], files: &[web_sys::File]) -> Result<(Corpus,
     let mut bytes_read = 0.0;
     // The first slice of every file is asked for at once: a unit is often many small files, and
     // each read is a round trip to the browser.
-    let mut first_slices = Vec::with_capacity(files.len());
-    for file in files {
-        let size = file.size();
-        // A file that is one slice is read as it is: a slice of it costs more.
-        first_slices.push(if size <= 0.0 {
-            None
-        } else if size <= SLICE_BYTES as f64 {
-            Some(JsFuture::from(file.array_buffer()))
-        } else {
-            Some(read_slice(file, 0.0, SLICE_BYTES as f64)?)
-        });
-    }
-    for ((path, file), first) in paths.iter().zip(files).zip(first_slices) {
-        let size = file.size();
-        let id = loader.add_file(path, size as u64);
-        let mut offset = 0.0;
-        let mut end = (SLICE_BYTES as f64).min(size);
-        // Slice by slice, so a unit never holds a file's bytes twice; the next slice is read
-        // while this one is parsed.
-        let mut pending = first;
-        while let Some(reading) = pending.take() {
-            match reading.await {
-                Ok(buffer) => {
-                    let following = (end + SLICE_BYTES as f64).min(size);
-                    if end < size {
-                        pending = Some(read_slice(file, end, following)?);
-                    }
-                    let chunk = Uint8Array::new(&buffer).to_vec();
+    let readers = files.iter().map(SliceReader::start).collect::<Result<Vec<_>, _>>()?;
+    for (path, mut reader) in paths.iter().zip(readers) {
+        let id = loader.add_file(path, reader.size as u64);
+        // Slice by slice, so a unit never holds a file's bytes twice.
+        while let Some(slice) = reader.next().await {
+            match slice {
+                Ok(chunk) => {
                     bytes_read += chunk.len() as f64;
                     loader.push(id, &chunk);
-                    offset = end;
-                    end = following;
                 }
-                Err(error) => {
-                    let reason = read_error(&error);
-                    let reason = if offset > 0.0 {
-                        format!("{reason}; only its first {offset} bytes were read")
+                Err(reason) => {
+                    let reason = if reader.offset > 0.0 {
+                        format!("{reason}; only its first {} bytes were read", reader.offset)
                     } else {
                         reason
                     };
                     problems.push(FileProblem { path: path.clone(), reason });
+                    break;
                 }
             }
         }
@@ -364,27 +341,22 @@ async fn search_unit(
     let mut search = UnitSearch::new(&query, HITS_PER_UNIT);
     let mut bytes = 0.0;
     // A few files' first slices are asked for ahead, so reading overlaps searching.
-    let mut ahead: VecDeque<Option<JsFuture>> = VecDeque::new();
+    let mut ahead: VecDeque<Result<SliceReader, String>> = VecDeque::new();
     let mut asked = 0;
     for (at, path) in paths.iter().enumerate() {
         while asked < files.len() && asked < at + FILES_AHEAD {
-            let file = &files[asked];
-            let size = file.size();
-            let reading = if size <= WHOLE_READ_BYTES {
-                Some(JsFuture::from(file.array_buffer()))
-            } else {
-                read_slice(file, 0.0, (SLICE_BYTES as f64).min(size)).ok()
-            };
-            ahead.push_back(reading);
+            ahead.push_back(SliceReader::start(&files[asked]));
             asked += 1;
         }
-        let first = ahead.pop_front().flatten();
+        let reader = ahead.pop_front();
         if search.is_full() {
             search.skip_rest();
             break;
         }
         // A file that cannot be read now was listed when the history was indexed.
-        let _ = search_file(&mut search, path, &files[at], first, &mut bytes).await;
+        if let Some(Ok(reader)) = reader {
+            let _ = search_file(&mut search, path, reader, &mut bytes).await;
+        }
     }
     let (hits, count, complete) = search.finish();
     protocol::send(scope, FromWorker::UnitHits { unit, hits, count, complete, bytes })
@@ -395,37 +367,25 @@ async fn search_unit(
 async fn search_file(
     search: &mut UnitSearch<'_>,
     path: &str,
-    file: &web_sys::File,
-    first: Option<JsFuture>,
+    mut reader: SliceReader<'_>,
     bytes: &mut f64,
 ) -> Result<(), String> {
-    let size = file.size();
-    if size <= WHOLE_READ_BYTES {
-        let content = read_whole(file, first).await?;
-        *bytes += content.len() as f64;
-        search.add_file(path, &content);
-        return Ok(());
-    }
-    let mut offset = 0.0;
-    let mut pending = first;
     let mut searching = None;
-    while offset < size {
-        let end = (offset + SLICE_BYTES as f64).min(size);
-        let reading = match pending.take() {
-            Some(reading) => reading,
-            None => read_slice(file, offset, end)?,
-        };
-        let buffer = reading.await.map_err(|error| read_error(&error))?;
-        offset = end;
-        // The next slice is read while this one is searched.
-        if offset < size {
-            pending = Some(read_slice(file, offset, (offset + SLICE_BYTES as f64).min(size))?);
-        }
-        let slice = Uint8Array::new(&buffer).to_vec();
+    while let Some(slice) = reader.next().await {
+        let slice = slice?;
         *bytes += slice.len() as f64;
-        let file_search = searching.get_or_insert_with(|| search.start_file(path, &slice, false));
+        let done = reader.offset >= reader.size;
+        let file_search = match searching.as_mut() {
+            Some(file_search) => file_search,
+            // A file read in one slice is searched whole.
+            None if done => {
+                search.add_file(path, &slice);
+                return Ok(());
+            }
+            None => searching.insert(search.start_file(path, &slice, false)),
+        };
         search.add_slice(file_search, &slice);
-        if search.is_full() && offset < size {
+        if search.is_full() && !done {
             search.skip_rest();
             break;
         }
@@ -436,45 +396,55 @@ async fn search_file(
     Ok(())
 }
 
-/// Files up to this size are read in one piece by a search; bigger ones slice by slice, and no
-/// further than the hits need.
-const WHOLE_READ_BYTES: f64 = SLICE_BYTES as f64;
-
 /// Files of a unit whose reading is asked for ahead of the one being searched.
 const FILES_AHEAD: usize = 4;
 
-/// Reads a whole file in slices, its first slice already asked for (`first`) or not. A file that
-/// cannot be read (moved, changed since it was picked, no permission) is the reason, as the
-/// browser gives it.
-async fn read_whole(file: &web_sys::File, first: Option<JsFuture>) -> Result<Vec<u8>, String> {
-    let size = file.size();
-    let mut bytes = Vec::with_capacity(size as usize);
-    let mut offset = 0.0;
-    let mut pending = first;
-    if size <= WHOLE_READ_BYTES {
-        // One read: a slice costs a round trip of its own.
-        let buffer = match pending.take() {
-            Some(reading) => reading,
-            None => JsFuture::from(file.array_buffer()),
-        }
-        .await
-        .map_err(|error| read_error(&error))?;
-        return Ok(Uint8Array::new(&buffer).to_vec());
-    }
-    while offset < size {
-        let end = (offset + SLICE_BYTES as f64).min(size);
-        let reading = match pending.take() {
-            Some(reading) => reading,
-            None => read_slice(file, offset, end)?,
+/// A file read slice by slice, the next slice asked for while the current one is used. A file
+/// that is one slice is read as it is: a slice of it costs more. A slice that cannot be read
+/// (the file moved, changed since it was picked, no permission) is the reason, as the browser
+/// gives it.
+struct SliceReader<'f> {
+    file: &'f web_sys::File,
+    size: f64,
+    /// Bytes read so far.
+    offset: f64,
+    /// Where the slice asked for ends.
+    asked_to: f64,
+    next: Option<Result<JsFuture, String>>,
+}
+
+impl<'f> SliceReader<'f> {
+    /// Starts reading `file`: its first slice is asked for now.
+    fn start(file: &'f web_sys::File) -> Result<SliceReader<'f>, String> {
+        let size = file.size();
+        let first = if size <= 0.0 {
+            None
+        } else if size <= SLICE_BYTES as f64 {
+            Some(JsFuture::from(file.array_buffer()))
+        } else {
+            Some(read_slice(file, 0.0, SLICE_BYTES as f64)?)
         };
-        let buffer = reading.await.map_err(|error| read_error(&error))?;
-        let array = Uint8Array::new(&buffer);
-        let at = bytes.len();
-        bytes.resize(at + array.length() as usize, 0);
-        array.copy_to(&mut bytes[at..]);
-        offset = end;
+        let asked_to = size.clamp(0.0, SLICE_BYTES as f64);
+        Ok(SliceReader { file, size, offset: 0.0, asked_to, next: first.map(Ok) })
     }
-    Ok(bytes)
+
+    /// The next slice, or `None` once the file is read.
+    async fn next(&mut self) -> Option<Result<Vec<u8>, String>> {
+        let reading = match self.next.take()? {
+            Ok(reading) => reading,
+            Err(reason) => return Some(Err(reason)),
+        };
+        let buffer = match reading.await {
+            Ok(buffer) => buffer,
+            Err(error) => return Some(Err(read_error(&error))),
+        };
+        self.offset = self.asked_to;
+        if self.offset < self.size {
+            self.asked_to = (self.offset + SLICE_BYTES as f64).min(self.size);
+            self.next = Some(read_slice(self.file, self.offset, self.asked_to));
+        }
+        Some(Ok(Uint8Array::new(&buffer).to_vec()))
+    }
 }
 
 /// The model without the file bytes, for the trip from the worker to the page.
