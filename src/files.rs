@@ -87,27 +87,19 @@ pub async fn walk_drop(data: &web_sys::DataTransfer, on_batch: &mut OnBatch<'_>)
                 if let Ok(Some(file)) = item.get_as_file() {
                     let mut picked = Picked::default();
                     picked.files.push(PickedFile { path: file.name(), file });
-                    let picked = data.files().map(|l| from_file_list(&l)).unwrap_or(picked);
-                    let found = picked.files.len();
-                    on_batch(picked).await;
-                    return found;
+                    return hand_on(on_batch, data.files().map(|l| from_file_list(&l)).unwrap_or(picked)).await;
                 }
             }
         }
     }
     if entries.is_empty() {
-        let picked = data.files().map(|l| from_file_list(&l)).unwrap_or_default();
-        let found = picked.files.len();
-        on_batch(picked).await;
-        return found;
+        return hand_on(on_batch, data.files().map(|l| from_file_list(&l)).unwrap_or_default()).await;
     }
     let (folders, files): (Vec<_>, Vec<_>) = entries.into_iter().partition(|e| e.is_directory());
     let mut found = 0;
     if !files.is_empty() {
         // Files dropped as such, beside any folders.
-        let picked = walk_whole(files.into_iter().map(|e| (e, false)).collect(), false).await;
-        found += picked.files.len();
-        on_batch(picked).await;
+        found += hand_on(on_batch, walk_whole(files.into_iter().map(|e| (e, false)).collect(), false).await).await;
     }
     for folder in folders {
         found += walk_folder(folder.unchecked_into(), on_batch).await;
@@ -129,25 +121,26 @@ fn walk_folder<'a>(
         let holds_sessions_folder =
             children.iter().any(|e| e.is_directory() && matches!(name(e).as_str(), "projects" | "sessions"));
         if holds_logs && !holds_sessions_folder {
-            let mut picked = walk_whole(children.into_iter().map(|e| (e, true)).collect(), true).await;
-            picked.from_folder = true;
-            let found = picked.files.len();
-            on_batch(picked).await;
-            return found;
+            return hand_on(on_batch, walk_whole(children.into_iter().map(|e| (e, true)).collect(), true).await).await;
         }
         let (folders, files): (Vec<_>, Vec<_>) = children.into_iter().partition(|e| e.is_directory());
         let mut found = 0;
-        let mut picked = walk_whole(files.into_iter().map(|e| (e, true)).collect(), true).await;
-        picked.from_folder = true;
+        let picked = walk_whole(files.into_iter().map(|e| (e, true)).collect(), true).await;
         if !picked.files.is_empty() || !picked.skipped_by_name.is_empty() {
-            found += picked.files.len();
-            on_batch(picked).await;
+            found += hand_on(on_batch, picked).await;
         }
         for child in folders {
             found += walk_folder(child.unchecked_into(), on_batch).await;
         }
         found
     })
+}
+
+/// Hands a batch on; answers how many files it holds.
+async fn hand_on(on_batch: &mut OnBatch<'_>, picked: Picked) -> usize {
+    let found = picked.files.len();
+    on_batch(picked).await;
+    found
 }
 
 /// Walks entries and everything below them, level by level: every folder of a level is listed
