@@ -13,6 +13,7 @@ pub mod dag;
 pub mod details;
 pub mod dump;
 pub mod history;
+pub mod history_cache;
 pub mod import;
 pub mod index;
 pub mod intern;
