@@ -39,6 +39,7 @@ pub fn App() -> impl IntoView {
     provide_context(sharing);
     files::prepare_worker_soon();
     sharing.open_shares();
+    history.load_remembered();
 
     // The outside world: the theme attribute, the address bar, files dropped anywhere.
     Effect::new(move |_| crate::theme::apply(chrome.theme.get()));
@@ -80,21 +81,24 @@ pub fn App() -> impl IntoView {
         event.prevent_default();
         dragging.set(false);
         if let Some(data) = event.data_transfer() {
-            leptos::task::spawn_local(async move {
-                let started = files::now_ms();
-                let generation = history.begin_drop_walk();
-                let mut on_batch =
-                    move |batch: files::Picked| -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
-                        Box::pin(async move { history.add_walked(generation, batch).await })
-                    };
-                let found = files::walk_drop(&data, &mut on_batch).await;
-                let message = format!("sessionscope drop: {found} files walked in {:.0} ms", files::now_ms() - started);
-                web_sys::console::debug_1(&message.into());
-                history.end_walk(generation);
-            });
+            // The drop's items are read now: they are gone once the event is over.
+            let dropped = files::Dropped::of(&data);
+            // One folder, in a browser that gives a handle to it, is remembered and read
+            // through its handle, as a folder picked with "Choose a folder…" is.
+            if crate::folders::can_remember()
+                && let Some(handle) = files::Dropped::folder_handle(&data)
+            {
+                leptos::task::spawn_local(async move {
+                    match wasm_bindgen_futures::JsFuture::from(handle).await.map(wasm_bindgen::JsCast::dyn_into) {
+                        Ok(Ok(handle)) => history.open_handle(handle).await,
+                        _ => history.walk_dropped(dropped).await,
+                    }
+                });
+                return;
+            }
+            leptos::task::spawn_local(async move { history.walk_dropped(dropped).await });
         }
     });
-
     // Alt+← goes back from a session to its history, as a browser goes back.
     let _back = window_event_listener(ev::keydown, move |event| {
         if event.alt_key() && event.key() == "ArrowLeft" && history.active.get_untracked() {
@@ -136,6 +140,17 @@ pub fn App() -> impl IntoView {
                     >
                         "Share…"
                     </button>
+                    {move || (history.following.get() && history.opened.get().is_some()).then(|| view! {
+                        <button
+                            type="button"
+                            class="button"
+                            aria-pressed=move || if viewer.follow_newest.get() { "true" } else { "false" }
+                            title="Keep the newest row in view as the agent writes"
+                            on:click=move |_| viewer.follow_newest.update(|f| *f = !*f)
+                        >
+                            "Follow"
+                        </button>
+                    })}
                     <PickButtons />
                     <button type="button" class="button" on:click=move |_| loading.open_example()>"Example"</button>
                 </div>

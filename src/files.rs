@@ -20,6 +20,8 @@ use crate::protocol::{self, Envelope, FromWorker, ToWorker, bytes_of};
 pub struct PickedFile {
     pub path: String,
     pub file: web_sys::File,
+    /// The handle it came from (a remembered or followed folder), to read it again as it is now.
+    pub handle: Option<web_sys::FileSystemFileHandle>,
 }
 
 impl PickedFile {
@@ -36,6 +38,8 @@ pub struct Picked {
     pub skipped_by_name: Vec<String>,
     /// They came from a folder (picked or dropped), which may be a whole history.
     pub from_folder: bool,
+    /// Files and folders that could not be read, and why.
+    pub unreadable: Vec<(String, String)>,
 }
 
 /// The files of a `FileList` (a file input, or a drop without directory entries). With a
@@ -55,9 +59,9 @@ pub fn from_file_list(list: &web_sys::FileList) -> Picked {
             }
             Some(path) => {
                 picked.from_folder = true;
-                picked.files.push(PickedFile { path, file })
+                picked.files.push(PickedFile { path, file, handle: None })
             }
-            None => picked.files.push(PickedFile { path: file.name(), file }),
+            None => picked.files.push(PickedFile { path: file.name(), file, handle: None }),
         }
     }
     picked
@@ -66,35 +70,69 @@ pub fn from_file_list(list: &web_sys::FileList) -> Picked {
 /// What is done with each batch of a drop's files, as soon as it is walked.
 pub type OnBatch<'a> = dyn FnMut(Picked) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> + 'a;
 
+/// What a drop holds, taken from its `DataTransfer` while the drop event lasts (its items are
+/// gone afterwards): directory entries to walk, or plain files.
+pub enum Dropped {
+    Entries(Vec<web_sys::FileSystemEntry>),
+    Files(Picked),
+}
+
+impl Dropped {
+    /// Reads a drop's items. Call it in the drop event itself.
+    pub fn of(data: &web_sys::DataTransfer) -> Dropped {
+        let items = data.items();
+        let mut entries = Vec::new();
+        for i in 0..items.length() {
+            let Some(item) = items.get(i) else { continue };
+            if item.kind() != "file" {
+                continue;
+            }
+            match item.webkit_get_as_entry() {
+                Ok(Some(entry)) => entries.push(entry),
+                _ => {
+                    // Without directory entries, fall back to the plain file list.
+                    if let Ok(Some(file)) = item.get_as_file() {
+                        let mut picked = Picked::default();
+                        picked.files.push(PickedFile { path: file.name(), file, handle: None });
+                        return Dropped::Files(data.files().map(|l| from_file_list(&l)).unwrap_or(picked));
+                    }
+                }
+            }
+        }
+        if entries.is_empty() {
+            return Dropped::Files(data.files().map(|l| from_file_list(&l)).unwrap_or_default());
+        }
+        Dropped::Entries(entries)
+    }
+
+    /// The one folder a drop holds, as a handle the page may keep (Chromium), to be awaited.
+    /// `None` for a drop of files, of several things, or in a browser without handles.
+    pub fn folder_handle(data: &web_sys::DataTransfer) -> Option<js_sys::Promise> {
+        let items = data.items();
+        if items.length() != 1 {
+            return None;
+        }
+        let item = items.get(0)?;
+        let entry = item.webkit_get_as_entry().ok().flatten()?;
+        if !entry.is_directory() {
+            return None;
+        }
+        let get = Reflect::get(&item, &"getAsFileSystemHandle".into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
+        get.call0(&item).ok()?.dyn_into().ok()
+    }
+}
+
 /// The files of a drop, walking dropped folders through their directory entries, handed to
 /// `on_batch` batch by batch. A folder that holds logs (a project of `~/.claude/projects`, a day
 /// of `~/.codex/sessions`) is walked whole, with its subfolders (subagents), and is one batch,
 /// handed on as soon as it is walked, so a history is indexed while the rest of it is walked.
 /// Folders that hold no logs (`~/.claude`, `projects/`) are walked one child after another.
 /// Answers the number of files found.
-pub async fn walk_drop(data: &web_sys::DataTransfer, on_batch: &mut OnBatch<'_>) -> usize {
-    let items = data.items();
-    let mut entries = Vec::new();
-    for i in 0..items.length() {
-        let Some(item) = items.get(i) else { continue };
-        if item.kind() != "file" {
-            continue;
-        }
-        match item.webkit_get_as_entry() {
-            Ok(Some(entry)) => entries.push(entry),
-            _ => {
-                // Without directory entries, fall back to the plain file list.
-                if let Ok(Some(file)) = item.get_as_file() {
-                    let mut picked = Picked::default();
-                    picked.files.push(PickedFile { path: file.name(), file });
-                    return hand_on(on_batch, data.files().map(|l| from_file_list(&l)).unwrap_or(picked)).await;
-                }
-            }
-        }
-    }
-    if entries.is_empty() {
-        return hand_on(on_batch, data.files().map(|l| from_file_list(&l)).unwrap_or_default()).await;
-    }
+pub async fn walk_drop(dropped: Dropped, on_batch: &mut OnBatch<'_>) -> usize {
+    let entries = match dropped {
+        Dropped::Files(picked) => return hand_on(on_batch, picked).await,
+        Dropped::Entries(entries) => entries,
+    };
     let (folders, files): (Vec<_>, Vec<_>) = entries.into_iter().partition(|e| e.is_directory());
     let mut found = 0;
     if !files.is_empty() {
@@ -169,7 +207,7 @@ async fn walk_whole(entries: Vec<(web_sys::FileSystemEntry, bool)>, in_folder: b
         let got = futures::future::join_all(files.iter().map(|(_, entry)| entry_file(entry))).await;
         for ((path, _), file) in files.into_iter().zip(got) {
             if let Some(file) = file {
-                picked.files.push(PickedFile { path, file });
+                picked.files.push(PickedFile { path, file, handle: None });
             }
         }
         let listed = futures::future::join_all(folders.iter().map(read_directory)).await;
@@ -652,9 +690,11 @@ pub fn files_from_bytes(files: &[(String, Vec<u8>)]) -> Vec<PickedFile> {
             let parts = Array::new();
             parts.push(&Uint8Array::from(bytes.as_slice()));
             let name = path.rsplit('/').next().unwrap_or(path);
-            web_sys::File::new_with_u8_array_sequence(&parts, name)
-                .ok()
-                .map(|file| PickedFile { path: path.clone(), file })
+            web_sys::File::new_with_u8_array_sequence(&parts, name).ok().map(|file| PickedFile {
+                path: path.clone(),
+                file,
+                handle: None,
+            })
         })
         .collect()
 }

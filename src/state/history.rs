@@ -16,10 +16,16 @@ use sessionscope_engine::history::{
 };
 use wasm_bindgen_futures::JsFuture;
 
+use sessionscope_engine::history_cache::{CachedUnit, FileStamp, IndexCache};
+
 use crate::files::{PickedFile, now_ms};
+use crate::folders::Remembered;
 use crate::pool::{Pool, PoolEvent};
 use crate::protocol::{Envelope, FromWorker, ToWorker};
 use crate::state::LoadState;
+
+mod follow;
+pub use follow::FollowStats;
 
 /// The files of one session unit.
 pub struct HistoryUnit {
@@ -51,6 +57,8 @@ pub struct Pass {
     pub cancelled: bool,
     /// The dropped folder is still being walked: more files will come.
     pub walking: bool,
+    /// Units answered from the cached index of a remembered folder, without reading them.
+    pub from_cache: usize,
 }
 
 impl Pass {
@@ -66,6 +74,7 @@ impl Pass {
             ended_ms: None,
             cancelled: false,
             walking: false,
+            from_cache: 0,
         }
     }
 
@@ -166,6 +175,34 @@ pub struct HistoryState {
     redraw_due: StoredValue<bool>,
     search_redraw_due: StoredValue<bool>,
     walk: StoredValue<Walk, LocalStorage>,
+    /// The remembered folder the history was read from, and its cached index.
+    source: StoredValue<Option<Source>, LocalStorage>,
+    /// The problems of each unit answered in this pass (its rows are in `rows`), for the cache.
+    answered: StoredValue<HashMap<u32, Vec<FileProblem>>>,
+    /// The folders this browser remembers, the last opened first, for the start page.
+    pub remembered: RwSignal<Vec<RememberedFolder>>,
+    remembered_handles: StoredValue<Vec<Remembered>, LocalStorage>,
+    /// What went wrong with a remembered folder (permission refused, moved away), shown on the page.
+    pub folder_error: RwSignal<Option<String>>,
+    /// The remembered folder on screen is followed: its files are looked at for changes.
+    follow: StoredValue<Option<follow::Follow>, LocalStorage>,
+    pub following: RwSignal<bool>,
+    /// Units read again while following.
+    refresh_pool: StoredValue<Option<Pool>, LocalStorage>,
+}
+
+/// A remembered folder, as the page lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RememberedFolder {
+    pub id: String,
+    pub name: String,
+    pub opened_ms: f64,
+}
+
+/// The remembered folder a history comes from.
+struct Source {
+    folder: Remembered,
+    cache: Option<IndexCache>,
 }
 
 /// A drop being walked: its batches are held until they make more than one session, then
@@ -214,6 +251,14 @@ impl HistoryState {
             redraw_due: StoredValue::new(false),
             search_redraw_due: StoredValue::new(false),
             walk: StoredValue::new_local(Walk::default()),
+            source: StoredValue::new_local(None),
+            answered: StoredValue::new(HashMap::new()),
+            remembered: RwSignal::new(Vec::new()),
+            remembered_handles: StoredValue::new_local(Vec::new()),
+            folder_error: RwSignal::new(None),
+            follow: StoredValue::new_local(None),
+            following: RwSignal::new(false),
+            refresh_pool: StoredValue::new_local(None),
         }
     }
 
@@ -238,6 +283,7 @@ impl HistoryState {
     /// anything else (files, a folder of one session) opens in the viewer at once, as before.
     pub fn open_picked(&self, picked: crate::files::Picked) {
         self.begin_walk();
+        self.source.set_value(None);
         if !picked.from_folder {
             self.loading.open(picked);
             return;
@@ -246,7 +292,7 @@ impl HistoryState {
         leptos::task::spawn_local(async move {
             let units = HistoryState::units_of(&picked.files).await;
             if units.len() > 1 {
-                state.index(units, picked.skipped_by_name, false);
+                state.index(units, problems_of(picked.skipped_by_name, picked.unreadable), false);
             } else {
                 state.close();
                 state.loading.open(picked);
@@ -266,10 +312,33 @@ impl HistoryState {
     /// A drop starts being walked, and index workers start loading: if it is a history, they
     /// are ready when its first project is walked.
     pub fn begin_drop_walk(&self) -> u64 {
+        self.source.set_value(None);
+        self.begin_walk_with_workers(true)
+    }
+
+    /// A walk begins; with `warm`, index workers start loading at once.
+    fn begin_walk_with_workers(&self, warm: bool) -> u64 {
         let generation = self.begin_walk();
-        let warm = self.index_pool(Vec::new(), Vec::new(), true).ok();
-        self.walk.update_value(|walk| walk.warm_pool = warm);
+        if warm {
+            let warm = self.index_pool(Vec::new(), Vec::new(), true).ok();
+            self.walk.update_value(|walk| walk.warm_pool = warm);
+        }
         generation
+    }
+
+    /// Walks a drop into the history (or, for files or one session, into the viewer).
+    pub async fn walk_dropped(&self, dropped: crate::files::Dropped) {
+        let started = now_ms();
+        let generation = self.begin_drop_walk();
+        let state = *self;
+        let mut on_batch =
+            move |batch: crate::files::Picked| -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+                Box::pin(async move { state.add_walked(generation, batch).await })
+            };
+        let found = crate::files::walk_drop(dropped, &mut on_batch).await;
+        let message = format!("sessionscope drop: {found} files walked in {:.0} ms", now_ms() - started);
+        web_sys::console::debug_1(&message.into());
+        self.end_walk(generation);
     }
 
     fn is_current_walk(&self, generation: u64) -> bool {
@@ -287,19 +356,24 @@ impl HistoryState {
             return;
         }
         if self.walk.with_value(|walk| walk.indexing) {
-            self.add_units(units, batch.skipped_by_name);
+            self.add_units(units, problems_of(batch.skipped_by_name, batch.unreadable));
             return;
         }
         let start = self.walk.try_update_value(|walk| {
             walk.held.from_folder |= batch.from_folder;
             walk.held.skipped_by_name.extend(batch.skipped_by_name);
+            walk.held.unreadable.extend(batch.unreadable);
             walk.held.files.extend(batch.files);
             walk.held_units.extend(units);
             let start = walk.held.from_folder && walk.held_units.len() > 1;
             if start {
                 walk.indexing = true;
                 walk.held.files.clear();
-                Some((std::mem::take(&mut walk.held_units), std::mem::take(&mut walk.held.skipped_by_name)))
+                let problems = problems_of(
+                    std::mem::take(&mut walk.held.skipped_by_name),
+                    std::mem::take(&mut walk.held.unreadable),
+                );
+                Some((std::mem::take(&mut walk.held_units), problems))
             } else {
                 None
             }
@@ -362,21 +436,20 @@ impl HistoryState {
     ///
     /// With `more_coming`, [`Self::add_units`] adds units as a walk finds them, until
     /// [`Self::end_walk`].
-    pub fn index(&self, units: Vec<HistoryUnit>, skipped_by_name: Vec<String>, more_coming: bool) {
+    pub fn index(&self, units: Vec<HistoryUnit>, problems: Vec<FileProblem>, more_coming: bool) {
         web_sys::console::debug_1(&format!("sessionscope history: {} units, indexing starts", units.len()).into());
         self.stop_search();
         self.pool.set_value(None);
+        self.stop_following();
+        self.refresh_pool.set_value(None);
         let order = index_order(&units, 0);
         let sizes: Vec<f64> = units.iter().map(|u| u.bytes).collect();
         self.pass.set(Some(Pass { walking: more_coming, ..Pass::new(&units, &order) }));
         self.units.set_value(units);
         self.rows.set_value(Vec::new());
-        self.problems.set_value(
-            skipped_by_name
-                .into_iter()
-                .map(|path| FileProblem { path, reason: sessionscope_engine::history::NOT_A_LOG_NAME.to_owned() })
-                .collect(),
-        );
+        self.problems.set_value(problems);
+        self.answered.set_value(HashMap::new());
+        let order = self.answer_from_cache(order);
         self.view.set(ListView::default());
         self.scroll_top.set_value(0.0);
         self.active_row.set(None);
@@ -428,7 +501,7 @@ impl HistoryState {
     }
 
     /// More units of the history being indexed, as the walk of a drop finds them.
-    fn add_units(&self, units: Vec<HistoryUnit>, skipped_by_name: Vec<String>) {
+    fn add_units(&self, units: Vec<HistoryUnit>, problems: Vec<FileProblem>) {
         if self.pool.with_value(Option::is_none) {
             return;
         }
@@ -443,20 +516,62 @@ impl HistoryState {
                 pass.bytes += added.bytes;
             }
         });
-        self.problems.update_value(|p| {
-            p.extend(
-                skipped_by_name
-                    .into_iter()
-                    .map(|path| FileProblem { path, reason: sessionscope_engine::history::NOT_A_LOG_NAME.to_owned() }),
-            )
-        });
+        self.problems.update_value(|p| p.extend(problems));
         self.units.update_value(|all| all.extend(units));
+        let order = self.answer_from_cache(order);
         self.pool.with_value(|pool| {
             if let Some(pool) = pool {
                 pool.push(order, sizes);
             }
         });
         self.bump_soon();
+    }
+
+    /// Answers the units of `order` whose files the cached index of a remembered folder holds
+    /// unchanged; answers the others, to be read.
+    fn answer_from_cache(&self, order: Vec<u32>) -> Vec<u32> {
+        let mut to_read = Vec::with_capacity(order.len());
+        let mut found = Vec::new();
+        self.source.with_value(|source| {
+            let Some(cache) = source.as_ref().and_then(|s| s.cache.as_ref()) else {
+                to_read = order.clone();
+                return;
+            };
+            self.units.with_value(|units| {
+                for &u in &order {
+                    let Some(unit) = units.get(u as usize) else { continue };
+                    match cache.lookup(&stamps_of(&unit.files)) {
+                        Some(cached) => found.push((u, unit.files.len(), unit.bytes, cached.clone())),
+                        None => to_read.push(u),
+                    }
+                }
+            });
+        });
+        if found.is_empty() {
+            return to_read;
+        }
+        self.pass.update(|pass| {
+            if let Some(pass) = pass {
+                for (_, files, bytes, _) in &found {
+                    pass.units_done += 1;
+                    pass.from_cache += 1;
+                    pass.files_done += files;
+                    // Bytes not read are not counted: the rate is that of the reading.
+                    pass.bytes -= bytes;
+                }
+            }
+        });
+        for (unit, _, _, cached) in found {
+            self.rows.update_value(|rows| {
+                rows.extend(cached.rows.into_iter().map(|row| Arc::new(HistoryRow { unit, row })))
+            });
+            self.problems.update_value(|p| p.extend(cached.problems.iter().cloned()));
+            self.answered.update_value(|a| {
+                a.insert(unit, cached.problems);
+            });
+        }
+        self.bump_soon();
+        to_read
     }
 
     fn on_index_event(&self, event: PoolEvent) {
@@ -468,6 +583,9 @@ impl HistoryState {
                     FromWorker::Indexed { index, .. } => {
                         self.rows.update_value(|rows| {
                             rows.extend(index.rows.into_iter().map(|row| Arc::new(HistoryRow { unit, row })))
+                        });
+                        self.answered.update_value(|a| {
+                            a.insert(unit, index.problems.clone());
                         });
                         self.problems.update_value(|p| p.extend(index.problems));
                     }
@@ -504,6 +622,10 @@ impl HistoryState {
         let state = *self;
         // The pool may be running this very callback: it goes afterwards.
         leptos::task::spawn_local(async move { state.pool.set_value(None) });
+        self.save_cache();
+        if !cancelled {
+            self.follow();
+        }
         self.bump();
         web_sys::console::debug_1(
             &format!(
@@ -529,6 +651,187 @@ impl HistoryState {
 
     fn bump(&self) {
         self.changed.update(|n| *n += 1);
+    }
+
+    /// Keeps the index of a remembered folder for its next visit: every unit answered in this
+    /// pass, with the stamps of the files it was read from.
+    fn save_cache(&self) {
+        let Some(id) = self.source.with_value(|s| s.as_ref().map(|s| s.folder.id.clone())).filter(|id| !id.is_empty())
+        else {
+            return;
+        };
+        let units: Vec<CachedUnit> = self.units.with_value(|units| {
+            self.rows.with_value(|rows| {
+                self.answered.with_value(|answered| {
+                    let mut rows_of: HashMap<u32, Vec<SessionRow>> = HashMap::new();
+                    for row in rows {
+                        rows_of.entry(row.unit).or_default().push(row.row.clone());
+                    }
+                    answered
+                        .iter()
+                        .filter_map(|(&u, problems)| {
+                            let unit = units.get(u as usize)?;
+                            Some(CachedUnit {
+                                files: stamps_of(&unit.files),
+                                rows: rows_of.remove(&u).unwrap_or_default(),
+                                problems: problems.clone(),
+                            })
+                        })
+                        .collect()
+                })
+            })
+        });
+        let cache = IndexCache::new(units);
+        let bytes = cache.encode();
+        self.source.update_value(|source| {
+            if let Some(source) = source {
+                source.cache = Some(cache);
+            }
+        });
+        leptos::task::spawn_local(async move {
+            let started = now_ms();
+            match crate::folders::save_cache(&id, &bytes).await {
+                Ok(()) => web_sys::console::debug_1(
+                    &format!(
+                        "sessionscope history: cached index saved, {} KB in {:.0} ms",
+                        bytes.len() / 1024,
+                        now_ms() - started
+                    )
+                    .into(),
+                ),
+                Err(reason) => {
+                    web_sys::console::warn_1(&format!("sessionscope: the index was not cached: {reason}").into())
+                }
+            }
+        });
+    }
+
+    /// Lists the folders this browser remembers, for the start page.
+    pub fn load_remembered(&self) {
+        if !crate::folders::can_remember() {
+            return;
+        }
+        let state = *self;
+        leptos::task::spawn_local(async move {
+            let folders = crate::folders::remembered().await;
+            state.remembered.set(
+                folders
+                    .iter()
+                    .map(|f| RememberedFolder { id: f.id.clone(), name: f.name.clone(), opened_ms: f.opened_ms })
+                    .collect(),
+            );
+            state.remembered_handles.set_value(folders);
+        });
+    }
+
+    /// The remembered folder the history on screen comes from.
+    pub fn source_folder(&self) -> Option<RememberedFolder> {
+        self.source.with_value(|s| {
+            s.as_ref().map(|s| RememberedFolder {
+                id: s.folder.id.clone(),
+                name: s.folder.name.clone(),
+                opened_ms: s.folder.opened_ms,
+            })
+        })
+    }
+
+    /// Asks for a folder with the browser's folder picker, remembers it and opens it.
+    pub fn choose_folder(&self) {
+        let state = *self;
+        crate::files::prepare_worker();
+        leptos::task::spawn_local(async move {
+            match crate::folders::pick().await {
+                Ok(Some(handle)) => state.open_handle(handle).await,
+                Ok(None) => {}
+                Err(reason) => state.folder_error.set(Some(format!("The folder could not be opened: {reason}."))),
+            }
+        });
+    }
+
+    /// Remembers a folder handle (picked, or dropped in a browser that gives handles) and opens it.
+    pub async fn open_handle(&self, handle: web_sys::FileSystemDirectoryHandle) {
+        match crate::folders::remember(handle.clone()).await {
+            Ok(folder) => {
+                self.load_remembered();
+                self.open_remembered(folder).await
+            }
+            Err(reason) => {
+                // It opens all the same, without being remembered.
+                web_sys::console::warn_1(&format!("sessionscope: the folder is not remembered: {reason}").into());
+                let folder =
+                    Remembered { id: String::new(), name: handle.name(), handle, opened_ms: js_sys::Date::now() };
+                self.open_remembered(folder).await
+            }
+        }
+    }
+
+    /// Opens a remembered folder again: the browser asks the user for permission to read it.
+    pub fn reopen(&self, id: &str) {
+        let Some(folder) = self.remembered_handles.with_value(|f| f.iter().find(|f| f.id == id).cloned()) else {
+            return;
+        };
+        let state = *self;
+        crate::files::prepare_worker();
+        leptos::task::spawn_local(async move {
+            let permission = crate::folders::permission(&folder.handle, true).await;
+            if permission != "granted" {
+                state.folder_error.set(Some(format!(
+                    "The browser's permission to read {} was not given: reopen it and allow reading, or choose it again.",
+                    folder.name
+                )));
+                return;
+            }
+            state.open_handle(folder.handle).await;
+        });
+    }
+
+    /// Forgets a remembered folder: its handle and its cached index leave this browser.
+    pub fn forget(&self, id: String) {
+        let state = *self;
+        leptos::task::spawn_local(async move {
+            if let Err(reason) = crate::folders::forget(&id).await {
+                state.folder_error.set(Some(format!("The folder could not be forgotten: {reason}.")));
+            }
+            let shown = state.source.with_value(|s| s.as_ref().is_some_and(|s| s.folder.id == id));
+            if shown {
+                state.stop_following();
+                state.source.set_value(None);
+            }
+            state.load_remembered();
+            state.bump();
+        });
+    }
+
+    /// Walks a remembered folder into the history: units its cached index holds unchanged are
+    /// listed at once, the others are read.
+    async fn open_remembered(&self, folder: Remembered) {
+        self.folder_error.set(None);
+        let started = now_ms();
+        let cache = if folder.id.is_empty() { None } else { crate::folders::load_cache(&folder.id).await };
+        web_sys::console::debug_1(
+            &format!(
+                "sessionscope history: cached index of {} sessions read in {:.0} ms",
+                cache.as_ref().map_or(0, IndexCache::sessions),
+                now_ms() - started
+            )
+            .into(),
+        );
+        // Without a cache every unit is read: workers start loading while the folder is walked.
+        let warm = cache.is_none();
+        self.source.set_value(Some(Source { folder: folder.clone(), cache }));
+        let generation = self.begin_walk_with_workers(warm);
+        let state = *self;
+        let mut on_batch =
+            move |batch: crate::files::Picked| -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+                Box::pin(async move { state.add_walked(generation, batch).await })
+            };
+        match crate::folders::walk(&folder.handle, &mut on_batch).await {
+            Ok(_) => self.end_walk(generation),
+            Err(reason) => {
+                self.begin_walk();
+                self.folder_error.set(Some(format!("{} could not be read: {reason}.", folder.name)));
+            }
+        }
     }
 
     /// Redraws after the current burst of answers.
@@ -574,7 +877,19 @@ impl HistoryState {
         self.opened.set(Some(index));
         self.active_row.set(Some(index));
         self.showing.set(false);
-        self.loading.open_from_history(files);
+        if files.iter().all(|f| f.handle.is_none()) {
+            self.loading.open_from_history(files);
+            return;
+        }
+        // Files of a remembered folder are read as they are now, not as they were indexed.
+        let state = *self;
+        leptos::task::spawn_local(async move {
+            // The unit keeps the files its row was read from: the cache pairs them.
+            let files = fresh_files(files).await;
+            if state.opened.get_untracked() == Some(index) {
+                state.loading.open_from_history(files);
+            }
+        });
     }
 
     /// The bytes of every file of the history.
@@ -615,6 +930,9 @@ impl HistoryState {
         });
         self.stop_search();
         self.pool.set_value(None);
+        self.stop_following();
+        self.refresh_pool.set_value(None);
+        self.source.set_value(None);
         self.active.set(false);
         self.showing.set(false);
         self.pass.set(None);
@@ -801,4 +1119,46 @@ async fn first_bytes(file: &web_sys::File) -> Option<Vec<u8>> {
 
 pub fn use_history() -> HistoryState {
     expect_context::<HistoryState>()
+}
+
+/// The problems of a walked batch: files left out by their names, and files that could not be
+/// read.
+fn problems_of(skipped_by_name: Vec<String>, unreadable: Vec<(String, String)>) -> Vec<FileProblem> {
+    skipped_by_name
+        .into_iter()
+        .map(|path| FileProblem { path, reason: sessionscope_engine::history::NOT_A_LOG_NAME.to_owned() })
+        .chain(unreadable.into_iter().map(|(path, reason)| FileProblem { path, reason }))
+        .collect()
+}
+
+/// What identifies each file's content, for the cached index.
+fn stamps_of(files: &[PickedFile]) -> Vec<FileStamp> {
+    files
+        .iter()
+        .map(|f| FileStamp {
+            path: f.path.clone(),
+            size: f.file.size() as u64,
+            modified_ms: f.file.last_modified() as i64,
+        })
+        .collect()
+}
+
+/// The files as they are now: a file with a handle is asked for again (it may have grown since it
+/// was walked); one that can no longer be had stays as it was, and its read reports why.
+pub async fn fresh_files(files: Vec<PickedFile>) -> Vec<PickedFile> {
+    let fresh = futures::future::join_all(files.iter().map(|f| async move {
+        match &f.handle {
+            Some(handle) => crate::folders::file_now(handle).await.ok(),
+            None => None,
+        }
+    }))
+    .await;
+    files
+        .into_iter()
+        .zip(fresh)
+        .map(|(f, now)| match now {
+            Some(file) => PickedFile { file, ..f },
+            None => f,
+        })
+        .collect()
 }

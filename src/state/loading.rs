@@ -47,6 +47,16 @@ struct Carried {
     main_tab: MainTab,
     panel_tab: PanelTab,
     searching: bool,
+    /// The same session read again as it is now (followed while it grows): what the user did
+    /// stays, even where the address names a message.
+    refresh: Option<Refresh>,
+}
+
+/// What a session read again keeps beyond a preview's carry: collapsed rows and branch choices
+/// by message, and which messages were there before (the others are marked new).
+struct Refresh {
+    toggled: Vec<String>,
+    known: rustc_hash::FxHashSet<String>,
 }
 
 /// Loading: what is being read and how far it got, the files behind what is shown, a drop
@@ -71,6 +81,8 @@ pub struct LoadState {
     /// The header of the share whose files are shown (a link or an exported file), for the
     /// banner.
     pub shared: RwSignal<Option<BundleHeader>>,
+    /// The view to carry to the next model shown: the open session, read again.
+    carry_next: StoredValue<Option<Carried>>,
 }
 
 impl LoadState {
@@ -87,6 +99,7 @@ impl LoadState {
             skipped_by_name: RwSignal::new(Vec::new()),
             pending: RwSignal::new_local(None),
             shared: RwSignal::new(None),
+            carry_next: StoredValue::new(None),
         }
     }
 
@@ -123,7 +136,7 @@ impl LoadState {
     /// Opens a session of a history: its files replace what is shown, without asking.
     pub fn open_from_history(&self, files: Vec<PickedFile>) {
         self.pending.set(None);
-        self.load(Picked { files, skipped_by_name: Vec::new(), from_folder: false }, false);
+        self.load(Picked { files, skipped_by_name: Vec::new(), from_folder: false, unreadable: Vec::new() }, false);
     }
 
     /// Lets go of what is shown (the history home takes its place): the model and its bytes are
@@ -142,6 +155,63 @@ impl LoadState {
 
     pub fn dismiss(&self) {
         self.pending.set(None);
+    }
+
+    /// Reads the session on screen again from its files as they are now (it grew, or was
+    /// rewritten, while its folder is followed) and shows it in place: the session, the selected
+    /// message, collapsed rows, filters, tabs and the scroll stay; messages that are new are
+    /// marked. Nothing shows that it is being read, and a failed read keeps what is shown.
+    pub fn refresh(&self, files: Vec<PickedFile>, notice: Option<String>) {
+        if self.job.with_value(Option::is_some) || self.preview.get_untracked().is_some() {
+            // A load is on its way: the next look reads the files again.
+            return;
+        }
+        let Some(model) = self.viewer.model.get_value() else { return };
+        let session = model.graph.sessions.get(self.viewer.session.get_untracked().index()).map(|s| s.id.clone());
+        let uuid_of = |key: &RowKey| match key {
+            RowKey::Entry(e) => model.corpus.entries.get(e.index()).map(|e| model.corpus.entry_uuid(e).to_owned()),
+            _ => None,
+        };
+        let carried = Carried {
+            session,
+            selected_uuid: self.viewer.selected.get_untracked().as_ref().and_then(uuid_of),
+            show_noise: self.viewer.options.with_value(|o| o.show_noise),
+            filter: self.viewer.options.with_value(|o| o.filter.clone()),
+            main_tab: self.viewer.main_tab.get_untracked(),
+            panel_tab: self.viewer.panel_tab.get_untracked(),
+            searching: !self.search.query.get_untracked().is_empty(),
+            refresh: Some(Refresh {
+                toggled: self.viewer.options.with_value(|o| o.toggled.iter().filter_map(uuid_of).collect()),
+                known: model.corpus.entries.iter().map(|e| model.corpus.entry_uuid(e).to_owned()).collect(),
+            }),
+        };
+        let state = *self;
+        let files_for_model = files.clone();
+        let job = files::start_load(
+            &files,
+            |_| {},
+            None,
+            move |result| {
+                leptos::task::spawn_local(async move { state.job.set_value(None) });
+                files::prepare_worker_soon();
+                match result {
+                    Ok(model) => {
+                        state.files.set_value(files_for_model);
+                        state.carry_next.set_value(Some(carried));
+                        state.show(model);
+                        if notice.is_some() {
+                            state.chrome.notice.set(notice);
+                        }
+                    }
+                    Err(message) => {
+                        web_sys::console::debug_1(&format!("sessionscope follow: read again failed: {message}").into())
+                    }
+                }
+            },
+        );
+        if let Ok(job) = job {
+            self.job.set_value(Some(job));
+        }
     }
 
     fn load(&self, picked: Picked, add: bool) {
@@ -313,6 +383,7 @@ impl LoadState {
             main_tab: self.viewer.main_tab.get_untracked(),
             panel_tab: self.viewer.panel_tab.get_untracked(),
             searching: !self.search.query.get_untracked().is_empty(),
+            refresh: None,
         })
     }
 
@@ -321,7 +392,7 @@ impl LoadState {
     /// selected message, the filters, the tab, the search (run again on everything).
     pub fn show(&self, model: Model) {
         let link = crate::deeplink::read_hash();
-        let carried = self.carried_from_preview();
+        let carried = self.carried_from_preview().or_else(|| self.carry_next.try_update_value(Option::take).flatten());
         self.preview.set(None);
         let view = link.as_ref().and_then(|l| l.view.clone());
         let target = link.as_ref().and_then(|l| {
@@ -332,7 +403,7 @@ impl LoadState {
             session.map(|s| (s, entry))
         });
         // A link that names something in these files wins over what was done with the preview.
-        let carried = carried.filter(|_| target.is_none() && view.is_none());
+        let carried = carried.filter(|c| c.refresh.is_some() || (target.is_none() && view.is_none()));
         let picked = carried.as_ref().and_then(|c| c.session.as_deref()).and_then(|id| model.session_by_id(id));
         let session = picked.or(target.map(|(s, _)| s)).unwrap_or_else(|| model.default_session());
         self.reset_view();
@@ -340,11 +411,26 @@ impl LoadState {
             self.chrome.notice.set(self.viewer.apply_view_link(&model, view));
         }
         let selected = carried.as_ref().and_then(|c| c.selected_uuid.as_deref()).and_then(|u| model.entry_by_uuid(u));
+        let mut fresh = rustc_hash::FxHashSet::default();
         if let Some(carried) = &carried {
             self.viewer.options.update_value(|o| {
                 o.show_noise = carried.show_noise;
                 o.filter = carried.filter.clone();
+                if let Some(refresh) = &carried.refresh {
+                    o.toggled =
+                        refresh.toggled.iter().filter_map(|u| model.entry_by_uuid(u)).map(RowKey::Entry).collect();
+                }
             });
+            if let Some(refresh) = &carried.refresh {
+                fresh = model
+                    .corpus
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| !refresh.known.contains(model.corpus.entry_uuid(e)))
+                    .map(|(i, _)| RowKey::Entry(sessionscope_engine::model::EntryId::new(i)))
+                    .collect();
+            }
             self.viewer.main_tab.set(carried.main_tab);
             self.viewer.panel_tab.set(carried.panel_tab);
         }
@@ -358,6 +444,9 @@ impl LoadState {
                 })
             });
             self.viewer.selected.set(row);
+            if carried.refresh.is_some() {
+                self.viewer.mark_fresh(fresh);
+            }
             if carried.searching {
                 self.search.run(self.viewer.model.get_value());
             }

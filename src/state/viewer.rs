@@ -61,6 +61,10 @@ pub struct ViewerState {
     pub panel_filter: RwSignal<PanelFilter>,
     /// Turns whose group is collapsed in the operations panel.
     pub panel_collapsed: RwSignal<FxHashSet<TurnId>>,
+    /// Rows new since the session was read last (it is followed as it grows), marked until seen.
+    pub fresh: RwSignal<FxHashSet<RowKey>>,
+    /// Follow: the newest row of the session is kept in view as rows arrive.
+    pub follow_newest: RwSignal<bool>,
 }
 
 impl ViewerState {
@@ -92,6 +96,8 @@ impl ViewerState {
             panel_tab: RwSignal::new(PanelTab::Operations),
             panel_filter: RwSignal::new(PanelFilter::default()),
             panel_collapsed: RwSignal::new(FxHashSet::default()),
+            fresh: RwSignal::new(FxHashSet::default()),
+            follow_newest: RwSignal::new(false),
         }
     }
 
@@ -121,6 +127,32 @@ impl ViewerState {
         self.raw_rows.set(FxHashSet::default());
         self.selected.set(None);
         self.main_tab.set(MainTab::Conversation);
+        self.fresh.set(FxHashSet::default());
+    }
+
+    /// Marks rows as new (the session grew); with Follow on, the newest is selected and shown.
+    pub fn mark_fresh(&self, entries: FxHashSet<RowKey>) {
+        if entries.is_empty() {
+            return;
+        }
+        let rows: FxHashSet<RowKey> = self.outline.with_value(|o| {
+            let Some(o) = o.as_ref() else { return FxHashSet::default() };
+            entries
+                .iter()
+                .filter_map(|key| match key {
+                    RowKey::Entry(e) => o.row_of_entry(*e).map(|r| o.key(r)),
+                    _ => None,
+                })
+                .collect()
+        });
+        self.fresh.update(|fresh| fresh.extend(rows));
+        if self.follow_newest.get_untracked() {
+            let last = self.outline.with_value(|o| o.as_ref().and_then(|o| o.visible().last().map(|&(r, _)| o.key(r))));
+            if let Some(key) = last {
+                self.selected.set(Some(key));
+                self.reveal.set(Some(key));
+            }
+        }
     }
 
     pub fn select_session(&self, session: SessionId) {

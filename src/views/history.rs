@@ -121,6 +121,12 @@ fn HistoryHeader(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> i
             pass.megabytes_per_second(),
             pass.seconds()
         );
+        let text = if pass.from_cache > 0 {
+            let sessions = if pass.from_cache == 1 { "session file set" } else { "session file sets" };
+            format!("{text} · {} unchanged {sessions} from the cache", pass.from_cache)
+        } else {
+            text
+        };
         let percent = if pass.bytes > 0.0 { pass.bytes_done / pass.bytes * 100.0 } else { 100.0 };
         Some(view! {
             <div class="history-progress" role="status" aria-live="polite">
@@ -148,6 +154,7 @@ fn HistoryHeader(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> i
             <h1 class="session-title">"History"</h1>
             <p class="session-facts">{totals}</p>
             {progress}
+            <RememberedNote />
             <div class="history-actions">
                 {move || {
                     history.changed.track();
@@ -159,6 +166,33 @@ fn HistoryHeader(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> i
                 <button type="button" class="button" on:click=move |_| export(true)>"Download JSON"</button>
             </div>
         </div>
+    }
+}
+
+/// Which remembered folder the history comes from, with "Forget this folder".
+#[component]
+fn RememberedNote() -> impl IntoView {
+    let history = use_history();
+    move || {
+        history.changed.track();
+        let error = history.folder_error.get();
+        let folder = history.source_folder().filter(|f| !f.id.is_empty());
+        view! {
+            {error.map(|e| view! { <p class="history-error" role="alert">{e}</p> })}
+            {folder.map(|folder| {
+                let id = folder.id.clone();
+                view! {
+                    <p class="history-remembered">
+                        "Folder "<strong>{folder.name}</strong>
+                        ", remembered in this browser: next time it reopens from its cached index."
+                        {move || history.following.get().then_some(" Changes are followed while this tab is shown.")}
+                        <button type="button" class="button" on:click=move |_| history.forget(id.clone())>
+                            "Forget this folder"
+                        </button>
+                    </p>
+                }
+            })}
+        }
     }
 }
 

@@ -42,7 +42,66 @@ pub fn PickButtons() -> impl IntoView {
                 on:change=move |event| on_pick(history, event)
             />
         </label>
-        <label class="button">"Choose a folder…" {folder}</label>
+        {if crate::folders::can_remember() {
+            // The browser's folder picker gives a folder the page may keep and read again.
+            view! {
+                <button
+                    type="button"
+                    class="button"
+                    title="Pick a project or a whole ~/.claude: it is remembered in this browser"
+                    on:click=move |_| history.choose_folder()
+                >
+                    "Choose a folder…"
+                </button>
+            }
+            .into_any()
+        } else {
+            view! { <label class="button">"Choose a folder…" {folder}</label> }.into_any()
+        }}
+    }
+}
+
+/// The folders this browser remembers, each to reopen with one click or to forget.
+#[component]
+fn RememberedFolders() -> impl IntoView {
+    let history = use_history();
+    move || {
+        let folders = history.remembered.get();
+        let error = history.folder_error.get();
+        let list = (!folders.is_empty()).then(|| {
+            view! {
+                <section class="remembered" aria-label="Remembered folders">
+                    <h2 class="remembered-title">"Remembered folders"</h2>
+                    <ul>
+                        {folders.into_iter().map(|folder| {
+                            let reopen = folder.id.clone();
+                            let forget = folder.id.clone();
+                            let when = crate::render::units::iso_time(folder.opened_ms as i64);
+                            view! {
+                                <li>
+                                    <button type="button" class="button primary" on:click=move |_| history.reopen(&reopen)>
+                                        {format!("Reopen {}", folder.name)}
+                                    </button>
+                                    <span class="remembered-when">{format!("last opened {when}")}</span>
+                                    <button
+                                        type="button"
+                                        class="button"
+                                        aria-label=format!("Forget {}", folder.name)
+                                        on:click=move |_| history.forget(forget.clone())
+                                    >
+                                        "Forget"
+                                    </button>
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                </section>
+            }
+        });
+        view! {
+            {error.map(|e| view! { <p class="history-error" role="alert">{e}</p> })}
+            {list}
+        }
     }
 }
 
@@ -59,6 +118,12 @@ pub fn StartScreen() -> impl IntoView {
                     "Open example"
                 </button>
             </div>
+            <RememberedFolders />
+            {(!crate::folders::can_remember()).then(|| view! {
+                <p class="dropzone-note">
+                    "This browser cannot keep a folder between visits or follow running sessions (it lacks the File System Access API of Chromium-based browsers): choose or drop the folder on each visit."
+                </p>
+            })}
             <p class="dropzone-hint">
                 "Claude Code keeps sessions in "
                 <code>"~/.claude/projects/<project>/"</code>

@@ -17,6 +17,9 @@ use crate::state::use_viewer;
 use crate::views::content;
 use crate::views::tree::layout::TreeContext;
 
+/// How long a new row stays marked once it is on screen.
+const SEEN_AFTER_MS: u32 = 6000;
+
 /// The DOM id of a row (for `aria-activedescendant`).
 pub fn row_dom_id(key: RowKey) -> String {
     match key {
@@ -91,11 +94,29 @@ pub fn RowView(key: RowKey) -> impl IntoView {
         focus_tree();
     };
 
+    // A row new since the session was read last is marked until it has been on screen a while.
+    let fresh = Memo::new(move |_| viewer.fresh.with(|f| f.contains(&key)));
+    Effect::new(move |_| {
+        if fresh.get() {
+            gloo::timers::callback::Timeout::new(SEEN_AFTER_MS, move || {
+                let visible = web_sys::window().and_then(|w| w.document()).is_some_and(|d| !d.hidden());
+                if visible {
+                    viewer.fresh.update(|f| {
+                        f.remove(&key);
+                    });
+                }
+            })
+            .forget();
+        }
+    });
     let class = move || {
         let mut class = String::from("row ");
         class.push_str(kind_class(kind));
         if selected.get() {
             class.push_str(" selected");
+        }
+        if fresh.get() {
+            class.push_str(" fresh");
         }
         class
     };
@@ -130,6 +151,7 @@ pub fn RowView(key: RowKey) -> impl IntoView {
             data-row=""
             aria-expanded=aria_expanded
             aria-selected=move || if selected.get() { "true" } else { "false" }
+            aria-description=move || fresh.get().then_some("new")
             aria-setsize=move || info.get().map(|i| i.size.to_string())
             aria-posinset=move || info.get().map(|i| i.position.to_string())
             on:click=select

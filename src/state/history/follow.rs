@@ -1,0 +1,376 @@
+//! Following a remembered folder while agents write to it: its files are looked at again through
+//! their handles, and what changed is read again.
+//!
+//! Every second, the files of the open session and of sessions written to in the last minutes
+//! are asked for (`getFile` answers their size and time without reading them); every tenth
+//! second the whole folder is walked again, for new sessions, new subagent files and files that
+//! went away. Nothing is looked at while the tab is hidden or an index runs. A unit that changed
+//! is indexed again (its rows replace the old ones, the cached index is saved); the open session,
+//! if it changed, is read again and shown in place ([`crate::state::LoadState::refresh`]).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use sessionscope_engine::history::SessionRow;
+
+use super::{HistoryRow, HistoryState, HistoryUnit, fresh_files};
+use crate::files::{PickedFile, now_ms};
+use crate::pool::{Pool, PoolEvent};
+use crate::protocol::{Envelope, FromWorker, ToWorker};
+
+/// How often the open and recently written sessions are looked at.
+pub const LOOK_EVERY_MS: u32 = 1000;
+/// Every this many looks, the whole folder is walked again.
+const WALK_EVERY_LOOKS: u64 = 10;
+/// A session written to this recently is looked at every second.
+const HOT_FOR_MS: f64 = 10.0 * 60.0 * 1000.0;
+
+/// A follow in progress: dropping it stops the timer.
+pub struct Follow {
+    _timer: gloo::timers::callback::Interval,
+    looks: u64,
+    busy: bool,
+    /// Units that changed while followed, and when (milliseconds since the epoch).
+    changed_at: HashMap<u32, f64>,
+    /// What following has cost so far, for the page's diagnostics and the benchmark.
+    pub stats: FollowStats,
+}
+
+/// What following has done so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FollowStats {
+    pub looks: u64,
+    pub walks: u64,
+    /// Files asked for (`getFile`), by looks and by walks.
+    pub files_asked: u64,
+    /// Units read again because they changed, or new.
+    pub units_read: u64,
+    /// Milliseconds the page spent on looks and walks (awaiting included).
+    pub busy_ms: f64,
+}
+
+/// What a look or a walk found.
+#[derive(Default)]
+struct Changes {
+    /// Units whose files changed: their index, and their files as they are now.
+    changed: Vec<(u32, Vec<PickedFile>)>,
+    added: Vec<HistoryUnit>,
+    removed: Vec<u32>,
+    files_asked: u64,
+}
+
+/// Whether a file is not what it was: another size or another time.
+fn differs(before: &PickedFile, now: &PickedFile) -> bool {
+    before.file.size() != now.file.size() || before.file.last_modified() != now.file.last_modified()
+}
+
+impl HistoryState {
+    /// Starts following the remembered folder on screen, unless it is followed already.
+    pub(super) fn follow(&self) {
+        if self.source.with_value(Option::is_none) || self.follow.with_value(Option::is_some) {
+            return;
+        }
+        let state = *self;
+        let timer = gloo::timers::callback::Interval::new(LOOK_EVERY_MS, move || state.look());
+        self.follow.set_value(Some(Follow {
+            _timer: timer,
+            looks: 0,
+            busy: false,
+            changed_at: HashMap::new(),
+            stats: FollowStats::default(),
+        }));
+        self.following.set(true);
+    }
+
+    pub(super) fn stop_following(&self) {
+        self.follow.set_value(None);
+        self.following.set(false);
+    }
+
+    /// What following has cost so far.
+    pub fn follow_stats(&self) -> Option<FollowStats> {
+        self.follow.with_value(|f| f.as_ref().map(|f| f.stats))
+    }
+
+    fn look(&self) {
+        let hidden = web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden());
+        let indexing = self.pass.get_untracked().is_some_and(|p| p.running());
+        let Some(Some((look, busy))) = self.follow.try_update_value(|f| f.as_mut().map(|f| (f.looks, f.busy))) else {
+            return;
+        };
+        if busy || hidden || indexing || self.refresh_pool.with_value(Option::is_some) {
+            return;
+        }
+        let walk = (look + 1) % WALK_EVERY_LOOKS == 0;
+        self.follow.update_value(|f| {
+            if let Some(f) = f {
+                f.looks += 1;
+                f.busy = true;
+            }
+        });
+        let state = *self;
+        leptos::task::spawn_local(async move {
+            let started = now_ms();
+            let changes = if walk { state.walk_again().await } else { state.look_at_hot_units().await };
+            if walk {
+                let stats = state.follow_stats().unwrap_or_default();
+                web_sys::console::debug_1(
+                    &format!(
+                        "sessionscope follow: walk {} in {:.0} ms; so far {} looks, {} walks, {} files asked, {} units read, {:.0} ms busy",
+                        stats.walks + 1,
+                        now_ms() - started,
+                        stats.looks,
+                        stats.walks,
+                        stats.files_asked,
+                        stats.units_read,
+                        stats.busy_ms
+                    )
+                    .into(),
+                );
+            }
+            let read = changes.as_ref().map_or(0, |c| c.changed.len() + c.added.len());
+            let asked = changes.as_ref().map_or(0, |c| c.files_asked);
+            if let Some(changes) = changes {
+                state.apply(changes);
+            }
+            state.follow.update_value(|f| {
+                if let Some(f) = f {
+                    f.busy = false;
+                    f.stats.looks += u64::from(!walk);
+                    f.stats.walks += u64::from(walk);
+                    f.stats.files_asked += asked;
+                    f.stats.units_read += read as u64;
+                    f.stats.busy_ms += now_ms() - started;
+                }
+            });
+        });
+    }
+
+    /// The units looked at every second: the open session's, those whose last message is
+    /// recent (a running agent), and those that changed lately while followed.
+    fn hot_units(&self) -> HashSet<u32> {
+        let now = js_sys::Date::now();
+        let mut hot: HashSet<u32> =
+            self.opened.get_untracked().and_then(|row| self.row(row)).map(|r| r.unit).into_iter().collect();
+        self.rows.with_value(|rows| {
+            hot.extend(
+                rows.iter().filter(|r| r.row.end_ms.is_some_and(|end| now - (end as f64) < HOT_FOR_MS)).map(|r| r.unit),
+            )
+        });
+        self.follow.with_value(|f| {
+            if let Some(f) = f {
+                hot.extend(f.changed_at.iter().filter(|(_, at)| now - **at < HOT_FOR_MS).map(|(u, _)| *u));
+            }
+        });
+        hot
+    }
+
+    /// The files of the hot units, asked for again.
+    async fn look_at_hot_units(&self) -> Option<Changes> {
+        let hot = self.hot_units();
+        let hot: Vec<(u32, Vec<PickedFile>)> = self.units.with_value(|units| {
+            hot.iter()
+                .filter_map(|&u| units.get(u as usize).map(|unit| (u, unit.files.clone())))
+                .filter(|(_, files)| !files.is_empty() && files.iter().all(|f| f.handle.is_some()))
+                .collect()
+        });
+        let mut changes = Changes::default();
+        for (unit, before) in hot {
+            changes.files_asked += before.len() as u64;
+            let now = fresh_files(before.clone()).await;
+            if before.iter().zip(&now).any(|(b, n)| differs(b, n)) {
+                changes.changed.push((unit, now));
+            }
+        }
+        Some(changes)
+    }
+
+    /// The whole folder walked again: new, changed and removed units.
+    async fn walk_again(&self) -> Option<Changes> {
+        let handle = self.source.with_value(|s| s.as_ref().map(|s| s.folder.handle.clone()))?;
+        let found = std::rc::Rc::new(std::cell::RefCell::new(Vec::<PickedFile>::new()));
+        let into = found.clone();
+        let mut on_batch =
+            move |batch: crate::files::Picked| -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+                into.borrow_mut().extend(batch.files);
+                Box::pin(async {})
+            };
+        if let Err(reason) = crate::folders::walk(&handle, &mut on_batch).await {
+            // The folder went away or its permission was taken back: what is shown stays.
+            let name = handle.name();
+            self.folder_error.set(Some(format!("{name} is no longer followed: {reason}. What was read stays.")));
+            self.stop_following();
+            return None;
+        }
+        let files = found.take();
+        let mut changes = Changes { files_asked: files.len() as u64, ..Changes::default() };
+        let walked = HistoryState::units_of(&files).await;
+        self.units.with_value(|units| {
+            let by_key: HashMap<&str, usize> = units
+                .iter()
+                .enumerate()
+                .filter(|(_, u)| !u.files.is_empty())
+                .map(|(i, u)| (u.key.as_str(), i))
+                .collect();
+            let mut seen = HashSet::new();
+            for unit in walked {
+                match by_key.get(unit.key.as_str()) {
+                    Some(&at) => {
+                        seen.insert(at);
+                        let before = &units[at].files;
+                        let same = before.len() == unit.files.len()
+                            && before.iter().zip(&unit.files).all(|(b, n)| b.path == n.path && !differs(b, n));
+                        if !same {
+                            changes.changed.push((at as u32, unit.files));
+                        }
+                    }
+                    None => changes.added.push(unit),
+                }
+            }
+            changes.removed = by_key.values().filter(|at| !seen.contains(*at)).map(|&at| at as u32).collect();
+        });
+        Some(changes)
+    }
+
+    /// Takes what changed into the history: removed units leave, changed and new ones are read
+    /// again, and the open session, if it changed, is shown as it is now.
+    fn apply(&self, changes: Changes) {
+        let Changes { changed, added, removed, .. } = changes;
+        if changed.is_empty() && added.is_empty() && removed.is_empty() {
+            return;
+        }
+        let opened_unit = self.opened.get_untracked().and_then(|row| self.row(row)).map(|r| r.unit);
+        let first_added = self.units.with_value(Vec::len) as u32;
+        let now = js_sys::Date::now();
+        self.follow.update_value(|f| {
+            if let Some(f) = f {
+                let added = (0..added.len() as u32).map(|i| first_added + i);
+                f.changed_at.extend(changed.iter().map(|(u, _)| *u).chain(added).map(|u| (u, now)));
+            }
+        });
+        let mut to_read = Vec::new();
+        let mut shrank = None;
+        self.units.update_value(|units| {
+            for (unit, files) in changed {
+                let Some(at) = units.get_mut(unit as usize) else { continue };
+                if Some(unit) == opened_unit {
+                    shrank = at
+                        .files
+                        .iter()
+                        .zip(&files)
+                        .find(|(b, n)| n.file.size() < b.file.size())
+                        .map(|(b, _)| b.path.clone())
+                        .or(shrank.take());
+                }
+                at.bytes = files.iter().map(PickedFile::size).sum();
+                at.files = files;
+                to_read.push(unit);
+            }
+            for unit in &removed {
+                if let Some(at) = units.get_mut(*unit as usize) {
+                    at.files.clear();
+                    at.bytes = 0.0;
+                }
+            }
+            for unit in added {
+                to_read.push(units.len() as u32);
+                units.push(unit);
+            }
+        });
+        for unit in &removed {
+            self.replace_rows(*unit, Vec::new());
+            self.answered.update_value(|a| {
+                a.remove(unit);
+            });
+        }
+        if let Some(unit) = opened_unit.filter(|u| to_read.contains(u)) {
+            let files = self.units.with_value(|u| u.get(unit as usize).map(|u| u.files.clone()).unwrap_or_default());
+            let notice = shrank.map(|path| format!("{path} was rewritten since it was read: it was read again whole."));
+            self.loading.refresh(files, notice);
+        }
+        self.read_again(to_read);
+        self.bump();
+    }
+
+    /// Indexes units again, after the index pass, in a pool of their own.
+    fn read_again(&self, order: Vec<u32>) {
+        if order.is_empty() {
+            self.save_cache();
+            return;
+        }
+        let sizes: Vec<f64> = self.units.with_value(|units| units.iter().map(|u| u.bytes).collect());
+        let state = *self;
+        let make = move |unit: u32| {
+            state.units.with_value(|units| {
+                let unit_files = units.get(unit as usize).ok_or_else(|| format!("no unit {unit}"))?;
+                Envelope::new(ToWorker::IndexUnit {
+                    unit,
+                    folder: unit_files.folder.clone(),
+                    paths: unit_files.files.iter().map(|f| f.path.clone()).collect(),
+                })
+                .with_files(unit_files.files.iter().map(|f| f.file.clone()).collect())
+                .encode()
+            })
+        };
+        let on_event = move |event: PoolEvent| match event {
+            PoolEvent::Answer { unit, reply } => {
+                match reply {
+                    FromWorker::Indexed { index, .. } => {
+                        let paths: HashSet<String> = state.units.with_value(|units| {
+                            units
+                                .get(unit as usize)
+                                .map(|u| u.files.iter().map(|f| f.path.clone()).collect())
+                                .unwrap_or_default()
+                        });
+                        state.problems.update_value(|p| p.retain(|p| !paths.contains(&p.path)));
+                        state.problems.update_value(|p| p.extend(index.problems.iter().cloned()));
+                        state.answered.update_value(|a| {
+                            a.insert(unit, index.problems);
+                        });
+                        state.replace_rows(unit, index.rows);
+                    }
+                    FromWorker::Error { message } => {
+                        // It may be mid-write: the next look tries again.
+                        web_sys::console::debug_1(&format!("sessionscope follow: unit {unit}: {message}").into());
+                    }
+                    _ => {}
+                }
+                state.bump_soon();
+            }
+            PoolEvent::Finished => {
+                state.save_cache();
+                leptos::task::spawn_local(async move { state.refresh_pool.set_value(None) });
+                state.bump();
+            }
+        };
+        let workers = crate::pool::worker_count().min(order.len());
+        match Pool::start(order, sizes, workers, false, make, on_event) {
+            Ok(pool) => self.refresh_pool.set_value(Some(pool)),
+            Err(message) => web_sys::console::warn_1(&format!("sessionscope follow: {message}").into()),
+        }
+    }
+
+    /// Puts `rows` in place of the rows of `unit`; the open and the active session stay the
+    /// same sessions, wherever their rows now are.
+    fn replace_rows(&self, unit: u32, rows: Vec<SessionRow>) {
+        let identity =
+            |index: Option<usize>| index.and_then(|i| self.row(i)).map(|r| (r.unit, r.row.session_id.clone()));
+        let opened = identity(self.opened.get_untracked());
+        let active = identity(self.active_row.get_untracked());
+        self.rows.update_value(|all| {
+            all.retain(|r| r.unit != unit);
+            all.extend(rows.into_iter().map(|row| Arc::new(HistoryRow { unit, row })));
+        });
+        let find = |who: Option<(u32, String)>| {
+            let (unit, session) = who?;
+            self.rows.with_value(|all| all.iter().position(|r| r.unit == unit && r.row.session_id == session))
+        };
+        if opened.is_some() {
+            self.opened.set(find(opened));
+        }
+        if active.is_some() {
+            self.active_row.set(find(active));
+        }
+    }
+}

@@ -1,0 +1,252 @@
+// Remembered folders in a real browser: a folder chosen with the browser's folder picker is kept
+// (its handle and its cached index in IndexedDB); after a reload it reopens with one click from
+// the cache, with the same list; a changed file and a new session are read again, the rest is
+// not; a folder that is gone says so; "Forget" removes the folder and its cache.
+//
+// The folder lives in the origin-private file system, whose handles are the same
+// FileSystemDirectoryHandle the picker gives: `showDirectoryPicker` is made to answer it.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { ROOT, serveDist, launchBrowser, openApp, waitForApp } from "./harness.mjs";
+
+const DAG = join(ROOT, "crates/engine/tests/fixtures/dag");
+const SESSIONS = join(ROOT, "tests/fixtures/sessions");
+let server;
+let browser;
+
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Every file under `dir`, as { "<prefix>/<relative path>": text }. */
+function filesOf(dir, prefix) {
+  const out = {};
+  const walk = (at) => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out[`${prefix}/${relative(dir, path)}`] = readFileSync(path, "utf8");
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** A `projects` folder of three projects, made from the project's own fixtures. */
+function history() {
+  return {
+    ...filesOf(join(DAG, "agents"), "-home-dev-alpha"),
+    ...filesOf(join(DAG, "rewind-compaction"), "-home-dev-alpha"),
+    ...filesOf(join(DAG, "compaction-1.0"), "-home-dev-beta"),
+    "-home-dev-gamma/kettle-rename.jsonl": readFileSync(join(SESSIONS, "kettle-rename.jsonl"), "utf8"),
+    "-home-dev-gamma/coloured-test-run.jsonl": readFileSync(join(SESSIONS, "coloured-test-run.jsonl"), "utf8"),
+  };
+}
+
+/** Writes files into `root` of the page's origin-private file system; `append` adds to them. */
+async function writeFolder(page, root, files, { append = false } = {}) {
+  await page.evaluate(
+    async ({ root, files, append }) => {
+      let dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(root, { create: true });
+      for (const [path, text] of Object.entries(files)) {
+        const parts = path.split("/");
+        let at = dir;
+        for (const part of parts.slice(0, -1)) at = await at.getDirectoryHandle(part, { create: true });
+        const file = await at.getFileHandle(parts.at(-1), { create: true });
+        const size = (await file.getFile()).size;
+        const writable = await file.createWritable({ keepExistingData: append });
+        if (append) await writable.seek(size);
+        await writable.write(text);
+        await writable.close();
+      }
+    },
+    { root, files, append },
+  );
+}
+
+/** Makes the browser's folder picker answer the origin-private folder `root`. */
+async function pickerAnswers(page, root) {
+  await page.evaluate((root) => {
+    window.showDirectoryPicker = async () => (await navigator.storage.getDirectory()).getDirectoryHandle(root);
+  }, root);
+}
+
+async function indexed(page) {
+  const region = page.getByRole("region", { name: "History" });
+  const status = region.getByRole("status").filter({ hasText: /^Indexed / });
+  await status.waitFor({ timeout: 60_000 });
+  return { region, status: await status.innerText() };
+}
+
+async function sessionTexts(region) {
+  const options = region.getByRole("listbox", { name: "Sessions" }).getByRole("option");
+  return (await options.allInnerTexts()).sort();
+}
+
+test("a picked folder is remembered, reopens after a reload from its cached index, re-reads what changed, and is forgotten", async () => {
+  const app = await openApp(browser, server);
+  const { page } = app;
+  await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry("projects", { recursive: true }).catch(() => {}));
+  const files = history();
+  await writeFolder(page, "projects", files);
+  await pickerAnswers(page, "projects");
+  await page.getByRole("button", { name: "Choose a folder…" }).click();
+  let { region, status } = await indexed(page);
+  assert.doesNotMatch(status, /from the cache/, "the first visit reads every file");
+  const first = await sessionTexts(region);
+  assert.ok(first.length >= 5, `sessions listed: ${first.length}`);
+  await region.getByText("remembered in this browser").waitFor();
+
+  // The next visit: one click reopens it, every session from the cache, the same list.
+  await page.reload();
+  await waitForApp(page);
+  const remembered = page.getByRole("region", { name: "Remembered folders" });
+  await remembered.getByRole("button", { name: "Reopen projects" }).click();
+  ({ region, status } = await indexed(page));
+  const units = Number(/(\d+) unchanged session file sets? from the cache/.exec(status)?.[1]);
+  assert.ok(units >= 5, `every unit from the cache: ${status}`);
+  assert.match(status, /^Indexed \d+ of \d+ files \(0 B of 0 B\)/, `no byte was read: ${status}`);
+  assert.deepEqual(await sessionTexts(region), first);
+
+  // A session grows and a new one appears: those two are read, the rest comes from the cache.
+  const kettle = files["-home-dev-gamma/kettle-rename.jsonl"];
+  const lastLine = kettle.trimEnd().split("\n").at(-1);
+  const grown = JSON.parse(lastLine);
+  grown.uuid = "f0110000-0000-4000-8000-000000000001";
+  grown.parentUuid = JSON.parse(lastLine).uuid;
+  await writeFolder(page, "projects", { "-home-dev-gamma/kettle-rename.jsonl": JSON.stringify(grown) + "\n" }, { append: true });
+  await writeFolder(page, "projects", { "-home-dev-gamma/kettle-again.jsonl": kettle.replaceAll("5e550000", "5e551111") });
+  await page.reload();
+  await waitForApp(page);
+  await page.getByRole("button", { name: "Reopen projects" }).click();
+  ({ region, status } = await indexed(page));
+  assert.match(status, new RegExp(`${units - 1} unchanged session file sets from the cache`), status);
+  assert.match(status, /^Indexed \d+ of \d+ files \((?!0 B)/, `the changed and the new file were read: ${status}`);
+  const again = await sessionTexts(region);
+  assert.equal(again.length, first.length + 1, "the new session is listed");
+
+  // Forget: the folder and its cache leave this browser.
+  await region.getByRole("button", { name: "Forget this folder" }).click();
+  await region.getByText("remembered in this browser").waitFor({ state: "detached" });
+  const stored = await page.evaluate(
+    () =>
+      new Promise((ok, fail) => {
+        const open = indexedDB.open("sessionscope");
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const t = db.transaction(["folders", "indexes"]);
+          const folders = t.objectStore("folders").count();
+          const indexes = t.objectStore("indexes").count();
+          t.oncomplete = () => ok({ folders: folders.result, indexes: indexes.result });
+        };
+      }),
+  );
+  assert.deepEqual(stored, { folders: 0, indexes: 0 });
+  await page.reload();
+  await waitForApp(page);
+  assert.equal(await page.getByRole("region", { name: "Remembered folders" }).count(), 0);
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("a remembered folder that is gone says so on the page, and nothing else is lost", async () => {
+  const app = await openApp(browser, server);
+  const { page } = app;
+  await writeFolder(page, "moving", history());
+  await pickerAnswers(page, "moving");
+  await page.getByRole("button", { name: "Choose a folder…" }).click();
+  await indexed(page);
+  await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry("moving", { recursive: true }));
+  await page.reload();
+  await waitForApp(page);
+  await page.getByRole("button", { name: "Reopen moving" }).click();
+  const alert = page.getByRole("alert");
+  await alert.waitFor();
+  assert.match(await alert.innerText(), /moving could not be read: the folder or file is no longer there/);
+  // The start page stays, with the folder still offered (it may come back) and forgettable.
+  await page.getByRole("button", { name: "Forget moving" }).click();
+  await page.getByRole("button", { name: "Reopen moving" }).waitFor({ state: "detached" });
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+/** A user message answering `parent`, of the kettle session, as one JSONL line. */
+function kettleLine(uuid, parent, text) {
+  return (
+    JSON.stringify({
+      isSidechain: false,
+      userType: "external",
+      cwd: "/home/dev/projects/kettle",
+      sessionId: "5e550000-0000-4000-8000-00000000beef",
+      version: "2.1.41",
+      parentUuid: parent,
+      type: "user",
+      message: { role: "user", content: text },
+      uuid,
+      timestamp: "2026-04-02T09:30:00.000Z",
+    }) + "\n"
+  );
+}
+
+test("a followed folder: an appended line shows in the open session and keeps the selection, a new session appears, a rewritten file is read again with a notice", async () => {
+  const app = await openApp(browser, server);
+  const { page } = app;
+  const files = history();
+  await writeFolder(page, "live", files);
+  await pickerAnswers(page, "live");
+  await page.getByRole("button", { name: "Choose a folder…" }).click();
+  const { region } = await indexed(page);
+  await region.getByText("Changes are followed").waitFor();
+  const before = (await sessionTexts(region)).length;
+  await region.getByLabel("Filter by title").fill("rename");
+  await region.getByRole("listbox", { name: "Sessions" }).getByRole("option").first().click();
+  const tree = page.getByRole("tree");
+  const first = tree.getByRole("treeitem").first();
+  await first.click();
+  const selected = await tree.locator('[role="treeitem"][aria-selected="true"]').innerText();
+
+  // The agent writes a line: it shows without a reload, marked new, the selection unchanged.
+  const kettle = files["-home-dev-gamma/kettle-rename.jsonl"];
+  const last = JSON.parse(kettle.trimEnd().split("\n").at(-1)).uuid;
+  const appended = Date.now();
+  await writeFolder(page, "live", { "-home-dev-gamma/kettle-rename.jsonl": kettleLine("f0110000-0000-4000-8000-000000000002", last, "Also rename the kettle tests") }, { append: true });
+  await tree.getByText("Also rename the kettle tests").waitFor({ timeout: 5_000 });
+  const seconds = (Date.now() - appended) / 1000;
+  assert.ok(seconds < 3, `the line showed ${seconds} s after it was written`);
+  assert.equal(await tree.locator('[role="treeitem"][aria-selected="true"]').innerText(), selected, "the selection stays");
+  assert.match(await tree.locator('[role="treeitem"][aria-description="new"]').first().innerText(), /Also rename the kettle tests/);
+
+  // Follow keeps the newest row in view and selected.
+  await page.getByRole("button", { name: "Follow" }).click();
+  assert.equal(await page.getByRole("button", { name: "Follow" }).getAttribute("aria-pressed"), "true");
+  await writeFolder(page, "live", { "-home-dev-gamma/kettle-rename.jsonl": kettleLine("f0110000-0000-4000-8000-000000000003", "f0110000-0000-4000-8000-000000000002", "And the docs") }, { append: true });
+  await tree.locator('[role="treeitem"][aria-selected="true"]').filter({ hasText: "And the docs" }).waitFor({ timeout: 5_000 });
+
+  // A file rewritten shorter is read again whole, and the page says so.
+  const firstTwo = kettle.split("\n").slice(0, 2).join("\n") + "\n";
+  await writeFolder(page, "live", { "-home-dev-gamma/kettle-rename.jsonl": firstTwo });
+  const notice = page.getByRole("status").filter({ hasText: "was rewritten since it was read" });
+  await notice.waitFor({ timeout: 5_000 });
+  await tree.getByText("Also rename the kettle tests").waitFor({ state: "detached" });
+
+  // A new session appears in the history without a reload.
+  await writeFolder(page, "live", { "-home-dev-gamma/kettle-again.jsonl": kettle.replaceAll("5e550000", "5e552222") });
+  await page.keyboard.press("Alt+ArrowLeft");
+  await region.getByLabel("Filter by title").fill("");
+  await page.waitForFunction(
+    (count) => document.querySelectorAll('[aria-label="Sessions"] [role="option"]').length === count,
+    before + 1,
+    { timeout: 20_000 },
+  );
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
