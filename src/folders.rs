@@ -153,6 +153,12 @@ pub async fn save_cache(id: &str, bytes: &[u8]) -> Result<(), String> {
     store::put(store::INDEXES, id, &js_sys::Uint8Array::from(bytes).into()).await
 }
 
+/// Whether a folder can be listed (it is there, and the page may read it).
+pub async fn check(folder: &FileSystemDirectoryHandle) -> Result<(), String> {
+    let next = folder.values().next().map_err(|e| describe(&e))?;
+    JsFuture::from(next).await.map(|_| ()).map_err(|e| describe(&e))
+}
+
 /// The entries of a folder.
 async fn children(folder: &FileSystemDirectoryHandle) -> Result<Vec<FileSystemHandle>, String> {
     let entries = folder.values();

@@ -156,6 +156,11 @@ impl Pool {
         }
     }
 
+    /// Every unit's bytes anew (`sizes[u]` for unit `u`), where units already given changed size.
+    pub fn set_sizes(&self, sizes: Vec<f64>) {
+        *self.shared.sizes.borrow_mut() = sizes;
+    }
+
     /// No more units will come: the pool finishes once the queued ones are answered.
     pub fn close(&self) {
         let shared = &self.shared;

@@ -189,6 +189,12 @@ pub struct HistoryState {
     pub following: RwSignal<bool>,
     /// Units read again while following.
     refresh_pool: StoredValue<Option<Pool>, LocalStorage>,
+    /// Units to read again once the refresh pool is done.
+    read_next: StoredValue<Vec<u32>>,
+    /// A session chosen before its files were found (listed from the cache), and the message.
+    pending_open: StoredValue<Option<(usize, Option<String>)>>,
+    /// Units listed from the cache that changed: their answer replaces their rows.
+    replacing: StoredValue<std::collections::HashSet<u32>>,
 }
 
 /// A remembered folder, as the page lists it.
@@ -214,6 +220,8 @@ struct Walk {
     held: crate::files::Picked,
     held_units: Vec<HistoryUnit>,
     indexing: bool,
+    /// The history was listed from its cache: the walk checks it ([`HistoryState::reconcile`]).
+    reconciling: bool,
     /// Workers started as the drop began to be walked, so they are loaded when its first
     /// sessions are found.
     warm_pool: Option<Pool>,
@@ -259,6 +267,9 @@ impl HistoryState {
             follow: StoredValue::new_local(None),
             following: RwSignal::new(false),
             refresh_pool: StoredValue::new_local(None),
+            read_next: StoredValue::new(Vec::new()),
+            pending_open: StoredValue::new(None),
+            replacing: StoredValue::new(Default::default()),
         }
     }
 
@@ -355,6 +366,10 @@ impl HistoryState {
         if !self.is_current_walk(generation) {
             return;
         }
+        if self.walk.with_value(|walk| walk.reconciling) {
+            self.reconcile(units, problems_of(batch.skipped_by_name, batch.unreadable));
+            return;
+        }
         if self.walk.with_value(|walk| walk.indexing) {
             self.add_units(units, problems_of(batch.skipped_by_name, batch.unreadable));
             return;
@@ -387,6 +402,11 @@ impl HistoryState {
     /// session or loose files, they open in the viewer as before.
     pub fn end_walk(&self, generation: u64) {
         if !self.is_current_walk(generation) {
+            return;
+        }
+        if self.walk.with_value(|walk| walk.reconciling) {
+            self.walk.update_value(|walk| *walk = Walk { generation: walk.generation + 1, ..Walk::default() });
+            self.end_reconcile();
             return;
         }
         let walk = self.walk.try_update_value(|walk| std::mem::take(&mut walk.held)).unwrap_or_default();
@@ -438,30 +458,11 @@ impl HistoryState {
     /// [`Self::end_walk`].
     pub fn index(&self, units: Vec<HistoryUnit>, problems: Vec<FileProblem>, more_coming: bool) {
         web_sys::console::debug_1(&format!("sessionscope history: {} units, indexing starts", units.len()).into());
-        self.stop_search();
-        self.pool.set_value(None);
-        self.stop_following();
-        self.refresh_pool.set_value(None);
         let order = index_order(&units, 0);
         let sizes: Vec<f64> = units.iter().map(|u| u.bytes).collect();
-        self.pass.set(Some(Pass { walking: more_coming, ..Pass::new(&units, &order) }));
-        self.units.set_value(units);
-        self.rows.set_value(Vec::new());
-        self.problems.set_value(problems);
-        self.answered.set_value(HashMap::new());
+        let pass = Pass { walking: more_coming, ..Pass::new(&units, &order) };
+        self.begin_history(units, Vec::new(), HashMap::new(), problems, pass);
         let order = self.answer_from_cache(order);
-        self.view.set(ListView::default());
-        self.scroll_top.set_value(0.0);
-        self.active_row.set(None);
-        self.opened.set(None);
-        self.active.set(true);
-        self.showing.set(true);
-        self.loading.close_for_history();
-        if let Some(link) = crate::deeplink::read_hash()
-            && link.project.is_some()
-        {
-            self.view.update(|v| v.project = link.project.clone());
-        }
         self.bump();
         // A drop's workers were started when it began to be walked.
         let warm = self.walk.try_update_value(|walk| walk.warm_pool.take()).flatten().filter(|_| more_coming);
@@ -479,6 +480,192 @@ impl HistoryState {
                 self.end_pass(false);
             }
         }
+    }
+
+    /// A history takes the screen: its units, rows and problems so far, and its pass. Whatever
+    /// ran for the one before stops.
+    fn begin_history(
+        &self,
+        units: Vec<HistoryUnit>,
+        rows: Vec<Arc<HistoryRow>>,
+        answered: HashMap<u32, Vec<FileProblem>>,
+        problems: Vec<FileProblem>,
+        pass: Pass,
+    ) {
+        self.stop_search();
+        self.pool.set_value(None);
+        self.stop_following();
+        self.refresh_pool.set_value(None);
+        self.read_next.set_value(Vec::new());
+        self.pending_open.set_value(None);
+        self.replacing.set_value(Default::default());
+        self.pass.set(Some(pass));
+        self.units.set_value(units);
+        self.rows.set_value(rows);
+        self.problems.set_value(problems);
+        self.answered.set_value(answered);
+        self.view.set(ListView::default());
+        self.scroll_top.set_value(0.0);
+        self.active_row.set(None);
+        self.opened.set(None);
+        self.active.set(true);
+        self.showing.set(true);
+        self.loading.close_for_history();
+        if let Some(link) = crate::deeplink::read_hash()
+            && link.project.is_some()
+        {
+            self.view.update(|v| v.project = link.project.clone());
+        }
+    }
+
+    /// A remembered folder with a cached index: its sessions are listed from the cache at once,
+    /// before its files are found; the walk that follows ([`Self::reconcile`]) checks each unit
+    /// against the cache, reads the changed and new ones, and drops those that are gone.
+    fn show_cached(&self, cache: &IndexCache) {
+        let mut rows = Vec::with_capacity(cache.sessions());
+        let mut answered = HashMap::new();
+        let mut problems = Vec::new();
+        let units: Vec<HistoryUnit> = cache
+            .units()
+            .iter()
+            .enumerate()
+            .map(|(u, cached)| {
+                let unit = u as u32;
+                rows.extend(cached.rows.iter().map(|row| Arc::new(HistoryRow { unit, row: row.clone() })));
+                answered.insert(unit, cached.problems.clone());
+                problems.extend(cached.problems.iter().cloned());
+                HistoryUnit { key: cached.key.clone(), folder: cached.folder.clone(), files: Vec::new(), bytes: 0.0 }
+            })
+            .collect();
+        let pass = Pass {
+            units: units.len(),
+            units_done: units.len(),
+            files: 0,
+            files_done: 0,
+            bytes_done: 0.0,
+            bytes: 0.0,
+            started_ms: now_ms(),
+            ended_ms: None,
+            cancelled: false,
+            walking: true,
+            from_cache: 0,
+        };
+        self.begin_history(units, rows, answered, problems, pass);
+        self.walk.update_value(|walk| walk.reconciling = true);
+        self.bump();
+        self.open_linked_session();
+    }
+
+    /// Units a walk found in a history listed from its cache: an unchanged one gets its files, a
+    /// changed or new one is read.
+    fn reconcile(&self, walked: Vec<HistoryUnit>, problems: Vec<FileProblem>) {
+        let mut to_read = Vec::new();
+        let mut found = Vec::new();
+        self.source.with_value(|source| {
+            let cache = source.as_ref().and_then(|s| s.cache.as_ref());
+            self.units.update_value(|units| {
+                let by_key: HashMap<&str, usize> = units
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, u)| u.files.is_empty())
+                    .map(|(i, u)| (u.key.as_str(), i))
+                    .collect();
+                let mut placed = Vec::new();
+                let mut added = Vec::new();
+                for unit in walked {
+                    let unchanged = cache.is_some_and(|c| c.lookup(&stamps_of(&unit.files)).is_some());
+                    match by_key.get(unit.key.as_str()) {
+                        Some(&at) => placed.push((at, unchanged, unit)),
+                        None => added.push(unit),
+                    }
+                }
+                self.pass.update(|pass| {
+                    let Some(pass) = pass else { return };
+                    for (at, unchanged, unit) in placed {
+                        pass.files += unit.files.len();
+                        if unchanged {
+                            pass.files_done += unit.files.len();
+                            pass.from_cache += 1;
+                        } else {
+                            pass.bytes += unit.bytes;
+                            pass.units_done -= 1;
+                            to_read.push(at as u32);
+                        }
+                        found.push(at);
+                        units[at] = unit;
+                    }
+                    for unit in added {
+                        pass.units += 1;
+                        pass.files += unit.files.len();
+                        pass.bytes += unit.bytes;
+                        to_read.push(units.len() as u32);
+                        units.push(unit);
+                    }
+                });
+            });
+        });
+        self.answered.update_value(|a| {
+            for unit in &to_read {
+                a.remove(unit);
+            }
+        });
+        self.replacing.update_value(|r| r.extend(to_read.iter().copied()));
+        self.problems.update_value(|p| p.extend(problems));
+        if !to_read.is_empty() {
+            self.read_in_pass(to_read);
+        }
+        if let Some((index, uuid)) = self.pending_open.get_value()
+            && self.row(index).is_some_and(|r| found.contains(&(r.unit as usize)))
+        {
+            self.pending_open.set_value(None);
+            self.open(index, uuid);
+        }
+        self.bump_soon();
+    }
+
+    /// Queues units to be read in the running pass, starting its pool if it has none.
+    fn read_in_pass(&self, order: Vec<u32>) {
+        let sizes: Vec<f64> = self.units.with_value(|units| units.iter().map(|u| u.bytes).collect());
+        let queued = self.pool.with_value(|pool| {
+            pool.as_ref().map(|pool| {
+                pool.set_sizes(sizes.clone());
+                pool.push(order.clone(), Vec::new());
+            })
+        });
+        if queued.is_none() {
+            let walking = self.pass.get_untracked().is_some_and(|p| p.walking);
+            match self.index_pool(order, sizes, walking) {
+                Ok(pool) => self.pool.set_value(Some(pool)),
+                Err(message) => {
+                    self.problems.update_value(|p| p.push(FileProblem { path: String::new(), reason: message }))
+                }
+            }
+        }
+    }
+
+    /// The walk of a history listed from its cache is over: units it did not find are gone.
+    fn end_reconcile(&self) {
+        let gone: Vec<u32> = self.units.with_value(|units| {
+            units.iter().enumerate().filter(|(_, u)| u.files.is_empty()).map(|(i, _)| i as u32).collect()
+        });
+        for unit in &gone {
+            self.replace_rows(*unit, Vec::new());
+            self.answered.update_value(|a| {
+                a.remove(unit);
+            });
+        }
+        self.pass.update(|pass| {
+            if let Some(pass) = pass {
+                pass.walking = false;
+                pass.units -= gone.len().min(pass.units);
+                pass.units_done -= gone.len().min(pass.units_done);
+            }
+        });
+        let closed = self.pool.with_value(|pool| pool.as_ref().map(Pool::close));
+        if closed.is_none() {
+            self.end_pass(false);
+        }
+        self.bump();
     }
 
     /// A pool of workers that index units of this history.
@@ -581,9 +768,14 @@ impl HistoryState {
                     self.units.with_value(|u| u.get(unit as usize).map_or((0, 0.0), |u| (u.files.len(), u.bytes)));
                 match reply {
                     FromWorker::Indexed { index, .. } => {
-                        self.rows.update_value(|rows| {
-                            rows.extend(index.rows.into_iter().map(|row| Arc::new(HistoryRow { unit, row })))
-                        });
+                        // A unit listed from the cache and changed since has rows to replace.
+                        if self.replacing.try_update_value(|r| r.remove(&unit)).unwrap_or(false) {
+                            self.replace_rows(unit, index.rows);
+                        } else {
+                            self.rows.update_value(|rows| {
+                                rows.extend(index.rows.into_iter().map(|row| Arc::new(HistoryRow { unit, row })))
+                            });
+                        }
                         self.answered.update_value(|a| {
                             a.insert(unit, index.problems.clone());
                         });
@@ -672,6 +864,8 @@ impl HistoryState {
                         .filter_map(|(&u, problems)| {
                             let unit = units.get(u as usize)?;
                             Some(CachedUnit {
+                                key: unit.key.clone(),
+                                folder: unit.folder.clone(),
                                 files: stamps_of(&unit.files),
                                 rows: rows_of.remove(&u).unwrap_or_default(),
                                 problems: problems.clone(),
@@ -816,10 +1010,21 @@ impl HistoryState {
             )
             .into(),
         );
+        // A folder that went away or whose permission was taken back says so before anything
+        // is shown.
+        if let Err(reason) = crate::folders::check(&folder.handle).await {
+            self.folder_error.set(Some(format!("{} could not be read: {reason}.", folder.name)));
+            return;
+        }
         // Without a cache every unit is read: workers start loading while the folder is walked.
         let warm = cache.is_none();
         self.source.set_value(Some(Source { folder: folder.clone(), cache }));
         let generation = self.begin_walk_with_workers(warm);
+        self.source.with_value(|source| {
+            if let Some(cache) = source.as_ref().and_then(|s| s.cache.as_ref()) {
+                self.show_cached(cache);
+            }
+        });
         let state = *self;
         let mut on_batch =
             move |batch: crate::files::Picked| -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
@@ -869,6 +1074,11 @@ impl HistoryState {
     pub fn open(&self, index: usize, uuid: Option<String>) {
         let Some(row) = self.row(index) else { return };
         let files = self.units.with_value(|u| u.get(row.unit as usize).map(|u| u.files.clone()).unwrap_or_default());
+        if files.is_empty() && self.walk.with_value(|walk| walk.reconciling) {
+            // Listed from the cache, its files not found yet: it opens once they are.
+            self.pending_open.set_value(Some((index, uuid)));
+            return;
+        }
         crate::deeplink::write_hash(&crate::deeplink::format_in_project(
             &row.row.project,
             Some(&row.row.session_id),
@@ -932,6 +1142,7 @@ impl HistoryState {
         self.pool.set_value(None);
         self.stop_following();
         self.refresh_pool.set_value(None);
+        self.read_next.set_value(Vec::new());
         self.source.set_value(None);
         self.active.set(false);
         self.showing.set(false);

@@ -182,7 +182,19 @@ impl LoadState {
             searching: !self.search.query.get_untracked().is_empty(),
             refresh: Some(Refresh {
                 toggled: self.viewer.options.with_value(|o| o.toggled.iter().filter_map(uuid_of).collect()),
-                known: model.corpus.entries.iter().map(|e| model.corpus.entry_uuid(e).to_owned()).collect(),
+                // Rows still marked new stay marked.
+                known: {
+                    let unseen: rustc_hash::FxHashSet<String> =
+                        self.viewer.fresh.with_untracked(|f| f.iter().filter_map(uuid_of).collect());
+                    model
+                        .corpus
+                        .entries
+                        .iter()
+                        .map(|e| model.corpus.entry_uuid(e))
+                        .filter(|u| !unseen.contains(*u))
+                        .map(str::to_owned)
+                        .collect()
+                },
             }),
         };
         let state = *self;

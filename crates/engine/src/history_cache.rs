@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::history::{FileProblem, SessionRow};
 
 /// Bumped whenever a row's meaning or the cache's shape changes: an older cache is dropped.
-pub const CACHE_VERSION: u32 = 1;
+pub const CACHE_VERSION: u32 = 2;
 
 /// What identifies a file's content without reading it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -28,6 +28,9 @@ pub struct FileStamp {
 /// One unit of the history, as it was indexed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CachedUnit {
+    /// The unit's key and project folder ([`crate::history::Unit`]).
+    pub key: String,
+    pub folder: String,
     /// The unit's files, main transcript first.
     pub files: Vec<FileStamp>,
     pub rows: Vec<SessionRow>,
@@ -109,7 +112,8 @@ mod tests {
             files: files.iter().map(|f| f.path.clone()).collect(),
             ..SessionRow::default()
         };
-        CachedUnit { files, rows: vec![row], problems: Vec::new() }
+        let key = files[0].path.trim_end_matches(".jsonl").to_owned();
+        CachedUnit { key, folder: "p".to_owned(), files, rows: vec![row], problems: Vec::new() }
     }
 
     #[test]
@@ -142,7 +146,10 @@ mod tests {
         cache.version = CACHE_VERSION + 1;
         assert!(IndexCache::decode(&cache.encode()).is_none());
         assert!(IndexCache::decode(b"").is_none());
-        assert!(IndexCache::decode(b"{\"version\":1,\"units\":[{\"files\":3}]}").is_none());
+        assert!(
+            IndexCache::decode(format!("{{\"version\":{CACHE_VERSION},\"units\":[{{\"files\":3}}]}}").as_bytes())
+                .is_none()
+        );
         assert!(IndexCache::decode(b"\x00\xff not json").is_none());
     }
 }

@@ -2,9 +2,10 @@
 //! their handles, and what changed is read again.
 //!
 //! Every second, the files of the open session and of sessions written to in the last minutes
-//! are asked for (`getFile` answers their size and time without reading them); every tenth
-//! second the whole folder is walked again, for new sessions, new subagent files and files that
-//! went away. Nothing is looked at while the tab is hidden or an index runs. A unit that changed
+//! are asked for (`getFile` answers their size and time without reading them). Every ten
+//! seconds, or less often where walking takes long (a walk may cost a tenth of the time), the
+//! whole folder is walked again, for new sessions, new subagent files, files of older sessions
+//! written to again and files that went away. Nothing is looked at while the tab is hidden or an index runs. A unit that changed
 //! is indexed again (its rows replace the old ones, the cached index is saved); the open session,
 //! if it changed, is read again and shown in place ([`crate::state::LoadState::refresh`]).
 
@@ -21,16 +22,21 @@ use crate::protocol::{Envelope, FromWorker, ToWorker};
 
 /// How often the open and recently written sessions are looked at.
 pub const LOOK_EVERY_MS: u32 = 1000;
-/// Every this many looks, the whole folder is walked again.
-const WALK_EVERY_LOOKS: u64 = 10;
+/// The whole folder is walked again this often at most...
+const WALK_EVERY_MS: f64 = 10_000.0;
+/// ...and no sooner than this many times the last walk took, so that walking a big history
+/// costs at most a tenth of the time.
+const WALK_SHARE: f64 = 10.0;
 /// A session written to this recently is looked at every second.
 const HOT_FOR_MS: f64 = 10.0 * 60.0 * 1000.0;
 
 /// A follow in progress: dropping it stops the timer.
 pub struct Follow {
     _timer: gloo::timers::callback::Interval,
-    looks: u64,
-    busy: bool,
+    looking: bool,
+    walking: bool,
+    /// When the folder is walked next (the page's clock).
+    next_walk_ms: f64,
     /// Units that changed while followed, and when (milliseconds since the epoch).
     changed_at: HashMap<u32, f64>,
     /// What following has cost so far, for the page's diagnostics and the benchmark.
@@ -75,8 +81,9 @@ impl HistoryState {
         let timer = gloo::timers::callback::Interval::new(LOOK_EVERY_MS, move || state.look());
         self.follow.set_value(Some(Follow {
             _timer: timer,
-            looks: 0,
-            busy: false,
+            looking: false,
+            walking: false,
+            next_walk_ms: now_ms() + WALK_EVERY_MS,
             changed_at: HashMap::new(),
             stats: FollowStats::default(),
         }));
@@ -96,30 +103,39 @@ impl HistoryState {
     fn look(&self) {
         let hidden = web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden());
         let indexing = self.pass.get_untracked().is_some_and(|p| p.running());
-        let Some(Some((look, busy))) = self.follow.try_update_value(|f| f.as_mut().map(|f| (f.looks, f.busy))) else {
-            return;
-        };
-        if busy || hidden || indexing || self.refresh_pool.with_value(Option::is_some) {
+        if hidden || indexing {
             return;
         }
-        let walk = (look + 1) % WALK_EVERY_LOOKS == 0;
-        self.follow.update_value(|f| {
-            if let Some(f) = f {
-                f.looks += 1;
-                f.busy = true;
-            }
-        });
+        let now = now_ms();
+        let Some(Some((look, walk))) = self.follow.try_update_value(|f| {
+            f.as_mut().map(|f| {
+                let look = !f.looking;
+                let walk = !f.walking && now >= f.next_walk_ms;
+                f.looking |= look;
+                f.walking |= walk;
+                (look, walk)
+            })
+        }) else {
+            return;
+        };
         let state = *self;
-        leptos::task::spawn_local(async move {
-            let started = now_ms();
-            let changes = if walk { state.walk_again().await } else { state.look_at_hot_units().await };
-            if walk {
+        if look {
+            leptos::task::spawn_local(async move {
+                let started = now_ms();
+                let changes = state.look_at_hot_units().await;
+                state.take_changes(changes, started, false);
+            });
+        }
+        if walk {
+            leptos::task::spawn_local(async move {
+                let started = now_ms();
+                let changes = state.walk_again().await;
+                let took = now_ms() - started;
                 let stats = state.follow_stats().unwrap_or_default();
                 web_sys::console::debug_1(
                     &format!(
-                        "sessionscope follow: walk {} in {:.0} ms; so far {} looks, {} walks, {} files asked, {} units read, {:.0} ms busy",
+                        "sessionscope follow: walk {} in {took:.0} ms; so far {} looks, {} walks, {} files asked, {} units read, {:.0} ms busy",
                         stats.walks + 1,
-                        now_ms() - started,
                         stats.looks,
                         stats.walks,
                         stats.files_asked,
@@ -128,22 +144,34 @@ impl HistoryState {
                     )
                     .into(),
                 );
-            }
-            let read = changes.as_ref().map_or(0, |c| c.changed.len() + c.added.len());
-            let asked = changes.as_ref().map_or(0, |c| c.files_asked);
-            if let Some(changes) = changes {
-                state.apply(changes);
-            }
-            state.follow.update_value(|f| {
-                if let Some(f) = f {
-                    f.busy = false;
-                    f.stats.looks += u64::from(!walk);
-                    f.stats.walks += u64::from(walk);
-                    f.stats.files_asked += asked;
-                    f.stats.units_read += read as u64;
-                    f.stats.busy_ms += now_ms() - started;
-                }
+                state.take_changes(changes, started, true);
             });
+        }
+    }
+
+    /// Applies what a look or a walk found, and counts what it cost.
+    fn take_changes(&self, changes: Option<Changes>, started: f64, walk: bool) {
+        let read = changes.as_ref().map_or(0, |c| c.changed.len() + c.added.len());
+        let asked = changes.as_ref().map_or(0, |c| c.files_asked);
+        if let Some(changes) = changes {
+            self.apply(changes);
+        }
+        let took = now_ms() - started;
+        self.follow.update_value(|f| {
+            if let Some(f) = f {
+                if walk {
+                    f.walking = false;
+                    // A walk costs at most a tenth of the time it follows.
+                    f.next_walk_ms = now_ms() + (took * WALK_SHARE).max(WALK_EVERY_MS);
+                    f.stats.walks += 1;
+                } else {
+                    f.looking = false;
+                    f.stats.looks += 1;
+                }
+                f.stats.files_asked += asked;
+                f.stats.units_read += read as u64;
+                f.stats.busy_ms += took;
+            }
         });
     }
 
@@ -254,6 +282,11 @@ impl HistoryState {
         self.units.update_value(|units| {
             for (unit, files) in changed {
                 let Some(at) = units.get_mut(unit as usize) else { continue };
+                // A look may have seen a newer state than a slower walk that began before it.
+                let newest = |files: &[PickedFile]| files.iter().map(|f| f.file.last_modified()).fold(0.0, f64::max);
+                if files.len() == at.files.len() && newest(&files) < newest(&at.files) {
+                    continue;
+                }
                 if Some(unit) == opened_unit {
                     shrank = at
                         .files
@@ -299,6 +332,11 @@ impl HistoryState {
             self.save_cache();
             return;
         }
+        if self.refresh_pool.with_value(Option::is_some) {
+            // One pool at a time: these are read when it is done.
+            self.read_next.update_value(|next| next.extend(order));
+            return;
+        }
         let sizes: Vec<f64> = self.units.with_value(|units| units.iter().map(|u| u.bytes).collect());
         let state = *self;
         let make = move |unit: u32| {
@@ -340,7 +378,13 @@ impl HistoryState {
             }
             PoolEvent::Finished => {
                 state.save_cache();
-                leptos::task::spawn_local(async move { state.refresh_pool.set_value(None) });
+                leptos::task::spawn_local(async move {
+                    state.refresh_pool.set_value(None);
+                    let mut next = state.read_next.try_update_value(std::mem::take).unwrap_or_default();
+                    next.sort_unstable();
+                    next.dedup();
+                    state.read_again(next);
+                });
                 state.bump();
             }
         };
@@ -353,7 +397,7 @@ impl HistoryState {
 
     /// Puts `rows` in place of the rows of `unit`; the open and the active session stay the
     /// same sessions, wherever their rows now are.
-    fn replace_rows(&self, unit: u32, rows: Vec<SessionRow>) {
+    pub(super) fn replace_rows(&self, unit: u32, rows: Vec<SessionRow>) {
         let identity =
             |index: Option<usize>| index.and_then(|i| self.row(i)).map(|r| (r.unit, r.row.session_id.clone()));
         let opened = identity(self.opened.get_untracked());
