@@ -52,6 +52,9 @@ struct Carried {
     refresh: Option<Refresh>,
 }
 
+/// A followed session up to this size is read again on the page itself.
+const REFRESH_ON_PAGE_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
+
 /// What a session read again keeps beyond a preview's carry: collapsed rows and branch choices
 /// by message, and which messages were there before (the others are marked new).
 struct Refresh {
@@ -199,28 +202,30 @@ impl LoadState {
         };
         let state = *self;
         let files_for_model = files.clone();
-        let job = files::start_load(
-            &files,
-            |_| {},
-            None,
-            move |result| {
-                leptos::task::spawn_local(async move { state.job.set_value(None) });
-                files::prepare_worker_soon();
-                match result {
-                    Ok(model) => {
-                        state.files.set_value(files_for_model);
-                        state.carry_next.set_value(Some(carried));
-                        state.show(model);
-                        if notice.is_some() {
-                            state.chrome.notice.set(notice);
-                        }
-                    }
-                    Err(message) => {
-                        web_sys::console::debug_1(&format!("sessionscope follow: read again failed: {message}").into())
+        let on_done = move |result: Result<Model, String>| {
+            leptos::task::spawn_local(async move { state.job.set_value(None) });
+            files::prepare_worker_soon();
+            match result {
+                Ok(model) => {
+                    state.files.set_value(files_for_model);
+                    state.carry_next.set_value(Some(carried));
+                    state.show(model);
+                    if notice.is_some() {
+                        state.chrome.notice.set(notice);
                     }
                 }
-            },
-        );
+                Err(message) => {
+                    web_sys::console::debug_1(&format!("sessionscope follow: read again failed: {message}").into())
+                }
+            }
+        };
+        // A small session is read on the page: no worker to wait for, a few milliseconds of work.
+        let bytes: f64 = files.iter().map(PickedFile::size).sum();
+        let job = if bytes <= REFRESH_ON_PAGE_BYTES {
+            Ok(files::start_load_on_page(&files, |_| {}, on_done))
+        } else {
+            files::start_load(&files, |_| {}, None, on_done)
+        };
         if let Ok(job) = job {
             self.job.set_value(Some(job));
         }
