@@ -90,7 +90,7 @@ pub fn App() -> impl IntoView {
             {
                 leptos::task::spawn_local(async move {
                     match wasm_bindgen_futures::JsFuture::from(handle).await.map(wasm_bindgen::JsCast::dyn_into) {
-                        Ok(Ok(handle)) => history.open_handle(handle).await,
+                        Ok(Ok(handle)) => history.open_handle(handle, Some(dropped)).await,
                         _ => history.walk_dropped(dropped).await,
                     }
                 });

@@ -171,8 +171,15 @@ pub fn write_hash(fragment: &str) {
     if window.location().hash().ok().as_deref() == Some(fragment) {
         return;
     }
+    // An empty URL keeps the fragment (Chromium): no fragment is the path and query alone.
+    let url = if fragment.is_empty() {
+        let location = window.location();
+        format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default())
+    } else {
+        fragment.to_owned()
+    };
     if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(fragment));
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
     }
 }
 

@@ -159,6 +159,21 @@ pub async fn check(folder: &FileSystemDirectoryHandle) -> Result<(), String> {
     JsFuture::from(next).await.map(|_| ()).map_err(|e| describe(&e))
 }
 
+/// The handle of the file at `path` in `root` (a path as the walk names it: it starts with the
+/// root folder's name). `None` when it is not there.
+pub async fn file_handle_at(root: &FileSystemDirectoryHandle, path: &str) -> Option<FileSystemFileHandle> {
+    let mut parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    if parts.first() == Some(&root.name().as_str()) {
+        parts.remove(0);
+    }
+    let (name, folders) = parts.split_last()?;
+    let mut folder = root.clone();
+    for part in folders {
+        folder = JsFuture::from(folder.get_directory_handle(part)).await.ok()?.dyn_into().ok()?;
+    }
+    JsFuture::from(folder.get_file_handle(name)).await.ok()?.dyn_into().ok()
+}
+
 /// The entries of a folder.
 async fn children(folder: &FileSystemDirectoryHandle) -> Result<Vec<FileSystemHandle>, String> {
     let entries = folder.values();

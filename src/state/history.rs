@@ -935,26 +935,31 @@ impl HistoryState {
         crate::files::prepare_worker();
         leptos::task::spawn_local(async move {
             match crate::folders::pick().await {
-                Ok(Some(handle)) => state.open_handle(handle).await,
+                Ok(Some(handle)) => state.open_handle(handle, None).await,
                 Ok(None) => {}
                 Err(reason) => state.folder_error.set(Some(format!("The folder could not be opened: {reason}."))),
             }
         });
     }
 
-    /// Remembers a folder handle (picked, or dropped in a browser that gives handles) and opens it.
-    pub async fn open_handle(&self, handle: web_sys::FileSystemDirectoryHandle) {
+    /// Remembers a folder handle and opens it: picked, or dropped in a browser that gives
+    /// handles (then `dropped` holds the drop's entries, which are walked instead).
+    pub async fn open_handle(
+        &self,
+        handle: web_sys::FileSystemDirectoryHandle,
+        dropped: Option<crate::files::Dropped>,
+    ) {
         match crate::folders::remember(handle.clone()).await {
             Ok(folder) => {
                 self.load_remembered();
-                self.open_remembered(folder).await
+                self.open_remembered(folder, dropped).await
             }
             Err(reason) => {
                 // It opens all the same, without being remembered.
                 web_sys::console::warn_1(&format!("sessionscope: the folder is not remembered: {reason}").into());
                 let folder =
                     Remembered { id: String::new(), name: handle.name(), handle, opened_ms: js_sys::Date::now() };
-                self.open_remembered(folder).await
+                self.open_remembered(folder, dropped).await
             }
         }
     }
@@ -975,7 +980,7 @@ impl HistoryState {
                 )));
                 return;
             }
-            state.open_handle(folder.handle).await;
+            state.open_handle(folder.handle, None).await;
         });
     }
 
@@ -998,7 +1003,10 @@ impl HistoryState {
 
     /// Walks a remembered folder into the history: units its cached index holds unchanged are
     /// listed at once, the others are read.
-    async fn open_remembered(&self, folder: Remembered) {
+    ///
+    /// A folder just dropped is walked through the drop's directory entries (the browser reads
+    /// their files faster than files got through handles), else through its handle.
+    async fn open_remembered(&self, folder: Remembered, dropped: Option<crate::files::Dropped>) {
         self.folder_error.set(None);
         let started = now_ms();
         let cache = if folder.id.is_empty() { None } else { crate::folders::load_cache(&folder.id).await };
@@ -1030,7 +1038,11 @@ impl HistoryState {
             move |batch: crate::files::Picked| -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
                 Box::pin(async move { state.add_walked(generation, batch).await })
             };
-        match crate::folders::walk(&folder.handle, &mut on_batch).await {
+        let walked = match dropped {
+            Some(dropped) => Ok(crate::files::walk_drop(dropped, &mut on_batch).await),
+            None => crate::folders::walk(&folder.handle, &mut on_batch).await,
+        };
+        match walked {
             Ok(_) => self.end_walk(generation),
             Err(reason) => {
                 self.begin_walk();
@@ -1087,15 +1099,16 @@ impl HistoryState {
         self.opened.set(Some(index));
         self.active_row.set(Some(index));
         self.showing.set(false);
-        if files.iter().all(|f| f.handle.is_none()) {
+        let root = self.source.with_value(|s| s.as_ref().map(|s| s.folder.handle.clone()));
+        let Some(root) = root else {
             self.loading.open_from_history(files);
             return;
-        }
+        };
         // Files of a remembered folder are read as they are now, not as they were indexed.
         let state = *self;
         leptos::task::spawn_local(async move {
             // The unit keeps the files its row was read from: the cache pairs them.
-            let files = fresh_files(files).await;
+            let files = fresh_files(&root, files).await;
             if state.opened.get_untracked() == Some(index) {
                 state.loading.open_from_history(files);
             }
@@ -1356,19 +1369,22 @@ fn stamps_of(files: &[PickedFile]) -> Vec<FileStamp> {
 
 /// The files as they are now: a file with a handle is asked for again (it may have grown since it
 /// was walked); one that can no longer be had stays as it was, and its read reports why.
-pub async fn fresh_files(files: Vec<PickedFile>) -> Vec<PickedFile> {
+/// A file of a dropped folder has no handle of its own: it is found from the folder's (`root`).
+pub async fn fresh_files(root: &web_sys::FileSystemDirectoryHandle, files: Vec<PickedFile>) -> Vec<PickedFile> {
     let fresh = futures::future::join_all(files.iter().map(|f| async move {
-        match &f.handle {
-            Some(handle) => crate::folders::file_now(handle).await.ok(),
-            None => None,
-        }
+        let handle = match &f.handle {
+            Some(handle) => Some(handle.clone()),
+            None => crate::folders::file_handle_at(root, &f.path).await,
+        }?;
+        let file = crate::folders::file_now(&handle).await.ok()?;
+        Some((file, handle))
     }))
     .await;
     files
         .into_iter()
         .zip(fresh)
         .map(|(f, now)| match now {
-            Some(file) => PickedFile { file, ..f },
+            Some((file, handle)) => PickedFile { file, handle: Some(handle), ..f },
             None => f,
         })
         .collect()

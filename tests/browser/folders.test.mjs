@@ -7,9 +7,10 @@
 // FileSystemDirectoryHandle the picker gives: `showDirectoryPicker` is made to answer it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, waitForApp } from "./harness.mjs";
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { ROOT, serveDist, launchBrowser, openApp, waitForApp, dropFolder } from "./harness.mjs";
 
 const DAG = join(ROOT, "crates/engine/tests/fixtures/dag");
 const SESSIONS = join(ROOT, "tests/fixtures/sessions");
@@ -249,4 +250,48 @@ test("a followed folder: an appended line shows in the open session and keeps th
   );
   assert.deepEqual(app.errors, []);
   await app.context.close();
+});
+
+test("a dropped folder is remembered too: it reopens from the cache, and a line an agent appends on disk shows in the open session", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "sessionscope-dropped-"));
+  const projects = join(dir, "projects");
+  const files = history();
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(projects, path)), { recursive: true });
+    writeFileSync(join(projects, path), text);
+  }
+  try {
+    const app = await openApp(browser, server);
+    const { page } = app;
+    await dropFolder(page, projects);
+    let { region, status } = await indexed(page);
+    assert.doesNotMatch(status, /from the cache/);
+    await region.getByText("remembered in this browser").waitFor();
+    const first = await sessionTexts(region);
+
+    // The agent writes to the session's file on disk; the open session shows it (the dropped
+    // folder's files have no handles of their own: they are found from the folder's).
+    await region.getByLabel("Filter by title").fill("rename");
+    await region.getByRole("listbox", { name: "Sessions" }).getByRole("option").first().click();
+    const tree = page.getByRole("tree");
+    await tree.getByRole("treeitem").first().waitFor();
+    const kettle = files["-home-dev-gamma/kettle-rename.jsonl"];
+    const last = JSON.parse(kettle.trimEnd().split("\n").at(-1)).uuid;
+    appendFileSync(join(projects, "-home-dev-gamma/kettle-rename.jsonl"), kettleLine("f0110000-0000-4000-8000-000000000009", last, "Written on disk by the agent"));
+    await tree.getByText("Written on disk by the agent").waitFor({ timeout: 5_000 });
+    await page.keyboard.press("Alt+ArrowLeft");
+    await region.getByLabel("Filter by title").fill("");
+
+    await page.reload();
+    await waitForApp(page);
+    await page.getByRole("button", { name: "Reopen projects" }).click();
+    ({ region, status } = await indexed(page));
+    assert.match(status, /\d+ unchanged session file sets? from the cache/, status);
+    assert.equal((await sessionTexts(region)).length, first.length);
+
+    assert.deepEqual(app.errors, []);
+    await app.context.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -131,6 +131,7 @@ test("a session opens on demand with only its files, and back finds the list as 
   assert.equal(await history.getByLabel("Filter by title").inputValue(), "rename");
   assert.equal(await history.getByRole("button", { name: "Sort by Messages" }).getAttribute("aria-pressed"), "true");
   assert.equal(await tree(app.page).count(), 0, "the session is let go");
+  assert.doesNotMatch(await app.page.evaluate(() => location.hash), /s=/, "the address no longer names the session");
 
   // The keyboard reaches every row: focus the list, move, open.
   await history.getByLabel("Filter by title").fill("");

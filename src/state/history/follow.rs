@@ -102,7 +102,9 @@ impl HistoryState {
 
     fn look(&self) {
         let hidden = web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden());
-        let indexing = self.pass.get_untracked().is_some_and(|p| p.running());
+        // Following gives way to an index or a search of the history.
+        let indexing = self.pass.get_untracked().is_some_and(|p| p.running())
+            || self.search_pass.get_untracked().is_some_and(|p| p.running());
         if hidden || indexing {
             return;
         }
@@ -196,19 +198,29 @@ impl HistoryState {
 
     /// The files of the hot units, asked for again.
     async fn look_at_hot_units(&self) -> Option<Changes> {
+        let root = self.source.with_value(|s| s.as_ref().map(|s| s.folder.handle.clone()))?;
         let hot = self.hot_units();
         let hot: Vec<(u32, Vec<PickedFile>)> = self.units.with_value(|units| {
             hot.iter()
                 .filter_map(|&u| units.get(u as usize).map(|unit| (u, unit.files.clone())))
-                .filter(|(_, files)| !files.is_empty() && files.iter().all(|f| f.handle.is_some()))
+                .filter(|(_, files)| !files.is_empty())
                 .collect()
         });
         let mut changes = Changes::default();
         for (unit, before) in hot {
             changes.files_asked += before.len() as u64;
-            let now = fresh_files(before.clone()).await;
+            let now = fresh_files(&root, before.clone()).await;
             if before.iter().zip(&now).any(|(b, n)| differs(b, n)) {
                 changes.changed.push((unit, now));
+            } else if before.iter().zip(&now).any(|(b, n)| b.handle.is_none() && n.handle.is_some()) {
+                // The files of a dropped folder keep the handles found for them.
+                self.units.update_value(|units| {
+                    if let Some(at) = units.get_mut(unit as usize)
+                        && at.files.len() == now.len()
+                    {
+                        at.files = now;
+                    }
+                });
             }
         }
         Some(changes)
