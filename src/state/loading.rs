@@ -86,6 +86,8 @@ pub struct LoadState {
     pub shared: RwSignal<Option<BundleHeader>>,
     /// The view to carry to the next model shown: the open session, read again.
     carry_next: StoredValue<Option<Carried>>,
+    /// A refresh asked for while a load was on its way: its files and notice.
+    pending_refresh: StoredValue<Option<(Vec<PickedFile>, Option<String>)>, LocalStorage>,
 }
 
 impl LoadState {
@@ -103,6 +105,7 @@ impl LoadState {
             pending: RwSignal::new_local(None),
             shared: RwSignal::new(None),
             carry_next: StoredValue::new(None),
+            pending_refresh: StoredValue::new_local(None),
         }
     }
 
@@ -145,6 +148,7 @@ impl LoadState {
     /// Lets go of what is shown (the history home takes its place): the model and its bytes are
     /// freed, a load in progress stops.
     pub fn close_for_history(&self) {
+        self.pending_refresh.set_value(None);
         self.cancel_job();
         self.forget_preview();
         self.pending.set(None);
@@ -166,7 +170,11 @@ impl LoadState {
     /// marked. Nothing shows that it is being read, and a failed read keeps what is shown.
     pub fn refresh(&self, files: Vec<PickedFile>, notice: Option<String>) {
         if self.job.with_value(Option::is_some) || self.preview.get_untracked().is_some() {
-            // A load is on its way: the next look reads the files again.
+            // A load is on its way: this one follows it (the latest files, any notice kept).
+            self.pending_refresh.update_value(|pending| {
+                let notice = notice.or_else(|| pending.take().and_then(|(_, n)| n));
+                *pending = Some((files, notice));
+            });
             return;
         }
         let Some(model) = self.viewer.model.get_value() else { return };
@@ -203,7 +211,7 @@ impl LoadState {
         let state = *self;
         let files_for_model = files.clone();
         let on_done = move |result: Result<Model, String>| {
-            leptos::task::spawn_local(async move { state.job.set_value(None) });
+            leptos::task::spawn_local(async move { state.job_done() });
             files::prepare_worker_soon();
             match result {
                 Ok(model) => {
@@ -231,7 +239,16 @@ impl LoadState {
         }
     }
 
+    /// A load ended: a refresh that waited for it runs now.
+    fn job_done(&self) {
+        self.job.set_value(None);
+        if let Some((files, notice)) = self.pending_refresh.try_update_value(Option::take).flatten() {
+            self.refresh(files, notice);
+        }
+    }
+
     fn load(&self, picked: Picked, add: bool) {
+        self.pending_refresh.set_value(None);
         let mut all: Vec<PickedFile> = if add { self.files.get_value() } else { Vec::new() };
         for file in picked.files {
             if !all.iter().any(|f| f.path == file.path) {
@@ -267,7 +284,7 @@ impl LoadState {
             on_preview,
             move |result| {
                 // The job's closures may be running this very callback: drop it afterwards.
-                leptos::task::spawn_local(async move { state.job.set_value(None) });
+                leptos::task::spawn_local(async move { state.job_done() });
                 files::prepare_worker_soon();
                 match result {
                     Ok(model) => {
@@ -307,6 +324,7 @@ impl LoadState {
     }
 
     pub fn open_example(&self) {
+        self.pending_refresh.set_value(None);
         self.cancel_job();
         self.shared.set(None);
         self.chrome.notice.set(None);

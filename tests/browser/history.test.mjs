@@ -218,6 +218,9 @@ test("the page holds rows, not logs, and opening one session after another does 
       await history.getByLabel("Filter by title").fill(title);
       await sessions.getByRole("option").first().click();
       await tree(app.page).getByRole("treeitem").first().waitFor({ timeout: 60_000 });
+      // The whole session, not its first part (sharing waits for the whole): each open is
+      // measured at the same point.
+      await app.page.getByRole("button", { name: "Share…" }).and(app.page.locator(":enabled")).waitFor({ timeout: 60_000 });
       await app.page.getByRole("button", { name: "← History" }).click();
       await sessions.waitFor();
       return memory();
