@@ -87,8 +87,11 @@ pub struct LoadState {
     /// The view to carry to the next model shown: the open session, read again.
     carry_next: StoredValue<Option<Carried>>,
     /// A refresh asked for while a load was on its way: its files and notice.
-    pending_refresh: StoredValue<Option<(Vec<PickedFile>, Option<String>)>, LocalStorage>,
+    pending_refresh: StoredValue<Option<PendingRefresh>, LocalStorage>,
 }
+
+/// The files of a refresh that waits for a load, and its notice.
+type PendingRefresh = (Vec<PickedFile>, Option<String>);
 
 impl LoadState {
     pub fn new(viewer: ViewerState, search: SearchState, chrome: ChromeState) -> LoadState {
