@@ -3,7 +3,7 @@
 //! `cargo bench -p sessionscope-engine --bench parse` prints the throughput, and once, the
 //! memory the model keeps besides the file bytes.
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::{Corpus, Loader};
 use sessionscope_synth::{SynthOptions, generate};
@@ -77,6 +77,36 @@ fn bench_parse(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Bytes(total as u64));
     group.bench_function("build the graph of the 100 MB session", |b| b.iter(|| Graph::build(&corpus)));
+    group.finish();
+    drop(corpus);
+
+    // A followed session grows by a line: read it whole again, or push the line into the loader
+    // kept from the last read and take a snapshot. Both end with the graph built, as the viewer
+    // needs it.
+    let line = files[0].1.split_inclusive(|&b| b == b'\n').nth(10).unwrap_or_default().to_vec();
+    let mut grown = files.clone();
+    grown[0].1.extend_from_slice(&line);
+    let mut kept = Loader::new();
+    for (path, bytes) in &files {
+        let id = kept.add_file(path, bytes.len() as u64);
+        kept.push(id, bytes);
+    }
+    let mut group = c.benchmark_group("follow");
+    group.sample_size(10);
+    group.bench_function("a line appended to the 100 MB session: read whole again", |b| {
+        b.iter(|| Graph::build(&load(&grown)))
+    });
+    group.bench_function("a line appended to the 100 MB session: pushed, then a snapshot", |b| {
+        b.iter_batched(
+            || kept.clone(),
+            |mut loader| {
+                loader.push(0, &line);
+                Graph::build(&loader.snapshot())
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    group.bench_function("the copy a snapshot makes of the loader", |b| b.iter(|| kept.clone()));
     group.finish();
 }
 

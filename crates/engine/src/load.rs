@@ -17,6 +17,7 @@ const SNIFF_BYTES: usize = 64 * 1024;
 const SNIFF_LINES: usize = 16;
 
 /// Reads any number of files, in any number of chunks each, into one [`Corpus`].
+#[derive(Clone)]
 pub struct Loader {
     pub(crate) sink: Sink,
     /// File bytes, kept apart from the sink so lines can be parsed from them while the sink grows.
@@ -24,7 +25,7 @@ pub struct Loader {
     states: Vec<FileState>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct FileState {
     /// Offset of the first byte not yet parsed.
     parsed_upto: usize,
@@ -37,6 +38,8 @@ struct FileState {
     /// Number of the next line to parse (1-based).
     next_line: u32,
     finished: bool,
+    /// Bytes pushed so far, kept or not.
+    pushed: u64,
     /// Lines counted in a file that is rejected, whose bytes are not kept.
     rejected_newlines: u64,
     rejected_tail: bool,
@@ -93,6 +96,7 @@ impl Loader {
         if state.finished || chunk.is_empty() {
             return;
         }
+        state.pushed += chunk.len() as u64;
         if self.sink.corpus.files[file as usize].format == Format::Rejected {
             state.rejected_newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
             state.rejected_tail = chunk.last() != Some(&b'\n');
@@ -203,6 +207,44 @@ impl Loader {
             let keep = if complete { bytes.len() } else { memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1) };
             (info.path.as_str(), &bytes[..keep])
         }))
+    }
+
+    /// What has been read so far, as a corpus of its own, while the loader goes on reading (a
+    /// followed session that grows). It equals what the files cut after their last complete line
+    /// would give: a last line without its newline waits for the rest, unless it is a whole JSON
+    /// value already (a metadata file is taken as it stands). Nothing is parsed again: the loader is copied (its bytes too, a memory
+    /// copy) and the copy finished.
+    pub fn snapshot(&self) -> Corpus {
+        let mut copy = self.clone();
+        let files = copy.sink.corpus.files.iter();
+        for ((state, bytes), info) in copy.states.iter_mut().zip(&mut copy.bytes).zip(files) {
+            // A metadata file is one JSON document, not lines: it is read as it stands.
+            if state.finished || info.format == Format::AgentMeta {
+                continue;
+            }
+            let parsed = state.parsed_upto.min(bytes.len());
+            let cut = memchr::memrchr(b'\n', &bytes[parsed..]).map_or(parsed, |i| parsed + i + 1);
+            if cut < bytes.len() && !is_whole_json(&bytes[cut..]) {
+                bytes.truncate(cut);
+                state.scan_from = state.scan_from.min(cut);
+            }
+        }
+        copy.finish()
+    }
+
+    /// How many files were added.
+    pub fn file_count(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The bytes of a file read so far (none for a file that was rejected).
+    pub fn file_bytes(&self, file: FileId) -> &[u8] {
+        self.bytes.get(file as usize).map_or(&[][..], Vec::as_slice)
+    }
+
+    /// How many bytes of a file were pushed, kept or not (a rejected file keeps none).
+    pub fn file_len(&self, file: FileId) -> u64 {
+        self.states.get(file as usize).map_or(0, |s| s.pushed)
     }
 
     /// Bytes read so far over all files.
@@ -420,6 +462,11 @@ impl Loader {
             Err(_) => LineOutcome::Failed(import::Failure::invalid_utf8()),
         }
     }
+}
+
+/// Whether bytes are one whole JSON value (a last line written whole, only without its newline).
+fn is_whole_json(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
 }
 
 /// Replaces every byte of an invalid UTF-8 sequence with `?`; returns how many were replaced.

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
-use sessionscope_engine::dump::dump_corpus;
+use sessionscope_engine::dump::{dump_corpus, dump_graph};
 
 fn assert_same_for_every_chunk_size(label: &str, files: &[(String, Vec<u8>)]) {
     let whole = dump_corpus(&load_chunked(files, 0));
@@ -170,5 +170,128 @@ proptest! {
         let preview = dump_corpus(&preview_after(&files, file, stop, chunk));
         let expected = dump_corpus(&load_chunked(&cut_after_last_line(&files, file, stop), 0));
         assert_preview_matches(&preview, &expected)?;
+    }
+}
+
+/// What a snapshot of a file read up to `stop` must equal: the file cut after its last complete
+/// line, or up to `stop` if what follows that line is a whole JSON value already.
+fn cut_for_snapshot(bytes: &[u8], stop: usize) -> Vec<u8> {
+    let read = &bytes[..stop.min(bytes.len())];
+    let keep = read.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let tail_is_whole = serde_json::from_slice::<serde::de::IgnoredAny>(&read[keep..]).is_ok();
+    if keep < read.len() && tail_is_whole { read.to_vec() } else { read[..keep].to_vec() }
+}
+
+/// Files read side by side put their entries in the corpus in another order than files read
+/// one after the other: the graph built from them must be the same, and the corpus the same
+/// lines in another order.
+fn assert_same_model(
+    got: &sessionscope_engine::Corpus,
+    expected: &sessionscope_engine::Corpus,
+    what: &str,
+) -> Result<(), TestCaseError> {
+    let graph_of = |c: &sessionscope_engine::Corpus| dump_graph(c, &sessionscope_engine::dag::Graph::build(c));
+    let (got_graph, expected_graph) = (graph_of(got), graph_of(expected));
+    let first = got_graph.lines().zip(expected_graph.lines()).find(|(a, b)| a != b);
+    prop_assert!(got_graph == expected_graph, "{}: the graph differs from the files cut there: {:?}", what, first);
+    let sorted = |dump: String| {
+        let mut lines: Vec<String> = dump.lines().map(str::to_owned).collect();
+        lines.sort_unstable();
+        lines
+    };
+    prop_assert!(sorted(dump_corpus(got)) == sorted(dump_corpus(expected)), "{}: the corpus differs", what);
+    Ok(())
+}
+
+/// Grows every file of `files` together, to each of `stops` in turn (a fraction of each file,
+/// in thousandths), in slices of `chunk` bytes; after each step the snapshot must equal the
+/// files cut where the snapshot cuts them, read whole. At the end the loader, finished, must
+/// equal the whole files.
+fn grow_and_compare(files: &[(String, Vec<u8>)], stops: &[usize], chunk: usize) -> Result<(), TestCaseError> {
+    let mut loader = sessionscope_engine::Loader::new();
+    let ids: Vec<_> = files.iter().map(|(path, _)| loader.add_file(path, 0)).collect();
+    let mut pushed = vec![0usize; files.len()];
+    let mut stops = stops.to_vec();
+    stops.sort_unstable();
+    stops.push(1000);
+    for stop in stops {
+        let mut expected = Vec::new();
+        for (((path, bytes), &id), done) in files.iter().zip(&ids).zip(&mut pushed) {
+            let end = (bytes.len() * stop / 1000).max(*done);
+            for piece in bytes[*done..end].chunks(chunk.max(1)) {
+                loader.push(id, piece);
+            }
+            *done = end;
+            prop_assert_eq!(loader.file_len(id), end as u64);
+            let cut = if path.ends_with(".meta.json") { bytes[..end].to_vec() } else { cut_for_snapshot(bytes, end) };
+            expected.push((path.clone(), cut));
+        }
+        let expected = load_chunked(&expected, 0);
+        assert_same_model(&loader.snapshot(), &expected, &format!("the snapshot at {stop}‰"))?;
+    }
+    assert_same_model(&loader.finish(), &load_chunked(files, 0), "the finished load")?;
+    Ok(())
+}
+
+#[test]
+fn a_session_that_grows_line_by_line_is_read_once_and_shows_each_line_as_it_comes() {
+    let files = synthetic_files(256 << 10, 7);
+    let main = &files[0].1;
+    let mut loader = sessionscope_engine::Loader::new();
+    let id = loader.add_file(&files[0].0, 0);
+    let mut entries = 0;
+    for (at, line) in main.split_inclusive(|&b| b == b'\n').enumerate().take(60) {
+        // The agent writes half a line, then the rest: the half waits, and is no diagnostic.
+        let half = line.len() / 2;
+        loader.push(id, &line[..half]);
+        let waiting = loader.snapshot();
+        assert_eq!(waiting.files[0].counts.lines, at as u64, "a half-written line is not counted yet");
+        assert!(
+            waiting.diagnostics.iter().all(|d| d.line as usize <= at),
+            "a half-written line is no diagnostic: {:?}",
+            waiting.diagnostics.last()
+        );
+        loader.push(id, &line[half..]);
+        let grown = loader.snapshot();
+        assert_eq!(grown.files[0].counts.lines, at as u64 + 1);
+        assert!(grown.files[0].counts.balanced());
+        assert!(grown.entries.len() >= entries);
+        entries = grown.entries.len();
+    }
+    assert!(entries > 20, "the first 60 lines hold entries ({entries})");
+}
+
+#[test]
+fn a_last_line_written_whole_without_its_newline_is_shown() {
+    let line = br#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}"#;
+    let mut loader = sessionscope_engine::Loader::new();
+    let id = loader.add_file("s.jsonl", 0);
+    loader.push(id, line);
+    let snapshot = loader.snapshot();
+    assert_eq!(snapshot.entries.len(), 1);
+    assert!(snapshot.diagnostics.is_empty(), "{:?}", snapshot.diagnostics);
+    // The loader itself still waits for the newline: it comes, and nothing is read twice.
+    loader.push(id, b"\n");
+    let corpus = loader.finish();
+    assert_eq!(corpus.entries.len(), 1);
+    assert_eq!(corpus.files[0].counts.lines, 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn snapshots_of_growing_files_equal_the_files_cut_where_they_stand(
+        stops in proptest::collection::vec(0usize..1000, 1..6),
+        chunk in 1usize..3000,
+    ) {
+        grow_and_compare(&mixed_files(), &stops, chunk)?;
+    }
+
+    #[test]
+    fn snapshots_of_a_growing_session_with_agents_equal_the_files_cut_where_they_stand(
+        stops in proptest::collection::vec(0usize..1000, 1..4),
+    ) {
+        grow_and_compare(&synthetic_files(96 << 10, 3), &stops, 4096)?;
     }
 }

@@ -72,6 +72,7 @@ struct Head<'a> {
 }
 
 /// What is remembered of a file between lines.
+#[derive(Clone)]
 pub(crate) struct State {
     chain: Chain,
     /// The last uuid of each subagent's thread, by the id of the call that spawned it.

@@ -18,6 +18,7 @@ use crate::model::*;
 use crate::span::{Locator, Span, Sym, push_arena};
 
 /// The conversation a file forms, in line order.
+#[derive(Clone)]
 pub(crate) struct Chain {
     /// Synthesised uuids start with this.
     pub prefix: String,

@@ -33,6 +33,7 @@ pub(crate) use sink::{Failure, LineOutcome, Sink, Sniff};
 
 /// What an importer remembers of a file between its lines: the thread so far, streams and
 /// items not finished yet.
+#[derive(Clone)]
 pub(crate) enum State {
     AgentSdk(agent_sdk::State),
     CodexRollout(codex::rollout::State),

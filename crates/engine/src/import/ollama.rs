@@ -111,6 +111,7 @@ struct Head<'a> {
 }
 
 /// A response being streamed.
+#[derive(Clone)]
 struct Stream {
     line: u32,
     line_span: Span,
@@ -123,6 +124,7 @@ struct Stream {
 }
 
 /// What a capture file holds so far.
+#[derive(Clone)]
 pub(crate) struct State {
     chain: Chain,
     stream: Option<Stream>,

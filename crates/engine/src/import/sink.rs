@@ -13,6 +13,7 @@ use crate::model::{Corpus, DiagnosticKind, EntryId, Envelope, EnvelopeId, Format
 use crate::span::Sym;
 
 /// Everything the importers write into.
+#[derive(Clone)]
 pub(crate) struct Sink {
     pub corpus: Corpus,
     pub hasher: FxBuildHasher,

@@ -84,12 +84,14 @@ struct ItemHead<'a> {
 }
 
 /// An item seen so far: its entry, and whether its final state is in.
+#[derive(Clone)]
 struct OpenItem {
     entry: EntryId,
     completed: bool,
 }
 
 /// The thread events a file is, so far.
+#[derive(Clone)]
 pub(crate) struct State {
     chain: Chain,
     /// Items by id (ids restart with each thread).

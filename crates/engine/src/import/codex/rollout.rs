@@ -159,6 +159,7 @@ struct StructuredOutput<'a> {
 }
 
 /// The rollout a file is, so far.
+#[derive(Clone)]
 pub(crate) struct State {
     chain: Chain,
     /// The first assistant entry the next token count bills, if any.
