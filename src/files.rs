@@ -313,6 +313,11 @@ struct WorkerParts {
 }
 
 impl LoadJob {
+    /// A job the page runs itself: it stops at its next step once `cancelled` is set.
+    pub fn on_page(cancelled: Rc<std::cell::Cell<bool>>) -> LoadJob {
+        LoadJob { worker: None, cancelled }
+    }
+
     pub fn cancel(&self) {
         self.cancelled.set(true);
         if let Some(parts) = &self.worker {

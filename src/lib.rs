@@ -13,6 +13,7 @@ pub mod example;
 pub mod export;
 pub mod files;
 pub mod folders;
+pub mod live;
 pub mod model;
 pub mod outline;
 pub mod panel;

@@ -167,6 +167,9 @@ pub struct HistoryState {
     pub active_row: RwSignal<Option<usize>>,
     /// The row of the session open in the viewer.
     pub opened: RwSignal<Option<usize>>,
+    /// The unit of the open session: it stays while the unit's rows are read again (they may be
+    /// none for a moment, while its file is rewritten).
+    opened_unit: StoredValue<Option<u32>>,
     search_pool: StoredValue<Option<Pool>, LocalStorage>,
     pub search: StoredValue<SearchResults>,
     pub search_pass: RwSignal<Option<Pass>>,
@@ -252,6 +255,7 @@ impl HistoryState {
             scroll_top: StoredValue::new(0.0),
             active_row: RwSignal::new(None),
             opened: RwSignal::new(None),
+            opened_unit: StoredValue::new(None),
             search_pool: StoredValue::new_local(None),
             search: StoredValue::new(SearchResults::default()),
             search_pass: RwSignal::new(None),
@@ -508,6 +512,7 @@ impl HistoryState {
         self.scroll_top.set_value(0.0);
         self.active_row.set(None);
         self.opened.set(None);
+        self.opened_unit.set_value(None);
         self.active.set(true);
         self.showing.set(true);
         self.loading.close_for_history();
@@ -1097,6 +1102,7 @@ impl HistoryState {
             uuid.as_deref(),
         ));
         self.opened.set(Some(index));
+        self.opened_unit.set_value(Some(row.unit));
         self.active_row.set(Some(index));
         self.showing.set(false);
         let root = self.source.with_value(|s| s.as_ref().map(|s| s.folder.handle.clone()));
@@ -1127,6 +1133,7 @@ impl HistoryState {
             self.units.with_value(|units| units.iter().flat_map(|u| u.files.clone()).collect());
         crate::deeplink::write_hash("");
         self.opened.set(None);
+        self.opened_unit.set_value(None);
         self.showing.set(false);
         self.loading.open_from_history(files);
     }
@@ -1138,6 +1145,7 @@ impl HistoryState {
         }
         self.loading.close_for_history();
         self.opened.set(None);
+        self.opened_unit.set_value(None);
         self.showing.set(true);
         let project = self.view.with_untracked(|v| v.project.clone());
         crate::deeplink::write_hash(

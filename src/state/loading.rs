@@ -9,6 +9,7 @@ use sessionscope_engine::dag::SessionId;
 use sessionscope_engine::share::bundle::{Bundle, BundleHeader};
 
 use crate::files::{self, LoadJob, Picked, PickedFile, Progress};
+use crate::live::{GrowError, LiveSession};
 use crate::model::Model;
 use crate::outline::RowKey;
 use crate::search::SearchState;
@@ -52,9 +53,6 @@ struct Carried {
     refresh: Option<Refresh>,
 }
 
-/// A followed session up to this size is read again on the page itself.
-const REFRESH_ON_PAGE_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
-
 /// What a session read again keeps beyond a preview's carry: collapsed rows and branch choices
 /// by message, and which messages were there before (the others are marked new).
 struct Refresh {
@@ -88,7 +86,16 @@ pub struct LoadState {
     carry_next: StoredValue<Option<Carried>>,
     /// A refresh asked for while a load was on its way: its files and notice.
     pending_refresh: StoredValue<Option<PendingRefresh>, LocalStorage>,
+    /// The session on screen as read so far, while it is followed: the next refresh reads only
+    /// what its files grew by.
+    live: StoredValue<Option<LiveSession>, LocalStorage>,
+    /// Reads of the followed session that failed in a row.
+    failed_refreshes: StoredValue<u32>,
 }
+
+/// Reads of a followed session tried before the page says they fail, and the pause between.
+const REFRESH_ATTEMPTS: u32 = 3;
+const REFRESH_RETRY_MS: u32 = 500;
 
 /// The files of a refresh that waits for a load, and its notice.
 type PendingRefresh = (Vec<PickedFile>, Option<String>);
@@ -109,6 +116,8 @@ impl LoadState {
             shared: RwSignal::new(None),
             carry_next: StoredValue::new(None),
             pending_refresh: StoredValue::new_local(None),
+            live: StoredValue::new_local(None),
+            failed_refreshes: StoredValue::new(0),
         }
     }
 
@@ -152,6 +161,7 @@ impl LoadState {
     /// freed, a load in progress stops.
     pub fn close_for_history(&self) {
         self.pending_refresh.set_value(None);
+        self.live.set_value(None);
         self.cancel_job();
         self.forget_preview();
         self.pending.set(None);
@@ -161,6 +171,11 @@ impl LoadState {
         self.reset_view();
         self.viewer.show_model(None, SessionId::new(0));
         self.status.set(LoadStatus::Idle);
+    }
+
+    /// Says something about what is shown (a followed folder that went away).
+    pub fn notify(&self, text: String) {
+        self.chrome.notice.set(Some(text));
     }
 
     pub fn dismiss(&self) {
@@ -213,11 +228,12 @@ impl LoadState {
         };
         let state = *self;
         let files_for_model = files.clone();
-        let on_done = move |result: Result<Model, String>| {
+        let on_done = move |result: Result<Model, String>, notice: Option<String>| {
             leptos::task::spawn_local(async move { state.job_done() });
             files::prepare_worker_soon();
             match result {
                 Ok(model) => {
+                    state.failed_refreshes.set_value(0);
                     state.files.set_value(files_for_model);
                     state.carry_next.set_value(Some(carried));
                     state.show(model);
@@ -226,20 +242,107 @@ impl LoadState {
                     }
                 }
                 Err(message) => {
-                    web_sys::console::debug_1(&format!("sessionscope follow: read again failed: {message}").into())
+                    web_sys::console::debug_1(&format!("sessionscope follow: read again failed: {message}").into());
+                    state.refresh_failed(files_for_model, message);
                 }
             }
         };
-        // A small session is read on the page: no worker to wait for, a few milliseconds of work.
         let bytes: f64 = files.iter().map(PickedFile::size).sum();
-        let job = if bytes <= REFRESH_ON_PAGE_BYTES {
-            Ok(files::start_load_on_page(&files, |_| {}, on_done))
-        } else {
-            files::start_load(&files, |_| {}, None, on_done)
-        };
-        if let Ok(job) = job {
-            self.job.set_value(Some(job));
+        if bytes > crate::live::MAX_BYTES {
+            // Too big to hold twice: read again whole in a worker.
+            self.live.set_value(None);
+            if let Ok(job) = files::start_load(&files, |_| {}, None, move |result| on_done(result, notice)) {
+                self.job.set_value(Some(job));
+            }
+            return;
         }
+        // Read on the page, from where the last read ended: no worker to wait for, and only the
+        // bytes the files grew by are parsed.
+        let live = if notice.is_none() { self.live.try_update_value(Option::take).flatten() } else { None };
+        let cancelled = std::rc::Rc::new(std::cell::Cell::new(false));
+        let stop = cancelled.clone();
+        leptos::task::spawn_local(async move {
+            let started = files::now_ms();
+            let (read, notice) = match live {
+                Some(mut live) => match live.grow(&files, &stop).await {
+                    Ok(grown) => (Ok((live, grown.bytes_read, false)), None),
+                    Err(GrowError::Rewritten(path)) => (
+                        LiveSession::read(&files, &stop).await.map(|l| (l, bytes, true)),
+                        Some(format!("{path} was rewritten since it was read: it was read again whole.")),
+                    ),
+                    Err(GrowError::FileGone) => {
+                        (LiveSession::read(&files, &stop).await.map(|l| (l, bytes, true)), None)
+                    }
+                    Err(GrowError::Unreadable(message)) => {
+                        // What was read stays, to go on from at the next look.
+                        if !stop.get() {
+                            state.live.set_value(Some(live));
+                        }
+                        (Err(message), None)
+                    }
+                },
+                None => (LiveSession::read(&files, &stop).await.map(|l| (l, bytes, true)), notice),
+            };
+            if stop.get() {
+                return;
+            }
+            match read {
+                Ok((live, bytes_read, whole)) => {
+                    let parsed = files::now_ms();
+                    let model = live.model();
+                    state.live.set_value(Some(live));
+                    web_sys::console::debug_1(
+                        &format!(
+                            "sessionscope follow: read {bytes_read:.0} of {bytes:.0} bytes{} in {:.0} ms, model in {:.0} ms",
+                            if whole { " (whole)" } else { "" },
+                            parsed - started,
+                            files::now_ms() - parsed
+                        )
+                        .into(),
+                    );
+                    on_done(Ok(model), notice);
+                }
+                Err(message) => on_done(Err(message), None),
+            }
+        });
+        self.job.set_value(Some(LoadJob::on_page(cancelled)));
+    }
+
+    /// A read of the followed session failed: a file changed while it was read (the browser
+    /// refuses to read a `File` once the file on disk changed), or could not be read. What is
+    /// shown stays; the files are asked for again and read again, a few times, before the page
+    /// says so.
+    fn refresh_failed(&self, files: Vec<PickedFile>, message: String) {
+        let attempts = self.failed_refreshes.get_value() + 1;
+        self.failed_refreshes.set_value(attempts);
+        if attempts >= REFRESH_ATTEMPTS || files.iter().all(|f| f.handle.is_none()) {
+            self.failed_refreshes.set_value(0);
+            self.chrome.notice.set(Some(format!(
+                "The open session could not be read again: {message}. What is shown stays; it is read again when its files change."
+            )));
+            return;
+        }
+        let state = *self;
+        leptos::task::spawn_local(async move {
+            gloo::timers::future::TimeoutFuture::new(REFRESH_RETRY_MS).await;
+            // Another session may have been opened meanwhile.
+            let same = |shown: &Vec<PickedFile>| shown.iter().map(|f| &f.path).eq(files.iter().map(|f| &f.path));
+            if !state.files.with_value(same) {
+                return;
+            }
+            let mut fresh = Vec::with_capacity(files.len());
+            for file in files {
+                let now = match &file.handle {
+                    Some(handle) => crate::folders::file_now(handle).await.ok(),
+                    None => None,
+                };
+                fresh.push(match now {
+                    Some(now) => PickedFile { file: now, ..file },
+                    None => file,
+                });
+            }
+            state.refresh(fresh, None);
+        });
     }
 
     /// A load ended: a refresh that waited for it runs now.
@@ -252,6 +355,7 @@ impl LoadState {
 
     fn load(&self, picked: Picked, add: bool) {
         self.pending_refresh.set_value(None);
+        self.live.set_value(None);
         let mut all: Vec<PickedFile> = if add { self.files.get_value() } else { Vec::new() };
         for file in picked.files {
             if !all.iter().any(|f| f.path == file.path) {
@@ -328,6 +432,7 @@ impl LoadState {
 
     pub fn open_example(&self) {
         self.pending_refresh.set_value(None);
+        self.live.set_value(None);
         self.cancel_job();
         self.shared.set(None);
         self.chrome.notice.set(None);
@@ -341,6 +446,7 @@ impl LoadState {
     /// on the page itself.
     pub fn open_bundle(&self, bundle: Bundle) {
         let Bundle { header, files } = bundle;
+        self.live.set_value(None);
         let state = *self;
         let total = files.iter().map(|(_, b)| b.len()).sum::<usize>() as f64;
         self.status.set(LoadStatus::Loading(Progress::reading(0.0, total, "shared view".into(), files::now_ms())));

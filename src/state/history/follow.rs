@@ -181,8 +181,7 @@ impl HistoryState {
     /// recent (a running agent), and those that changed lately while followed.
     fn hot_units(&self) -> HashSet<u32> {
         let now = js_sys::Date::now();
-        let mut hot: HashSet<u32> =
-            self.opened.get_untracked().and_then(|row| self.row(row)).map(|r| r.unit).into_iter().collect();
+        let mut hot: HashSet<u32> = self.opened_unit.get_value().into_iter().collect();
         self.rows.with_value(|rows| {
             hot.extend(
                 rows.iter().filter(|r| r.row.end_ms.is_some_and(|end| now - (end as f64) < HOT_FOR_MS)).map(|r| r.unit),
@@ -238,8 +237,12 @@ impl HistoryState {
             };
         if let Err(reason) = crate::folders::walk(&handle, &mut on_batch).await {
             // The folder went away or its permission was taken back: what is shown stays.
-            let name = handle.name();
-            self.folder_error.set(Some(format!("{name} is no longer followed: {reason}. What was read stays.")));
+            let message = format!("{} is no longer followed: {reason}. What was read stays.", handle.name());
+            if self.opened.get_untracked().is_some() {
+                // The session on screen says it too.
+                self.loading.notify(message.clone());
+            }
+            self.folder_error.set(Some(message));
             self.stop_following();
             return None;
         }
@@ -280,7 +283,7 @@ impl HistoryState {
         if changed.is_empty() && added.is_empty() && removed.is_empty() {
             return;
         }
-        let opened_unit = self.opened.get_untracked().and_then(|row| self.row(row)).map(|r| r.unit);
+        let opened_unit = self.opened_unit.get_value();
         let first_added = self.units.with_value(Vec::len) as u32;
         let now = js_sys::Date::now();
         self.follow.update_value(|f| {
@@ -408,7 +411,8 @@ impl HistoryState {
     }
 
     /// Puts `rows` in place of the rows of `unit`; the open and the active session stay the
-    /// same sessions, wherever their rows now are.
+    /// same sessions, wherever their rows now are (or the unit's first session, if their id
+    /// changed).
     pub(super) fn replace_rows(&self, unit: u32, rows: Vec<SessionRow>) {
         let identity =
             |index: Option<usize>| index.and_then(|i| self.row(i)).map(|r| (r.unit, r.row.session_id.clone()));
@@ -418,10 +422,18 @@ impl HistoryState {
             all.retain(|r| r.unit != unit);
             all.extend(rows.into_iter().map(|row| Arc::new(HistoryRow { unit, row })));
         });
+        // A session read again may be known by another id (a file rewritten, or read while it
+        // was written): it is still the unit's.
         let find = |who: Option<(u32, String)>| {
             let (unit, session) = who?;
-            self.rows.with_value(|all| all.iter().position(|r| r.unit == unit && r.row.session_id == session))
+            self.rows.with_value(|all| {
+                all.iter()
+                    .position(|r| r.unit == unit && r.row.session_id == session)
+                    .or_else(|| all.iter().position(|r| r.unit == unit))
+            })
         };
+        // The open session's unit may have had no rows for a moment: its row comes back.
+        let opened = opened.or_else(|| self.opened_unit.get_value().filter(|u| *u == unit).map(|u| (u, String::new())));
         if opened.is_some() {
             self.opened.set(find(opened));
         }

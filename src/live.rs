@@ -1,0 +1,151 @@
+//! A followed session read as it grows: its loader is kept between reads, so when its files
+//! grow only the bytes they grew by are read and parsed, and the model shown is a snapshot of
+//! the loader ([`Loader::snapshot`]). A last line still being written waits for its newline.
+//! A file that shrank, or whose bytes before the new ones are not what was read, was rewritten:
+//! it is read again whole.
+
+use js_sys::Uint8Array;
+use sessionscope_engine::Loader;
+use sessionscope_engine::dag::Graph;
+use sessionscope_engine::model::FileId;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::files::PickedFile;
+use crate::model::Model;
+
+/// A followed session up to this size is kept as it is read (its bytes are held twice, by the
+/// loader and by the model shown); a bigger one is read again whole in a worker.
+pub const MAX_BYTES: f64 = 512.0 * 1024.0 * 1024.0;
+
+/// Bytes kept of the end of each file as it was read, compared with the file as it is now to
+/// tell a file that grew from one that was rewritten.
+const OVERLAP: usize = 4096;
+
+/// Bytes read and parsed at a time, with a pause between them so the page stays responsive.
+const SLICE: f64 = (8 << 20) as f64;
+
+/// A session's files read so far, to read on from.
+pub struct LiveSession {
+    loader: Loader,
+    files: Vec<LiveFile>,
+}
+
+struct LiveFile {
+    path: String,
+    id: FileId,
+    /// The last bytes read of the file, as they were read.
+    tail: Vec<u8>,
+}
+
+/// Why a session could not be read on from where it was.
+pub enum GrowError {
+    /// A file is shorter than what was read, or not what was read: its path.
+    Rewritten(String),
+    /// A file was dropped from the session (the session is read again whole).
+    FileGone,
+    /// A file could not be read: the reason.
+    Unreadable(String),
+}
+
+/// What a read found: the bytes it read.
+pub struct Grown {
+    pub bytes_read: f64,
+}
+
+impl LiveSession {
+    /// Reads a session's files whole into a new loader.
+    pub async fn read(files: &[PickedFile], cancelled: &std::cell::Cell<bool>) -> Result<LiveSession, String> {
+        let mut live = LiveSession { loader: Loader::new(), files: Vec::with_capacity(files.len()) };
+        for file in files {
+            live.add(file);
+        }
+        match live.grow(files, cancelled).await {
+            Ok(_) => Ok(live),
+            Err(GrowError::Unreadable(message)) => Err(message),
+            Err(GrowError::Rewritten(path)) => Err(format!("{path} changed while it was read")),
+            Err(GrowError::FileGone) => Err("a file was dropped while it was read".into()),
+        }
+    }
+
+    fn add(&mut self, file: &PickedFile) -> usize {
+        let id = self.loader.add_file(&file.path, file.size() as u64);
+        self.files.push(LiveFile { path: file.path.clone(), id, tail: Vec::new() });
+        self.files.len() - 1
+    }
+
+    /// Reads what the files grew by since the last read (new files whole), and parses it. A
+    /// failed read leaves the loader with what it read: the next one goes on from there.
+    pub async fn grow(&mut self, files: &[PickedFile], cancelled: &std::cell::Cell<bool>) -> Result<Grown, GrowError> {
+        if self.files.iter().any(|known| !files.iter().any(|f| f.path == known.path)) {
+            return Err(GrowError::FileGone);
+        }
+        // Every file is checked before any is read on: a rewritten one means reading all again.
+        let mut plan = Vec::with_capacity(files.len());
+        for file in files {
+            let size = file.size();
+            match self.files.iter().position(|known| known.path == file.path) {
+                Some(at) => {
+                    let read = self.loader.file_len(self.files[at].id) as f64;
+                    let tail = &self.files[at].tail;
+                    if size < read {
+                        return Err(GrowError::Rewritten(file.path.clone()));
+                    }
+                    if size > read && !tail.is_empty() {
+                        let before = read_slice(file, read - tail.len() as f64, read).await?;
+                        if before != *tail {
+                            return Err(GrowError::Rewritten(file.path.clone()));
+                        }
+                    }
+                    plan.push((at, read, size));
+                }
+                None => plan.push((usize::MAX, 0.0, size)),
+            }
+        }
+        let mut bytes_read = 0.0;
+        for ((mut at, mut offset, size), file) in plan.into_iter().zip(files) {
+            if at == usize::MAX {
+                at = self.add(file);
+            }
+            while offset < size {
+                if cancelled.get() {
+                    return Err(GrowError::Unreadable("cancelled".into()));
+                }
+                let end = (offset + SLICE).min(size);
+                let bytes = read_slice(file, offset, end).await?;
+                let live = &mut self.files[at];
+                self.loader.push(live.id, &bytes);
+                keep_tail(&mut live.tail, &bytes);
+                bytes_read += bytes.len() as f64;
+                offset = end;
+                if offset < size {
+                    gloo::timers::future::TimeoutFuture::new(0).await;
+                }
+            }
+        }
+        Ok(Grown { bytes_read })
+    }
+
+    /// The session as read so far, for the viewer.
+    pub fn model(&self) -> Model {
+        let corpus = self.loader.snapshot();
+        let graph = Graph::build(&corpus);
+        Model::new(corpus, graph)
+    }
+}
+
+/// Keeps the last [`OVERLAP`] bytes of what was read.
+fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
+    tail.extend_from_slice(&bytes[bytes.len().saturating_sub(OVERLAP)..]);
+    if tail.len() > OVERLAP {
+        tail.drain(..tail.len() - OVERLAP);
+    }
+}
+
+async fn read_slice(file: &PickedFile, start: f64, end: f64) -> Result<Vec<u8>, GrowError> {
+    let unreadable = |what: &str| GrowError::Unreadable(format!("{} {what}", file.path));
+    let blob = file.file.slice_with_f64_and_f64(start, end).map_err(|_| unreadable("cannot be sliced"))?;
+    let buffer = JsFuture::from(blob.array_buffer()).await.map_err(|e| {
+        GrowError::Unreadable(format!("{} could not be read: {}", file.path, crate::folders::describe(&e)))
+    })?;
+    Ok(Uint8Array::new(&buffer).to_vec())
+}
