@@ -92,7 +92,7 @@ async function sessionTexts(region) {
   return (await options.allInnerTexts()).sort();
 }
 
-test("a picked folder is remembered, reopens after a reload from its cached index, re-reads what changed, and is forgotten", async () => {
+test("a picked folder is remembered, reopens after a reload from its cached index (once the browser's permission is given), re-reads what changed, and is forgotten", async () => {
   const app = await openApp(browser, server);
   const { page } = app;
   await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry("projects", { recursive: true }).catch(() => {}));
@@ -110,6 +110,19 @@ test("a picked folder is remembered, reopens after a reload from its cached inde
   await page.reload();
   await waitForApp(page);
   const remembered = page.getByRole("region", { name: "Remembered folders" });
+  // The user refuses the browser's permission prompt: the page says how to go on.
+  await page.evaluate(() => {
+    window.realRequestPermission = FileSystemHandle.prototype.requestPermission;
+    FileSystemHandle.prototype.requestPermission = async () => "denied";
+  });
+  await remembered.getByRole("button", { name: "Reopen projects" }).click();
+  const refused = page.getByRole("alert").filter({ hasText: "permission to read projects was not given" });
+  await refused.waitFor();
+  assert.match(await refused.innerText(), /reopen it and allow reading, or choose it again/);
+  await page.evaluate(() => {
+    if (window.realRequestPermission) FileSystemHandle.prototype.requestPermission = window.realRequestPermission;
+    else delete FileSystemHandle.prototype.requestPermission;
+  });
   await remembered.getByRole("button", { name: "Reopen projects" }).click();
   ({ region, status } = await indexed(page));
   const units = Number(/(\d+) unchanged session file sets? from the cache/.exec(status)?.[1]);
