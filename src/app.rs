@@ -146,7 +146,7 @@ pub fn App() -> impl IntoView {
                             class="button"
                             aria-pressed=move || if viewer.follow_newest.get() { "true" } else { "false" }
                             title="Keep the newest row in view as the agent writes"
-                            on:click=move |_| viewer.follow_newest.update(|f| *f = !*f)
+                            on:click=move |_| viewer.toggle_follow()
                         >
                             "Follow"
                         </button>

@@ -91,7 +91,12 @@ pub struct LoadState {
     live: StoredValue<Option<LiveSession>, LocalStorage>,
     /// Reads of the followed session that failed in a row.
     failed_refreshes: StoredValue<u32>,
+    /// Counts loads started, so a load tried again does not replace one started since.
+    load_generation: StoredValue<u64>,
 }
+
+/// Loads of files of a followed folder tried before the page says they fail.
+const LOAD_ATTEMPTS: u32 = 3;
 
 /// Reads of a followed session tried before the page says they fail, and the pause between.
 const REFRESH_ATTEMPTS: u32 = 3;
@@ -118,6 +123,7 @@ impl LoadState {
             pending_refresh: StoredValue::new_local(None),
             live: StoredValue::new_local(None),
             failed_refreshes: StoredValue::new(0),
+            load_generation: StoredValue::new(0),
         }
     }
 
@@ -330,18 +336,7 @@ impl LoadState {
             if !state.files.with_value(same) {
                 return;
             }
-            let mut fresh = Vec::with_capacity(files.len());
-            for file in files {
-                let now = match &file.handle {
-                    Some(handle) => crate::folders::file_now(handle).await.ok(),
-                    None => None,
-                };
-                fresh.push(match now {
-                    Some(now) => PickedFile { file: now, ..file },
-                    None => file,
-                });
-            }
-            state.refresh(fresh, None);
+            state.refresh(files_now(files).await, None);
         });
     }
 
@@ -354,6 +349,14 @@ impl LoadState {
     }
 
     fn load(&self, picked: Picked, add: bool) {
+        self.load_attempt(picked, add, 0);
+    }
+
+    /// A load, tried again (`attempt` > 0) when a file changed while it was read: a session that
+    /// is being written when it is opened. The preview of the last attempt stays meanwhile.
+    fn load_attempt(&self, picked: Picked, add: bool, attempt: u32) {
+        let generation = self.load_generation.get_value() + 1;
+        self.load_generation.set_value(generation);
         self.pending_refresh.set_value(None);
         self.live.set_value(None);
         let mut all: Vec<PickedFile> = if add { self.files.get_value() } else { Vec::new() };
@@ -371,7 +374,9 @@ impl LoadState {
             s.extend(skipped);
         });
         self.cancel_job();
-        self.drop_preview();
+        if attempt == 0 {
+            self.drop_preview();
+        }
         self.shared.set(None);
         self.chrome.notice.set(None);
         let state = *self;
@@ -399,6 +404,23 @@ impl LoadState {
                         state.show(model);
                     }
                     Err(message) => {
+                        // Files of a followed folder are asked for again and read again.
+                        let again = attempt + 1 < LOAD_ATTEMPTS && files_for_model.iter().all(|f| f.handle.is_some());
+                        if again && !message.contains("cancelled") {
+                            web_sys::console::debug_1(
+                                &format!("sessionscope load: failed ({message}), read again as the files are now")
+                                    .into(),
+                            );
+                            leptos::task::spawn_local(async move {
+                                gloo::timers::future::TimeoutFuture::new(REFRESH_RETRY_MS).await;
+                                let files = files_now(files_for_model).await;
+                                if state.load_generation.get_value() == generation {
+                                    let picked = Picked { files, ..Picked::default() };
+                                    state.load_attempt(picked, false, attempt + 1);
+                                }
+                            });
+                            return;
+                        }
                         state.drop_preview();
                         state.status.set(LoadStatus::Failed(message));
                     }
@@ -478,7 +500,12 @@ impl LoadState {
         let model = Arc::new(preview.model);
         let session = model.default_session();
         let chosen_session = model.graph.sessions.get(session.index()).map(|s| s.id.clone()).unwrap_or_default();
-        let replaced = self.viewer.model.get_value();
+        // A load tried again shows its preview in place of the last attempt's: what both
+        // replaced is what a cancel gives back.
+        let replaced = match self.preview_shown.try_update_value(Option::take).flatten() {
+            Some(earlier) => earlier.replaced,
+            None => self.viewer.model.get_value(),
+        };
         self.preview_shown.set_value(Some(PreviewShown { replaced, chosen_session }));
         self.preview.set(Some(PreviewFacts { shown_bytes: preview.shown_bytes, total_bytes: preview.total_bytes }));
         self.chrome.share_open.set(false);
@@ -603,6 +630,22 @@ impl LoadState {
             self.viewer.reveal_named(name);
         }
     }
+}
+
+/// Files as they are now, asked for again from their handles (those without stay as they are).
+async fn files_now(files: Vec<PickedFile>) -> Vec<PickedFile> {
+    let mut fresh = Vec::with_capacity(files.len());
+    for file in files {
+        let now = match &file.handle {
+            Some(handle) => crate::folders::file_now(handle).await.ok(),
+            None => None,
+        };
+        fresh.push(match now {
+            Some(now) => PickedFile { file: now, ..file },
+            None => file,
+        });
+    }
+    fresh
 }
 
 pub fn use_loading() -> LoadState {

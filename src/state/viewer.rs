@@ -147,11 +147,25 @@ impl ViewerState {
         });
         self.fresh.update(|fresh| fresh.extend(rows));
         if self.follow_newest.get_untracked() {
-            let last = self.outline.with_value(|o| o.as_ref().and_then(|o| o.visible().last().map(|&(r, _)| o.key(r))));
-            if let Some(key) = last {
-                self.selected.set(Some(key));
-                self.reveal.set(Some(key));
-            }
+            self.go_to_newest();
+        }
+    }
+
+    /// Follow on or off. Turned on, it goes to the newest row at once.
+    pub fn toggle_follow(&self) {
+        let on = !self.follow_newest.get_untracked();
+        self.follow_newest.set(on);
+        if on {
+            self.go_to_newest();
+        }
+    }
+
+    /// Selects the last row shown, and brings it into view.
+    fn go_to_newest(&self) {
+        let last = self.outline.with_value(|o| o.as_ref().and_then(|o| o.visible().last().map(|&(r, _)| o.key(r))));
+        if let Some(key) = last {
+            self.selected.set(Some(key));
+            self.reveal.set(Some(key));
         }
     }
 

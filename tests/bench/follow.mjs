@@ -174,6 +174,8 @@ try {
   await history.getByRole("listbox", { name: "Sessions" }).getByRole("option").first().click();
   const tree = page.getByRole("tree");
   await tree.getByText("follow me").waitFor({ timeout: 60_000 });
+  // The whole session loaded (not its preview), then Follow on: the newest row in view.
+  await page.getByRole("status").filter({ hasText: /session\(s\) · \d+ file\(s\)/ }).waitFor({ timeout: 60_000 });
   if (liveMb > 0) await page.getByRole("button", { name: "Follow" }).click();
   const latencies = [];
   let parent = lastUuid;
