@@ -91,7 +91,7 @@ impl LiveSession {
                         return Err(GrowError::Rewritten(file.path.clone()));
                     }
                     if size > read && !tail.is_empty() {
-                        let before = read_slice(file, read - tail.len() as f64, read).await?;
+                        let before = read_slice(&file.file, &file.path, read - tail.len() as f64, read).await?;
                         if before != *tail {
                             return Err(GrowError::Rewritten(file.path.clone()));
                         }
@@ -106,12 +106,29 @@ impl LiveSession {
             if at == usize::MAX {
                 at = self.add(file);
             }
+            // A file on disk that changes while it is read can no longer be read through the
+            // `File` taken before: it is asked for again, and read on from where it was.
+            let mut current = file.file.clone();
             while offset < size {
                 if cancelled.get() {
                     return Err(GrowError::Unreadable("cancelled".into()));
                 }
                 let end = (offset + SLICE).min(size);
-                let bytes = read_slice(file, offset, end).await?;
+                let bytes = match read_slice(&current, &file.path, offset, end).await {
+                    Ok(bytes) => bytes,
+                    Err(error) => {
+                        let Some(handle) = &file.handle else { return Err(error) };
+                        web_sys::console::debug_1(
+                            &format!("sessionscope follow: {} changed while it was read: asked for again", file.path)
+                                .into(),
+                        );
+                        current = crate::folders::file_now(handle).await.map_err(GrowError::Unreadable)?;
+                        if current.size() < end {
+                            return Err(GrowError::Rewritten(file.path.clone()));
+                        }
+                        read_slice(&current, &file.path, offset, end).await?
+                    }
+                };
                 let live = &mut self.files[at];
                 self.loader.push(live.id, &bytes);
                 keep_tail(&mut live.tail, &bytes);
@@ -141,11 +158,12 @@ fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
     }
 }
 
-async fn read_slice(file: &PickedFile, start: f64, end: f64) -> Result<Vec<u8>, GrowError> {
-    let unreadable = |what: &str| GrowError::Unreadable(format!("{} {what}", file.path));
-    let blob = file.file.slice_with_f64_and_f64(start, end).map_err(|_| unreadable("cannot be sliced"))?;
-    let buffer = JsFuture::from(blob.array_buffer()).await.map_err(|e| {
-        GrowError::Unreadable(format!("{} could not be read: {}", file.path, crate::folders::describe(&e)))
-    })?;
+async fn read_slice(file: &web_sys::File, path: &str, start: f64, end: f64) -> Result<Vec<u8>, GrowError> {
+    let blob = file
+        .slice_with_f64_and_f64(start, end)
+        .map_err(|_| GrowError::Unreadable(format!("{path} cannot be sliced")))?;
+    let buffer = JsFuture::from(blob.array_buffer())
+        .await
+        .map_err(|e| GrowError::Unreadable(format!("{path} could not be read: {}", crate::folders::describe(&e))))?;
     Ok(Uint8Array::new(&buffer).to_vec())
 }

@@ -1110,13 +1110,15 @@ impl HistoryState {
             self.loading.open_from_history(files);
             return;
         };
-        // Files of a remembered folder are read as they are now, not as they were indexed.
+        // Files of a remembered folder are read as they are now, not as they were indexed. A
+        // session written lately is likely still running: it is made ready to grow.
+        let running = row.row.end_ms.is_some_and(|end| js_sys::Date::now() - (end as f64) < follow::HOT_FOR_MS);
         let state = *self;
         leptos::task::spawn_local(async move {
             // The unit keeps the files its row was read from: the cache pairs them.
             let files = fresh_files(&root, files).await;
             if state.opened.get_untracked() == Some(index) {
-                state.loading.open_from_history(files);
+                state.loading.open_from_history_followed(files, running);
             }
         });
     }

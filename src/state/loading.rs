@@ -93,6 +93,9 @@ pub struct LoadState {
     failed_refreshes: StoredValue<u32>,
     /// Counts loads started, so a load tried again does not replace one started since.
     load_generation: StoredValue<u64>,
+    /// The session being opened is a running one of a followed folder: once shown, it is read
+    /// into a loader kept for what it grows by.
+    live_wanted: StoredValue<bool>,
 }
 
 /// Loads of files of a followed folder tried before the page says they fail.
@@ -124,6 +127,7 @@ impl LoadState {
             live: StoredValue::new_local(None),
             failed_refreshes: StoredValue::new(0),
             load_generation: StoredValue::new(0),
+            live_wanted: StoredValue::new(false),
         }
     }
 
@@ -134,6 +138,7 @@ impl LoadState {
 
     /// Files were dropped or picked: load them, or ask whether to add them to what is loaded.
     pub fn open(&self, picked: Picked) {
+        self.live_wanted.set_value(false);
         if picked.files.is_empty() {
             if !picked.skipped_by_name.is_empty() {
                 self.status.set(LoadStatus::Failed(format!(
@@ -159,6 +164,14 @@ impl LoadState {
 
     /// Opens a session of a history: its files replace what is shown, without asking.
     pub fn open_from_history(&self, files: Vec<PickedFile>) {
+        self.open_from_history_followed(files, false);
+    }
+
+    /// Opens a session of a followed history. One that is `running` is also read into a loader
+    /// kept for what it will grow by, once it is shown: its first change is then read as fast
+    /// as the later ones.
+    pub fn open_from_history_followed(&self, files: Vec<PickedFile>, running: bool) {
+        self.live_wanted.set_value(running);
         self.pending.set(None);
         self.load(Picked { files, skipped_by_name: Vec::new(), from_folder: false, unreadable: Vec::new() }, false);
     }
@@ -340,6 +353,36 @@ impl LoadState {
         });
     }
 
+    /// Reads the session just shown once more, on the page, into the loader kept for what it
+    /// will grow by. Nothing changes on screen. It is the job meanwhile: a refresh waits for it
+    /// and then reads only what the files grew by. A read that fails (a file changed meanwhile)
+    /// leaves it to the refresh to read them whole.
+    fn prepare_live(&self, files: Vec<PickedFile>) {
+        if self.job.with_value(Option::is_some) {
+            // A refresh is on its way already: it reads the session whole, into a loader.
+            return;
+        }
+        let state = *self;
+        let cancelled = std::rc::Rc::new(std::cell::Cell::new(false));
+        let stop = cancelled.clone();
+        leptos::task::spawn_local(async move {
+            let started = files::now_ms();
+            let read = LiveSession::read(&files, &stop).await;
+            if stop.get() {
+                return;
+            }
+            if let Ok(live) = read {
+                state.live.set_value(Some(live));
+                web_sys::console::debug_1(
+                    &format!("sessionscope follow: open session ready to grow in {:.0} ms", files::now_ms() - started)
+                        .into(),
+                );
+            }
+            state.job_done();
+        });
+        self.job.set_value(Some(LoadJob::on_page(cancelled)));
+    }
+
     /// A load ended: a refresh that waited for it runs now.
     fn job_done(&self) {
         self.job.set_value(None);
@@ -400,6 +443,11 @@ impl LoadState {
                 files::prepare_worker_soon();
                 match result {
                     Ok(model) => {
+                        if state.live_wanted.get_value() {
+                            // After the job is let go (the task spawned above).
+                            let files = files_for_model.clone();
+                            leptos::task::spawn_local(async move { state.prepare_live(files) });
+                        }
                         state.files.set_value(files_for_model);
                         state.show(model);
                     }

@@ -28,7 +28,7 @@ const WALK_EVERY_MS: f64 = 10_000.0;
 /// costs at most a tenth of the time.
 const WALK_SHARE: f64 = 10.0;
 /// A session written to this recently is looked at every second.
-const HOT_FOR_MS: f64 = 10.0 * 60.0 * 1000.0;
+pub(super) const HOT_FOR_MS: f64 = 10.0 * 60.0 * 1000.0;
 
 /// A follow in progress: dropping it stops the timer.
 pub struct Follow {
