@@ -228,9 +228,13 @@ test("a followed folder: an appended line shows in the open session and keeps th
   await first.click();
   const selected = await tree.locator('[role="treeitem"][aria-selected="true"]').innerText();
 
-  // The agent writes a line: it shows without a reload, marked new, the selection unchanged.
+  // The agent writes a line: it shows without a reload, marked new, the selection unchanged,
+  // and the totals count it.
   const kettle = files["-home-dev-gamma/kettle-rename.jsonl"];
   const last = JSON.parse(kettle.trimEnd().split("\n").at(-1)).uuid;
+  const totals = page.getByRole("status").filter({ hasText: /session\(s\) · \d+ file\(s\)/ });
+  const linesNow = async () => Number(/(\d+) lines/.exec(await totals.innerText())[1]);
+  const linesBefore = await linesNow();
   const appended = Date.now();
   await writeFolder(page, "live", { "-home-dev-gamma/kettle-rename.jsonl": kettleLine("f0110000-0000-4000-8000-000000000002", last, "Also rename the kettle tests") }, { append: true });
   await tree.getByText("Also rename the kettle tests").waitFor({ timeout: 5_000 });
@@ -238,11 +242,20 @@ test("a followed folder: an appended line shows in the open session and keeps th
   assert.ok(seconds < 3, `the line showed ${seconds} s after it was written`);
   assert.equal(await tree.locator('[role="treeitem"][aria-selected="true"]').innerText(), selected, "the selection stays");
   assert.match(await tree.locator('[role="treeitem"][aria-description="new"]').first().innerText(), /Also rename the kettle tests/);
+  assert.equal(await linesNow(), linesBefore + 1, "the totals count the new line");
+
+  // While the tab is hidden nothing is looked at; once it shows again, the line comes.
+  await page.evaluate(() => Object.defineProperty(document, "hidden", { configurable: true, get: () => true }));
+  await writeFolder(page, "live", { "-home-dev-gamma/kettle-rename.jsonl": kettleLine("f0110000-0000-4000-8000-000000000007", "f0110000-0000-4000-8000-000000000002", "Written while hidden") }, { append: true });
+  await page.waitForTimeout(2_500);
+  assert.equal(await tree.getByText("Written while hidden").count(), 0, "a hidden tab does not follow");
+  await page.evaluate(() => delete document.hidden);
+  await tree.getByText("Written while hidden").waitFor({ timeout: 5_000 });
 
   // Follow keeps the newest row in view and selected.
   await page.getByRole("button", { name: "Follow" }).click();
   assert.equal(await page.getByRole("button", { name: "Follow" }).getAttribute("aria-pressed"), "true");
-  await writeFolder(page, "live", { "-home-dev-gamma/kettle-rename.jsonl": kettleLine("f0110000-0000-4000-8000-000000000003", "f0110000-0000-4000-8000-000000000002", "And the docs") }, { append: true });
+  await writeFolder(page, "live", { "-home-dev-gamma/kettle-rename.jsonl": kettleLine("f0110000-0000-4000-8000-000000000003", "f0110000-0000-4000-8000-000000000007", "And the docs") }, { append: true });
   await tree.locator('[role="treeitem"][aria-selected="true"]').filter({ hasText: "And the docs" }).waitFor({ timeout: 5_000 });
 
   // The agent has written half a line: it waits for the rest (no row, no diagnostic), then
