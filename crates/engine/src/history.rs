@@ -221,6 +221,7 @@ pub fn agent_name(format: Format) -> &'static str {
         Format::AgentSdk => "Claude Agent SDK",
         Format::CodexRollout | Format::CodexEvents => "Codex",
         Format::Ollama => "Ollama",
+        Format::Pi => "Pi",
         Format::Pending | Format::Rejected => "",
     }
 }

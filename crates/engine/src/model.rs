@@ -429,6 +429,8 @@ pub enum Format {
     /// A capture of Ollama `/api/chat` (or `/api/generate`) streaming responses, with or without
     /// the requests.
     Ollama,
+    /// A Pi coding-agent session (`~/.pi/agent/sessions/<cwd slug>/<timestamp>_<uuid>.jsonl`).
+    Pi,
     /// A JSON file beside the logs: `agent-<id>.meta.json`.
     AgentMeta,
     /// Not a log this version reads; the file diagnostic says what it looks like.
@@ -444,6 +446,7 @@ impl Format {
             Format::CodexRollout => "codex-rollout",
             Format::CodexEvents => "codex-sdk-events",
             Format::Ollama => "ollama-chat",
+            Format::Pi => "pi",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
         }
@@ -458,6 +461,7 @@ impl Format {
             Format::CodexRollout => "Codex CLI rollout",
             Format::CodexEvents => "Codex SDK events",
             Format::Ollama => "Ollama chat capture",
+            Format::Pi => "Pi session",
             Format::AgentMeta => "agent metadata",
             Format::Rejected => "not read",
         }

@@ -4,7 +4,8 @@
 //! - [`claude_code`]: Claude Code session logs (and the seed documents' older shapes);
 //! - [`agent_sdk`]: Claude Agent SDK / `claude -p --output-format stream-json` messages;
 //! - [`codex`]: Codex CLI session rollouts and Codex SDK (`codex exec --json`) thread events;
-//! - [`ollama`]: captures of Ollama `/api/chat` streams, chunks joined into messages.
+//! - [`ollama`]: captures of Ollama `/api/chat` streams, chunks joined into messages;
+//! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`).
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
 //! the importer of the file's format. Importers write into a `Sink` (`sink.rs`: the corpus being
@@ -19,6 +20,7 @@ pub mod claude_code;
 pub mod codex;
 pub(crate) mod common;
 pub mod ollama;
+pub mod pi;
 mod sink;
 
 use std::collections::BTreeMap;
@@ -39,6 +41,7 @@ pub(crate) enum State {
     CodexRollout(codex::rollout::State),
     CodexEvents(codex::events::State),
     Ollama(ollama::State),
+    Pi(pi::State),
 }
 
 /// Reads one line of a file of `format`.
@@ -52,12 +55,13 @@ pub(crate) fn import_line(
     state: &mut Option<Box<State>>,
 ) -> LineOutcome {
     let state = match format {
-        Format::AgentSdk | Format::CodexRollout | Format::CodexEvents | Format::Ollama => {
+        Format::AgentSdk | Format::CodexRollout | Format::CodexEvents | Format::Ollama | Format::Pi => {
             state.get_or_insert_with(|| {
                 Box::new(match format {
                     Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
                     Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
                     Format::CodexEvents => State::CodexEvents(codex::events::State::new(sink, file)),
+                    Format::Pi => State::Pi(pi::State::new(sink, file)),
                     _ => State::Ollama(ollama::State::new(sink, file)),
                 })
             })
@@ -69,6 +73,7 @@ pub(crate) fn import_line(
         State::CodexRollout(state) => codex::rollout::import_line(sink, bytes, file, line_no, text, state),
         State::CodexEvents(state) => codex::events::import_line(sink, bytes, file, line_no, text, state),
         State::Ollama(state) => ollama::import_line(sink, bytes, file, line_no, text, state),
+        State::Pi(state) => pi::import_line(sink, bytes, file, line_no, text, state),
     }
 }
 
@@ -82,6 +87,7 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
         State::CodexRollout(mut state) => (codex::rollout::finish(sink, &mut state), "a Codex CLI session rollout"),
         State::CodexEvents(mut state) => (codex::events::finish(sink, &mut state), "Codex SDK thread events"),
         State::Ollama(mut state) => (ollama::finish(sink, bytes, file, &mut state), "an Ollama chat capture"),
+        State::Pi(mut state) => (pi::finish(sink, &mut state), "a Pi session"),
     };
     let counts = sink.corpus.files.get(file as usize).map(|f| f.counts).unwrap_or_default();
     if entries == 0 && counts.metadata > 0 {
@@ -130,10 +136,18 @@ struct Probe<'a> {
     provider: LStr<'a>,
     contents: Shape,
     candidates: Shape,
+    id: Shape,
+    #[serde(rename = "parentId")]
+    parent_id: Shape,
+    cwd: Shape,
+    version: Shape,
+    #[serde(rename = "modelId")]
+    model_id: Shape,
 }
 
 /// The formats this version reads, for messages.
-const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events or Ollama chat";
+const KNOWN: &str =
+    "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat or Pi sessions";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -224,6 +238,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
         if starts(b"\"type\":\"session_meta\"") || starts(b"\"type\":\"response_item\"") {
             return Sniff::Format(Format::CodexRollout);
         }
+        if start.starts_with(b"{\"type\":\"session\",") && starts(b"\"cwd\"") {
+            return Sniff::Format(Format::Pi);
+        }
         if starts(b"\"type\":\"system\",\"subtype\":\"init\"") {
             return Sniff::Format(Format::AgentSdk);
         }
@@ -280,6 +297,9 @@ fn classify(probe: &Probe) -> Option<Result<Format, String>> {
     if ty == "agent_error" {
         return Some(Ok(Format::AgentSdk));
     }
+    if let Some(pi) = classify_pi(probe, ty) {
+        return Some(Ok(pi));
+    }
     if let Some("chat.completion.chunk" | "chat.completion" | "response" | "text_completion") = probe.object.as_deref()
     {
         return Some(Err(format!(
@@ -302,6 +322,28 @@ fn classify(probe: &Probe) -> Option<Result<Format, String>> {
         return Some(Ok(Format::ClaudeCode));
     }
     None
+}
+
+/// A Pi session: its header (`{"type": "session", "id", "cwd", ...}` with a `version` or the
+/// legacy `modelId`), or an entry of its tree (`id` and `parentId`, a Pi entry type).
+fn classify_pi(probe: &Probe, ty: &str) -> Option<Format> {
+    let present = |s: Shape| !matches!(s, Shape::Absent | Shape::Null);
+    let claude = probe.uuid != Shape::Absent
+        || probe.parent_uuid != Shape::Absent
+        || probe.session_id != Shape::Absent
+        || probe.session_id_snake != Shape::Absent;
+    if claude {
+        return None;
+    }
+    if ty == "session" && present(probe.id) && present(probe.cwd) && (present(probe.version) || present(probe.model_id))
+    {
+        return Some(Format::Pi);
+    }
+    let pi_type = matches!(
+        ty,
+        "message" | "model_change" | "thinking_level_change" | "compaction" | "branch_summary" | "custom_message"
+    );
+    (pi_type && present(probe.id) && probe.parent_id != Shape::Absent).then_some(Format::Pi)
 }
 
 /// Names a binary format from its magic bytes, or says "a binary file" for NUL bytes.
