@@ -1,5 +1,5 @@
 //! Other agents' logs: Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK thread
-//! events and Ollama chat captures, each read into the common model. Hand-written fixtures in
+//! events, Ollama chat captures and Pi sessions, each read into the common model. Hand-written fixtures in
 //! `tests/fixtures/formats/`, snapshots of their model and structure, and the facts each format
 //! must give: tool pairs, errors, thinking, token totals (summed here by hand from the fixture
 //! values), models, sessions, titles, subagents, interruptions.
@@ -20,6 +20,10 @@ const SDK: &str = "agent-sdk-stream.jsonl";
 const ROLLOUT: &str = "rollout-2025-10-02T10-11-12-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl";
 const EVENTS: &str = "codex-sdk-events.jsonl";
 const OLLAMA: &str = "ollama-chat.jsonl";
+const PI: &str = "pi-session.jsonl";
+const PI_LEGACY: &str = "pi-legacy.jsonl";
+/// The line of the Pi fixture that is cut in the middle, on purpose.
+const PI_BROKEN_LINE: u32 = 9;
 
 fn format_fixture(name: &str) -> Vec<u8> {
     fixture(&format!("formats/{name}"))
@@ -88,14 +92,17 @@ fn totals(usage: &Usage) -> (u64, u64, u64, u64) {
 #[test]
 fn fixtures_match_their_snapshots_and_read_the_same_in_slices() {
     let names = format_fixture_names();
-    assert_eq!(names.len(), 4, "{names:?}");
+    assert_eq!(names.len(), 6, "{names:?}");
     for name in names {
         let bytes = format_fixture(&name);
         let files = vec![(name.clone(), bytes.clone())];
         let corpus = load_chunked(&files, 0);
         assert_accounted(&corpus, &bytes);
         assert_ne!(corpus.files[0].format, Format::Rejected, "{name}: {:?}", corpus.diagnostics);
-        assert!(corpus.diagnostics.is_empty(), "{name}: {:?}", corpus.diagnostics);
+        let found: Vec<(u32, DiagnosticKind)> = corpus.diagnostics.iter().map(|d| (d.line, d.kind)).collect();
+        let broken: &[(u32, DiagnosticKind)] =
+            if name == PI { &[(PI_BROKEN_LINE, DiagnosticKind::InvalidJson)] } else { &[] };
+        assert_eq!(found, broken, "{name}: {:?}", corpus.diagnostics);
         let graph = Graph::build(&corpus);
         let dump = format!("{}{}", dump_corpus(&corpus), dump_graph(&corpus, &graph));
         for chunk in [1, 7, 64] {
@@ -442,6 +449,8 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
             ("mixed/agent-sdk-stream.jsonl", "agent-sdk-stream-json"),
             ("mixed/codex-sdk-events.jsonl", "codex-sdk-events"),
             ("mixed/ollama-chat.jsonl", "ollama-chat"),
+            ("mixed/pi-legacy.jsonl", "pi"),
+            ("mixed/pi-session.jsonl", "pi"),
             (format!("mixed/{ROLLOUT}").as_str(), "codex-rollout"),
             ("mixed/claude.jsonl", "claude-code"),
         ]
@@ -454,6 +463,8 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         (ROLLOUT, "0199a213-81c0-7800-8aa1-bbab2a035a53", 48450 - 44900, 1420),
         (EVENTS, "0199b0c4-5d2e-7f31-a8e9-6c1d2f3a4b5c", 24763 - 20352, 1122),
         (OLLAMA, "ollama-chat", 1420, 155),
+        (PI, "5b7e0c1a-3f2d-4e8b-9a61-0d4c2b8e7f13", 1980, 212),
+        (PI_LEGACY, "9e1f2a3b-4c5d-4e6f-8a7b-1c2d3e4f5a6b", 940, 55),
     ] {
         let session = summary.sessions.iter().find(|s| s.session_id == session_id).unwrap_or_else(|| panic!("{name}"));
         assert_eq!((session.usage_with_agents.input_tokens, session.usage_with_agents.output_tokens), (input, output));
@@ -473,7 +484,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         );
         assert_eq!(alone.entries.len() as u32, session.entries, "{name}");
     }
-    assert_eq!(summary.sessions.len(), 5);
+    assert_eq!(summary.sessions.len(), 7);
 }
 
 #[test]
@@ -541,7 +552,7 @@ fn older_and_events_only_rollouts_are_read() {
 
 #[test]
 fn broken_lines_get_diagnostics_with_their_line_numbers() {
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY] {
         let mut text = String::from_utf8(format_fixture(name)).unwrap();
         let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         lines.insert(2, "{\"type\": \"cut in the midd".to_owned());
@@ -562,8 +573,8 @@ proptest! {
 
     /// Any byte of any fixture changed, fed in any slices: no panic, every line accounted for.
     #[test]
-    fn mutated_fixtures_never_panic(which in 0usize..4, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
-        let name = [SDK, ROLLOUT, EVENTS, OLLAMA][which];
+    fn mutated_fixtures_never_panic(which in 0usize..6, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
+        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY][which];
         let mut bytes = format_fixture(name);
         let at = position % bytes.len();
         bytes[at] = byte;
@@ -591,7 +602,8 @@ fn an_excerpt_of_a_joined_format_reads_back_into_the_same_messages() {
     use sessionscope_engine::share::scope::Scope;
     // Ollama joins streamed chunks into one message; Codex SDK events update an item before
     // completing it. A share of the later part of each must carry every line of its messages.
-    for name in [OLLAMA, EVENTS, ROLLOUT, SDK] {
+    // (The Pi fixture with branches is left out: its later lines are not all below one prompt.)
+    for name in [OLLAMA, EVENTS, ROLLOUT, SDK, PI_LEGACY] {
         let (corpus, graph) = load(name);
         let prompts: Vec<EntryId> = (0..corpus.entries.len())
             .map(EntryId::new)
@@ -623,5 +635,183 @@ fn an_excerpt_of_a_joined_format_reads_back_into_the_same_messages() {
         assert!(!shared_text.contains(&earlier), "{name}: the excerpt carries the earlier prompt {earlier:?}");
         let full_lines = count_lines(&format_fixture(name));
         assert!(shared.files[0].counts.lines < full_lines, "{name}: an excerpt, not the whole file");
+    }
+}
+
+#[test]
+fn pi_session() {
+    let bytes = format_fixture(PI);
+    let (corpus, graph) = load(PI);
+    assert_eq!(corpus.files[0].format.name(), "pi");
+    assert_accounted(&corpus, &bytes);
+    let counts = corpus.files[0].counts;
+    // 18 lines: 12 messages (the shown custom_message among them); the header, two model
+    // changes, a thinking level change and a hidden custom_message are metadata; line 9 is cut.
+    assert_eq!((counts.lines, counts.entries, counts.metadata, counts.skipped), (18, 12, 5, 1));
+    let broken = &corpus.diagnostics[0];
+    assert_eq!((broken.line, broken.kind), (PI_BROKEN_LINE, DiagnosticKind::InvalidJson));
+
+    let session = &graph.sessions[0];
+    let id = "5b7e0c1a-3f2d-4e8b-9a61-0d4c2b8e7f13";
+    assert_eq!(session.id, id);
+    assert_eq!(session.title, "Add a --json flag to `brewlog list`.");
+    assert_eq!(corpus.sym(corpus.envelope(entry_at(&corpus, 4)).cwd), "/home/dev/projects/brewlog");
+
+    // The tree: uuids are `<session>:<id>`; the first message hangs from no entry (its parents
+    // are metadata), the shown custom_message from the assistant above the hidden one, and two
+    // branches grow from line 10.
+    assert_eq!(corpus.entry_uuid(entry_at(&corpus, 4)), format!("{id}:b0000001"));
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 4)), None);
+    let parent = |line: u32| corpus.entry_parent_uuid(entry_at(&corpus, line)).map(str::to_owned);
+    assert_eq!(parent(12), Some(format!("{id}:b0000007")));
+    assert_eq!(parent(14), Some(format!("{id}:b0000007")));
+    assert_eq!(parent(17), Some(format!("{id}:b000000a")), "past the model change");
+    assert_eq!(graph.conversations.len(), 1);
+    let shown = entry_at(&corpus, 12);
+    assert_eq!(corpus.sym(shown.subtype), "prompt-summary");
+    assert!(shown.flags.has(EntryFlags::META), "extension text is no prompt");
+
+    // Thinking, and the model: the message's own, else the last model change's.
+    assert_eq!(
+        block_text(&corpus, entry_at(&corpus, 5), BlockKind::Thinking),
+        "I should look at the list command first."
+    );
+    assert_eq!(corpus.sym(entry_at(&corpus, 5).model), "claude-sonnet-4-5");
+    assert_eq!(corpus.sym(entry_at(&corpus, 18).model), "gpt-5.1-codex");
+
+    // Calls pair with results by toolCallId; isError is an error; the call of the aborted
+    // response never ran and is interrupted.
+    assert!(entry_at(&corpus, 15).flags.has(EntryFlags::INTERRUPTED));
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("read".to_owned(), ToolCategory::Read, ToolStatus::Ok),
+            ("bash".to_owned(), ToolCategory::Execute, ToolStatus::Error),
+            ("edit".to_owned(), ToolCategory::Edit, ToolStatus::Interrupted),
+        ]
+    );
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "bash")[0]), "cargo test list");
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+}
+
+#[test]
+fn pi_tokens_and_cost_sum_by_hand() {
+    let (corpus, graph) = load(PI);
+    let session = &graph.sessions[0];
+    // (input, output, cacheWrite, cacheRead) of the five responses, as the fixture states them.
+    let responses = [(1200, 80, 1000, 0), (50, 40, 0, 2200), (30, 60, 100, 2300), (300, 12, 0, 0), (400, 20, 0, 1000)];
+    let sum = responses.iter().fold((0, 0, 0, 0), |a, r| (a.0 + r.0, a.1 + r.1, a.2 + r.2, a.3 + r.3));
+    assert_eq!(sum, (1980, 212, 1100, 5500));
+    assert_eq!(totals(&session.usage_with_agents), sum);
+    let each: Vec<_> = corpus.responses.iter().map(|r| totals(&r.usage)).collect();
+    assert_eq!(each, responses);
+    // Cost: the logged cost.total (an object) or cost (a number) where positive; a logged 0 and a
+    // missing cost are priced by the table: claude-sonnet-4-5 $3 in, $15 out, $3.75 cache write,
+    // $0.30 cache read; gpt-5.1-codex $1.25 in, $0.125 cached, $10 out, per million tokens.
+    let logged = 0.0123 + 0.004 + 0.0011;
+    let sonnet = (30.0 * 3.0 + 60.0 * 15.0 + 100.0 * 3.75 + 2300.0 * 0.3) / 1e6;
+    let codex = (400.0 * 1.25 + 1000.0 * 0.125 + 20.0 * 10.0) / 1e6;
+    let logged_costs: Vec<Option<f64>> = corpus.responses.iter().map(|r| r.logged_cost_usd).collect();
+    assert_eq!(logged_costs, [Some(0.0123), Some(0.004), None, Some(0.0011), None]);
+    assert!(
+        (session.cost_with_agents_usd - (logged + sonnet + codex)).abs() < 1e-9,
+        "{}",
+        session.cost_with_agents_usd
+    );
+    assert!(session.unknown_models.is_empty());
+}
+
+#[test]
+fn pi_legacy_session_is_chained_in_file_order() {
+    let bytes = format_fixture(PI_LEGACY);
+    let (corpus, graph) = load(PI_LEGACY);
+    assert_eq!(corpus.files[0].format, Format::Pi);
+    assert_accounted(&corpus, &bytes);
+    let counts = corpus.files[0].counts;
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (11, 8, 3));
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    // No ids: each entry follows the one before it, past the metadata lines.
+    let uuids: Vec<&str> = corpus.entries.iter().map(|e| corpus.entry_uuid(e)).collect();
+    assert_eq!(uuids[..3], ["pi-legacy:L2", "pi-legacy:L3", "pi-legacy:L4"]);
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 6)), Some("pi-legacy:L4"));
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 10)), Some("pi-legacy:L8"));
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "9e1f2a3b-4c5d-4e6f-8a7b-1c2d3e4f5a6b");
+    assert_eq!(graph.conversations.len(), 1);
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 6), BlockKind::Thinking), "Three files.");
+    assert!(entry_at(&corpus, 8).flags.has(EntryFlags::INTERRUPTED), "stopReason aborted");
+    let failed = entry_at(&corpus, 11);
+    assert!(failed.flags.has(EntryFlags::API_ERROR), "stopReason error");
+    assert_eq!(corpus.first_text(failed).as_deref(), Some("529 overloaded_error: Overloaded"));
+    assert_eq!(corpus.sym(failed.model), "claude-opus-4-5");
+    assert_eq!(ops(&corpus, &graph), [("bash".to_owned(), ToolCategory::Execute, ToolStatus::Ok)]);
+    // Logged costs only (the zero-usage responses cost nothing).
+    assert_eq!(totals(&session.usage_with_agents), (940, 55, 0, 900));
+    assert!((session.cost_with_agents_usd - (0.00315 + 0.000765)).abs() < 1e-9, "{}", session.cost_with_agents_usd);
+}
+
+#[test]
+fn pi_headers_are_sniffed_without_taking_other_logs() {
+    let format = |bytes: &[u8]| load_one("x.jsonl", bytes).files[0].format;
+    let v3 =
+        b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"cwd\":\"/p\"}\n";
+    assert_eq!(format(v3), Format::Pi);
+    let legacy = b"{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/p\",\"provider\":\"anthropic\",\"modelId\":\"m\"}\n";
+    assert_eq!(format(legacy), Format::Pi);
+    // A header cut off: the entries of the tree say it.
+    let entry = b"{\"type\":\"message\",\"id\":\"a1\",\"parentId\":null,\"timestamp\":\"t\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+    assert_eq!(format(entry), Format::Pi);
+    // A session line of some other log is not a Pi header.
+    assert_eq!(format(b"{\"type\":\"session\",\"id\":\"s\"}\n"), Format::Rejected);
+    // Every other fixture keeps its format.
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA] {
+        assert_ne!(load(name).0.files[0].format, Format::Pi, "{name}");
+    }
+}
+
+#[test]
+fn real_pi_sessions_read_as_their_lines_say() {
+    let Some(real) = real_fixtures("real_pi_sessions_read_as_their_lines_say") else { return };
+    let Some((_, dir)) = real.every_folder().into_iter().find(|(name, _)| name == "pi") else {
+        panic!("the real fixtures have no pi folder")
+    };
+    // Counted in the files with jq/python: lines; entries (messages, shown custom_messages);
+    // metadata (header, model and thinking level changes, custom, hidden custom_messages); tool
+    // calls; results of isError; calls of aborted responses; (input, output, cacheWrite,
+    // cacheRead) summed over the assistant usages; responses; thinking blocks.
+    let cases = [
+        ("kimchi-dev-session-v3.jsonl", (148, 128, 20), 60, 2, 0, (2665272, 8472, 0, 0), 56, 0),
+        // 16 calls of the response that ended in an error never ran: errors too.
+        (
+            "pi-mono-large-session-legacy-v1.jsonl",
+            (1019, 914, 105),
+            391,
+            19 + 16,
+            2,
+            (1049, 83156, 4296232, 43229469),
+            453,
+            1,
+        ),
+    ];
+    for (name, lines, calls, errors, interrupted, usage, responses, thinking) in cases {
+        let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let corpus = load_one(name, &bytes);
+        assert_eq!(corpus.files[0].format, Format::Pi, "{name}");
+        assert!(corpus.diagnostics.is_empty(), "{name}: {:?}", corpus.diagnostics);
+        let counts = corpus.files[0].counts;
+        assert!(counts.balanced(), "{name}: {counts:?}");
+        assert_eq!((counts.lines, counts.entries, counts.metadata), lines, "{name}");
+        let graph = Graph::build(&corpus);
+        assert_eq!(graph.sessions.len(), 1, "{name}");
+        assert_eq!(graph.conversations.len(), 1, "{name}: one tree");
+        assert_eq!(graph.tool_ops.len(), calls, "{name}");
+        let status = |s: ToolStatus| graph.tool_ops.iter().filter(|op| op.status == s).count();
+        assert_eq!(status(ToolStatus::Error), errors, "{name}");
+        assert_eq!(status(ToolStatus::Interrupted), interrupted, "{name}");
+        assert_eq!(status(ToolStatus::NoResult) + status(ToolStatus::ResultWithoutCall), 0, "{name}");
+        assert_eq!(totals(&graph.sessions[0].usage_with_agents), usage, "{name}");
+        assert_eq!(corpus.responses.len(), responses, "{name}");
+        assert_eq!(corpus.blocks.iter().filter(|b| b.kind == BlockKind::Thinking).count(), thinking, "{name}");
+        assert!(graph.problems.is_empty(), "{name}: {:?}", &graph.problems[..graph.problems.len().min(3)]);
     }
 }

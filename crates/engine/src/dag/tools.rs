@@ -49,6 +49,11 @@ impl ToolCategory {
             // Codex's experimental file tools.
             "read_file" | "view_image" => ToolCategory::Read,
             "list_dir" | "grep_files" => ToolCategory::Search,
+            // Pi's built-in tools.
+            "read" => ToolCategory::Read,
+            "grep" | "find" | "ls" => ToolCategory::Search,
+            "edit" | "write" => ToolCategory::Edit,
+            "bash" => ToolCategory::Execute,
             "WebFetch" | "WebSearch" | "web_search" | "web_fetch" => ToolCategory::Web,
             "Task" | "Agent" => ToolCategory::Agent,
             "TodoWrite" | "TodoRead" | "ExitPlanMode" | "EnterPlanMode" | "TaskCreate" | "TaskUpdate" | "TaskList"
@@ -526,6 +531,26 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
             format!("{total} todos, {done} done")
         }
         "ExitPlanMode" => first_line(text("plan")),
+        // Pi's built-in tools: `path`, `oldText`/`newText`.
+        "read" => {
+            let mut s = path("path");
+            if let Some(offset) = input.get("offset").and_then(|v| v.as_u64()) {
+                let limit = input.get("limit").and_then(|v| v.as_u64()).unwrap_or(0);
+                s.push_str(&format!(":{}-{}", offset, offset + limit));
+            }
+            s
+        }
+        "edit" => {
+            let (added, removed) = line_delta(text("oldText"), text("newText"));
+            format!("{} +{added} -{removed}", path("path"))
+        }
+        "write" => format!("{} +{}", path("path"), text("content").lines().count()),
+        "bash" => first_line(text("command")),
+        "grep" | "find" => {
+            let within = path("path");
+            if within.is_empty() { text("pattern").to_owned() } else { format!("{} in {within}", text("pattern")) }
+        }
+        "ls" => path("path"),
         // Codex: shell calls (`command` a string or an argv), unified exec, patches, plans.
         "shell" | "local_shell" | "shell_command" | "container.exec" | "command_execution" => {
             first_line(&command_text(input.get("command").unwrap_or(&serde_json::Value::Null)))

@@ -55,8 +55,8 @@ pub(crate) fn import_line(
     state: &mut Option<Box<State>>,
 ) -> LineOutcome {
     let state = match format {
-        Format::AgentSdk | Format::CodexRollout | Format::CodexEvents | Format::Ollama | Format::Pi => {
-            state.get_or_insert_with(|| {
+        Format::AgentSdk | Format::CodexRollout | Format::CodexEvents | Format::Ollama | Format::Pi => state
+            .get_or_insert_with(|| {
                 Box::new(match format {
                     Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
                     Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
@@ -64,8 +64,7 @@ pub(crate) fn import_line(
                     Format::Pi => State::Pi(pi::State::new(sink, file)),
                     _ => State::Ollama(ollama::State::new(sink, file)),
                 })
-            })
-        }
+            }),
         _ => return claude_code::import_line(sink, bytes, file, line_no, text),
     };
     match state.as_mut() {

@@ -18,6 +18,9 @@
 //!   `model_change` sets the model of the assistant messages that do not name theirs. A
 //!   metadata entry stays in the tree as a link: entries below it hang from its parent.
 //!
+//! The tool calls of a response that was aborted (or ended in an error) never ran: each gets a
+//! result in the same entry, interrupted (or an error).
+//!
 //! Cost: the cost Pi recorded when it is positive, else the price table's (Pi records 0 for
 //! models it has no price for).
 
@@ -132,13 +135,11 @@ pub(crate) struct State {
     session_id: String,
     /// Ids of metadata entries: the uuid of the entry their children hang from (empty: a root).
     links: FxHashMap<String, String>,
-    /// Call ids of tool calls made so far, to tell a result without a call.
-    calls: FxHashMap<String, EntryId>,
 }
 
 impl State {
     pub(crate) fn new(sink: &Sink, file: FileId) -> State {
-        State { chain: Chain::new(sink, file), session_id: String::new(), links: FxHashMap::default(), calls: FxHashMap::default() }
+        State { chain: Chain::new(sink, file), session_id: String::new(), links: FxHashMap::default() }
     }
 
     /// The uuid of the entry a `parentId` names, metadata entries skipped.
@@ -150,7 +151,11 @@ impl State {
     }
 
     fn uuid(&self, id: &str) -> String {
-        if self.session_id.is_empty() { format!("{}:{id}", self.chain.prefix) } else { format!("{}:{id}", self.session_id) }
+        if self.session_id.is_empty() {
+            format!("{}:{id}", self.chain.prefix)
+        } else {
+            format!("{}:{id}", self.session_id)
+        }
     }
 
     /// Where the entry of `head` hangs: `Some(uuid)` (empty: a root) for tree entries, `None` for
@@ -294,7 +299,8 @@ impl Head<'_> {
 }
 
 /// The content of a message: a string, or blocks `text`, `thinking`, `image`, `toolCall`.
-fn content(sink: &mut Sink, line: &Line, entry: &mut Entry, raw: Option<&RawValue>) -> Vec<(String, Span)> {
+/// Gives the id spans of the tool calls.
+fn content(sink: &mut Sink, line: &Line, entry: &mut Entry, raw: Option<&RawValue>) -> Vec<Span> {
     let mut calls = Vec::new();
     let Some(raw) = raw else { return calls };
     if is_string(Some(raw)) {
@@ -316,15 +322,14 @@ fn content(sink: &mut Sink, line: &Line, entry: &mut Entry, raw: Option<&RawValu
             }
             "toolCall" => {
                 let name = intern_l(sink, &block.name);
-                let call_id = block.id.as_deref().unwrap_or("").to_owned();
-                let id = if call_id.is_empty() {
-                    let synth = format!("{}:{}", entry.line, entry.blocks_len);
+                let id = if block.id.as_deref().unwrap_or("").is_empty() {
+                    let synth = format!("pi-call:{}:{}:{}", line.file, entry.line, entry.blocks_len);
                     arena_str(&mut sink.corpus.arena, &synth)
                 } else {
                     str_span(sink, &line.at, &block.id)
                 };
                 push_block(sink, entry, BlockKind::ToolUse, name, id, line.at.raw_span(block.arguments));
-                calls.push((call_id, id));
+                calls.push(id);
             }
             other => {
                 let name = intern(sink, if other.is_empty() { "(untyped)" } else { other });
@@ -338,7 +343,9 @@ fn content(sink: &mut Sink, line: &Line, entry: &mut Entry, raw: Option<&RawValu
 /// A bash command as a tool input: `{"command": ...}` in the arena.
 fn command_input(sink: &mut Sink, command: Option<&RawValue>) -> Span {
     match command {
-        Some(raw) if is_string(Some(raw)) => arena_raw(&mut sink.corpus.arena, &format!("{{\"command\":{}}}", raw.get())),
+        Some(raw) if is_string(Some(raw)) => {
+            arena_raw(&mut sink.corpus.arena, &format!("{{\"command\":{}}}", raw.get()))
+        }
         _ => Span::EMPTY,
     }
 }
@@ -368,17 +375,30 @@ fn assistant(
         }
         _ => {}
     }
+    // The calls of a response that was aborted or failed never ran: they end here, interrupted
+    // (aborted) or failed (error), so no call is left waiting for a result.
+    let ended = match message.stop_reason.as_deref() {
+        Some("aborted") => Some("[Request interrupted by user] the response was aborted before the call ran"),
+        Some("error") => Some("the response ended in an error before the call ran"),
+        _ => None,
+    };
+    if let Some(text) = ended.filter(|_| !calls.is_empty()) {
+        let body = arena_json(&mut sink.corpus.arena, text);
+        let had_results = entry.flags.has(EntryFlags::HAS_TOOL_RESULT);
+        for id in &calls {
+            let block = push_block(sink, &mut entry, BlockKind::ToolResult, Sym::NONE, *id, body);
+            if message.stop_reason.as_deref() == Some("error") {
+                mark_error(sink, &mut entry, block);
+            }
+        }
+        entry.flags.set(EntryFlags::HAS_TOOL_RESULT, had_results);
+    }
     let model = entry.model;
     let outcome = push(sink, bytes, line, head, entry, state);
     if !matches!(outcome, LineOutcome::Entry) {
         return outcome;
     }
     let id = state.chain.last_entry;
-    for (call_id, _) in calls {
-        if !call_id.is_empty() {
-            state.calls.insert(call_id, id);
-        }
-    }
     let u: PiUsage = message.usage.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default();
     let has_usage = u.input.0.is_some() || u.output.0.is_some();
     let cost = logged_cost(message.usage);
@@ -415,7 +435,14 @@ fn logged_cost(usage: Option<&RawValue>) -> Option<f64> {
 }
 
 /// Adds an entry at its place in the tree (or after the last one, for legacy entries).
-fn push(sink: &mut Sink, bytes: &[Vec<u8>], line: &Line, head: &Head, mut entry: Entry, state: &mut State) -> LineOutcome {
+fn push(
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    line: &Line,
+    head: &Head,
+    mut entry: Entry,
+    state: &mut State,
+) -> LineOutcome {
     let id = head.id.as_deref().filter(|id| !id.is_empty());
     let uuid = match id {
         Some(id) => state.uuid(id),
