@@ -691,6 +691,9 @@ fn pi_session() {
         ]
     );
     assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "bash")[0]), "cargo test list");
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "edit")[0]), "src/list.rs +1 -1");
+    let read = op_named(&corpus, &graph, "read")[0];
+    assert_eq!(tools::op_files(&corpus, read), [("src/list.rs".to_owned(), tools::Touch::Read)]);
     assert!(graph.problems.is_empty(), "{:?}", graph.problems);
 }
 

@@ -400,7 +400,7 @@ pub enum Touch {
 /// Where a tool's input names the files it touches.
 #[derive(Clone, Copy)]
 enum FilesIn {
-    /// `file_path` (or `notebook_path`), touched this way.
+    /// `file_path` (or `notebook_path`, or Pi's `path`), touched this way.
     Path(Touch),
     /// A Codex `apply_patch` patch.
     Patch,
@@ -413,6 +413,10 @@ fn files_in(name: &str) -> Option<FilesIn> {
         "Read" | "NotebookRead" => FilesIn::Path(Touch::Read),
         "Edit" | "MultiEdit" | "NotebookEdit" => FilesIn::Path(Touch::Edit),
         "Write" => FilesIn::Path(Touch::Write),
+        // Pi's built-in tools name their file `path`.
+        "read" => FilesIn::Path(Touch::Read),
+        "edit" => FilesIn::Path(Touch::Edit),
+        "write" => FilesIn::Path(Touch::Write),
         "apply_patch" => FilesIn::Patch,
         "file_change" => FilesIn::Changes,
         _ => return None,
@@ -427,7 +431,7 @@ pub fn op_files(corpus: &Corpus, op: &ToolOp) -> Vec<(String, Touch)> {
 }
 
 /// The files an operation reads, edits or writes (paths relative to `cwd` when inside it):
-/// Claude Code's Read/Edit/MultiEdit/Write/Notebook tools, Codex `apply_patch` patches (every
+/// Claude Code's Read/Edit/MultiEdit/Write/Notebook tools, Pi's read/edit/write, Codex `apply_patch` patches (every
 /// file they add, update or delete) and Codex SDK `file_change` items.
 pub fn touched_files(name: &str, input: &serde_json::Value, cwd: &str) -> Vec<(String, Touch)> {
     files_in(name).map_or_else(Vec::new, |how| files_from(how, input, cwd))
@@ -438,6 +442,7 @@ fn files_from(how: FilesIn, input: &serde_json::Value, cwd: &str) -> Vec<(String
     match how {
         FilesIn::Path(touch) => path("file_path")
             .or_else(|| path("notebook_path"))
+            .or_else(|| path("path"))
             .map(|p| vec![(relative_path(p, cwd), touch)])
             .unwrap_or_default(),
         FilesIn::Patch => {

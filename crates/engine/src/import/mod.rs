@@ -453,6 +453,11 @@ mod tests {
         assert_eq!(format(b"{\"type\":\"agent_error\",\"error\":\"no cli\"}\n", "x.jsonl"), Format::AgentSdk);
         let query = b"{\"type\":\"query\",\"provider\":\"ollama\",\"prompt\":\"hi\"}\n{\"error\":\"x\"}\n";
         assert_eq!(format(query, "x.jsonl"), Format::Ollama);
+        let pi = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/p\"}\n";
+        assert_eq!(format(pi, "x.jsonl"), Format::Pi);
+        // A first line longer than the window: its start says it.
+        let cut = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/p/very/long";
+        assert!(matches!(sniff(cut, false, "x.jsonl"), Sniff::Format(Format::Pi)));
     }
 
     #[test]
