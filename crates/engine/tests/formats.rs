@@ -818,3 +818,33 @@ fn real_pi_sessions_read_as_their_lines_say() {
         assert!(graph.problems.is_empty(), "{name}: {:?}", &graph.problems[..graph.problems.len().min(3)]);
     }
 }
+
+#[test]
+fn pi_compactions_branch_summaries_names_and_user_commands() {
+    let text = concat!(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s1\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"cwd\":\"/p\"}\n",
+        "{\"type\":\"message\",\"id\":\"u1\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01Z\",\"message\":{\"role\":\"user\",\"content\":\"fix the build\"}}\n",
+        "{\"type\":\"message\",\"id\":\"x1\",\"parentId\":\"u1\",\"timestamp\":\"2026-01-01T00:00:02Z\",\"message\":{\"role\":\"bashExecution\",\"command\":\"make\",\"output\":\"error: no rule\",\"exitCode\":2,\"cancelled\":false,\"truncated\":false}}\n",
+        "{\"type\":\"compaction\",\"id\":\"k1\",\"parentId\":\"x1\",\"timestamp\":\"2026-01-01T00:00:03Z\",\"summary\":\"The user asked to fix the build; make fails.\",\"firstKeptEntryId\":\"x1\",\"tokensBefore\":50000}\n",
+        "{\"type\":\"label\",\"id\":\"l1\",\"parentId\":\"k1\",\"timestamp\":\"2026-01-01T00:00:04Z\",\"targetId\":\"u1\",\"label\":\"start\"}\n",
+        "{\"type\":\"session_info\",\"id\":\"i1\",\"parentId\":\"l1\",\"timestamp\":\"2026-01-01T00:00:05Z\",\"name\":\"Build fix\"}\n",
+        "{\"type\":\"branch_summary\",\"id\":\"b1\",\"parentId\":\"u1\",\"timestamp\":\"2026-01-01T00:00:06Z\",\"fromId\":\"i1\",\"summary\":\"Tried make; it failed.\"}\n",
+        "{\"type\":\"message\",\"id\":\"u2\",\"parentId\":\"i1\",\"timestamp\":\"2026-01-01T00:00:07Z\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"go on\"},{\"type\":\"image\",\"data\":\"AAAA\",\"mimeType\":\"image/png\"}]}}\n",
+    );
+    let corpus = load_one("s1.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::Pi);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (8, 5, 3));
+    let graph = Graph::build(&corpus);
+    let session = &graph.sessions[0];
+    assert_eq!(session.title, "Build fix", "the session_info name");
+    assert!(entry_at(&corpus, 4).flags.has(EntryFlags::COMPACT_SUMMARY));
+    assert_eq!(graph.compactions.len(), 1);
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 8)), Some("s1:k1"), "past the label and the name");
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 7)), Some("s1:u1"), "a branch summary starts a branch");
+    assert_eq!(ops(&corpus, &graph), [("bash".to_owned(), ToolCategory::Execute, ToolStatus::Error)]);
+    assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "make");
+    let kinds: Vec<BlockKind> = corpus.blocks_of(entry_at(&corpus, 8)).iter().map(|b| b.kind).collect();
+    assert_eq!(kinds, [BlockKind::Text, BlockKind::Image]);
+}

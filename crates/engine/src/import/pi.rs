@@ -14,7 +14,8 @@
 //!   `bashExecution` (a command the user ran). Other roles are system entries.
 //! - `compaction` is a compaction summary, `branch_summary` a summary of an abandoned branch,
 //!   `custom_message` a message extensions put in the context (`display: false`: metadata).
-//! - `model_change`, `thinking_level_change`, `custom`, `label`, `session_info` are metadata;
+//! - `model_change`, `thinking_level_change`, `custom`, `label`, `session_info` are metadata
+//!   (a `session_info` name is the session's title, as a custom title; a label names its target);
 //!   `model_change` sets the model of the assistant messages that do not name theirs. A
 //!   metadata entry stays in the tree as a link: entries below it hang from its parent.
 //!
@@ -125,6 +126,13 @@ struct Head<'a> {
     #[serde(rename = "customType", borrow)]
     custom_type: LStr<'a>,
     display: LBool,
+    // session_info, label
+    #[serde(borrow)]
+    name: LStr<'a>,
+    #[serde(borrow)]
+    label: LStr<'a>,
+    #[serde(rename = "targetId", borrow)]
+    target_id: LStr<'a>,
 }
 
 /// The session a file is, so far.
@@ -278,8 +286,28 @@ pub(crate) fn import_line(
             {
                 state.chain.model = intern(sink, model);
             }
-            let meta = if ty == "custom_message" { intern(sink, "custom_message:hidden") } else { counted };
+            // A session_info's name is the session's title, as a Claude Code custom title is.
+            let meta = match ty {
+                "custom_message" => intern(sink, "custom_message:hidden"),
+                "session_info" if head.name.as_deref().is_some_and(|n| !n.trim().is_empty()) => {
+                    intern(sink, "custom-title")
+                }
+                _ => counted,
+            };
             Line { type_name: meta, ..line }.push_meta(sink, state.chain.session);
+            if let Some(last) = sink.corpus.metas.last_mut() {
+                match ty {
+                    "session_info" => last.text = str_span_of(&mut sink.corpus.arena, &at, &head.name),
+                    "label" => {
+                        last.text = str_span_of(&mut sink.corpus.arena, &at, &head.label);
+                        if let Some(target) = head.target_id.as_deref().filter(|t| !t.is_empty()) {
+                            let uuid = state.resolve(target);
+                            last.target_uuid = arena_str(&mut sink.corpus.arena, &uuid);
+                        }
+                    }
+                    _ => {}
+                }
+            }
             // Entries below this one hang from its parent.
             if let Some(id) = head.id.as_deref().filter(|id| !id.is_empty()) {
                 let parent = state.parent_of(&head).unwrap_or_else(|| state.chain.last.clone());
@@ -288,6 +316,10 @@ pub(crate) fn import_line(
             LineOutcome::Metadata
         }
     }
+}
+
+fn str_span_of(arena: &mut Vec<u8>, at: &crate::span::Locator, s: &LStr) -> Span {
+    at.str_span(arena, s)
 }
 
 impl Head<'_> {
