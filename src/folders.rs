@@ -289,3 +289,27 @@ async fn walk_whole(handles: Vec<(String, FileSystemHandle)>) -> Picked {
     picked.files.sort_by(|a, b| a.path.cmp(&b.path));
     picked
 }
+
+/// The files as they are now: a file with a handle is asked for again (it may have grown since it
+/// was walked); one that can no longer be had stays as it was, and its read reports why.
+/// A file of a dropped folder has no handle of its own: it is found from the folder's (`root`),
+/// if given.
+pub async fn fresh_files(root: Option<&FileSystemDirectoryHandle>, files: Vec<PickedFile>) -> Vec<PickedFile> {
+    let fresh = futures::future::join_all(files.iter().map(|f| async move {
+        let handle = match &f.handle {
+            Some(handle) => Some(handle.clone()),
+            None => file_handle_at(root?, &f.path).await,
+        }?;
+        let file = file_now(&handle).await.ok()?;
+        Some((file, handle))
+    }))
+    .await;
+    files
+        .into_iter()
+        .zip(fresh)
+        .map(|(f, now)| match now {
+            Some((file, handle)) => PickedFile { file, handle: Some(handle), ..f },
+            None => f,
+        })
+        .collect()
+}

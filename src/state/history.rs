@@ -1116,7 +1116,7 @@ impl HistoryState {
         let state = *self;
         leptos::task::spawn_local(async move {
             // The unit keeps the files its row was read from: the cache pairs them.
-            let files = fresh_files(&root, files).await;
+            let files = crate::folders::fresh_files(Some(&root), files).await;
             if state.opened.get_untracked() == Some(index) {
                 state.loading.open_from_history_followed(files, running);
             }
@@ -1373,29 +1373,6 @@ fn stamps_of(files: &[PickedFile]) -> Vec<FileStamp> {
             path: f.path.clone(),
             size: f.file.size() as u64,
             modified_ms: f.file.last_modified() as i64,
-        })
-        .collect()
-}
-
-/// The files as they are now: a file with a handle is asked for again (it may have grown since it
-/// was walked); one that can no longer be had stays as it was, and its read reports why.
-/// A file of a dropped folder has no handle of its own: it is found from the folder's (`root`).
-pub async fn fresh_files(root: &web_sys::FileSystemDirectoryHandle, files: Vec<PickedFile>) -> Vec<PickedFile> {
-    let fresh = futures::future::join_all(files.iter().map(|f| async move {
-        let handle = match &f.handle {
-            Some(handle) => Some(handle.clone()),
-            None => crate::folders::file_handle_at(root, &f.path).await,
-        }?;
-        let file = crate::folders::file_now(&handle).await.ok()?;
-        Some((file, handle))
-    }))
-    .await;
-    files
-        .into_iter()
-        .zip(fresh)
-        .map(|(f, now)| match now {
-            Some((file, handle)) => PickedFile { file, handle: Some(handle), ..f },
-            None => f,
         })
         .collect()
 }

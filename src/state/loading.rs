@@ -93,9 +93,6 @@ pub struct LoadState {
     failed_refreshes: StoredValue<u32>,
     /// Counts loads started, so a load tried again does not replace one started since.
     load_generation: StoredValue<u64>,
-    /// The session being opened is a running one of a followed folder: once shown, it is read
-    /// into a loader kept for what it grows by.
-    live_wanted: StoredValue<bool>,
 }
 
 /// Loads of files of a followed folder tried before the page says they fail.
@@ -127,7 +124,6 @@ impl LoadState {
             live: StoredValue::new_local(None),
             failed_refreshes: StoredValue::new(0),
             load_generation: StoredValue::new(0),
-            live_wanted: StoredValue::new(false),
         }
     }
 
@@ -138,7 +134,6 @@ impl LoadState {
 
     /// Files were dropped or picked: load them, or ask whether to add them to what is loaded.
     pub fn open(&self, picked: Picked) {
-        self.live_wanted.set_value(false);
         if picked.files.is_empty() {
             if !picked.skipped_by_name.is_empty() {
                 self.status.set(LoadStatus::Failed(format!(
@@ -171,9 +166,8 @@ impl LoadState {
     /// kept for what it will grow by, once it is shown: its first change is then read as fast
     /// as the later ones.
     pub fn open_from_history_followed(&self, files: Vec<PickedFile>, running: bool) {
-        self.live_wanted.set_value(running);
         self.pending.set(None);
-        self.load(Picked { files, skipped_by_name: Vec::new(), from_folder: false, unreadable: Vec::new() }, false);
+        self.load_attempt(Picked { files, ..Picked::default() }, false, running, 0);
     }
 
     /// Lets go of what is shown (the history home takes its place): the model and its bytes are
@@ -282,25 +276,29 @@ impl LoadState {
         let stop = cancelled.clone();
         leptos::task::spawn_local(async move {
             let started = files::now_ms();
-            let (read, notice) = match live {
-                Some(mut live) => match live.grow(&files, &stop).await {
-                    Ok(grown) => (Ok((live, grown.bytes_read, false)), None),
-                    Err(GrowError::Rewritten(path)) => (
-                        LiveSession::read(&files, &stop).await.map(|l| (l, bytes, true)),
-                        Some(format!("{path} was rewritten since it was read: it was read again whole.")),
-                    ),
-                    Err(GrowError::FileGone) => {
-                        (LiveSession::read(&files, &stop).await.map(|l| (l, bytes, true)), None)
+            // Read on from where the last read ended; a file rewritten or dropped, or no loader
+            // kept, means reading the session whole.
+            let mut notice = notice;
+            let mut settled = None;
+            if let Some(mut live) = live {
+                match live.grow(&files, &stop).await {
+                    Ok(grown) => settled = Some(Ok((live, grown.bytes_read, false))),
+                    Err(GrowError::Rewritten(path)) => {
+                        notice = Some(format!("{path} was rewritten since it was read: it was read again whole."))
                     }
+                    Err(GrowError::FileGone) => {}
                     Err(GrowError::Unreadable(message)) => {
                         // What was read stays, to go on from at the next look.
                         if !stop.get() {
                             state.live.set_value(Some(live));
                         }
-                        (Err(message), None)
+                        settled = Some(Err(message));
                     }
-                },
-                None => (LiveSession::read(&files, &stop).await.map(|l| (l, bytes, true)), notice),
+                }
+            }
+            let read = match settled {
+                Some(read) => read,
+                None => LiveSession::read(&files, &stop).await.map(|l| (l, bytes, true)),
             };
             if stop.get() {
                 return;
@@ -349,7 +347,7 @@ impl LoadState {
             if !state.files.with_value(same) {
                 return;
             }
-            state.refresh(files_now(files).await, None);
+            state.refresh(crate::folders::fresh_files(None, files).await, None);
         });
     }
 
@@ -392,12 +390,14 @@ impl LoadState {
     }
 
     fn load(&self, picked: Picked, add: bool) {
-        self.load_attempt(picked, add, 0);
+        self.load_attempt(picked, add, false, 0);
     }
 
     /// A load, tried again (`attempt` > 0) when a file changed while it was read: a session that
-    /// is being written when it is opened. The preview of the last attempt stays meanwhile.
-    fn load_attempt(&self, picked: Picked, add: bool, attempt: u32) {
+    /// is being written when it is opened. The preview of the last attempt stays meanwhile. A
+    /// `running` session of a followed folder is, once shown, also read into a loader kept for
+    /// what it grows by.
+    fn load_attempt(&self, picked: Picked, add: bool, running: bool, attempt: u32) {
         let generation = self.load_generation.get_value() + 1;
         self.load_generation.set_value(generation);
         self.pending_refresh.set_value(None);
@@ -443,7 +443,7 @@ impl LoadState {
                 files::prepare_worker_soon();
                 match result {
                     Ok(model) => {
-                        if state.live_wanted.get_value() {
+                        if running {
                             // After the job is let go (the task spawned above).
                             let files = files_for_model.clone();
                             leptos::task::spawn_local(async move { state.prepare_live(files) });
@@ -461,10 +461,10 @@ impl LoadState {
                             );
                             leptos::task::spawn_local(async move {
                                 gloo::timers::future::TimeoutFuture::new(REFRESH_RETRY_MS).await;
-                                let files = files_now(files_for_model).await;
+                                let files = crate::folders::fresh_files(None, files_for_model).await;
                                 if state.load_generation.get_value() == generation {
                                     let picked = Picked { files, ..Picked::default() };
-                                    state.load_attempt(picked, false, attempt + 1);
+                                    state.load_attempt(picked, false, running, attempt + 1);
                                 }
                             });
                             return;
@@ -678,22 +678,6 @@ impl LoadState {
             self.viewer.reveal_named(name);
         }
     }
-}
-
-/// Files as they are now, asked for again from their handles (those without stay as they are).
-async fn files_now(files: Vec<PickedFile>) -> Vec<PickedFile> {
-    let mut fresh = Vec::with_capacity(files.len());
-    for file in files {
-        let now = match &file.handle {
-            Some(handle) => crate::folders::file_now(handle).await.ok(),
-            None => None,
-        };
-        fresh.push(match now {
-            Some(now) => PickedFile { file: now, ..file },
-            None => file,
-        });
-    }
-    fresh
 }
 
 pub fn use_loading() -> LoadState {

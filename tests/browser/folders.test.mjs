@@ -80,6 +80,14 @@ async function pickerAnswers(page, root) {
   }, root);
 }
 
+/** Writes `files` into the origin-private folder `root` and picks it, as a user would. */
+async function chooseFolder(page, root, files) {
+  await writeFolder(page, root, files);
+  await pickerAnswers(page, root);
+  await page.getByRole("button", { name: "Choose a folder…" }).click();
+  return indexed(page);
+}
+
 async function indexed(page) {
   const region = page.getByRole("region", { name: "History" });
   const status = region.getByRole("status").filter({ hasText: /^Indexed / });
@@ -97,10 +105,7 @@ test("a picked folder is remembered, reopens after a reload from its cached inde
   const { page } = app;
   await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry("projects", { recursive: true }).catch(() => {}));
   const files = history();
-  await writeFolder(page, "projects", files);
-  await pickerAnswers(page, "projects");
-  await page.getByRole("button", { name: "Choose a folder…" }).click();
-  let { region, status } = await indexed(page);
+  let { region, status } = await chooseFolder(page, "projects", files);
   assert.doesNotMatch(status, /from the cache/, "the first visit reads every file");
   const first = await sessionTexts(region);
   assert.ok(first.length >= 5, `sessions listed: ${first.length}`);
@@ -175,10 +180,7 @@ test("a picked folder is remembered, reopens after a reload from its cached inde
 test("a remembered folder that is gone says so on the page, and nothing else is lost", async () => {
   const app = await openApp(browser, server);
   const { page } = app;
-  await writeFolder(page, "moving", history());
-  await pickerAnswers(page, "moving");
-  await page.getByRole("button", { name: "Choose a folder…" }).click();
-  await indexed(page);
+  await chooseFolder(page, "moving", history());
   await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry("moving", { recursive: true }));
   await page.reload();
   await waitForApp(page);
@@ -215,10 +217,7 @@ test("a followed folder: an appended line shows in the open session and keeps th
   const app = await openApp(browser, server);
   const { page } = app;
   const files = history();
-  await writeFolder(page, "live", files);
-  await pickerAnswers(page, "live");
-  await page.getByRole("button", { name: "Choose a folder…" }).click();
-  const { region } = await indexed(page);
+  const { region } = await chooseFolder(page, "live", files);
   await region.getByText("Changes are followed").waitFor();
   const before = (await sessionTexts(region)).length;
   await region.getByLabel("Filter by title").fill("rename");
@@ -297,10 +296,7 @@ test("a followed folder: an appended line shows in the open session and keeps th
 test("a followed folder that goes away while a session is open: the session page says it is no longer followed, and what is shown stays", async () => {
   const app = await openApp(browser, server);
   const { page } = app;
-  await writeFolder(page, "leaving", history());
-  await pickerAnswers(page, "leaving");
-  await page.getByRole("button", { name: "Choose a folder…" }).click();
-  const { region } = await indexed(page);
+  const { region } = await chooseFolder(page, "leaving", history());
   await region.getByText("Changes are followed").waitFor();
   await region.getByLabel("Filter by title").fill("rename");
   await region.getByRole("listbox", { name: "Sessions" }).getByRole("option").first().click();

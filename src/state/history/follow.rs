@@ -15,8 +15,9 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use sessionscope_engine::history::SessionRow;
 
-use super::{HistoryRow, HistoryState, HistoryUnit, fresh_files};
+use super::{HistoryRow, HistoryState, HistoryUnit};
 use crate::files::{PickedFile, now_ms};
+use crate::folders::fresh_files;
 use crate::pool::{Pool, PoolEvent};
 use crate::protocol::{Envelope, FromWorker, ToWorker};
 
@@ -208,7 +209,7 @@ impl HistoryState {
         let mut changes = Changes::default();
         for (unit, before) in hot {
             changes.files_asked += before.len() as u64;
-            let now = fresh_files(&root, before.clone()).await;
+            let now = fresh_files(Some(&root), before.clone()).await;
             if before.iter().zip(&now).any(|(b, n)| differs(b, n)) {
                 changes.changed.push((unit, now));
             } else if before.iter().zip(&now).any(|(b, n)| b.handle.is_none() && n.handle.is_some()) {

@@ -159,11 +159,8 @@ impl State {
     }
 
     fn uuid(&self, id: &str) -> String {
-        if self.session_id.is_empty() {
-            format!("{}:{id}", self.chain.prefix)
-        } else {
-            format!("{}:{id}", self.session_id)
-        }
+        let prefix = if self.session_id.is_empty() { &self.chain.prefix } else { &self.session_id };
+        format!("{prefix}:{id}")
     }
 
     /// Where the entry of `head` hangs: `Some(uuid)` (empty: a root) for tree entries, `None` for
@@ -297,9 +294,9 @@ pub(crate) fn import_line(
             Line { type_name: meta, ..line }.push_meta(sink, state.chain.session);
             if let Some(last) = sink.corpus.metas.last_mut() {
                 match ty {
-                    "session_info" => last.text = str_span_of(&mut sink.corpus.arena, &at, &head.name),
+                    "session_info" => last.text = at.str_span(&mut sink.corpus.arena, &head.name),
                     "label" => {
-                        last.text = str_span_of(&mut sink.corpus.arena, &at, &head.label);
+                        last.text = at.str_span(&mut sink.corpus.arena, &head.label);
                         if let Some(target) = head.target_id.as_deref().filter(|t| !t.is_empty()) {
                             let uuid = state.resolve(target);
                             last.target_uuid = arena_str(&mut sink.corpus.arena, &uuid);
@@ -316,10 +313,6 @@ pub(crate) fn import_line(
             LineOutcome::Metadata
         }
     }
-}
-
-fn str_span_of(arena: &mut Vec<u8>, at: &crate::span::Locator, s: &LStr) -> Span {
-    at.str_span(arena, s)
 }
 
 impl Head<'_> {
@@ -480,10 +473,7 @@ fn push(
         Some(id) => state.uuid(id),
         None => state.chain.id(line.line_no, ""),
     };
-    let parent = match (id, state.parent_of(head)) {
-        (_, Some(parent)) => parent,
-        _ => state.chain.last.clone(),
-    };
+    let parent = state.parent_of(head).unwrap_or_else(|| state.chain.last.clone());
     if !parent.is_empty() {
         entry.parent_uuid = arena_str(&mut sink.corpus.arena, &parent);
     }
