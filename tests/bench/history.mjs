@@ -64,13 +64,15 @@ try {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   const errors = [];
+  // The time of the drop, for VERBOSE's timeline of the page's and workers' debug messages.
+  let t0 = 0;
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => {
     if (m.type() === "error") errors.push(m.text());
-    if (m.type() === "debug" && process.env.VERBOSE) console.log(m.text());
+    if (m.type() === "debug" && process.env.VERBOSE) console.log(`${t0 ? Date.now() - t0 : "-"} ms: ${m.text()}`);
   });
   page.on("worker", (worker) => {
-    if (process.env.VERBOSE) worker.on("console", (m) => console.log(`worker: ${m.text()}`));
+    if (process.env.VERBOSE) worker.on("console", (m) => console.log(`${t0 ? Date.now() - t0 : "-"} ms: worker: ${m.text()}`));
   });
   await page.goto(server.url);
   await page.getByRole("button", { name: "Open example" }).waitFor();
@@ -81,7 +83,7 @@ try {
 
   const history = page.getByRole("region", { name: "History" });
   const sessions = history.getByRole("listbox", { name: "Sessions" });
-  const t0 = Date.now();
+  t0 = Date.now();
   await dropFolder(page, projects);
   await sessions.getByRole("option").first().waitFor({ timeout: 600_000 });
   const firstListed = Date.now() - t0;
