@@ -5,10 +5,14 @@
 //! - [`agent_sdk`]: Claude Agent SDK / `claude -p --output-format stream-json` messages;
 //! - [`codex`]: Codex CLI session rollouts and Codex SDK (`codex exec --json`) thread events;
 //! - [`ollama`]: captures of Ollama `/api/chat` streams, chunks joined into messages;
-//! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`).
+//! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`);
+//! - [`gemini`]: Gemini CLI sessions (one JSON document, or JSON Lines with updates), read whole.
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
-//! the importer of the file's format. Importers write into a `Sink` (`sink.rs`: the corpus being
+//! the importer of the file's format. A document format ([`is_document`]) is not read line by
+//! line: the loader keeps its bytes (up to a bound) and hands the whole text to
+//! `import_document` once the file ends; the importer says where each record begins and how it
+//! ended up (`DocRecord`), and the loader counts the lines from that. Importers write into a `Sink` (`sink.rs`: the corpus being
 //! built and its indexes) and say how each line ended up (`LineOutcome`); the loader counts the
 //! lines and reports the failures. Nothing here uses the loader. The importers build on
 //! `common.rs` (a file's conversation chain, the `Line` being read, entries and arena text) and
@@ -19,6 +23,7 @@ pub mod agent_sdk;
 pub mod claude_code;
 pub mod codex;
 pub(crate) mod common;
+pub mod gemini;
 pub mod ollama;
 pub mod pi;
 mod sink;
@@ -31,7 +36,7 @@ use serde::de::IgnoredAny;
 use crate::json::{LStr, Shape};
 use crate::model::{AgentMeta, Diagnostic, DiagnosticKind, FileId, Format};
 
-pub(crate) use sink::{Failure, LineOutcome, Sink, Sniff};
+pub(crate) use sink::{DocRecord, Failure, LineOutcome, Sink, Sniff};
 
 /// What an importer remembers of a file between its lines: the thread so far, streams and
 /// items not finished yet.
@@ -74,6 +79,39 @@ pub(crate) fn import_line(
         State::Ollama(state) => ollama::import_line(sink, bytes, file, line_no, text, state),
         State::Pi(state) => pi::import_line(sink, bytes, file, line_no, text, state),
     }
+}
+
+/// Whether files of `format` are one document read whole (when the file ends) rather than line
+/// by line: a format whose records span lines, or that rewrites earlier records.
+pub(crate) fn is_document(format: Format) -> bool {
+    matches!(format, Format::GeminiCli)
+}
+
+/// Reads a whole file of a document format; `begin` is where its text starts (after a BOM).
+/// The records returned cover every line (see [`DocRecord`]).
+pub(crate) fn import_document(
+    format: Format,
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    file: FileId,
+    begin: usize,
+) -> Vec<DocRecord> {
+    let (records, what) = match format {
+        Format::GeminiCli => (gemini::import_document(sink, bytes, file, begin), "a Gemini CLI session"),
+        _ => return Vec::new(),
+    };
+    let entries = records.iter().any(|r| matches!(r.outcome, LineOutcome::Entry));
+    let metadata = records.iter().filter(|r| matches!(r.outcome, LineOutcome::Metadata)).count();
+    if !entries && metadata > 0 {
+        sink.corpus.diagnostics.push(Diagnostic {
+            file,
+            line: 0,
+            offset: 0,
+            kind: DiagnosticKind::EmptyFile,
+            message: format!("{what} without any message: only its session metadata"),
+        });
+    }
+    records
 }
 
 /// The end of a file: streams cut short become interrupted messages, open items are closed. A
@@ -142,11 +180,17 @@ struct Probe<'a> {
     version: Shape,
     #[serde(rename = "modelId")]
     model_id: Shape,
+    #[serde(rename = "projectHash")]
+    project_hash: Shape,
+    messages: Shape,
+    #[serde(rename = "$set")]
+    set: Shape,
+    #[serde(rename = "$rewindTo")]
+    rewind_to: Shape,
 }
 
 /// The formats this version reads, for messages.
-const KNOWN: &str =
-    "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat or Pi sessions";
+const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi or Gemini CLI sessions";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -163,6 +207,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
 
     if let Some(kind) = binary_kind(text) {
         return Sniff::Rejected(format!("this is {kind}, not a session log"));
+    }
+    if is_gemini_document(text, name) {
+        return Sniff::Format(Format::GeminiCli);
     }
     let mut lines = text.split(|&b| b == b'\n').peekable();
     let mut seen = 0;
@@ -264,6 +311,25 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
     Sniff::Format(Format::ClaudeCode)
 }
 
+/// `session-*.json`, the name of a legacy Gemini CLI session file.
+pub(crate) fn is_gemini_name(name: &str) -> bool {
+    name.starts_with("session-") && name.ends_with(".json")
+}
+
+/// A legacy Gemini CLI session: one JSON object (pretty-printed) that opens with `sessionId`
+/// and `projectHash` and holds `messages`, under its name (`session-*.json`) or not.
+fn is_gemini_document(text: &[u8], name: &str) -> bool {
+    let Some(first_line) = text.split(|&b| b == b'\n').next() else { return false };
+    let first_line = first_line.strip_suffix(b"\r").unwrap_or(first_line);
+    // A whole object on the first line is judged by its keys (see `classify`).
+    if text.first() != Some(&b'{') || serde_json::from_slice::<IgnoredAny>(first_line).is_ok() {
+        return false;
+    }
+    let start = &text[..text.len().min(4096)];
+    let has = |needle: &[u8]| memchr::memmem::find(start, needle).is_some();
+    has(b"\"sessionId\"") && (has(b"\"projectHash\"") || is_gemini_name(name)) && has(b"\"messages\"")
+}
+
 /// `Some(Ok)` for a format this version reads, `Some(Err)` for a known format it does not read,
 /// `None` when the line says nothing.
 fn classify(probe: &Probe) -> Option<Result<Format, String>> {
@@ -296,6 +362,9 @@ fn classify(probe: &Probe) -> Option<Result<Format, String>> {
     if ty == "agent_error" {
         return Some(Ok(Format::AgentSdk));
     }
+    if let Some(gemini) = classify_gemini(probe, ty) {
+        return Some(Ok(gemini));
+    }
     if let Some(pi) = classify_pi(probe, ty) {
         return Some(Ok(pi));
     }
@@ -321,6 +390,22 @@ fn classify(probe: &Probe) -> Option<Result<Format, String>> {
         return Some(Ok(Format::ClaudeCode));
     }
     None
+}
+
+/// A Gemini CLI session: the metadata line of a JSON Lines file (or a whole legacy object on
+/// one line), `{sessionId, projectHash, ...}` with no Claude fields; a `$set` or `$rewindTo`
+/// record; or a `gemini` message.
+fn classify_gemini(probe: &Probe, ty: &str) -> Option<Format> {
+    let present = |s: Shape| !matches!(s, Shape::Absent | Shape::Null);
+    let claude = probe.uuid != Shape::Absent || probe.parent_uuid != Shape::Absent || probe.message != Shape::Absent;
+    if claude {
+        return None;
+    }
+    let metadata =
+        ty.is_empty() && present(probe.session_id) && (present(probe.project_hash) || probe.messages == Shape::Array);
+    let update = probe.set == Shape::Object || probe.rewind_to == Shape::String;
+    let response = ty == "gemini" && present(probe.id) && probe.session_id == Shape::Absent;
+    (metadata || update || response).then_some(Format::GeminiCli)
 }
 
 /// A Pi session: its header (`{"type": "session", "id", "cwd", ...}` with a `version` or the
