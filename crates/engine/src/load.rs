@@ -219,7 +219,8 @@ impl Loader {
     /// What has been read so far, as a corpus of its own, while the loader goes on reading (a
     /// followed session that grows). It equals what the files cut after their last complete line
     /// would give: a last line without its newline waits for the rest, unless it is a whole JSON
-    /// value already (a metadata file is taken as it stands). Nothing is parsed again: the loader is copied (its bytes too, a memory
+    /// value already, or ends a document format's file that is whole JSON (a metadata file is
+    /// taken as it stands). Nothing is parsed again: the loader is copied (its bytes too, a memory
     /// copy) and the copy finished.
     pub fn snapshot(&self) -> Corpus {
         let mut copy = self.clone();
@@ -231,7 +232,9 @@ impl Loader {
             }
             let parsed = state.parsed_upto.min(bytes.len());
             let cut = memchr::memrchr(b'\n', &bytes[parsed..]).map_or(parsed, |i| parsed + i + 1);
-            if cut < bytes.len() && !is_whole_json(&bytes[cut..]) {
+            // A document that is whole JSON already (its closing brace has no newline) stands.
+            let whole_document = import::is_document(info.format) && is_whole_json(bytes);
+            if cut < bytes.len() && !is_whole_json(&bytes[cut..]) && !whole_document {
                 bytes.truncate(cut);
                 state.scan_from = state.scan_from.min(cut);
             }
@@ -424,14 +427,14 @@ impl Loader {
             return;
         }
         if import::is_document(format) {
-            // Kept whole until the file ends; only its size is watched.
-            let size = self.bytes[f].len();
+            // Kept whole until the file ends; only its size (or the size it said it has) is watched.
+            let size = self.bytes[f].len().max(usize::try_from(self.sink.corpus.files[f].size).unwrap_or(usize::MAX));
             if size > DOCUMENT_MAX_BYTES {
                 self.reject(
                     file,
                     DiagnosticKind::FileTooLarge,
                     format!(
-                        "a {} is read whole, and this one is over {size} bytes; files of this format over {DOCUMENT_MAX_BYTES} bytes are not read",
+                        "a {} is read whole, and this one is {size} bytes; files of this format over {DOCUMENT_MAX_BYTES} bytes are not read",
                         format.label()
                     ),
                 );

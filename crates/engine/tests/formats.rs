@@ -1,5 +1,5 @@
 //! Other agents' logs: Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK thread
-//! events, Ollama chat captures and Pi sessions, each read into the common model. Hand-written fixtures in
+//! events, Ollama chat captures, Pi sessions and Gemini CLI sessions, each read into the common model. Hand-written fixtures in
 //! `tests/fixtures/formats/`, snapshots of their model and structure, and the facts each format
 //! must give: tool pairs, errors, thinking, token totals (summed here by hand from the fixture
 //! values), models, sessions, titles, subagents, interruptions.
@@ -22,6 +22,10 @@ const EVENTS: &str = "codex-sdk-events.jsonl";
 const OLLAMA: &str = "ollama-chat.jsonl";
 const PI: &str = "pi-session.jsonl";
 const PI_LEGACY: &str = "pi-legacy.jsonl";
+/// A legacy Gemini CLI session: one pretty-printed JSON object.
+const GEMINI: &str = "session-2025-11-03T09-15-7c2e9a41.json";
+/// A Gemini CLI session in JSON Lines: messages written again as they change, `$set`, `$rewindTo`.
+const GEMINI_LINES: &str = "session-2026-02-10T14-00-b41c7d2e.jsonl";
 /// The line of the Pi fixture that is cut in the middle, on purpose.
 const PI_BROKEN_LINE: u32 = 9;
 
@@ -92,7 +96,7 @@ fn totals(usage: &Usage) -> (u64, u64, u64, u64) {
 #[test]
 fn fixtures_match_their_snapshots_and_read_the_same_in_slices() {
     let names = format_fixture_names();
-    assert_eq!(names.len(), 6, "{names:?}");
+    assert_eq!(names.len(), 8, "{names:?}");
     for name in names {
         let bytes = format_fixture(&name);
         let files = vec![(name.clone(), bytes.clone())];
@@ -452,6 +456,8 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
             ("mixed/pi-legacy.jsonl", "pi"),
             ("mixed/pi-session.jsonl", "pi"),
             (format!("mixed/{ROLLOUT}").as_str(), "codex-rollout"),
+            (format!("mixed/{GEMINI}").as_str(), "gemini-cli"),
+            (format!("mixed/{GEMINI_LINES}").as_str(), "gemini-cli"),
             ("mixed/claude.jsonl", "claude-code"),
         ]
     );
@@ -465,6 +471,8 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         (OLLAMA, "ollama-chat", 1420, 155),
         (PI, "5b7e0c1a-3f2d-4e8b-9a61-0d4c2b8e7f13", 1980, 212),
         (PI_LEGACY, "9e1f2a3b-4c5d-4e6f-8a7b-1c2d3e4f5a6b", 940, 55),
+        (GEMINI, "7c2e9a41-5b3d-4f8e-a6c1-2d9b0e4f7a35", 4257, 345),
+        (GEMINI_LINES, "b41c7d2e-9f03-4a6b-8e15-6c2d0a9f3e71", 2204, 209),
     ] {
         let session = summary.sessions.iter().find(|s| s.session_id == session_id).unwrap_or_else(|| panic!("{name}"));
         assert_eq!((session.usage_with_agents.input_tokens, session.usage_with_agents.output_tokens), (input, output));
@@ -484,7 +492,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         );
         assert_eq!(alone.entries.len() as u32, session.entries, "{name}");
     }
-    assert_eq!(summary.sessions.len(), 7);
+    assert_eq!(summary.sessions.len(), 9);
 }
 
 #[test]
@@ -552,7 +560,7 @@ fn older_and_events_only_rollouts_are_read() {
 
 #[test]
 fn broken_lines_get_diagnostics_with_their_line_numbers() {
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY, GEMINI_LINES] {
         let mut text = String::from_utf8(format_fixture(name)).unwrap();
         let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         lines.insert(2, "{\"type\": \"cut in the midd".to_owned());
@@ -573,8 +581,8 @@ proptest! {
 
     /// Any byte of any fixture changed, fed in any slices: no panic, every line accounted for.
     #[test]
-    fn mutated_fixtures_never_panic(which in 0usize..6, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
-        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY][which];
+    fn mutated_fixtures_never_panic(which in 0usize..8, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
+        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, GEMINI, GEMINI_LINES][which];
         let mut bytes = format_fixture(name);
         let at = position % bytes.len();
         bytes[at] = byte;
@@ -847,4 +855,291 @@ fn pi_compactions_branch_summaries_names_and_user_commands() {
     assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "make");
     let kinds: Vec<BlockKind> = corpus.blocks_of(entry_at(&corpus, 8)).iter().map(|b| b.kind).collect();
     assert_eq!(kinds, [BlockKind::Text, BlockKind::Image]);
+}
+
+#[test]
+fn gemini_cli_session_document() {
+    let bytes = format_fixture(GEMINI);
+    let (corpus, graph) = load(GEMINI);
+    assert_eq!(corpus.files[0].format.name(), "gemini-cli");
+    assert_accounted(&corpus, &bytes);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    // 223 lines, one JSON object: the 6 lines before the first message and the 4 after the last
+    // are metadata; each of the 8 messages holds its lines up to the next one.
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (223, 213, 10));
+
+    let session = &graph.sessions[0];
+    let id = "7c2e9a41-5b3d-4f8e-a6c1-2d9b0e4f7a35";
+    assert_eq!(session.id, id);
+    assert_eq!(session.title, "Add a verbose flag to the CLI", "the summary");
+    // Messages at the line of their `{`, in file order; each response's results follow it.
+    let kinds: Vec<(u32, EntryKind)> = corpus.entries.iter().map(|e| (e.line, e.kind)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (7, EntryKind::System),
+            (13, EntryKind::User),
+            (19, EntryKind::Assistant),
+            (19, EntryKind::User),
+            (67, EntryKind::Assistant),
+            (67, EntryKind::User),
+            (136, EntryKind::System),
+            (142, EntryKind::User),
+            (152, EntryKind::Assistant),
+            (152, EntryKind::User),
+            (204, EntryKind::Assistant),
+        ]
+    );
+    assert_eq!(corpus.entry_uuid(entry_at(&corpus, 13)), format!("{id}:m-user-1"));
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 13)), Some(format!("{id}:m-info-1").as_str()));
+    let results = entries_at(&corpus, 67)[1];
+    assert_eq!(corpus.entry_uuid(results), format!("{id}:m-gem-2:results"));
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 136)), Some(format!("{id}:m-gem-2:results").as_str()));
+    assert_eq!(graph.conversations.len(), 1);
+    assert_eq!(
+        corpus.first_text(entry_at(&corpus, 13)).as_deref(),
+        Some("Add a --verbose flag to the CLI in src/main.py.")
+    );
+    assert_eq!(corpus.first_text(entry_at(&corpus, 142)).as_deref(), Some("try again, inside the workspace"));
+    // info and error are the CLI's notices; an error is an API error.
+    let info = entry_at(&corpus, 7);
+    assert_eq!((corpus.sym(info.subtype), info.flags.has(EntryFlags::META)), ("info", true));
+    assert!(entry_at(&corpus, 136).flags.has(EntryFlags::API_ERROR));
+    // Thoughts are thinking, subject first; the model is the message's.
+    assert_eq!(
+        block_text(&corpus, entry_at(&corpus, 19), BlockKind::Thinking),
+        "Finding the CLI\nThe argument parser is probably in src/main.py."
+    );
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 19), BlockKind::Text), "I'll read the entry point first.");
+    assert_eq!(corpus.sym(entry_at(&corpus, 204).model), "gemini-2.5-flash");
+
+    // Calls pair with their results by id; status error is an error.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("read_file".to_owned(), ToolCategory::Read, ToolStatus::Ok),
+            ("replace".to_owned(), ToolCategory::Edit, ToolStatus::Error),
+            ("run_shell_command".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
+            ("write_file".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+        ]
+    );
+    let shell = entries_at(&corpus, 67)[1];
+    let outputs: Vec<String> =
+        corpus.blocks_of(shell).iter().map(|b| corpus.span_text(shell.file, b.body).into_owned()).collect();
+    assert_eq!(
+        outputs,
+        ["File path must be within the workspace.", "Command: python -m pytest -q\nStdout: 3 passed\nExit Code: 0"],
+        "a function response's error or output"
+    );
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "run_shell_command")[0]), "python -m pytest -q");
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "replace")[0]), "/home/dev/cli/src/main.py +1 -0");
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "write_file")[0]), "src/main.py +3");
+    let read = op_named(&corpus, &graph, "read_file")[0];
+    assert_eq!(tools::op_files(&corpus, read), [("src/main.py".to_owned(), tools::Touch::Read)]);
+    let write = op_named(&corpus, &graph, "write_file")[0];
+    assert_eq!(tools::op_files(&corpus, write), [("src/main.py".to_owned(), tools::Touch::Write)]);
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+    // No working directory: the log only has a hash of it.
+    assert!(corpus.entries.iter().all(|e| corpus.envelope(e).cwd.is_none()));
+}
+
+#[test]
+fn gemini_cli_tokens_sum_by_hand() {
+    let (corpus, graph) = load(GEMINI);
+    // (input - cached + tool, output + thoughts, 0, cached) of the four responses, from the fixture's
+    // tokens {input, output, cached, thoughts, tool}.
+    let responses = [
+        (2400, 40 + 120, 0, 0),
+        (3100 - 2048, 60 + 30, 0, 2048),
+        (3500 - 3000 + 5, 70 + 10, 0, 3000),
+        (3700 - 3400, 15, 0, 3400),
+    ];
+    let each: Vec<_> = corpus.responses.iter().map(|r| totals(&r.usage)).collect();
+    assert_eq!(each, responses);
+    let sum = responses.iter().fold((0, 0, 0, 0), |a, r| (a.0 + r.0, a.1 + r.1, a.2 + r.2, a.3 + r.3));
+    assert_eq!(sum, (4257, 345, 0, 8448));
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), sum);
+    let models: Vec<&str> = corpus.responses.iter().map(|r| corpus.sym(r.model)).collect();
+    assert_eq!(models, ["gemini-2.5-pro", "gemini-2.5-pro", "gemini-2.5-pro", "gemini-2.5-flash"]);
+}
+
+#[test]
+fn gemini_cli_json_lines_read_the_last_version_of_each_message() {
+    let bytes = format_fixture(GEMINI_LINES);
+    let (corpus, graph) = load(GEMINI_LINES);
+    assert_eq!(corpus.files[0].format, Format::GeminiCli);
+    assert_accounted(&corpus, &bytes);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    // 14 lines: 7 messages; the metadata line, three $set and a $rewindTo; g1 is written three
+    // times (then its tokens, then its call): its first two versions are ignored.
+    assert_eq!((counts.lines, counts.entries, counts.metadata, counts.ignored), (14, 7, 5, 2));
+    let id = "b41c7d2e-9f03-4a6b-8e15-6c2d0a9f3e71";
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, id);
+    assert_eq!(session.title, "Explain the make test failure", "the summary a $set gave");
+    // g1 as its last record has it (tokens, the call), in the place of its first.
+    let g1 = entry_at(&corpus, 6);
+    assert_eq!(corpus.entry_uuid(g1), format!("{id}:g1"));
+    assert_eq!(corpus.entry_parent_uuid(g1), Some(format!("{id}:u1").as_str()));
+    assert_eq!(totals(&corpus.responses[0].usage), (5200 - 4096, 30 + 64, 0, 4096));
+    // The rewind to u2 takes the conversation back to before it: u3 hangs where u2 did, and
+    // u2's exchange stays as a branch.
+    let parent = |line: u32| corpus.entry_parent_uuid(entry_at(&corpus, line)).map(str::to_owned);
+    assert_eq!(parent(8), Some(format!("{id}:g1:results")));
+    assert_eq!(parent(11), Some(format!("{id}:g1:results")));
+    assert_eq!(graph.conversations.len(), 1);
+    // The cancelled call is interrupted; the warning is a notice.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("run_shell_command".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
+            ("replace".to_owned(), ToolCategory::Edit, ToolStatus::Interrupted),
+        ]
+    );
+    assert_eq!(corpus.sym(entry_at(&corpus, 12).subtype), "warning");
+    assert_eq!(corpus.sym(entry_at(&corpus, 13).model), "gemini-3-flash-preview");
+    assert_eq!(totals(&session.usage_with_agents), (1104 + 600 + 500, 94 + 80 + 35, 0, 4096 + 5000 + 5500));
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+}
+
+#[test]
+fn a_gemini_cli_document_cut_anywhere_keeps_the_messages_before_the_cut() {
+    let bytes = format_fixture(GEMINI);
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    let whole = load_one(GEMINI, &bytes);
+    let messages = |corpus: &Corpus| {
+        corpus.entries.iter().filter(|e| e.kind != EntryKind::User || corpus.sym(e.subtype) != "tool_result").count()
+    };
+    for cut in (1..bytes.len()).step_by(7) {
+        let corpus = load_one(GEMINI, &bytes[..cut]);
+        let counts = corpus.files[0].counts;
+        assert!(counts.balanced(), "cut at {cut}: {counts:?}");
+        assert_eq!(counts.lines, count_lines(&bytes[..cut]), "cut at {cut}");
+        assert!(corpus.entries.len() <= whole.entries.len());
+        if corpus.files[0].format == Format::GeminiCli {
+            let errors: Vec<&Diagnostic> =
+                corpus.diagnostics.iter().filter(|d| d.kind.severity() == Severity::Error).collect();
+            assert_eq!(errors.len(), 1, "cut at {cut}: one diagnostic says where: {:?}", corpus.diagnostics);
+            assert!(errors[0].line >= 1 && u64::from(errors[0].line) <= counts.lines, "cut at {cut}: {:?}", errors[0]);
+        }
+    }
+    // Cut inside the error notice (the fifth message): the four before it are read, the rest is
+    // one diagnostic at the line where the notice starts.
+    let at = text.find("\"id\": \"m-err-1\"").unwrap() + 10;
+    let corpus = load_one(GEMINI, &bytes[..at]);
+    assert_eq!(messages(&corpus), 4);
+    assert_eq!(corpus.diagnostics.len(), 1, "{:?}", corpus.diagnostics);
+    assert_eq!((corpus.diagnostics[0].line, corpus.diagnostics[0].kind), (136, DiagnosticKind::TruncatedLine));
+    let counts = corpus.files[0].counts;
+    assert_eq!(counts.skipped, counts.lines - 135, "the lines of the cut message");
+    // Garbage in the middle of a message: an error at its line; the messages before it are read.
+    let broken = text.replacen("\"type\": \"error\"", "\"type\": error", 1);
+    let corpus = load_one(GEMINI, broken.as_bytes());
+    assert_eq!(messages(&corpus), 4);
+    assert_eq!((corpus.diagnostics[0].line, corpus.diagnostics[0].kind), (136, DiagnosticKind::InvalidJson));
+    // Broken after the message list: every message is read.
+    let corpus = load_one(GEMINI, text.replace("\"kind\": \"main\"", "\"kind\": ").as_bytes());
+    assert_eq!(messages(&corpus), 8);
+    assert_eq!(corpus.diagnostics.len(), 1, "{:?}", corpus.diagnostics);
+    assert_eq!(corpus.diagnostics[0].kind, DiagnosticKind::InvalidJson);
+    // A cut JSON Lines file: its last line is truncated.
+    let lines = format_fixture(GEMINI_LINES);
+    let corpus = load_one(GEMINI_LINES, &lines[..lines.len() - 20]);
+    let last = corpus.diagnostics.last().unwrap();
+    assert_eq!((last.line, last.kind), (14, DiagnosticKind::TruncatedLine));
+    assert!(corpus.files[0].counts.balanced());
+}
+
+#[test]
+fn gemini_cli_sessions_are_sniffed_by_name_then_content() {
+    let format = |name: &str, bytes: &[u8]| load_one(name, bytes).files[0].format;
+    let bytes = format_fixture(GEMINI);
+    assert_eq!(format("chats/session-2025-11-03T09-15-7c2e9a41.json", &bytes), Format::GeminiCli);
+    assert_eq!(format("anything.json", &bytes), Format::GeminiCli, "sessionId, projectHash, messages");
+    // Without projectHash, only its name says what it is.
+    let bare = b"{\n  \"sessionId\": \"s\",\n  \"messages\": []\n}";
+    assert_eq!(format("chats/session-1.json", bare), Format::GeminiCli);
+    assert_eq!(format("notes.json", bare), Format::Rejected);
+    // The same object on one line, and the metadata line of a JSON Lines file.
+    let one_line = b"{\"sessionId\":\"s\",\"projectHash\":\"h\",\"messages\":[{\"id\":\"a\",\"type\":\"user\",\"content\":\"hi\"}]}";
+    let corpus = load_one("x.json", one_line);
+    assert_eq!(corpus.files[0].format, Format::GeminiCli);
+    assert_eq!((corpus.files[0].counts.lines, corpus.files[0].counts.entries), (1, 1));
+    let metadata =
+        b"{\"sessionId\":\"s\",\"projectHash\":\"h\",\"startTime\":\"2026-01-01T00:00:00Z\",\"kind\":\"main\"}\n";
+    let corpus = load_one("session-x.jsonl", metadata);
+    assert_eq!(corpus.files[0].format, Format::GeminiCli);
+    assert_eq!(corpus.diagnostics[0].kind, DiagnosticKind::EmptyFile);
+    assert!(corpus.diagnostics[0].message.contains("Gemini CLI session without any message"));
+    // Claude Code lines have a sessionId too, and stay Claude Code.
+    assert_eq!(format("c.jsonl", &fixture("every-line-type.jsonl")), Format::ClaudeCode);
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY] {
+        assert_ne!(load(name).0.files[0].format, Format::GeminiCli, "{name}");
+    }
+}
+
+#[test]
+fn a_gemini_cli_document_over_the_bound_is_refused_with_a_diagnostic() {
+    let mut loader = sessionscope_engine::Loader::new();
+    let size = sessionscope_engine::load::DOCUMENT_MAX_BYTES as u64 + 1;
+    let file = loader.add_file("chats/session-big.json", size);
+    let head =
+        b"{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"h\",\n  \"messages\": [\n    {\n      \"id\": \"a\",\n";
+    loader.push(file, head);
+    loader.push(file, b"      \"type\": \"user\",\n");
+    loader.finish_file(file);
+    let corpus = loader.finish();
+    assert_eq!(corpus.files[0].format, Format::Rejected);
+    assert_eq!(corpus.diagnostics[0].kind, DiagnosticKind::FileTooLarge);
+    assert!(
+        corpus.diagnostics[0].message.contains("Gemini CLI session is read whole"),
+        "{}",
+        corpus.diagnostics[0].message
+    );
+    let counts = corpus.files[0].counts;
+    assert!(counts.balanced());
+    assert_eq!(counts.lines, 7);
+}
+
+#[test]
+fn real_gemini_cli_sessions_read_as_their_messages_say() {
+    let Some(real) = real_fixtures("real_gemini_cli_sessions_read_as_their_messages_say") else { return };
+    let Some((_, dir)) = real.every_folder().into_iter().find(|(name, _)| name == "gemini-cli") else {
+        panic!("the real fixtures have no gemini-cli folder")
+    };
+    // Counted in the files with python: lines (metadata: before the first message and after the
+    // last); entries (messages, plus a results entry per response with tool calls); tool calls;
+    // status error; (input - cached + tool, output + thoughts, 0, cached) summed over the tokens;
+    // responses (messages with tokens); thoughts; error messages.
+    let cases = [
+        ("aim-benchmark-control-flash.json", (2730, 2721, 9), 59 + 44, 44, 0, (131666, 24707, 0, 1604238), 45, 108, 3),
+        ("ai-sessions-pomodoro-timer.json", (685, 677, 8), 19 + 9, 11, 1, (34028, 6223, 0, 86702), 14, 22, 0),
+    ];
+    for (name, lines, entries, calls, errors, usage, responses, thinking, api_errors) in cases {
+        let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let corpus = load_one(&format!("chats/{name}"), &bytes);
+        assert_eq!(corpus.files[0].format, Format::GeminiCli, "{name}");
+        assert!(corpus.diagnostics.is_empty(), "{name}: {:?}", corpus.diagnostics);
+        let counts = corpus.files[0].counts;
+        assert!(counts.balanced(), "{name}: {counts:?}");
+        assert_eq!((counts.lines, counts.entries, counts.metadata), lines, "{name}");
+        assert_eq!(corpus.entries.len(), entries, "{name}");
+        let graph = Graph::build(&corpus);
+        assert_eq!(graph.sessions.len(), 1, "{name}");
+        assert_eq!(graph.conversations.len(), 1, "{name}");
+        assert_eq!(graph.tool_ops.len(), calls, "{name}");
+        let status = |s: ToolStatus| graph.tool_ops.iter().filter(|op| op.status == s).count();
+        assert_eq!(status(ToolStatus::Error), errors, "{name}");
+        assert_eq!(status(ToolStatus::NoResult) + status(ToolStatus::ResultWithoutCall), 0, "{name}");
+        assert_eq!(totals(&graph.sessions[0].usage_with_agents), usage, "{name}");
+        assert_eq!(corpus.responses.len(), responses, "{name}");
+        assert_eq!(corpus.blocks.iter().filter(|b| b.kind == BlockKind::Thinking).count(), thinking, "{name}");
+        assert_eq!(corpus.entries.iter().filter(|e| e.flags.has(EntryFlags::API_ERROR)).count(), api_errors, "{name}");
+        assert!(graph.problems.is_empty(), "{name}: {:?}", &graph.problems[..graph.problems.len().min(3)]);
+        // Read in slices, and as a snapshot of a load not finished, it is the same.
+        let sliced = load_chunked(&[(format!("chats/{name}"), bytes.clone())], 4096);
+        assert_eq!(dump_corpus(&sliced), dump_corpus(&corpus), "{name}");
+    }
 }

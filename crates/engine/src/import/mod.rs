@@ -543,6 +543,19 @@ mod tests {
         // A first line longer than the window: its start says it.
         let cut = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/p/very/long";
         assert!(matches!(sniff(cut, false, "x.jsonl"), Sniff::Format(Format::Pi)));
+        // A Gemini CLI document, cut by the window; its JSON Lines metadata line and records.
+        let gemini = b"{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"h\",\n  \"messages\": [\n    {\n      \"content\": \"long";
+        assert!(matches!(sniff(gemini, false, "x.json"), Sniff::Format(Format::GeminiCli)));
+        assert!(
+            matches!(sniff(&gemini[..20], false, "x.json"), Sniff::Format(Format::ClaudeCode)),
+            "too little to say"
+        );
+        assert_eq!(
+            format(b"{\"sessionId\":\"s\",\"projectHash\":\"h\",\"kind\":\"main\"}\n", "x.jsonl"),
+            Format::GeminiCli
+        );
+        assert_eq!(format(b"{\"$rewindTo\":\"m1\"}\n", "x.jsonl"), Format::GeminiCli);
+        assert_eq!(format(b"{\"id\":\"m2\",\"type\":\"gemini\",\"content\":\"hi\"}\n", "x.jsonl"), Format::GeminiCli);
     }
 
     #[test]
