@@ -93,6 +93,14 @@ fn place_of(path: &str) -> Place {
     if crate::import::is_rollout_name(name) {
         return Place::Alone;
     }
+    // The files of a Cline or Roo Code task: `<folder>/<task id>/{api_conversation_history,
+    // ui_messages,task_metadata}.json`, the conversation first.
+    if let Some(kind) = crate::import::cline::kind_of_name(name)
+        && let Some((task, folder)) = parents.split_last()
+    {
+        let main = kind == crate::import::cline::Kind::History;
+        return Place::Session { folder: folder.join("/"), session: (*task).to_owned(), main };
+    }
     let Some(stem) = name.strip_suffix(".jsonl") else { return Place::Alone };
     if stem.starts_with("agent-") {
         return Place::LooseAgent { folder: parents.join("/") };
@@ -223,6 +231,8 @@ pub fn agent_name(format: Format) -> &'static str {
         Format::Ollama => "Ollama",
         Format::Pi => "Pi",
         Format::GeminiCli => "Gemini CLI",
+        Format::Cline => "Cline",
+        Format::RooCode => "Roo Code",
         Format::Pending | Format::Rejected => "",
     }
 }

@@ -189,6 +189,7 @@ impl Loader {
         for file in 0..self.states.len() {
             self.finish_file(file as FileId);
         }
+        import::cline::finish_all(&mut self.sink);
         let mut corpus = self.sink.corpus;
         let mut type_counts: Vec<(Sym, u64)> = self.sink.type_counts.into_iter().collect();
         type_counts.sort_by(|a, b| corpus.symbols.resolve(a.0).cmp(corpus.symbols.resolve(b.0)));
@@ -490,7 +491,7 @@ impl Loader {
         let window = &buffer[..cut];
         // The window is the whole file only when the file ended before either limit.
         let whole_file = at_end && !enough_lines && buffer.len() <= SNIFF_BYTES;
-        match import::sniff(window, whole_file, self.sink.corpus.files[f].name()) {
+        match import::sniff(window, whole_file, &self.sink.corpus.files[f].path) {
             Sniff::Format(format) => {
                 self.sink.corpus.files[f].format = format;
                 true
@@ -659,6 +660,9 @@ fn repair_utf8(bytes: &mut [u8]) -> usize {
 fn session_from_path(path: &str) -> Option<String> {
     let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
     let name = parts.last()?;
+    if let Some(task) = import::cline::task_of_path(path) {
+        return Some(task);
+    }
     if import::is_rollout_name(name)
         && let Some(stem) = name.strip_suffix(".jsonl")
         && let Some(uuid) = stem.get(stem.len().saturating_sub(36)..)

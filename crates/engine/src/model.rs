@@ -434,6 +434,11 @@ pub enum Format {
     /// A Gemini CLI session (`~/.gemini/tmp/<project hash>/chats/session-*.json`, one JSON
     /// document, or the newer `session-*.jsonl` records), read whole.
     GeminiCli,
+    /// A file of a Cline task (`saoudrizwan.claude-dev/tasks/<task id>/`:
+    /// `api_conversation_history.json`, `ui_messages.json`, `task_metadata.json`), read whole.
+    Cline,
+    /// A file of a Roo Code task (`rooveterinaryinc.roo-cline/tasks/<task id>/`), as Cline's.
+    RooCode,
     /// A JSON file beside the logs: `agent-<id>.meta.json`.
     AgentMeta,
     /// Not a log this version reads; the file diagnostic says what it looks like.
@@ -451,6 +456,8 @@ impl Format {
             Format::Ollama => "ollama-chat",
             Format::Pi => "pi",
             Format::GeminiCli => "gemini-cli",
+            Format::Cline => "cline",
+            Format::RooCode => "roo-code",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
         }
@@ -467,6 +474,8 @@ impl Format {
             Format::Ollama => "Ollama chat capture",
             Format::Pi => "Pi session",
             Format::GeminiCli => "Gemini CLI session",
+            Format::Cline => "Cline task file",
+            Format::RooCode => "Roo Code task file",
             Format::AgentMeta => "agent metadata",
             Format::Rejected => "not read",
         }

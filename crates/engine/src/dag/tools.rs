@@ -61,6 +61,15 @@ impl ToolCategory {
             "run_shell_command" => ToolCategory::Execute,
             "google_web_search" => ToolCategory::Web,
             "write_todos" => ToolCategory::PlanTodo,
+            // Cline's and Roo Code's tools (read_file is Codex's too).
+            "list_files" | "search_files" | "list_code_definition_names" | "codebase_search" => ToolCategory::Search,
+            "write_to_file" | "replace_in_file" | "apply_diff" | "search_and_replace" | "insert_content"
+            | "edit_file" => ToolCategory::Edit,
+            "execute_command" => ToolCategory::Execute,
+            "browser_action" => ToolCategory::Web,
+            "new_task" => ToolCategory::Agent,
+            "update_todo_list" | "plan_mode_respond" | "focus_chain" => ToolCategory::PlanTodo,
+            "use_mcp_tool" | "access_mcp_resource" | "load_mcp_documentation" => ToolCategory::Mcp,
             "WebFetch" | "WebSearch" | "web_search" | "web_fetch" => ToolCategory::Web,
             "Task" | "Agent" => ToolCategory::Agent,
             "TodoWrite" | "TodoRead" | "ExitPlanMode" | "EnterPlanMode" | "TaskCreate" | "TaskUpdate" | "TaskList"
@@ -429,6 +438,11 @@ fn files_in(name: &str) -> Option<FilesIn> {
         "read_file" => FilesIn::Path(Touch::Read),
         "replace" => FilesIn::Path(Touch::Edit),
         "write_file" => FilesIn::Path(Touch::Write),
+        // Cline's and Roo Code's: `path`, or Roo Code's `args.file[].path` (read_file, apply_diff).
+        "write_to_file" => FilesIn::Path(Touch::Write),
+        "replace_in_file" | "apply_diff" | "search_and_replace" | "insert_content" | "edit_file" => {
+            FilesIn::Path(Touch::Edit)
+        }
         "apply_patch" => FilesIn::Patch,
         "file_change" => FilesIn::Changes,
         _ => return None,
@@ -458,7 +472,7 @@ fn files_from(how: FilesIn, input: &serde_json::Value, cwd: &str) -> Vec<(String
             .or_else(|| path("path"))
             .or_else(|| path("absolute_path"))
             .map(|p| vec![(relative_path(p, cwd), touch)])
-            .unwrap_or_default(),
+            .unwrap_or_else(|| args_files(input).into_iter().map(|p| (relative_path(p, cwd), touch)).collect()),
         FilesIn::Patch => {
             let patch = input.as_str().or_else(|| path("input")).unwrap_or("");
             patch.lines().filter_map(patch_file).map(|(file, touch)| (relative_path(file, cwd), touch)).collect()
@@ -476,6 +490,16 @@ fn files_from(how: FilesIn, input: &serde_json::Value, cwd: &str) -> Vec<(String
             })
             .collect(),
     }
+}
+
+/// The files of Roo Code's multi-file form: `{"args": {"file": {"path"} | [{"path"}, ...]}}`.
+fn args_files(input: &serde_json::Value) -> Vec<&str> {
+    let Some(file) = input.get("args").and_then(|a| a.get("file")) else { return Vec::new() };
+    let files = match file.as_array() {
+        Some(list) => list.iter().collect(),
+        None => vec![file],
+    };
+    files.into_iter().filter_map(|f| f.get("path").and_then(|p| p.as_str())).collect()
 }
 
 /// The file a line of an `apply_patch` patch starts, and how: `*** Add File: <path>` writes it,
@@ -591,6 +615,31 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
         }
         "list_directory" => path(if input.get("dir_path").is_some() { "dir_path" } else { "path" }),
         "google_web_search" => text("query").to_owned(),
+        // Cline's and Roo Code's tools: `path` (or Roo Code's `args.file[].path`), `command`,
+        // `regex`, `server_name`/`tool_name`, `mode`/`message`.
+        "read_file" | "apply_diff" if input.get("path").is_none() => {
+            let files = args_files(input);
+            let first = relative_path(files.first().copied().unwrap_or(""), cwd);
+            if files.len() > 1 { format!("{first} (+{} more)", files.len() - 1) } else { first }
+        }
+        "read_file"
+        | "replace_in_file"
+        | "apply_diff"
+        | "search_and_replace"
+        | "insert_content"
+        | "list_files"
+        | "list_code_definition_names" => path("path"),
+        "write_to_file" => format!("{} +{}", path("path"), text("content").lines().count()),
+        "execute_command" => first_line(text("command")),
+        "search_files" => {
+            let within = path("path");
+            if within.is_empty() { text("regex").to_owned() } else { format!("{} in {within}", text("regex")) }
+        }
+        "use_mcp_tool" => format!("{} {}", text("server_name"), text("tool_name")),
+        "new_task" => {
+            let message = first_line(text("message"));
+            if text("mode").is_empty() { message } else { format!("{message} ({})", text("mode")) }
+        }
         // Codex: shell calls (`command` a string or an argv), unified exec, patches, plans.
         "shell" | "local_shell" | "shell_command" | "container.exec" | "command_execution" => {
             first_line(&command_text(input.get("command").unwrap_or(&serde_json::Value::Null)))

@@ -6,7 +6,9 @@
 //! - [`codex`]: Codex CLI session rollouts and Codex SDK (`codex exec --json`) thread events;
 //! - [`ollama`]: captures of Ollama `/api/chat` streams, chunks joined into messages;
 //! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`);
-//! - [`gemini`]: Gemini CLI sessions (one JSON document, or JSON Lines with updates), read whole.
+//! - [`gemini`]: Gemini CLI sessions (one JSON document, or JSON Lines with updates), read whole;
+//! - [`cline`]: Cline and Roo Code tasks (a folder of JSON documents: the API conversation, the
+//!   UI messages, the task metadata), read whole, the files of a task one session.
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
 //! the importer of the file's format. A document format ([`is_document`]) is not read line by
@@ -21,6 +23,7 @@
 
 pub mod agent_sdk;
 pub mod claude_code;
+pub mod cline;
 pub mod codex;
 pub(crate) mod common;
 pub mod gemini;
@@ -84,7 +87,7 @@ pub(crate) fn import_line(
 /// Whether files of `format` are one document read whole (when the file ends) rather than line
 /// by line: a format whose records span lines, or that rewrites earlier records.
 pub(crate) fn is_document(format: Format) -> bool {
-    matches!(format, Format::GeminiCli)
+    matches!(format, Format::GeminiCli | Format::Cline | Format::RooCode)
 }
 
 /// Reads a whole file of a document format; `begin` is where its text starts (after a BOM).
@@ -98,6 +101,19 @@ pub(crate) fn import_document(
 ) -> Vec<DocRecord> {
     let (records, what) = match format {
         Format::GeminiCli => (gemini::import_document(sink, bytes, file, begin), "a Gemini CLI session"),
+        Format::Cline | Format::RooCode => {
+            let history = sink
+                .corpus
+                .files
+                .get(file as usize)
+                .is_some_and(|f| cline::kind_of_name(f.name()).is_none_or(|kind| kind == cline::Kind::History));
+            let records = cline::import_document(sink, bytes, file, begin);
+            if !history {
+                // The UI messages and the metadata of a task hold no message: that is what they are.
+                return records;
+            }
+            (records, "the API conversation of a task")
+        }
         _ => return Vec::new(),
     };
     let entries = records.iter().any(|r| matches!(r.outcome, LineOutcome::Entry));
@@ -190,7 +206,7 @@ struct Probe<'a> {
 }
 
 /// The formats this version reads, for messages.
-const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi or Gemini CLI sessions";
+const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi or Gemini CLI sessions, Cline or Roo Code tasks";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -199,7 +215,8 @@ pub(crate) fn is_rollout_name(name: &str) -> bool {
 
 /// Decides what a file is from its name and first bytes (`window`; `whole_file` if that is all
 /// of it).
-pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
+pub(crate) fn sniff(window: &[u8], whole_file: bool, path: &str) -> Sniff {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     let text = window.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(window);
     let start = text.iter().position(|b| !b.is_ascii_whitespace());
     let Some(start) = start else { return Sniff::Empty };
@@ -207,6 +224,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
 
     if let Some(kind) = binary_kind(text) {
         return Sniff::Rejected(format!("this is {kind}, not a session log"));
+    }
+    if let Some(format) = cline::sniff(text, path) {
+        return Sniff::Format(format);
     }
     if is_gemini_document(text, name) {
         return Sniff::Format(Format::GeminiCli);

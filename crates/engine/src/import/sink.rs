@@ -23,6 +23,8 @@ pub(crate) struct Sink {
     pub response_index: HashTable<(u64, ResponseId)>,
     pub type_counts: FxHashMap<Sym, u64>,
     pub envelope_index: FxHashMap<Envelope, EnvelopeId>,
+    /// Cline and Roo Code tasks by id: what their files read so far say (see `cline::link`).
+    pub tasks: FxHashMap<String, crate::import::cline::Task>,
 }
 
 impl Sink {
@@ -35,6 +37,7 @@ impl Sink {
             response_index: HashTable::new(),
             type_counts: FxHashMap::default(),
             envelope_index: FxHashMap::default(),
+            tasks: FxHashMap::default(),
         }
     }
 
