@@ -1,6 +1,7 @@
 //! Other agents' logs: Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK thread
-//! events, Ollama chat captures, Pi sessions and Gemini CLI sessions, each read into the common model. Hand-written fixtures in
-//! `tests/fixtures/formats/`, snapshots of their model and structure, and the facts each format
+//! events, Ollama chat captures, Pi sessions, Gemini CLI sessions and Cline / Roo Code tasks,
+//! each read into the common model. Hand-written fixtures in `tests/fixtures/formats/` (and the
+//! task folders in `tests/fixtures/tasks/`), snapshots of their model and structure, and the facts each format
 //! must give: tool pairs, errors, thinking, token totals (summed here by hand from the fixture
 //! values), models, sessions, titles, subagents, interruptions.
 
@@ -1142,4 +1143,295 @@ fn real_gemini_cli_sessions_read_as_their_messages_say() {
         let sliced = load_chunked(&[(format!("chats/{name}"), bytes.clone())], 4096);
         assert_eq!(dump_corpus(&sliced), dump_corpus(&corpus), "{name}");
     }
+}
+
+/// The hand-written Cline task: native tool blocks, `modelInfo` and `metrics`, one-line UI messages.
+const CLINE_TASK: &str = "saoudrizwan.claude-dev/tasks/1731400000000";
+/// The hand-written Roo Code task: XML tool tags, a condensed context, a subtask.
+const ROO_TASK: &str = "rooveterinaryinc.roo-cline/tasks/3f6d2a10-8c4b-4e7a-9d21-5b0c7e9f1a42";
+const TASK_FILES: [&str; 3] = ["api_conversation_history.json", "task_metadata.json", "ui_messages.json"];
+
+/// The files of a task fixture, as (path, bytes), under `<storage>/tasks/<id>/`.
+fn task_files(task: &str) -> Vec<(String, Vec<u8>)> {
+    TASK_FILES.iter().map(|name| (format!("{task}/{name}"), fixture(&format!("tasks/{task}/{name}")))).collect()
+}
+
+fn assert_all_accounted(corpus: &Corpus, files: &[(String, Vec<u8>)]) {
+    for (path, bytes) in files {
+        let info = corpus.files.iter().find(|f| &f.path == path).unwrap_or_else(|| panic!("{path}"));
+        assert!(info.counts.balanced(), "{path}: {:?}", info.counts);
+        assert_eq!(info.counts.lines, count_lines(bytes), "{path}");
+    }
+}
+
+/// The dump of a load, to compare loads in another order or in slices.
+fn dump_of(corpus: &Corpus) -> String {
+    let graph = Graph::build(corpus);
+    format!("{}{}", dump_corpus(corpus), dump_graph(corpus, &graph))
+}
+
+#[test]
+fn a_cline_task_folder_is_one_session_with_the_requests_tokens_on_its_responses() {
+    let files = task_files(CLINE_TASK);
+    let corpus = load_chunked(&files, 0);
+    assert_all_accounted(&corpus, &files);
+    assert!(corpus.files.iter().all(|f| f.format == Format::Cline), "{:?}", corpus.files);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 1);
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "1731400000000");
+    assert_eq!(session.files.len(), 3, "the UI messages and the metadata join the session by their folder");
+    assert_eq!(graph.conversations.len(), 1);
+    assert_eq!(corpus.entries.len(), 14);
+    assert_eq!(session.title, "Add a --verbose flag to the CLI in src/main.rs", "the <task> tags are taken off");
+    // Tokens and cost: the seven api_req_started of ui_messages.json, summed by hand.
+    assert_eq!(totals(&session.usage_with_agents), (2560, 780, 1500, 6800));
+    let logged: f64 = corpus.responses.iter().filter_map(|r| r.logged_cost_usd).sum();
+    assert!((logged - 0.0322).abs() < 1e-9, "{logged}");
+    assert_eq!(corpus.responses.len(), 7, "one per response of the history");
+    // The first response: the first request, with the model of its modelInfo.
+    let first = &corpus.responses[corpus.entries[1].response.index()];
+    assert_eq!(totals(&first.usage), (1200, 80, 0, 0));
+    assert_eq!(corpus.sym(first.model), "claude-3-5-sonnet-20241022");
+    let models: Vec<&str> = corpus.responses.iter().map(|r| corpus.sym(r.model)).collect();
+    assert_eq!(models.last(), Some(&"claude-sonnet-4-20250514"));
+    // Tools: native blocks paired by id; the failed replace_in_file; attempt_completion unanswered.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("read_file".to_owned(), ToolCategory::Read, ToolStatus::Ok),
+            ("replace_in_file".to_owned(), ToolCategory::Edit, ToolStatus::Error),
+            ("write_to_file".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+            ("execute_command".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
+            ("attempt_completion".to_owned(), ToolCategory::Other, ToolStatus::NoResult),
+        ]
+    );
+    let written = tools::op_files(&corpus, op_named(&corpus, &graph, "write_to_file")[0]);
+    assert_eq!(written, [("src/main.rs".to_owned(), tools::Touch::Write)]);
+    assert_eq!(corpus.blocks.iter().filter(|b| b.kind == BlockKind::Thinking).count(), 1);
+    // The interrupted turn (cancelled by the user) and the API error (streaming failed).
+    let interrupted: Vec<usize> = corpus
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.flags.has(EntryFlags::INTERRUPTED))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(interrupted, [9, 11]);
+    let api_errors: Vec<usize> =
+        corpus.entries.iter().enumerate().filter(|(_, e)| e.flags.has(EntryFlags::API_ERROR)).map(|(i, _)| i).collect();
+    assert_eq!(api_errors, [11]);
+    // Any order, any slices: the same.
+    let dump = dump_of(&corpus);
+    let reversed: Vec<(String, Vec<u8>)> = files.iter().rev().cloned().collect();
+    assert_eq!(dump_of(&load_chunked(&reversed, 0)).lines().count(), dump.lines().count());
+    assert_eq!(
+        totals(&Graph::build(&load_chunked(&reversed, 0)).sessions[0].usage_with_agents),
+        (2560, 780, 1500, 6800)
+    );
+    for chunk in [1, 7, 64] {
+        assert_eq!(dump_of(&load_chunked(&files, chunk)), dump, "in slices of {chunk} bytes");
+    }
+    insta::assert_snapshot!("formats-cline-task", dump);
+}
+
+#[test]
+fn a_roo_code_task_reads_its_xml_tool_calls_condensed_context_and_subtask() {
+    let files = task_files(ROO_TASK);
+    let corpus = load_chunked(&files, 0);
+    assert_all_accounted(&corpus, &files);
+    assert!(corpus.files.iter().all(|f| f.format == Format::RooCode), "{:?}", corpus.files);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 1);
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "3f6d2a10-8c4b-4e7a-9d21-5b0c7e9f1a42");
+    assert_eq!(session.files.len(), 3);
+    assert_eq!(corpus.entries.len(), 16);
+    // The condensed context is a compaction summary.
+    assert!(corpus.entries[1].flags.has(EntryFlags::COMPACT_SUMMARY));
+    assert_eq!(session.compactions, 1);
+    // Tokens: nine requests summed by hand (the `openai` one's cache reads taken off its input).
+    assert_eq!(totals(&session.usage_with_agents), (5800, 1170, 3100, 25300));
+    let logged: f64 = corpus.responses.iter().filter_map(|r| r.logged_cost_usd).sum();
+    assert!((logged - 0.0447).abs() < 1e-9, "{logged}");
+    // The two requests of the condensed part go to the summary.
+    let summary = &corpus.responses[corpus.entries[1].response.index()];
+    assert_eq!(totals(&summary.usage), (3500, 300, 2500, 2500));
+    assert!(corpus.responses.iter().all(|r| r.model.is_none()), "Roo Code names no model");
+    // XML tool calls with their parameters, paired with the `[tool] Result:` texts.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            // Its call was condensed away: a result without a call (which the graph leaves unnamed).
+            (String::new(), ToolCategory::Other, ToolStatus::ResultWithoutCall),
+            ("apply_diff".to_owned(), ToolCategory::Edit, ToolStatus::Error),
+            ("search_files".to_owned(), ToolCategory::Search, ToolStatus::Ok),
+            ("write_to_file".to_owned(), ToolCategory::Edit, ToolStatus::Error),
+            ("new_task".to_owned(), ToolCategory::Agent, ToolStatus::Ok),
+            ("attempt_completion".to_owned(), ToolCategory::Other, ToolStatus::NoResult),
+        ]
+    );
+    let diff = op_named(&corpus, &graph, "apply_diff")[0];
+    let (input, _) = tools::op_input(&corpus, diff);
+    assert_eq!(input["path"], "src/date.ts");
+    assert!(input["diff"].as_str().unwrap().starts_with("<<<<<<< SEARCH"));
+    assert_eq!(tools::op_files(&corpus, diff), [("src/date.ts".to_owned(), tools::Touch::Edit)]);
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "search_files")[0]), "getDate in src");
+    let thinking = block_text(&corpus, &corpus.entries[3], BlockKind::Thinking);
+    assert!(thinking.contains("UTC is the fix"), "{thinking}");
+    let interrupted: Vec<usize> = corpus
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.flags.has(EntryFlags::INTERRUPTED))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(interrupted, [9, 13]);
+    assert!(corpus.entries[13].flags.has(EntryFlags::API_ERROR));
+    let dump = dump_of(&corpus);
+    for chunk in [1, 7, 64] {
+        assert_eq!(dump_of(&load_chunked(&files, chunk)), dump, "in slices of {chunk} bytes");
+    }
+    insta::assert_snapshot!("formats-roo-code-task", dump);
+}
+
+#[test]
+fn the_files_of_a_task_alone_say_what_they_lack() {
+    let files = task_files(CLINE_TASK);
+    // The history alone: Cline's own per-message metrics give the tokens.
+    let corpus = load_chunked(&files[..1], 0);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let graph = Graph::build(&corpus);
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), (1200 + 400, 80 + 150, 0, 1100));
+    assert_eq!(corpus.responses.len(), 2);
+    // The UI messages alone: metadata, and a diagnostic that their tokens are not counted.
+    let corpus = load_chunked(&files[2..], 0);
+    assert_all_accounted(&corpus, &files[2..]);
+    assert!(corpus.entries.is_empty());
+    assert_eq!(corpus.diagnostics.len(), 1, "{:?}", corpus.diagnostics);
+    assert!(corpus.diagnostics[0].message.contains("7 API request(s)"), "{}", corpus.diagnostics[0].message);
+    // The metadata alone: metadata.
+    let corpus = load_chunked(&files[1..2], 0);
+    assert_all_accounted(&corpus, &files[1..2]);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+}
+
+#[test]
+fn a_task_file_cut_anywhere_or_broken_keeps_what_comes_before() {
+    for task in [CLINE_TASK, ROO_TASK] {
+        let files = task_files(task);
+        for (i, (path, bytes)) in files.iter().enumerate() {
+            let whole = load_chunked(&files, 0).entries.len();
+            for cut in (0..bytes.len()).step_by(5) {
+                let mut cut_files = files.clone();
+                cut_files[i] = (path.clone(), bytes[..cut].to_vec());
+                let corpus = load_chunked(&cut_files, 0);
+                assert_all_accounted(&corpus, &cut_files);
+                assert!(corpus.entries.len() <= whole, "{path} cut at {cut}");
+                let _ = Graph::build(&corpus);
+            }
+            // Garbage in place of a few bytes anywhere.
+            for at in (0..bytes.len()).step_by(11) {
+                let mut broken = bytes.clone();
+                for (k, b) in b"}]\"{\\\xff".iter().enumerate() {
+                    if let Some(slot) = broken.get_mut(at + k) {
+                        *slot = *b;
+                    }
+                }
+                let mut broken_files = files.clone();
+                broken_files[i] = (path.clone(), broken);
+                let corpus = load_chunked(&broken_files, 0);
+                for (p, b) in &broken_files {
+                    let info = corpus.files.iter().find(|f| &f.path == p).unwrap();
+                    assert!(info.counts.balanced(), "{p} broken at {at}: {:?}", info.counts);
+                    assert_eq!(info.counts.lines, count_lines(b), "{p} broken at {at}");
+                }
+                let _ = Graph::build(&corpus);
+            }
+        }
+    }
+    // A history cut inside its fifth message: the four before are read, one diagnostic says where.
+    let files = task_files(ROO_TASK);
+    let text = String::from_utf8(files[0].1.clone()).unwrap();
+    let at = text.match_indices("{\"role\"").nth(4).unwrap().0 + 30;
+    let corpus = load_one(&files[0].0, &files[0].1[..at]);
+    assert_eq!(corpus.entries.len(), 4);
+    assert_eq!(corpus.diagnostics.len(), 1, "{:?}", corpus.diagnostics);
+    assert_eq!((corpus.diagnostics[0].line, corpus.diagnostics[0].kind), (6, DiagnosticKind::TruncatedLine));
+}
+
+#[test]
+fn task_files_are_sniffed_by_name_then_content() {
+    let format = |name: &str, bytes: &[u8]| load_one(name, bytes).files[0].format;
+    let history = b"[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}]";
+    assert_eq!(format("tasks/t1/api_conversation_history.json", history), Format::Cline);
+    assert_eq!(format("rooveterinaryinc.roo-cline/tasks/t1/api_conversation_history.json", history), Format::RooCode);
+    assert_eq!(format("export.json", history), Format::Cline, "an array of API messages");
+    let ui = b"[{\"ts\":1,\"type\":\"say\",\"say\":\"text\",\"text\":\"hi\"}]";
+    assert_eq!(format("tasks/t1/ui_messages.json", ui), Format::Cline);
+    assert_eq!(format("x.json", ui), Format::Cline);
+    let roo_ui = b"[{\"ts\":1,\"type\":\"say\",\"say\":\"subtask_result\",\"text\":\"done\"}]";
+    assert_eq!(format("tasks/t1/ui_messages.json", roo_ui), Format::RooCode);
+    assert_eq!(format("tasks/t1/task_metadata.json", b"{\"files_in_context\":[]}"), Format::Cline);
+    // Other arrays and objects are still not read.
+    assert_eq!(format("x.json", b"[{\"a\":1}]"), Format::Rejected);
+    assert_eq!(format("task_metadata.json", b"[1]"), Format::Rejected);
+    assert_eq!(format("notes/task_metadata.json", b"{\n \"a\": 1\n}"), Format::Cline, "named so in a folder");
+    // A history that is not an array: one diagnostic, every line counted.
+    let corpus = load_one("tasks/t1/api_conversation_history.json", b"[\n1,\n\"x\"\n]\n");
+    assert!(corpus.files[0].counts.balanced());
+    assert_eq!(corpus.files[0].counts.lines, 4);
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, GEMINI, GEMINI_LINES] {
+        assert!(!matches!(load(name).0.files[0].format, Format::Cline | Format::RooCode), "{name}");
+    }
+}
+
+#[test]
+fn the_history_groups_the_files_of_a_task_into_one_unit() {
+    use sessionscope_engine::history::group_into_units;
+    let paths: Vec<String> = TASK_FILES.iter().rev().map(|name| format!("globalStorage/{ROO_TASK}/{name}")).collect();
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let units = group_into_units(&paths, &[None, None, None]);
+    assert_eq!(units.len(), 1, "{units:?}");
+    assert_eq!(units[0].files[0], 2, "the conversation first");
+    assert_eq!(units[0].key, format!("globalStorage/{ROO_TASK}"));
+}
+
+#[test]
+fn real_roo_code_task_reads_as_its_files_say() {
+    let Some(real) = real_fixtures("real_roo_code_task_reads_as_its_files_say") else { return };
+    let Some((_, dir)) = real.every_folder().into_iter().find(|(name, _)| name == "roo-code") else {
+        panic!("the real fixtures have no roo-code folder")
+    };
+    let task = dir.join("roo-state-manager-task-ac8aa7b4");
+    let files: Vec<(String, Vec<u8>)> = TASK_FILES
+        .iter()
+        .map(|name| {
+            let bytes = std::fs::read(task.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (format!("roo-state-manager-task-ac8aa7b4/{name}"), bytes)
+        })
+        .collect();
+    let corpus = load_chunked(&files, 0);
+    assert_all_accounted(&corpus, &files);
+    assert!(corpus.files.iter().all(|f| f.format == Format::RooCode), "{:?}", corpus.files);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    // Counted with python: 62 API messages (30 responses, one isSummary); 268 UI messages, 59
+    // api_req_started whose tokens and cost sum as below.
+    assert_eq!(corpus.entries.len(), 62);
+    assert_eq!(
+        corpus.metas.iter().filter(|m| corpus.files[m.file as usize].path.ends_with("ui_messages.json")).count(),
+        268 + 1
+    );
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 1);
+    assert_eq!(graph.sessions[0].id, "roo-state-manager-task-ac8aa7b4");
+    assert_eq!(graph.sessions[0].compactions, 1);
+    assert_eq!(corpus.entries.iter().filter(|e| e.kind == EntryKind::Assistant).count(), 29);
+    let logged: f64 = corpus.responses.iter().filter_map(|r| r.logged_cost_usd).sum();
+    assert!((logged - 5.9719801035).abs() < 1e-6, "{logged}");
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), (313324, 47864, 1272896, 2078579));
+    assert_eq!(graph.tool_ops.len(), 26 + 1);
+    assert_eq!(corpus.entries.iter().filter(|e| e.flags.has(EntryFlags::INTERRUPTED)).count(), 3);
 }
