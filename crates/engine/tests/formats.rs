@@ -1435,3 +1435,30 @@ fn real_roo_code_task_reads_as_its_files_say() {
     assert_eq!(graph.tool_ops.len(), 26 + 1);
     assert_eq!(corpus.entries.iter().filter(|e| e.flags.has(EntryFlags::INTERRUPTED)).count(), 3);
 }
+
+#[test]
+fn an_older_cline_history_without_model_info_takes_the_models_of_its_metadata() {
+    let mut files = task_files(CLINE_TASK);
+    let history = String::from_utf8(files[0].1.clone()).unwrap().replace("\"modelInfo\"", "\"otherInfo\"");
+    files[0].1 = history.into_bytes();
+    let models = |corpus: &Corpus| -> Vec<String> {
+        corpus
+            .entries
+            .iter()
+            .filter(|e| e.kind == EntryKind::Assistant)
+            .map(|e| corpus.sym(e.model).to_owned())
+            .collect()
+    };
+    let sonnet = "claude-3-5-sonnet-20241022".to_owned();
+    let expected = [vec![sonnet; 6], vec!["claude-sonnet-4-20250514".to_owned()]].concat();
+    // In any order of the files; the responses made from the UI messages carry the model too.
+    for order in [[0, 1, 2], [0, 2, 1], [2, 1, 0], [1, 2, 0]] {
+        let ordered: Vec<(String, Vec<u8>)> = order.iter().map(|&i| files[i].clone()).collect();
+        let corpus = load_chunked(&ordered, 0);
+        assert_eq!(models(&corpus), expected, "{order:?}");
+        assert!(corpus.responses.iter().all(|r| r.model.is_some()), "{order:?}");
+    }
+    // Without the metadata, no model is made up.
+    let corpus = load_chunked(&[files[0].clone(), files[2].clone()], 0);
+    assert!(models(&corpus).iter().all(String::is_empty));
+}

@@ -20,7 +20,10 @@
 //!   the panel showed. Its messages are metadata (the conversation is the history's), but
 //!   `say: api_req_started` (JSON text: `tokensIn, tokensOut, cacheReads, cacheWrites, cost,
 //!   apiProtocol, cancelReason`) gives each API request's tokens and cost: see [`link`].
-//! - `task_metadata.json` (Cline: `files_in_context`, `model_usage`): metadata.
+//! - `task_metadata.json` (Cline: `files_in_context`, `model_usage`): metadata; its
+//!   `model_usage` (the model from a time on) names the model of the responses whose message has
+//!   no `modelInfo` (older Cline versions). Roo Code names no model anywhere: its responses have
+//!   none (the cost is the one the extension logged).
 //!
 //! The files of a task are read separately, in any order; what each says of the task is kept in
 //! the sink ([`Task`], by task id), and once both the history and the UI messages are in, the
@@ -151,6 +154,8 @@ pub(crate) struct Task {
     files: Vec<FileId>,
     /// Cline or Roo Code, once a file of the task says which.
     format: Option<Format>,
+    /// Cline's `model_usage` of `task_metadata.json`: (from when, model), in time order.
+    models: Vec<(i64, Sym)>,
 }
 
 /// One API request of the UI messages.
@@ -257,6 +262,21 @@ pub(crate) fn finish_all(sink: &mut Sink) {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
+struct TaskMetadata<'a> {
+    #[serde(borrow)]
+    model_usage: LList<'a, ModelUsage<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ModelUsage<'a> {
+    ts: LNum,
+    #[serde(borrow)]
+    model_id: LStr<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
 struct ApiMessage<'a> {
     #[serde(borrow)]
     role: LStr<'a>,
@@ -355,6 +375,8 @@ struct State {
     starts: Vec<usize>,
     /// Tool calls of the last response still waiting for their result: (name, id).
     pending: Vec<(String, Span, Sym)>,
+    /// The responses (and condensed summaries) read: (entry, timestamp, a summary).
+    responses: Vec<(EntryId, i64, bool)>,
 }
 
 impl State {
@@ -376,17 +398,18 @@ pub(crate) fn import_document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, 
     let trimmed = text.trim_start().as_bytes();
     let kind = kind_of_name(name).or_else(|| kind_of_text(trimmed)).unwrap_or(Kind::History);
     let task = task_of_path(&path).unwrap_or_default();
-    let mut state = State { chain: Chain::new(sink, file), task: task.clone(), starts, pending: Vec::new() };
+    let mut state =
+        State { chain: Chain::new(sink, file), task: task.clone(), starts, pending: Vec::new(), responses: Vec::new() };
     if !task.is_empty() {
         let session = intern(sink, &task);
         state.chain.set_session(sink, session);
     }
     let records = match kind {
-        Kind::Metadata => metadata(sink, bytes, file, text, &state),
+        Kind::Metadata => metadata(sink, bytes, file, text, &state, &key_of(&task, file)),
         Kind::History | Kind::Ui => array(sink, bytes, file, text, kind, &mut state),
     };
     state.chain.finish(sink);
-    let key = if task.is_empty() { format!("#{file}") } else { task };
+    let key = key_of(&task, file);
     // Cline or Roo Code: what this file says, else what another file of the task said; all the
     // files of a task are read as one of them.
     let said = decided(text.as_bytes(), &path);
@@ -403,40 +426,75 @@ pub(crate) fn import_document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, 
     }
     match kind {
         Kind::History if state.chain.entries > 0 => {
-            let responses = responses_of(sink, file);
             let t = sink.tasks.entry(key.clone()).or_default();
             if !t.history {
                 t.history = true;
-                t.responses = responses;
+                t.responses = std::mem::take(&mut state.responses);
             }
+            apply_models(sink, &key);
             link(sink, &key);
         }
         Kind::Ui => link(sink, &key),
+        Kind::Metadata => apply_models(sink, &key),
         _ => {}
     }
     records
 }
 
-/// The responses (and condensed summaries) a history file made, in order.
-fn responses_of(sink: &Sink, file: FileId) -> Vec<(EntryId, i64, bool)> {
-    sink.corpus
-        .entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.file == file)
-        .filter_map(|(i, e)| {
-            let summary = e.flags.has(EntryFlags::COMPACT_SUMMARY);
-            (e.kind == EntryKind::Assistant || summary).then_some((EntryId::new(i), e.timestamp_ms, summary))
-        })
-        .collect()
+/// The key of a task in the sink: its id, or the file for a file outside a task folder.
+fn key_of(task: &str, file: FileId) -> String {
+    if task.is_empty() { format!("#{file}") } else { task.to_owned() }
+}
+
+/// The models of Cline's `task_metadata.json` (`model_usage`: the model from a time on) given to
+/// the responses of the history that name none (older Cline versions write no `modelInfo`): the
+/// last model switched to at or before the response, else the first.
+fn apply_models(sink: &mut Sink, key: &str) {
+    let Some(t) = sink.tasks.get(key) else { return };
+    if !t.history || t.models.is_empty() {
+        return;
+    }
+    let (responses, models) = (t.responses.clone(), t.models.clone());
+    for (entry_id, ts, summary) in responses {
+        if summary {
+            continue;
+        }
+        let Some(entry) = sink.corpus.entries.get_mut(entry_id.index()) else { continue };
+        if entry.model.is_some() {
+            continue;
+        }
+        let at = models.partition_point(|(from, _)| *from <= ts);
+        let model = models[at.saturating_sub(1)].1;
+        entry.model = model;
+        let response = entry.response;
+        if let Some(response) = sink.corpus.responses.get_mut(response.index())
+            && response.model.is_none()
+        {
+            response.model = model;
+        }
+    }
 }
 
 /// `task_metadata.json`: one object, metadata.
-fn metadata(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, text: &str, state: &State) -> Vec<DocRecord> {
+fn metadata(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, text: &str, state: &State, key: &str) -> Vec<DocRecord> {
     let (at, span) = locate(bytes, file, text.trim());
     let offset = span_offset(&at, text.trim());
-    let outcome = match parse_line::<serde::de::IgnoredAny>(text) {
-        Ok(_) => {
+    let outcome = match parse_line::<TaskMetadata>(text) {
+        Ok(metadata) => {
+            let mut models: Vec<(i64, Sym)> = Vec::new();
+            for usage in &metadata.model_usage.0 {
+                if let Some(model) = usage.model_id.as_deref().filter(|m| !m.is_empty()) {
+                    let model = intern(sink, model);
+                    models.push((ts_of(usage.ts), model));
+                }
+            }
+            models.sort_by_key(|(ts, _)| *ts);
+            if !models.is_empty() {
+                let t = sink.tasks.entry(key.to_owned()).or_default();
+                if t.models.is_empty() {
+                    t.models = models;
+                }
+            }
             let type_name = intern(sink, "task_metadata");
             sink.count_type(type_name);
             let line = Line { file, line_no: state.line_of(offset), span, type_name, timestamp: i64::MIN, at };
@@ -696,10 +754,14 @@ fn api_message(
     }
     let model = entry.model;
     let assistant = entry.kind == EntryKind::Assistant;
+    let ts = entry.timestamp_ms;
     let id = match state.chain.push(sink, bytes, entry, &uuid) {
         Ok(id) => id,
         Err(message) => return LineOutcome::Duplicate(message),
     };
+    if assistant || summary {
+        state.responses.push((id, ts, summary));
+    }
     if assistant && let Some(metrics) = message.metrics {
         let metrics: Metrics = serde_json::from_str(metrics.get()).unwrap_or_default();
         if let Some(tokens) = metrics.tokens {
