@@ -233,6 +233,7 @@ pub fn agent_name(format: Format) -> &'static str {
         Format::GeminiCli => "Gemini CLI",
         Format::Cline => "Cline",
         Format::RooCode => "Roo Code",
+        Format::Amp => "Amp",
         Format::Pending | Format::Rejected => "",
     }
 }

@@ -439,6 +439,8 @@ pub enum Format {
     Cline,
     /// A file of a Roo Code task (`rooveterinaryinc.roo-cline/tasks/<task id>/`), as Cline's.
     RooCode,
+    /// An Amp thread (`~/.local/share/amp/threads/T-<uuid>.json`), read whole.
+    Amp,
     /// A JSON file beside the logs: `agent-<id>.meta.json`.
     AgentMeta,
     /// Not a log this version reads; the file diagnostic says what it looks like.
@@ -458,6 +460,7 @@ impl Format {
             Format::GeminiCli => "gemini-cli",
             Format::Cline => "cline",
             Format::RooCode => "roo-code",
+            Format::Amp => "amp",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
         }
@@ -476,6 +479,7 @@ impl Format {
             Format::GeminiCli => "Gemini CLI session",
             Format::Cline => "Cline task file",
             Format::RooCode => "Roo Code task file",
+            Format::Amp => "Amp thread",
             Format::AgentMeta => "agent metadata",
             Format::Rejected => "not read",
         }

@@ -65,6 +65,8 @@ impl ToolCategory {
             "list_files" | "search_files" | "list_code_definition_names" | "codebase_search" => ToolCategory::Search,
             "write_to_file" | "replace_in_file" | "apply_diff" | "search_and_replace" | "insert_content"
             | "edit_file" => ToolCategory::Edit,
+            // Amp's (Read, Grep and Bash are named as Claude Code's; edit_file as Cline's).
+            "create_file" => ToolCategory::Edit,
             "execute_command" => ToolCategory::Execute,
             "browser_action" => ToolCategory::Web,
             "new_task" => ToolCategory::Agent,
@@ -439,7 +441,7 @@ fn files_in(name: &str) -> Option<FilesIn> {
         "replace" => FilesIn::Path(Touch::Edit),
         "write_file" => FilesIn::Path(Touch::Write),
         // Cline's and Roo Code's: `path`, or Roo Code's `args.file[].path` (read_file, apply_diff).
-        "write_to_file" => FilesIn::Path(Touch::Write),
+        "write_to_file" | "create_file" => FilesIn::Path(Touch::Write),
         "replace_in_file" | "apply_diff" | "search_and_replace" | "insert_content" | "edit_file" => {
             FilesIn::Path(Touch::Edit)
         }
@@ -547,7 +549,8 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
             format!("{} +{added} -{removed}", path("file_path"))
         }
         "NotebookEdit" => path("notebook_path"),
-        "Bash" | "PowerShell" => first_line(text("command")),
+        // Amp's Bash names it `cmd`.
+        "Bash" | "PowerShell" => first_line(if text("command").is_empty() { text("cmd") } else { text("command") }),
         "BashOutput" | "KillShell" | "KillBash" => text("bash_id").to_owned() + text("shell_id"),
         "Grep" => {
             let within = relative_path(input.get("path").and_then(|v| v.as_str()).unwrap_or(""), cwd);
@@ -629,7 +632,7 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
         | "insert_content"
         | "list_files"
         | "list_code_definition_names" => path("path"),
-        "write_to_file" => format!("{} +{}", path("path"), text("content").lines().count()),
+        "write_to_file" | "create_file" => format!("{} +{}", path("path"), text("content").lines().count()),
         "execute_command" => first_line(text("command")),
         "search_files" => {
             let within = path("path");

@@ -8,7 +8,8 @@
 //! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`);
 //! - [`gemini`]: Gemini CLI sessions (one JSON document, or JSON Lines with updates), read whole;
 //! - [`cline`]: Cline and Roo Code tasks (a folder of JSON documents: the API conversation, the
-//!   UI messages, the task metadata), read whole, the files of a task one session.
+//!   UI messages, the task metadata), read whole, the files of a task one session;
+//! - [`amp`]: Amp threads (one JSON document per thread), read whole.
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
 //! the importer of the file's format. A document format ([`is_document`]) is not read line by
@@ -22,6 +23,7 @@
 //! SDK lines are Claude messages, which `agent_sdk` reads with the Claude Code importer.
 
 pub mod agent_sdk;
+pub mod amp;
 pub mod claude_code;
 pub mod cline;
 pub mod codex;
@@ -87,7 +89,7 @@ pub(crate) fn import_line(
 /// Whether files of `format` are one document read whole (when the file ends) rather than line
 /// by line: a format whose records span lines, or that rewrites earlier records.
 pub(crate) fn is_document(format: Format) -> bool {
-    matches!(format, Format::GeminiCli | Format::Cline | Format::RooCode)
+    matches!(format, Format::GeminiCli | Format::Cline | Format::RooCode | Format::Amp)
 }
 
 /// Reads a whole file of a document format; `begin` is where its text starts (after a BOM).
@@ -101,6 +103,7 @@ pub(crate) fn import_document(
 ) -> Vec<DocRecord> {
     let (records, what) = match format {
         Format::GeminiCli => (gemini::import_document(sink, bytes, file, begin), "a Gemini CLI session"),
+        Format::Amp => (amp::import_document(sink, bytes, file, begin), "an Amp thread"),
         Format::Cline | Format::RooCode => {
             let history = sink
                 .corpus
@@ -206,7 +209,7 @@ struct Probe<'a> {
 }
 
 /// The formats this version reads, for messages.
-const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi or Gemini CLI sessions, Cline or Roo Code tasks";
+const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi or Gemini CLI sessions, Cline or Roo Code tasks, Amp threads";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -224,6 +227,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, path: &str) -> Sniff {
 
     if let Some(kind) = binary_kind(text) {
         return Sniff::Rejected(format!("this is {kind}, not a session log"));
+    }
+    if amp::sniff(text, name) {
+        return Sniff::Format(Format::Amp);
     }
     if let Some(format) = cline::sniff(text, path) {
         return Sniff::Format(format);
