@@ -1,6 +1,6 @@
 //! Other agents' logs: Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK thread
-//! events, Ollama chat captures, Pi sessions, Gemini CLI sessions and Cline / Roo Code tasks,
-//! each read into the common model. Hand-written fixtures in `tests/fixtures/formats/` (and the
+//! events, Ollama chat captures, Pi sessions, Gemini CLI sessions, Cline / Roo Code tasks and
+//! Amp threads, each read into the common model. Hand-written fixtures in `tests/fixtures/formats/` (and the
 //! task folders in `tests/fixtures/tasks/`), snapshots of their model and structure, and the facts each format
 //! must give: tool pairs, errors, thinking, token totals (summed here by hand from the fixture
 //! values), models, sessions, titles, subagents, interruptions.
@@ -27,6 +27,8 @@ const PI_LEGACY: &str = "pi-legacy.jsonl";
 const GEMINI: &str = "session-2025-11-03T09-15-7c2e9a41.json";
 /// A Gemini CLI session in JSON Lines: messages written again as they change, `$set`, `$rewindTo`.
 const GEMINI_LINES: &str = "session-2026-02-10T14-00-b41c7d2e.jsonl";
+/// An Amp thread: one pretty-printed JSON object.
+const AMP: &str = "T-7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e.json";
 /// The line of the Pi fixture that is cut in the middle, on purpose.
 const PI_BROKEN_LINE: u32 = 9;
 
@@ -97,7 +99,7 @@ fn totals(usage: &Usage) -> (u64, u64, u64, u64) {
 #[test]
 fn fixtures_match_their_snapshots_and_read_the_same_in_slices() {
     let names = format_fixture_names();
-    assert_eq!(names.len(), 8, "{names:?}");
+    assert_eq!(names.len(), 9, "{names:?}");
     for name in names {
         let bytes = format_fixture(&name);
         let files = vec![(name.clone(), bytes.clone())];
@@ -451,6 +453,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
     assert_eq!(
         formats,
         [
+            (format!("mixed/{AMP}").as_str(), "amp"),
             ("mixed/agent-sdk-stream.jsonl", "agent-sdk-stream-json"),
             ("mixed/codex-sdk-events.jsonl", "codex-sdk-events"),
             ("mixed/ollama-chat.jsonl", "ollama-chat"),
@@ -474,6 +477,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         (PI_LEGACY, "9e1f2a3b-4c5d-4e6f-8a7b-1c2d3e4f5a6b", 940, 55),
         (GEMINI, "7c2e9a41-5b3d-4f8e-a6c1-2d9b0e4f7a35", 4257, 345),
         (GEMINI_LINES, "b41c7d2e-9f03-4a6b-8e15-6c2d0a9f3e71", 2204, 209),
+        (AMP, "T-7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e", 36, 295),
     ] {
         let session = summary.sessions.iter().find(|s| s.session_id == session_id).unwrap_or_else(|| panic!("{name}"));
         assert_eq!((session.usage_with_agents.input_tokens, session.usage_with_agents.output_tokens), (input, output));
@@ -493,7 +497,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         );
         assert_eq!(alone.entries.len() as u32, session.entries, "{name}");
     }
-    assert_eq!(summary.sessions.len(), 9);
+    assert_eq!(summary.sessions.len(), 10);
 }
 
 #[test]
@@ -1461,4 +1465,87 @@ fn an_older_cline_history_without_model_info_takes_the_models_of_its_metadata() 
     // Without the metadata, no model is made up.
     let corpus = load_chunked(&[files[0].clone(), files[2].clone()], 0);
     assert!(models(&corpus).iter().all(String::is_empty));
+}
+
+#[test]
+fn amp_thread() {
+    let (corpus, graph) = load(AMP);
+    assert_eq!(corpus.files[0].format, Format::Amp);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    assert_accounted(&corpus, &format_fixture(AMP));
+    assert_eq!(graph.sessions.len(), 1);
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "T-7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e");
+    assert_eq!(session.title, "Rename the config loader");
+    assert_eq!(corpus.entries.len(), 12);
+    // The working directory: the first tree's file:// URI, decoded.
+    assert_eq!(corpus.sym(corpus.envelope(&corpus.entries[0]).cwd), "/home/dev/amp demo");
+    // Tokens summed by hand from the four usages; the model of each.
+    assert_eq!(
+        totals(&session.usage_with_agents),
+        (12 + 8 + 10 + 6, 95 + 120 + 60 + 20, 4200 + 300, 4200 + 4500 + 4600)
+    );
+    assert_eq!(corpus.responses.len(), 4);
+    assert!(corpus.responses.iter().all(|r| corpus.sym(r.model) == "claude-sonnet-4-5-20250929"));
+    assert!(corpus.responses.iter().all(|r| r.logged_cost_usd.is_none()), "credits are not dollars");
+    // Tools: the failed edit, the cancelled command; files touched relative to the tree.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("Read".to_owned(), ToolCategory::Read, ToolStatus::Ok),
+            ("edit_file".to_owned(), ToolCategory::Edit, ToolStatus::Error),
+            ("Bash".to_owned(), ToolCategory::Execute, ToolStatus::Interrupted),
+        ]
+    );
+    let edit = op_named(&corpus, &graph, "edit_file")[0];
+    assert_eq!(tools::op_files(&corpus, edit), [("src/config.rs".to_owned(), tools::Touch::Edit)]);
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "Bash")[0]), "rg -n load_config");
+    assert_eq!(corpus.blocks.iter().filter(|b| b.kind == BlockKind::Thinking).count(), 1);
+    // The cancelled response is interrupted; the failed one an API error; the info a notice.
+    assert!(corpus.entries[8].flags.has(EntryFlags::INTERRUPTED));
+    assert!(corpus.entries[10].flags.has(EntryFlags::API_ERROR));
+    assert_eq!(corpus.entries[11].kind, EntryKind::System);
+    assert!(block_text(&corpus, &corpus.entries[11], BlockKind::Text).contains("The rename is not done"));
+}
+
+#[test]
+fn an_amp_thread_cut_anywhere_keeps_the_messages_before_the_cut() {
+    let bytes = format_fixture(AMP);
+    let whole = load_one(AMP, &bytes).entries.len();
+    for cut in (1..bytes.len()).step_by(7) {
+        let corpus = load_one(AMP, &bytes[..cut]);
+        let counts = corpus.files[0].counts;
+        assert!(counts.balanced(), "cut at {cut}: {counts:?}");
+        assert_eq!(counts.lines, count_lines(&bytes[..cut]), "cut at {cut}");
+        assert!(corpus.entries.len() <= whole);
+        let _ = Graph::build(&corpus);
+    }
+    // Cut inside the fifth message: the four before it are read, one diagnostic at its line.
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    let at = text.find("\"messageId\": 4").unwrap();
+    let corpus = load_one(AMP, &bytes[..at]);
+    assert_eq!(corpus.entries.len(), 4);
+    assert_eq!(corpus.diagnostics.len(), 1, "{:?}", corpus.diagnostics);
+    assert_eq!(corpus.diagnostics[0].kind, DiagnosticKind::TruncatedLine);
+    // Broken after the messages: every message is read, one diagnostic.
+    let corpus = load_one(AMP, text.replace("\"agentMode\": \"smart\"", "\"agentMode\": smart").as_bytes());
+    assert_eq!(corpus.entries.len(), 12);
+    assert_eq!(corpus.diagnostics.len(), 1, "{:?}", corpus.diagnostics);
+    assert!(corpus.files[0].counts.balanced());
+}
+
+#[test]
+fn amp_threads_are_sniffed_by_name_then_content() {
+    let format = |name: &str, bytes: &[u8]| load_one(name, bytes).files[0].format;
+    let bytes = format_fixture(AMP);
+    assert_eq!(format("threads/x.json", &bytes), Format::Amp, "an id T-... and messages");
+    let one_line = b"{\"v\":1,\"id\":\"T-1\",\"messages\":[{\"role\":\"user\",\"messageId\":0,\"content\":\"hi\"}]}";
+    let corpus = load_one("T-1.json", one_line);
+    assert_eq!(corpus.files[0].format, Format::Amp);
+    assert_eq!((corpus.files[0].counts.lines, corpus.files[0].counts.entries), (1, 1));
+    assert_eq!(format("T-2.json", b"{\"id\":\"T-2\",\"created\":1}"), Format::Amp, "a thread without messages yet");
+    assert_eq!(format("notes.json", b"{\n \"id\": \"x\"\n}"), Format::Rejected);
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, GEMINI, GEMINI_LINES] {
+        assert_ne!(load(name).0.files[0].format, Format::Amp, "{name}");
+    }
 }
