@@ -1189,6 +1189,8 @@ fn a_cline_task_folder_is_one_session_with_the_requests_tokens_on_its_responses(
     assert_eq!(graph.conversations.len(), 1);
     assert_eq!(corpus.entries.len(), 14);
     assert_eq!(session.title, "Add a --verbose flag to the CLI in src/main.rs", "the <task> tags are taken off");
+    // The working directory the environment details name.
+    assert_eq!(corpus.sym(corpus.envelope(&corpus.entries[0]).cwd), "/home/dev/app");
     // Tokens and cost: the seven api_req_started of ui_messages.json, summed by hand.
     assert_eq!(totals(&session.usage_with_agents), (2560, 780, 1500, 6800));
     let logged: f64 = corpus.responses.iter().filter_map(|r| r.logged_cost_usd).sum();
@@ -1251,6 +1253,7 @@ fn a_roo_code_task_reads_its_xml_tool_calls_condensed_context_and_subtask() {
     assert_eq!(graph.sessions.len(), 1);
     let session = &graph.sessions[0];
     assert_eq!(session.id, "3f6d2a10-8c4b-4e7a-9d21-5b0c7e9f1a42");
+    assert_eq!(corpus.sym(corpus.envelope(&corpus.entries[15]).cwd), "/home/dev/web");
     assert_eq!(session.files.len(), 3);
     assert_eq!(corpus.entries.len(), 16);
     // The condensed context is a compaction summary.
@@ -1431,6 +1434,7 @@ fn real_roo_code_task_reads_as_its_files_say() {
     let graph = Graph::build(&corpus);
     assert_eq!(graph.sessions.len(), 1);
     assert_eq!(graph.sessions[0].id, "roo-state-manager-task-ac8aa7b4");
+    assert_eq!(corpus.sym(corpus.envelope(&corpus.entries[0]).cwd), "d:/dev/roo-extensions");
     assert_eq!(graph.sessions[0].compactions, 1);
     assert_eq!(corpus.entries.iter().filter(|e| e.kind == EntryKind::Assistant).count(), 29);
     let logged: f64 = corpus.responses.iter().filter_map(|r| r.logged_cost_usd).sum();

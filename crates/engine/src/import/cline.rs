@@ -30,6 +30,9 @@
 //! requests are attributed to the responses ([`link`]). A task whose UI messages are loaded
 //! without its history says so at the end ([`finish_all`]).
 //!
+//! The working directory is the one the first environment details name (`# Current Working
+//! Directory (<path>) Files`, Roo Code's `Workspace Directory`).
+//!
 //! Tokens of a request: `tokensIn` is the uncached input (with the `anthropic` protocol; with
 //! `openai` it includes the cache reads, which are taken off), `cacheReads` and `cacheWrites`
 //! the cache, `tokensOut` the output; `cost` is the cost the extension computed, kept as the
@@ -1014,6 +1017,20 @@ fn after_result_header(text: &str) -> &str {
     }
 }
 
+/// The working directory the environment details name: `# Current Working Directory (<path>)
+/// Files` (Cline), `# Current Workspace Directory (<path>) Files` (Roo Code).
+fn working_directory(text: &str) -> Option<&str> {
+    let start = text.trim_start();
+    if !start.starts_with("<environment_details>") {
+        return None;
+    }
+    ["# Current Working Directory (", "# Current Workspace Directory ("].iter().find_map(|head| {
+        let rest = &text[text.find(head)? + head.len()..];
+        let path = &rest[..rest.find(") Files")?];
+        (!path.is_empty() && !path.contains('\n')).then_some(path)
+    })
+}
+
 /// The prompt of a task, without the `<task>` tags it is wrapped in.
 fn task_text(text: &str) -> Option<&str> {
     let inner = text.trim().strip_prefix("<task>")?;
@@ -1092,6 +1109,11 @@ fn user_content(
                     continue;
                 }
                 close(sink, entry, state, &mut open);
+                if state.chain.envelope.cwd.is_none()
+                    && let Some(cwd) = working_directory(&text)
+                {
+                    state.chain.envelope.cwd = intern(sink, cwd);
+                }
                 let body = match task_text(&text) {
                     Some(task) => arena_json(&mut sink.corpus.arena, task),
                     None => line.at.raw_span(Some(raw_text_value)),
