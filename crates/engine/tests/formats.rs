@@ -586,8 +586,8 @@ proptest! {
 
     /// Any byte of any fixture changed, fed in any slices: no panic, every line accounted for.
     #[test]
-    fn mutated_fixtures_never_panic(which in 0usize..8, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
-        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, GEMINI, GEMINI_LINES][which];
+    fn mutated_fixtures_never_panic(which in 0usize..9, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
+        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, GEMINI, GEMINI_LINES, AMP][which];
         let mut bytes = format_fixture(name);
         let at = position % bytes.len();
         bytes[at] = byte;
@@ -1551,5 +1551,62 @@ fn amp_threads_are_sniffed_by_name_then_content() {
     assert_eq!(format("notes.json", b"{\n \"id\": \"x\"\n}"), Format::Rejected);
     for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, GEMINI, GEMINI_LINES] {
         assert_ne!(load(name).0.files[0].format, Format::Amp, "{name}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Any byte of any file of a task changed, the task fed in any slices: no panic, every line
+    /// of every file accounted for.
+    #[test]
+    fn mutated_task_files_never_panic(
+        task in 0usize..2,
+        which in 0usize..3,
+        position in 0usize..20_000,
+        byte in any::<u8>(),
+        chunk in 1usize..300,
+    ) {
+        let mut files = task_files([CLINE_TASK, ROO_TASK][task]);
+        let bytes = &mut files[which].1;
+        let at = position % bytes.len();
+        bytes[at] = byte;
+        let corpus = load_chunked(&files, chunk);
+        for info in &corpus.files {
+            prop_assert!(info.counts.balanced());
+        }
+        let graph = Graph::build(&corpus);
+        let _ = summarize(&corpus, &graph);
+        let _ = dump_graph(&corpus, &graph);
+        for op in &graph.tool_ops {
+            let _ = tools::op_summary(&corpus, op);
+            let _ = tools::op_files(&corpus, op);
+        }
+    }
+}
+
+#[test]
+fn tasks_and_threads_can_be_shared_whole_or_in_part() {
+    use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
+    use sessionscope_engine::share::scope::Scope;
+    let loads = [
+        load_chunked(&task_files(CLINE_TASK), 0),
+        load_chunked(&task_files(ROO_TASK), 0),
+        load_chunked(&[(AMP.to_owned(), format_fixture(AMP))], 0),
+    ];
+    for corpus in &loads {
+        let graph = Graph::build(corpus);
+        let session = sessionscope_engine::dag::SessionId::new(0);
+        let whole = share_scope(corpus, &graph, &Scope::Session(session), &ShareOptions::default(), |_| true);
+        let bundle = whole.unwrap_or_else(|e| panic!("{}: {e}", corpus.files[0].path));
+        let shared = sessionscope_engine::Loader::read_all(bundle.files.iter().map(|(path, bytes)| (path, bytes)));
+        assert_eq!(shared.entries.len(), corpus.entries.len(), "{}", corpus.files[0].path);
+        assert_eq!(Graph::build(&shared).sessions[0].id, graph.sessions[0].id, "{}", corpus.files[0].path);
+        assert!(shared.diagnostics.is_empty(), "{}: {:?}", corpus.files[0].path, shared.diagnostics);
+        // A part: from the second user message on (the result may be a refusal, never a panic).
+        if let Some(second) = corpus.entries.iter().enumerate().filter(|(_, e)| e.kind == EntryKind::User).nth(1) {
+            let scope = Scope::Subtree(EntryId::new(second.0));
+            let _ = share_scope(corpus, &graph, &scope, &ShareOptions::default(), |_| true);
+        }
     }
 }

@@ -153,7 +153,8 @@ fn whole_files(corpus: &Corpus, graph: &Graph, mut files: Vec<FileId>, without_a
             continue;
         }
         let bytes = corpus.bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
-        let whole_document = info.format == Format::AgentMeta;
+        // A document format's file is one JSON value over many lines: it goes whole.
+        let whole_document = info.format == Format::AgentMeta || crate::import::is_document(info.format);
         let lines = if whole_document {
             vec![ScopeLine { line: 1, start: 0, end: bytes.len(), cut_parent: None, skip_messages: 0 }]
         } else {
@@ -400,11 +401,14 @@ fn quoted_value_range(
         .then_some((open, close + 1))
 }
 
-/// The path a file gets inside a share: `<name>` or `<session>/subagents/<name>`.
+/// The path a file gets inside a share: `<name>`, `<session>/subagents/<name>`, or a Cline or
+/// Roo Code task file's `<task id>/<name>`.
 pub fn share_path(path: &str) -> String {
     let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
     match parts.as_slice() {
         [.., session, "subagents", name] => format!("{session}/subagents/{name}"),
+        // The files of a Cline or Roo Code task keep their task folder: it names the session.
+        [.., task, name] if crate::import::cline::kind_of_name(name).is_some() => format!("{task}/{name}"),
         [.., name] => (*name).to_owned(),
         [] => "session.jsonl".to_owned(),
     }
