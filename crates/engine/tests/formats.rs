@@ -1610,3 +1610,24 @@ fn tasks_and_threads_can_be_shared_whole_or_in_part() {
         }
     }
 }
+
+#[test]
+fn a_history_without_timestamps_takes_the_requests_in_order_and_their_times() {
+    let mut files = task_files(CLINE_TASK);
+    let history: serde_json::Value = serde_json::from_slice(&files[0].1).unwrap();
+    let mut messages = history.as_array().unwrap().clone();
+    for message in &mut messages {
+        message.as_object_mut().unwrap().remove("ts");
+    }
+    files[0].1 = serde_json::to_vec_pretty(&messages).unwrap();
+    let corpus = load_chunked(&files, 0);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let graph = Graph::build(&corpus);
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), (2560, 780, 1500, 6800));
+    // The k-th request to the k-th response: the third one failed its edit with 300 in, 420 out.
+    let third = corpus.entries.iter().filter(|e| e.kind == EntryKind::Assistant).nth(2).unwrap();
+    assert_eq!(totals(&corpus.responses[third.response.index()].usage), (300, 420, 1500, 0));
+    // A response without a time takes its request's; prompts stay without one.
+    assert_eq!(corpus.entries[1].timestamp_ms, 1731400001500);
+    assert_eq!(corpus.entries[0].timestamp_ms, i64::MIN);
+}
