@@ -19,16 +19,25 @@
 //! - `ui_messages.json`, an array of `{ts, type: say | ask, say | ask, text, partial?}`: what
 //!   the panel showed. Its messages are metadata (the conversation is the history's), but
 //!   `say: api_req_started` (JSON text: `tokensIn, tokensOut, cacheReads, cacheWrites, cost,
-//!   apiProtocol, cancelReason`) gives each API request's tokens and cost: see [`link`].
+//!   apiProtocol, cancelReason`) gives each API request's tokens and cost: see `link`.
 //! - `task_metadata.json` (Cline: `files_in_context`, `model_usage`): metadata; its
 //!   `model_usage` (the model from a time on) names the model of the responses whose message has
 //!   no `modelInfo` (older Cline versions). Roo Code names no model anywhere: its responses have
 //!   none (the cost is the one the extension logged).
 //!
 //! The files of a task are read separately, in any order; what each says of the task is kept in
-//! the sink ([`Task`], by task id), and once both the history and the UI messages are in, the
-//! requests are attributed to the responses ([`link`]). A task whose UI messages are loaded
-//! without its history says so at the end ([`finish_all`]).
+//! the sink (`Task`, by task id), and once both the history and the UI messages are in, the
+//! requests are attributed to the responses (`link`). A task whose UI messages are loaded
+//! without its history says so at the end (`finish_all`).
+//!
+//! Errors: a request's `cancelReason` marks its response interrupted, and an API error unless
+//! the user cancelled it; the UI's own error messages (`error`, `api_req_failed`, `diff_error`)
+//! stay metadata lines with their text. Subtasks: `new_task` is a call of the agent category and
+//! its `[new_task completed] Result:` its result; the subtask itself is a task folder of its own,
+//! a session of its own (nothing in a task's files names its parent or children).
+//!
+//! Cline or Roo Code: the storage folder in the path says, else marks only one of them writes
+//! (see `decided`); all the files of a task are read as the one any of them says.
 //!
 //! The working directory is the one the first environment details name (`# Current Working
 //! Directory (<path>) Files`, Roo Code's `Workspace Directory`).
