@@ -1379,6 +1379,8 @@ fn task_files_are_sniffed_by_name_then_content() {
     let ui = b"[{\"ts\":1,\"type\":\"say\",\"say\":\"text\",\"text\":\"hi\"}]";
     assert_eq!(format("tasks/t1/ui_messages.json", ui), Format::Cline);
     assert_eq!(format("x.json", ui), Format::Cline);
+    // UI messages under another name are still UI messages: no conversation is missed in them.
+    assert!(load_one("x.json", ui).diagnostics.is_empty(), "{:?}", load_one("x.json", ui).diagnostics);
     let roo_ui = b"[{\"ts\":1,\"type\":\"say\",\"say\":\"subtask_result\",\"text\":\"done\"}]";
     assert_eq!(format("tasks/t1/ui_messages.json", roo_ui), Format::RooCode);
     assert_eq!(format("tasks/t1/task_metadata.json", b"{\"files_in_context\":[]}"), Format::Cline);

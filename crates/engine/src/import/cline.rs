@@ -397,13 +397,20 @@ impl State {
     }
 }
 
-/// Reads a whole file of a task; `begin` is where its text starts (after a BOM).
-pub(crate) fn import_document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, begin: usize) -> Vec<DocRecord> {
+/// Reads a whole file of a task; `begin` is where its text starts (after a BOM). Says which file
+/// of a task it was read as.
+pub(crate) fn import_document(
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    file: FileId,
+    begin: usize,
+) -> (Vec<DocRecord>, Kind) {
     let file_bytes = bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
     let mut starts = vec![0usize];
     starts.extend(memchr::memchr_iter(b'\n', file_bytes).map(|i| i + 1).filter(|&i| i < file_bytes.len()));
     let Ok(text) = std::str::from_utf8(&file_bytes[begin.min(file_bytes.len())..]) else {
-        return vec![DocRecord { offset: begin, outcome: LineOutcome::Failed(Failure::invalid_utf8()) }];
+        let failed = LineOutcome::Failed(Failure::invalid_utf8());
+        return (vec![DocRecord { offset: begin, outcome: failed }], Kind::History);
     };
     let path = sink.corpus.files.get(file as usize).map(|f| f.path.clone()).unwrap_or_default();
     let name = path.rsplit(['/', '\\']).next().unwrap_or("");
@@ -450,7 +457,7 @@ pub(crate) fn import_document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, 
         Kind::Metadata => apply_models(sink, &key),
         _ => {}
     }
-    records
+    (records, kind)
 }
 
 /// The key of a task in the sink: its id, or the file for a file outside a task folder.

@@ -105,13 +105,8 @@ pub(crate) fn import_document(
         Format::GeminiCli => (gemini::import_document(sink, bytes, file, begin), "a Gemini CLI session"),
         Format::Amp => (amp::import_document(sink, bytes, file, begin), "an Amp thread"),
         Format::Cline | Format::RooCode => {
-            let history = sink
-                .corpus
-                .files
-                .get(file as usize)
-                .is_some_and(|f| cline::kind_of_name(f.name()).is_none_or(|kind| kind == cline::Kind::History));
-            let records = cline::import_document(sink, bytes, file, begin);
-            if !history {
+            let (records, kind) = cline::import_document(sink, bytes, file, begin);
+            if kind != cline::Kind::History {
                 // The UI messages and the metadata of a task hold no message: that is what they are.
                 return records;
             }
