@@ -46,6 +46,8 @@
 //! `openai` it includes the cache reads, which are taken off), `cacheReads` and `cacheWrites`
 //! the cache, `tokensOut` the output; `cost` is the cost the extension computed, kept as the
 //! logged cost. Cline's per-message `metrics` are used when no UI message gives the request.
+//! Roo Code's `condense_context` (`contextCondense {cost, prevContextTokens, newContextTokens}`)
+//! adds the cost of condensing to the condensed summary's response (the nearest in time).
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -177,6 +179,8 @@ struct Request {
     usage: Usage,
     cost: Option<f64>,
     cancel: Option<String>,
+    /// Roo Code's `condense_context` (the call that wrote a condensed summary): a cost only.
+    condense: bool,
 }
 
 /// Attributes each API request of the UI messages to a response of the history, once both are
@@ -198,17 +202,30 @@ fn link(sink: &mut Sink, task: &str) {
     let timed = responses.iter().all(|r| r.1 != i64::MIN) && requests.iter().all(|r| r.ts != i64::MIN);
     let mut per: Vec<Vec<&Request>> = vec![Vec::new(); responses.len()];
     let last = responses.len() - 1;
+    let summaries: Vec<usize> = (0..responses.len()).filter(|&i| responses[i].2).collect();
+    let (condensing, calls): (Vec<&Request>, Vec<&Request>) = requests.iter().partition(|r| r.condense);
     if timed {
-        for request in &requests {
+        for request in calls {
             let at = responses.partition_point(|r| r.1 < request.ts).min(last);
             per[at].push(request);
         }
     } else {
         let plain: Vec<usize> = (0..responses.len()).filter(|&i| !responses[i].2).collect();
-        for (k, request) in requests.iter().enumerate() {
+        for (k, request) in calls.into_iter().enumerate() {
             let at = plain.get(k).or(plain.last()).copied().unwrap_or(last);
             per[at].push(request);
         }
+    }
+    // The cost of condensing goes to the summary it wrote: the nearest in time, else in order.
+    for (k, request) in condensing.into_iter().enumerate() {
+        let at = if timed {
+            summaries.iter().copied().min_by_key(|&i| responses[i].1.abs_diff(request.ts))
+        } else {
+            summaries.get(k).or(summaries.last()).copied()
+        };
+        let at =
+            at.unwrap_or_else(|| if timed { responses.partition_point(|r| r.1 < request.ts).min(last) } else { last });
+        per[at].push(request);
     }
     for (i, requests) in per.iter().enumerate() {
         if requests.is_empty() {
@@ -350,6 +367,8 @@ struct ContentBlock<'a> {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct UiMessage<'a> {
+    #[serde(rename = "contextCondense", borrow)]
+    context_condense: Option<&'a RawValue>,
     ts: LNum,
     #[serde(rename = "type", borrow)]
     ty: LStr<'a>,
@@ -359,6 +378,13 @@ struct UiMessage<'a> {
     ask: LStr<'a>,
     #[serde(borrow)]
     text: LStr<'a>,
+}
+
+/// Roo Code's `contextCondense` of a `condense_context` message.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Condense {
+    cost: LNum,
 }
 
 #[derive(Deserialize, Default)]
@@ -680,6 +706,16 @@ fn ui_message(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, raw: &RawValue, 
     let key = if state.task.is_empty() { format!("#{file}") } else { state.task.clone() };
     let task = sink.tasks.entry(key).or_default();
     task.ui.get_or_insert(file);
+    if ty == "say"
+        && what == "condense_context"
+        && let Some(condense) = message.context_condense
+    {
+        let condense: Condense = serde_json::from_str(condense.get()).unwrap_or_default();
+        let cost = condense.cost.0.filter(|c| c.is_finite() && *c >= 0.0);
+        if cost.is_some() {
+            task.requests.push(Request { ts, usage: Usage::default(), cost, cancel: None, condense: true });
+        }
+    }
     if ty == "say" && what == "api_req_started" {
         let info: ApiReqInfo = message.text.as_deref().and_then(|t| serde_json::from_str(t).ok()).unwrap_or_default();
         let reads = info.cache_reads.as_u64();
@@ -699,7 +735,7 @@ fn ui_message(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, raw: &RawValue, 
             Some(other) => Some(other.to_string()),
         };
         let cost = info.cost.0.filter(|c| c.is_finite() && *c >= 0.0);
-        task.requests.push(Request { ts, usage, cost, cancel });
+        task.requests.push(Request { ts, usage, cost, cancel, condense: false });
     }
     LineOutcome::Metadata
 }
