@@ -118,7 +118,7 @@ pub fn App() -> impl IntoView {
             {move || if loaded() {
                 view! { <SearchBox /> }.into_any()
             } else {
-                view! { <span class="tagline">"Claude Code session logs, read in your browser"</span> }.into_any()
+                view! { <span class="tagline">"Coding-agent session logs, read in your browser"</span> }.into_any()
             }}
             <span class="spacer"></span>
             <crate::views::history::BackToHistory />
