@@ -877,9 +877,9 @@ fn aider_history_runs_are_sessions() {
     assert_eq!(corpus.files[0].format.label(), "Aider chat history");
     assert_accounted(&corpus, &bytes);
     let counts = corpus.files[0].counts;
-    // 116 lines: 31 blank (markdown spacing, ignored without a diagnostic), every other line part
+    // 129 lines: 35 blank (markdown spacing, ignored without a diagnostic), every other line part
     // of an entry.
-    assert_eq!((counts.lines, counts.entries, counts.metadata, counts.ignored), (116, 85, 0, 31));
+    assert_eq!((counts.lines, counts.entries, counts.metadata, counts.ignored), (129, 94, 0, 35));
     assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
 
     // Three runs, three sessions: `<file>#<start>`, the second run of the same second told apart
@@ -898,7 +898,7 @@ fn aider_history_runs_are_sessions() {
     assert_eq!(entry_at(&corpus, 11).timestamp_ms, start);
     assert!(corpus.entries.iter().filter(|e| e.has_timestamp()).all(|e| corpus.sym(e.type_name) == "aider-start"));
     let entries: Vec<u32> = graph.sessions.iter().map(|s| s.entries).collect();
-    assert_eq!(entries, [2, 19, 5]);
+    assert_eq!(entries, [2, 19, 9]);
     assert_eq!(graph.conversations.len(), 3, "one thread per run");
     for (s, session) in graph.sessions.iter().enumerate() {
         let first = &corpus.entries[graph.conversations[session.main.index()].roots[0].index()];
@@ -970,11 +970,12 @@ fn aider_history_runs_are_sessions() {
             ("Edit".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
             ("Edit".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
             ("Edit".to_owned(), ToolCategory::Edit, ToolStatus::Error),
+            ("Write".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
         ]
     );
     assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "src/cli.py +4 -1");
     let files: Vec<String> = graph.tool_ops.iter().flat_map(|op| tools::op_files(&corpus, op)).map(|f| f.0).collect();
-    assert_eq!(files, ["src/cli.py", "README.md", "src/store.py"]);
+    assert_eq!(files, ["src/cli.py", "README.md", "src/store.py", "src/version.py"]);
     assert!(graph.problems.is_empty(), "{:?}", graph.problems);
 
     // A reply's thinking; `#### ` and `> ` lines inside its code fence stay its own.
@@ -1000,13 +1001,23 @@ fn aider_history_runs_are_sessions() {
     assert_eq!(corpus.sym(envelope.cwd), "/home/dev/projects/brewlog");
     assert_eq!(corpus.sym(envelope.version), "0.86.1");
     assert_eq!(corpus.sym(entry_at(&corpus, 114).model), "ollama_chat/qwen3:8b");
+
+    // The third run's edit format is `whole`: a path line and a fenced block write the file.
+    let whole = entry_at(&corpus, 120);
+    let write = corpus.blocks_of(whole).iter().find(|b| b.kind == BlockKind::ToolUse).expect("a call");
+    let input: serde_json::Value = serde_json::from_slice(corpus.span_bytes(whole.file, write.body)).unwrap();
+    assert_eq!(
+        input,
+        serde_json::json!({"file_path": "src/version.py", "content": "VERSION = \"0.2.0\"\n\ndef version():\n    return VERSION"})
+    );
+    assert!(corpus.blocks_of(whole).iter().all(|b| b.kind == BlockKind::ToolUse), "no text around it");
 }
 
 #[test]
 fn aider_tokens_and_cost_sum_by_hand() {
     let (corpus, graph) = load(AIDER);
     // (sent, received, cache write, cache hit) of the token reports, and the message costs.
-    let reports = [(2300, 345, 1200, 4500), (12000, 87, 0, 0), (1500, 40, 0, 0), (900, 25, 0, 0)];
+    let reports = [(2300, 345, 1200, 4500), (12000, 87, 0, 0), (1500, 40, 0, 0), (900, 25, 0, 0), (1100, 60, 0, 0)];
     let with_usage: Vec<_> = corpus
         .responses
         .iter()
@@ -1017,16 +1028,16 @@ fn aider_tokens_and_cost_sum_by_hand() {
         })
         .collect();
     assert_eq!(with_usage, reports);
-    assert_eq!(corpus.responses.len(), 5, "every reply is a response; one has no token report");
+    assert_eq!(corpus.responses.len(), 6, "every reply is a response; one has no token report");
     let logged: Vec<Option<f64>> = corpus.responses.iter().map(|r| r.logged_cost_usd).collect();
-    assert_eq!(logged, [Some(0.02), Some(0.0031), Some(0.0051), None, None]);
+    assert_eq!(logged, [Some(0.02), Some(0.0031), Some(0.0051), None, None, None]);
     let run = &graph.sessions[1];
     assert_eq!(totals(&run.usage_with_agents), (2300 + 12000 + 1500, 345 + 87 + 40, 1200, 4500));
     assert!((run.cost_with_agents_usd - (0.02 + 0.0031 + 0.0051)).abs() < 1e-9, "{}", run.cost_with_agents_usd);
     // The reply after the failure has no report: no usage, and no price.
     let late = &corpus.responses[3];
     assert!(!late.has_usage);
-    assert_eq!(totals(&graph.sessions[2].usage_with_agents), (900, 25, 0, 0));
+    assert_eq!(totals(&graph.sessions[2].usage_with_agents), (900 + 1100, 25 + 60, 0, 0));
 }
 
 #[test]

@@ -295,8 +295,8 @@ fn an_aider_history_is_indexed_one_row_per_run() {
     // The banner's git working dir where it names one, else the folder.
     assert_eq!(column("project"), ["brewlog", "/home/dev/projects/brewlog", "brewlog"]);
     // Prompts, replies and the edits' results; the run that was only started has none.
-    assert_eq!(column("messages"), [0, 10, 2]);
-    assert_eq!(column("tool_calls"), [0, 3, 0]);
+    assert_eq!(column("messages"), [0, 10, 5]);
+    assert_eq!(column("tool_calls"), [0, 3, 1]);
     assert_eq!(rows[1]["usage"]["output_tokens"].as_u64(), Some(345 + 87 + 40));
     let problems = index["problems"].as_array().expect("problems");
     assert_eq!(problems.len(), 1, "{problems:?}");

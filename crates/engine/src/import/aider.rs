@@ -15,7 +15,8 @@
 //!   Aider wrote through `tool_output` has `> ` on its first line only: as every record Aider
 //!   writes ends with two spaces, a `> ` line without them goes on until a line that has them
 //!   (only in a file whose lines keep their trailing spaces). Lines read from it: `Aider v…`
-//!   (the version), `Main model: …` or `Model: …` (the model of the replies), `Git working dir:`
+//!   (the version), `Main model: …` or `Model: …` (the model of the replies, and the edit format
+//!   after `with`; `Editor model:` in architect mode), `Git working dir:`
 //!   (the working directory), `Tokens: … Cost: …` (the usage and cost of the reply before it),
 //!   `Applied edit to <file>` (the result of the edits of that file), `The LLM did not conform to
 //!   the edit format.` (the edits waiting for a result failed).
@@ -24,7 +25,10 @@
 //!   are the reply's. Each SEARCH/REPLACE block in it (a file path line, a fence, `<<<<<<<
 //!   SEARCH`, the old lines, `=======`, the new lines, `>>>>>>> REPLACE`) becomes an `Edit` tool
 //!   call with Claude Code's input (`file_path`, `old_string`, `new_string`), so it is shown as a
-//!   diff and counted as an edit of that file; the text around the blocks stays text. A leading
+//!   diff and counted as an edit of that file; the text around the blocks stays text. In the
+//!   `whole` edit format, a path line then a fenced block is a `Write` call of the whole file
+//!   (`file_path`, `content`). Edits wait for `Applied edit to` until the next reply or input:
+//!   those never applied keep no result. A leading
 //!   `<thinking-content-…>` section or `► **THINKING**` part is a thinking block.
 //!
 //! Blank lines separate markdown paragraphs: the loader counts them as ignored without a
@@ -95,6 +99,8 @@ pub(crate) struct State {
     last_response: ResponseId,
     /// The run's start, given to its header entry.
     start_ms: i64,
+    /// The run's edit format is `whole` (or `editor-whole`): a reply gives whole files.
+    whole: bool,
 }
 
 impl State {
@@ -112,6 +118,7 @@ impl State {
             pending: Vec::new(),
             last_response: ResponseId::NONE,
             start_ms: i64::MIN,
+            whole: false,
         }
     }
 }
@@ -232,6 +239,7 @@ fn start_run(
     state.output_goes_on = false;
     state.fence = 0;
     state.start_ms = start;
+    state.whole = false;
 
     let type_name = intern(sink, "aider-start");
     let mut entry = new_entry(sink, state.file, line_no, span, EntryKind::System, type_name);
@@ -261,10 +269,14 @@ fn output_line(
     if let Some(version) = message.strip_prefix("Aider v") {
         state.chain.envelope.version = intern(sink, version.trim());
     } else if let Some(model) = message.strip_prefix("Main model: ").or_else(|| message.strip_prefix("Model: ")) {
-        let model = model.split(" with ").next().unwrap_or("").trim();
-        if !model.is_empty() {
-            state.chain.model = intern(sink, model);
+        let (model, format) = model.split_once(" with ").unwrap_or((model, ""));
+        if !model.trim().is_empty() {
+            state.chain.model = intern(sink, model.trim());
         }
+        state.whole = is_whole(format);
+    } else if let Some(editor) = message.strip_prefix("Editor model: ") {
+        // Architect mode: the editor model's replies make the edits.
+        state.whole |= is_whole(editor.split_once(" with ").map_or("", |(_, format)| format));
     } else if let Some(dir) = message.strip_prefix("Git working dir: ") {
         state.chain.envelope.cwd = intern(sink, dir.trim());
     } else if message.starts_with("Tokens: ") || message.starts_with("Cost: ") {
@@ -298,6 +310,11 @@ fn output_line(
     add_line(sink, bytes, state, Kind::Output, line_no, line);
     state.output_goes_on = state.trailing_spaces_kept && !text.ends_with("  ") && !message.is_empty();
     LineOutcome::Entry
+}
+
+/// `whole edit format` or `editor-whole edit format`, after a model's name.
+fn is_whole(format: &str) -> bool {
+    format.starts_with("whole edit format") || format.starts_with("editor-whole edit format")
 }
 
 /// `Tokens: 12k sent, 1.2k cache write, 3.4k cache hit, 345 received. Cost: $0.01 message, $0.05
@@ -443,12 +460,13 @@ fn text_between(file_bytes: &[u8], begin: usize, end: usize) -> String {
 }
 
 /// One SEARCH/REPLACE block of a reply: the lines it spans (indices into the reply's lines,
-/// inclusive), its file and its two texts.
+/// inclusive), its file and its two texts; or, in the `whole` edit format, a file's new content
+/// (`old` is `None`).
 struct EditBlock {
     first: usize,
     last: usize,
     file: Option<String>,
-    old: String,
+    old: Option<String>,
     new: String,
 }
 
@@ -530,9 +548,45 @@ fn edit_blocks(file_bytes: &[u8], lines: &[&str], at: &[(usize, usize)]) -> Vec<
             let text = text.strip_prefix('\n').unwrap_or(&text);
             text.strip_suffix('\n').unwrap_or(text).to_owned()
         };
-        blocks.push(EditBlock { first, last, file, old: inner(i, divider), new: inner(divider, replace) });
+        blocks.push(EditBlock { first, last, file, old: Some(inner(i, divider)), new: inner(divider, replace) });
         from = last + 1;
         i = last + 1;
+    }
+    blocks
+}
+
+/// The backticks a fence line opens with (0: not a fence).
+fn fence_ticks(line: &str) -> usize {
+    let ticks = line.trim_start().bytes().take_while(|&b| b == b'`').count();
+    if ticks >= 3 { ticks } else { 0 }
+}
+
+/// In the `whole` edit format, a file path line then a fenced block: the file's new content. The
+/// path must look like one (a `.` or a `/`), so that a line such as `Example:` is not taken.
+fn whole_files(file_bytes: &[u8], lines: &[&str], at: &[(usize, usize)]) -> Vec<EditBlock> {
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    while i + 1 < lines.len() {
+        let ticks = fence_ticks(lines[i + 1]);
+        let path =
+            path_of(lines[i]).filter(|p| ticks > 0 && fence_ticks(lines[i]) == 0 && p.contains(['.', '/', '\\']));
+        let close = (i + 2..lines.len()).find(|&j| {
+            let line = lines[j].trim();
+            fence_ticks(line) >= ticks && line.trim_start_matches('`').is_empty()
+        });
+        if let (Some(path), Some(close)) = (path, close) {
+            let content = if close == i + 2 {
+                String::new()
+            } else {
+                let text = text_between(file_bytes, at[i + 1].1, at[close].0);
+                let text = text.strip_prefix('\n').unwrap_or(&text);
+                text.strip_suffix('\n').unwrap_or(text).to_owned()
+            };
+            blocks.push(EditBlock { first: i, last: close, file: Some(path), old: None, new: content });
+            i = close + 1;
+            continue;
+        }
+        i += 1;
     }
     blocks
 }
@@ -558,7 +612,10 @@ fn reply(
         }
         text_between(file_bytes, at[a].0, at[b - 1].1).trim().to_owned()
     };
-    let blocks = edit_blocks(file_bytes, lines, at);
+    let mut blocks = edit_blocks(file_bytes, lines, at);
+    if blocks.is_empty() && state.whole {
+        blocks = whole_files(file_bytes, lines, at);
+    }
     let mut from = 0;
     let mut edits = Vec::new();
     let mut last_file = String::new();
@@ -568,14 +625,15 @@ fn reply(
         if let Some(file) = &block.file {
             last_file = file.clone();
         }
-        let input = serde_json::json!({
-            "file_path": last_file,
-            "old_string": block.old,
-            "new_string": block.new,
-        });
+        let (tool, input) = match &block.old {
+            Some(old) => {
+                ("Edit", serde_json::json!({"file_path": last_file, "old_string": old, "new_string": block.new}))
+            }
+            None => ("Write", serde_json::json!({"file_path": last_file, "content": block.new})),
+        };
         let id = arena_str(&mut sink.corpus.arena, &format!("{uuid}#edit{n}"));
         let body = arena_raw(&mut sink.corpus.arena, &input.to_string());
-        let name = intern(sink, "Edit");
+        let name = intern(sink, tool);
         push_block(sink, &mut entry, BlockKind::ToolUse, name, id, body);
         edits.push((normalise(&last_file), id));
         from = block.last + 1;
