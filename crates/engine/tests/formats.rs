@@ -996,9 +996,10 @@ fn aider_history_runs_are_sessions() {
     assert_eq!(entry_at(&corpus, 102).kind, EntryKind::Assistant);
     assert!(entry_at(&corpus, 104).flags.has(EntryFlags::ERROR), "litellm's error");
 
-    // The working directory and version from the banner; the model of the third run.
+    // The version from the banner, no working directory (the project is the file's folder);
+    // the model of the third run.
     let envelope = corpus.envelope(reply);
-    assert_eq!(corpus.sym(envelope.cwd), "/home/dev/projects/brewlog");
+    assert_eq!(corpus.sym(envelope.cwd), "");
     assert_eq!(corpus.sym(envelope.version), "0.86.1");
     assert_eq!(corpus.sym(entry_at(&corpus, 114).model), "ollama_chat/qwen3:8b");
 

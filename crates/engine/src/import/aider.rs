@@ -16,8 +16,8 @@
 //!   writes ends with two spaces, a `> ` line without them goes on until a line that has them
 //!   (only in a file whose lines keep their trailing spaces). Lines read from it: `Aider v…`
 //!   (the version), `Main model: …` or `Model: …` (the model of the replies, and the edit format
-//!   after `with`; `Editor model:` in architect mode), `Git working dir:`
-//!   (the working directory), `Tokens: … Cost: …` (the usage and cost of the reply before it),
+//!   after `with`; `Editor model:` in architect mode), `Tokens: … Cost: …` (the usage and cost
+//!   of the reply before it),
 //!   `Applied edit to <file>` (the result of the edits of that file), `The LLM did not conform to
 //!   the edit format.` (the edits waiting for a result failed).
 //! - Any other text is the assistant's reply (markdown), up to the next `#### `, `> ` or header
@@ -30,6 +30,10 @@
 //!   (`file_path`, `content`). Edits wait for `Applied edit to` until the next reply or input:
 //!   those never applied keep no result. A leading
 //!   `<thinking-content-…>` section or `► **THINKING**` part is a thinking block.
+//!
+//! No working directory is set: Aider writes the file in the project's root, so the project is
+//! the file's folder, the same for every run (a banner's `Git working dir:`, printed only when
+//! Aider was started in a subfolder, stays in its notice).
 //!
 //! Blank lines separate markdown paragraphs: the loader counts them as ignored without a
 //! diagnostic, and the text of a record is taken from the file between its first and last line,
@@ -277,8 +281,6 @@ fn output_line(
     } else if let Some(editor) = message.strip_prefix("Editor model: ") {
         // Architect mode: the editor model's replies make the edits.
         state.whole |= is_whole(editor.split_once(" with ").map_or("", |(_, format)| format));
-    } else if let Some(dir) = message.strip_prefix("Git working dir: ") {
-        state.chain.envelope.cwd = intern(sink, dir.trim());
     } else if message.starts_with("Tokens: ") || message.starts_with("Cost: ") {
         report(sink, message, state);
     }
