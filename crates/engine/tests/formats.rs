@@ -1164,3 +1164,31 @@ fn real_aider_histories_read_as_their_lines_say() {
         assert!(rows.problems.is_empty(), "{name}: {:?}", rows.problems);
     }
 }
+
+#[test]
+fn aider_markers_inside_a_reply_fence_are_the_reply() {
+    // A reply that shows an Aider history: its header, input and output lines stay its text.
+    let text = concat!(
+        "# aider chat started at 2025-06-01 09:00:00\n",
+        "\n",
+        "#### What does a history look like?  \n",
+        "\n",
+        "Like this:\n",
+        "\n",
+        "```markdown\n",
+        "# aider chat started at 2025-06-01 08:00:00\n",
+        "#### hello\n",
+        "> Aider v0.86.1\n",
+        "```\n",
+        "\n",
+        "> Tokens: 100 sent, 20 received.  \n",
+    );
+    let corpus = load_one(".aider.chat.history.md", text.as_bytes());
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 1);
+    let kinds: Vec<EntryKind> = corpus.entries.iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, [EntryKind::System, EntryKind::User, EntryKind::Assistant, EntryKind::System]);
+    let reply = block_text(&corpus, &corpus.entries[2], BlockKind::Text);
+    assert!(reply.ends_with("#### hello\n> Aider v0.86.1\n```"), "{reply}");
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), (100, 20, 0, 0));
+}

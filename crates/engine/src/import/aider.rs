@@ -21,8 +21,8 @@
 //!   `Applied edit to <file>` (the result of the edits of that file), `The LLM did not conform to
 //!   the edit format.` (the edits waiting for a result failed).
 //! - Any other text is the assistant's reply (markdown), up to the next `#### `, `> ` or header
-//!   line; inside a fenced code block, `#### ` and `> ` lines without Aider's two closing spaces
-//!   are the reply's. Each SEARCH/REPLACE block in it (a file path line, a fence, `<<<<<<<
+//!   line; inside a fenced code block, a header line, and `#### ` and `> ` lines without Aider's
+//!   two closing spaces, are the reply's. Each SEARCH/REPLACE block in it (a file path line, a fence, `<<<<<<<
 //!   SEARCH`, the old lines, `=======`, the new lines, `>>>>>>> REPLACE`) becomes an `Edit` tool
 //!   call with Claude Code's input (`file_path`, `old_string`, `new_string`), so it is shown as a
 //!   diff and counted as an edit of that file; the text around the blocks stays text. In the
@@ -101,8 +101,6 @@ pub(crate) struct State {
     pending: Vec<(String, Span)>,
     /// The response of the run's last reply, which the next token report is about.
     last_response: ResponseId,
-    /// The run's start, given to its header entry.
-    start_ms: i64,
     /// The run's edit format is `whole` (or `editor-whole`): a reply gives whole files.
     whole: bool,
 }
@@ -121,7 +119,6 @@ impl State {
             fence: 0,
             pending: Vec::new(),
             last_response: ResponseId::NONE,
-            start_ms: i64::MIN,
             whole: false,
         }
     }
@@ -151,7 +148,8 @@ pub(crate) fn import_line(
         return LineOutcome::Metadata;
     }
     let line = (span.start as usize, span.start as usize + span.len());
-    if let Some(when) = text.strip_prefix(HEADER) {
+    let in_reply_fence = state.fence > 0 && state.record.as_ref().is_some_and(|r| r.kind == Kind::Reply);
+    if let Some(when) = text.strip_prefix(HEADER).filter(|_| !in_reply_fence) {
         count(sink, "header");
         flush(sink, bytes, state);
         return start_run(sink, bytes, line_no, span, when.trim(), state);
@@ -171,7 +169,7 @@ pub(crate) fn import_line(
         return LineOutcome::Entry;
     }
     state.output_goes_on = false;
-    let reply_fenced = state.fence > 0 && state.record.as_ref().is_some_and(|r| r.kind == Kind::Reply) && !kept_spaces;
+    let reply_fenced = in_reply_fence && !kept_spaces;
     if is_input(text) && !reply_fenced {
         count(sink, "input");
         if state.record.as_ref().is_none_or(|r| r.kind != Kind::Input) {
@@ -242,7 +240,6 @@ fn start_run(
     state.last_response = ResponseId::NONE;
     state.output_goes_on = false;
     state.fence = 0;
-    state.start_ms = start;
     state.whole = false;
 
     let type_name = intern(sink, "aider-start");
