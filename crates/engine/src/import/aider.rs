@@ -318,6 +318,8 @@ fn is_whole(format: &str) -> bool {
 
 /// `Tokens: 12k sent, 1.2k cache write, 3.4k cache hit, 345 received. Cost: $0.01 message, $0.05
 /// session.`: the usage and cost of the run's last reply (the cost may be on a line of its own).
+/// `sent` counts every token sent: Aider adds the cache writes to the provider's prompt tokens,
+/// which (as litellm reports them) hold the cache hits; the uncached input is what remains.
 fn report(sink: &mut Sink, message: &str, state: &State) {
     let Some(response) = sink.corpus.responses.get_mut(state.last_response.index()) else { return };
     let (tokens, cost) = match message.find("Cost: ") {
@@ -343,6 +345,8 @@ fn report(sink: &mut Sink, message: &str, state: &State) {
             any = true;
         }
         if any {
+            let cached = usage.cache_creation_input_tokens.saturating_add(usage.cache_read_input_tokens);
+            usage.input_tokens = usage.input_tokens.saturating_sub(cached);
             response.usage = usage;
             response.has_usage = true;
         }
