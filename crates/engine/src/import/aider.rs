@@ -15,20 +15,19 @@
 //!   Aider wrote through `tool_output` has `> ` on its first line only: as every record Aider
 //!   writes ends with two spaces, a `> ` line without them goes on until a line that has them
 //!   (only in a file whose lines keep their trailing spaces). Lines read from it: `Aider v…`
-//!   (the version), `Main model: …` or `Model: …` (the model of the replies, and the edit format
-//!   after `with`; `Editor model:` in architect mode), `Tokens: … Cost: …` (the usage and cost
-//!   of the reply before it),
-//!   `Applied edit to <file>` (the result of the edits of that file), `The LLM did not conform to
-//!   the edit format.` (the edits waiting for a result failed).
+//!   (the version), `Main model: …` or `Model: …` (the model of the replies, and the edit
+//!   format after `with`; `Editor model:` in architect mode), `Tokens: … Cost: …` (the usage
+//!   and cost of the reply before it), `Applied edit to <file>` (the result of the edits of that
+//!   file), `The LLM did not conform to the edit format.` (the edits waiting for a result failed).
 //! - Any other text is the assistant's reply (markdown), up to the next `#### `, `> ` or header
 //!   line; inside a fenced code block, a header line, and `#### ` and `> ` lines without Aider's
-//!   two closing spaces, are the reply's. Each SEARCH/REPLACE block in it (a file path line, a fence, `<<<<<<<
-//!   SEARCH`, the old lines, `=======`, the new lines, `>>>>>>> REPLACE`) becomes an `Edit` tool
-//!   call with Claude Code's input (`file_path`, `old_string`, `new_string`), so it is shown as a
-//!   diff and counted as an edit of that file; the text around the blocks stays text. In the
-//!   `whole` edit format, a path line then a fenced block is a `Write` call of the whole file
-//!   (`file_path`, `content`). Edits wait for `Applied edit to` until the next reply or input:
-//!   those never applied keep no result. A leading
+//!   two closing spaces, are the reply's. Each SEARCH/REPLACE block in it (a file path line, a
+//!   fence, `<<<<<<< SEARCH`, the old lines, `=======`, the new lines, `>>>>>>> REPLACE`)
+//!   becomes an `Edit` tool call with Claude Code's input (`file_path`, `old_string`,
+//!   `new_string`), so it is shown as a diff and counted as an edit of that file; the text around
+//!   the blocks stays text. In the `whole` edit format, a path line then a fenced block is a
+//!   `Write` call of the whole file (`file_path`, `content`). Edits wait for `Applied edit to`
+//!   until the next reply or input: those never applied keep no result. A leading
 //!   `<thinking-content-…>` section or `► **THINKING**` part is a thinking block.
 //!
 //! No working directory is set: Aider writes the file in the project's root, so the project is
