@@ -431,6 +431,9 @@ pub enum Format {
     Ollama,
     /// A Pi coding-agent session (`~/.pi/agent/sessions/<cwd slug>/<timestamp>_<uuid>.jsonl`).
     Pi,
+    /// An Aider chat history (`.aider.chat.history.md` in a project's root): markdown, every run
+    /// of Aider in the project one after the other.
+    Aider,
     /// A JSON file beside the logs: `agent-<id>.meta.json`.
     AgentMeta,
     /// Not a log this version reads; the file diagnostic says what it looks like.
@@ -447,6 +450,7 @@ impl Format {
             Format::CodexEvents => "codex-sdk-events",
             Format::Ollama => "ollama-chat",
             Format::Pi => "pi",
+            Format::Aider => "aider",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
         }
@@ -462,6 +466,7 @@ impl Format {
             Format::CodexEvents => "Codex SDK events",
             Format::Ollama => "Ollama chat capture",
             Format::Pi => "Pi session",
+            Format::Aider => "Aider chat history",
             Format::AgentMeta => "agent metadata",
             Format::Rejected => "not read",
         }

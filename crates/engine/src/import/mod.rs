@@ -5,7 +5,8 @@
 //! - [`agent_sdk`]: Claude Agent SDK / `claude -p --output-format stream-json` messages;
 //! - [`codex`]: Codex CLI session rollouts and Codex SDK (`codex exec --json`) thread events;
 //! - [`ollama`]: captures of Ollama `/api/chat` streams, chunks joined into messages;
-//! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`).
+//! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`);
+//! - [`aider`]: Aider chat histories (`.aider.chat.history.md`: markdown, one session per run).
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
 //! the importer of the file's format. Importers write into a `Sink` (`sink.rs`: the corpus being
@@ -16,6 +17,7 @@
 //! SDK lines are Claude messages, which `agent_sdk` reads with the Claude Code importer.
 
 pub mod agent_sdk;
+pub mod aider;
 pub mod claude_code;
 pub mod codex;
 pub(crate) mod common;
@@ -42,6 +44,7 @@ pub(crate) enum State {
     CodexEvents(codex::events::State),
     Ollama(ollama::State),
     Pi(pi::State),
+    Aider(aider::State),
 }
 
 /// Reads one line of a file of `format`.
@@ -55,16 +58,18 @@ pub(crate) fn import_line(
     state: &mut Option<Box<State>>,
 ) -> LineOutcome {
     let state = match format {
-        Format::AgentSdk | Format::CodexRollout | Format::CodexEvents | Format::Ollama | Format::Pi => state
-            .get_or_insert_with(|| {
+        Format::AgentSdk | Format::CodexRollout | Format::CodexEvents | Format::Ollama | Format::Pi | Format::Aider => {
+            state.get_or_insert_with(|| {
                 Box::new(match format {
                     Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
                     Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
                     Format::CodexEvents => State::CodexEvents(codex::events::State::new(sink, file)),
                     Format::Pi => State::Pi(pi::State::new(sink, file)),
+                    Format::Aider => State::Aider(aider::State::new(sink, file)),
                     _ => State::Ollama(ollama::State::new(sink, file)),
                 })
-            }),
+            })
+        }
         _ => return claude_code::import_line(sink, bytes, file, line_no, text),
     };
     match state.as_mut() {
@@ -73,6 +78,7 @@ pub(crate) fn import_line(
         State::CodexEvents(state) => codex::events::import_line(sink, bytes, file, line_no, text, state),
         State::Ollama(state) => ollama::import_line(sink, bytes, file, line_no, text, state),
         State::Pi(state) => pi::import_line(sink, bytes, file, line_no, text, state),
+        State::Aider(state) => aider::import_line(sink, bytes, file, line_no, text, state),
     }
 }
 
@@ -87,6 +93,7 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
         State::CodexEvents(mut state) => (codex::events::finish(sink, &mut state), "Codex SDK thread events"),
         State::Ollama(mut state) => (ollama::finish(sink, bytes, file, &mut state), "an Ollama chat capture"),
         State::Pi(mut state) => (pi::finish(sink, &mut state), "a Pi session"),
+        State::Aider(mut state) => (aider::finish(sink, bytes, &mut state), "an Aider chat history"),
     };
     let counts = sink.corpus.files.get(file as usize).map(|f| f.counts).unwrap_or_default();
     if entries == 0 && counts.metadata > 0 {
@@ -145,8 +152,8 @@ struct Probe<'a> {
 }
 
 /// The formats this version reads, for messages.
-const KNOWN: &str =
-    "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat or Pi sessions";
+const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi \
+                     sessions or Aider chat histories";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -163,6 +170,10 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
 
     if let Some(kind) = binary_kind(text) {
         return Sniff::Rejected(format!("this is {kind}, not a session log"));
+    }
+    // Markdown, not JSON Lines: its name and first line say it.
+    if let Some(sniff) = aider::sniff(text, name) {
+        return sniff;
     }
     let mut lines = text.split(|&b| b == b'\n').peekable();
     let mut seen = 0;
@@ -458,6 +469,11 @@ mod tests {
         // A first line longer than the window: its start says it.
         let cut = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/p/very/long";
         assert!(matches!(sniff(cut, false, "x.jsonl"), Sniff::Format(Format::Pi)));
+        // Aider's markdown: its header, whatever the name; its name without the header is not it.
+        let aider = b"\n# aider chat started at 2025-06-01 09:00:00\n\n#### hi  \n";
+        assert_eq!(format(aider, ".aider.chat.history.md"), Format::Aider);
+        assert_eq!(format(aider, "notes.md"), Format::Aider);
+        assert!(matches!(sniff(b"# notes\n", true, "x.aider.chat.history.md"), Sniff::Rejected(_)));
     }
 
     #[test]
