@@ -37,7 +37,7 @@ pub fn PickButtons() -> impl IntoView {
                 type="file"
                 class="visually-hidden"
                 multiple
-                accept=".jsonl,.json,.ndjson,application/json"
+                accept=".jsonl,.json,.ndjson,.log,.md,application/json"
                 aria-label="Choose session log files"
                 on:change=move |event| on_pick(history, event)
             />
@@ -119,6 +119,7 @@ const AGENTS: &[AgentLogs] = &[
     AgentLogs { agent: "Claude Code", unix: "~/.claude/projects/<project>/", windows: None },
     AgentLogs { agent: "Codex CLI", unix: "~/.codex/sessions/<year>/<month>/<day>/", windows: None },
     AgentLogs { agent: "Pi", unix: "~/.pi/agent/sessions/<project>/", windows: None },
+    AgentLogs { agent: "Aider", unix: "<repository>/.aider.chat.history.md", windows: None },
     AgentLogs {
         agent: "Claude Agent SDK, Codex SDK, Ollama",
         unix: "the JSONL a script saved (stream-json, codex exec --json, /api/chat)",
