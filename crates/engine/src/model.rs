@@ -441,6 +441,12 @@ pub enum Format {
 }
 
 impl Format {
+    /// Whether the file's lines are text, not JSON (a markdown history): they are redacted as
+    /// text when shared.
+    pub fn lines_are_text(self) -> bool {
+        matches!(self, Format::Aider)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Format::Pending => "pending",

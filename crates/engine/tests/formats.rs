@@ -1194,3 +1194,64 @@ fn aider_markers_inside_a_reply_fence_are_the_reply() {
     assert!(reply.ends_with("#### hello\n> Aider v0.86.1\n```"), "{reply}");
     assert_eq!(totals(&graph.sessions[0].usage_with_agents), (100, 20, 0, 0));
 }
+
+#[test]
+fn a_shared_aider_run_carries_that_run_only_redacted_as_text() {
+    use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
+    use sessionscope_engine::share::scope::Scope;
+    // A token planted in the second run's reply, and a home folder in its user input.
+    let token = "ghp_Q3x9ZkLmN0pR7sT2vW4yB6dF8hJ1kM5nP0qS";
+    let text = String::from_utf8(format_fixture(AIDER)).expect("utf-8 fixture").replacen(
+        "I'll add the flag and document it.",
+        &format!("I'll add the flag; CI reads {token}."),
+        1,
+    );
+    let corpus = load_one(AIDER, text.as_bytes());
+    let graph = Graph::build(&corpus);
+    let (index, session) = graph
+        .sessions
+        .iter()
+        .enumerate()
+        .find(|(_, s)| s.title.starts_with("Add a --json flag"))
+        .expect("the run with the edits");
+    let bundle = share_scope(
+        &corpus,
+        &graph,
+        &Scope::Session(sessionscope_engine::dag::SessionId::new(index)),
+        &ShareOptions::default(),
+        |_| false,
+    )
+    .expect("a bundle");
+    let shared_text: String = bundle.files.iter().map(|(_, b)| String::from_utf8_lossy(b).into_owned()).collect();
+    assert!(!shared_text.contains(token), "the token is redacted");
+    assert!(shared_text.contains("[REDACTED:"), "a placeholder stands in its place");
+    assert!(!shared_text.contains("/ask what does"), "the other runs stay out");
+
+    // The share reads back as one Aider run with the same messages (the token aside).
+    let shared = sessionscope_engine::Loader::read_all(bundle.files.iter().map(|(path, bytes)| (path, bytes)));
+    assert_eq!(shared.files[0].format, Format::Aider);
+    let shared_graph = Graph::build(&shared);
+    assert_eq!(shared_graph.sessions.len(), 1);
+    let back = &shared_graph.sessions[0];
+    assert_eq!(
+        (back.title.as_str(), back.tool_uses, back.tool_results),
+        (session.title.as_str(), session.tool_uses, session.tool_results)
+    );
+    assert_eq!(back.usage, session.usage, "its token report comes along");
+}
+
+#[test]
+fn a_whole_aider_history_shared_reads_back_run_for_run() {
+    use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
+    use sessionscope_engine::share::scope::Scope;
+    let (corpus, graph) = load(AIDER);
+    let bundle = share_scope(&corpus, &graph, &Scope::All, &ShareOptions::default(), |_| false).expect("a bundle");
+    let shared = sessionscope_engine::Loader::read_all(bundle.files.iter().map(|(path, bytes)| (path, bytes)));
+    let shared_graph = Graph::build(&shared);
+    let runs = |g: &Graph| {
+        g.sessions.iter().map(|s| (s.title.clone(), s.entries, s.tool_results, s.usage)).collect::<Vec<_>>()
+    };
+    assert_eq!(runs(&shared_graph), runs(&graph));
+    let readable_all = |c: &Corpus| c.entries.iter().map(|e| readable(c, e)).collect::<Vec<_>>();
+    assert_eq!(readable_all(&shared), readable_all(&corpus), "the same messages, blank lines in replies kept");
+}

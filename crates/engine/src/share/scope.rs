@@ -90,8 +90,19 @@ pub fn resolve(corpus: &Corpus, graph: &Graph, scope: &Scope, without_agents: bo
     match scope {
         Scope::All => whole_files(corpus, graph, (0..corpus.files.len() as FileId).collect(), without_agents),
         Scope::Session(session) => {
-            let files = graph.sessions.get(session.index()).map(|s| s.files.clone()).unwrap_or_default();
-            whole_files(corpus, graph, files, without_agents)
+            let Some(s) = graph.sessions.get(session.index()) else { return ScopeLines::default() };
+            // A markdown history holds one session per run: a session of it is its own entries,
+            // not its whole file.
+            if s.files.iter().any(|&f| corpus.files.get(f as usize).is_some_and(|f| f.format.lines_are_text())) {
+                let conversations: FxHashSet<ConversationId> =
+                    std::iter::once(s.main).chain(s.agents.iter().copied()).collect();
+                let entries = (0..graph.nodes.len())
+                    .filter(|&e| conversations.contains(&graph.nodes[e].conversation))
+                    .map(EntryId::new)
+                    .collect();
+                return selected_entries(corpus, graph, entries, without_agents);
+            }
+            whole_files(corpus, graph, s.files.clone(), without_agents)
         }
         Scope::Branch { session, choices } => {
             let Some(main) = graph.sessions.get(session.index()).map(|s| s.main).filter(|&m| m.is_some()) else {
@@ -154,13 +165,28 @@ fn whole_files(corpus: &Corpus, graph: &Graph, mut files: Vec<FileId>, without_a
         }
         let bytes = corpus.bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
         let whole_document = info.format == Format::AgentMeta;
-        let lines = if whole_document {
+        // A text history is shared whole, blank lines and all: its replies are markdown.
+        let lines = if whole_document || info.format.lines_are_text() {
             vec![ScopeLine { line: 1, start: 0, end: bytes.len(), cut_parent: None, skip_messages: 0 }]
         } else {
             split_lines(bytes).filter(|l| !sidechain_lines.contains(&(file, l.line))).collect()
         };
         if !lines.is_empty() {
             out.files.push(ScopeFile { file, path: share_path(&info.path), whole_document, lines });
+        }
+    }
+    out
+}
+
+/// In a text history an entry can lie inside another (an edit block inside its reply): each
+/// byte is shared once, ranges that overlap joined.
+fn without_overlaps(mut lines: Vec<ScopeLine>) -> Vec<ScopeLine> {
+    lines.sort_unstable_by_key(|l| (l.start, std::cmp::Reverse(l.end)));
+    let mut out: Vec<ScopeLine> = Vec::with_capacity(lines.len());
+    for line in lines {
+        match out.last_mut() {
+            Some(last) if line.start < last.end => last.end = last.end.max(line.end),
+            _ => out.push(line),
         }
     }
     out
@@ -301,6 +327,9 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
         let mut lines = per_file.remove(&file).unwrap_or_default();
         lines.sort_unstable_by_key(|l| l.line);
         lines.dedup_by_key(|l| l.line);
+        if info.format.lines_are_text() {
+            lines = without_overlaps(lines);
+        }
         out.files.push(ScopeFile { file, path: share_path(&info.path), whole_document: false, lines });
     }
     out
