@@ -223,6 +223,7 @@ pub fn agent_name(format: Format) -> &'static str {
         Format::Ollama => "Ollama",
         Format::Pi => "Pi",
         Format::GeminiCli => "Gemini CLI",
+        Format::QwenCode => "Qwen Code",
         Format::Pending | Format::Rejected => "",
     }
 }
@@ -541,7 +542,8 @@ pub fn index_unit(corpus: &Corpus, graph: &Graph, folder: &str) -> UnitIndex {
 /// The project a folder names: its last component, or for a `chats` folder the one above it.
 /// Gemini CLI keeps sessions in `~/.gemini/tmp/<project hash>/chats/` (a subagent's in
 /// `chats/<parent session>/`), and its logs name no working directory, only that hash
-/// (`projectHash`): the hash is the project.
+/// (`projectHash`): the hash is the project. (Qwen Code keeps them in `~/.qwen/tmp/<project
+/// hash>/chats/` too, but its records name their cwd.)
 pub fn project_of_folder(folder: &str) -> &str {
     let mut parts = folder.rsplit(['/', '\\']).filter(|p| !p.is_empty());
     match (parts.next(), parts.next(), parts.next()) {

@@ -434,6 +434,9 @@ pub enum Format {
     /// A Gemini CLI session (`~/.gemini/tmp/<project hash>/chats/session-*.json`, one JSON
     /// document, or the newer `session-*.jsonl` records), read whole.
     GeminiCli,
+    /// A Qwen Code session (`~/.qwen/tmp/<project hash>/chats/<session>.jsonl`): records chained
+    /// by `uuid`/`parentUuid` that hold Gemini API Content.
+    QwenCode,
     /// A JSON file beside the logs: `agent-<id>.meta.json`.
     AgentMeta,
     /// Not a log this version reads; the file diagnostic says what it looks like.
@@ -451,6 +454,7 @@ impl Format {
             Format::Ollama => "ollama-chat",
             Format::Pi => "pi",
             Format::GeminiCli => "gemini-cli",
+            Format::QwenCode => "qwen-code",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
         }
@@ -467,6 +471,7 @@ impl Format {
             Format::Ollama => "Ollama chat capture",
             Format::Pi => "Pi session",
             Format::GeminiCli => "Gemini CLI session",
+            Format::QwenCode => "Qwen Code session",
             Format::AgentMeta => "agent metadata",
             Format::Rejected => "not read",
         }

@@ -1,5 +1,5 @@
 //! Other agents' logs: Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK thread
-//! events, Ollama chat captures, Pi sessions and Gemini CLI sessions, each read into the common model. Hand-written fixtures in
+//! events, Ollama chat captures, Pi, Gemini CLI and Qwen Code sessions, each read into the common model. Hand-written fixtures in
 //! `tests/fixtures/formats/`, snapshots of their model and structure, and the facts each format
 //! must give: tool pairs, errors, thinking, token totals (summed here by hand from the fixture
 //! values), models, sessions, titles, subagents, interruptions.
@@ -26,6 +26,8 @@ const PI_LEGACY: &str = "pi-legacy.jsonl";
 const GEMINI: &str = "session-2025-11-03T09-15-7c2e9a41.json";
 /// A Gemini CLI session in JSON Lines: messages written again as they change, `$set`, `$rewindTo`.
 const GEMINI_LINES: &str = "session-2026-02-10T14-00-b41c7d2e.jsonl";
+/// A Qwen Code session: records chained by uuid/parentUuid holding Gemini API Content.
+const QWEN: &str = "qwen-session.jsonl";
 /// The line of the Pi fixture that is cut in the middle, on purpose.
 const PI_BROKEN_LINE: u32 = 9;
 
@@ -96,7 +98,7 @@ fn totals(usage: &Usage) -> (u64, u64, u64, u64) {
 #[test]
 fn fixtures_match_their_snapshots_and_read_the_same_in_slices() {
     let names = format_fixture_names();
-    assert_eq!(names.len(), 8, "{names:?}");
+    assert_eq!(names.len(), 9, "{names:?}");
     for name in names {
         let bytes = format_fixture(&name);
         let files = vec![(name.clone(), bytes.clone())];
@@ -455,6 +457,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
             ("mixed/ollama-chat.jsonl", "ollama-chat"),
             ("mixed/pi-legacy.jsonl", "pi"),
             ("mixed/pi-session.jsonl", "pi"),
+            ("mixed/qwen-session.jsonl", "qwen-code"),
             (format!("mixed/{ROLLOUT}").as_str(), "codex-rollout"),
             (format!("mixed/{GEMINI}").as_str(), "gemini-cli"),
             (format!("mixed/{GEMINI_LINES}").as_str(), "gemini-cli"),
@@ -473,6 +476,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         (PI_LEGACY, "9e1f2a3b-4c5d-4e6f-8a7b-1c2d3e4f5a6b", 940, 55),
         (GEMINI, "7c2e9a41-5b3d-4f8e-a6c1-2d9b0e4f7a35", 4257, 345),
         (GEMINI_LINES, "b41c7d2e-9f03-4a6b-8e15-6c2d0a9f3e71", 2204, 209),
+        (QWEN, "e5a1c9d3-7b2f-4e60-9c84-1f3a5d7b9e20", 8300, 180),
     ] {
         let session = summary.sessions.iter().find(|s| s.session_id == session_id).unwrap_or_else(|| panic!("{name}"));
         assert_eq!((session.usage_with_agents.input_tokens, session.usage_with_agents.output_tokens), (input, output));
@@ -492,7 +496,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         );
         assert_eq!(alone.entries.len() as u32, session.entries, "{name}");
     }
-    assert_eq!(summary.sessions.len(), 9);
+    assert_eq!(summary.sessions.len(), 10);
 }
 
 #[test]
@@ -560,7 +564,7 @@ fn older_and_events_only_rollouts_are_read() {
 
 #[test]
 fn broken_lines_get_diagnostics_with_their_line_numbers() {
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY, GEMINI_LINES] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY, GEMINI_LINES, QWEN] {
         let mut text = String::from_utf8(format_fixture(name)).unwrap();
         let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         lines.insert(2, "{\"type\": \"cut in the midd".to_owned());
@@ -581,8 +585,8 @@ proptest! {
 
     /// Any byte of any fixture changed, fed in any slices: no panic, every line accounted for.
     #[test]
-    fn mutated_fixtures_never_panic(which in 0usize..8, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
-        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, GEMINI, GEMINI_LINES][which];
+    fn mutated_fixtures_never_panic(which in 0usize..9, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
+        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, GEMINI, GEMINI_LINES, QWEN][which];
         let mut bytes = format_fixture(name);
         let at = position % bytes.len();
         bytes[at] = byte;
@@ -611,7 +615,7 @@ fn an_excerpt_of_a_joined_format_reads_back_into_the_same_messages() {
     // Ollama joins streamed chunks into one message; Codex SDK events update an item before
     // completing it. A share of the later part of each must carry every line of its messages.
     // (The Pi fixture with branches is left out: its later lines are not all below one prompt.)
-    for name in [OLLAMA, EVENTS, ROLLOUT, SDK, PI_LEGACY] {
+    for name in [OLLAMA, EVENTS, ROLLOUT, SDK, PI_LEGACY, QWEN] {
         let (corpus, graph) = load(name);
         let prompts: Vec<EntryId> = (0..corpus.entries.len())
             .map(EntryId::new)
@@ -1075,7 +1079,7 @@ fn gemini_cli_sessions_are_sniffed_by_name_then_content() {
     assert!(corpus.diagnostics[0].message.contains("Gemini CLI session without any message"));
     // Claude Code lines have a sessionId too, and stay Claude Code.
     assert_eq!(format("c.jsonl", &fixture("every-line-type.jsonl")), Format::ClaudeCode);
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, QWEN] {
         assert_ne!(load(name).0.files[0].format, Format::GeminiCli, "{name}");
     }
 }
@@ -1141,5 +1145,78 @@ fn real_gemini_cli_sessions_read_as_their_messages_say() {
         // Read in slices, and as a snapshot of a load not finished, it is the same.
         let sliced = load_chunked(&[(format!("chats/{name}"), bytes.clone())], 4096);
         assert_eq!(dump_corpus(&sliced), dump_corpus(&corpus), "{name}");
+    }
+}
+
+#[test]
+fn qwen_code_session() {
+    let bytes = format_fixture(QWEN);
+    let (corpus, graph) = load(QWEN);
+    assert_eq!(corpus.files[0].format.name(), "qwen-code");
+    assert_accounted(&corpus, &bytes);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    // 14 records: 11 entries (the compression among them); ui_telemetry, rewind and
+    // custom_title are metadata.
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (14, 11, 3));
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "e5a1c9d3-7b2f-4e60-9c84-1f3a5d7b9e20");
+    assert_eq!(session.title, "Timeout TODO", "the custom_title");
+    let envelope = corpus.envelope(entry_at(&corpus, 1));
+    assert_eq!((corpus.sym(envelope.cwd), corpus.sym(envelope.version)), ("/home/dev/projects/weather", "0.2.1"));
+    // The tree by uuid/parentUuid: past the ui_telemetry record; the rewind re-roots the chain
+    // at the compression, so the rewound turn stays as a branch.
+    let parent = |line: u32| corpus.entry_parent_uuid(entry_at(&corpus, line)).map(str::to_owned);
+    assert_eq!(parent(5).as_deref(), Some("q-t1"));
+    assert_eq!(parent(8).as_deref(), Some("q-c1"));
+    assert_eq!(parent(12).as_deref(), Some("q-c1"));
+    assert_eq!(graph.conversations.len(), 1);
+    assert_eq!(graph.compactions.len(), 1);
+    assert!(entry_at(&corpus, 7).flags.has(EntryFlags::COMPACT_SUMMARY));
+    // Parts: thought text is thinking; calls pair with results by id.
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 2), BlockKind::Thinking), "Looking for TODO comments first.");
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 2), BlockKind::Text), "I'll search the sources.");
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("grep_search".to_owned(), ToolCategory::Search, ToolStatus::Ok),
+            ("edit".to_owned(), ToolCategory::Edit, ToolStatus::Error),
+            ("run_shell_command".to_owned(), ToolCategory::Execute, ToolStatus::Interrupted),
+        ]
+    );
+    assert_eq!(
+        block_text(&corpus, entry_at(&corpus, 6), BlockKind::ToolResult),
+        "Failed to edit, could not find the string to replace."
+    );
+    let edit = op_named(&corpus, &graph, "edit")[0];
+    assert_eq!(tools::op_summary(&corpus, edit), "src/fetch.py +1 -1");
+    assert_eq!(tools::op_files(&corpus, edit), [("src/fetch.py".to_owned(), tools::Touch::Edit)]);
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "grep_search")[0]), "TODO in src");
+    // Tokens: (prompt - cached + toolUse, candidates + thoughts, 0, cached) per response.
+    let responses = [(12000 - 8000, 45 + 20, 0, 8000), (500, 60, 0, 12000), (3300, 30, 0, 0), (500, 25, 0, 3000)];
+    let each: Vec<_> = corpus.responses.iter().map(|r| totals(&r.usage)).collect();
+    assert_eq!(each, responses);
+    assert_eq!(totals(&session.usage_with_agents), (8300, 180, 0, 23000));
+    assert_eq!(corpus.sym(entry_at(&corpus, 13).model), "qwen3-coder-flash");
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+}
+
+#[test]
+fn qwen_code_records_are_sniffed_apart_from_claude_code_lines() {
+    let format = |bytes: &[u8]| load_one("x.jsonl", bytes).files[0].format;
+    let user = b"{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"timestamp\":\"t\",\"type\":\"user\",\"cwd\":\"/p\",\"version\":\"0.2.1\",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}}\n";
+    assert_eq!(format(user), Format::QwenCode);
+    let telemetry = b"{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"type\":\"system\",\"subtype\":\"ui_telemetry\",\"systemPayload\":{}}\n";
+    assert_eq!(format(telemetry), Format::QwenCode);
+    // A first line cut by the window: its parts say it.
+    let mut long = user[..user.len() - 6].to_vec();
+    long.extend(std::iter::repeat_n(b'x', 70 << 10));
+    assert_eq!(format(&long), Format::QwenCode);
+    // Claude Code lines, with `message.content`, stay Claude Code.
+    let claude = b"{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+    assert_eq!(format(claude), Format::ClaudeCode);
+    assert_eq!(format(&fixture("every-line-type.jsonl")), Format::ClaudeCode);
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, GEMINI, GEMINI_LINES] {
+        assert_ne!(load(name).0.files[0].format, Format::QwenCode, "{name}");
     }
 }

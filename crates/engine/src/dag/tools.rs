@@ -421,7 +421,7 @@ fn files_in(name: &str) -> Option<FilesIn> {
         "Read" | "NotebookRead" => FilesIn::Path(Touch::Read),
         "Edit" | "MultiEdit" | "NotebookEdit" => FilesIn::Path(Touch::Edit),
         "Write" => FilesIn::Path(Touch::Write),
-        // Pi's built-in tools name their file `path`.
+        // Pi's built-in tools name their file `path` (Qwen Code's edit, `file_path`).
         "read" => FilesIn::Path(Touch::Read),
         "edit" => FilesIn::Path(Touch::Edit),
         "write" => FilesIn::Path(Touch::Write),
@@ -558,6 +558,11 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
                 s.push_str(&format!(":{}-{}", offset, offset + limit));
             }
             s
+        }
+        // Qwen Code's edit: `file_path`, `old_string`/`new_string`.
+        "edit" if input.get("old_string").is_some() => {
+            let (added, removed) = line_delta(text("old_string"), text("new_string"));
+            format!("{} +{added} -{removed}", path("file_path"))
         }
         "edit" => {
             let (added, removed) = line_delta(text("oldText"), text("newText"));

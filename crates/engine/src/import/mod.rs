@@ -6,7 +6,8 @@
 //! - [`codex`]: Codex CLI session rollouts and Codex SDK (`codex exec --json`) thread events;
 //! - [`ollama`]: captures of Ollama `/api/chat` streams, chunks joined into messages;
 //! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`);
-//! - [`gemini`]: Gemini CLI sessions (one JSON document, or JSON Lines with updates), read whole.
+//! - [`gemini`]: Gemini CLI sessions (one JSON document, or JSON Lines with updates), read whole;
+//! - [`qwen`]: Qwen Code sessions (a Gemini CLI fork: records chained by `uuid`/`parentUuid`).
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
 //! the importer of the file's format. A document format ([`is_document`]) is not read line by
@@ -16,8 +17,9 @@
 //! built and its indexes) and say how each line ended up (`LineOutcome`); the loader counts the
 //! lines and reports the failures. Nothing here uses the loader. The importers build on
 //! `common.rs` (a file's conversation chain, the `Line` being read, entries and arena text) and
-//! on the crate's spans, JSON pieces and model, never on each other, with one exception: Agent
-//! SDK lines are Claude messages, which `agent_sdk` reads with the Claude Code importer.
+//! on the crate's spans, JSON pieces and model, never on each other, with two exceptions: Agent
+//! SDK lines are Claude messages, which `agent_sdk` reads with the Claude Code importer; and Qwen
+//! Code records hold Gemini API Parts and tokens, which `qwen` reads with `gemini`'s helpers.
 
 pub mod agent_sdk;
 pub mod claude_code;
@@ -26,6 +28,7 @@ pub(crate) mod common;
 pub mod gemini;
 pub mod ollama;
 pub mod pi;
+pub mod qwen;
 mod sink;
 
 use std::collections::BTreeMap;
@@ -47,6 +50,7 @@ pub(crate) enum State {
     CodexEvents(codex::events::State),
     Ollama(ollama::State),
     Pi(pi::State),
+    Qwen(qwen::State),
 }
 
 /// Reads one line of a file of `format`.
@@ -60,16 +64,21 @@ pub(crate) fn import_line(
     state: &mut Option<Box<State>>,
 ) -> LineOutcome {
     let state = match format {
-        Format::AgentSdk | Format::CodexRollout | Format::CodexEvents | Format::Ollama | Format::Pi => state
-            .get_or_insert_with(|| {
-                Box::new(match format {
-                    Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
-                    Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
-                    Format::CodexEvents => State::CodexEvents(codex::events::State::new(sink, file)),
-                    Format::Pi => State::Pi(pi::State::new(sink, file)),
-                    _ => State::Ollama(ollama::State::new(sink, file)),
-                })
-            }),
+        Format::AgentSdk
+        | Format::CodexRollout
+        | Format::CodexEvents
+        | Format::Ollama
+        | Format::Pi
+        | Format::QwenCode => state.get_or_insert_with(|| {
+            Box::new(match format {
+                Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
+                Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
+                Format::CodexEvents => State::CodexEvents(codex::events::State::new(sink, file)),
+                Format::Pi => State::Pi(pi::State::new(sink, file)),
+                Format::QwenCode => State::Qwen(qwen::State::new(sink, file)),
+                _ => State::Ollama(ollama::State::new(sink, file)),
+            })
+        }),
         _ => return claude_code::import_line(sink, bytes, file, line_no, text),
     };
     match state.as_mut() {
@@ -78,6 +87,7 @@ pub(crate) fn import_line(
         State::CodexEvents(state) => codex::events::import_line(sink, bytes, file, line_no, text, state),
         State::Ollama(state) => ollama::import_line(sink, bytes, file, line_no, text, state),
         State::Pi(state) => pi::import_line(sink, bytes, file, line_no, text, state),
+        State::Qwen(state) => qwen::import_line(sink, bytes, file, line_no, text, state),
     }
 }
 
@@ -125,6 +135,7 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
         State::CodexEvents(mut state) => (codex::events::finish(sink, &mut state), "Codex SDK thread events"),
         State::Ollama(mut state) => (ollama::finish(sink, bytes, file, &mut state), "an Ollama chat capture"),
         State::Pi(mut state) => (pi::finish(sink, &mut state), "a Pi session"),
+        State::Qwen(mut state) => (qwen::finish(sink, &mut state), "a Qwen Code session"),
     };
     let counts = sink.corpus.files.get(file as usize).map(|f| f.counts).unwrap_or_default();
     if entries == 0 && counts.metadata > 0 {
@@ -190,7 +201,7 @@ struct Probe<'a> {
 }
 
 /// The formats this version reads, for messages.
-const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi or Gemini CLI sessions";
+const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi, Gemini CLI or Qwen Code sessions";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -230,6 +241,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
             break;
         }
         let Ok(probe) = serde_json::from_slice::<Probe>(line) else { continue };
+        if probe.uuid != Shape::Absent && is_qwen_record(line) {
+            return Sniff::Format(Format::QwenCode);
+        }
         if probe.ty.as_deref() == Some("query") {
             provider = provider.or(match probe.provider.as_deref() {
                 Some("claude") => Some(Format::AgentSdk),
@@ -275,6 +289,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
         _ => return Sniff::Rejected("this is plain text, not a session log (JSON Lines)".into()),
     }
     // No complete line parsed. A first line longer than the window is judged by its keys.
+    if !whole_file && has(b"\"parentUuid\"") && has(b"\"parts\":[") {
+        return Sniff::Format(Format::QwenCode);
+    }
     if !whole_file && (has(b"\"parentUuid\"") || has(b"\"sessionId\"")) {
         return Sniff::Format(Format::ClaudeCode);
     }
@@ -309,6 +326,37 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
     }
     // A single (maybe truncated) line: let the Claude importer report it line by line.
     Sniff::Format(Format::ClaudeCode)
+}
+
+/// A Qwen Code record: chained like a Claude Code line (`uuid`, `parentUuid`, `sessionId`), but
+/// its `message` is Gemini API Content (`parts`, not `content`), or it carries `usageMetadata`,
+/// `toolCallResult` or a `systemPayload`.
+fn is_qwen_record(line: &[u8]) -> bool {
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Record<'a> {
+        #[serde(borrow)]
+        message: Option<&'a serde_json::value::RawValue>,
+        #[serde(rename = "usageMetadata")]
+        usage_metadata: Shape,
+        #[serde(rename = "systemPayload")]
+        system_payload: Shape,
+        #[serde(rename = "toolCallResult")]
+        tool_call_result: Shape,
+    }
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Content {
+        parts: Shape,
+        content: Shape,
+    }
+    let Ok(record) = serde_json::from_slice::<Record>(line) else { return false };
+    let content = record.message.and_then(|raw| serde_json::from_str::<Content>(raw.get()).ok()).unwrap_or_default();
+    let gemini_content = content.parts == Shape::Array && content.content == Shape::Absent;
+    gemini_content
+        || record.tool_call_result == Shape::Object
+        || record.usage_metadata == Shape::Object
+        || record.system_payload == Shape::Object
 }
 
 /// `session-*.json`, the name of a legacy Gemini CLI session file.
