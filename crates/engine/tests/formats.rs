@@ -1043,11 +1043,19 @@ fn a_gemini_cli_document_cut_anywhere_keeps_the_messages_before_the_cut() {
     let corpus = load_one(GEMINI, broken.as_bytes());
     assert_eq!(messages(&corpus), 4);
     assert_eq!((corpus.diagnostics[0].line, corpus.diagnostics[0].kind), (136, DiagnosticKind::InvalidJson));
+    assert!(corpus.diagnostics[0].message.contains("(line 139: "), "where it broke: {}", corpus.diagnostics[0].message);
     // Broken after the message list: every message is read.
     let corpus = load_one(GEMINI, text.replace("\"kind\": \"main\"", "\"kind\": ").as_bytes());
     assert_eq!(messages(&corpus), 8);
     assert_eq!(corpus.diagnostics.len(), 1, "{:?}", corpus.diagnostics);
     assert_eq!(corpus.diagnostics[0].kind, DiagnosticKind::InvalidJson);
+    // A JSON Lines file whose metadata line is cut: the records after it are read.
+    let lines = String::from_utf8(format_fixture(GEMINI_LINES)).unwrap();
+    let cut_head = lines.replacen("\"kind\":\"main\"}", "\"kind\":\"ma", 1);
+    let corpus = load_one(GEMINI_LINES, cut_head.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::GeminiCli);
+    assert_eq!((corpus.diagnostics[0].line, corpus.diagnostics[0].kind), (1, DiagnosticKind::InvalidJson));
+    assert_eq!(corpus.entries.len(), 9);
     // A cut JSON Lines file: its last line is truncated.
     let lines = format_fixture(GEMINI_LINES);
     let corpus = load_one(GEMINI_LINES, &lines[..lines.len() - 20]);

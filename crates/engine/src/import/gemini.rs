@@ -218,9 +218,11 @@ pub(crate) fn import_document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, 
     let Ok(text) = std::str::from_utf8(&file_bytes[begin.min(file_bytes.len())..]) else {
         return vec![DocRecord { offset: begin, outcome: LineOutcome::Failed(Failure::invalid_utf8()) }];
     };
-    let first_line = text.split('\n').next().unwrap_or("").trim();
-    let lines_format = first_line.starts_with('{')
-        && serde_json::from_str::<Head>(first_line).is_ok_and(|head| head.messages.is_none());
+    // JSON Lines when one of the first two lines is an object of its own (not a whole legacy
+    // object on one line): a cut metadata line leaves the records after it readable.
+    let lines_format = text.split('\n').map(str::trim).filter(|l| !l.is_empty()).take(2).any(|line| {
+        line.starts_with('{') && serde_json::from_str::<Head>(line).is_ok_and(|head| head.messages.is_none())
+    });
     let records = if lines_format {
         json_lines(sink, bytes, file, text, &mut state)
     } else {
@@ -268,10 +270,12 @@ fn document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, text: &str, state:
                 (head, messages, Some(error))
             }
         };
+    // The header's span: up to the message list (all of it without one).
+    let header_end = messages.map_or(offset(text) + text.len(), |list| offset(list) + 1);
     let header_line = Line {
         file,
         line_no: state.line_of(start),
-        span: Span::in_file(start, text.len() - (start - offset(text))),
+        span: Span::in_file(start, header_end.saturating_sub(start)),
         type_name,
         timestamp: time(&head.start_time),
         at,
@@ -355,7 +359,7 @@ fn document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, text: &str, state:
     records
 }
 
-/// A message that could not be read, in the message list of a document.
+/// A message that could not be read, in the message list of a document; it starts on `line`.
 fn failed_message(error: &serde_json::Error, line: u32) -> LineOutcome {
     let eof = error.classify() == serde_json::error::Category::Eof;
     let mut failure = Failure::from_json(error);
@@ -365,8 +369,12 @@ fn failed_message(error: &serde_json::Error, line: u32) -> LineOutcome {
             "the document ends inside the message that starts on line {line}: the file is cut short or still being written; the messages before it are read"
         );
     } else {
-        failure.message =
-            format!("a message that is not valid JSON ({}); the messages before it are read", failure.message);
+        // serde counts lines from the message's start.
+        let error_line = line.saturating_add(u32::try_from(error.line()).unwrap_or(1).saturating_sub(1));
+        let what = failure.message.split_once(": ").map_or(failure.message.as_str(), |(_, what)| what);
+        failure.message = format!(
+            "the message that starts here is not valid JSON (line {error_line}: {what}); the messages before it are read"
+        );
     }
     LineOutcome::Failed(failure)
 }
