@@ -603,8 +603,14 @@ proptest! {
 }
 
 /// What a reader sees of an entry: its kind and the text of each block, in order.
+/// A JSON body (a tool input) is compared as its value: a shared excerpt of a pretty-printed
+/// document is written back compact.
 fn readable(corpus: &Corpus, entry: &Entry) -> (EntryKind, Vec<(BlockKind, String)>) {
-    let blocks = corpus.blocks_of(entry).iter().map(|b| (b.kind, corpus.span_text(entry.file, b.body).into_owned()));
+    let blocks = corpus.blocks_of(entry).iter().map(|b| {
+        let text = corpus.span_text(entry.file, b.body).into_owned();
+        let value = serde_json::from_str::<serde_json::Value>(&text).ok().filter(|v| v.is_object());
+        (b.kind, value.map_or(text, |v| v.to_string()))
+    });
     (entry.kind, blocks.collect())
 }
 
@@ -614,8 +620,10 @@ fn an_excerpt_of_a_joined_format_reads_back_into_the_same_messages() {
     use sessionscope_engine::share::scope::Scope;
     // Ollama joins streamed chunks into one message; Codex SDK events update an item before
     // completing it. A share of the later part of each must carry every line of its messages.
-    // (The Pi fixture with branches is left out: its later lines are not all below one prompt.)
-    for name in [OLLAMA, EVENTS, ROLLOUT, SDK, PI_LEGACY, QWEN] {
+    // (The Pi fixture with branches is left out: its later lines are not all below one prompt;
+    // so is the Gemini JSON Lines one, with its rewind.) A legacy Gemini CLI document is one
+    // JSON object: its excerpt is the object without the messages before the excerpt.
+    for name in [OLLAMA, EVENTS, ROLLOUT, SDK, PI_LEGACY, QWEN, GEMINI] {
         let (corpus, graph) = load(name);
         let prompts: Vec<EntryId> = (0..corpus.entries.len())
             .map(EntryId::new)
@@ -1227,4 +1235,25 @@ fn qwen_code_records_are_sniffed_apart_from_claude_code_lines() {
     for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, GEMINI, GEMINI_LINES] {
         assert_ne!(load(name).0.files[0].format, Format::QwenCode, "{name}");
     }
+}
+
+#[test]
+fn gemini_cli_sessions_are_shared_whole_and_read_back() {
+    use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
+    use sessionscope_engine::share::scope::Scope;
+    for name in [GEMINI, GEMINI_LINES] {
+        let (corpus, graph) = load(name);
+        let bundle = share_scope(&corpus, &graph, &Scope::All, &ShareOptions::default(), |_| true)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let shared = sessionscope_engine::Loader::read_all(bundle.files.iter().map(|(path, bytes)| (path, bytes)));
+        assert_eq!(shared.files[0].format, Format::GeminiCli, "{name}");
+        assert!(shared.diagnostics.is_empty(), "{name}: {:?}", shared.diagnostics);
+        let original: Vec<_> = corpus.entries.iter().map(|e| readable(&corpus, e)).collect();
+        let read_back: Vec<_> = shared.entries.iter().map(|e| readable(&shared, e)).collect();
+        assert_eq!(read_back, original, "{name}: every message, whole");
+    }
+    // The document is one object: shared as one (compact) line.
+    let (corpus, graph) = load(GEMINI);
+    let bundle = share_scope(&corpus, &graph, &Scope::All, &ShareOptions::default(), |_| true).unwrap();
+    assert_eq!(count_lines(&bundle.files[0].1), 1);
 }

@@ -218,18 +218,31 @@ pub(crate) fn import_document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, 
     let Ok(text) = std::str::from_utf8(&file_bytes[begin.min(file_bytes.len())..]) else {
         return vec![DocRecord { offset: begin, outcome: LineOutcome::Failed(Failure::invalid_utf8()) }];
     };
-    // JSON Lines when one of the first two lines is an object of its own (not a whole legacy
-    // object on one line): a cut metadata line leaves the records after it readable.
-    let lines_format = text.split('\n').map(str::trim).filter(|l| !l.is_empty()).take(2).any(|line| {
-        line.starts_with('{') && serde_json::from_str::<Head>(line).is_ok_and(|head| head.messages.is_none())
-    });
-    let records = if lines_format {
+    let records = if is_json_lines(text) {
         json_lines(sink, bytes, file, text, &mut state)
     } else {
         document(sink, bytes, file, text, &mut state)
     };
     state.chain.finish(sink);
     records
+}
+
+/// Whether a Gemini CLI file is the newer JSON Lines rather than one JSON object: one of its
+/// first two lines is an object of its own (not a whole legacy object on one line), so a cut
+/// metadata line leaves the records after it readable.
+pub(crate) fn is_json_lines(text: &str) -> bool {
+    text.split('\n').map(str::trim).filter(|l| !l.is_empty()).take(2).any(|line| {
+        line.starts_with('{') && serde_json::from_str::<Head>(line).is_ok_and(|head| head.messages.is_none())
+    })
+}
+
+/// Where each message of a legacy document starts (byte offsets in `text`), or `None` when the
+/// document is not one whole JSON object with a message list.
+pub(crate) fn message_offsets(text: &str) -> Option<Vec<usize>> {
+    let head: Head = serde_json::from_str(text).ok()?;
+    let messages: Vec<&RawValue> = serde_json::from_str(head.messages?.get()).ok()?;
+    let base = text.as_ptr() as usize;
+    Some(messages.iter().map(|m| m.get().as_ptr() as usize - base).collect())
 }
 
 /// The legacy file: one JSON object.

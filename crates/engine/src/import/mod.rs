@@ -97,6 +97,13 @@ pub(crate) fn is_document(format: Format) -> bool {
     matches!(format, Format::GeminiCli)
 }
 
+/// Whether a file of `format` is one JSON value (a legacy Gemini CLI session) rather than lines:
+/// it is shared whole, not line by line.
+pub(crate) fn is_one_json_value(format: Format, bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    format == Format::GeminiCli && std::str::from_utf8(bytes).is_ok_and(|text| !gemini::is_json_lines(text))
+}
+
 /// Reads a whole file of a document format; `begin` is where its text starts (after a BOM).
 /// The records returned cover every line (see [`DocRecord`]).
 pub(crate) fn import_document(
