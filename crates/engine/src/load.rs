@@ -4,6 +4,14 @@
 //! bytes are appended to one buffer sized up front, and every complete line is parsed as soon
 //! as its newline arrives; a line split across chunks is simply parsed once its end is in. The
 //! model keeps byte ranges into these buffers, so nothing is copied.
+//!
+//! A document format (`import::is_document`: a legacy Gemini CLI session is one pretty-printed
+//! JSON object over many lines) is not read line by line: once sniffed, its bytes are only kept
+//! (up to [`DOCUMENT_MAX_BYTES`], beyond which the file is refused with a diagnostic), and when
+//! the file ends the importer reads the whole text once. It answers with records
+//! (`DocRecord`: where each begins, how it ended up); the records partition the lines, so each
+//! line is counted once, under the outcome of the record it lies in, and a failed record is a
+//! diagnostic at the line it begins on.
 
 use crate::import::{self, DocRecord, LineOutcome, Sink, Sniff};
 use crate::json;

@@ -1257,3 +1257,45 @@ fn gemini_cli_sessions_are_shared_whole_and_read_back() {
     let bundle = share_scope(&corpus, &graph, &Scope::All, &ShareOptions::default(), |_| true).unwrap();
     assert_eq!(count_lines(&bundle.files[0].1), 1);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A Gemini CLI header followed by anything, in any slices: no panic, every line accounted
+    /// for once, and a diagnostic with a line in the file for what cannot be read.
+    #[test]
+    fn a_gemini_cli_header_then_garbage_never_panics(tail in proptest::collection::vec(any::<u8>(), 0..600), keep in 0usize..4000, chunk in 1usize..200) {
+        let fixture = format_fixture(GEMINI);
+        let mut bytes = fixture[..keep.min(fixture.len())].to_vec();
+        bytes.extend_from_slice(&tail);
+        let files = vec![("chats/session-x.json".to_owned(), bytes.clone())];
+        let corpus = load_chunked(&files, chunk);
+        let counts = corpus.files[0].counts;
+        prop_assert!(counts.balanced(), "{:?}", counts);
+        prop_assert_eq!(counts.lines, count_lines(&bytes));
+        for d in &corpus.diagnostics {
+            prop_assert!(u64::from(d.line) <= counts.lines, "{:?}", d);
+        }
+        let graph = Graph::build(&corpus);
+        let _ = summarize(&corpus, &graph);
+    }
+}
+
+#[test]
+fn a_gemini_cli_document_read_as_it_grows() {
+    let bytes = format_fixture(GEMINI);
+    let mut loader = sessionscope_engine::Loader::new();
+    let file = loader.add_file(GEMINI, 0);
+    let half = bytes.len() / 2;
+    loader.push(file, &bytes[..half]);
+    // Half of it: the messages in that half, and one diagnostic where it stops.
+    let partial = loader.snapshot();
+    assert!(partial.files[0].counts.balanced());
+    assert!(!partial.entries.is_empty() && partial.entries.len() < 11, "{}", partial.entries.len());
+    assert_eq!(partial.diagnostics.len(), 1, "{:?}", partial.diagnostics);
+    // All of it, the file not finished yet: the document is whole JSON, read as it stands.
+    loader.push(file, &bytes[half..]);
+    let whole = loader.snapshot();
+    assert!(whole.diagnostics.is_empty(), "{:?}", whole.diagnostics);
+    assert_eq!(dump_corpus(&whole), dump_corpus(&loader.finish()));
+}

@@ -1,5 +1,5 @@
 //! Gemini CLI sessions (`~/.gemini/tmp/<project hash>/chats/session-*.json[l]`), read whole (a
-//! document format: see [`crate::import::is_document`]).
+//! document format: see `import::is_document`).
 //!
 //! Two shapes, told apart by the first line:
 //!

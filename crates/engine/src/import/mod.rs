@@ -10,7 +10,7 @@
 //! - [`qwen`]: Qwen Code sessions (a Gemini CLI fork: records chained by `uuid`/`parentUuid`).
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
-//! the importer of the file's format. A document format ([`is_document`]) is not read line by
+//! the importer of the file's format. A document format (`is_document`) is not read line by
 //! line: the loader keeps its bytes (up to a bound) and hands the whole text to
 //! `import_document` once the file ends; the importer says where each record begins and how it
 //! ended up (`DocRecord`), and the loader counts the lines from that. Importers write into a `Sink` (`sink.rs`: the corpus being
