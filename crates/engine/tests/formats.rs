@@ -1299,3 +1299,20 @@ fn a_gemini_cli_document_read_as_it_grows() {
     assert!(whole.diagnostics.is_empty(), "{:?}", whole.diagnostics);
     assert_eq!(dump_corpus(&whole), dump_corpus(&loader.finish()));
 }
+
+#[test]
+fn a_qwen_code_tool_result_without_a_function_response_pairs_by_its_call_id() {
+    let text = concat!(
+        "{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"type\":\"assistant\",\"cwd\":\"/p\",\"version\":\"0.2.1\",\"model\":\"qwen3-coder-plus\",\"message\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"id\":\"c1\",\"name\":\"read_file\",\"args\":{\"absolute_path\":\"/p/a.txt\"}}}]}}\n",
+        "{\"uuid\":\"b\",\"parentUuid\":\"a\",\"sessionId\":\"s\",\"timestamp\":\"2026-01-01T00:00:01Z\",\"type\":\"tool_result\",\"cwd\":\"/p\",\"version\":\"0.2.1\",\"toolCallResult\":{\"callId\":\"c1\",\"status\":\"error\",\"resultDisplay\":\"File not found\"}}\n",
+    );
+    let corpus = load_one("s.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::QwenCode);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let graph = Graph::build(&corpus);
+    assert_eq!(ops(&corpus, &graph), [("read_file".to_owned(), ToolCategory::Read, ToolStatus::Error)]);
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 2), BlockKind::ToolResult), "File not found");
+    // An older read_file names its file `absolute_path`: relative to the cwd.
+    assert_eq!(tools::op_files(&corpus, &graph.tool_ops[0]), [("a.txt".to_owned(), tools::Touch::Read)]);
+    assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "a.txt");
+}

@@ -28,6 +28,7 @@ use crate::import::gemini::{content_blocks, usage};
 use crate::import::{LineOutcome, Sink};
 use crate::json::{LBool, LNum, LStr};
 use crate::model::*;
+use crate::span::Sym;
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -91,6 +92,10 @@ struct UsageMetadata {
 struct ToolCallResult<'a> {
     #[serde(borrow)]
     status: LStr<'a>,
+    #[serde(rename = "callId", borrow)]
+    call_id: LStr<'a>,
+    #[serde(rename = "resultDisplay", borrow)]
+    result_display: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -183,10 +188,16 @@ pub(crate) fn import_line(
                 let result: ToolCallResult =
                     head.tool_call_result.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default();
                 let first = entry.blocks_start as usize;
-                let results: Vec<u32> = (first..first + entry.blocks_len as usize)
+                let mut results: Vec<u32> = (first..first + entry.blocks_len as usize)
                     .filter(|&b| sink.corpus.blocks[b].kind == BlockKind::ToolResult)
                     .map(|b| b as u32)
                     .collect();
+                // No function response in the message: the result the UI kept stands for it.
+                if results.is_empty() && result.call_id.as_deref().is_some_and(|id| !id.is_empty()) {
+                    let id = str_span(sink, &at, &result.call_id);
+                    let body = at.raw_span(result.result_display);
+                    results.push(push_block(sink, &mut entry, BlockKind::ToolResult, Sym::NONE, id, body));
+                }
                 match result.status.as_deref() {
                     Some("error") => results.iter().for_each(|&b| mark_error(sink, &mut entry, b)),
                     Some("cancelled") => {
