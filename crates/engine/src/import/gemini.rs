@@ -1,7 +1,8 @@
 //! Gemini CLI sessions (`~/.gemini/tmp/<project hash>/chats/session-*.json[l]`), read whole (a
 //! document format: see `import::is_document`).
 //!
-//! Two shapes, told apart by the first line:
+//! Two shapes, told apart by their first lines (JSON Lines when one of the first two is an
+//! object of its own):
 //!
 //! - the legacy file, one JSON object (pretty-printed: it spans many lines) rewritten on every
 //!   change: `{sessionId, projectHash, startTime, lastUpdated, messages: [...], summary?, kind?,
@@ -24,7 +25,10 @@
 //! cached, thoughts, tool, total}, `model`), or `info`, `warning`, `error` (notices of the CLI:
 //! system entries; an `error` is an API error). A response's tool calls become tool uses, and
 //! their results a user entry after it (status `error` an error; `cancelled` an interrupted
-//! call). Entry uuids are `<sessionId>:<id>` (the results `<sessionId>:<id>:results`).
+//! call). Entry uuids are `<sessionId>:<id>` (the results `<sessionId>:<id>:results`). A thought
+//! is a thinking block, its subject on the first line. Parts are text (`thought: true` text is
+//! thinking), images, and `functionCall`/`functionResponse` as tool uses and results. A
+//! `summary` (in the object or a `$set`) names the session, as a Claude Code custom title does.
 //!
 //! Tokens: `input` (promptTokenCount) includes the `cached` part, `output` excludes the
 //! `thoughts` (billed as output); `tool` is the tool-use prompt. So input = input - cached +
