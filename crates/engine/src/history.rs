@@ -227,6 +227,8 @@ pub fn agent_name(format: Format) -> &'static str {
         Format::Ollama => "Ollama",
         Format::Pi => "Pi",
         Format::Aider => "Aider",
+        Format::GeminiCli => "Gemini CLI",
+        Format::QwenCode => "Qwen Code",
         Format::Pending | Format::Rejected => "",
     }
 }
@@ -536,10 +538,25 @@ pub struct UnitIndex {
 }
 
 /// The index of a unit once read: `folder` is the unit's folder ([`Unit::folder`]); its last
-/// component names the project of sessions whose messages name no working directory.
+/// component names the project of sessions whose messages name no working directory (see
+/// [`project_of_folder`]).
 pub fn index_unit(corpus: &Corpus, graph: &Graph, folder: &str) -> UnitIndex {
-    let project = folder.rsplit(['/', '\\']).next().unwrap_or(folder);
-    UnitIndex { rows: session_rows(corpus, graph, project), problems: file_problems(corpus, graph) }
+    UnitIndex { rows: session_rows(corpus, graph, project_of_folder(folder)), problems: file_problems(corpus, graph) }
+}
+
+/// The project a folder names: its last component, or for a `chats` folder the one above it.
+/// Gemini CLI keeps sessions in `~/.gemini/tmp/<project hash>/chats/` (a subagent's in
+/// `chats/<parent session>/`), and its logs name no working directory, only that hash
+/// (`projectHash`): the hash is the project. (Qwen Code keeps them in `~/.qwen/tmp/<project
+/// hash>/chats/` too, but its records name their cwd.)
+pub fn project_of_folder(folder: &str) -> &str {
+    let mut parts = folder.rsplit(['/', '\\']).filter(|p| !p.is_empty());
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some("chats"), Some(above), _) => above,
+        (Some(_), Some("chats"), Some(above)) => above,
+        (Some(last), _, _) => last,
+        (None, _, _) => "",
+    }
 }
 
 /// The files of a corpus that hold no session, with the reason: the file diagnostic of a
@@ -574,6 +591,15 @@ pub fn file_problems(corpus: &Corpus, graph: &Graph) -> Vec<FileProblem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gemini_chats_folder_names_its_project_hash() {
+        assert_eq!(project_of_folder("/home/u/.gemini/tmp/3f9a0c7e/chats"), "3f9a0c7e");
+        assert_eq!(project_of_folder(".gemini/tmp/3f9a0c7e/chats/b41c7d2e-9f03"), "3f9a0c7e", "a subagent's");
+        assert_eq!(project_of_folder("projects/-home-u-app"), "-home-u-app");
+        assert_eq!(project_of_folder("chats"), "chats");
+        assert_eq!(project_of_folder(""), "");
+    }
 
     fn units(paths: &[&str], hints: &[Option<&str>]) -> Vec<(String, Vec<&'static str>)> {
         let hints: Vec<Option<String>> = hints.iter().map(|h| h.map(str::to_owned)).collect();

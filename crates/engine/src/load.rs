@@ -4,8 +4,16 @@
 //! bytes are appended to one buffer sized up front, and every complete line is parsed as soon
 //! as its newline arrives; a line split across chunks is simply parsed once its end is in. The
 //! model keeps byte ranges into these buffers, so nothing is copied.
+//!
+//! A document format (`import::is_document`: a legacy Gemini CLI session is one pretty-printed
+//! JSON object over many lines) is not read line by line: once sniffed, its bytes are only kept
+//! (up to [`DOCUMENT_MAX_BYTES`], beyond which the file is refused with a diagnostic), and when
+//! the file ends the importer reads the whole text once. It answers with records
+//! (`DocRecord`: where each begins, how it ended up); the records partition the lines, so each
+//! line is counted once, under the outcome of the record it lies in, and a failed record is a
+//! diagnostic at the line it begins on.
 
-use crate::import::{self, LineOutcome, Sink, Sniff};
+use crate::import::{self, DocRecord, LineOutcome, Sink, Sniff};
 use crate::json;
 use crate::model::*;
 use crate::span::{Span, Sym};
@@ -15,6 +23,9 @@ const SNIFF_BYTES: usize = 64 * 1024;
 /// Lines of a file looked at before deciding what format it is (fewer if they pass
 /// [`SNIFF_BYTES`]).
 const SNIFF_LINES: usize = 16;
+/// Bytes of a document format (a file read whole, not line by line) that are read at most: its
+/// text is parsed in one go, so a bigger one is refused with a diagnostic rather than parsed.
+pub const DOCUMENT_MAX_BYTES: usize = 128 << 20;
 
 /// Reads any number of files, in any number of chunks each, into one [`Corpus`].
 #[derive(Clone)]
@@ -127,6 +138,10 @@ impl Loader {
             Format::Rejected => {}
             _ => self.parse_complete_lines(file, true),
         }
+        // A document is read now that all of it is in (the sniff may have just decided it).
+        if import::is_document(self.sink.corpus.files[file as usize].format) {
+            self.finish_document(file);
+        }
         // Streams cut short and items never completed are closed now.
         let importer = self.states[file as usize].importer.take();
         import::finish_file(&mut self.sink, &self.bytes, file, importer);
@@ -212,7 +227,8 @@ impl Loader {
     /// What has been read so far, as a corpus of its own, while the loader goes on reading (a
     /// followed session that grows). It equals what the files cut after their last complete line
     /// would give: a last line without its newline waits for the rest, unless it is a whole JSON
-    /// value already (a metadata file is taken as it stands). Nothing is parsed again: the loader is copied (its bytes too, a memory
+    /// value already, or ends a document format's file that is whole JSON (a metadata file is
+    /// taken as it stands). Nothing is parsed again: the loader is copied (its bytes too, a memory
     /// copy) and the copy finished.
     pub fn snapshot(&self) -> Corpus {
         let mut copy = self.clone();
@@ -224,7 +240,9 @@ impl Loader {
             }
             let parsed = state.parsed_upto.min(bytes.len());
             let cut = memchr::memrchr(b'\n', &bytes[parsed..]).map_or(parsed, |i| parsed + i + 1);
-            if cut < bytes.len() && !is_whole_json(&bytes[cut..]) {
+            // A document that is whole JSON already (its closing brace has no newline) stands.
+            let whole_document = import::is_document(info.format) && is_whole_json(bytes);
+            if cut < bytes.len() && !is_whole_json(&bytes[cut..]) && !whole_document {
                 bytes.truncate(cut);
                 state.scan_from = state.scan_from.min(cut);
             }
@@ -293,12 +311,142 @@ impl Loader {
         }
     }
 
+    /// Reads a file of a document format whole, once it is all in: invalid UTF-8 is replaced
+    /// byte for byte first (one diagnostic), then the importer reads the text and says where each
+    /// of its records begins and how it ended up; the lines are counted from those records.
+    fn finish_document(&mut self, file: FileId) {
+        let f = file as usize;
+        if self.states[f].finished {
+            return;
+        }
+        let buffer = &mut self.bytes[f];
+        let begin = if buffer.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+        if let Err(error) = std::str::from_utf8(&buffer[begin..]) {
+            let first = begin + error.valid_up_to();
+            let replaced = repair_utf8(&mut buffer[begin..]);
+            let line = line_of(buffer, first);
+            self.sink.corpus.diagnostics.push(Diagnostic {
+                file,
+                line,
+                offset: first as u64,
+                kind: DiagnosticKind::InvalidUtf8,
+                message: format!(
+                    "{replaced} invalid UTF-8 byte(s) were replaced with '?' (the first on this line); the file was read"
+                ),
+            });
+        }
+        if buffer[begin..].iter().all(u8::is_ascii_whitespace) {
+            // Blank lines only: counted as such, like those of any other file.
+            let lines = count_lines(buffer);
+            let counts = &mut self.sink.corpus.files[f].counts;
+            counts.lines += lines;
+            counts.ignored += lines;
+            return;
+        }
+        let format = self.sink.corpus.files[f].format;
+        let records = import::import_document(format, &mut self.sink, &self.bytes, file, begin);
+        self.account_document(file, records);
+    }
+
+    /// Counts the lines of a document from its records (see [`DocRecord`]) and reports the
+    /// records that failed or repeat an entry.
+    fn account_document(&mut self, file: FileId, mut records: Vec<DocRecord>) {
+        let f = file as usize;
+        let buffer = &self.bytes[f];
+        let total = count_lines(buffer);
+        if total == 0 {
+            return;
+        }
+        records.sort_by_key(|r| r.offset);
+        // Where each line begins, to number the records.
+        let mut starts = vec![0usize];
+        starts.extend(memchr::memchr_iter(b'\n', buffer).map(|i| i + 1).filter(|&i| i < buffer.len()));
+        let line_at = |offset: usize| starts.partition_point(|&s| s <= offset).max(1) as u32;
+        // (first line, outcome counted for its lines)
+        let mut groups: Vec<(u32, Counted)> = Vec::new();
+        for record in records {
+            let line = if groups.is_empty() { 1 } else { line_at(record.offset) };
+            let counted = match record.outcome {
+                LineOutcome::Entry => Counted::Entry,
+                LineOutcome::Metadata => Counted::Metadata,
+                LineOutcome::Ignored => Counted::Ignored,
+                LineOutcome::Duplicate(message) => {
+                    self.sink.corpus.diagnostics.push(Diagnostic {
+                        file,
+                        line,
+                        offset: record.offset as u64,
+                        kind: DiagnosticKind::DuplicateUuid,
+                        message,
+                    });
+                    Counted::Ignored
+                }
+                LineOutcome::Failed(failure) => {
+                    self.sink.corpus.diagnostics.push(Diagnostic {
+                        file,
+                        line,
+                        offset: record.offset as u64,
+                        kind: failure.kind,
+                        message: failure.message,
+                    });
+                    Counted::Skipped
+                }
+            };
+            match groups.last_mut() {
+                Some((last, outcome)) if *last == line => {
+                    if counted == Counted::Entry {
+                        *outcome = Counted::Entry;
+                    }
+                }
+                _ => groups.push((line, counted)),
+            }
+        }
+        if groups.is_empty() {
+            // The importer said nothing of it: every line is skipped, and the file says why.
+            groups.push((1, Counted::Skipped));
+            self.sink.corpus.diagnostics.push(Diagnostic {
+                file,
+                line: 1,
+                offset: 0,
+                kind: DiagnosticKind::InvalidJson,
+                message: "nothing of the document could be read".into(),
+            });
+        }
+        let counts = &mut self.sink.corpus.files[f].counts;
+        counts.lines += total;
+        for (i, &(line, counted)) in groups.iter().enumerate() {
+            let end = groups.get(i + 1).map_or(total + 1, |next| u64::from(next.0));
+            let lines = end.saturating_sub(u64::from(line));
+            match counted {
+                Counted::Entry => counts.entries += lines,
+                Counted::Metadata => counts.metadata += lines,
+                Counted::Ignored => counts.ignored += lines,
+                Counted::Skipped => counts.skipped += lines,
+            }
+        }
+    }
+
     fn parse_complete_lines(&mut self, file: FileId, at_end: bool) {
         let f = file as usize;
         if self.sink.corpus.files[f].format == Format::Pending && !self.sniff(file, at_end) {
             return;
         }
-        if self.sink.corpus.files[f].format == Format::Rejected {
+        let format = self.sink.corpus.files[f].format;
+        if format == Format::Rejected {
+            return;
+        }
+        if import::is_document(format) {
+            // Kept whole until the file ends; only its size (or the size it said it has) is watched.
+            let size = self.bytes[f].len().max(usize::try_from(self.sink.corpus.files[f].size).unwrap_or(usize::MAX));
+            if size > DOCUMENT_MAX_BYTES {
+                self.reject(
+                    file,
+                    DiagnosticKind::FileTooLarge,
+                    format!(
+                        "a {} is read whole, and this one is {size} bytes; files of this format over {DOCUMENT_MAX_BYTES} bytes are not read",
+                        format.label()
+                    ),
+                );
+            }
             return;
         }
         loop {
@@ -416,6 +564,7 @@ impl Loader {
         match outcome {
             LineOutcome::Entry => counts(sink, f).entries += 1,
             LineOutcome::Metadata => counts(sink, f).metadata += 1,
+            LineOutcome::Ignored => counts(sink, f).ignored += 1,
             LineOutcome::Duplicate(message) => {
                 counts(sink, f).ignored += 1;
                 sink.corpus.diagnostics.push(Diagnostic {
@@ -467,6 +616,29 @@ impl Loader {
             Err(_) => LineOutcome::Failed(import::Failure::invalid_utf8()),
         }
     }
+}
+
+/// How the lines of a document's record are counted.
+#[derive(Clone, Copy, PartialEq)]
+enum Counted {
+    Entry,
+    Metadata,
+    Ignored,
+    Skipped,
+}
+
+/// Lines of a file: its newlines, plus a last line without one.
+fn count_lines(bytes: &[u8]) -> u64 {
+    if bytes.is_empty() {
+        return 0;
+    }
+    memchr::memchr_iter(b'\n', bytes).count() as u64 + u64::from(bytes.last() != Some(&b'\n'))
+}
+
+/// The 1-based line that holds the byte at `offset`.
+fn line_of(bytes: &[u8], offset: usize) -> u32 {
+    let before = &bytes[..offset.min(bytes.len())];
+    (memchr::memchr_iter(b'\n', before).count() + 1).min(u32::MAX as usize) as u32
 }
 
 /// Whether bytes are one whole JSON value (a last line written whole, only without its newline).

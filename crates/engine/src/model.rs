@@ -434,6 +434,12 @@ pub enum Format {
     /// An Aider chat history (`.aider.chat.history.md` in a project's root): markdown, every run
     /// of Aider in the project one after the other.
     Aider,
+    /// A Gemini CLI session (`~/.gemini/tmp/<project hash>/chats/session-*.json`, one JSON
+    /// document, or the newer `session-*.jsonl` records), read whole.
+    GeminiCli,
+    /// A Qwen Code session (`~/.qwen/tmp/<project hash>/chats/<session>.jsonl`): records chained
+    /// by `uuid`/`parentUuid` that hold Gemini API Content.
+    QwenCode,
     /// A JSON file beside the logs: `agent-<id>.meta.json`.
     AgentMeta,
     /// Not a log this version reads; the file diagnostic says what it looks like.
@@ -457,6 +463,8 @@ impl Format {
             Format::Ollama => "ollama-chat",
             Format::Pi => "pi",
             Format::Aider => "aider",
+            Format::GeminiCli => "gemini-cli",
+            Format::QwenCode => "qwen-code",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
         }
@@ -473,6 +481,8 @@ impl Format {
             Format::Ollama => "Ollama chat capture",
             Format::Pi => "Pi session",
             Format::Aider => "Aider chat history",
+            Format::GeminiCli => "Gemini CLI session",
+            Format::QwenCode => "Qwen Code session",
             Format::AgentMeta => "agent metadata",
             Format::Rejected => "not read",
         }

@@ -1,5 +1,5 @@
 //! Other agents' logs: Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK thread
-//! events, Ollama chat captures, Pi sessions and Aider chat histories, each read into the common model. Hand-written fixtures in
+//! events, Ollama chat captures, Pi, Gemini CLI and Qwen Code sessions and Aider chat histories, each read into the common model. Hand-written fixtures in
 //! `tests/fixtures/formats/`, snapshots of their model and structure, and the facts each format
 //! must give: tool pairs, errors, thinking, token totals (summed here by hand from the fixture
 //! values), models, sessions, titles, subagents, interruptions.
@@ -23,6 +23,12 @@ const OLLAMA: &str = "ollama-chat.jsonl";
 const PI: &str = "pi-session.jsonl";
 const PI_LEGACY: &str = "pi-legacy.jsonl";
 const AIDER: &str = "demo.aider.chat.history.md";
+/// A legacy Gemini CLI session: one pretty-printed JSON object.
+const GEMINI: &str = "session-2025-11-03T09-15-7c2e9a41.json";
+/// A Gemini CLI session in JSON Lines: messages written again as they change, `$set`, `$rewindTo`.
+const GEMINI_LINES: &str = "session-2026-02-10T14-00-b41c7d2e.jsonl";
+/// A Qwen Code session: records chained by uuid/parentUuid holding Gemini API Content.
+const QWEN: &str = "qwen-session.jsonl";
 /// The line of the Pi fixture that is cut in the middle, on purpose.
 const PI_BROKEN_LINE: u32 = 9;
 
@@ -93,7 +99,7 @@ fn totals(usage: &Usage) -> (u64, u64, u64, u64) {
 #[test]
 fn fixtures_match_their_snapshots_and_read_the_same_in_slices() {
     let names = format_fixture_names();
-    assert_eq!(names.len(), 7, "{names:?}");
+    assert_eq!(names.len(), 10, "{names:?}");
     for name in names {
         let bytes = format_fixture(&name);
         let files = vec![(name.clone(), bytes.clone())];
@@ -453,7 +459,10 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
             ("mixed/ollama-chat.jsonl", "ollama-chat"),
             ("mixed/pi-legacy.jsonl", "pi"),
             ("mixed/pi-session.jsonl", "pi"),
+            ("mixed/qwen-session.jsonl", "qwen-code"),
             (format!("mixed/{ROLLOUT}").as_str(), "codex-rollout"),
+            (format!("mixed/{GEMINI}").as_str(), "gemini-cli"),
+            (format!("mixed/{GEMINI_LINES}").as_str(), "gemini-cli"),
             ("mixed/claude.jsonl", "claude-code"),
         ]
     );
@@ -467,6 +476,9 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         (OLLAMA, "ollama-chat", 1420, 155),
         (PI, "5b7e0c1a-3f2d-4e8b-9a61-0d4c2b8e7f13", 1980, 212),
         (PI_LEGACY, "9e1f2a3b-4c5d-4e6f-8a7b-1c2d3e4f5a6b", 940, 55),
+        (GEMINI, "7c2e9a41-5b3d-4f8e-a6c1-2d9b0e4f7a35", 4257, 345),
+        (GEMINI_LINES, "b41c7d2e-9f03-4a6b-8e15-6c2d0a9f3e71", 2204, 209),
+        (QWEN, "e5a1c9d3-7b2f-4e60-9c84-1f3a5d7b9e20", 8300, 180),
     ] {
         let session = summary.sessions.iter().find(|s| s.session_id == session_id).unwrap_or_else(|| panic!("{name}"));
         assert_eq!((session.usage_with_agents.input_tokens, session.usage_with_agents.output_tokens), (input, output));
@@ -499,7 +511,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
     }
     assert_eq!(runs.len(), 3);
     assert_eq!(alone.files[0].format, Format::Aider);
-    assert_eq!(summary.sessions.len(), 6 + 1 + 3);
+    assert_eq!(summary.sessions.len(), 6 + 1 + 3 + 3, "three Gemini CLI and Qwen Code sessions, three Aider runs");
 }
 
 #[test]
@@ -567,7 +579,7 @@ fn older_and_events_only_rollouts_are_read() {
 
 #[test]
 fn broken_lines_get_diagnostics_with_their_line_numbers() {
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY, GEMINI_LINES, QWEN] {
         let mut text = String::from_utf8(format_fixture(name)).unwrap();
         let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         lines.insert(2, "{\"type\": \"cut in the midd".to_owned());
@@ -588,8 +600,8 @@ proptest! {
 
     /// Any byte of any fixture changed, fed in any slices: no panic, every line accounted for.
     #[test]
-    fn mutated_fixtures_never_panic(which in 0usize..7, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
-        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, AIDER][which];
+    fn mutated_fixtures_never_panic(which in 0usize..10, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
+        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, AIDER, GEMINI, GEMINI_LINES, QWEN][which];
         let mut bytes = format_fixture(name);
         let at = position % bytes.len();
         bytes[at] = byte;
@@ -606,8 +618,14 @@ proptest! {
 }
 
 /// What a reader sees of an entry: its kind and the text of each block, in order.
+/// A JSON body (a tool input) is compared as its value: a shared excerpt of a pretty-printed
+/// document is written back compact.
 fn readable(corpus: &Corpus, entry: &Entry) -> (EntryKind, Vec<(BlockKind, String)>) {
-    let blocks = corpus.blocks_of(entry).iter().map(|b| (b.kind, corpus.span_text(entry.file, b.body).into_owned()));
+    let blocks = corpus.blocks_of(entry).iter().map(|b| {
+        let text = corpus.span_text(entry.file, b.body).into_owned();
+        let value = serde_json::from_str::<serde_json::Value>(&text).ok().filter(|v| v.is_object());
+        (b.kind, value.map_or(text, |v| v.to_string()))
+    });
     (entry.kind, blocks.collect())
 }
 
@@ -617,8 +635,10 @@ fn an_excerpt_of_a_joined_format_reads_back_into_the_same_messages() {
     use sessionscope_engine::share::scope::Scope;
     // Ollama joins streamed chunks into one message; Codex SDK events update an item before
     // completing it. A share of the later part of each must carry every line of its messages.
-    // (The Pi fixture with branches is left out: its later lines are not all below one prompt.)
-    for name in [OLLAMA, EVENTS, ROLLOUT, SDK, PI_LEGACY] {
+    // (The Pi fixture with branches is left out: its later lines are not all below one prompt;
+    // so is the Gemini JSON Lines one, with its rewind.) A legacy Gemini CLI document is one
+    // JSON object: its excerpt is the object without the messages before the excerpt.
+    for name in [OLLAMA, EVENTS, ROLLOUT, SDK, PI_LEGACY, QWEN, GEMINI] {
         let (corpus, graph) = load(name);
         let prompts: Vec<EntryId> = (0..corpus.entries.len())
             .map(EntryId::new)
@@ -1168,6 +1188,301 @@ fn real_aider_histories_read_as_their_lines_say() {
 }
 
 #[test]
+fn gemini_cli_session_document() {
+    let bytes = format_fixture(GEMINI);
+    let (corpus, graph) = load(GEMINI);
+    assert_eq!(corpus.files[0].format.name(), "gemini-cli");
+    assert_accounted(&corpus, &bytes);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    // 223 lines, one JSON object: the 6 lines before the first message and the 4 after the last
+    // are metadata; each of the 8 messages holds its lines up to the next one.
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (223, 213, 10));
+
+    let session = &graph.sessions[0];
+    let id = "7c2e9a41-5b3d-4f8e-a6c1-2d9b0e4f7a35";
+    assert_eq!(session.id, id);
+    assert_eq!(session.title, "Add a verbose flag to the CLI", "the summary");
+    // Messages at the line of their `{`, in file order; each response's results follow it.
+    let kinds: Vec<(u32, EntryKind)> = corpus.entries.iter().map(|e| (e.line, e.kind)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (7, EntryKind::System),
+            (13, EntryKind::User),
+            (19, EntryKind::Assistant),
+            (19, EntryKind::User),
+            (67, EntryKind::Assistant),
+            (67, EntryKind::User),
+            (136, EntryKind::System),
+            (142, EntryKind::User),
+            (152, EntryKind::Assistant),
+            (152, EntryKind::User),
+            (204, EntryKind::Assistant),
+        ]
+    );
+    assert_eq!(corpus.entry_uuid(entry_at(&corpus, 13)), format!("{id}:m-user-1"));
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 13)), Some(format!("{id}:m-info-1").as_str()));
+    let results = entries_at(&corpus, 67)[1];
+    assert_eq!(corpus.entry_uuid(results), format!("{id}:m-gem-2:results"));
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 136)), Some(format!("{id}:m-gem-2:results").as_str()));
+    assert_eq!(graph.conversations.len(), 1);
+    assert_eq!(
+        corpus.first_text(entry_at(&corpus, 13)).as_deref(),
+        Some("Add a --verbose flag to the CLI in src/main.py.")
+    );
+    assert_eq!(corpus.first_text(entry_at(&corpus, 142)).as_deref(), Some("try again, inside the workspace"));
+    // info and error are the CLI's notices; an error is an API error.
+    let info = entry_at(&corpus, 7);
+    assert_eq!((corpus.sym(info.subtype), info.flags.has(EntryFlags::META)), ("info", true));
+    assert!(entry_at(&corpus, 136).flags.has(EntryFlags::API_ERROR));
+    // Thoughts are thinking, subject first; the model is the message's.
+    assert_eq!(
+        block_text(&corpus, entry_at(&corpus, 19), BlockKind::Thinking),
+        "Finding the CLI\nThe argument parser is probably in src/main.py."
+    );
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 19), BlockKind::Text), "I'll read the entry point first.");
+    assert_eq!(corpus.sym(entry_at(&corpus, 204).model), "gemini-2.5-flash");
+
+    // Calls pair with their results by id; status error is an error.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("read_file".to_owned(), ToolCategory::Read, ToolStatus::Ok),
+            ("replace".to_owned(), ToolCategory::Edit, ToolStatus::Error),
+            ("run_shell_command".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
+            ("write_file".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+        ]
+    );
+    let shell = entries_at(&corpus, 67)[1];
+    let outputs: Vec<String> =
+        corpus.blocks_of(shell).iter().map(|b| corpus.span_text(shell.file, b.body).into_owned()).collect();
+    assert_eq!(
+        outputs,
+        ["File path must be within the workspace.", "Command: python -m pytest -q\nStdout: 3 passed\nExit Code: 0"],
+        "a function response's error or output"
+    );
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "run_shell_command")[0]), "python -m pytest -q");
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "replace")[0]), "/home/dev/cli/src/main.py +1 -0");
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "write_file")[0]), "src/main.py +3");
+    let read = op_named(&corpus, &graph, "read_file")[0];
+    assert_eq!(tools::op_files(&corpus, read), [("src/main.py".to_owned(), tools::Touch::Read)]);
+    let write = op_named(&corpus, &graph, "write_file")[0];
+    assert_eq!(tools::op_files(&corpus, write), [("src/main.py".to_owned(), tools::Touch::Write)]);
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+    // No working directory: the log only has a hash of it.
+    assert!(corpus.entries.iter().all(|e| corpus.envelope(e).cwd.is_none()));
+}
+
+#[test]
+fn gemini_cli_tokens_sum_by_hand() {
+    let (corpus, graph) = load(GEMINI);
+    // (input - cached + tool, output + thoughts, 0, cached) of the four responses, from the fixture's
+    // tokens {input, output, cached, thoughts, tool}.
+    let responses = [
+        (2400, 40 + 120, 0, 0),
+        (3100 - 2048, 60 + 30, 0, 2048),
+        (3500 - 3000 + 5, 70 + 10, 0, 3000),
+        (3700 - 3400, 15, 0, 3400),
+    ];
+    let each: Vec<_> = corpus.responses.iter().map(|r| totals(&r.usage)).collect();
+    assert_eq!(each, responses);
+    let sum = responses.iter().fold((0, 0, 0, 0), |a, r| (a.0 + r.0, a.1 + r.1, a.2 + r.2, a.3 + r.3));
+    assert_eq!(sum, (4257, 345, 0, 8448));
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), sum);
+    let models: Vec<&str> = corpus.responses.iter().map(|r| corpus.sym(r.model)).collect();
+    assert_eq!(models, ["gemini-2.5-pro", "gemini-2.5-pro", "gemini-2.5-pro", "gemini-2.5-flash"]);
+}
+
+#[test]
+fn gemini_cli_json_lines_read_the_last_version_of_each_message() {
+    let bytes = format_fixture(GEMINI_LINES);
+    let (corpus, graph) = load(GEMINI_LINES);
+    assert_eq!(corpus.files[0].format, Format::GeminiCli);
+    assert_accounted(&corpus, &bytes);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    // 14 lines: 7 messages; the metadata line, three $set and a $rewindTo; g1 is written three
+    // times (then its tokens, then its call): its first two versions are ignored.
+    assert_eq!((counts.lines, counts.entries, counts.metadata, counts.ignored), (14, 7, 5, 2));
+    let id = "b41c7d2e-9f03-4a6b-8e15-6c2d0a9f3e71";
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, id);
+    assert_eq!(session.title, "Explain the make test failure", "the summary a $set gave");
+    // g1 as its last record has it (tokens, the call), in the place of its first.
+    let g1 = entry_at(&corpus, 6);
+    assert_eq!(corpus.entry_uuid(g1), format!("{id}:g1"));
+    assert_eq!(corpus.entry_parent_uuid(g1), Some(format!("{id}:u1").as_str()));
+    assert_eq!(totals(&corpus.responses[0].usage), (5200 - 4096, 30 + 64, 0, 4096));
+    // The rewind to u2 takes the conversation back to before it: u3 hangs where u2 did, and
+    // u2's exchange stays as a branch.
+    let parent = |line: u32| corpus.entry_parent_uuid(entry_at(&corpus, line)).map(str::to_owned);
+    assert_eq!(parent(8), Some(format!("{id}:g1:results")));
+    assert_eq!(parent(11), Some(format!("{id}:g1:results")));
+    assert_eq!(graph.conversations.len(), 1);
+    // The cancelled call is interrupted; the warning is a notice.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("run_shell_command".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
+            ("replace".to_owned(), ToolCategory::Edit, ToolStatus::Interrupted),
+        ]
+    );
+    assert_eq!(corpus.sym(entry_at(&corpus, 12).subtype), "warning");
+    assert_eq!(corpus.sym(entry_at(&corpus, 13).model), "gemini-3-flash-preview");
+    assert_eq!(totals(&session.usage_with_agents), (1104 + 600 + 500, 94 + 80 + 35, 0, 4096 + 5000 + 5500));
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+}
+
+#[test]
+fn a_gemini_cli_document_cut_anywhere_keeps_the_messages_before_the_cut() {
+    let bytes = format_fixture(GEMINI);
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    let whole = load_one(GEMINI, &bytes);
+    let messages = |corpus: &Corpus| {
+        corpus.entries.iter().filter(|e| e.kind != EntryKind::User || corpus.sym(e.subtype) != "tool_result").count()
+    };
+    for cut in (1..bytes.len()).step_by(7) {
+        let corpus = load_one(GEMINI, &bytes[..cut]);
+        let counts = corpus.files[0].counts;
+        assert!(counts.balanced(), "cut at {cut}: {counts:?}");
+        assert_eq!(counts.lines, count_lines(&bytes[..cut]), "cut at {cut}");
+        assert!(corpus.entries.len() <= whole.entries.len());
+        if corpus.files[0].format == Format::GeminiCli {
+            let errors: Vec<&Diagnostic> =
+                corpus.diagnostics.iter().filter(|d| d.kind.severity() == Severity::Error).collect();
+            assert_eq!(errors.len(), 1, "cut at {cut}: one diagnostic says where: {:?}", corpus.diagnostics);
+            assert!(errors[0].line >= 1 && u64::from(errors[0].line) <= counts.lines, "cut at {cut}: {:?}", errors[0]);
+        }
+    }
+    // Cut inside the error notice (the fifth message): the four before it are read, the rest is
+    // one diagnostic at the line where the notice starts.
+    let at = text.find("\"id\": \"m-err-1\"").unwrap() + 10;
+    let corpus = load_one(GEMINI, &bytes[..at]);
+    assert_eq!(messages(&corpus), 4);
+    assert_eq!(corpus.diagnostics.len(), 1, "{:?}", corpus.diagnostics);
+    assert_eq!((corpus.diagnostics[0].line, corpus.diagnostics[0].kind), (136, DiagnosticKind::TruncatedLine));
+    let counts = corpus.files[0].counts;
+    assert_eq!(counts.skipped, counts.lines - 135, "the lines of the cut message");
+    // Garbage in the middle of a message: an error at its line; the messages before it are read.
+    let broken = text.replacen("\"type\": \"error\"", "\"type\": error", 1);
+    let corpus = load_one(GEMINI, broken.as_bytes());
+    assert_eq!(messages(&corpus), 4);
+    assert_eq!((corpus.diagnostics[0].line, corpus.diagnostics[0].kind), (136, DiagnosticKind::InvalidJson));
+    assert!(corpus.diagnostics[0].message.contains("(line 139: "), "where it broke: {}", corpus.diagnostics[0].message);
+    // Broken after the message list: every message is read.
+    let corpus = load_one(GEMINI, text.replace("\"kind\": \"main\"", "\"kind\": ").as_bytes());
+    assert_eq!(messages(&corpus), 8);
+    assert_eq!(corpus.diagnostics.len(), 1, "{:?}", corpus.diagnostics);
+    assert_eq!(corpus.diagnostics[0].kind, DiagnosticKind::InvalidJson);
+    // A JSON Lines file whose metadata line is cut: the records after it are read.
+    let lines = String::from_utf8(format_fixture(GEMINI_LINES)).unwrap();
+    let cut_head = lines.replacen("\"kind\":\"main\"}", "\"kind\":\"ma", 1);
+    let corpus = load_one(GEMINI_LINES, cut_head.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::GeminiCli);
+    assert_eq!((corpus.diagnostics[0].line, corpus.diagnostics[0].kind), (1, DiagnosticKind::InvalidJson));
+    assert_eq!(corpus.entries.len(), 9);
+    // A cut JSON Lines file: its last line is truncated.
+    let lines = format_fixture(GEMINI_LINES);
+    let corpus = load_one(GEMINI_LINES, &lines[..lines.len() - 20]);
+    let last = corpus.diagnostics.last().unwrap();
+    assert_eq!((last.line, last.kind), (14, DiagnosticKind::TruncatedLine));
+    assert!(corpus.files[0].counts.balanced());
+}
+
+#[test]
+fn gemini_cli_sessions_are_sniffed_by_name_then_content() {
+    let format = |name: &str, bytes: &[u8]| load_one(name, bytes).files[0].format;
+    let bytes = format_fixture(GEMINI);
+    assert_eq!(format("chats/session-2025-11-03T09-15-7c2e9a41.json", &bytes), Format::GeminiCli);
+    assert_eq!(format("anything.json", &bytes), Format::GeminiCli, "sessionId, projectHash, messages");
+    // Without projectHash, only its name says what it is.
+    let bare = b"{\n  \"sessionId\": \"s\",\n  \"messages\": []\n}";
+    assert_eq!(format("chats/session-1.json", bare), Format::GeminiCli);
+    assert_eq!(format("notes.json", bare), Format::Rejected);
+    // The same object on one line, and the metadata line of a JSON Lines file.
+    let one_line = b"{\"sessionId\":\"s\",\"projectHash\":\"h\",\"messages\":[{\"id\":\"a\",\"type\":\"user\",\"content\":\"hi\"}]}";
+    let corpus = load_one("x.json", one_line);
+    assert_eq!(corpus.files[0].format, Format::GeminiCli);
+    assert_eq!((corpus.files[0].counts.lines, corpus.files[0].counts.entries), (1, 1));
+    let metadata =
+        b"{\"sessionId\":\"s\",\"projectHash\":\"h\",\"startTime\":\"2026-01-01T00:00:00Z\",\"kind\":\"main\"}\n";
+    let corpus = load_one("session-x.jsonl", metadata);
+    assert_eq!(corpus.files[0].format, Format::GeminiCli);
+    assert_eq!(corpus.diagnostics[0].kind, DiagnosticKind::EmptyFile);
+    assert!(corpus.diagnostics[0].message.contains("Gemini CLI session without any message"));
+    // Claude Code lines have a sessionId too, and stay Claude Code.
+    assert_eq!(format("c.jsonl", &fixture("every-line-type.jsonl")), Format::ClaudeCode);
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, QWEN] {
+        assert_ne!(load(name).0.files[0].format, Format::GeminiCli, "{name}");
+    }
+}
+
+#[test]
+fn a_gemini_cli_document_over_the_bound_is_refused_with_a_diagnostic() {
+    let mut loader = sessionscope_engine::Loader::new();
+    let size = sessionscope_engine::load::DOCUMENT_MAX_BYTES as u64 + 1;
+    let file = loader.add_file("chats/session-big.json", size);
+    let head =
+        b"{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"h\",\n  \"messages\": [\n    {\n      \"id\": \"a\",\n";
+    loader.push(file, head);
+    loader.push(file, b"      \"type\": \"user\",\n");
+    loader.finish_file(file);
+    let corpus = loader.finish();
+    assert_eq!(corpus.files[0].format, Format::Rejected);
+    assert_eq!(corpus.diagnostics[0].kind, DiagnosticKind::FileTooLarge);
+    assert!(
+        corpus.diagnostics[0].message.contains("Gemini CLI session is read whole"),
+        "{}",
+        corpus.diagnostics[0].message
+    );
+    let counts = corpus.files[0].counts;
+    assert!(counts.balanced());
+    assert_eq!(counts.lines, 7);
+}
+
+#[test]
+fn real_gemini_cli_sessions_read_as_their_messages_say() {
+    let Some(real) = real_fixtures("real_gemini_cli_sessions_read_as_their_messages_say") else { return };
+    let Some((_, dir)) = real.every_folder().into_iter().find(|(name, _)| name == "gemini-cli") else {
+        panic!("the real fixtures have no gemini-cli folder")
+    };
+    // Counted in the files with python: lines (metadata: before the first message and after the
+    // last); entries (messages, plus a results entry per response with tool calls); tool calls;
+    // status error; (input - cached + tool, output + thoughts, 0, cached) summed over the tokens;
+    // responses (messages with tokens); thoughts; error messages.
+    let cases = [
+        ("aim-benchmark-control-flash.json", (2730, 2721, 9), 59 + 44, 44, 0, (131666, 24707, 0, 1604238), 45, 108, 3),
+        ("ai-sessions-pomodoro-timer.json", (685, 677, 8), 19 + 9, 11, 1, (34028, 6223, 0, 86702), 14, 22, 0),
+    ];
+    for (name, lines, entries, calls, errors, usage, responses, thinking, api_errors) in cases {
+        let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let corpus = load_one(&format!("chats/{name}"), &bytes);
+        assert_eq!(corpus.files[0].format, Format::GeminiCli, "{name}");
+        assert!(corpus.diagnostics.is_empty(), "{name}: {:?}", corpus.diagnostics);
+        let counts = corpus.files[0].counts;
+        assert!(counts.balanced(), "{name}: {counts:?}");
+        assert_eq!((counts.lines, counts.entries, counts.metadata), lines, "{name}");
+        assert_eq!(corpus.entries.len(), entries, "{name}");
+        let graph = Graph::build(&corpus);
+        assert_eq!(graph.sessions.len(), 1, "{name}");
+        assert_eq!(graph.conversations.len(), 1, "{name}");
+        assert_eq!(graph.tool_ops.len(), calls, "{name}");
+        let status = |s: ToolStatus| graph.tool_ops.iter().filter(|op| op.status == s).count();
+        assert_eq!(status(ToolStatus::Error), errors, "{name}");
+        assert_eq!(status(ToolStatus::NoResult) + status(ToolStatus::ResultWithoutCall), 0, "{name}");
+        assert_eq!(totals(&graph.sessions[0].usage_with_agents), usage, "{name}");
+        assert_eq!(corpus.responses.len(), responses, "{name}");
+        assert_eq!(corpus.blocks.iter().filter(|b| b.kind == BlockKind::Thinking).count(), thinking, "{name}");
+        assert_eq!(corpus.entries.iter().filter(|e| e.flags.has(EntryFlags::API_ERROR)).count(), api_errors, "{name}");
+        assert!(graph.problems.is_empty(), "{name}: {:?}", &graph.problems[..graph.problems.len().min(3)]);
+        // Read in slices, and as a snapshot of a load not finished, it is the same.
+        let sliced = load_chunked(&[(format!("chats/{name}"), bytes.clone())], 4096);
+        assert_eq!(dump_corpus(&sliced), dump_corpus(&corpus), "{name}");
+    }
+}
+
+#[test]
 fn aider_markers_inside_a_reply_fence_are_the_reply() {
     // A reply that shows an Aider history: its header, input and output lines stay its text.
     let text = concat!(
@@ -1254,4 +1569,157 @@ fn a_whole_aider_history_shared_reads_back_run_for_run() {
     assert_eq!(runs(&shared_graph), runs(&graph));
     let readable_all = |c: &Corpus| c.entries.iter().map(|e| readable(c, e)).collect::<Vec<_>>();
     assert_eq!(readable_all(&shared), readable_all(&corpus), "the same messages, blank lines in replies kept");
+}
+
+#[test]
+fn qwen_code_session() {
+    let bytes = format_fixture(QWEN);
+    let (corpus, graph) = load(QWEN);
+    assert_eq!(corpus.files[0].format.name(), "qwen-code");
+    assert_accounted(&corpus, &bytes);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    // 14 records: 11 entries (the compression among them); ui_telemetry, rewind and
+    // custom_title are metadata.
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (14, 11, 3));
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "e5a1c9d3-7b2f-4e60-9c84-1f3a5d7b9e20");
+    assert_eq!(session.title, "Timeout TODO", "the custom_title");
+    let envelope = corpus.envelope(entry_at(&corpus, 1));
+    assert_eq!((corpus.sym(envelope.cwd), corpus.sym(envelope.version)), ("/home/dev/projects/weather", "0.2.1"));
+    // The tree by uuid/parentUuid: past the ui_telemetry record; the rewind re-roots the chain
+    // at the compression, so the rewound turn stays as a branch.
+    let parent = |line: u32| corpus.entry_parent_uuid(entry_at(&corpus, line)).map(str::to_owned);
+    assert_eq!(parent(5).as_deref(), Some("q-t1"));
+    assert_eq!(parent(8).as_deref(), Some("q-c1"));
+    assert_eq!(parent(12).as_deref(), Some("q-c1"));
+    assert_eq!(graph.conversations.len(), 1);
+    assert_eq!(graph.compactions.len(), 1);
+    assert!(entry_at(&corpus, 7).flags.has(EntryFlags::COMPACT_SUMMARY));
+    // Parts: thought text is thinking; calls pair with results by id.
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 2), BlockKind::Thinking), "Looking for TODO comments first.");
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 2), BlockKind::Text), "I'll search the sources.");
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("grep_search".to_owned(), ToolCategory::Search, ToolStatus::Ok),
+            ("edit".to_owned(), ToolCategory::Edit, ToolStatus::Error),
+            ("run_shell_command".to_owned(), ToolCategory::Execute, ToolStatus::Interrupted),
+        ]
+    );
+    assert_eq!(
+        block_text(&corpus, entry_at(&corpus, 6), BlockKind::ToolResult),
+        "Failed to edit, could not find the string to replace."
+    );
+    let edit = op_named(&corpus, &graph, "edit")[0];
+    assert_eq!(tools::op_summary(&corpus, edit), "src/fetch.py +1 -1");
+    assert_eq!(tools::op_files(&corpus, edit), [("src/fetch.py".to_owned(), tools::Touch::Edit)]);
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "grep_search")[0]), "TODO in src");
+    // Tokens: (prompt - cached + toolUse, candidates + thoughts, 0, cached) per response.
+    let responses = [(12000 - 8000, 45 + 20, 0, 8000), (500, 60, 0, 12000), (3300, 30, 0, 0), (500, 25, 0, 3000)];
+    let each: Vec<_> = corpus.responses.iter().map(|r| totals(&r.usage)).collect();
+    assert_eq!(each, responses);
+    assert_eq!(totals(&session.usage_with_agents), (8300, 180, 0, 23000));
+    assert_eq!(corpus.sym(entry_at(&corpus, 13).model), "qwen3-coder-flash");
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+}
+
+#[test]
+fn qwen_code_records_are_sniffed_apart_from_claude_code_lines() {
+    let format = |bytes: &[u8]| load_one("x.jsonl", bytes).files[0].format;
+    let user = b"{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"timestamp\":\"t\",\"type\":\"user\",\"cwd\":\"/p\",\"version\":\"0.2.1\",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}}\n";
+    assert_eq!(format(user), Format::QwenCode);
+    let telemetry = b"{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"type\":\"system\",\"subtype\":\"ui_telemetry\",\"systemPayload\":{}}\n";
+    assert_eq!(format(telemetry), Format::QwenCode);
+    // A first line cut by the window: its parts say it.
+    let mut long = user[..user.len() - 6].to_vec();
+    long.extend(std::iter::repeat_n(b'x', 70 << 10));
+    assert_eq!(format(&long), Format::QwenCode);
+    // Claude Code lines, with `message.content`, stay Claude Code.
+    let claude = b"{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+    assert_eq!(format(claude), Format::ClaudeCode);
+    assert_eq!(format(&fixture("every-line-type.jsonl")), Format::ClaudeCode);
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, GEMINI, GEMINI_LINES] {
+        assert_ne!(load(name).0.files[0].format, Format::QwenCode, "{name}");
+    }
+}
+
+#[test]
+fn gemini_cli_sessions_are_shared_whole_and_read_back() {
+    use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
+    use sessionscope_engine::share::scope::Scope;
+    for name in [GEMINI, GEMINI_LINES] {
+        let (corpus, graph) = load(name);
+        let bundle = share_scope(&corpus, &graph, &Scope::All, &ShareOptions::default(), |_| true)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let shared = sessionscope_engine::Loader::read_all(bundle.files.iter().map(|(path, bytes)| (path, bytes)));
+        assert_eq!(shared.files[0].format, Format::GeminiCli, "{name}");
+        assert!(shared.diagnostics.is_empty(), "{name}: {:?}", shared.diagnostics);
+        let original: Vec<_> = corpus.entries.iter().map(|e| readable(&corpus, e)).collect();
+        let read_back: Vec<_> = shared.entries.iter().map(|e| readable(&shared, e)).collect();
+        assert_eq!(read_back, original, "{name}: every message, whole");
+    }
+    // The document is one object: shared as one (compact) line.
+    let (corpus, graph) = load(GEMINI);
+    let bundle = share_scope(&corpus, &graph, &Scope::All, &ShareOptions::default(), |_| true).unwrap();
+    assert_eq!(count_lines(&bundle.files[0].1), 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A Gemini CLI header followed by anything, in any slices: no panic, every line accounted
+    /// for once, and a diagnostic with a line in the file for what cannot be read.
+    #[test]
+    fn a_gemini_cli_header_then_garbage_never_panics(tail in proptest::collection::vec(any::<u8>(), 0..600), keep in 0usize..4000, chunk in 1usize..200) {
+        let fixture = format_fixture(GEMINI);
+        let mut bytes = fixture[..keep.min(fixture.len())].to_vec();
+        bytes.extend_from_slice(&tail);
+        let files = vec![("chats/session-x.json".to_owned(), bytes.clone())];
+        let corpus = load_chunked(&files, chunk);
+        let counts = corpus.files[0].counts;
+        prop_assert!(counts.balanced(), "{:?}", counts);
+        prop_assert_eq!(counts.lines, count_lines(&bytes));
+        for d in &corpus.diagnostics {
+            prop_assert!(u64::from(d.line) <= counts.lines, "{:?}", d);
+        }
+        let graph = Graph::build(&corpus);
+        let _ = summarize(&corpus, &graph);
+    }
+}
+
+#[test]
+fn a_gemini_cli_document_read_as_it_grows() {
+    let bytes = format_fixture(GEMINI);
+    let mut loader = sessionscope_engine::Loader::new();
+    let file = loader.add_file(GEMINI, 0);
+    let half = bytes.len() / 2;
+    loader.push(file, &bytes[..half]);
+    // Half of it: the messages in that half, and one diagnostic where it stops.
+    let partial = loader.snapshot();
+    assert!(partial.files[0].counts.balanced());
+    assert!(!partial.entries.is_empty() && partial.entries.len() < 11, "{}", partial.entries.len());
+    assert_eq!(partial.diagnostics.len(), 1, "{:?}", partial.diagnostics);
+    // All of it, the file not finished yet: the document is whole JSON, read as it stands.
+    loader.push(file, &bytes[half..]);
+    let whole = loader.snapshot();
+    assert!(whole.diagnostics.is_empty(), "{:?}", whole.diagnostics);
+    assert_eq!(dump_corpus(&whole), dump_corpus(&loader.finish()));
+}
+
+#[test]
+fn a_qwen_code_tool_result_without_a_function_response_pairs_by_its_call_id() {
+    let text = concat!(
+        "{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"type\":\"assistant\",\"cwd\":\"/p\",\"version\":\"0.2.1\",\"model\":\"qwen3-coder-plus\",\"message\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"id\":\"c1\",\"name\":\"read_file\",\"args\":{\"absolute_path\":\"/p/a.txt\"}}}]}}\n",
+        "{\"uuid\":\"b\",\"parentUuid\":\"a\",\"sessionId\":\"s\",\"timestamp\":\"2026-01-01T00:00:01Z\",\"type\":\"tool_result\",\"cwd\":\"/p\",\"version\":\"0.2.1\",\"toolCallResult\":{\"callId\":\"c1\",\"status\":\"error\",\"resultDisplay\":\"File not found\"}}\n",
+    );
+    let corpus = load_one("s.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::QwenCode);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let graph = Graph::build(&corpus);
+    assert_eq!(ops(&corpus, &graph), [("read_file".to_owned(), ToolCategory::Read, ToolStatus::Error)]);
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 2), BlockKind::ToolResult), "File not found");
+    // An older read_file names its file `absolute_path`: relative to the cwd.
+    assert_eq!(tools::op_files(&corpus, &graph.tool_ops[0]), [("a.txt".to_owned(), tools::Touch::Read)]);
+    assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "a.txt");
 }

@@ -55,6 +55,13 @@ impl ToolCategory {
             "grep" | "find" | "ls" => ToolCategory::Search,
             "edit" | "write" => ToolCategory::Edit,
             "bash" => ToolCategory::Execute,
+            // Gemini CLI's built-in tools (read_file is Codex's too).
+            "read_many_files" => ToolCategory::Read,
+            "grep_search" | "search_file_content" | "glob" | "list_directory" => ToolCategory::Search,
+            "write_file" | "replace" => ToolCategory::Edit,
+            "run_shell_command" => ToolCategory::Execute,
+            "google_web_search" => ToolCategory::Web,
+            "write_todos" => ToolCategory::PlanTodo,
             "WebFetch" | "WebSearch" | "web_search" | "web_fetch" => ToolCategory::Web,
             "Task" | "Agent" => ToolCategory::Agent,
             "TodoWrite" | "TodoRead" | "ExitPlanMode" | "EnterPlanMode" | "TaskCreate" | "TaskUpdate" | "TaskList"
@@ -401,7 +408,8 @@ pub enum Touch {
 /// Where a tool's input names the files it touches.
 #[derive(Clone, Copy)]
 enum FilesIn {
-    /// `file_path` (or `notebook_path`, or Pi's `path`), touched this way.
+    /// `file_path` (or `notebook_path`, Pi's `path`, older Gemini CLI's `absolute_path`), touched
+    /// this way.
     Path(Touch),
     /// A Codex `apply_patch` patch.
     Patch,
@@ -414,10 +422,14 @@ fn files_in(name: &str) -> Option<FilesIn> {
         "Read" | "NotebookRead" => FilesIn::Path(Touch::Read),
         "Edit" | "MultiEdit" | "NotebookEdit" => FilesIn::Path(Touch::Edit),
         "Write" => FilesIn::Path(Touch::Write),
-        // Pi's built-in tools name their file `path`.
+        // Pi's built-in tools name their file `path` (Qwen Code's edit, `file_path`).
         "read" => FilesIn::Path(Touch::Read),
         "edit" => FilesIn::Path(Touch::Edit),
         "write" => FilesIn::Path(Touch::Write),
+        // Gemini CLI's: `file_path` (`absolute_path` in older versions).
+        "read_file" => FilesIn::Path(Touch::Read),
+        "replace" => FilesIn::Path(Touch::Edit),
+        "write_file" => FilesIn::Path(Touch::Write),
         "apply_patch" => FilesIn::Patch,
         "file_change" => FilesIn::Changes,
         _ => return None,
@@ -432,7 +444,8 @@ pub fn op_files(corpus: &Corpus, op: &ToolOp) -> Vec<(String, Touch)> {
 }
 
 /// The files an operation reads, edits or writes (paths relative to `cwd` when inside it):
-/// Claude Code's Read/Edit/MultiEdit/Write/Notebook tools, Pi's read/edit/write, Codex `apply_patch` patches (every
+/// Claude Code's Read/Edit/MultiEdit/Write/Notebook tools, Pi's read/edit/write, Gemini CLI's
+/// read_file/replace/write_file, Codex `apply_patch` patches (every
 /// file they add, update or delete) and Codex SDK `file_change` items.
 pub fn touched_files(name: &str, input: &serde_json::Value, cwd: &str) -> Vec<(String, Touch)> {
     files_in(name).map_or_else(Vec::new, |how| files_from(how, input, cwd))
@@ -444,6 +457,7 @@ fn files_from(how: FilesIn, input: &serde_json::Value, cwd: &str) -> Vec<(String
         FilesIn::Path(touch) => path("file_path")
             .or_else(|| path("notebook_path"))
             .or_else(|| path("path"))
+            .or_else(|| path("absolute_path"))
             .map(|p| vec![(relative_path(p, cwd), touch)])
             .unwrap_or_default(),
         FilesIn::Patch => {
@@ -546,6 +560,11 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
             }
             s
         }
+        // Qwen Code's edit: `file_path`, `old_string`/`new_string`.
+        "edit" if input.get("old_string").is_some() => {
+            let (added, removed) = line_delta(text("old_string"), text("new_string"));
+            format!("{} +{added} -{removed}", path("file_path"))
+        }
         "edit" => {
             let (added, removed) = line_delta(text("oldText"), text("newText"));
             format!("{} +{added} -{removed}", path("path"))
@@ -557,6 +576,27 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
             if within.is_empty() { text("pattern").to_owned() } else { format!("{} in {within}", text("pattern")) }
         }
         "ls" => path("path"),
+        // Gemini CLI's built-in tools: `file_path` (older `absolute_path`), `old_string`/`new_string`.
+        "read_file" if ["file_path", "absolute_path"].iter().any(|key| input.get(key).is_some()) => {
+            let mut s = path(if input.get("file_path").is_some() { "file_path" } else { "absolute_path" });
+            if let Some(offset) = input.get("offset").and_then(|v| v.as_u64()) {
+                let limit = input.get("limit").and_then(|v| v.as_u64()).unwrap_or(0);
+                s.push_str(&format!(":{}-{}", offset, offset + limit));
+            }
+            s
+        }
+        "write_file" => format!("{} +{}", path("file_path"), text("content").lines().count()),
+        "replace" => {
+            let (added, removed) = line_delta(text("old_string"), text("new_string"));
+            format!("{} +{added} -{removed}", path("file_path"))
+        }
+        "run_shell_command" => first_line(text("command")),
+        "grep_search" | "search_file_content" | "glob" => {
+            let within = path(if input.get("dir_path").is_some() { "dir_path" } else { "path" });
+            if within.is_empty() { text("pattern").to_owned() } else { format!("{} in {within}", text("pattern")) }
+        }
+        "list_directory" => path(if input.get("dir_path").is_some() { "dir_path" } else { "path" }),
+        "google_web_search" => text("query").to_owned(),
         // Codex: shell calls (`command` a string or an argv), unified exec, patches, plans.
         "shell" | "local_shell" | "shell_command" | "container.exec" | "command_execution" => {
             first_line(&command_text(input.get("command").unwrap_or(&serde_json::Value::Null)))

@@ -7,22 +7,30 @@
 //! - [`ollama`]: captures of Ollama `/api/chat` streams, chunks joined into messages;
 //! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`);
 //! - [`aider`]: Aider chat histories (`.aider.chat.history.md`: markdown, one session per run).
+//! - [`gemini`]: Gemini CLI sessions (one JSON document, or JSON Lines with updates), read whole;
+//! - [`qwen`]: Qwen Code sessions (a Gemini CLI fork: records chained by `uuid`/`parentUuid`).
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
-//! the importer of the file's format. Importers write into a `Sink` (`sink.rs`: the corpus being
+//! the importer of the file's format. A document format (`is_document`) is not read line by
+//! line: the loader keeps its bytes (up to a bound) and hands the whole text to
+//! `import_document` once the file ends; the importer says where each record begins and how it
+//! ended up (`DocRecord`), and the loader counts the lines from that. Importers write into a `Sink` (`sink.rs`: the corpus being
 //! built and its indexes) and say how each line ended up (`LineOutcome`); the loader counts the
 //! lines and reports the failures. Nothing here uses the loader. The importers build on
 //! `common.rs` (a file's conversation chain, the `Line` being read, entries and arena text) and
-//! on the crate's spans, JSON pieces and model, never on each other, with one exception: Agent
-//! SDK lines are Claude messages, which `agent_sdk` reads with the Claude Code importer.
+//! on the crate's spans, JSON pieces and model, never on each other, with two exceptions: Agent
+//! SDK lines are Claude messages, which `agent_sdk` reads with the Claude Code importer; and Qwen
+//! Code records hold Gemini API Parts and tokens, which `qwen` reads with `gemini`'s helpers.
 
 pub mod agent_sdk;
 pub mod aider;
 pub mod claude_code;
 pub mod codex;
 pub(crate) mod common;
+pub mod gemini;
 pub mod ollama;
 pub mod pi;
+pub mod qwen;
 mod sink;
 
 use std::collections::BTreeMap;
@@ -33,7 +41,7 @@ use serde::de::IgnoredAny;
 use crate::json::{LStr, Shape};
 use crate::model::{AgentMeta, Diagnostic, DiagnosticKind, FileId, Format};
 
-pub(crate) use sink::{Failure, LineOutcome, Sink, Sniff};
+pub(crate) use sink::{DocRecord, Failure, LineOutcome, Sink, Sniff};
 
 /// What an importer remembers of a file between its lines: the thread so far, streams and
 /// items not finished yet.
@@ -45,6 +53,7 @@ pub(crate) enum State {
     Ollama(ollama::State),
     Pi(pi::State),
     Aider(aider::State),
+    Qwen(qwen::State),
 }
 
 /// Reads one line of a file of `format`.
@@ -58,18 +67,23 @@ pub(crate) fn import_line(
     state: &mut Option<Box<State>>,
 ) -> LineOutcome {
     let state = match format {
-        Format::AgentSdk | Format::CodexRollout | Format::CodexEvents | Format::Ollama | Format::Pi | Format::Aider => {
-            state.get_or_insert_with(|| {
-                Box::new(match format {
-                    Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
-                    Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
-                    Format::CodexEvents => State::CodexEvents(codex::events::State::new(sink, file)),
-                    Format::Pi => State::Pi(pi::State::new(sink, file)),
-                    Format::Aider => State::Aider(aider::State::new(sink, file)),
-                    _ => State::Ollama(ollama::State::new(sink, file)),
-                })
+        Format::AgentSdk
+        | Format::CodexRollout
+        | Format::CodexEvents
+        | Format::Ollama
+        | Format::Pi
+        | Format::QwenCode
+        | Format::Aider => state.get_or_insert_with(|| {
+            Box::new(match format {
+                Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
+                Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
+                Format::CodexEvents => State::CodexEvents(codex::events::State::new(sink, file)),
+                Format::Pi => State::Pi(pi::State::new(sink, file)),
+                Format::QwenCode => State::Qwen(qwen::State::new(sink, file)),
+                Format::Aider => State::Aider(aider::State::new(sink, file)),
+                _ => State::Ollama(ollama::State::new(sink, file)),
             })
-        }
+        }),
         _ => return claude_code::import_line(sink, bytes, file, line_no, text),
     };
     match state.as_mut() {
@@ -79,7 +93,48 @@ pub(crate) fn import_line(
         State::Ollama(state) => ollama::import_line(sink, bytes, file, line_no, text, state),
         State::Pi(state) => pi::import_line(sink, bytes, file, line_no, text, state),
         State::Aider(state) => aider::import_line(sink, bytes, file, line_no, text, state),
+        State::Qwen(state) => qwen::import_line(sink, bytes, file, line_no, text, state),
     }
+}
+
+/// Whether files of `format` are one document read whole (when the file ends) rather than line
+/// by line: a format whose records span lines, or that rewrites earlier records.
+pub(crate) fn is_document(format: Format) -> bool {
+    matches!(format, Format::GeminiCli)
+}
+
+/// Whether a file of `format` is one JSON value (a legacy Gemini CLI session) rather than lines:
+/// it is shared whole, not line by line.
+pub(crate) fn is_one_json_value(format: Format, bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    format == Format::GeminiCli && std::str::from_utf8(bytes).is_ok_and(|text| !gemini::is_json_lines(text))
+}
+
+/// Reads a whole file of a document format; `begin` is where its text starts (after a BOM).
+/// The records returned cover every line (see [`DocRecord`]).
+pub(crate) fn import_document(
+    format: Format,
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    file: FileId,
+    begin: usize,
+) -> Vec<DocRecord> {
+    let (records, what) = match format {
+        Format::GeminiCli => (gemini::import_document(sink, bytes, file, begin), "a Gemini CLI session"),
+        _ => return Vec::new(),
+    };
+    let entries = records.iter().any(|r| matches!(r.outcome, LineOutcome::Entry));
+    let metadata = records.iter().filter(|r| matches!(r.outcome, LineOutcome::Metadata)).count();
+    if !entries && metadata > 0 {
+        sink.corpus.diagnostics.push(Diagnostic {
+            file,
+            line: 0,
+            offset: 0,
+            kind: DiagnosticKind::EmptyFile,
+            message: format!("{what} without any message: only its session metadata"),
+        });
+    }
+    records
 }
 
 /// The end of a file: streams cut short become interrupted messages, open items are closed. A
@@ -94,6 +149,7 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
         State::Ollama(mut state) => (ollama::finish(sink, bytes, file, &mut state), "an Ollama chat capture"),
         State::Pi(mut state) => (pi::finish(sink, &mut state), "a Pi session"),
         State::Aider(mut state) => (aider::finish(sink, bytes, &mut state), "an Aider chat history"),
+        State::Qwen(mut state) => (qwen::finish(sink, &mut state), "a Qwen Code session"),
     };
     let counts = sink.corpus.files.get(file as usize).map(|f| f.counts).unwrap_or_default();
     if entries == 0 && counts.metadata > 0 {
@@ -149,11 +205,18 @@ struct Probe<'a> {
     version: Shape,
     #[serde(rename = "modelId")]
     model_id: Shape,
+    #[serde(rename = "projectHash")]
+    project_hash: Shape,
+    messages: Shape,
+    #[serde(rename = "$set")]
+    set: Shape,
+    #[serde(rename = "$rewindTo")]
+    rewind_to: Shape,
 }
 
 /// The formats this version reads, for messages.
-const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi \
-                     sessions or Aider chat histories";
+const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi, \
+                     Gemini CLI or Qwen Code sessions, or Aider chat histories";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -175,6 +238,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
     if let Some(sniff) = aider::sniff(text, name) {
         return sniff;
     }
+    if is_gemini_document(text, name) {
+        return Sniff::Format(Format::GeminiCli);
+    }
     let mut lines = text.split(|&b| b == b'\n').peekable();
     let mut seen = 0;
     let mut first_keys: Option<Vec<String>> = None;
@@ -194,6 +260,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
             break;
         }
         let Ok(probe) = serde_json::from_slice::<Probe>(line) else { continue };
+        if probe.uuid != Shape::Absent && is_qwen_record(line) {
+            return Sniff::Format(Format::QwenCode);
+        }
         if probe.ty.as_deref() == Some("query") {
             provider = provider.or(match probe.provider.as_deref() {
                 Some("claude") => Some(Format::AgentSdk),
@@ -239,6 +308,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
         _ => return Sniff::Rejected("this is plain text, not a session log (JSON Lines)".into()),
     }
     // No complete line parsed. A first line longer than the window is judged by its keys.
+    if !whole_file && has(b"\"parentUuid\"") && has(b"\"parts\":[") {
+        return Sniff::Format(Format::QwenCode);
+    }
     if !whole_file && (has(b"\"parentUuid\"") || has(b"\"sessionId\"")) {
         return Sniff::Format(Format::ClaudeCode);
     }
@@ -275,6 +347,56 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
     Sniff::Format(Format::ClaudeCode)
 }
 
+/// A Qwen Code record: chained like a Claude Code line (`uuid`, `parentUuid`, `sessionId`), but
+/// its `message` is Gemini API Content (`parts`, not `content`), or it carries `usageMetadata`,
+/// `toolCallResult` or a `systemPayload`.
+fn is_qwen_record(line: &[u8]) -> bool {
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Record<'a> {
+        #[serde(borrow)]
+        message: Option<&'a serde_json::value::RawValue>,
+        #[serde(rename = "usageMetadata")]
+        usage_metadata: Shape,
+        #[serde(rename = "systemPayload")]
+        system_payload: Shape,
+        #[serde(rename = "toolCallResult")]
+        tool_call_result: Shape,
+    }
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Content {
+        parts: Shape,
+        content: Shape,
+    }
+    let Ok(record) = serde_json::from_slice::<Record>(line) else { return false };
+    let content = record.message.and_then(|raw| serde_json::from_str::<Content>(raw.get()).ok()).unwrap_or_default();
+    let gemini_content = content.parts == Shape::Array && content.content == Shape::Absent;
+    gemini_content
+        || record.tool_call_result == Shape::Object
+        || record.usage_metadata == Shape::Object
+        || record.system_payload == Shape::Object
+}
+
+/// `session-*.json`, the name of a legacy Gemini CLI session file.
+pub(crate) fn is_gemini_name(name: &str) -> bool {
+    name.starts_with("session-") && name.ends_with(".json")
+}
+
+/// A legacy Gemini CLI session: one JSON object (pretty-printed) that opens with `sessionId`
+/// and `projectHash` and holds `messages`, under its name (`session-*.json`) or not.
+fn is_gemini_document(text: &[u8], name: &str) -> bool {
+    let Some(first_line) = text.split(|&b| b == b'\n').next() else { return false };
+    let first_line = first_line.strip_suffix(b"\r").unwrap_or(first_line);
+    // A whole object on the first line is judged by its keys (see `classify`).
+    if text.first() != Some(&b'{') || serde_json::from_slice::<IgnoredAny>(first_line).is_ok() {
+        return false;
+    }
+    let start = &text[..text.len().min(4096)];
+    let has = |needle: &[u8]| memchr::memmem::find(start, needle).is_some();
+    has(b"\"sessionId\"") && (has(b"\"projectHash\"") || is_gemini_name(name)) && has(b"\"messages\"")
+}
+
 /// `Some(Ok)` for a format this version reads, `Some(Err)` for a known format it does not read,
 /// `None` when the line says nothing.
 fn classify(probe: &Probe) -> Option<Result<Format, String>> {
@@ -307,6 +429,9 @@ fn classify(probe: &Probe) -> Option<Result<Format, String>> {
     if ty == "agent_error" {
         return Some(Ok(Format::AgentSdk));
     }
+    if let Some(gemini) = classify_gemini(probe, ty) {
+        return Some(Ok(gemini));
+    }
     if let Some(pi) = classify_pi(probe, ty) {
         return Some(Ok(pi));
     }
@@ -332,6 +457,22 @@ fn classify(probe: &Probe) -> Option<Result<Format, String>> {
         return Some(Ok(Format::ClaudeCode));
     }
     None
+}
+
+/// A Gemini CLI session: the metadata line of a JSON Lines file (or a whole legacy object on
+/// one line), `{sessionId, projectHash, ...}` with no Claude fields; a `$set` or `$rewindTo`
+/// record; or a `gemini` message.
+fn classify_gemini(probe: &Probe, ty: &str) -> Option<Format> {
+    let present = |s: Shape| !matches!(s, Shape::Absent | Shape::Null);
+    let claude = probe.uuid != Shape::Absent || probe.parent_uuid != Shape::Absent || probe.message != Shape::Absent;
+    if claude {
+        return None;
+    }
+    let metadata =
+        ty.is_empty() && present(probe.session_id) && (present(probe.project_hash) || probe.messages == Shape::Array);
+    let update = probe.set == Shape::Object || probe.rewind_to == Shape::String;
+    let response = ty == "gemini" && present(probe.id) && probe.session_id == Shape::Absent;
+    (metadata || update || response).then_some(Format::GeminiCli)
 }
 
 /// A Pi session: its header (`{"type": "session", "id", "cwd", ...}` with a `version` or the
@@ -474,6 +615,19 @@ mod tests {
         assert_eq!(format(aider, ".aider.chat.history.md"), Format::Aider);
         assert_eq!(format(aider, "notes.md"), Format::Aider);
         assert!(matches!(sniff(b"# notes\n", true, "x.aider.chat.history.md"), Sniff::Rejected(_)));
+        // A Gemini CLI document, cut by the window; its JSON Lines metadata line and records.
+        let gemini = b"{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"h\",\n  \"messages\": [\n    {\n      \"content\": \"long";
+        assert!(matches!(sniff(gemini, false, "x.json"), Sniff::Format(Format::GeminiCli)));
+        assert!(
+            matches!(sniff(&gemini[..20], false, "x.json"), Sniff::Format(Format::ClaudeCode)),
+            "too little to say"
+        );
+        assert_eq!(
+            format(b"{\"sessionId\":\"s\",\"projectHash\":\"h\",\"kind\":\"main\"}\n", "x.jsonl"),
+            Format::GeminiCli
+        );
+        assert_eq!(format(b"{\"$rewindTo\":\"m1\"}\n", "x.jsonl"), Format::GeminiCli);
+        assert_eq!(format(b"{\"id\":\"m2\",\"type\":\"gemini\",\"content\":\"hi\"}\n", "x.jsonl"), Format::GeminiCli);
     }
 
     #[test]

@@ -75,7 +75,21 @@ pub(crate) enum LineOutcome {
     Metadata,
     /// A repeat of an entry already loaded; the message names the first occurrence.
     Duplicate(String),
+    /// Read, but nothing of it is kept, and that is no problem (an earlier version of a message
+    /// that a later record of the file replaces): counted as ignored, without a diagnostic.
+    Ignored,
     Failed(Failure),
+}
+
+/// A record of a document (a file read whole, see [`crate::import::is_document`]): where it
+/// begins in the file and how it ended up. The records of a document partition its lines: each
+/// one holds the lines from the one it begins on to the one before the next record's, so every
+/// line is accounted for once whatever the importer reports. The first record holds the lines
+/// before it too; records beginning on one line count that line once (as an entry if any is).
+pub(crate) struct DocRecord {
+    /// Byte offset in the file.
+    pub offset: usize,
+    pub outcome: LineOutcome,
 }
 
 pub(crate) struct Failure {
@@ -102,6 +116,11 @@ impl Failure {
 }
 
 impl Failure {
+    /// A failure of another kind than invalid JSON.
+    pub fn new(kind: DiagnosticKind, message: String) -> Failure {
+        Failure { kind, message, eof: false, lone_surrogate: false }
+    }
+
     /// Unreachable in practice: lines are repaired before they are read.
     pub fn invalid_utf8() -> Failure {
         Failure {

@@ -164,9 +164,12 @@ fn whole_files(corpus: &Corpus, graph: &Graph, mut files: Vec<FileId>, without_a
             continue;
         }
         let bytes = corpus.bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
-        let whole_document = info.format == Format::AgentMeta;
+        let one_value = crate::import::is_one_json_value(info.format, bytes);
+        let whole_document = info.format == Format::AgentMeta || one_value;
         // A text history is shared whole, blank lines and all: its replies are markdown.
-        let lines = if whole_document || info.format.lines_are_text() {
+        let lines = if one_value {
+            document_line(bytes, None).into_iter().collect()
+        } else if whole_document || info.format.lines_are_text() {
             vec![ScopeLine { line: 1, start: 0, end: bytes.len(), cut_parent: None, skip_messages: 0 }]
         } else {
             split_lines(bytes).filter(|l| !sidechain_lines.contains(&(file, l.line))).collect()
@@ -190,6 +193,18 @@ fn without_overlaps(mut lines: Vec<ScopeLine>) -> Vec<ScopeLine> {
         }
     }
     out
+}
+
+/// A file that is one JSON object with a message list (a legacy Gemini CLI session) as one line
+/// to share: all of it, without the messages that start before `first` (a byte offset) when
+/// given. `None` when the object cannot be read.
+fn document_line(bytes: &[u8], first: Option<usize>) -> Option<ScopeLine> {
+    let start = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let text = std::str::from_utf8(&bytes[start..]).ok()?;
+    let offsets = crate::import::gemini::message_offsets(text)?;
+    let skip = first.map_or(0, |first| offsets.iter().filter(|&&o| start + o < first).count());
+    let skip_messages = u32::try_from(skip).unwrap_or(u32::MAX);
+    Some(ScopeLine { line: 1, start, end: bytes.len(), cut_parent: None, skip_messages })
 }
 
 /// The non-blank lines of a file, numbered like the loader numbers them.
@@ -258,12 +273,16 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
     let mut per_file: FxHashMap<FileId, Vec<ScopeLine>> = FxHashMap::default();
     let uuids_in_scope: FxHashSet<&str> =
         selected.iter().map(|&e| corpus.entry_uuid(&corpus.entries[e.index()])).collect();
+    // Where the first entry in scope starts, per file (for files that are one JSON object).
+    let mut first_entry: FxHashMap<FileId, usize> = FxHashMap::default();
     for &id in &selected {
         let entry = &corpus.entries[id.index()];
         if entry.line_span.is_arena() {
             continue;
         }
         let range = entry.line_span.range();
+        let first = first_entry.entry(entry.file).or_insert(range.start);
+        *first = (*first).min(range.start);
         let cut_parent = corpus
             .entry_parent_uuid(entry)
             .filter(|parent| !uuids_in_scope.contains(parent))
@@ -314,6 +333,15 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
     files.dedup();
     for file in files {
         let info = &corpus.files[file as usize];
+        let bytes = corpus.bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
+        if crate::import::is_one_json_value(info.format, bytes) {
+            // One JSON object: shared whole but for the messages before the first in scope.
+            if let Some(line) = document_line(bytes, first_entry.get(&file).copied()) {
+                let path = share_path(&info.path);
+                out.files.push(ScopeFile { file, path, whole_document: true, lines: vec![line] });
+            }
+            continue;
+        }
         if info.format == Format::AgentMeta {
             let len = corpus.bytes.get(file as usize).map_or(0, Vec::len);
             out.files.push(ScopeFile {
