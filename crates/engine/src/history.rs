@@ -222,6 +222,7 @@ pub fn agent_name(format: Format) -> &'static str {
         Format::CodexRollout | Format::CodexEvents => "Codex",
         Format::Ollama => "Ollama",
         Format::Pi => "Pi",
+        Format::CopilotCli => "GitHub Copilot CLI",
         Format::Pending | Format::Rejected => "",
     }
 }

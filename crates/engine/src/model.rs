@@ -431,6 +431,8 @@ pub enum Format {
     Ollama,
     /// A Pi coding-agent session (`~/.pi/agent/sessions/<cwd slug>/<timestamp>_<uuid>.jsonl`).
     Pi,
+    /// A GitHub Copilot CLI session (`~/.copilot/session-state/<sessionId>/events.jsonl`).
+    CopilotCli,
     /// A JSON file beside the logs: `agent-<id>.meta.json`.
     AgentMeta,
     /// Not a log this version reads; the file diagnostic says what it looks like.
@@ -447,6 +449,7 @@ impl Format {
             Format::CodexEvents => "codex-sdk-events",
             Format::Ollama => "ollama-chat",
             Format::Pi => "pi",
+            Format::CopilotCli => "copilot-cli",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
         }
@@ -462,6 +465,7 @@ impl Format {
             Format::CodexEvents => "Codex SDK events",
             Format::Ollama => "Ollama chat capture",
             Format::Pi => "Pi session",
+            Format::CopilotCli => "GitHub Copilot CLI session",
             Format::AgentMeta => "agent metadata",
             Format::Rejected => "not read",
         }

@@ -54,6 +54,13 @@ impl ToolCategory {
             "grep" | "find" | "ls" => ToolCategory::Search,
             "edit" | "write" => ToolCategory::Edit,
             "bash" => ToolCategory::Execute,
+            // GitHub Copilot CLI's tools (`edit`, `bash`, `grep` as above).
+            "view" => ToolCategory::Read,
+            "glob" => ToolCategory::Search,
+            "create" | "str_replace_editor" => ToolCategory::Edit,
+            "powershell" | "read_bash" | "write_bash" | "stop_bash" | "list_bash" | "read_powershell"
+            | "write_powershell" | "stop_powershell" | "list_powershell" => ToolCategory::Execute,
+            "task" => ToolCategory::Agent,
             "WebFetch" | "WebSearch" | "web_search" | "web_fetch" => ToolCategory::Web,
             "Task" | "Agent" => ToolCategory::Agent,
             "TodoWrite" | "TodoRead" | "ExitPlanMode" | "EnterPlanMode" | "TaskCreate" | "TaskUpdate" | "TaskList"
@@ -406,6 +413,8 @@ enum FilesIn {
     Patch,
     /// A Codex SDK `file_change` item's `changes`.
     Changes,
+    /// Copilot CLI's `str_replace_editor`: `path`, touched as its `command` says.
+    Editor,
 }
 
 fn files_in(name: &str) -> Option<FilesIn> {
@@ -417,6 +426,10 @@ fn files_in(name: &str) -> Option<FilesIn> {
         "read" => FilesIn::Path(Touch::Read),
         "edit" => FilesIn::Path(Touch::Edit),
         "write" => FilesIn::Path(Touch::Write),
+        // GitHub Copilot CLI's file tools name it `path` too.
+        "view" => FilesIn::Path(Touch::Read),
+        "create" => FilesIn::Path(Touch::Write),
+        "str_replace_editor" => FilesIn::Editor,
         "apply_patch" => FilesIn::Patch,
         "file_change" => FilesIn::Changes,
         _ => return None,
@@ -431,8 +444,9 @@ pub fn op_files(corpus: &Corpus, op: &ToolOp) -> Vec<(String, Touch)> {
 }
 
 /// The files an operation reads, edits or writes (paths relative to `cwd` when inside it):
-/// Claude Code's Read/Edit/MultiEdit/Write/Notebook tools, Pi's read/edit/write, Codex `apply_patch` patches (every
-/// file they add, update or delete) and Codex SDK `file_change` items.
+/// Claude Code's Read/Edit/MultiEdit/Write/Notebook tools, Pi's read/edit/write, Copilot CLI's
+/// view/edit/create/str_replace_editor, Codex `apply_patch` patches (every file they add, update or
+/// delete) and Codex SDK `file_change` items.
 pub fn touched_files(name: &str, input: &serde_json::Value, cwd: &str) -> Vec<(String, Touch)> {
     files_in(name).map_or_else(Vec::new, |how| files_from(how, input, cwd))
 }
@@ -445,6 +459,14 @@ fn files_from(how: FilesIn, input: &serde_json::Value, cwd: &str) -> Vec<(String
             .or_else(|| path("path"))
             .map(|p| vec![(relative_path(p, cwd), touch)])
             .unwrap_or_default(),
+        FilesIn::Editor => {
+            let touch = match input.get("command").and_then(|c| c.as_str()) {
+                Some("view") => Touch::Read,
+                Some("create") => Touch::Write,
+                _ => Touch::Edit,
+            };
+            path("path").map(|p| vec![(relative_path(p, cwd), touch)]).unwrap_or_default()
+        }
         FilesIn::Patch => {
             let patch = input.as_str().or_else(|| path("input")).unwrap_or("");
             patch.lines().filter_map(patch_file).map(|(file, touch)| (relative_path(file, cwd), touch)).collect()
@@ -545,8 +567,11 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
             }
             s
         }
+        // Pi's `oldText`/`newText`, Copilot CLI's `old_str`/`new_str`.
         "edit" => {
-            let (added, removed) = line_delta(text("oldText"), text("newText"));
+            let old = if input.get("oldText").is_some() { text("oldText") } else { text("old_str") };
+            let new = if input.get("newText").is_some() { text("newText") } else { text("new_str") };
+            let (added, removed) = line_delta(old, new);
             format!("{} +{added} -{removed}", path("path"))
         }
         "write" => format!("{} +{}", path("path"), text("content").lines().count()),
@@ -556,6 +581,37 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
             if within.is_empty() { text("pattern").to_owned() } else { format!("{} in {within}", text("pattern")) }
         }
         "ls" => path("path"),
+        // GitHub Copilot CLI's tools: `path`, `view_range`, `file_text`, `old_str`/`new_str`.
+        "view" => {
+            let mut s = path("path");
+            let range = input.get("view_range").and_then(|v| v.as_array());
+            if let Some([start, end]) = range.map(Vec::as_slice)
+                && let (Some(start), Some(end)) = (start.as_i64(), end.as_i64())
+            {
+                s.push_str(&format!(":{start}-{end}"));
+            }
+            s
+        }
+        "create" => format!("{} +{}", path("path"), text("file_text").lines().count()),
+        "str_replace_editor" => match text("command") {
+            "create" => format!("{} +{}", path("path"), text("file_text").lines().count()),
+            "str_replace" => {
+                let (added, removed) = line_delta(text("old_str"), text("new_str"));
+                format!("{} +{added} -{removed}", path("path"))
+            }
+            "insert" => format!("{} +{}", path("path"), text("new_str").lines().count()),
+            _ => path("path"),
+        },
+        "powershell" => first_line(text("command")),
+        "glob" => {
+            let within = path("path");
+            if within.is_empty() { text("pattern").to_owned() } else { format!("{} in {within}", text("pattern")) }
+        }
+        "task" => {
+            let kind = text("agent_type");
+            let description = text("description");
+            if kind.is_empty() { description.to_owned() } else { format!("{description} ({kind})") }
+        }
         // Codex: shell calls (`command` a string or an argv), unified exec, patches, plans.
         "shell" | "local_shell" | "shell_command" | "container.exec" | "command_execution" => {
             first_line(&command_text(input.get("command").unwrap_or(&serde_json::Value::Null)))

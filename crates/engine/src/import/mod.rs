@@ -5,7 +5,9 @@
 //! - [`agent_sdk`]: Claude Agent SDK / `claude -p --output-format stream-json` messages;
 //! - [`codex`]: Codex CLI session rollouts and Codex SDK (`codex exec --json`) thread events;
 //! - [`ollama`]: captures of Ollama `/api/chat` streams, chunks joined into messages;
-//! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`).
+//! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`);
+//! - [`copilot`]: GitHub Copilot CLI sessions (`session-state/<id>/events.jsonl`, a chain of
+//!   events by `id`/`parentId`, subagents by `agentId`).
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
 //! the importer of the file's format. Importers write into a `Sink` (`sink.rs`: the corpus being
@@ -19,6 +21,7 @@ pub mod agent_sdk;
 pub mod claude_code;
 pub mod codex;
 pub(crate) mod common;
+pub mod copilot;
 pub mod ollama;
 pub mod pi;
 mod sink;
@@ -42,6 +45,7 @@ pub(crate) enum State {
     CodexEvents(codex::events::State),
     Ollama(ollama::State),
     Pi(pi::State),
+    Copilot(copilot::State),
 }
 
 /// Reads one line of a file of `format`.
@@ -55,16 +59,21 @@ pub(crate) fn import_line(
     state: &mut Option<Box<State>>,
 ) -> LineOutcome {
     let state = match format {
-        Format::AgentSdk | Format::CodexRollout | Format::CodexEvents | Format::Ollama | Format::Pi => state
-            .get_or_insert_with(|| {
-                Box::new(match format {
-                    Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
-                    Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
-                    Format::CodexEvents => State::CodexEvents(codex::events::State::new(sink, file)),
-                    Format::Pi => State::Pi(pi::State::new(sink, file)),
-                    _ => State::Ollama(ollama::State::new(sink, file)),
-                })
-            }),
+        Format::AgentSdk
+        | Format::CodexRollout
+        | Format::CodexEvents
+        | Format::Ollama
+        | Format::Pi
+        | Format::CopilotCli => state.get_or_insert_with(|| {
+            Box::new(match format {
+                Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
+                Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
+                Format::CodexEvents => State::CodexEvents(codex::events::State::new(sink, file)),
+                Format::Pi => State::Pi(pi::State::new(sink, file)),
+                Format::CopilotCli => State::Copilot(copilot::State::new(sink, file)),
+                _ => State::Ollama(ollama::State::new(sink, file)),
+            })
+        }),
         _ => return claude_code::import_line(sink, bytes, file, line_no, text),
     };
     match state.as_mut() {
@@ -73,6 +82,7 @@ pub(crate) fn import_line(
         State::CodexEvents(state) => codex::events::import_line(sink, bytes, file, line_no, text, state),
         State::Ollama(state) => ollama::import_line(sink, bytes, file, line_no, text, state),
         State::Pi(state) => pi::import_line(sink, bytes, file, line_no, text, state),
+        State::Copilot(state) => copilot::import_line(sink, bytes, file, line_no, text, state),
     }
 }
 
@@ -87,6 +97,7 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
         State::CodexEvents(mut state) => (codex::events::finish(sink, &mut state), "Codex SDK thread events"),
         State::Ollama(mut state) => (ollama::finish(sink, bytes, file, &mut state), "an Ollama chat capture"),
         State::Pi(mut state) => (pi::finish(sink, &mut state), "a Pi session"),
+        State::Copilot(mut state) => (copilot::finish(sink, &mut state), "a GitHub Copilot CLI session"),
     };
     let counts = sink.corpus.files.get(file as usize).map(|f| f.counts).unwrap_or_default();
     if entries == 0 && counts.metadata > 0 {
@@ -142,11 +153,12 @@ struct Probe<'a> {
     version: Shape,
     #[serde(rename = "modelId")]
     model_id: Shape,
+    data: Shape,
 }
 
 /// The formats this version reads, for messages.
-const KNOWN: &str =
-    "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat or Pi sessions";
+const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi \
+                     or GitHub Copilot CLI sessions";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -163,6 +175,10 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
 
     if let Some(kind) = binary_kind(text) {
         return Sniff::Rejected(format!("this is {kind}, not a session log"));
+    }
+    // A Copilot CLI session is `session-state/<id>/events.jsonl`; its first event says so.
+    if name == "events.jsonl" && starts_like_copilot(text) {
+        return Sniff::Format(Format::CopilotCli);
     }
     let mut lines = text.split(|&b| b == b'\n').peekable();
     let mut seen = 0;
@@ -228,6 +244,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
         _ => return Sniff::Rejected("this is plain text, not a session log (JSON Lines)".into()),
     }
     // No complete line parsed. A first line longer than the window is judged by its keys.
+    if !whole_file && starts_like_copilot(text) {
+        return Sniff::Format(Format::CopilotCli);
+    }
     if !whole_file && (has(b"\"parentUuid\"") || has(b"\"sessionId\"")) {
         return Sniff::Format(Format::ClaudeCode);
     }
@@ -299,6 +318,9 @@ fn classify(probe: &Probe) -> Option<Result<Format, String>> {
     if let Some(pi) = classify_pi(probe, ty) {
         return Some(Ok(pi));
     }
+    if is_copilot_event(probe, ty) {
+        return Some(Ok(Format::CopilotCli));
+    }
     if let Some("chat.completion.chunk" | "chat.completion" | "response" | "text_completion") = probe.object.as_deref()
     {
         return Some(Err(format!(
@@ -343,6 +365,40 @@ fn classify_pi(probe: &Probe, ty: &str) -> Option<Format> {
         "message" | "model_change" | "thinking_level_change" | "compaction" | "branch_summary" | "custom_message"
     );
     (pi_type && present(probe.id) && probe.parent_id != Shape::Absent).then_some(Format::Pi)
+}
+
+/// The event types a Copilot CLI session begins with or is mostly made of.
+const COPILOT_TYPES: [&str; 8] = [
+    "session.start",
+    "session.resume",
+    "session.model_change",
+    "system.message",
+    "user.message",
+    "assistant.message",
+    "assistant.turn_start",
+    "tool.execution_complete",
+];
+
+/// A Copilot CLI event: `{type, data, id, parentId}` with a type of its own (`session.start`,
+/// `user.message`, ...), and none of Claude's keys.
+fn is_copilot_event(probe: &Probe, ty: &str) -> bool {
+    let present = |s: Shape| !matches!(s, Shape::Absent | Shape::Null);
+    let claude = probe.uuid != Shape::Absent || probe.parent_uuid != Shape::Absent || probe.session_id != Shape::Absent;
+    !claude
+        && COPILOT_TYPES.contains(&ty)
+        && probe.data == Shape::Object
+        && present(probe.id)
+        && probe.parent_id != Shape::Absent
+}
+
+/// The first bytes of a Copilot CLI session: `{"type":"session.start","data":{...` (or another
+/// of its event types), however long the line.
+fn starts_like_copilot(text: &[u8]) -> bool {
+    let start = &text[..text.len().min(256)];
+    COPILOT_TYPES.iter().any(|ty| {
+        let prefix = format!("{{\"type\":\"{ty}\",\"data\":{{");
+        start.starts_with(prefix.as_bytes())
+    })
 }
 
 /// Names a binary format from its magic bytes, or says "a binary file" for NUL bytes.
