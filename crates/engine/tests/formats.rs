@@ -1,5 +1,5 @@
 //! Other agents' logs: Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK thread
-//! events, Ollama chat captures and Pi sessions, each read into the common model. Hand-written fixtures in
+//! events, Ollama chat captures, Pi sessions and GitHub Copilot CLI sessions, each read into the common model. Hand-written fixtures in
 //! `tests/fixtures/formats/`, snapshots of their model and structure, and the facts each format
 //! must give: tool pairs, errors, thinking, token totals (summed here by hand from the fixture
 //! values), models, sessions, titles, subagents, interruptions.
@@ -22,6 +22,7 @@ const EVENTS: &str = "codex-sdk-events.jsonl";
 const OLLAMA: &str = "ollama-chat.jsonl";
 const PI: &str = "pi-session.jsonl";
 const PI_LEGACY: &str = "pi-legacy.jsonl";
+const COPILOT: &str = "copilot-events.jsonl";
 /// The line of the Pi fixture that is cut in the middle, on purpose.
 const PI_BROKEN_LINE: u32 = 9;
 
@@ -92,7 +93,7 @@ fn totals(usage: &Usage) -> (u64, u64, u64, u64) {
 #[test]
 fn fixtures_match_their_snapshots_and_read_the_same_in_slices() {
     let names = format_fixture_names();
-    assert_eq!(names.len(), 6, "{names:?}");
+    assert_eq!(names.len(), 7, "{names:?}");
     for name in names {
         let bytes = format_fixture(&name);
         let files = vec![(name.clone(), bytes.clone())];
@@ -448,6 +449,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         [
             ("mixed/agent-sdk-stream.jsonl", "agent-sdk-stream-json"),
             ("mixed/codex-sdk-events.jsonl", "codex-sdk-events"),
+            ("mixed/copilot-events.jsonl", "copilot-cli"),
             ("mixed/ollama-chat.jsonl", "ollama-chat"),
             ("mixed/pi-legacy.jsonl", "pi"),
             ("mixed/pi-session.jsonl", "pi"),
@@ -465,6 +467,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         (OLLAMA, "ollama-chat", 1420, 155),
         (PI, "5b7e0c1a-3f2d-4e8b-9a61-0d4c2b8e7f13", 1980, 212),
         (PI_LEGACY, "9e1f2a3b-4c5d-4e6f-8a7b-1c2d3e4f5a6b", 940, 55),
+        (COPILOT, "7d3f2a10-5b8c-4e61-9f27-0a1b2c3d4e5f", 13000, 520),
     ] {
         let session = summary.sessions.iter().find(|s| s.session_id == session_id).unwrap_or_else(|| panic!("{name}"));
         assert_eq!((session.usage_with_agents.input_tokens, session.usage_with_agents.output_tokens), (input, output));
@@ -484,7 +487,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         );
         assert_eq!(alone.entries.len() as u32, session.entries, "{name}");
     }
-    assert_eq!(summary.sessions.len(), 7);
+    assert_eq!(summary.sessions.len(), 8);
 }
 
 #[test]
@@ -552,7 +555,7 @@ fn older_and_events_only_rollouts_are_read() {
 
 #[test]
 fn broken_lines_get_diagnostics_with_their_line_numbers() {
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY, COPILOT] {
         let mut text = String::from_utf8(format_fixture(name)).unwrap();
         let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         lines.insert(2, "{\"type\": \"cut in the midd".to_owned());
@@ -573,8 +576,8 @@ proptest! {
 
     /// Any byte of any fixture changed, fed in any slices: no panic, every line accounted for.
     #[test]
-    fn mutated_fixtures_never_panic(which in 0usize..6, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
-        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY][which];
+    fn mutated_fixtures_never_panic(which in 0usize..7, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
+        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, COPILOT][which];
         let mut bytes = format_fixture(name);
         let at = position % bytes.len();
         bytes[at] = byte;
@@ -603,7 +606,7 @@ fn an_excerpt_of_a_joined_format_reads_back_into_the_same_messages() {
     // Ollama joins streamed chunks into one message; Codex SDK events update an item before
     // completing it. A share of the later part of each must carry every line of its messages.
     // (The Pi fixture with branches is left out: its later lines are not all below one prompt.)
-    for name in [OLLAMA, EVENTS, ROLLOUT, SDK, PI_LEGACY] {
+    for name in [OLLAMA, EVENTS, ROLLOUT, SDK, PI_LEGACY, COPILOT] {
         let (corpus, graph) = load(name);
         let prompts: Vec<EntryId> = (0..corpus.entries.len())
             .map(EntryId::new)
@@ -767,7 +770,7 @@ fn pi_headers_are_sniffed_without_taking_other_logs() {
     // A session line of some other log is not a Pi header.
     assert_eq!(format(b"{\"type\":\"session\",\"id\":\"s\"}\n"), Format::Rejected);
     // Every other fixture keeps its format.
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, COPILOT] {
         assert_ne!(load(name).0.files[0].format, Format::Pi, "{name}");
     }
 }
@@ -847,4 +850,280 @@ fn pi_compactions_branch_summaries_names_and_user_commands() {
     assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "make");
     let kinds: Vec<BlockKind> = corpus.blocks_of(entry_at(&corpus, 8)).iter().map(|b| b.kind).collect();
     assert_eq!(kinds, [BlockKind::Text, BlockKind::Image]);
+}
+
+#[test]
+fn copilot_cli_session() {
+    let bytes = format_fixture(COPILOT);
+    let (corpus, graph) = load(COPILOT);
+    assert_eq!(corpus.files[0].format.name(), "copilot-cli");
+    assert_accounted(&corpus, &bytes);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    // 37 events: 16 entries (the system prompt, 2 prompts, 6 assistant messages, 6 tool results,
+    // the abort); turn starts and ends, tool starts, hooks, subagent events, session.start,
+    // model change, info, a type this version does not know and the shutdown are metadata.
+    assert_eq!((counts.lines, counts.entries, counts.metadata, counts.skipped), (37, 16, 21, 0));
+    let types: Vec<(&str, u64)> = corpus.type_counts.iter().map(|&(t, n)| (corpus.sym(t), n)).collect();
+    for kind in ["hook.start", "hook.end", "tool.execution_start", "session.workspace_file_changed", "abort"] {
+        assert!(types.iter().any(|&(t, _)| t == kind), "{kind} counted: {types:?}");
+    }
+
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "7d3f2a10-5b8c-4e61-9f27-0a1b2c3d4e5f");
+    assert_eq!(session.title, "Add a --json flag to `brewlog list`.");
+    let envelope = corpus.envelope(entry_at(&corpus, 4));
+    assert_eq!(corpus.sym(envelope.cwd), "/home/dev/projects/brewlog");
+    assert_eq!(corpus.sym(envelope.git_branch), "main");
+    assert_eq!(corpus.sym(envelope.version), "1.0.40");
+    assert_eq!(corpus.first_text(entry_at(&corpus, 4)).as_deref(), Some("Add a --json flag to `brewlog list`."));
+    assert!(entry_at(&corpus, 3).flags.has(EntryFlags::META), "the system prompt is no prompt");
+
+    // The chain by parentId, past metadata events; the subagent's first message hangs from the
+    // call that spawned it, and the main thread resumes past the subagent's events.
+    let parent = |line: u32| corpus.entry_parent_uuid(entry_at(&corpus, line));
+    assert_eq!(parent(3), None);
+    assert_eq!(parent(6), Some("cp-04"), "past the turn start");
+    assert_eq!(parent(11), Some("cp-06"), "past the tool starts and the hook");
+    assert_eq!(parent(18), Some("cp-15"), "the subagent's first message: the task call");
+    assert_eq!(parent(20), Some("cp-18"));
+    assert_eq!(parent(23), Some("cp-15"), "the task result: in the main thread, past the subagent");
+    assert_eq!(parent(31), Some("cp-28"), "past the info");
+
+    // The subagent: an agent conversation linked to its task call, with its own model.
+    assert_eq!(graph.conversations.len(), 2);
+    let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).expect("a subagent");
+    assert_eq!(agent.entries, 3);
+    assert_eq!(agent.linked_by, Some(LinkRule::ParentToolUseId));
+    assert_eq!(agent.spawn_entry, EntryId::new(corpus.entries.iter().position(|e| e.line == 15).unwrap()));
+    assert_eq!((agent.agent_type.as_str(), agent.description.as_str()), ("explore", "Find list tests"));
+    let child = entry_at(&corpus, 18);
+    assert!(child.is_sidechain());
+    assert_eq!(corpus.sym(child.agent_id), "call_task_7");
+    assert_eq!(corpus.sym(child.model), "claude-haiku-4.5");
+
+    // Thinking (reasoningText; reasoningOpaque alone is redacted), and the model: the message's
+    // own, else the last model change's.
+    assert_eq!(
+        block_text(&corpus, entry_at(&corpus, 6), BlockKind::Thinking),
+        "Let me look at the list command first."
+    );
+    let kinds: Vec<BlockKind> = corpus.blocks_of(entry_at(&corpus, 15)).iter().map(|b| b.kind).collect();
+    assert_eq!(kinds, [BlockKind::RedactedThinking, BlockKind::Text, BlockKind::ToolUse]);
+    assert_eq!(corpus.sym(entry_at(&corpus, 6).model), "gpt-5.2");
+
+    // Calls pair with results by toolCallId; success false is an error; the call the abort cut
+    // short is interrupted.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("view".to_owned(), ToolCategory::Read, ToolStatus::Ok),
+            ("glob".to_owned(), ToolCategory::Search, ToolStatus::Ok),
+            ("task".to_owned(), ToolCategory::Agent, ToolStatus::Ok),
+            ("edit".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+            ("bash".to_owned(), ToolCategory::Execute, ToolStatus::Error),
+            ("create".to_owned(), ToolCategory::Edit, ToolStatus::Interrupted),
+            // The subagent's, after the main conversation's.
+            ("grep".to_owned(), ToolCategory::Search, ToolStatus::Ok),
+        ]
+    );
+    let summary = |name: &str| tools::op_summary(&corpus, op_named(&corpus, &graph, name)[0]);
+    assert_eq!(summary("view"), "src/list.rs:1-40");
+    assert_eq!(summary("glob"), "src/*.rs");
+    assert_eq!(summary("task"), "Find list tests (explore)");
+    assert_eq!(summary("grep"), "fn list in tests");
+    assert_eq!(summary("edit"), "src/list.rs +1 -1");
+    assert_eq!(summary("bash"), "cargo test list");
+    assert_eq!(summary("create"), "CHANGELOG.md +2");
+    let files = |name: &str| tools::op_files(&corpus, op_named(&corpus, &graph, name)[0]);
+    assert_eq!(files("view"), [("src/list.rs".to_owned(), tools::Touch::Read)]);
+    assert_eq!(files("edit"), [("src/list.rs".to_owned(), tools::Touch::Edit)]);
+    assert_eq!(files("create"), [("CHANGELOG.md".to_owned(), tools::Touch::Write)]);
+    assert_eq!(
+        block_text(&corpus, entry_at(&corpus, 28), BlockKind::ToolResult),
+        "error[E0061]: this function takes 2 arguments but 1 argument was supplied"
+    );
+    let abort = entry_at(&corpus, 35);
+    assert_eq!(abort.kind, EntryKind::System);
+    assert!(abort.flags.has(EntryFlags::INTERRUPTED));
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+}
+
+#[test]
+fn copilot_cli_tokens_sum_by_hand() {
+    let (corpus, graph) = load(COPILOT);
+    // The shutdown's modelMetrics, (inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens):
+    // gpt-5.2 (52000, 450, 40000, 0) over 4 messages of 120, 90, 150 and 60 output tokens;
+    // claude-haiku-4.5 (9000, 70, 6000, 2000) over 2 of 40 and 25. inputTokens counts the cache:
+    // uncached input 52000 - 40000 = 12000 and 9000 - 6000 - 2000 = 1000. Each message keeps its
+    // output; the rest (450 - 420 = 30, 70 - 65 = 5, input and cache) is split evenly, the
+    // remainder on the last.
+    let each: Vec<_> = corpus.responses.iter().map(|r| (corpus.sym(r.model), totals(&r.usage))).collect();
+    assert_eq!(
+        each,
+        [
+            ("gpt-5.2", (3000, 120 + 7, 0, 10000)),
+            ("gpt-5.2", (3000, 90 + 7, 0, 10000)),
+            ("claude-haiku-4.5", (500, 40 + 2, 1000, 3000)),
+            ("claude-haiku-4.5", (500, 25 + 3, 1000, 3000)),
+            ("gpt-5.2", (3000, 150 + 7, 0, 10000)),
+            ("gpt-5.2", (3000, 60 + 9, 0, 10000)),
+        ]
+    );
+    // Nothing counted twice: the totals are the shutdown's, per conversation as per model.
+    let session = &graph.sessions[0];
+    assert_eq!(totals(&session.usage_with_agents), (12000 + 1000, 450 + 70, 2000, 40000 + 6000));
+    assert_eq!(totals(&session.usage), (12000, 450, 0, 40000));
+    let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).unwrap();
+    assert_eq!(totals(&agent.usage), (1000, 70, 2000, 6000));
+}
+
+#[test]
+fn copilot_cli_usage_reports_compactions_titles_errors_and_user_tools() {
+    // Per-call usage (assistant.usage, compaction tokens) replaces the shutdown's share; a
+    // subagent whose agentId is not its call id; a title; an error; a tool the user ran; an
+    // event without parentId (file order).
+    let text = concat!(
+        "{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s-9\",\"producer\":\"copilot-agent\",\"copilotVersion\":\"1.0.50\",\"selectedModel\":\"gpt-5.2\",\"context\":{\"cwd\":\"/p\"}},\"id\":\"a1\",\"timestamp\":\"2026-04-01T10:00:00Z\",\"parentId\":null}\n",
+        "{\"type\":\"user.message\",\"data\":{\"content\":\"tidy up\"},\"id\":\"a2\",\"timestamp\":\"2026-04-01T10:00:01Z\",\"parentId\":\"a1\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"messageId\":\"m1\",\"content\":\"\",\"toolRequests\":[{\"toolCallId\":\"t1\",\"name\":\"task\",\"arguments\":{\"agent_type\":\"general-purpose\",\"description\":\"Tidy\",\"prompt\":\"tidy\"}}],\"outputTokens\":10},\"id\":\"a3\",\"timestamp\":\"2026-04-01T10:00:02Z\",\"parentId\":\"a2\"}\n",
+        "{\"type\":\"assistant.usage\",\"data\":{\"model\":\"gpt-5.2\",\"inputTokens\":1000,\"outputTokens\":10,\"cacheReadTokens\":600,\"cacheWriteTokens\":100},\"id\":\"a4\",\"timestamp\":\"2026-04-01T10:00:02Z\",\"parentId\":\"a3\",\"ephemeral\":true}\n",
+        "{\"type\":\"subagent.started\",\"data\":{\"toolCallId\":\"t1\",\"agentName\":\"general-purpose\"},\"id\":\"a5\",\"timestamp\":\"2026-04-01T10:00:03Z\",\"parentId\":\"a4\",\"agentId\":\"agent-1\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"messageId\":\"m2\",\"model\":\"claude-haiku-4.5\",\"content\":\"done\",\"outputTokens\":5},\"id\":\"a6\",\"timestamp\":\"2026-04-01T10:00:04Z\",\"parentId\":\"a5\",\"agentId\":\"agent-1\"}\n",
+        "{\"type\":\"subagent.failed\",\"data\":{\"toolCallId\":\"t1\",\"error\":\"boom\"},\"id\":\"a7\",\"timestamp\":\"2026-04-01T10:00:05Z\",\"parentId\":\"a6\",\"agentId\":\"agent-1\"}\n",
+        "{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":\"t1\",\"success\":false,\"error\":\"subagent failed: boom\"},\"id\":\"a8\",\"timestamp\":\"2026-04-01T10:00:06Z\",\"parentId\":\"a7\"}\n",
+        "{\"type\":\"session.title_changed\",\"data\":{\"title\":\"Tidying up\"},\"id\":\"a9\",\"timestamp\":\"2026-04-01T10:00:07Z\",\"parentId\":\"a8\"}\n",
+        "{\"type\":\"session.compaction_complete\",\"data\":{\"success\":true,\"summaryContent\":\"The user asked to tidy up; a subagent failed.\",\"compactionTokensUsed\":{\"model\":\"gpt-5.2\",\"inputTokens\":500,\"outputTokens\":50,\"cacheReadTokens\":0,\"cacheWriteTokens\":0}},\"id\":\"a10\",\"timestamp\":\"2026-04-01T10:00:08Z\",\"parentId\":\"a9\"}\n",
+        "{\"type\":\"tool.user_requested\",\"data\":{\"toolCallId\":\"u1\",\"toolName\":\"bash\",\"arguments\":{\"command\":\"git status\"}},\"id\":\"a11\",\"timestamp\":\"2026-04-01T10:00:09Z\",\"parentId\":\"a10\"}\n",
+        "{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":\"u1\",\"success\":true,\"result\":{\"content\":\"clean\"}},\"id\":\"a12\",\"timestamp\":\"2026-04-01T10:00:10Z\"}\n",
+        "{\"type\":\"session.error\",\"data\":{\"errorType\":\"rate_limit\",\"message\":\"429 Too Many Requests\"},\"id\":\"a13\",\"timestamp\":\"2026-04-01T10:00:11Z\",\"parentId\":\"a12\"}\n",
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"gpt-5.2\":{\"usage\":{\"inputTokens\":3500,\"outputTokens\":100,\"cacheReadTokens\":600,\"cacheWriteTokens\":100}},\"claude-haiku-4.5\":{\"usage\":{\"inputTokens\":200,\"outputTokens\":5}}}},\"id\":\"a14\",\"timestamp\":\"2026-04-01T10:00:12Z\",\"parentId\":\"a13\"}\n",
+    );
+    let corpus = load_one("session-state/s-9/events.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (14, 8, 6));
+    let graph = Graph::build(&corpus);
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "s-9");
+    assert_eq!(session.title, "Tidying up", "the title_changed");
+    assert_eq!(corpus.sym(entry_at(&corpus, 3).model), "gpt-5.2", "the selected model");
+
+    // The subagent's agentId is not its call id: subagent.started names the call.
+    let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).expect("a subagent");
+    assert_eq!(agent.linked_by, Some(LinkRule::ParentToolUseId));
+    assert_eq!(agent.agent_type, "general-purpose");
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 6)), Some("a3"));
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 12)), Some("a11"), "no parentId: file order");
+
+    assert!(entry_at(&corpus, 10).flags.has(EntryFlags::COMPACT_SUMMARY));
+    assert_eq!(graph.compactions.len(), 1);
+    assert!(entry_at(&corpus, 13).flags.has(EntryFlags::ERROR));
+    assert_eq!(corpus.first_text(entry_at(&corpus, 13)).as_deref(), Some("429 Too Many Requests"));
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("task".to_owned(), ToolCategory::Agent, ToolStatus::Error),
+            ("bash".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
+        ]
+    );
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 8), BlockKind::ToolResult), "subagent failed: boom");
+
+    // gpt-5.2: the message's usage report (300 uncached + 600 read + 100 written in, 10 out) and
+    // the compaction call (500, 50) are its own; the shutdown's rest (3500 - 600 - 100 = 2800
+    // uncached, less 300 and 500: 2000 in; 100 - 10 - 50 = 40 out) has no response left to share
+    // it and gets one of its own. Haiku: 200 in, 5 out on its message.
+    let each: Vec<_> = corpus.responses.iter().map(|r| (corpus.sym(r.model), totals(&r.usage))).collect();
+    assert_eq!(
+        each,
+        [
+            ("gpt-5.2", (300, 10, 100, 600)),
+            ("claude-haiku-4.5", (200, 5, 0, 0)),
+            ("gpt-5.2", (500, 50, 0, 0)),
+            ("gpt-5.2", (2000, 40, 0, 0)),
+        ]
+    );
+    assert_eq!(totals(&session.usage_with_agents), (2800 + 200, 100 + 5, 100, 600));
+}
+
+#[test]
+fn copilot_cli_files_are_sniffed_by_name_and_content_and_survive_garbage() {
+    let format = |name: &str, bytes: &[u8]| load_one(name, bytes).files[0].format;
+    let start = b"{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s\",\"producer\":\"copilot-agent\"},\"id\":\"e1\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"parentId\":null}\n";
+    assert_eq!(format("x.jsonl", start), Format::CopilotCli);
+    assert_eq!(format("session-state/s/events.jsonl", start), Format::CopilotCli);
+    // An excerpt that starts later in the chain.
+    let user = b"{\"type\":\"user.message\",\"data\":{\"content\":\"hi\"},\"id\":\"e2\",\"timestamp\":\"t\",\"parentId\":\"e1\"}\n";
+    assert_eq!(format("x.jsonl", user), Format::CopilotCli);
+    // A header cut short: by its name, the file is still a Copilot session whose line is broken.
+    let cut = &start[..40];
+    let corpus = load_one("session-state/s/events.jsonl", cut);
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert_eq!(corpus.diagnostics.len(), 1);
+    assert_eq!(corpus.diagnostics[0].kind, DiagnosticKind::TruncatedLine);
+    assert!(corpus.files[0].counts.balanced());
+    // Events of another shape are not taken: no data, or Claude's keys.
+    assert_eq!(format("x.jsonl", b"{\"type\":\"user.message\",\"id\":\"e\",\"parentId\":null}\n"), Format::Rejected);
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY] {
+        assert_ne!(load(name).0.files[0].format, Format::CopilotCli, "{name}");
+    }
+    // Garbage between events, data of the wrong shape, a cut last line: no panic, every line
+    // accounted for.
+    let mut text = String::from_utf8(format_fixture(COPILOT)).unwrap();
+    text.push_str("not json\n{\"type\":\"assistant.message\",\"data\":[1],\"id\":\"z1\",\"parentId\":7}\n");
+    text.push_str("{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":{\"x\":1},\"result\":[],\"error\":3},\"id\":\"z2\"}\n");
+    text.push_str(
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"m\":{\"usage\":\"lots\"}}},\"id\":\"z3\"}\n",
+    );
+    text.push_str("{\"type\":\"assistant.message\",\"data\":{\"content\":\"cut");
+    let corpus = load_one("session-state/s/events.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert!(corpus.files[0].counts.balanced());
+    assert_eq!(corpus.files[0].counts.lines, count_lines(text.as_bytes()));
+    assert_eq!(corpus.files[0].counts.skipped, 2, "{:?}", corpus.diagnostics);
+    let graph = Graph::build(&corpus);
+    let _ = summarize(&corpus, &graph);
+}
+
+#[test]
+fn real_copilot_cli_session_reads_as_its_events_say() {
+    let Some(real) = real_fixtures("real_copilot_cli_session_reads_as_its_events_say") else { return };
+    let Some((_, dir)) = real.every_folder().into_iter().find(|(name, _)| name == "copilot-cli") else {
+        panic!("the real fixtures have no copilot-cli folder")
+    };
+    let name = "copilot-session-viewer-session-demo-subagent.events.jsonl";
+    let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    // Read in place, as the CLI lays it out.
+    let corpus = load_one("session-state/030f200c-c26f-4ef0-9099-6d1156c83631/events.jsonl", &bytes);
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    // Counted in the file with python: 34 events; 12 entries (system message, user message, 5
+    // assistant messages, 5 tool.execution_complete); 22 metadata events.
+    let counts = corpus.files[0].counts;
+    assert!(counts.balanced(), "{counts:?}");
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (34, 12, 22));
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 1);
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "030f200c-c26f-4ef0-9099-6d1156c83631");
+    assert_eq!(corpus.sym(corpus.envelope(&corpus.entries[0]).cwd), "/Users/testuser/workspace/demo-project");
+    assert_eq!(graph.conversations.len(), 2, "the main agent and the explore subagent");
+    let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).expect("a subagent");
+    assert_eq!(agent.linked_by, Some(LinkRule::ParentToolUseId));
+    assert_eq!(agent.agent_type, "explore");
+    assert_eq!(agent.entries, 4);
+    let names: Vec<(String, ToolStatus)> =
+        graph.tool_ops.iter().map(|op| (corpus.sym(op.name).to_owned(), op.status)).collect();
+    let ok = |name: &str| (name.to_owned(), ToolStatus::Ok);
+    assert_eq!(names, [ok("view"), ok("report_intent"), ok("task"), ok("view"), ok("view")]);
+    // modelMetrics: claude-opus-4.7-1m-internal (81666 in, 521 out, 54064 cache read, 27594
+    // cache write), claude-haiku-4.5 (17050, 226, 13964, 3069); uncached input 8 and 17, as the
+    // shutdown's tokenDetails say. The messages' outputTokens sum to the same 521 and 226.
+    assert_eq!(corpus.responses.len(), 5);
+    assert_eq!(totals(&session.usage_with_agents), (8 + 17, 521 + 226, 27594 + 3069, 54064 + 13964));
+    assert_eq!(totals(&session.usage), (8, 521, 27594, 54064));
+    assert_eq!(totals(&agent.usage), (17, 226, 3069, 13964));
+    assert_eq!(corpus.blocks.iter().filter(|b| b.kind == BlockKind::Thinking).count(), 3);
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
 }
