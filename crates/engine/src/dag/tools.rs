@@ -766,6 +766,47 @@ mod tests {
     }
 
     #[test]
+    fn copilot_cli_tools_are_summarised_categorised_and_touch_their_path() {
+        let editor = |command: &str| serde_json::json!({"command": command, "path": "/p/src/a.rs", "old_str": "x", "new_str": "y\nz", "file_text": "1\n2\n3\n"});
+        assert_eq!(summarize_input("str_replace_editor", &editor("str_replace"), "/p"), "src/a.rs +2 -1");
+        assert_eq!(summarize_input("str_replace_editor", &editor("create"), "/p"), "src/a.rs +3");
+        assert_eq!(summarize_input("str_replace_editor", &editor("view"), "/p"), "src/a.rs");
+        assert_eq!(touched_files("str_replace_editor", &editor("view"), "/p"), [("src/a.rs".to_owned(), Touch::Read)]);
+        assert_eq!(
+            touched_files("str_replace_editor", &editor("create"), "/p"),
+            [("src/a.rs".to_owned(), Touch::Write)]
+        );
+        assert_eq!(
+            touched_files("str_replace_editor", &editor("insert"), "/p"),
+            [("src/a.rs".to_owned(), Touch::Edit)]
+        );
+        let view = serde_json::json!({"path": "/p/README.md", "view_range": [3, 9]});
+        assert_eq!(summarize_input("view", &view, "/p"), "README.md:3-9");
+        assert_eq!(touched_files("view", &view, "/p"), [("README.md".to_owned(), Touch::Read)]);
+        let edit = serde_json::json!({"path": "/p/a.rs", "old_str": "a", "new_str": "b"});
+        assert_eq!(summarize_input("edit", &edit, "/p"), "a.rs +1 -1");
+        assert_eq!(summarize_input("powershell", &serde_json::json!({"command": "dir\nexit"}), "/p"), "dir");
+        assert_eq!(
+            summarize_input("glob", &serde_json::json!({"pattern": "**/*.rs", "path": "/p/src"}), "/p"),
+            "**/*.rs in src"
+        );
+        let task = serde_json::json!({"agent_type": "explore", "description": "Find it"});
+        assert_eq!(summarize_input("task", &task, "/p"), "Find it (explore)");
+        for (name, category) in [
+            ("view", ToolCategory::Read),
+            ("glob", ToolCategory::Search),
+            ("create", ToolCategory::Edit),
+            ("str_replace_editor", ToolCategory::Edit),
+            ("powershell", ToolCategory::Execute),
+            ("read_bash", ToolCategory::Execute),
+            ("task", ToolCategory::Agent),
+            ("report_intent", ToolCategory::Other),
+        ] {
+            assert_eq!(ToolCategory::of(name), category, "{name}");
+        }
+    }
+
+    #[test]
     fn the_files_an_operation_touches_whatever_the_agent() {
         let read = serde_json::json!({"file_path": "/p/src/main.rs"});
         assert_eq!(touched_files("Read", &read, "/p"), [("src/main.rs".to_owned(), Touch::Read)]);

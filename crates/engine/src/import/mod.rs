@@ -514,6 +514,16 @@ mod tests {
         // A first line longer than the window: its start says it.
         let cut = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/p/very/long";
         assert!(matches!(sniff(cut, false, "x.jsonl"), Sniff::Format(Format::Pi)));
+        let copilot = b"{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s\",\"producer\":\"copilot-agent\"},\"id\":\"e1\",\"timestamp\":\"t\",\"parentId\":null}\n";
+        assert_eq!(format(copilot, "x.jsonl"), Format::CopilotCli);
+        assert_eq!(format(copilot, "events.jsonl"), Format::CopilotCli);
+        // A Copilot session.start longer than the window (it holds `sessionId`, which alone would
+        // say Claude Code), or cut in a file named as Copilot names it.
+        let cut = b"{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s\",\"context\":{\"cwd\":\"/very/long";
+        assert!(matches!(sniff(cut, false, "x.jsonl"), Sniff::Format(Format::CopilotCli)));
+        assert!(matches!(sniff(cut, true, "events.jsonl"), Sniff::Format(Format::CopilotCli)));
+        // Garbage named events.jsonl is not taken for a Copilot session.
+        assert!(matches!(sniff(b"{\"a\":1}\n", true, "events.jsonl"), Sniff::Rejected(_)));
     }
 
     #[test]
