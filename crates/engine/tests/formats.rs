@@ -1056,6 +1056,9 @@ fn copilot_cli_files_are_sniffed_by_name_and_content_and_survive_garbage() {
     // An excerpt that starts later in the chain.
     let user = b"{\"type\":\"user.message\",\"data\":{\"content\":\"hi\"},\"id\":\"e2\",\"timestamp\":\"t\",\"parentId\":\"e1\"}\n";
     assert_eq!(format("x.jsonl", user), Format::CopilotCli);
+    // Without its session.start, the session is named by its folder.
+    let corpus = load_one("session-state/5e2f9a/events.jsonl", user);
+    assert_eq!(Graph::build(&corpus).sessions[0].id, "5e2f9a");
     // A header cut short: by its name, the file is still a Copilot session whose line is broken.
     let cut = &start[..40];
     let corpus = load_one("session-state/s/events.jsonl", cut);
