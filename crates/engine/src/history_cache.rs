@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::history::{FileProblem, SessionRow};
 
 /// Bumped whenever a row's meaning or the cache's shape changes: an older cache is dropped.
-pub const CACHE_VERSION: u32 = 2;
+pub const CACHE_VERSION: u32 = 3;
 
 /// What identifies a file's content without reading it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
