@@ -991,7 +991,7 @@ fn copilot_cli_usage_reports_compactions_titles_errors_and_user_tools() {
         "{\"type\":\"subagent.started\",\"data\":{\"toolCallId\":\"t1\",\"agentName\":\"general-purpose\"},\"id\":\"a5\",\"timestamp\":\"2026-04-01T10:00:03Z\",\"parentId\":\"a4\",\"agentId\":\"agent-1\"}\n",
         "{\"type\":\"assistant.message\",\"data\":{\"messageId\":\"m2\",\"model\":\"claude-haiku-4.5\",\"content\":\"done\",\"outputTokens\":5},\"id\":\"a6\",\"timestamp\":\"2026-04-01T10:00:04Z\",\"parentId\":\"a5\",\"agentId\":\"agent-1\"}\n",
         "{\"type\":\"subagent.failed\",\"data\":{\"toolCallId\":\"t1\",\"error\":\"boom\"},\"id\":\"a7\",\"timestamp\":\"2026-04-01T10:00:05Z\",\"parentId\":\"a6\",\"agentId\":\"agent-1\"}\n",
-        "{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":\"t1\",\"success\":false,\"error\":\"subagent failed: boom\"},\"id\":\"a8\",\"timestamp\":\"2026-04-01T10:00:06Z\",\"parentId\":\"a7\"}\n",
+        "{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":\"t1\",\"error\":\"subagent failed: boom\"},\"id\":\"a8\",\"timestamp\":\"2026-04-01T10:00:06Z\",\"parentId\":\"a7\"}\n",
         "{\"type\":\"session.title_changed\",\"data\":{\"title\":\"Tidying up\"},\"id\":\"a9\",\"timestamp\":\"2026-04-01T10:00:07Z\",\"parentId\":\"a8\"}\n",
         "{\"type\":\"session.compaction_complete\",\"data\":{\"success\":true,\"summaryContent\":\"The user asked to tidy up; a subagent failed.\",\"compactionTokensUsed\":{\"model\":\"gpt-5.2\",\"inputTokens\":500,\"outputTokens\":50,\"cacheReadTokens\":0,\"cacheWriteTokens\":0}},\"id\":\"a10\",\"timestamp\":\"2026-04-01T10:00:08Z\",\"parentId\":\"a9\"}\n",
         "{\"type\":\"tool.user_requested\",\"data\":{\"toolCallId\":\"u1\",\"toolName\":\"bash\",\"arguments\":{\"command\":\"git status\"}},\"id\":\"a11\",\"timestamp\":\"2026-04-01T10:00:09Z\",\"parentId\":\"a10\"}\n",
@@ -1028,6 +1028,7 @@ fn copilot_cli_usage_reports_compactions_titles_errors_and_user_tools() {
             ("bash".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
         ]
     );
+    // No `success`, an error and no result: an error.
     assert_eq!(block_text(&corpus, entry_at(&corpus, 8), BlockKind::ToolResult), "subagent failed: boom");
 
     // gpt-5.2: the message's usage report (300 uncached + 600 read + 100 written in, 10 out) and

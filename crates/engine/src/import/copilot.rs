@@ -240,6 +240,11 @@ struct Data<'a> {
     message: Option<&'a RawValue>,
     #[serde(borrow)]
     title: LStr<'a>,
+    // hooks, subagents: what the metadata line is about
+    #[serde(rename = "hookType", borrow)]
+    hook_type: Option<&'a RawValue>,
+    #[serde(rename = "agentName", borrow)]
+    agent_name: Option<&'a RawValue>,
 }
 
 /// A response of the segment since the last shutdown, waiting for its share of the totals.
@@ -383,7 +388,10 @@ pub(crate) fn import_line(
             let name = state.calls.get(call).map(|(_, name)| *name).unwrap_or(Sym::NONE);
             let id = str_span(sink, &at, &data.tool_call_id);
             let block = push_block(sink, &mut entry, BlockKind::ToolResult, name, id, result_body(&line, data));
-            if data.success.0 == Some(false) {
+            // `success: false`, or no `success` but an error instead of a result.
+            let no_result = data.result.is_none_or(|r| r.get() == "null");
+            let error = data.error.is_some_and(|e| e.get() != "null");
+            if data.success.0 == Some(false) || (data.success.0.is_none() && error && no_result) {
                 mark_error(sink, &mut entry, block);
             }
             state.running.retain(|(c, _)| c != call);
@@ -637,6 +645,8 @@ fn metadata(sink: &mut Sink, line: &Line, head: &Head, thread: Sym, state: &mut 
         let text = match ty {
             "session.title_changed" => line.at.str_span(&mut sink.corpus.arena, &data.title),
             "session.info" | "session.warning" if is_string(data.message) => line.at.raw_span(data.message),
+            "hook.start" | "hook.end" if is_string(data.hook_type) => line.at.raw_span(data.hook_type),
+            _ if ty.starts_with("subagent.") && is_string(data.agent_name) => line.at.raw_span(data.agent_name),
             _ => Span::EMPTY,
         };
         last.text = text;
