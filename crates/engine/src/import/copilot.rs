@@ -16,7 +16,7 @@
 //!   `assistant.reasoning` is thinking of its own.
 //! - `tool.execution_complete` (`toolCallId`, `success`, `result.content` or `error.message`) is
 //!   the result of its call; `success: false` is an error. `tool.user_requested` is a call the
-//!   user made. `abort` interrupts the calls still running.
+//!   user made. `abort` is an interrupted system entry, where the calls still running end.
 //! - Subagents: a `task` call starts one (`subagent.started {toolCallId}`); its events carry
 //!   `agentId` (and the deprecated `data.parentToolCallId`, the spawning call). They form an agent
 //!   conversation (sidechain) whose first entry hangs from the entry of the spawning call, as the
@@ -316,8 +316,8 @@ impl State {
         self.agent_last.get(&thread).map(|(_, e)| *e).unwrap_or(EntryId::NONE)
     }
 
-    /// The nearest entry the event's `parentId` leads to, if that is known (empty: the event is
-    /// the first).
+    /// The nearest entry the event's `parentId` leads to, if that event is known (empty: no entry
+    /// comes before it).
     fn nearest_entry(&self, head: &Head) -> Option<String> {
         let parent = raw_text(head.parent_id);
         if parent.is_empty() {
