@@ -1131,3 +1131,31 @@ fn real_copilot_cli_session_reads_as_its_events_say() {
     assert_eq!(corpus.blocks.iter().filter(|b| b.kind == BlockKind::Thinking).count(), 3);
     assert!(graph.problems.is_empty(), "{:?}", graph.problems);
 }
+
+#[test]
+fn copilot_cli_json_output_without_ids_is_chained_in_file_order() {
+    // `copilot -p ... --output-format json` prints the events without id and parentId, with
+    // streaming deltas, and ends with a `result` line.
+    let text = concat!(
+        "{\"type\":\"session.start\",\"data\":{\"sessionId\":\"copilot-ses-1\",\"selectedModel\":\"gpt-5\"}}\n",
+        "{\"type\":\"assistant.turn_start\",\"data\":{}}\n",
+        "{\"type\":\"assistant.message_delta\",\"data\":{\"messageId\":\"m1\",\"deltaContent\":\"ok\"}}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"messageId\":\"m1\",\"content\":\"ok\",\"toolRequests\":[{\"toolCallId\":\"c1\",\"name\":\"bash\",\"arguments\":{\"command\":\"ls\"}}]}}\n",
+        "{\"type\":\"assistant.usage\",\"data\":{\"model\":\"gpt-5\",\"inputTokens\":11,\"outputTokens\":5,\"cacheReadTokens\":1,\"cacheWriteTokens\":0}}\n",
+        "{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":\"c1\",\"success\":true,\"result\":{\"content\":\"a.txt\"}}}\n",
+        "{\"type\":\"result\",\"sessionId\":\"copilot-ses-1\",\"exitCode\":0}\n",
+    );
+    let corpus = load_one("copilot-output.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (7, 2, 5));
+    let uuids: Vec<&str> = corpus.entries.iter().map(|e| corpus.entry_uuid(e)).collect();
+    assert_eq!(uuids, ["copilot-output:L4", "copilot-output:L6"]);
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 6)), Some("copilot-output:L4"));
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions[0].id, "copilot-ses-1");
+    assert_eq!(corpus.sym(entry_at(&corpus, 4).model), "gpt-5");
+    assert_eq!(ops(&corpus, &graph), [("bash".to_owned(), ToolCategory::Execute, ToolStatus::Ok)]);
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), (10, 5, 0, 1));
+}

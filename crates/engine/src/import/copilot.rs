@@ -3,7 +3,9 @@
 //!
 //! One event a line: `{type, data, id, timestamp, parentId}`, plus `agentId` on the events of a
 //! subagent. `parentId` names the event before it, so the events form a chain; an entry's uuid
-//! is its event `id`.
+//! is its event `id`. The JSON output of `copilot -p` (captured stdout) prints the same events
+//! without `id` and `parentId`, and ends with a `result` line that names the session: its
+//! entries are chained in file order under uuids made from their lines.
 //!
 //! - `session.start` (`sessionId`, `copilotVersion`, `context.cwd`/`branch`, `selectedModel`)
 //!   and `session.resume` are metadata that name the session and its working directory;
@@ -81,6 +83,9 @@ struct Head<'a> {
     agent_id: LStr<'a>,
     #[serde(borrow, deserialize_with = "lenient")]
     data: Data<'a>,
+    /// The `result` line that ends the JSON output of `copilot -p` names the session.
+    #[serde(rename = "sessionId", borrow)]
+    session_id: LStr<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -626,6 +631,14 @@ fn metadata(sink: &mut Sink, line: &Line, head: &Head, thread: Sym, state: &mut 
             }
             if let Some(model) = data.selected_model.as_deref().filter(|m| !m.is_empty()) {
                 state.chain.model = intern(sink, model);
+            }
+        }
+        "result" => {
+            if let Some(id) = head.session_id.as_deref().filter(|id| !id.is_empty())
+                && state.chain.session.is_none()
+            {
+                let session = intern(sink, id);
+                state.chain.set_session(sink, session);
             }
         }
         "session.model_change" => {

@@ -379,16 +379,12 @@ const COPILOT_TYPES: [&str; 8] = [
     "tool.execution_complete",
 ];
 
-/// A Copilot CLI event: `{type, data, id, parentId}` with a type of its own (`session.start`,
-/// `user.message`, ...), and none of Claude's keys.
+/// A Copilot CLI event: `{type, data}` with a type of its own (`session.start`, `user.message`,
+/// ...) and none of Claude's keys. Its `id` and `parentId` are not required: the JSON output of
+/// `copilot -p` prints the same events without them.
 fn is_copilot_event(probe: &Probe, ty: &str) -> bool {
-    let present = |s: Shape| !matches!(s, Shape::Absent | Shape::Null);
     let claude = probe.uuid != Shape::Absent || probe.parent_uuid != Shape::Absent || probe.session_id != Shape::Absent;
-    !claude
-        && COPILOT_TYPES.contains(&ty)
-        && probe.data == Shape::Object
-        && present(probe.id)
-        && probe.parent_id != Shape::Absent
+    !claude && COPILOT_TYPES.contains(&ty) && probe.data == Shape::Object
 }
 
 /// The first bytes of a Copilot CLI session: `{"type":"session.start","data":{...` (or another
