@@ -1159,3 +1159,26 @@ fn copilot_cli_json_output_without_ids_is_chained_in_file_order() {
     assert_eq!(ops(&corpus, &graph), [("bash".to_owned(), ToolCategory::Execute, ToolStatus::Ok)]);
     assert_eq!(totals(&graph.sessions[0].usage_with_agents), (10, 5, 0, 1));
 }
+
+#[test]
+fn copilot_cli_resumed_session_shares_each_shutdown_over_its_own_segment() {
+    // Each process that resumes the session ends with its own shutdown: its totals go to the
+    // responses since the shutdown before (read as per process, not cumulative).
+    let text = concat!(
+        "{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s-r\",\"selectedModel\":\"gpt-5.2\"},\"id\":\"r1\",\"timestamp\":\"2026-04-02T10:00:00Z\",\"parentId\":null}\n",
+        "{\"type\":\"user.message\",\"data\":{\"content\":\"one\"},\"id\":\"r2\",\"timestamp\":\"2026-04-02T10:00:01Z\",\"parentId\":\"r1\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"content\":\"1\",\"outputTokens\":10},\"id\":\"r3\",\"timestamp\":\"2026-04-02T10:00:02Z\",\"parentId\":\"r2\"}\n",
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"gpt-5.2\":{\"usage\":{\"inputTokens\":100,\"outputTokens\":10}}}},\"id\":\"r4\",\"timestamp\":\"2026-04-02T10:00:03Z\",\"parentId\":\"r3\"}\n",
+        "{\"type\":\"session.resume\",\"data\":{\"resumeTime\":\"2026-04-02T11:00:00Z\",\"eventCount\":4},\"id\":\"r5\",\"timestamp\":\"2026-04-02T11:00:00Z\",\"parentId\":\"r4\"}\n",
+        "{\"type\":\"user.message\",\"data\":{\"content\":\"two\"},\"id\":\"r6\",\"timestamp\":\"2026-04-02T11:00:01Z\",\"parentId\":\"r5\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"content\":\"2\",\"outputTokens\":20},\"id\":\"r7\",\"timestamp\":\"2026-04-02T11:00:02Z\",\"parentId\":\"r6\"}\n",
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"gpt-5.2\":{\"usage\":{\"inputTokens\":300,\"outputTokens\":20}}}},\"id\":\"r8\",\"timestamp\":\"2026-04-02T11:00:03Z\",\"parentId\":\"r7\"}\n",
+    );
+    let corpus = load_one("s-r.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 6)), Some("r3"), "past the shutdown and the resume");
+    let each: Vec<_> = corpus.responses.iter().map(|r| totals(&r.usage)).collect();
+    assert_eq!(each, [(100, 10, 0, 0), (300, 20, 0, 0)]);
+    let graph = Graph::build(&corpus);
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), (400, 30, 0, 0));
+}
