@@ -976,6 +976,13 @@ fn copilot_cli_tokens_sum_by_hand() {
     assert_eq!(totals(&session.usage), (12000, 450, 0, 40000));
     let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).unwrap();
     assert_eq!(totals(&agent.usage), (1000, 70, 2000, 6000));
+    // No cost is logged; the table prices the tokens, per million: gpt-5.2 $1.75 in, $0.175
+    // cached, $14 out; claude-haiku-4.5 (with dots, as Copilot names it) $1 in, $5 out, $1.25
+    // cache write, $0.10 cache read.
+    let gpt = (12000.0 * 1.75 + 40000.0 * 0.175 + 450.0 * 14.0) / 1e6;
+    let haiku = (1000.0 * 1.0 + 70.0 * 5.0 + 2000.0 * 1.25 + 6000.0 * 0.1) / 1e6;
+    assert!((session.cost_with_agents_usd - (gpt + haiku)).abs() < 1e-9, "{}", session.cost_with_agents_usd);
+    assert!(session.unknown_models.is_empty(), "{:?}", session.unknown_models);
 }
 
 #[test]
