@@ -261,18 +261,25 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Saturating, as [`Usage::add`] is: a log can state counts past any integer.
     pub fn total(&self) -> u64 {
-        self.input_tokens + self.output_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+        self.input_tokens
+            .saturating_add(self.output_tokens)
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
     }
 
+    /// Adds `other`, saturating: counts read from a log can be as large as `u64::MAX`, and a
+    /// sum of them must not overflow.
     pub fn add(&mut self, other: &Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
-        self.cache_read_input_tokens += other.cache_read_input_tokens;
-        self.cache_creation_5m += other.cache_creation_5m;
-        self.cache_creation_1h += other.cache_creation_1h;
-        self.web_search_requests += other.web_search_requests;
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_creation_input_tokens =
+            self.cache_creation_input_tokens.saturating_add(other.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self.cache_read_input_tokens.saturating_add(other.cache_read_input_tokens);
+        self.cache_creation_5m = self.cache_creation_5m.saturating_add(other.cache_creation_5m);
+        self.cache_creation_1h = self.cache_creation_1h.saturating_add(other.cache_creation_1h);
+        self.web_search_requests = self.web_search_requests.saturating_add(other.web_search_requests);
     }
 
     pub fn is_zero(&self) -> bool {

@@ -1095,6 +1095,20 @@ fn copilot_cli_files_are_sniffed_by_name_and_content_and_survive_garbage() {
     assert_eq!(corpus.files[0].counts.skipped, 2, "{:?}", corpus.diagnostics);
     let graph = Graph::build(&corpus);
     let _ = summarize(&corpus, &graph);
+    // Token counts past any integer: summed without overflow.
+    let huge = concat!(
+        "{\"type\":\"assistant.message\",\"data\":{\"model\":\"gpt-5.2\",\"content\":\"a\",\"outputTokens\":1e30},\"id\":\"h1\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"model\":\"gpt-5.2\",\"content\":\"b\",\"outputTokens\":1e30},\"id\":\"h2\"}\n",
+        "{\"type\":\"assistant.usage\",\"data\":{\"model\":\"gpt-5.2\",\"inputTokens\":1e30,\"outputTokens\":1e30,\"cacheReadTokens\":1e30}}\n",
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"gpt-5.2\":{\"usage\":{\"inputTokens\":1e30,\"outputTokens\":1e30,\"cacheWriteTokens\":1e30}}}}}\n",
+    );
+    let corpus = load_one("session-state/s/events.jsonl", huge.as_bytes());
+    assert_eq!(corpus.files[0].counts.entries, 2);
+    let graph = Graph::build(&corpus);
+    let _ = summarize(&corpus, &graph);
+    let rows = sessionscope_engine::history::session_rows(&corpus, &graph, "");
+    let _ = rows.iter().map(|r| r.tokens()).collect::<Vec<_>>();
+    let _ = sessionscope_engine::history::Totals::of(&[rows.clone(), rows].concat());
 }
 
 #[test]

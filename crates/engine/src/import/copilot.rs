@@ -747,10 +747,13 @@ fn shutdown(sink: &mut Sink, line: &Line, data: &Data, state: &mut State) {
         for (i, id) in shared.iter().enumerate() {
             let Some(response) = responses.get_mut(id.index()) else { continue };
             let i = i as u64;
-            response.usage.input_tokens += share(rest.input_tokens, i);
-            response.usage.output_tokens += share(rest.output_tokens, i);
-            response.usage.cache_read_input_tokens += share(rest.cache_read_input_tokens, i);
-            response.usage.cache_creation_input_tokens += share(rest.cache_creation_input_tokens, i);
+            let u = &mut response.usage;
+            u.input_tokens = u.input_tokens.saturating_add(share(rest.input_tokens, i));
+            u.output_tokens = u.output_tokens.saturating_add(share(rest.output_tokens, i));
+            u.cache_read_input_tokens =
+                u.cache_read_input_tokens.saturating_add(share(rest.cache_read_input_tokens, i));
+            u.cache_creation_input_tokens =
+                u.cache_creation_input_tokens.saturating_add(share(rest.cache_creation_input_tokens, i));
             response.has_usage = true;
         }
     }
