@@ -1,5 +1,5 @@
 // Logs of other agents (Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events,
-// Ollama chat captures) dropped one at a time on the page: the load summary says what each was
+// Ollama chat captures, Pi sessions) dropped one at a time on the page: the load summary says what each was
 // read as, and the graph, the side panel and the statistics show the engine's figures for it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -64,6 +64,15 @@ const CASES = [
     rawField: '"created_at"',
     agents: 0,
   },
+  {
+    file: "pi-session.jsonl",
+    label: "Pi session",
+    says: "prints the brews as a JSON array",
+    thinking: "I should look at the list command first",
+    rawField: '"parentId"',
+    touched: "src/list.rs",
+    agents: 0,
+  },
 ];
 
 for (const c of CASES) {
@@ -85,7 +94,9 @@ for (const c of CASES) {
     const cells = await fileRow.getByRole("cell").allInnerTexts();
     assert.deepEqual(cells.slice(0, 2), [c.file, c.label]);
     assert.equal(digits(cells[2]), engine.lines, "every line of the file is counted");
-    assert.equal(digits(cells[4]), 0, "no line skipped");
+    // Lines that cannot be read are counted as skipped, as the engine counts them (the Pi
+    // fixture has a cut line).
+    assert.equal(digits(cells[4]), engine.per_file[0].skipped, "skipped lines as the engine counts them");
 
     // The graph: the prompt, the answer, and the reasoning shown as thinking.
     // (Inline code in the prompt is rendered as code, without its backticks.)
@@ -176,6 +187,41 @@ test("logs of several agents dropped together each say their format, and an unkn
   for (const title of ["parses_empty_brew", "average rating", "--json flag", "How many brews"]) {
     await sessions.getByRole("button", { name: new RegExp(title.replace(/[-]/g, "\\-")) }).first().waitFor();
   }
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("a dropped Aider chat history shows each run as a session, its edits as operations on the files they touch", async () => {
+  const file = "demo.aider.chat.history.md";
+  const path = join(FORMATS, file);
+  const engine = summary(path);
+  assert.equal(engine.sessions.length, 3, "three runs, three sessions");
+  const session = engine.sessions.find((s) => s.title.startsWith("Add a --json flag"));
+
+  const app = await openApp(browser, server);
+  const page = app.page;
+  await dropFiles(page, [{ name: file, bytes: readFileSync(path) }]);
+  await tree(page).waitFor();
+  const loadSummary = page.getByRole("region", { name: "Load summary" });
+  await loadSummary.getByText("Read as: Aider chat history (1 file)").click();
+  const cells = await loadSummary.getByRole("table", { name: "Files read" }).getByRole("row").nth(1).getByRole("cell").allInnerTexts();
+  assert.deepEqual(cells.slice(0, 2), [file, "Aider chat history"]);
+  assert.equal(digits(cells[2]), engine.lines, "every line of the file is counted");
+
+  // One row per run in the sessions table; the run with the edits opens.
+  const sessions = page.getByRole("region", { name: "Sessions" });
+  assert.equal(await sessions.locator("tbody tr.session-row").count(), 3);
+  await sessions.getByRole("button", { name: session.title }).click();
+  await tree(page).getByRole("treeitem").filter({ hasText: "I'll add the flag and document it." }).first().waitFor();
+
+  // SEARCH/REPLACE blocks are edits, answered by "Applied edit to".
+  const operations = session.tool_results + session.unpaired_tool_uses;
+  const panel = page.getByRole("complementary", { name: "Tool operations" });
+  await panel.getByRole("status").filter({ hasText: `${operations} of ${operations} operations` }).waitFor();
+  await panel.getByRole("tab", { name: /Files touched/ }).click();
+  await panel.getByText("src/cli.py", { exact: true }).first().waitFor();
+  await panel.getByText("README.md", { exact: true }).first().waitFor();
+
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });

@@ -26,15 +26,19 @@ pub struct Unit {
 }
 
 /// Whether a file in a picked folder is read: logs are named `.jsonl`, `.ndjson`, `.json` or
-/// `.log`; anything else in a project folder (`tool-results/*.txt`, editor files) is listed as
-/// not read.
+/// `.log`, and Aider's chat history `.aider.chat.history.md`; anything else in a project folder
+/// (`tool-results/*.txt`, editor files, other markdown) is listed as not read.
 pub fn looks_like_a_log(path: &str) -> bool {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path).to_ascii_lowercase();
-    name.ends_with(".jsonl") || name.ends_with(".ndjson") || name.ends_with(".json") || name.ends_with(".log")
+    name.ends_with(".jsonl")
+        || name.ends_with(".ndjson")
+        || name.ends_with(".json")
+        || name.ends_with(".log")
+        || crate::import::aider::is_history_name(&name)
 }
 
 /// The reason given for a file of a folder that is not read by its name.
-pub const NOT_A_LOG_NAME: &str = "not named like a log (.jsonl, .ndjson, .json, .log)";
+pub const NOT_A_LOG_NAME: &str = "not named like a log (.jsonl, .ndjson, .json, .log, .aider.chat.history.md)";
 
 /// Totals over the rows of a history.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -229,6 +233,7 @@ pub fn agent_name(format: Format) -> &'static str {
         Format::Ollama => "Ollama",
         Format::Pi => "Pi",
         Format::CopilotCli => "GitHub Copilot CLI",
+        Format::Aider => "Aider",
         Format::Pending | Format::Rejected => "",
     }
 }

@@ -379,6 +379,11 @@ impl Loader {
         }
         if buffer[begin..end].iter().all(u8::is_ascii_whitespace) {
             counts(&mut self.sink, f).ignored += 1;
+            // Markdown (an Aider chat history) spaces its paragraphs with blank lines: nothing to
+            // report. Its importer takes a message's text from the file, blank lines included.
+            if self.sink.corpus.files[f].format == Format::Aider {
+                return;
+            }
             self.sink.corpus.diagnostics.push(Diagnostic {
                 file,
                 line: line_no,

@@ -440,6 +440,9 @@ pub enum Format {
     Pi,
     /// A GitHub Copilot CLI session (`~/.copilot/session-state/<sessionId>/events.jsonl`).
     CopilotCli,
+    /// An Aider chat history (`.aider.chat.history.md` in a project's root): markdown, every run
+    /// of Aider in the project one after the other.
+    Aider,
     /// A JSON file beside the logs: `agent-<id>.meta.json`.
     AgentMeta,
     /// Not a log this version reads; the file diagnostic says what it looks like.
@@ -457,6 +460,7 @@ impl Format {
             Format::Ollama => "ollama-chat",
             Format::Pi => "pi",
             Format::CopilotCli => "copilot-cli",
+            Format::Aider => "aider",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
         }
@@ -473,6 +477,7 @@ impl Format {
             Format::Ollama => "Ollama chat capture",
             Format::Pi => "Pi session",
             Format::CopilotCli => "GitHub Copilot CLI session",
+            Format::Aider => "Aider chat history",
             Format::AgentMeta => "agent metadata",
             Format::Rejected => "not read",
         }

@@ -1,5 +1,6 @@
 //! Other agents' logs: Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK thread
-//! events, Ollama chat captures, Pi sessions and GitHub Copilot CLI sessions, each read into the common model. Hand-written fixtures in
+//! events, Ollama chat captures, Pi sessions, GitHub Copilot CLI sessions and Aider chat
+//! histories, each read into the common model. Hand-written fixtures in
 //! `tests/fixtures/formats/`, snapshots of their model and structure, and the facts each format
 //! must give: tool pairs, errors, thinking, token totals (summed here by hand from the fixture
 //! values), models, sessions, titles, subagents, interruptions.
@@ -23,6 +24,7 @@ const OLLAMA: &str = "ollama-chat.jsonl";
 const PI: &str = "pi-session.jsonl";
 const PI_LEGACY: &str = "pi-legacy.jsonl";
 const COPILOT: &str = "copilot-events.jsonl";
+const AIDER: &str = "demo.aider.chat.history.md";
 /// The line of the Pi fixture that is cut in the middle, on purpose.
 const PI_BROKEN_LINE: u32 = 9;
 
@@ -93,7 +95,7 @@ fn totals(usage: &Usage) -> (u64, u64, u64, u64) {
 #[test]
 fn fixtures_match_their_snapshots_and_read_the_same_in_slices() {
     let names = format_fixture_names();
-    assert_eq!(names.len(), 7, "{names:?}");
+    assert_eq!(names.len(), 8, "{names:?}");
     for name in names {
         let bytes = format_fixture(&name);
         let files = vec![(name.clone(), bytes.clone())];
@@ -450,6 +452,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
             ("mixed/agent-sdk-stream.jsonl", "agent-sdk-stream-json"),
             ("mixed/codex-sdk-events.jsonl", "codex-sdk-events"),
             ("mixed/copilot-events.jsonl", "copilot-cli"),
+            ("mixed/demo.aider.chat.history.md", "aider"),
             ("mixed/ollama-chat.jsonl", "ollama-chat"),
             ("mixed/pi-legacy.jsonl", "pi"),
             ("mixed/pi-session.jsonl", "pi"),
@@ -487,7 +490,20 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         );
         assert_eq!(alone.entries.len() as u32, session.entries, "{name}");
     }
-    assert_eq!(summary.sessions.len(), 8);
+    // The Aider history holds three runs, each a session, as alone.
+    let (alone, alone_graph) = load(AIDER);
+    let runs: Vec<&str> = alone_graph.sessions.iter().map(|s| s.id.as_str()).collect();
+    for (run, alone_run) in runs.iter().zip(&alone_graph.sessions) {
+        let id = format!("mixed/{run}");
+        let session = summary.sessions.iter().find(|s| s.session_id == id).unwrap_or_else(|| panic!("{id}"));
+        assert_eq!(session.entries, alone_run.entries, "{id}");
+        let usage = &session.usage_with_agents;
+        let alone_usage = &alone_run.usage_with_agents;
+        assert_eq!((usage.input_tokens, usage.output_tokens), (alone_usage.input_tokens, alone_usage.output_tokens));
+    }
+    assert_eq!(runs.len(), 3);
+    assert_eq!(alone.files[0].format, Format::Aider);
+    assert_eq!(summary.sessions.len(), 7 + 1 + 3);
 }
 
 #[test]
@@ -576,8 +592,8 @@ proptest! {
 
     /// Any byte of any fixture changed, fed in any slices: no panic, every line accounted for.
     #[test]
-    fn mutated_fixtures_never_panic(which in 0usize..7, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
-        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, COPILOT][which];
+    fn mutated_fixtures_never_panic(which in 0usize..8, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
+        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, COPILOT, AIDER][which];
         let mut bytes = format_fixture(name);
         let at = position % bytes.len();
         bytes[at] = byte;
@@ -1076,7 +1092,7 @@ fn copilot_cli_files_are_sniffed_by_name_and_content_and_survive_garbage() {
     assert!(corpus.files[0].counts.balanced());
     // Events of another shape are not taken: no data, or Claude's keys.
     assert_eq!(format("x.jsonl", b"{\"type\":\"user.message\",\"id\":\"e\",\"parentId\":null}\n"), Format::Rejected);
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, AIDER] {
         assert_ne!(load(name).0.files[0].format, Format::CopilotCli, "{name}");
     }
     // Garbage between events, data of the wrong shape, a cut last line: no panic, every line
@@ -1202,4 +1218,335 @@ fn copilot_cli_resumed_session_shares_each_shutdown_over_its_own_segment() {
     assert_eq!(each, [(100, 10, 0, 0), (300, 20, 0, 0)]);
     let graph = Graph::build(&corpus);
     assert_eq!(totals(&graph.sessions[0].usage_with_agents), (400, 30, 0, 0));
+}
+
+/// The text of an entry's string content.
+fn content_text(corpus: &Corpus, entry: &Entry) -> String {
+    corpus.span_text(entry.file, entry.content).into_owned()
+}
+
+#[test]
+fn aider_history_runs_are_sessions() {
+    let bytes = format_fixture(AIDER);
+    let (corpus, graph) = load(AIDER);
+    assert_eq!(corpus.files[0].format, Format::Aider);
+    assert_eq!(corpus.files[0].format.label(), "Aider chat history");
+    assert_accounted(&corpus, &bytes);
+    let counts = corpus.files[0].counts;
+    // 129 lines: 35 blank (markdown spacing, ignored without a diagnostic), every other line part
+    // of an entry.
+    assert_eq!((counts.lines, counts.entries, counts.metadata, counts.ignored), (129, 94, 0, 35));
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+
+    // Three runs, three sessions: `<file>#<start>`, the second run of the same second told apart
+    // by its line. Each starts at its header, the only entry with a time.
+    let ids: Vec<&str> = graph.sessions.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "demo.aider.chat.history.md#2025-06-01T09:00:00",
+            "demo.aider.chat.history.md#2025-06-01T10:15:30",
+            "demo.aider.chat.history.md#2025-06-01T10:15:30#L107"
+        ]
+    );
+    let start = sessionscope_engine::json::parse_timestamp_ms("2025-06-01T10:15:30Z").unwrap();
+    assert_eq!(graph.sessions[1].first_timestamp_ms, start);
+    assert_eq!(entry_at(&corpus, 11).timestamp_ms, start);
+    assert!(corpus.entries.iter().filter(|e| e.has_timestamp()).all(|e| corpus.sym(e.type_name) == "aider-start"));
+    let entries: Vec<u32> = graph.sessions.iter().map(|s| s.entries).collect();
+    assert_eq!(entries, [2, 19, 9]);
+    assert_eq!(graph.conversations.len(), 3, "one thread per run");
+    for (s, session) in graph.sessions.iter().enumerate() {
+        let first = &corpus.entries[graph.conversations[session.main.index()].roots[0].index()];
+        assert_eq!(corpus.sym(first.type_name), "aider-start", "run {s} starts at its header");
+    }
+    // The run without a conversation: its header and aider's output, which Ctrl-C ended.
+    assert_eq!(graph.sessions[0].title, "");
+    let quit = entry_at(&corpus, 4);
+    assert_eq!(quit.kind, EntryKind::System);
+    assert!(quit.flags.has(EntryFlags::INTERRUPTED) && quit.flags.has(EntryFlags::META));
+    assert_eq!(
+        content_text(&corpus, quit),
+        "Aider v0.86.1\nMain model: anthropic/claude-sonnet-4-5 with diff edit format\nGit repo: .git with 12 files\n\n\n^C KeyboardInterrupt"
+    );
+
+    // Input of two lines is one message; `<blank>` is an empty one.
+    assert_eq!(graph.sessions[1].title, "Add a --json flag to `brewlog list`.");
+    let prompt = entry_at(&corpus, 21);
+    assert_eq!(prompt.kind, EntryKind::User);
+    assert_eq!(
+        content_text(&corpus, prompt),
+        "Add a --json flag to `brewlog list`.\nKeep the table output as the default."
+    );
+    assert_eq!(content_text(&corpus, entry_at(&corpus, 60)), "");
+    assert_eq!(graph.sessions[2].title, "/ask what does `brewlog` do?");
+
+    // The reply: text around two SEARCH/REPLACE blocks, each an Edit call with Claude Code's input.
+    let reply = entry_at(&corpus, 26);
+    assert_eq!(reply.kind, EntryKind::Assistant);
+    assert_eq!(corpus.sym(reply.model), "anthropic/claude-sonnet-4-5");
+    let kinds: Vec<BlockKind> = corpus.blocks_of(reply).iter().map(|b| b.kind).collect();
+    assert_eq!(kinds, [BlockKind::Text, BlockKind::ToolUse, BlockKind::Text, BlockKind::ToolUse]);
+    let texts: Vec<String> = corpus
+        .blocks_of(reply)
+        .iter()
+        .filter(|b| b.kind == BlockKind::Text)
+        .map(|b| corpus.span_text(reply.file, b.body).into_owned())
+        .collect();
+    assert_eq!(texts, ["I'll add the flag and document it.", "And the README:"]);
+    let inputs: Vec<serde_json::Value> = corpus
+        .blocks_of(reply)
+        .iter()
+        .filter(|b| b.kind == BlockKind::ToolUse)
+        .map(|b| serde_json::from_slice(corpus.span_bytes(reply.file, b.body)).unwrap())
+        .collect();
+    assert_eq!(
+        inputs[0],
+        serde_json::json!({
+            "file_path": "src/cli.py",
+            "old_string": "def list_brews(args):\n\n    print_table(load())",
+            "new_string": "def list_brews(args):\n\n    if args.json:\n        print(json.dumps(load()))\n    else:\n        print_table(load())",
+        }),
+        "blank lines inside a block are kept"
+    );
+    assert_eq!(
+        inputs[1],
+        serde_json::json!({
+            "file_path": "README.md",
+            "old_string": "",
+            "new_string": "Use `brewlog list --json` for machine-readable output.",
+        })
+    );
+
+    // `Applied edit to` answers the edits of its file (a Windows path too); `The LLM did not
+    // conform` fails the waiting ones.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("Edit".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+            ("Edit".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+            ("Edit".to_owned(), ToolCategory::Edit, ToolStatus::Error),
+            ("Write".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+        ]
+    );
+    assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "src/cli.py +4 -1");
+    let files: Vec<String> = graph.tool_ops.iter().flat_map(|op| tools::op_files(&corpus, op)).map(|f| f.0).collect();
+    assert_eq!(files, ["src/cli.py", "README.md", "src/store.py", "src/version.py"]);
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+
+    // A reply's thinking; `#### ` and `> ` lines inside its code fence stay its own.
+    let thought = entry_at(&corpus, 62);
+    assert_eq!(block_text(&corpus, thought, BlockKind::Thinking), "The user sent an empty message.");
+    assert!(
+        block_text(&corpus, thought, BlockKind::Text)
+            .ends_with("```markdown\n#### not an input\n> not aider's output\n```")
+    );
+
+    // Aider's message of several lines (`> ` on its first line only) is one error notice, and the
+    // reply after it is a reply.
+    let failure = entry_at(&corpus, 90);
+    assert!(failure.flags.has(EntryFlags::ERROR));
+    let text = content_text(&corpus, failure);
+    assert!(text.contains("\n# 1 SEARCH/REPLACE block failed to match!\n\n## SearchReplaceNoExactMatch"), "{text}");
+    assert!(text.ends_with("including all white space"), "{text}");
+    assert_eq!(entry_at(&corpus, 102).kind, EntryKind::Assistant);
+    assert!(entry_at(&corpus, 104).flags.has(EntryFlags::ERROR), "litellm's error");
+
+    // The version from the banner, no working directory (the project is the file's folder);
+    // the model of the third run.
+    let envelope = corpus.envelope(reply);
+    assert_eq!(corpus.sym(envelope.cwd), "");
+    assert_eq!(corpus.sym(envelope.version), "0.86.1");
+    assert_eq!(corpus.sym(entry_at(&corpus, 114).model), "ollama_chat/qwen3:8b");
+
+    // The third run's edit format is `whole`: a path line and a fenced block write the file.
+    let whole = entry_at(&corpus, 120);
+    let write = corpus.blocks_of(whole).iter().find(|b| b.kind == BlockKind::ToolUse).expect("a call");
+    let input: serde_json::Value = serde_json::from_slice(corpus.span_bytes(whole.file, write.body)).unwrap();
+    assert_eq!(
+        input,
+        serde_json::json!({"file_path": "src/version.py", "content": "VERSION = \"0.2.0\"\n\ndef version():\n    return VERSION"})
+    );
+    assert!(corpus.blocks_of(whole).iter().all(|b| b.kind == BlockKind::ToolUse), "no text around it");
+}
+
+#[test]
+fn aider_tokens_and_cost_sum_by_hand() {
+    let (corpus, graph) = load(AIDER);
+    // (sent less the cached part, received, cache write, cache hit) of the token reports, and the
+    // message costs: 6.9k sent of which 1.2k written to the cache and 4.5k read from it.
+    let reports =
+        [(6900 - 1200 - 4500, 345, 1200, 4500), (12000, 87, 0, 0), (1500, 40, 0, 0), (900, 25, 0, 0), (1100, 60, 0, 0)];
+    let with_usage: Vec<_> = corpus
+        .responses
+        .iter()
+        .filter(|r| r.has_usage)
+        .map(|r| {
+            let u = &r.usage;
+            (u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens)
+        })
+        .collect();
+    assert_eq!(with_usage, reports);
+    assert_eq!(corpus.responses.len(), 6, "every reply is a response; one has no token report");
+    let logged: Vec<Option<f64>> = corpus.responses.iter().map(|r| r.logged_cost_usd).collect();
+    assert_eq!(logged, [Some(0.02), Some(0.0031), Some(0.0051), None, None, None]);
+    let run = &graph.sessions[1];
+    assert_eq!(totals(&run.usage_with_agents), (1200 + 12000 + 1500, 345 + 87 + 40, 1200, 4500));
+    assert!((run.cost_with_agents_usd - (0.02 + 0.0031 + 0.0051)).abs() < 1e-9, "{}", run.cost_with_agents_usd);
+    // The reply after the failure has no report: no usage, and no price.
+    let late = &corpus.responses[3];
+    assert!(!late.has_usage);
+    assert_eq!(totals(&graph.sessions[2].usage_with_agents), (900 + 1100, 25 + 60, 0, 0));
+}
+
+#[test]
+fn aider_histories_are_sniffed_by_name_and_first_line() {
+    let format = |name: &str, bytes: &[u8]| load_one(name, bytes).files[0].format;
+    let run = b"\n# aider chat started at 2025-06-01 09:00:00\n\n#### hi  \n\nHello.\n";
+    assert_eq!(format(".aider.chat.history.md", run), Format::Aider);
+    assert_eq!(format("proj.aider.chat.history.md", run), Format::Aider);
+    assert_eq!(format("copied-notes.md", run), Format::Aider, "the first line says it");
+    // Named like one but not one: not read, and said why.
+    let corpus = load_one(".aider.chat.history.md", b"# My notes\n\n# aider chat started at 2025-06-01 09:00:00\n");
+    assert_eq!(corpus.files[0].format, Format::Rejected);
+    assert!(corpus.diagnostics[0].message.contains("named like an Aider chat history"), "{:?}", corpus.diagnostics);
+    assert!(corpus.files[0].counts.balanced());
+    // Other markdown, and the other fixtures, are not Aider's.
+    assert_eq!(format("README.md", b"# aider\n\nA tool.\n"), Format::Rejected);
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, COPILOT] {
+        assert_ne!(load(name).0.files[0].format, Format::Aider, "{name}");
+    }
+    // An empty one is read as empty, not as an error.
+    let empty = load_one(".aider.chat.history.md", b"");
+    assert_eq!(empty.diagnostics[0].kind, DiagnosticKind::EmptyFile);
+    // The folder filter takes the name.
+    use sessionscope_engine::history::looks_like_a_log;
+    assert!(looks_like_a_log("proj/.aider.chat.history.md"));
+    assert!(looks_like_a_log("proj/old.aider.chat.history.md"));
+    assert!(!looks_like_a_log("proj/README.md"));
+}
+
+#[test]
+fn aider_histories_cut_anywhere_or_with_garbage_never_panic() {
+    let bytes = format_fixture(AIDER);
+    // Cut at every byte: every line accounted for, the runs so far read.
+    for cut in 0..bytes.len() {
+        let piece = &bytes[..cut];
+        let corpus = load_one(AIDER, piece);
+        assert!(corpus.files[0].counts.balanced(), "cut at {cut}");
+        assert_eq!(corpus.files[0].counts.lines, count_lines(piece), "cut at {cut}");
+        let graph = Graph::build(&corpus);
+        for op in &graph.tool_ops {
+            let _ = tools::op_summary(&corpus, op);
+        }
+    }
+    // Garbage between the records: unterminated blocks, stray markers, binary-ish text, a header
+    // without a time, CRLF line ends.
+    let garbage = concat!(
+        "# aider chat started at 2025-06-01 09:00:00\r\n",
+        "#### edit it  \r\n",
+        "src/a.rs\r\n",
+        "<<<<<<< SEARCH\r\n",
+        "fn a() {}\r\n",
+        "=======\r\n",
+        "> Tokens: k sent, ?? received. Cost: $x message\r\n",
+        ">>>>>>> REPLACE\r\n",
+        "=======\r\n",
+        "<<<<<<< SEARCH\r\n",
+        "> Applied edit to nothing\r\n",
+        "> The LLM did not conform to the edit format.\r\n",
+        "\u{7}\u{1}\u{fffd} ````\r\n",
+        "# aider chat started at\r\n",
+        "> \r\n",
+        "####\r\n",
+        "> Tokens: 1.2k sent, 3 received.\r\n",
+    );
+    let corpus = load_one(AIDER, garbage.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::Aider);
+    assert!(corpus.files[0].counts.balanced());
+    assert_eq!(corpus.files[0].counts.lines, 17);
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 2);
+    assert_eq!(graph.sessions[1].id, "demo.aider.chat.history.md#L14", "a header without a time");
+    assert!(graph.tool_ops.is_empty(), "a block cut short is text, not an edit");
+    let usage: Vec<(u64, u64)> =
+        corpus.responses.iter().map(|r| (r.usage.input_tokens, r.usage.output_tokens)).collect();
+    assert_eq!(usage, [(0, 0)], "an unreadable report gives nothing; the second run's has no reply");
+}
+
+#[test]
+fn real_aider_histories_read_as_their_lines_say() {
+    let Some(real) = real_fixtures("real_aider_histories_read_as_their_lines_say") else { return };
+    let Some((_, dir)) = real.every_folder().into_iter().find(|(name, _)| name == "aider") else {
+        panic!("the real fixtures have no aider folder")
+    };
+    // Counted in the files with grep: lines; blank lines; `# aider chat started at` lines (the
+    // sessions); `#### ` inputs (consecutive lines one message); `> Tokens:` reports; SEARCH
+    // blocks outside Aider's failure reports (the edits); `> Applied edit to` lines and `did not
+    // conform` lines; runs with no input.
+    let cases = [
+        ("monochromatic.aider.chat.history.md", (3732, 483), 19, 63, 39, 49 - 7, (20, 7), 6),
+        ("zen-mcp-server.aider.chat.history.md", (116, 16), 4, 25, 0, 0, (0, 0), 2),
+    ];
+    for (name, (lines, blank), runs, input_lines, reports, edits, (applied, failed), silent) in cases {
+        let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let corpus = load_one(name, &bytes);
+        assert_eq!(corpus.files[0].format, Format::Aider, "{name}");
+        assert!(corpus.diagnostics.is_empty(), "{name}: {:?}", corpus.diagnostics);
+        let counts = corpus.files[0].counts;
+        assert!(counts.balanced(), "{name}: {counts:?}");
+        assert_eq!((counts.lines, counts.ignored, counts.entries), (lines, blank, lines - blank), "{name}");
+        let types: std::collections::HashMap<&str, u64> =
+            corpus.type_counts.iter().map(|(sym, n)| (corpus.sym(*sym), *n)).collect();
+        assert_eq!(types.get("header"), Some(&(runs as u64)), "{name}");
+        assert_eq!(types.get("input").copied().unwrap_or(0), input_lines, "{name}");
+        let graph = Graph::build(&corpus);
+        assert_eq!(graph.sessions.len(), runs, "{name}");
+        assert_eq!(graph.conversations.len(), runs, "{name}");
+        assert_eq!(corpus.responses.iter().filter(|r| r.has_usage).count(), reports, "{name}");
+        assert_eq!(graph.tool_ops.len(), edits, "{name}");
+        let status = |s: ToolStatus| graph.tool_ops.iter().filter(|op| op.status == s).count();
+        let answered: usize = corpus
+            .entries
+            .iter()
+            .filter(|e| matches!(corpus.sym(e.type_name), "aider-edit-applied" | "aider-edit-failed"))
+            .count();
+        assert_eq!(answered, applied + failed, "{name}");
+        assert_eq!(status(ToolStatus::Ok) + status(ToolStatus::Error) + status(ToolStatus::NoResult), edits);
+        assert_eq!(status(ToolStatus::ResultWithoutCall), 0, "{name}");
+        let without_prompt = graph.sessions.iter().filter(|s| s.first_prompt.is_none()).count();
+        assert_eq!(without_prompt, silent, "{name}: runs with no input are sessions too");
+        let rows = sessionscope_engine::history::index_unit(&corpus, &graph, "projects/demo");
+        assert_eq!(rows.rows.len(), runs, "{name}");
+        assert!(rows.rows.iter().all(|r| r.agent == "Aider"), "{name}");
+        assert!(rows.problems.is_empty(), "{name}: {:?}", rows.problems);
+    }
+}
+
+#[test]
+fn aider_markers_inside_a_reply_fence_are_the_reply() {
+    // A reply that shows an Aider history: its header, input and output lines stay its text.
+    let text = concat!(
+        "# aider chat started at 2025-06-01 09:00:00\n",
+        "\n",
+        "#### What does a history look like?  \n",
+        "\n",
+        "Like this:\n",
+        "\n",
+        "```markdown\n",
+        "# aider chat started at 2025-06-01 08:00:00\n",
+        "#### hello\n",
+        "> Aider v0.86.1\n",
+        "```\n",
+        "\n",
+        "> Tokens: 100 sent, 20 received.  \n",
+    );
+    let corpus = load_one(".aider.chat.history.md", text.as_bytes());
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 1);
+    let kinds: Vec<EntryKind> = corpus.entries.iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, [EntryKind::System, EntryKind::User, EntryKind::Assistant, EntryKind::System]);
+    let reply = block_text(&corpus, &corpus.entries[2], BlockKind::Text);
+    assert!(reply.ends_with("#### hello\n> Aider v0.86.1\n```"), "{reply}");
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), (100, 20, 0, 0));
 }

@@ -42,6 +42,7 @@ impl ToolCategory {
         match name {
             "Read" | "NotebookRead" | "ReadMcpResourceTool" | "ListMcpResourcesTool" => ToolCategory::Read,
             "Grep" | "Glob" | "LS" | "ToolSearch" => ToolCategory::Search,
+            // Aider's SEARCH/REPLACE blocks are read as `Edit` calls, with Claude Code's input.
             "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch" | "file_change" => ToolCategory::Edit,
             "Bash" | "BashOutput" | "KillShell" | "KillBash" | "PowerShell" | "TaskOutput" | "TaskStop" | "shell"
             | "exec_command" | "local_shell" | "shell_command" | "container.exec" | "command_execution"

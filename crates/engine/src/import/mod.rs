@@ -7,7 +7,8 @@
 //! - [`ollama`]: captures of Ollama `/api/chat` streams, chunks joined into messages;
 //! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`);
 //! - [`copilot`]: GitHub Copilot CLI sessions (`session-state/<id>/events.jsonl`, a chain of
-//!   events by `id`/`parentId`, subagents by `agentId`).
+//!   events by `id`/`parentId`, subagents by `agentId`);
+//! - [`aider`]: Aider chat histories (`.aider.chat.history.md`: markdown, one session per run).
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
 //! the importer of the file's format. Importers write into a `Sink` (`sink.rs`: the corpus being
@@ -18,6 +19,7 @@
 //! SDK lines are Claude messages, which `agent_sdk` reads with the Claude Code importer.
 
 pub mod agent_sdk;
+pub mod aider;
 pub mod claude_code;
 pub mod codex;
 pub(crate) mod common;
@@ -46,6 +48,7 @@ pub(crate) enum State {
     Ollama(ollama::State),
     Pi(pi::State),
     Copilot(copilot::State),
+    Aider(aider::State),
 }
 
 /// Reads one line of a file of `format`.
@@ -64,13 +67,15 @@ pub(crate) fn import_line(
         | Format::CodexEvents
         | Format::Ollama
         | Format::Pi
-        | Format::CopilotCli => state.get_or_insert_with(|| {
+        | Format::CopilotCli
+        | Format::Aider => state.get_or_insert_with(|| {
             Box::new(match format {
                 Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
                 Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
                 Format::CodexEvents => State::CodexEvents(codex::events::State::new(sink, file)),
                 Format::Pi => State::Pi(pi::State::new(sink, file)),
                 Format::CopilotCli => State::Copilot(copilot::State::new(sink, file)),
+                Format::Aider => State::Aider(aider::State::new(sink, file)),
                 _ => State::Ollama(ollama::State::new(sink, file)),
             })
         }),
@@ -83,6 +88,7 @@ pub(crate) fn import_line(
         State::Ollama(state) => ollama::import_line(sink, bytes, file, line_no, text, state),
         State::Pi(state) => pi::import_line(sink, bytes, file, line_no, text, state),
         State::Copilot(state) => copilot::import_line(sink, bytes, file, line_no, text, state),
+        State::Aider(state) => aider::import_line(sink, bytes, file, line_no, text, state),
     }
 }
 
@@ -98,6 +104,7 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
         State::Ollama(mut state) => (ollama::finish(sink, bytes, file, &mut state), "an Ollama chat capture"),
         State::Pi(mut state) => (pi::finish(sink, &mut state), "a Pi session"),
         State::Copilot(mut state) => (copilot::finish(sink, &mut state), "a GitHub Copilot CLI session"),
+        State::Aider(mut state) => (aider::finish(sink, bytes, &mut state), "an Aider chat history"),
     };
     let counts = sink.corpus.files.get(file as usize).map(|f| f.counts).unwrap_or_default();
     if entries == 0 && counts.metadata > 0 {
@@ -158,7 +165,7 @@ struct Probe<'a> {
 
 /// The formats this version reads, for messages.
 const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi \
-                     or GitHub Copilot CLI sessions";
+                     sessions, GitHub Copilot CLI sessions or Aider chat histories";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -179,6 +186,10 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
     // A Copilot CLI session is `session-state/<id>/events.jsonl`; its first event says so.
     if name == "events.jsonl" && starts_like_copilot(text) {
         return Sniff::Format(Format::CopilotCli);
+    }
+    // Markdown, not JSON Lines: its name and first line say it.
+    if let Some(sniff) = aider::sniff(text, name) {
+        return sniff;
     }
     let mut lines = text.split(|&b| b == b'\n').peekable();
     let mut seen = 0;
@@ -520,6 +531,11 @@ mod tests {
         assert!(matches!(sniff(cut, true, "events.jsonl"), Sniff::Format(Format::CopilotCli)));
         // Garbage named events.jsonl is not taken for a Copilot session.
         assert!(matches!(sniff(b"{\"a\":1}\n", true, "events.jsonl"), Sniff::Rejected(_)));
+        // Aider's markdown: its header, whatever the name; its name without the header is not it.
+        let aider = b"\n# aider chat started at 2025-06-01 09:00:00\n\n#### hi  \n";
+        assert_eq!(format(aider, ".aider.chat.history.md"), Format::Aider);
+        assert_eq!(format(aider, "notes.md"), Format::Aider);
+        assert!(matches!(sniff(b"# notes\n", true, "x.aider.chat.history.md"), Sniff::Rejected(_)));
     }
 
     #[test]
