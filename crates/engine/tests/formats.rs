@@ -1166,6 +1166,11 @@ fn real_copilot_cli_session_reads_as_its_events_say() {
     assert_eq!(totals(&session.usage), (8, 521, 27594, 54064));
     assert_eq!(totals(&agent.usage), (17, 226, 3069, 13964));
     assert_eq!(corpus.blocks.iter().filter(|b| b.kind == BlockKind::Thinking).count(), 3);
+    // The price table's cost is Copilot's own: the shutdown's totalNanoAiu (21255950000 for
+    // Opus 4.7, 637965000 for Haiku 4.5, 21893915000 in all) is the list price in units of
+    // 1e-11 dollars.
+    assert!((session.cost_usd - 21255950000.0 / 1e11).abs() < 1e-9, "{}", session.cost_usd);
+    assert!((session.cost_with_agents_usd - 21893915000.0 / 1e11).abs() < 1e-9, "{}", session.cost_with_agents_usd);
     assert!(graph.problems.is_empty(), "{:?}", graph.problems);
 }
 
