@@ -59,10 +59,13 @@ impl Totals {
             projects.insert(row.project.as_str());
             totals.files += row.files.len();
             totals.bytes += row.bytes;
-            totals.usage.input_tokens += row.usage.input_tokens;
-            totals.usage.output_tokens += row.usage.output_tokens;
-            totals.usage.cache_creation_input_tokens += row.usage.cache_creation_input_tokens;
-            totals.usage.cache_read_input_tokens += row.usage.cache_read_input_tokens;
+            // Saturating: a log can state counts past any integer.
+            let (sum, usage) = (&mut totals.usage, &row.usage);
+            sum.input_tokens = sum.input_tokens.saturating_add(usage.input_tokens);
+            sum.output_tokens = sum.output_tokens.saturating_add(usage.output_tokens);
+            sum.cache_creation_input_tokens =
+                sum.cache_creation_input_tokens.saturating_add(usage.cache_creation_input_tokens);
+            sum.cache_read_input_tokens = sum.cache_read_input_tokens.saturating_add(usage.cache_read_input_tokens);
             totals.cost_usd += row.cost_usd;
         }
         totals.projects = projects.len();
@@ -206,7 +209,10 @@ impl SessionRow {
 
     pub fn tokens(&self) -> u64 {
         let u = &self.usage;
-        u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens
+        u.input_tokens
+            .saturating_add(u.output_tokens)
+            .saturating_add(u.cache_creation_input_tokens)
+            .saturating_add(u.cache_read_input_tokens)
     }
 }
 
@@ -226,6 +232,7 @@ pub fn agent_name(format: Format) -> &'static str {
         Format::CodexRollout | Format::CodexEvents => "Codex",
         Format::Ollama => "Ollama",
         Format::Pi => "Pi",
+        Format::CopilotCli => "GitHub Copilot CLI",
         Format::Aider => "Aider",
         Format::GeminiCli => "Gemini CLI",
         Format::QwenCode => "Qwen Code",

@@ -668,10 +668,14 @@ fn repair_utf8(bytes: &mut [u8]) -> usize {
 }
 
 /// The session id a path names: `<sid>.jsonl`, or `<sid>/subagents/agent-x.jsonl`, or the uuid
-/// at the end of a Codex `rollout-<date>-<uuid>.jsonl`.
+/// at the end of a Codex `rollout-<date>-<uuid>.jsonl`, or the folder of a Copilot CLI
+/// `<sid>/events.jsonl`.
 fn session_from_path(path: &str) -> Option<String> {
     let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
     let name = parts.last()?;
+    if *name == "events.jsonl" {
+        return parts.len().checked_sub(2).map(|i| parts[i].to_owned());
+    }
     if import::is_rollout_name(name)
         && let Some(stem) = name.strip_suffix(".jsonl")
         && let Some(uuid) = stem.get(stem.len().saturating_sub(36)..)
@@ -699,6 +703,8 @@ mod tests {
         assert_eq!(session_from_path("p/abc.jsonl").as_deref(), Some("abc"));
         assert_eq!(session_from_path("p/abc/subagents/agent-a1.jsonl").as_deref(), Some("abc"));
         assert_eq!(session_from_path("agent-a1.jsonl"), None);
+        assert_eq!(session_from_path("session-state/5e2f/events.jsonl").as_deref(), Some("5e2f"));
+        assert_eq!(session_from_path("events.jsonl"), None);
         assert_eq!(
             session_from_path("2025/10/02/rollout-2025-10-02T10-11-12-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl")
                 .as_deref(),

@@ -261,18 +261,25 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Saturating, as [`Usage::add`] is: a log can state counts past any integer.
     pub fn total(&self) -> u64 {
-        self.input_tokens + self.output_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+        self.input_tokens
+            .saturating_add(self.output_tokens)
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
     }
 
+    /// Adds `other`, saturating: counts read from a log can be as large as `u64::MAX`, and a
+    /// sum of them must not overflow.
     pub fn add(&mut self, other: &Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
-        self.cache_read_input_tokens += other.cache_read_input_tokens;
-        self.cache_creation_5m += other.cache_creation_5m;
-        self.cache_creation_1h += other.cache_creation_1h;
-        self.web_search_requests += other.web_search_requests;
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_creation_input_tokens =
+            self.cache_creation_input_tokens.saturating_add(other.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self.cache_read_input_tokens.saturating_add(other.cache_read_input_tokens);
+        self.cache_creation_5m = self.cache_creation_5m.saturating_add(other.cache_creation_5m);
+        self.cache_creation_1h = self.cache_creation_1h.saturating_add(other.cache_creation_1h);
+        self.web_search_requests = self.web_search_requests.saturating_add(other.web_search_requests);
     }
 
     pub fn is_zero(&self) -> bool {
@@ -431,6 +438,8 @@ pub enum Format {
     Ollama,
     /// A Pi coding-agent session (`~/.pi/agent/sessions/<cwd slug>/<timestamp>_<uuid>.jsonl`).
     Pi,
+    /// A GitHub Copilot CLI session (`~/.copilot/session-state/<sessionId>/events.jsonl`).
+    CopilotCli,
     /// An Aider chat history (`.aider.chat.history.md` in a project's root): markdown, every run
     /// of Aider in the project one after the other.
     Aider,
@@ -462,6 +471,7 @@ impl Format {
             Format::CodexEvents => "codex-sdk-events",
             Format::Ollama => "ollama-chat",
             Format::Pi => "pi",
+            Format::CopilotCli => "copilot-cli",
             Format::Aider => "aider",
             Format::GeminiCli => "gemini-cli",
             Format::QwenCode => "qwen-code",
@@ -480,6 +490,7 @@ impl Format {
             Format::CodexEvents => "Codex SDK events",
             Format::Ollama => "Ollama chat capture",
             Format::Pi => "Pi session",
+            Format::CopilotCli => "GitHub Copilot CLI session",
             Format::Aider => "Aider chat history",
             Format::GeminiCli => "Gemini CLI session",
             Format::QwenCode => "Qwen Code session",

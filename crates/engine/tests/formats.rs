@@ -1,5 +1,6 @@
 //! Other agents' logs: Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK thread
-//! events, Ollama chat captures, Pi, Gemini CLI and Qwen Code sessions and Aider chat histories, each read into the common model. Hand-written fixtures in
+//! events, Ollama chat captures, Pi, Gemini CLI, Qwen Code and GitHub Copilot CLI sessions and
+//! Aider chat histories, each read into the common model. Hand-written fixtures in
 //! `tests/fixtures/formats/`, snapshots of their model and structure, and the facts each format
 //! must give: tool pairs, errors, thinking, token totals (summed here by hand from the fixture
 //! values), models, sessions, titles, subagents, interruptions.
@@ -22,6 +23,7 @@ const EVENTS: &str = "codex-sdk-events.jsonl";
 const OLLAMA: &str = "ollama-chat.jsonl";
 const PI: &str = "pi-session.jsonl";
 const PI_LEGACY: &str = "pi-legacy.jsonl";
+const COPILOT: &str = "copilot-events.jsonl";
 const AIDER: &str = "demo.aider.chat.history.md";
 /// A legacy Gemini CLI session: one pretty-printed JSON object.
 const GEMINI: &str = "session-2025-11-03T09-15-7c2e9a41.json";
@@ -99,7 +101,7 @@ fn totals(usage: &Usage) -> (u64, u64, u64, u64) {
 #[test]
 fn fixtures_match_their_snapshots_and_read_the_same_in_slices() {
     let names = format_fixture_names();
-    assert_eq!(names.len(), 10, "{names:?}");
+    assert_eq!(names.len(), 11, "{names:?}");
     for name in names {
         let bytes = format_fixture(&name);
         let files = vec![(name.clone(), bytes.clone())];
@@ -455,6 +457,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         [
             ("mixed/agent-sdk-stream.jsonl", "agent-sdk-stream-json"),
             ("mixed/codex-sdk-events.jsonl", "codex-sdk-events"),
+            ("mixed/copilot-events.jsonl", "copilot-cli"),
             ("mixed/demo.aider.chat.history.md", "aider"),
             ("mixed/ollama-chat.jsonl", "ollama-chat"),
             ("mixed/pi-legacy.jsonl", "pi"),
@@ -479,6 +482,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         (GEMINI, "7c2e9a41-5b3d-4f8e-a6c1-2d9b0e4f7a35", 4257, 345),
         (GEMINI_LINES, "b41c7d2e-9f03-4a6b-8e15-6c2d0a9f3e71", 2204, 209),
         (QWEN, "e5a1c9d3-7b2f-4e60-9c84-1f3a5d7b9e20", 8300, 180),
+        (COPILOT, "7d3f2a10-5b8c-4e61-9f27-0a1b2c3d4e5f", 13000, 520),
     ] {
         let session = summary.sessions.iter().find(|s| s.session_id == session_id).unwrap_or_else(|| panic!("{name}"));
         assert_eq!((session.usage_with_agents.input_tokens, session.usage_with_agents.output_tokens), (input, output));
@@ -511,7 +515,11 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
     }
     assert_eq!(runs.len(), 3);
     assert_eq!(alone.files[0].format, Format::Aider);
-    assert_eq!(summary.sessions.len(), 6 + 1 + 3 + 3, "three Gemini CLI and Qwen Code sessions, three Aider runs");
+    assert_eq!(
+        summary.sessions.len(),
+        7 + 1 + 3 + 3,
+        "Copilot CLI, Gemini CLI and Qwen Code sessions, three Aider runs"
+    );
 }
 
 #[test]
@@ -579,7 +587,7 @@ fn older_and_events_only_rollouts_are_read() {
 
 #[test]
 fn broken_lines_get_diagnostics_with_their_line_numbers() {
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY, GEMINI_LINES, QWEN] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY, GEMINI_LINES, QWEN, COPILOT] {
         let mut text = String::from_utf8(format_fixture(name)).unwrap();
         let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         lines.insert(2, "{\"type\": \"cut in the midd".to_owned());
@@ -600,8 +608,8 @@ proptest! {
 
     /// Any byte of any fixture changed, fed in any slices: no panic, every line accounted for.
     #[test]
-    fn mutated_fixtures_never_panic(which in 0usize..10, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
-        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, AIDER, GEMINI, GEMINI_LINES, QWEN][which];
+    fn mutated_fixtures_never_panic(which in 0usize..11, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
+        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, AIDER, GEMINI, GEMINI_LINES, QWEN, COPILOT][which];
         let mut bytes = format_fixture(name);
         let at = position % bytes.len();
         bytes[at] = byte;
@@ -638,7 +646,7 @@ fn an_excerpt_of_a_joined_format_reads_back_into_the_same_messages() {
     // (The Pi fixture with branches is left out: its later lines are not all below one prompt;
     // so is the Gemini JSON Lines one, with its rewind.) A legacy Gemini CLI document is one
     // JSON object: its excerpt is the object without the messages before the excerpt.
-    for name in [OLLAMA, EVENTS, ROLLOUT, SDK, PI_LEGACY, QWEN, GEMINI] {
+    for name in [OLLAMA, EVENTS, ROLLOUT, SDK, PI_LEGACY, QWEN, GEMINI, COPILOT] {
         let (corpus, graph) = load(name);
         let prompts: Vec<EntryId> = (0..corpus.entries.len())
             .map(EntryId::new)
@@ -802,7 +810,7 @@ fn pi_headers_are_sniffed_without_taking_other_logs() {
     // A session line of some other log is not a Pi header.
     assert_eq!(format(b"{\"type\":\"session\",\"id\":\"s\"}\n"), Format::Rejected);
     // Every other fixture keeps its format.
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, COPILOT] {
         assert_ne!(load(name).0.files[0].format, Format::Pi, "{name}");
     }
 }
@@ -882,6 +890,363 @@ fn pi_compactions_branch_summaries_names_and_user_commands() {
     assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "make");
     let kinds: Vec<BlockKind> = corpus.blocks_of(entry_at(&corpus, 8)).iter().map(|b| b.kind).collect();
     assert_eq!(kinds, [BlockKind::Text, BlockKind::Image]);
+}
+
+#[test]
+fn copilot_cli_session() {
+    let bytes = format_fixture(COPILOT);
+    let (corpus, graph) = load(COPILOT);
+    assert_eq!(corpus.files[0].format.name(), "copilot-cli");
+    assert_accounted(&corpus, &bytes);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    // 37 events: 16 entries (the system prompt, 2 prompts, 6 assistant messages, 6 tool results,
+    // the abort); turn starts and ends, tool starts, hooks, subagent events, session.start,
+    // model change, info, a type this version does not know and the shutdown are metadata.
+    assert_eq!((counts.lines, counts.entries, counts.metadata, counts.skipped), (37, 16, 21, 0));
+    let types: Vec<(&str, u64)> = corpus.type_counts.iter().map(|&(t, n)| (corpus.sym(t), n)).collect();
+    for kind in ["hook.start", "hook.end", "tool.execution_start", "session.workspace_file_changed", "abort"] {
+        assert!(types.iter().any(|&(t, _)| t == kind), "{kind} counted: {types:?}");
+    }
+
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "7d3f2a10-5b8c-4e61-9f27-0a1b2c3d4e5f");
+    assert_eq!(session.title, "Add a --json flag to `brewlog list`.");
+    let envelope = corpus.envelope(entry_at(&corpus, 4));
+    assert_eq!(corpus.sym(envelope.cwd), "/home/dev/projects/brewlog");
+    assert_eq!(corpus.sym(envelope.git_branch), "main");
+    assert_eq!(corpus.sym(envelope.version), "1.0.40");
+    assert_eq!(corpus.first_text(entry_at(&corpus, 4)).as_deref(), Some("Add a --json flag to `brewlog list`."));
+    assert!(entry_at(&corpus, 3).flags.has(EntryFlags::META), "the system prompt is no prompt");
+
+    // The chain by parentId, past metadata events; the subagent's first message hangs from the
+    // call that spawned it, and the main thread resumes past the subagent's events.
+    let parent = |line: u32| corpus.entry_parent_uuid(entry_at(&corpus, line));
+    assert_eq!(parent(3), None);
+    assert_eq!(parent(6), Some("cp-04"), "past the turn start");
+    assert_eq!(parent(11), Some("cp-06"), "past the tool starts and the hook");
+    assert_eq!(parent(18), Some("cp-15"), "the subagent's first message: the task call");
+    assert_eq!(parent(20), Some("cp-18"));
+    assert_eq!(parent(23), Some("cp-15"), "the task result: in the main thread, past the subagent");
+    assert_eq!(parent(31), Some("cp-28"), "past the info");
+
+    // The subagent: an agent conversation linked to its task call, with its own model.
+    assert_eq!(graph.conversations.len(), 2);
+    let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).expect("a subagent");
+    assert_eq!(agent.entries, 3);
+    assert_eq!(agent.linked_by, Some(LinkRule::ParentToolUseId));
+    assert_eq!(agent.spawn_entry, EntryId::new(corpus.entries.iter().position(|e| e.line == 15).unwrap()));
+    assert_eq!((agent.agent_type.as_str(), agent.description.as_str()), ("explore", "Find list tests"));
+    let child = entry_at(&corpus, 18);
+    assert!(child.is_sidechain());
+    assert_eq!(corpus.sym(child.agent_id), "call_task_7");
+    assert_eq!(corpus.sym(child.model), "claude-haiku-4.5");
+
+    // Thinking (reasoningText; reasoningOpaque alone is redacted), and the model: the message's
+    // own, else the last model change's.
+    assert_eq!(
+        block_text(&corpus, entry_at(&corpus, 6), BlockKind::Thinking),
+        "Let me look at the list command first."
+    );
+    let kinds: Vec<BlockKind> = corpus.blocks_of(entry_at(&corpus, 15)).iter().map(|b| b.kind).collect();
+    assert_eq!(kinds, [BlockKind::RedactedThinking, BlockKind::Text, BlockKind::ToolUse]);
+    assert_eq!(corpus.sym(entry_at(&corpus, 6).model), "gpt-5.2");
+
+    // Calls pair with results by toolCallId; success false is an error; the call the abort cut
+    // short is interrupted.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("view".to_owned(), ToolCategory::Read, ToolStatus::Ok),
+            ("glob".to_owned(), ToolCategory::Search, ToolStatus::Ok),
+            ("task".to_owned(), ToolCategory::Agent, ToolStatus::Ok),
+            ("edit".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+            ("bash".to_owned(), ToolCategory::Execute, ToolStatus::Error),
+            ("create".to_owned(), ToolCategory::Edit, ToolStatus::Interrupted),
+            // The subagent's, after the main conversation's.
+            ("grep".to_owned(), ToolCategory::Search, ToolStatus::Ok),
+        ]
+    );
+    let summary = |name: &str| tools::op_summary(&corpus, op_named(&corpus, &graph, name)[0]);
+    assert_eq!(summary("view"), "src/list.rs:1-40");
+    assert_eq!(summary("glob"), "src/*.rs");
+    assert_eq!(summary("task"), "Find list tests (explore)");
+    assert_eq!(summary("grep"), "fn list in tests");
+    assert_eq!(summary("edit"), "src/list.rs +1 -1");
+    assert_eq!(summary("bash"), "cargo test list");
+    assert_eq!(summary("create"), "CHANGELOG.md +2");
+    let files = |name: &str| tools::op_files(&corpus, op_named(&corpus, &graph, name)[0]);
+    assert_eq!(files("view"), [("src/list.rs".to_owned(), tools::Touch::Read)]);
+    assert_eq!(files("edit"), [("src/list.rs".to_owned(), tools::Touch::Edit)]);
+    assert_eq!(files("create"), [("CHANGELOG.md".to_owned(), tools::Touch::Write)]);
+    assert_eq!(
+        block_text(&corpus, entry_at(&corpus, 28), BlockKind::ToolResult),
+        "error[E0061]: this function takes 2 arguments but 1 argument was supplied"
+    );
+    let abort = entry_at(&corpus, 35);
+    assert_eq!(abort.kind, EntryKind::System);
+    assert!(abort.flags.has(EntryFlags::INTERRUPTED));
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+}
+
+#[test]
+fn copilot_cli_tokens_sum_by_hand() {
+    let (corpus, graph) = load(COPILOT);
+    // The shutdown's modelMetrics, (inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens):
+    // gpt-5.2 (52000, 450, 40000, 0) over 4 messages of 120, 90, 150 and 60 output tokens;
+    // claude-haiku-4.5 (9000, 70, 6000, 2000) over 2 of 40 and 25. inputTokens counts the cache:
+    // uncached input 52000 - 40000 = 12000 and 9000 - 6000 - 2000 = 1000. Each message keeps its
+    // output; the rest (450 - 420 = 30, 70 - 65 = 5, input and cache) is split evenly, the
+    // remainder on the last.
+    let each: Vec<_> = corpus.responses.iter().map(|r| (corpus.sym(r.model), totals(&r.usage))).collect();
+    assert_eq!(
+        each,
+        [
+            ("gpt-5.2", (3000, 120 + 7, 0, 10000)),
+            ("gpt-5.2", (3000, 90 + 7, 0, 10000)),
+            ("claude-haiku-4.5", (500, 40 + 2, 1000, 3000)),
+            ("claude-haiku-4.5", (500, 25 + 3, 1000, 3000)),
+            ("gpt-5.2", (3000, 150 + 7, 0, 10000)),
+            ("gpt-5.2", (3000, 60 + 9, 0, 10000)),
+        ]
+    );
+    // Nothing counted twice: the totals are the shutdown's, per conversation as per model.
+    let session = &graph.sessions[0];
+    assert_eq!(totals(&session.usage_with_agents), (12000 + 1000, 450 + 70, 2000, 40000 + 6000));
+    assert_eq!(totals(&session.usage), (12000, 450, 0, 40000));
+    let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).unwrap();
+    assert_eq!(totals(&agent.usage), (1000, 70, 2000, 6000));
+    // No cost is logged; the table prices the tokens, per million: gpt-5.2 $1.75 in, $0.175
+    // cached, $14 out; claude-haiku-4.5 (with dots, as Copilot names it) $1 in, $5 out, $1.25
+    // cache write, $0.10 cache read.
+    let gpt = (12000.0 * 1.75 + 40000.0 * 0.175 + 450.0 * 14.0) / 1e6;
+    let haiku = (1000.0 * 1.0 + 70.0 * 5.0 + 2000.0 * 1.25 + 6000.0 * 0.1) / 1e6;
+    assert!((session.cost_with_agents_usd - (gpt + haiku)).abs() < 1e-9, "{}", session.cost_with_agents_usd);
+    assert!(session.unknown_models.is_empty(), "{:?}", session.unknown_models);
+}
+
+#[test]
+fn copilot_cli_usage_reports_compactions_titles_errors_and_user_tools() {
+    // Per-call usage (assistant.usage, compaction tokens) replaces the shutdown's share; a
+    // subagent whose agentId is not its call id; a title; an error; a tool the user ran; an
+    // event without parentId (file order).
+    let text = concat!(
+        "{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s-9\",\"producer\":\"copilot-agent\",\"copilotVersion\":\"1.0.50\",\"selectedModel\":\"gpt-5.2\",\"context\":{\"cwd\":\"/p\"}},\"id\":\"a1\",\"timestamp\":\"2026-04-01T10:00:00Z\",\"parentId\":null}\n",
+        "{\"type\":\"user.message\",\"data\":{\"content\":\"tidy up\"},\"id\":\"a2\",\"timestamp\":\"2026-04-01T10:00:01Z\",\"parentId\":\"a1\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"messageId\":\"m1\",\"content\":\"\",\"toolRequests\":[{\"toolCallId\":\"t1\",\"name\":\"task\",\"arguments\":{\"agent_type\":\"general-purpose\",\"description\":\"Tidy\",\"prompt\":\"tidy\"}}],\"outputTokens\":10},\"id\":\"a3\",\"timestamp\":\"2026-04-01T10:00:02Z\",\"parentId\":\"a2\"}\n",
+        "{\"type\":\"assistant.usage\",\"data\":{\"model\":\"gpt-5.2\",\"inputTokens\":1000,\"outputTokens\":10,\"cacheReadTokens\":600,\"cacheWriteTokens\":100},\"id\":\"a4\",\"timestamp\":\"2026-04-01T10:00:02Z\",\"parentId\":\"a3\",\"ephemeral\":true}\n",
+        "{\"type\":\"subagent.started\",\"data\":{\"toolCallId\":\"t1\",\"agentName\":\"general-purpose\"},\"id\":\"a5\",\"timestamp\":\"2026-04-01T10:00:03Z\",\"parentId\":\"a4\",\"agentId\":\"agent-1\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"messageId\":\"m2\",\"model\":\"claude-haiku-4.5\",\"content\":\"done\",\"outputTokens\":5},\"id\":\"a6\",\"timestamp\":\"2026-04-01T10:00:04Z\",\"parentId\":\"a5\",\"agentId\":\"agent-1\"}\n",
+        "{\"type\":\"subagent.failed\",\"data\":{\"toolCallId\":\"t1\",\"error\":\"boom\"},\"id\":\"a7\",\"timestamp\":\"2026-04-01T10:00:05Z\",\"parentId\":\"a6\",\"agentId\":\"agent-1\"}\n",
+        "{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":\"t1\",\"error\":\"subagent failed: boom\"},\"id\":\"a8\",\"timestamp\":\"2026-04-01T10:00:06Z\",\"parentId\":\"a7\"}\n",
+        "{\"type\":\"session.title_changed\",\"data\":{\"title\":\"Tidying up\"},\"id\":\"a9\",\"timestamp\":\"2026-04-01T10:00:07Z\",\"parentId\":\"a8\"}\n",
+        "{\"type\":\"session.compaction_complete\",\"data\":{\"success\":true,\"summaryContent\":\"The user asked to tidy up; a subagent failed.\",\"compactionTokensUsed\":{\"model\":\"gpt-5.2\",\"inputTokens\":500,\"outputTokens\":50,\"cacheReadTokens\":0,\"cacheWriteTokens\":0}},\"id\":\"a10\",\"timestamp\":\"2026-04-01T10:00:08Z\",\"parentId\":\"a9\"}\n",
+        "{\"type\":\"tool.user_requested\",\"data\":{\"toolCallId\":\"u1\",\"toolName\":\"bash\",\"arguments\":{\"command\":\"git status\"}},\"id\":\"a11\",\"timestamp\":\"2026-04-01T10:00:09Z\",\"parentId\":\"a10\"}\n",
+        "{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":\"u1\",\"success\":true,\"result\":{\"content\":\"clean\"}},\"id\":\"a12\",\"timestamp\":\"2026-04-01T10:00:10Z\"}\n",
+        "{\"type\":\"session.error\",\"data\":{\"errorType\":\"rate_limit\",\"message\":\"429 Too Many Requests\"},\"id\":\"a13\",\"timestamp\":\"2026-04-01T10:00:11Z\",\"parentId\":\"a12\"}\n",
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"gpt-5.2\":{\"usage\":{\"inputTokens\":3500,\"outputTokens\":100,\"cacheReadTokens\":600,\"cacheWriteTokens\":100}},\"claude-haiku-4.5\":{\"usage\":{\"inputTokens\":200,\"outputTokens\":5}}}},\"id\":\"a14\",\"timestamp\":\"2026-04-01T10:00:12Z\",\"parentId\":\"a13\"}\n",
+    );
+    let corpus = load_one("session-state/s-9/events.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (14, 8, 6));
+    let graph = Graph::build(&corpus);
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "s-9");
+    assert_eq!(session.title, "Tidying up", "the title_changed");
+    assert_eq!(corpus.sym(entry_at(&corpus, 3).model), "gpt-5.2", "the selected model");
+
+    // The subagent's agentId is not its call id: subagent.started names the call.
+    let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).expect("a subagent");
+    assert_eq!(agent.linked_by, Some(LinkRule::ParentToolUseId));
+    assert_eq!(agent.agent_type, "general-purpose");
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 6)), Some("a3"));
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 12)), Some("a11"), "no parentId: file order");
+
+    assert!(entry_at(&corpus, 10).flags.has(EntryFlags::COMPACT_SUMMARY));
+    assert_eq!(graph.compactions.len(), 1);
+    assert!(entry_at(&corpus, 13).flags.has(EntryFlags::ERROR));
+    assert_eq!(corpus.first_text(entry_at(&corpus, 13)).as_deref(), Some("429 Too Many Requests"));
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("task".to_owned(), ToolCategory::Agent, ToolStatus::Error),
+            ("bash".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
+        ]
+    );
+    // No `success`, an error and no result: an error.
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 8), BlockKind::ToolResult), "subagent failed: boom");
+
+    // gpt-5.2: the message's usage report (300 uncached + 600 read + 100 written in, 10 out) and
+    // the compaction call (500, 50) are its own; the shutdown's rest (3500 - 600 - 100 = 2800
+    // uncached, less 300 and 500: 2000 in; 100 - 10 - 50 = 40 out) has no response left to share
+    // it and gets one of its own. Haiku: 200 in, 5 out on its message.
+    let each: Vec<_> = corpus.responses.iter().map(|r| (corpus.sym(r.model), totals(&r.usage))).collect();
+    assert_eq!(
+        each,
+        [
+            ("gpt-5.2", (300, 10, 100, 600)),
+            ("claude-haiku-4.5", (200, 5, 0, 0)),
+            ("gpt-5.2", (500, 50, 0, 0)),
+            ("gpt-5.2", (2000, 40, 0, 0)),
+        ]
+    );
+    assert_eq!(totals(&session.usage_with_agents), (2800 + 200, 100 + 5, 100, 600));
+}
+
+#[test]
+fn copilot_cli_files_are_sniffed_by_name_and_content_and_survive_garbage() {
+    let format = |name: &str, bytes: &[u8]| load_one(name, bytes).files[0].format;
+    let start = b"{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s\",\"producer\":\"copilot-agent\"},\"id\":\"e1\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"parentId\":null}\n";
+    assert_eq!(format("x.jsonl", start), Format::CopilotCli);
+    assert_eq!(format("session-state/s/events.jsonl", start), Format::CopilotCli);
+    // An excerpt that starts later in the chain.
+    let user = b"{\"type\":\"user.message\",\"data\":{\"content\":\"hi\"},\"id\":\"e2\",\"timestamp\":\"t\",\"parentId\":\"e1\"}\n";
+    assert_eq!(format("x.jsonl", user), Format::CopilotCli);
+    // Without its session.start, the session is named by its folder.
+    let corpus = load_one("session-state/5e2f9a/events.jsonl", user);
+    assert_eq!(Graph::build(&corpus).sessions[0].id, "5e2f9a");
+    // A header cut short: by its name, the file is still a Copilot session whose line is broken.
+    let cut = &start[..40];
+    let corpus = load_one("session-state/s/events.jsonl", cut);
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert_eq!(corpus.diagnostics.len(), 1);
+    assert_eq!(corpus.diagnostics[0].kind, DiagnosticKind::TruncatedLine);
+    assert!(corpus.files[0].counts.balanced());
+    // Events of another shape are not taken: no data, or Claude's keys.
+    assert_eq!(format("x.jsonl", b"{\"type\":\"user.message\",\"id\":\"e\",\"parentId\":null}\n"), Format::Rejected);
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, AIDER] {
+        assert_ne!(load(name).0.files[0].format, Format::CopilotCli, "{name}");
+    }
+    // Garbage between events, data of the wrong shape, a cut last line: no panic, every line
+    // accounted for.
+    let mut text = String::from_utf8(format_fixture(COPILOT)).unwrap();
+    text.push_str("not json\n{\"type\":\"assistant.message\",\"data\":[1],\"id\":\"z1\",\"parentId\":7}\n");
+    text.push_str("{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":{\"x\":1},\"result\":[],\"error\":3},\"id\":\"z2\"}\n");
+    text.push_str(
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"m\":{\"usage\":\"lots\"}}},\"id\":\"z3\"}\n",
+    );
+    text.push_str("{\"type\":\"assistant.message\",\"data\":{\"content\":\"cut");
+    let corpus = load_one("session-state/s/events.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert!(corpus.files[0].counts.balanced());
+    assert_eq!(corpus.files[0].counts.lines, count_lines(text.as_bytes()));
+    assert_eq!(corpus.files[0].counts.skipped, 2, "{:?}", corpus.diagnostics);
+    let graph = Graph::build(&corpus);
+    let _ = summarize(&corpus, &graph);
+    // Token counts past any integer: summed without overflow.
+    let huge = concat!(
+        "{\"type\":\"assistant.message\",\"data\":{\"model\":\"gpt-5.2\",\"content\":\"a\",\"outputTokens\":1e30},\"id\":\"h1\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"model\":\"gpt-5.2\",\"content\":\"b\",\"outputTokens\":1e30},\"id\":\"h2\"}\n",
+        "{\"type\":\"assistant.usage\",\"data\":{\"model\":\"gpt-5.2\",\"inputTokens\":1e30,\"outputTokens\":1e30,\"cacheReadTokens\":1e30}}\n",
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"gpt-5.2\":{\"usage\":{\"inputTokens\":1e30,\"outputTokens\":1e30,\"cacheWriteTokens\":1e30}}}}}\n",
+    );
+    let corpus = load_one("session-state/s/events.jsonl", huge.as_bytes());
+    assert_eq!(corpus.files[0].counts.entries, 2);
+    let graph = Graph::build(&corpus);
+    let _ = summarize(&corpus, &graph);
+    let rows = sessionscope_engine::history::session_rows(&corpus, &graph, "");
+    let _ = rows.iter().map(|r| r.tokens()).collect::<Vec<_>>();
+    let _ = sessionscope_engine::history::Totals::of(&[rows.clone(), rows].concat());
+}
+
+#[test]
+fn real_copilot_cli_session_reads_as_its_events_say() {
+    let Some(real) = real_fixtures("real_copilot_cli_session_reads_as_its_events_say") else { return };
+    let Some((_, dir)) = real.every_folder().into_iter().find(|(name, _)| name == "copilot-cli") else {
+        panic!("the real fixtures have no copilot-cli folder")
+    };
+    let name = "copilot-session-viewer-session-demo-subagent.events.jsonl";
+    let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    // Read in place, as the CLI lays it out.
+    let corpus = load_one("session-state/030f200c-c26f-4ef0-9099-6d1156c83631/events.jsonl", &bytes);
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    // Counted in the file with python: 34 events; 12 entries (system message, user message, 5
+    // assistant messages, 5 tool.execution_complete); 22 metadata events.
+    let counts = corpus.files[0].counts;
+    assert!(counts.balanced(), "{counts:?}");
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (34, 12, 22));
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 1);
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "030f200c-c26f-4ef0-9099-6d1156c83631");
+    assert_eq!(corpus.sym(corpus.envelope(&corpus.entries[0]).cwd), "/Users/testuser/workspace/demo-project");
+    assert_eq!(graph.conversations.len(), 2, "the main agent and the explore subagent");
+    let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).expect("a subagent");
+    assert_eq!(agent.linked_by, Some(LinkRule::ParentToolUseId));
+    assert_eq!(agent.agent_type, "explore");
+    assert_eq!(agent.entries, 4);
+    let names: Vec<(String, ToolStatus)> =
+        graph.tool_ops.iter().map(|op| (corpus.sym(op.name).to_owned(), op.status)).collect();
+    let ok = |name: &str| (name.to_owned(), ToolStatus::Ok);
+    assert_eq!(names, [ok("view"), ok("report_intent"), ok("task"), ok("view"), ok("view")]);
+    // modelMetrics: claude-opus-4.7-1m-internal (81666 in, 521 out, 54064 cache read, 27594
+    // cache write), claude-haiku-4.5 (17050, 226, 13964, 3069); uncached input 8 and 17, as the
+    // shutdown's tokenDetails say. The messages' outputTokens sum to the same 521 and 226.
+    assert_eq!(corpus.responses.len(), 5);
+    assert_eq!(totals(&session.usage_with_agents), (8 + 17, 521 + 226, 27594 + 3069, 54064 + 13964));
+    assert_eq!(totals(&session.usage), (8, 521, 27594, 54064));
+    assert_eq!(totals(&agent.usage), (17, 226, 3069, 13964));
+    assert_eq!(corpus.blocks.iter().filter(|b| b.kind == BlockKind::Thinking).count(), 3);
+    // The price table's cost is Copilot's own: the shutdown's totalNanoAiu (21255950000 for
+    // Opus 4.7, 637965000 for Haiku 4.5, 21893915000 in all) is the list price in units of
+    // 1e-11 dollars.
+    assert!((session.cost_usd - 21255950000.0 / 1e11).abs() < 1e-9, "{}", session.cost_usd);
+    assert!((session.cost_with_agents_usd - 21893915000.0 / 1e11).abs() < 1e-9, "{}", session.cost_with_agents_usd);
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+}
+
+#[test]
+fn copilot_cli_json_output_without_ids_is_chained_in_file_order() {
+    // `copilot -p ... --output-format json` prints the events without id and parentId, with
+    // streaming deltas, and ends with a `result` line.
+    let text = concat!(
+        "{\"type\":\"session.start\",\"data\":{\"sessionId\":\"copilot-ses-1\",\"selectedModel\":\"gpt-5\"}}\n",
+        "{\"type\":\"assistant.turn_start\",\"data\":{}}\n",
+        "{\"type\":\"assistant.message_delta\",\"data\":{\"messageId\":\"m1\",\"deltaContent\":\"ok\"}}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"messageId\":\"m1\",\"content\":\"ok\",\"toolRequests\":[{\"toolCallId\":\"c1\",\"name\":\"bash\",\"arguments\":{\"command\":\"ls\"}}]}}\n",
+        "{\"type\":\"assistant.usage\",\"data\":{\"model\":\"gpt-5\",\"inputTokens\":11,\"outputTokens\":5,\"cacheReadTokens\":1,\"cacheWriteTokens\":0}}\n",
+        "{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":\"c1\",\"success\":true,\"result\":{\"content\":\"a.txt\"}}}\n",
+        "{\"type\":\"result\",\"sessionId\":\"copilot-ses-1\",\"exitCode\":0}\n",
+    );
+    let corpus = load_one("copilot-output.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (7, 2, 5));
+    let uuids: Vec<&str> = corpus.entries.iter().map(|e| corpus.entry_uuid(e)).collect();
+    assert_eq!(uuids, ["copilot-output:L4", "copilot-output:L6"]);
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 6)), Some("copilot-output:L4"));
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions[0].id, "copilot-ses-1");
+    assert_eq!(corpus.sym(entry_at(&corpus, 4).model), "gpt-5");
+    assert_eq!(ops(&corpus, &graph), [("bash".to_owned(), ToolCategory::Execute, ToolStatus::Ok)]);
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), (10, 5, 0, 1));
+}
+
+#[test]
+fn copilot_cli_resumed_session_shares_each_shutdown_over_its_own_segment() {
+    // Each process that resumes the session ends with its own shutdown: its totals go to the
+    // responses since the shutdown before (read as per process, not cumulative).
+    let text = concat!(
+        "{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s-r\",\"selectedModel\":\"gpt-5.2\"},\"id\":\"r1\",\"timestamp\":\"2026-04-02T10:00:00Z\",\"parentId\":null}\n",
+        "{\"type\":\"user.message\",\"data\":{\"content\":\"one\"},\"id\":\"r2\",\"timestamp\":\"2026-04-02T10:00:01Z\",\"parentId\":\"r1\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"content\":\"1\",\"outputTokens\":10},\"id\":\"r3\",\"timestamp\":\"2026-04-02T10:00:02Z\",\"parentId\":\"r2\"}\n",
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"gpt-5.2\":{\"usage\":{\"inputTokens\":100,\"outputTokens\":10}}}},\"id\":\"r4\",\"timestamp\":\"2026-04-02T10:00:03Z\",\"parentId\":\"r3\"}\n",
+        "{\"type\":\"session.resume\",\"data\":{\"resumeTime\":\"2026-04-02T11:00:00Z\",\"eventCount\":4},\"id\":\"r5\",\"timestamp\":\"2026-04-02T11:00:00Z\",\"parentId\":\"r4\"}\n",
+        "{\"type\":\"user.message\",\"data\":{\"content\":\"two\"},\"id\":\"r6\",\"timestamp\":\"2026-04-02T11:00:01Z\",\"parentId\":\"r5\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"content\":\"2\",\"outputTokens\":20},\"id\":\"r7\",\"timestamp\":\"2026-04-02T11:00:02Z\",\"parentId\":\"r6\"}\n",
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"gpt-5.2\":{\"usage\":{\"inputTokens\":300,\"outputTokens\":20}}}},\"id\":\"r8\",\"timestamp\":\"2026-04-02T11:00:03Z\",\"parentId\":\"r7\"}\n",
+    );
+    let corpus = load_one("s-r.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 6)), Some("r3"), "past the shutdown and the resume");
+    let each: Vec<_> = corpus.responses.iter().map(|r| totals(&r.usage)).collect();
+    assert_eq!(each, [(100, 10, 0, 0), (300, 20, 0, 0)]);
+    let graph = Graph::build(&corpus);
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), (400, 30, 0, 0));
 }
 
 /// The text of an entry's string content.
@@ -1077,7 +1442,7 @@ fn aider_histories_are_sniffed_by_name_and_first_line() {
     assert!(corpus.files[0].counts.balanced());
     // Other markdown, and the other fixtures, are not Aider's.
     assert_eq!(format("README.md", b"# aider\n\nA tool.\n"), Format::Rejected);
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, COPILOT] {
         assert_ne!(load(name).0.files[0].format, Format::Aider, "{name}");
     }
     // An empty one is read as empty, not as an error.

@@ -88,10 +88,12 @@ const OPENAI: &[(&str, Price)] = &[
 
 const THRESHOLD: u64 = 200_000;
 
-/// The price of a model id, or `None` if it is not in the table.
+/// The price of a model id, or `None` if it is not in the table. Claude versions are matched
+/// with dots or dashes alike: GitHub Copilot names them `claude-sonnet-4.5`, `claude-opus-4.7`.
 pub fn price_of(model: &str) -> Option<Price> {
     let model = model.to_ascii_lowercase();
-    if let Some((_, price)) = TABLE.iter().find(|(fragment, _)| model.contains(fragment)) {
+    let dashed = model.replace('.', "-");
+    if let Some((_, price)) = TABLE.iter().find(|(fragment, _)| dashed.contains(fragment)) {
         return Some(*price);
     }
     let id = model.rsplit('/').next().unwrap_or(&model);
@@ -156,5 +158,17 @@ mod tests {
         assert_eq!(price_of("o4-mini-2025-04-16").map(|p| p.input), Some(1.1));
         assert_eq!(price_of("gpt-4.1").map(|p| p.cache_read), Some(0.5));
         assert_eq!(price_of("qwen3:8b"), None);
+    }
+
+    #[test]
+    fn claude_versions_with_dots_have_their_price() {
+        assert_eq!(price_of("claude-haiku-4.5"), price_of("claude-haiku-4-5"));
+        assert_eq!(price_of("claude-sonnet-4.5"), price_of("claude-sonnet-4-5-20250929"));
+        assert_eq!(price_of("claude-opus-4.7-1m-internal"), price_of("claude-opus-4-7"));
+        assert_eq!(price_of("claude-opus-4.7").map(|p| p.input), Some(5.0), "not Opus 4's");
+        assert_eq!(price_of("us.anthropic.claude-3-5-sonnet-20240620-v1:0").map(|p| p.input), Some(3.0));
+        // OpenAI ids keep their dots.
+        assert_eq!(price_of("gpt-5.2").map(|p| p.input), Some(1.75));
+        assert_eq!(price_of("gpt-4.1").map(|p| p.cache_read), Some(0.5));
     }
 }

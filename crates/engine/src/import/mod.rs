@@ -6,6 +6,8 @@
 //! - [`codex`]: Codex CLI session rollouts and Codex SDK (`codex exec --json`) thread events;
 //! - [`ollama`]: captures of Ollama `/api/chat` streams, chunks joined into messages;
 //! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`);
+//! - [`copilot`]: GitHub Copilot CLI sessions (`session-state/<id>/events.jsonl`, a chain of
+//!   events by `id`/`parentId`, subagents by `agentId`);
 //! - [`aider`]: Aider chat histories (`.aider.chat.history.md`: markdown, one session per run).
 //! - [`gemini`]: Gemini CLI sessions (one JSON document, or JSON Lines with updates), read whole;
 //! - [`qwen`]: Qwen Code sessions (a Gemini CLI fork: records chained by `uuid`/`parentUuid`).
@@ -27,6 +29,7 @@ pub mod aider;
 pub mod claude_code;
 pub mod codex;
 pub(crate) mod common;
+pub mod copilot;
 pub mod gemini;
 pub mod ollama;
 pub mod pi;
@@ -52,6 +55,7 @@ pub(crate) enum State {
     CodexEvents(codex::events::State),
     Ollama(ollama::State),
     Pi(pi::State),
+    Copilot(copilot::State),
     Aider(aider::State),
     Qwen(qwen::State),
 }
@@ -73,6 +77,7 @@ pub(crate) fn import_line(
         | Format::Ollama
         | Format::Pi
         | Format::QwenCode
+        | Format::CopilotCli
         | Format::Aider => state.get_or_insert_with(|| {
             Box::new(match format {
                 Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
@@ -80,6 +85,7 @@ pub(crate) fn import_line(
                 Format::CodexEvents => State::CodexEvents(codex::events::State::new(sink, file)),
                 Format::Pi => State::Pi(pi::State::new(sink, file)),
                 Format::QwenCode => State::Qwen(qwen::State::new(sink, file)),
+                Format::CopilotCli => State::Copilot(copilot::State::new(sink, file)),
                 Format::Aider => State::Aider(aider::State::new(sink, file)),
                 _ => State::Ollama(ollama::State::new(sink, file)),
             })
@@ -92,6 +98,7 @@ pub(crate) fn import_line(
         State::CodexEvents(state) => codex::events::import_line(sink, bytes, file, line_no, text, state),
         State::Ollama(state) => ollama::import_line(sink, bytes, file, line_no, text, state),
         State::Pi(state) => pi::import_line(sink, bytes, file, line_no, text, state),
+        State::Copilot(state) => copilot::import_line(sink, bytes, file, line_no, text, state),
         State::Aider(state) => aider::import_line(sink, bytes, file, line_no, text, state),
         State::Qwen(state) => qwen::import_line(sink, bytes, file, line_no, text, state),
     }
@@ -148,6 +155,7 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
         State::CodexEvents(mut state) => (codex::events::finish(sink, &mut state), "Codex SDK thread events"),
         State::Ollama(mut state) => (ollama::finish(sink, bytes, file, &mut state), "an Ollama chat capture"),
         State::Pi(mut state) => (pi::finish(sink, &mut state), "a Pi session"),
+        State::Copilot(mut state) => (copilot::finish(sink, &mut state), "a GitHub Copilot CLI session"),
         State::Aider(mut state) => (aider::finish(sink, bytes, &mut state), "an Aider chat history"),
         State::Qwen(mut state) => (qwen::finish(sink, &mut state), "a Qwen Code session"),
     };
@@ -212,11 +220,12 @@ struct Probe<'a> {
     set: Shape,
     #[serde(rename = "$rewindTo")]
     rewind_to: Shape,
+    data: Shape,
 }
 
 /// The formats this version reads, for messages.
 const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi, \
-                     Gemini CLI or Qwen Code sessions, or Aider chat histories";
+                     Gemini CLI, Qwen Code or GitHub Copilot CLI sessions, or Aider chat histories";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -233,6 +242,10 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
 
     if let Some(kind) = binary_kind(text) {
         return Sniff::Rejected(format!("this is {kind}, not a session log"));
+    }
+    // A Copilot CLI session is `session-state/<id>/events.jsonl`; its first event says so.
+    if name == "events.jsonl" && starts_like_copilot(text) {
+        return Sniff::Format(Format::CopilotCli);
     }
     // Markdown, not JSON Lines: its name and first line say it.
     if let Some(sniff) = aider::sniff(text, name) {
@@ -310,6 +323,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, name: &str) -> Sniff {
     // No complete line parsed. A first line longer than the window is judged by its keys.
     if !whole_file && has(b"\"parentUuid\"") && has(b"\"parts\":[") {
         return Sniff::Format(Format::QwenCode);
+    }
+    if !whole_file && starts_like_copilot(text) {
+        return Sniff::Format(Format::CopilotCli);
     }
     if !whole_file && (has(b"\"parentUuid\"") || has(b"\"sessionId\"")) {
         return Sniff::Format(Format::ClaudeCode);
@@ -435,6 +451,9 @@ fn classify(probe: &Probe) -> Option<Result<Format, String>> {
     if let Some(pi) = classify_pi(probe, ty) {
         return Some(Ok(pi));
     }
+    if is_copilot_event(probe, ty) {
+        return Some(Ok(Format::CopilotCli));
+    }
     if let Some("chat.completion.chunk" | "chat.completion" | "response" | "text_completion") = probe.object.as_deref()
     {
         return Some(Err(format!(
@@ -495,6 +514,36 @@ fn classify_pi(probe: &Probe, ty: &str) -> Option<Format> {
         "message" | "model_change" | "thinking_level_change" | "compaction" | "branch_summary" | "custom_message"
     );
     (pi_type && present(probe.id) && probe.parent_id != Shape::Absent).then_some(Format::Pi)
+}
+
+/// The event types a Copilot CLI session begins with or is mostly made of.
+const COPILOT_TYPES: [&str; 8] = [
+    "session.start",
+    "session.resume",
+    "session.model_change",
+    "system.message",
+    "user.message",
+    "assistant.message",
+    "assistant.turn_start",
+    "tool.execution_complete",
+];
+
+/// A Copilot CLI event: `{type, data}` with a type of its own (`session.start`, `user.message`,
+/// ...) and none of Claude's keys. Its `id` and `parentId` are not required: the JSON output of
+/// `copilot -p` prints the same events without them.
+fn is_copilot_event(probe: &Probe, ty: &str) -> bool {
+    let claude = probe.uuid != Shape::Absent || probe.parent_uuid != Shape::Absent || probe.session_id != Shape::Absent;
+    !claude && COPILOT_TYPES.contains(&ty) && probe.data == Shape::Object
+}
+
+/// The first bytes of a Copilot CLI session: `{"type":"session.start","data":{...` (or another
+/// of its event types), however long the line.
+fn starts_like_copilot(text: &[u8]) -> bool {
+    let start = &text[..text.len().min(256)];
+    COPILOT_TYPES.iter().any(|ty| {
+        let prefix = format!("{{\"type\":\"{ty}\",\"data\":{{");
+        start.starts_with(prefix.as_bytes())
+    })
 }
 
 /// Names a binary format from its magic bytes, or says "a binary file" for NUL bytes.
@@ -610,6 +659,16 @@ mod tests {
         // A first line longer than the window: its start says it.
         let cut = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/p/very/long";
         assert!(matches!(sniff(cut, false, "x.jsonl"), Sniff::Format(Format::Pi)));
+        let copilot = b"{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s\",\"producer\":\"copilot-agent\"},\"id\":\"e1\",\"timestamp\":\"t\",\"parentId\":null}\n";
+        assert_eq!(format(copilot, "x.jsonl"), Format::CopilotCli);
+        assert_eq!(format(copilot, "events.jsonl"), Format::CopilotCli);
+        // A Copilot session.start longer than the window (it holds `sessionId`, which alone would
+        // say Claude Code), or cut in a file named as Copilot names it.
+        let cut = b"{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s\",\"context\":{\"cwd\":\"/very/long";
+        assert!(matches!(sniff(cut, false, "x.jsonl"), Sniff::Format(Format::CopilotCli)));
+        assert!(matches!(sniff(cut, true, "events.jsonl"), Sniff::Format(Format::CopilotCli)));
+        // Garbage named events.jsonl is not taken for a Copilot session.
+        assert!(matches!(sniff(b"{\"a\":1}\n", true, "events.jsonl"), Sniff::Rejected(_)));
         // Aider's markdown: its header, whatever the name; its name without the header is not it.
         let aider = b"\n# aider chat started at 2025-06-01 09:00:00\n\n#### hi  \n";
         assert_eq!(format(aider, ".aider.chat.history.md"), Format::Aider);

@@ -34,9 +34,9 @@ pub const REAL_FIXTURES_PATH: &str = "SESSIONSCOPE_REAL_FIXTURES";
 
 /// The folders of the real fixtures that the tests read: Claude Code logs, one folder per
 /// Claude Code version, each with its snapshots `parse__real-<name>` and `dag__real-dag-<name>`.
-/// The other folders there hold logs of other agents: `pi`, `aider` and `gemini-cli` (read by
-/// `formats.rs`, through [`RealFixtures::every_folder`]) and formats the engine does not read
-/// yet (Copilot CLI, Roo Code), which no test reads.
+/// The other folders there hold logs of other agents: `pi`, `aider`, `gemini-cli` and
+/// `copilot-cli` (read by `formats.rs`, through [`RealFixtures::every_folder`]) and formats the
+/// engine does not read yet (Roo Code), which no test reads.
 pub const REAL_FOLDERS: [&str; 5] =
     ["compaction-2.1.39", "early-1.0.17", "legacy-inline-sidechains-1.0.98", "session-share-2.1.14", "thinking-2.0.24"];
 
