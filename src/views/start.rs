@@ -119,6 +119,9 @@ const AGENTS: &[AgentLogs] = &[
     AgentLogs { agent: "Claude Code", unix: "~/.claude/projects/<project>/", windows: None },
     AgentLogs { agent: "Codex CLI", unix: "~/.codex/sessions/<year>/<month>/<day>/", windows: None },
     AgentLogs { agent: "Pi", unix: "~/.pi/agent/sessions/<project>/", windows: None },
+    AgentLogs { agent: "Gemini CLI", unix: "~/.gemini/tmp/<project hash>/chats/", windows: None },
+    AgentLogs { agent: "Qwen Code", unix: "~/.qwen/tmp/<project hash>/chats/", windows: None },
+    AgentLogs { agent: "GitHub Copilot CLI", unix: "~/.copilot/session-state/<session>/", windows: None },
     AgentLogs { agent: "Aider", unix: "<repository>/.aider.chat.history.md", windows: None },
     AgentLogs {
         agent: "Claude Agent SDK, Codex SDK, Ollama",

@@ -1,5 +1,5 @@
 // Logs of other agents (Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events,
-// Ollama chat captures, Pi sessions) dropped one at a time on the page: the load summary says what each was
+// Ollama chat captures, Pi, Gemini CLI and Copilot CLI sessions, Aider histories) dropped one at a time on the page: the load summary says what each was
 // read as, and the graph, the side panel and the statistics show the engine's figures for it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -73,6 +73,26 @@ const CASES = [
     touched: "src/list.rs",
     agents: 0,
   },
+  {
+    file: "session-2025-11-03T09-15-7c2e9a41.json",
+    label: "Gemini CLI session",
+    prompt: "Add a --verbose flag to the CLI",
+    says: "I'll read the entry point first.",
+    thinking: "The argument parser is probably",
+    rawField: '"thoughts"',
+    touched: "src/main.py",
+    agents: 0,
+  },
+  {
+    file: "copilot-events.jsonl",
+    label: "GitHub Copilot CLI session",
+    says: "I'll ask a subagent to find the tests",
+    thinking: "Let me look at the list command first",
+    rawField: '"toolRequests"',
+    touched: "src/list.rs",
+    agents: 1,
+    agent: { call: "Find list tests", type: "explore", says: "One test: tests/list.rs" },
+  },
 ];
 
 for (const c of CASES) {
@@ -100,7 +120,9 @@ for (const c of CASES) {
 
     // The graph: the prompt, the answer, and the reasoning shown as thinking.
     // (Inline code in the prompt is rendered as code, without its backticks.)
-    await tree(page).getByRole("treeitem").filter({ hasText: session.title.replace(/`/g, "") }).first().waitFor();
+    // (The title may be the agent's own summary, not the prompt: the prompt shows all the same.)
+    const prompt = c.prompt ?? session.title.replace(/`/g, "");
+    await tree(page).getByRole("treeitem").filter({ hasText: prompt }).first().waitFor();
     const items = await allTreeItems(page);
     assert.ok(items.some((i) => i.text.includes(c.says)), `the assistant's words show: ${c.says}`);
     if (c.thinking) {
@@ -157,7 +179,9 @@ for (const c of CASES) {
     const u = session.usage_with_agents;
     assert.ok(u.input_tokens + u.output_tokens > 0, "the fixture has token counts");
     assert.deepEqual(row.slice(0, 4).map(digits), [u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens]);
-    assert.equal(Number(row[4].replace("$", "")).toFixed(4), session.cost_with_agents_usd.toFixed(4));
+    // The page shows four decimals (rounded half up, where toFixed works on the binary value).
+    const shown = Number(row[4].replace("$", ""));
+    assert.ok(Math.abs(shown - session.cost_with_agents_usd) <= 0.00005 + 1e-12, `${row[4]} for ${session.cost_with_agents_usd}`);
 
     assert.deepEqual(app.errors, []);
     assert.deepEqual(app.foreignRequests(), []);
