@@ -86,11 +86,19 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERS
 fi
 found wasm-bindgen "$(wasm-bindgen --version)"
 
-# 4. Node.js runs the CSP hook of the build, and the browser tests.
+# 4. Node.js runs the build's post-build hook (CSP hash, precompression) and the browser
+#    tests; npm's binaryen gives the build its wasm-opt (Debian's is too old for today's wasm).
 if ! command -v node >/dev/null; then
   apt_install nodejs npm
 fi
 found node "$(node --version)"
+npm_wanted() { node -e "console.log(require('./package-lock.json').packages['node_modules/$1'].version)"; }
+npm_have() { node -e "try{console.log(require('./node_modules/$1/package.json').version)}catch{console.log('')}"; }
+if [ "$(npm_wanted binaryen)" != "$(npm_have binaryen)" ] || [ "$(npm_wanted playwright-core)" != "$(npm_have playwright-core)" ]; then
+  step "installing the npm packages (binaryen's wasm-opt, playwright-core)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+found wasm-opt "$(node_modules/.bin/wasm-opt --version)"
 
 if [ "$MODE" = "build" ]; then
   echo "setup: ready to build"
@@ -103,11 +111,5 @@ if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM:-}" ]; then
   apt_install chromium fonts-dejavu-core
 fi
 found chromium "$("${CHROMIUM:-/usr/bin/chromium}" --version 2>/dev/null | head -n 1)"
-wanted="$(node -e 'console.log(require("./package-lock.json").packages["node_modules/playwright-core"].version)')"
-have="$(node -e 'try{console.log(require("./node_modules/playwright-core/package.json").version)}catch{console.log("")}')"
-if [ "$wanted" != "$have" ]; then
-  step "installing the npm test packages"
-  npm ci --no-audit --no-fund --loglevel=error
-fi
-found playwright "playwright-core $wanted"
+found playwright "playwright-core $(npm_have playwright-core)"
 echo "setup: ready to build and test"

@@ -15,6 +15,8 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
     exit 1
   fi
 fi
+# wasm-opt comes from npm's binaryen (package.json), pinned: Debian's is too old.
+export PATH="$(pwd)/node_modules/.bin:$PATH"
 # wasm builds get their own target folder: they are made by another compiler than native ones.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$(pwd)/target/wasm}"
 exec "$@"

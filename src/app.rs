@@ -88,6 +88,7 @@ pub fn App() -> impl IntoView {
             if crate::folders::can_remember()
                 && let Some(handle) = files::Dropped::folder_handle(&data)
             {
+                history.prewarm();
                 leptos::task::spawn_local(async move {
                     match wasm_bindgen_futures::JsFuture::from(handle).await.map(wasm_bindgen::JsCast::dyn_into) {
                         Ok(Ok(handle)) => history.open_handle(handle, Some(dropped)).await,
@@ -117,7 +118,7 @@ pub fn App() -> impl IntoView {
             {move || if loaded() {
                 view! { <SearchBox /> }.into_any()
             } else {
-                view! { <span class="tagline">"Claude Code session logs, read in your browser"</span> }.into_any()
+                view! { <span class="tagline">"Coding-agent session logs, read in your browser"</span> }.into_any()
             }}
             <span class="spacer"></span>
             <crate::views::history::BackToHistory />

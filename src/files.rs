@@ -391,10 +391,19 @@ pub fn prepare_worker() {
     });
 }
 
-/// Prepares a worker once the page has been idle for a moment.
+/// Prepares a worker once the page is idle (its code is fetched then, not while the page's own
+/// is), or after 2 s at the latest; where the browser has no idle callbacks, after half a second.
 pub fn prepare_worker_soon() {
     let Some(window) = web_sys::window() else { return };
     let callback = Closure::once_into_js(prepare_worker);
+    let has_idle = js_sys::Reflect::has(&window, &"requestIdleCallback".into()).unwrap_or(false);
+    if has_idle {
+        let options = web_sys::IdleRequestOptions::new();
+        options.set_timeout(2000);
+        if window.request_idle_callback_with_options(callback.unchecked_ref(), &options).is_ok() {
+            return;
+        }
+    }
     let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 500);
 }
 

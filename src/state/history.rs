@@ -198,6 +198,9 @@ pub struct HistoryState {
     pending_open: StoredValue<Option<(usize, Option<String>)>>,
     /// Units listed from the cache that changed: their answer replaces their rows.
     replacing: StoredValue<std::collections::HashSet<u32>>,
+    /// Index workers started when a folder was dropped or picked, loading while the folder is
+    /// remembered and its cached index is read: the walk takes them.
+    prewarmed: StoredValue<Option<Pool>, LocalStorage>,
 }
 
 /// A remembered folder, as the page lists it.
@@ -235,6 +238,8 @@ pub const OPEN_ALL_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 
 /// Units this big are indexed after the others.
 const BIG_UNIT_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
+/// How many of the newest units are read smallest first, so the first rows show soon.
+const LEAD_UNITS: usize = 8;
 
 /// Bytes of a file's start read to find the session a loose agent file names.
 const HINT_BYTES: f64 = 64.0 * 1024.0;
@@ -274,6 +279,7 @@ impl HistoryState {
             read_next: StoredValue::new(Vec::new()),
             pending_open: StoredValue::new(None),
             replacing: StoredValue::new(Default::default()),
+            prewarmed: StoredValue::new_local(None),
         }
     }
 
@@ -331,14 +337,25 @@ impl HistoryState {
         self.begin_walk_with_workers(true)
     }
 
-    /// A walk begins; with `warm`, index workers start loading at once.
+    /// A walk begins; with `warm`, index workers start loading at once (or the ones
+    /// [`Self::prewarm`] started are taken).
     fn begin_walk_with_workers(&self, warm: bool) -> u64 {
         let generation = self.begin_walk();
+        let prewarmed = self.prewarmed.try_update_value(Option::take).flatten();
         if warm {
-            let warm = self.index_pool(Vec::new(), Vec::new(), true).ok();
+            let warm = prewarmed.or_else(|| self.index_pool(Vec::new(), Vec::new(), true).ok());
             self.walk.update_value(|walk| walk.warm_pool = warm);
         }
         generation
+    }
+
+    /// Index workers start loading now, for a folder about to be walked: fetching and compiling
+    /// their code takes longer than remembering the folder and reading its cached index.
+    pub fn prewarm(&self) {
+        if self.prewarmed.with_value(Option::is_none) {
+            let pool = self.index_pool(Vec::new(), Vec::new(), true).ok();
+            self.prewarmed.set_value(pool);
+        }
     }
 
     /// Walks a drop into the history (or, for files or one session, into the viewer).
@@ -366,7 +383,17 @@ impl HistoryState {
         if !self.is_current_walk(generation) {
             return;
         }
+        let started = now_ms();
         let units = HistoryState::units_of(&batch.files).await;
+        web_sys::console::debug_1(
+            &format!(
+                "sessionscope history: {} walked files grouped into {} units in {:.0} ms",
+                batch.files.len(),
+                units.len(),
+                now_ms() - started
+            )
+            .into(),
+        );
         if !self.is_current_walk(generation) {
             return;
         }
@@ -954,7 +981,13 @@ impl HistoryState {
         handle: web_sys::FileSystemDirectoryHandle,
         dropped: Option<crate::files::Dropped>,
     ) {
-        match crate::folders::remember(handle.clone()).await {
+        self.prewarm();
+        let started = now_ms();
+        let remembered = crate::folders::remember(handle.clone()).await;
+        web_sys::console::debug_1(
+            &format!("sessionscope history: folder remembered in {:.0} ms", now_ms() - started).into(),
+        );
+        match remembered {
             Ok(folder) => {
                 self.load_remembered();
                 self.open_remembered(folder, dropped).await
@@ -1014,7 +1047,17 @@ impl HistoryState {
     async fn open_remembered(&self, folder: Remembered, dropped: Option<crate::files::Dropped>) {
         self.folder_error.set(None);
         let started = now_ms();
-        let cache = if folder.id.is_empty() { None } else { crate::folders::load_cache(&folder.id).await };
+        // A folder just dropped is there and readable: its entries are in hand. One picked or
+        // reopened may have gone away or had its permission taken back: it is looked at while
+        // its cached index is read.
+        let cache = async { if folder.id.is_empty() { None } else { crate::folders::load_cache(&folder.id).await } };
+        let check = async {
+            match dropped {
+                Some(_) => Ok(()),
+                None => crate::folders::check(&folder.handle).await,
+            }
+        };
+        let (cache, checked) = futures::join!(cache, check);
         web_sys::console::debug_1(
             &format!(
                 "sessionscope history: cached index of {} sessions read in {:.0} ms",
@@ -1025,7 +1068,8 @@ impl HistoryState {
         );
         // A folder that went away or whose permission was taken back says so before anything
         // is shown.
-        if let Err(reason) = crate::folders::check(&folder.handle).await {
+        if let Err(reason) = checked {
+            self.prewarmed.set_value(None);
             self.folder_error.set(Some(format!("{} could not be read: {reason}.", folder.name)));
             return;
         }
@@ -1340,6 +1384,9 @@ fn index_order(units: &[HistoryUnit], first: u32) -> Vec<u32> {
         let (a, b) = (&units[a as usize], &units[b as usize]);
         big(a).cmp(&big(b)).then(newest(b).total_cmp(&newest(a)))
     });
+    // The first rows wait for the first unit read: of the newest few, the smallest go first.
+    let lead = order.len().min(LEAD_UNITS);
+    order[..lead].sort_by(|&a, &b| units[a as usize].bytes.total_cmp(&units[b as usize].bytes));
     order.into_iter().map(|u| u + first).collect()
 }
 

@@ -137,8 +137,9 @@ impl LoadState {
         if picked.files.is_empty() {
             if !picked.skipped_by_name.is_empty() {
                 self.status.set(LoadStatus::Failed(format!(
-                    "none of the {} files has the name of a log (.jsonl, .json)",
-                    picked.skipped_by_name.len()
+                    "none of the {} files is {}",
+                    picked.skipped_by_name.len(),
+                    sessionscope_engine::history::NOT_A_LOG_NAME
                 )));
             }
             return;

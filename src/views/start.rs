@@ -37,7 +37,7 @@ pub fn PickButtons() -> impl IntoView {
                 type="file"
                 class="visually-hidden"
                 multiple
-                accept=".jsonl,.json,.ndjson,application/json"
+                accept=".jsonl,.json,.ndjson,.log,.md,application/json"
                 aria-label="Choose session log files"
                 on:change=move |event| on_pick(history, event)
             />
@@ -105,12 +105,65 @@ fn RememberedFolders() -> impl IntoView {
     }
 }
 
+/// An agent whose logs are read, and where it keeps them.
+struct AgentLogs {
+    agent: &'static str,
+    /// Where the logs are on macOS and Linux (the home folder's).
+    unix: &'static str,
+    /// Where they are on Windows, when it differs by more than the home folder.
+    windows: Option<&'static str>,
+}
+
+/// Every agent read, in the order the start page lists them.
+const AGENTS: &[AgentLogs] = &[
+    AgentLogs { agent: "Claude Code", unix: "~/.claude/projects/<project>/", windows: None },
+    AgentLogs { agent: "Codex CLI", unix: "~/.codex/sessions/<year>/<month>/<day>/", windows: None },
+    AgentLogs { agent: "Pi", unix: "~/.pi/agent/sessions/<project>/", windows: None },
+    AgentLogs { agent: "Gemini CLI", unix: "~/.gemini/tmp/<project hash>/chats/", windows: None },
+    AgentLogs { agent: "Qwen Code", unix: "~/.qwen/tmp/<project hash>/chats/", windows: None },
+    AgentLogs { agent: "GitHub Copilot CLI", unix: "~/.copilot/session-state/<session>/", windows: None },
+    AgentLogs { agent: "Aider", unix: "<repository>/.aider.chat.history.md", windows: None },
+    AgentLogs {
+        agent: "Claude Agent SDK, Codex SDK, Ollama",
+        unix: "the JSONL a script saved (stream-json, codex exec --json, /api/chat)",
+        windows: None,
+    },
+];
+
+/// Where each agent keeps its logs: a folder to drop or choose.
+#[component]
+fn AgentLocations() -> impl IntoView {
+    view! {
+        <details class="agent-locations">
+            <summary>"Agents read, and where they keep their logs"</summary>
+            <table>
+                <caption class="visually-hidden">"Where each agent keeps its logs"</caption>
+                <thead>
+                    <tr><th scope="col">"Agent"</th><th scope="col">"macOS and Linux"</th><th scope="col">"Windows"</th></tr>
+                </thead>
+                <tbody>
+                    {AGENTS.iter().map(|a| view! {
+                        <tr>
+                            <th scope="row">{a.agent}</th>
+                            <td><code>{a.unix}</code></td>
+                            <td>{match a.windows {
+                                Some(path) => view! { <code>{path}</code> }.into_any(),
+                                None => view! { <span>"the same, under %USERPROFILE%"</span> }.into_any(),
+                            }}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </details>
+    }
+}
+
 #[component]
 pub fn StartScreen() -> impl IntoView {
     let loading = use_loading();
     view! {
         <section class="dropzone" aria-label="Open session logs">
-            <p class="dropzone-title">"Drop Claude Code session logs (.jsonl) or a project folder here"</p>
+            <p class="dropzone-title">"Drop coding-agent session logs or a folder of them here"</p>
             <p class="dropzone-note">"Nothing is uploaded: files are read by this page only."</p>
             <div class="dropzone-actions">
                 <PickButtons />
@@ -127,8 +180,11 @@ pub fn StartScreen() -> impl IntoView {
             <p class="dropzone-hint">
                 "Claude Code keeps sessions in "
                 <code>"~/.claude/projects/<project>/"</code>
-                ": drop a session file, or the whole project folder to get its subagents too."
+                ": drop a session file, the whole project folder to get its subagents too, or "
+                <code>"~/.claude"</code>
+                " for every project."
             </p>
+            <AgentLocations />
         </section>
     }
 }

@@ -158,7 +158,7 @@ pub fn LoadSummary() -> impl IntoView {
                                             <td>{path}</td>
                                             <td>"-"</td>
                                             <td>"not-a-log-name"</td>
-                                            <td>"left out: in a dropped folder, only .jsonl and .json files are read"</td>
+                                            <td>{format!("left out: {}", sessionscope_engine::history::NOT_A_LOG_NAME)}</td>
                                         </tr>
                                     })
                                     .collect::<Vec<_>>()}

@@ -60,7 +60,7 @@ function prompts(path) {
 
 test("the static skeleton paints before the wasm arrives, under a strict CSP", () => {
   const html = readFileSync(join(DIST, "index.html"), "utf8");
-  assert.match(html, /Drop Claude Code session logs/);
+  assert.match(html, /Drop coding-agent session logs/);
   const csp = html.match(/http-equiv="Content-Security-Policy"\s+content="([^"]+)"/)[1];
   assert.match(csp, /default-src 'none'/);
   assert.match(csp, /connect-src 'self'/);

@@ -29,7 +29,7 @@ const TYPES = {
 /**
  * Serves `dir` on 127.0.0.1 under `prefix` (e.g. "/some/prefix/"). Every request is recorded.
  */
-export async function serveDist({ dir = DIST, prefix = "/", extra = {} } = {}) {
+export async function serveDist({ dir = DIST, prefix = "/", extra = {}, precompressed = false } = {}) {
   if (!existsSync(join(dir, "index.html"))) {
     throw new Error(`${dir}/index.html is missing: build the site first (make dist)`);
   }
@@ -54,7 +54,18 @@ export async function serveDist({ dir = DIST, prefix = "/", extra = {} } = {}) {
       res.writeHead(404).end("not found");
       return;
     }
-    res.writeHead(200, { "content-type": TYPES[extname(file)] || "application/octet-stream" });
+    const type = TYPES[extname(file)] || "application/octet-stream";
+    // With `precompressed`, the build's .br or .gz copy is served, as a static host that serves
+    // precompressed files does.
+    const accepted = String(req.headers["accept-encoding"] || "");
+    for (const [encoding, suffix] of [["br", ".br"], ["gzip", ".gz"]]) {
+      if (precompressed && accepted.includes(encoding) && existsSync(file + suffix)) {
+        res.writeHead(200, { "content-type": type, "content-encoding": encoding, vary: "accept-encoding" });
+        res.end(readFileSync(file + suffix));
+        return;
+      }
+    }
+    res.writeHead(200, { "content-type": type });
     res.end(readFileSync(file));
   });
   await new Promise((ok) => server.listen(0, "127.0.0.1", ok));

@@ -26,15 +26,19 @@ pub struct Unit {
 }
 
 /// Whether a file in a picked folder is read: logs are named `.jsonl`, `.ndjson`, `.json` or
-/// `.log`; anything else in a project folder (`tool-results/*.txt`, editor files) is listed as
-/// not read.
+/// `.log`, and Aider's chat history `.aider.chat.history.md`; anything else in a project folder
+/// (`tool-results/*.txt`, editor files, other markdown) is listed as not read.
 pub fn looks_like_a_log(path: &str) -> bool {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path).to_ascii_lowercase();
-    name.ends_with(".jsonl") || name.ends_with(".ndjson") || name.ends_with(".json") || name.ends_with(".log")
+    name.ends_with(".jsonl")
+        || name.ends_with(".ndjson")
+        || name.ends_with(".json")
+        || name.ends_with(".log")
+        || crate::import::aider::is_history_name(&name)
 }
 
 /// The reason given for a file of a folder that is not read by its name.
-pub const NOT_A_LOG_NAME: &str = "not named like a log (.jsonl, .ndjson, .json, .log)";
+pub const NOT_A_LOG_NAME: &str = "not named like a log (.jsonl, .ndjson, .json, .log, .aider.chat.history.md)";
 
 /// Totals over the rows of a history.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -55,10 +59,13 @@ impl Totals {
             projects.insert(row.project.as_str());
             totals.files += row.files.len();
             totals.bytes += row.bytes;
-            totals.usage.input_tokens += row.usage.input_tokens;
-            totals.usage.output_tokens += row.usage.output_tokens;
-            totals.usage.cache_creation_input_tokens += row.usage.cache_creation_input_tokens;
-            totals.usage.cache_read_input_tokens += row.usage.cache_read_input_tokens;
+            // Saturating: a log can state counts past any integer.
+            let (sum, usage) = (&mut totals.usage, &row.usage);
+            sum.input_tokens = sum.input_tokens.saturating_add(usage.input_tokens);
+            sum.output_tokens = sum.output_tokens.saturating_add(usage.output_tokens);
+            sum.cache_creation_input_tokens =
+                sum.cache_creation_input_tokens.saturating_add(usage.cache_creation_input_tokens);
+            sum.cache_read_input_tokens = sum.cache_read_input_tokens.saturating_add(usage.cache_read_input_tokens);
             totals.cost_usd += row.cost_usd;
         }
         totals.projects = projects.len();
@@ -210,7 +217,10 @@ impl SessionRow {
 
     pub fn tokens(&self) -> u64 {
         let u = &self.usage;
-        u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens
+        u.input_tokens
+            .saturating_add(u.output_tokens)
+            .saturating_add(u.cache_creation_input_tokens)
+            .saturating_add(u.cache_read_input_tokens)
     }
 }
 
@@ -230,7 +240,10 @@ pub fn agent_name(format: Format) -> &'static str {
         Format::CodexRollout | Format::CodexEvents => "Codex",
         Format::Ollama => "Ollama",
         Format::Pi => "Pi",
+        Format::CopilotCli => "GitHub Copilot CLI",
+        Format::Aider => "Aider",
         Format::GeminiCli => "Gemini CLI",
+        Format::QwenCode => "Qwen Code",
         Format::Cline => "Cline",
         Format::RooCode => "Roo Code",
         Format::Amp => "Amp",
@@ -552,7 +565,8 @@ pub fn index_unit(corpus: &Corpus, graph: &Graph, folder: &str) -> UnitIndex {
 /// The project a folder names: its last component, or for a `chats` folder the one above it.
 /// Gemini CLI keeps sessions in `~/.gemini/tmp/<project hash>/chats/` (a subagent's in
 /// `chats/<parent session>/`), and its logs name no working directory, only that hash
-/// (`projectHash`): the hash is the project.
+/// (`projectHash`): the hash is the project. (Qwen Code keeps them in `~/.qwen/tmp/<project
+/// hash>/chats/` too, but its records name their cwd.)
 pub fn project_of_folder(folder: &str) -> &str {
     let mut parts = folder.rsplit(['/', '\\']).filter(|p| !p.is_empty());
     match (parts.next(), parts.next(), parts.next()) {

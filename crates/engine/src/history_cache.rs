@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 use crate::history::{FileProblem, SessionRow};
 
 /// Bumped whenever a row's meaning or the cache's shape changes: an older cache is dropped.
-pub const CACHE_VERSION: u32 = 2;
+/// (3: Gemini CLI, Qwen Code and GitHub Copilot CLI sessions are read, which older versions
+/// listed as problems, and a `<hash>/chats/` folder names its project by the hash.)
+pub const CACHE_VERSION: u32 = 3;
 
 /// What identifies a file's content without reading it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

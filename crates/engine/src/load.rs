@@ -4,6 +4,14 @@
 //! bytes are appended to one buffer sized up front, and every complete line is parsed as soon
 //! as its newline arrives; a line split across chunks is simply parsed once its end is in. The
 //! model keeps byte ranges into these buffers, so nothing is copied.
+//!
+//! A document format (`import::is_document`: a legacy Gemini CLI session is one pretty-printed
+//! JSON object over many lines) is not read line by line: once sniffed, its bytes are only kept
+//! (up to [`DOCUMENT_MAX_BYTES`], beyond which the file is refused with a diagnostic), and when
+//! the file ends the importer reads the whole text once. It answers with records
+//! (`DocRecord`: where each begins, how it ended up); the records partition the lines, so each
+//! line is counted once, under the outcome of the record it lies in, and a failed record is a
+//! diagnostic at the line it begins on.
 
 use crate::import::{self, DocRecord, LineOutcome, Sink, Sniff};
 use crate::json;
@@ -520,6 +528,11 @@ impl Loader {
         }
         if buffer[begin..end].iter().all(u8::is_ascii_whitespace) {
             counts(&mut self.sink, f).ignored += 1;
+            // Markdown (an Aider chat history) spaces its paragraphs with blank lines: nothing to
+            // report. Its importer takes a message's text from the file, blank lines included.
+            if self.sink.corpus.files[f].format == Format::Aider {
+                return;
+            }
             self.sink.corpus.diagnostics.push(Diagnostic {
                 file,
                 line: line_no,
@@ -656,12 +669,16 @@ fn repair_utf8(bytes: &mut [u8]) -> usize {
 }
 
 /// The session id a path names: `<sid>.jsonl`, or `<sid>/subagents/agent-x.jsonl`, or the uuid
-/// at the end of a Codex `rollout-<date>-<uuid>.jsonl`.
+/// at the end of a Codex `rollout-<date>-<uuid>.jsonl`, or the folder of a Copilot CLI
+/// `<sid>/events.jsonl`.
 fn session_from_path(path: &str) -> Option<String> {
     let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
     let name = parts.last()?;
     if let Some(task) = import::cline::task_of_path(path) {
         return Some(task);
+    }
+    if *name == "events.jsonl" {
+        return parts.len().checked_sub(2).map(|i| parts[i].to_owned());
     }
     if import::is_rollout_name(name)
         && let Some(stem) = name.strip_suffix(".jsonl")
@@ -690,6 +707,8 @@ mod tests {
         assert_eq!(session_from_path("p/abc.jsonl").as_deref(), Some("abc"));
         assert_eq!(session_from_path("p/abc/subagents/agent-a1.jsonl").as_deref(), Some("abc"));
         assert_eq!(session_from_path("agent-a1.jsonl"), None);
+        assert_eq!(session_from_path("session-state/5e2f/events.jsonl").as_deref(), Some("5e2f"));
+        assert_eq!(session_from_path("events.jsonl"), None);
         assert_eq!(
             session_from_path("2025/10/02/rollout-2025-10-02T10-11-12-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl")
                 .as_deref(),

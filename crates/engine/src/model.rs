@@ -261,18 +261,25 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Saturating, as [`Usage::add`] is: a log can state counts past any integer.
     pub fn total(&self) -> u64 {
-        self.input_tokens + self.output_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+        self.input_tokens
+            .saturating_add(self.output_tokens)
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
     }
 
+    /// Adds `other`, saturating: counts read from a log can be as large as `u64::MAX`, and a
+    /// sum of them must not overflow.
     pub fn add(&mut self, other: &Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
-        self.cache_read_input_tokens += other.cache_read_input_tokens;
-        self.cache_creation_5m += other.cache_creation_5m;
-        self.cache_creation_1h += other.cache_creation_1h;
-        self.web_search_requests += other.web_search_requests;
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_creation_input_tokens =
+            self.cache_creation_input_tokens.saturating_add(other.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self.cache_read_input_tokens.saturating_add(other.cache_read_input_tokens);
+        self.cache_creation_5m = self.cache_creation_5m.saturating_add(other.cache_creation_5m);
+        self.cache_creation_1h = self.cache_creation_1h.saturating_add(other.cache_creation_1h);
+        self.web_search_requests = self.web_search_requests.saturating_add(other.web_search_requests);
     }
 
     pub fn is_zero(&self) -> bool {
@@ -431,9 +438,17 @@ pub enum Format {
     Ollama,
     /// A Pi coding-agent session (`~/.pi/agent/sessions/<cwd slug>/<timestamp>_<uuid>.jsonl`).
     Pi,
+    /// A GitHub Copilot CLI session (`~/.copilot/session-state/<sessionId>/events.jsonl`).
+    CopilotCli,
+    /// An Aider chat history (`.aider.chat.history.md` in a project's root): markdown, every run
+    /// of Aider in the project one after the other.
+    Aider,
     /// A Gemini CLI session (`~/.gemini/tmp/<project hash>/chats/session-*.json`, one JSON
     /// document, or the newer `session-*.jsonl` records), read whole.
     GeminiCli,
+    /// A Qwen Code session (`~/.qwen/tmp/<project hash>/chats/<session>.jsonl`): records chained
+    /// by `uuid`/`parentUuid` that hold Gemini API Content.
+    QwenCode,
     /// A file of a Cline task (`saoudrizwan.claude-dev/tasks/<task id>/`:
     /// `api_conversation_history.json`, `ui_messages.json`, `task_metadata.json`), read whole.
     Cline,
@@ -448,6 +463,12 @@ pub enum Format {
 }
 
 impl Format {
+    /// Whether the file's lines are text, not JSON (a markdown history): they are redacted as
+    /// text when shared.
+    pub fn lines_are_text(self) -> bool {
+        matches!(self, Format::Aider)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Format::Pending => "pending",
@@ -457,7 +478,10 @@ impl Format {
             Format::CodexEvents => "codex-sdk-events",
             Format::Ollama => "ollama-chat",
             Format::Pi => "pi",
+            Format::CopilotCli => "copilot-cli",
+            Format::Aider => "aider",
             Format::GeminiCli => "gemini-cli",
+            Format::QwenCode => "qwen-code",
             Format::Cline => "cline",
             Format::RooCode => "roo-code",
             Format::Amp => "amp",
@@ -476,7 +500,10 @@ impl Format {
             Format::CodexEvents => "Codex SDK events",
             Format::Ollama => "Ollama chat capture",
             Format::Pi => "Pi session",
+            Format::CopilotCli => "GitHub Copilot CLI session",
+            Format::Aider => "Aider chat history",
             Format::GeminiCli => "Gemini CLI session",
+            Format::QwenCode => "Qwen Code session",
             Format::Cline => "Cline task file",
             Format::RooCode => "Roo Code task file",
             Format::Amp => "Amp thread",

@@ -1,7 +1,8 @@
 //! Other agents' logs: Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK thread
-//! events, Ollama chat captures, Pi sessions, Gemini CLI sessions, Cline / Roo Code tasks and
-//! Amp threads, each read into the common model. Hand-written fixtures in `tests/fixtures/formats/` (and the
-//! task folders in `tests/fixtures/tasks/`), snapshots of their model and structure, and the facts each format
+//! events, Ollama chat captures, Pi, Gemini CLI, Qwen Code and GitHub Copilot CLI sessions,
+//! Aider chat histories, Cline / Roo Code tasks and Amp threads, each read into the common model.
+//! Hand-written fixtures in `tests/fixtures/formats/` (and the task folders in
+//! `tests/fixtures/tasks/`), snapshots of their model and structure, and the facts each format
 //! must give: tool pairs, errors, thinking, token totals (summed here by hand from the fixture
 //! values), models, sessions, titles, subagents, interruptions.
 
@@ -23,12 +24,16 @@ const EVENTS: &str = "codex-sdk-events.jsonl";
 const OLLAMA: &str = "ollama-chat.jsonl";
 const PI: &str = "pi-session.jsonl";
 const PI_LEGACY: &str = "pi-legacy.jsonl";
+const COPILOT: &str = "copilot-events.jsonl";
+const AIDER: &str = "demo.aider.chat.history.md";
 /// A legacy Gemini CLI session: one pretty-printed JSON object.
 const GEMINI: &str = "session-2025-11-03T09-15-7c2e9a41.json";
 /// A Gemini CLI session in JSON Lines: messages written again as they change, `$set`, `$rewindTo`.
 const GEMINI_LINES: &str = "session-2026-02-10T14-00-b41c7d2e.jsonl";
 /// An Amp thread: one pretty-printed JSON object.
 const AMP: &str = "T-7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e.json";
+/// A Qwen Code session: records chained by uuid/parentUuid holding Gemini API Content.
+const QWEN: &str = "qwen-session.jsonl";
 /// The line of the Pi fixture that is cut in the middle, on purpose.
 const PI_BROKEN_LINE: u32 = 9;
 
@@ -99,7 +104,7 @@ fn totals(usage: &Usage) -> (u64, u64, u64, u64) {
 #[test]
 fn fixtures_match_their_snapshots_and_read_the_same_in_slices() {
     let names = format_fixture_names();
-    assert_eq!(names.len(), 9, "{names:?}");
+    assert_eq!(names.len(), 12, "{names:?}");
     for name in names {
         let bytes = format_fixture(&name);
         let files = vec![(name.clone(), bytes.clone())];
@@ -456,9 +461,12 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
             (format!("mixed/{AMP}").as_str(), "amp"),
             ("mixed/agent-sdk-stream.jsonl", "agent-sdk-stream-json"),
             ("mixed/codex-sdk-events.jsonl", "codex-sdk-events"),
+            ("mixed/copilot-events.jsonl", "copilot-cli"),
+            ("mixed/demo.aider.chat.history.md", "aider"),
             ("mixed/ollama-chat.jsonl", "ollama-chat"),
             ("mixed/pi-legacy.jsonl", "pi"),
             ("mixed/pi-session.jsonl", "pi"),
+            ("mixed/qwen-session.jsonl", "qwen-code"),
             (format!("mixed/{ROLLOUT}").as_str(), "codex-rollout"),
             (format!("mixed/{GEMINI}").as_str(), "gemini-cli"),
             (format!("mixed/{GEMINI_LINES}").as_str(), "gemini-cli"),
@@ -478,6 +486,8 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         (GEMINI, "7c2e9a41-5b3d-4f8e-a6c1-2d9b0e4f7a35", 4257, 345),
         (GEMINI_LINES, "b41c7d2e-9f03-4a6b-8e15-6c2d0a9f3e71", 2204, 209),
         (AMP, "T-7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e", 36, 295),
+        (QWEN, "e5a1c9d3-7b2f-4e60-9c84-1f3a5d7b9e20", 8300, 180),
+        (COPILOT, "7d3f2a10-5b8c-4e61-9f27-0a1b2c3d4e5f", 13000, 520),
     ] {
         let session = summary.sessions.iter().find(|s| s.session_id == session_id).unwrap_or_else(|| panic!("{name}"));
         assert_eq!((session.usage_with_agents.input_tokens, session.usage_with_agents.output_tokens), (input, output));
@@ -497,7 +507,24 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         );
         assert_eq!(alone.entries.len() as u32, session.entries, "{name}");
     }
-    assert_eq!(summary.sessions.len(), 10);
+    // The Aider history holds three runs, each a session, as alone.
+    let (alone, alone_graph) = load(AIDER);
+    let runs: Vec<&str> = alone_graph.sessions.iter().map(|s| s.id.as_str()).collect();
+    for (run, alone_run) in runs.iter().zip(&alone_graph.sessions) {
+        let id = format!("mixed/{run}");
+        let session = summary.sessions.iter().find(|s| s.session_id == id).unwrap_or_else(|| panic!("{id}"));
+        assert_eq!(session.entries, alone_run.entries, "{id}");
+        let usage = &session.usage_with_agents;
+        let alone_usage = &alone_run.usage_with_agents;
+        assert_eq!((usage.input_tokens, usage.output_tokens), (alone_usage.input_tokens, alone_usage.output_tokens));
+    }
+    assert_eq!(runs.len(), 3);
+    assert_eq!(alone.files[0].format, Format::Aider);
+    assert_eq!(
+        summary.sessions.len(),
+        7 + 1 + 3 + 3 + 1,
+        "Copilot CLI, Gemini CLI and Qwen Code sessions, three Aider runs, an Amp thread"
+    );
 }
 
 #[test]
@@ -565,7 +592,7 @@ fn older_and_events_only_rollouts_are_read() {
 
 #[test]
 fn broken_lines_get_diagnostics_with_their_line_numbers() {
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY, GEMINI_LINES] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY, GEMINI_LINES, QWEN, COPILOT] {
         let mut text = String::from_utf8(format_fixture(name)).unwrap();
         let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         lines.insert(2, "{\"type\": \"cut in the midd".to_owned());
@@ -586,8 +613,8 @@ proptest! {
 
     /// Any byte of any fixture changed, fed in any slices: no panic, every line accounted for.
     #[test]
-    fn mutated_fixtures_never_panic(which in 0usize..9, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
-        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, GEMINI, GEMINI_LINES, AMP][which];
+    fn mutated_fixtures_never_panic(which in 0usize..12, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
+        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, AIDER, GEMINI, GEMINI_LINES, QWEN, COPILOT, AMP][which];
         let mut bytes = format_fixture(name);
         let at = position % bytes.len();
         bytes[at] = byte;
@@ -604,8 +631,14 @@ proptest! {
 }
 
 /// What a reader sees of an entry: its kind and the text of each block, in order.
+/// A JSON body (a tool input) is compared as its value: a shared excerpt of a pretty-printed
+/// document is written back compact.
 fn readable(corpus: &Corpus, entry: &Entry) -> (EntryKind, Vec<(BlockKind, String)>) {
-    let blocks = corpus.blocks_of(entry).iter().map(|b| (b.kind, corpus.span_text(entry.file, b.body).into_owned()));
+    let blocks = corpus.blocks_of(entry).iter().map(|b| {
+        let text = corpus.span_text(entry.file, b.body).into_owned();
+        let value = serde_json::from_str::<serde_json::Value>(&text).ok().filter(|v| v.is_object());
+        (b.kind, value.map_or(text, |v| v.to_string()))
+    });
     (entry.kind, blocks.collect())
 }
 
@@ -615,8 +648,10 @@ fn an_excerpt_of_a_joined_format_reads_back_into_the_same_messages() {
     use sessionscope_engine::share::scope::Scope;
     // Ollama joins streamed chunks into one message; Codex SDK events update an item before
     // completing it. A share of the later part of each must carry every line of its messages.
-    // (The Pi fixture with branches is left out: its later lines are not all below one prompt.)
-    for name in [OLLAMA, EVENTS, ROLLOUT, SDK, PI_LEGACY] {
+    // (The Pi fixture with branches is left out: its later lines are not all below one prompt;
+    // so is the Gemini JSON Lines one, with its rewind.) A legacy Gemini CLI document is one
+    // JSON object: its excerpt is the object without the messages before the excerpt.
+    for name in [OLLAMA, EVENTS, ROLLOUT, SDK, PI_LEGACY, QWEN, GEMINI, COPILOT] {
         let (corpus, graph) = load(name);
         let prompts: Vec<EntryId> = (0..corpus.entries.len())
             .map(EntryId::new)
@@ -780,7 +815,7 @@ fn pi_headers_are_sniffed_without_taking_other_logs() {
     // A session line of some other log is not a Pi header.
     assert_eq!(format(b"{\"type\":\"session\",\"id\":\"s\"}\n"), Format::Rejected);
     // Every other fixture keeps its format.
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, COPILOT] {
         assert_ne!(load(name).0.files[0].format, Format::Pi, "{name}");
     }
 }
@@ -860,6 +895,666 @@ fn pi_compactions_branch_summaries_names_and_user_commands() {
     assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "make");
     let kinds: Vec<BlockKind> = corpus.blocks_of(entry_at(&corpus, 8)).iter().map(|b| b.kind).collect();
     assert_eq!(kinds, [BlockKind::Text, BlockKind::Image]);
+}
+
+#[test]
+fn copilot_cli_session() {
+    let bytes = format_fixture(COPILOT);
+    let (corpus, graph) = load(COPILOT);
+    assert_eq!(corpus.files[0].format.name(), "copilot-cli");
+    assert_accounted(&corpus, &bytes);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    // 37 events: 16 entries (the system prompt, 2 prompts, 6 assistant messages, 6 tool results,
+    // the abort); turn starts and ends, tool starts, hooks, subagent events, session.start,
+    // model change, info, a type this version does not know and the shutdown are metadata.
+    assert_eq!((counts.lines, counts.entries, counts.metadata, counts.skipped), (37, 16, 21, 0));
+    let types: Vec<(&str, u64)> = corpus.type_counts.iter().map(|&(t, n)| (corpus.sym(t), n)).collect();
+    for kind in ["hook.start", "hook.end", "tool.execution_start", "session.workspace_file_changed", "abort"] {
+        assert!(types.iter().any(|&(t, _)| t == kind), "{kind} counted: {types:?}");
+    }
+
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "7d3f2a10-5b8c-4e61-9f27-0a1b2c3d4e5f");
+    assert_eq!(session.title, "Add a --json flag to `brewlog list`.");
+    let envelope = corpus.envelope(entry_at(&corpus, 4));
+    assert_eq!(corpus.sym(envelope.cwd), "/home/dev/projects/brewlog");
+    assert_eq!(corpus.sym(envelope.git_branch), "main");
+    assert_eq!(corpus.sym(envelope.version), "1.0.40");
+    assert_eq!(corpus.first_text(entry_at(&corpus, 4)).as_deref(), Some("Add a --json flag to `brewlog list`."));
+    assert!(entry_at(&corpus, 3).flags.has(EntryFlags::META), "the system prompt is no prompt");
+
+    // The chain by parentId, past metadata events; the subagent's first message hangs from the
+    // call that spawned it, and the main thread resumes past the subagent's events.
+    let parent = |line: u32| corpus.entry_parent_uuid(entry_at(&corpus, line));
+    assert_eq!(parent(3), None);
+    assert_eq!(parent(6), Some("cp-04"), "past the turn start");
+    assert_eq!(parent(11), Some("cp-06"), "past the tool starts and the hook");
+    assert_eq!(parent(18), Some("cp-15"), "the subagent's first message: the task call");
+    assert_eq!(parent(20), Some("cp-18"));
+    assert_eq!(parent(23), Some("cp-15"), "the task result: in the main thread, past the subagent");
+    assert_eq!(parent(31), Some("cp-28"), "past the info");
+
+    // The subagent: an agent conversation linked to its task call, with its own model.
+    assert_eq!(graph.conversations.len(), 2);
+    let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).expect("a subagent");
+    assert_eq!(agent.entries, 3);
+    assert_eq!(agent.linked_by, Some(LinkRule::ParentToolUseId));
+    assert_eq!(agent.spawn_entry, EntryId::new(corpus.entries.iter().position(|e| e.line == 15).unwrap()));
+    assert_eq!((agent.agent_type.as_str(), agent.description.as_str()), ("explore", "Find list tests"));
+    let child = entry_at(&corpus, 18);
+    assert!(child.is_sidechain());
+    assert_eq!(corpus.sym(child.agent_id), "call_task_7");
+    assert_eq!(corpus.sym(child.model), "claude-haiku-4.5");
+
+    // Thinking (reasoningText; reasoningOpaque alone is redacted), and the model: the message's
+    // own, else the last model change's.
+    assert_eq!(
+        block_text(&corpus, entry_at(&corpus, 6), BlockKind::Thinking),
+        "Let me look at the list command first."
+    );
+    let kinds: Vec<BlockKind> = corpus.blocks_of(entry_at(&corpus, 15)).iter().map(|b| b.kind).collect();
+    assert_eq!(kinds, [BlockKind::RedactedThinking, BlockKind::Text, BlockKind::ToolUse]);
+    assert_eq!(corpus.sym(entry_at(&corpus, 6).model), "gpt-5.2");
+
+    // Calls pair with results by toolCallId; success false is an error; the call the abort cut
+    // short is interrupted.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("view".to_owned(), ToolCategory::Read, ToolStatus::Ok),
+            ("glob".to_owned(), ToolCategory::Search, ToolStatus::Ok),
+            ("task".to_owned(), ToolCategory::Agent, ToolStatus::Ok),
+            ("edit".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+            ("bash".to_owned(), ToolCategory::Execute, ToolStatus::Error),
+            ("create".to_owned(), ToolCategory::Edit, ToolStatus::Interrupted),
+            // The subagent's, after the main conversation's.
+            ("grep".to_owned(), ToolCategory::Search, ToolStatus::Ok),
+        ]
+    );
+    let summary = |name: &str| tools::op_summary(&corpus, op_named(&corpus, &graph, name)[0]);
+    assert_eq!(summary("view"), "src/list.rs:1-40");
+    assert_eq!(summary("glob"), "src/*.rs");
+    assert_eq!(summary("task"), "Find list tests (explore)");
+    assert_eq!(summary("grep"), "fn list in tests");
+    assert_eq!(summary("edit"), "src/list.rs +1 -1");
+    assert_eq!(summary("bash"), "cargo test list");
+    assert_eq!(summary("create"), "CHANGELOG.md +2");
+    let files = |name: &str| tools::op_files(&corpus, op_named(&corpus, &graph, name)[0]);
+    assert_eq!(files("view"), [("src/list.rs".to_owned(), tools::Touch::Read)]);
+    assert_eq!(files("edit"), [("src/list.rs".to_owned(), tools::Touch::Edit)]);
+    assert_eq!(files("create"), [("CHANGELOG.md".to_owned(), tools::Touch::Write)]);
+    assert_eq!(
+        block_text(&corpus, entry_at(&corpus, 28), BlockKind::ToolResult),
+        "error[E0061]: this function takes 2 arguments but 1 argument was supplied"
+    );
+    let abort = entry_at(&corpus, 35);
+    assert_eq!(abort.kind, EntryKind::System);
+    assert!(abort.flags.has(EntryFlags::INTERRUPTED));
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+}
+
+#[test]
+fn copilot_cli_tokens_sum_by_hand() {
+    let (corpus, graph) = load(COPILOT);
+    // The shutdown's modelMetrics, (inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens):
+    // gpt-5.2 (52000, 450, 40000, 0) over 4 messages of 120, 90, 150 and 60 output tokens;
+    // claude-haiku-4.5 (9000, 70, 6000, 2000) over 2 of 40 and 25. inputTokens counts the cache:
+    // uncached input 52000 - 40000 = 12000 and 9000 - 6000 - 2000 = 1000. Each message keeps its
+    // output; the rest (450 - 420 = 30, 70 - 65 = 5, input and cache) is split evenly, the
+    // remainder on the last.
+    let each: Vec<_> = corpus.responses.iter().map(|r| (corpus.sym(r.model), totals(&r.usage))).collect();
+    assert_eq!(
+        each,
+        [
+            ("gpt-5.2", (3000, 120 + 7, 0, 10000)),
+            ("gpt-5.2", (3000, 90 + 7, 0, 10000)),
+            ("claude-haiku-4.5", (500, 40 + 2, 1000, 3000)),
+            ("claude-haiku-4.5", (500, 25 + 3, 1000, 3000)),
+            ("gpt-5.2", (3000, 150 + 7, 0, 10000)),
+            ("gpt-5.2", (3000, 60 + 9, 0, 10000)),
+        ]
+    );
+    // Nothing counted twice: the totals are the shutdown's, per conversation as per model.
+    let session = &graph.sessions[0];
+    assert_eq!(totals(&session.usage_with_agents), (12000 + 1000, 450 + 70, 2000, 40000 + 6000));
+    assert_eq!(totals(&session.usage), (12000, 450, 0, 40000));
+    let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).unwrap();
+    assert_eq!(totals(&agent.usage), (1000, 70, 2000, 6000));
+    // No cost is logged; the table prices the tokens, per million: gpt-5.2 $1.75 in, $0.175
+    // cached, $14 out; claude-haiku-4.5 (with dots, as Copilot names it) $1 in, $5 out, $1.25
+    // cache write, $0.10 cache read.
+    let gpt = (12000.0 * 1.75 + 40000.0 * 0.175 + 450.0 * 14.0) / 1e6;
+    let haiku = (1000.0 * 1.0 + 70.0 * 5.0 + 2000.0 * 1.25 + 6000.0 * 0.1) / 1e6;
+    assert!((session.cost_with_agents_usd - (gpt + haiku)).abs() < 1e-9, "{}", session.cost_with_agents_usd);
+    assert!(session.unknown_models.is_empty(), "{:?}", session.unknown_models);
+}
+
+#[test]
+fn copilot_cli_usage_reports_compactions_titles_errors_and_user_tools() {
+    // Per-call usage (assistant.usage, compaction tokens) replaces the shutdown's share; a
+    // subagent whose agentId is not its call id; a title; an error; a tool the user ran; an
+    // event without parentId (file order).
+    let text = concat!(
+        "{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s-9\",\"producer\":\"copilot-agent\",\"copilotVersion\":\"1.0.50\",\"selectedModel\":\"gpt-5.2\",\"context\":{\"cwd\":\"/p\"}},\"id\":\"a1\",\"timestamp\":\"2026-04-01T10:00:00Z\",\"parentId\":null}\n",
+        "{\"type\":\"user.message\",\"data\":{\"content\":\"tidy up\"},\"id\":\"a2\",\"timestamp\":\"2026-04-01T10:00:01Z\",\"parentId\":\"a1\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"messageId\":\"m1\",\"content\":\"\",\"toolRequests\":[{\"toolCallId\":\"t1\",\"name\":\"task\",\"arguments\":{\"agent_type\":\"general-purpose\",\"description\":\"Tidy\",\"prompt\":\"tidy\"}}],\"outputTokens\":10},\"id\":\"a3\",\"timestamp\":\"2026-04-01T10:00:02Z\",\"parentId\":\"a2\"}\n",
+        "{\"type\":\"assistant.usage\",\"data\":{\"model\":\"gpt-5.2\",\"inputTokens\":1000,\"outputTokens\":10,\"cacheReadTokens\":600,\"cacheWriteTokens\":100},\"id\":\"a4\",\"timestamp\":\"2026-04-01T10:00:02Z\",\"parentId\":\"a3\",\"ephemeral\":true}\n",
+        "{\"type\":\"subagent.started\",\"data\":{\"toolCallId\":\"t1\",\"agentName\":\"general-purpose\"},\"id\":\"a5\",\"timestamp\":\"2026-04-01T10:00:03Z\",\"parentId\":\"a4\",\"agentId\":\"agent-1\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"messageId\":\"m2\",\"model\":\"claude-haiku-4.5\",\"content\":\"done\",\"outputTokens\":5},\"id\":\"a6\",\"timestamp\":\"2026-04-01T10:00:04Z\",\"parentId\":\"a5\",\"agentId\":\"agent-1\"}\n",
+        "{\"type\":\"subagent.failed\",\"data\":{\"toolCallId\":\"t1\",\"error\":\"boom\"},\"id\":\"a7\",\"timestamp\":\"2026-04-01T10:00:05Z\",\"parentId\":\"a6\",\"agentId\":\"agent-1\"}\n",
+        "{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":\"t1\",\"error\":\"subagent failed: boom\"},\"id\":\"a8\",\"timestamp\":\"2026-04-01T10:00:06Z\",\"parentId\":\"a7\"}\n",
+        "{\"type\":\"session.title_changed\",\"data\":{\"title\":\"Tidying up\"},\"id\":\"a9\",\"timestamp\":\"2026-04-01T10:00:07Z\",\"parentId\":\"a8\"}\n",
+        "{\"type\":\"session.compaction_complete\",\"data\":{\"success\":true,\"summaryContent\":\"The user asked to tidy up; a subagent failed.\",\"compactionTokensUsed\":{\"model\":\"gpt-5.2\",\"inputTokens\":500,\"outputTokens\":50,\"cacheReadTokens\":0,\"cacheWriteTokens\":0}},\"id\":\"a10\",\"timestamp\":\"2026-04-01T10:00:08Z\",\"parentId\":\"a9\"}\n",
+        "{\"type\":\"tool.user_requested\",\"data\":{\"toolCallId\":\"u1\",\"toolName\":\"bash\",\"arguments\":{\"command\":\"git status\"}},\"id\":\"a11\",\"timestamp\":\"2026-04-01T10:00:09Z\",\"parentId\":\"a10\"}\n",
+        "{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":\"u1\",\"success\":true,\"result\":{\"content\":\"clean\"}},\"id\":\"a12\",\"timestamp\":\"2026-04-01T10:00:10Z\"}\n",
+        "{\"type\":\"session.error\",\"data\":{\"errorType\":\"rate_limit\",\"message\":\"429 Too Many Requests\"},\"id\":\"a13\",\"timestamp\":\"2026-04-01T10:00:11Z\",\"parentId\":\"a12\"}\n",
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"gpt-5.2\":{\"usage\":{\"inputTokens\":3500,\"outputTokens\":100,\"cacheReadTokens\":600,\"cacheWriteTokens\":100}},\"claude-haiku-4.5\":{\"usage\":{\"inputTokens\":200,\"outputTokens\":5}}}},\"id\":\"a14\",\"timestamp\":\"2026-04-01T10:00:12Z\",\"parentId\":\"a13\"}\n",
+    );
+    let corpus = load_one("session-state/s-9/events.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (14, 8, 6));
+    let graph = Graph::build(&corpus);
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "s-9");
+    assert_eq!(session.title, "Tidying up", "the title_changed");
+    assert_eq!(corpus.sym(entry_at(&corpus, 3).model), "gpt-5.2", "the selected model");
+
+    // The subagent's agentId is not its call id: subagent.started names the call.
+    let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).expect("a subagent");
+    assert_eq!(agent.linked_by, Some(LinkRule::ParentToolUseId));
+    assert_eq!(agent.agent_type, "general-purpose");
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 6)), Some("a3"));
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 12)), Some("a11"), "no parentId: file order");
+
+    assert!(entry_at(&corpus, 10).flags.has(EntryFlags::COMPACT_SUMMARY));
+    assert_eq!(graph.compactions.len(), 1);
+    assert!(entry_at(&corpus, 13).flags.has(EntryFlags::ERROR));
+    assert_eq!(corpus.first_text(entry_at(&corpus, 13)).as_deref(), Some("429 Too Many Requests"));
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("task".to_owned(), ToolCategory::Agent, ToolStatus::Error),
+            ("bash".to_owned(), ToolCategory::Execute, ToolStatus::Ok),
+        ]
+    );
+    // No `success`, an error and no result: an error.
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 8), BlockKind::ToolResult), "subagent failed: boom");
+
+    // gpt-5.2: the message's usage report (300 uncached + 600 read + 100 written in, 10 out) and
+    // the compaction call (500, 50) are its own; the shutdown's rest (3500 - 600 - 100 = 2800
+    // uncached, less 300 and 500: 2000 in; 100 - 10 - 50 = 40 out) has no response left to share
+    // it and gets one of its own. Haiku: 200 in, 5 out on its message.
+    let each: Vec<_> = corpus.responses.iter().map(|r| (corpus.sym(r.model), totals(&r.usage))).collect();
+    assert_eq!(
+        each,
+        [
+            ("gpt-5.2", (300, 10, 100, 600)),
+            ("claude-haiku-4.5", (200, 5, 0, 0)),
+            ("gpt-5.2", (500, 50, 0, 0)),
+            ("gpt-5.2", (2000, 40, 0, 0)),
+        ]
+    );
+    assert_eq!(totals(&session.usage_with_agents), (2800 + 200, 100 + 5, 100, 600));
+}
+
+#[test]
+fn copilot_cli_files_are_sniffed_by_name_and_content_and_survive_garbage() {
+    let format = |name: &str, bytes: &[u8]| load_one(name, bytes).files[0].format;
+    let start = b"{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s\",\"producer\":\"copilot-agent\"},\"id\":\"e1\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"parentId\":null}\n";
+    assert_eq!(format("x.jsonl", start), Format::CopilotCli);
+    assert_eq!(format("session-state/s/events.jsonl", start), Format::CopilotCli);
+    // An excerpt that starts later in the chain.
+    let user = b"{\"type\":\"user.message\",\"data\":{\"content\":\"hi\"},\"id\":\"e2\",\"timestamp\":\"t\",\"parentId\":\"e1\"}\n";
+    assert_eq!(format("x.jsonl", user), Format::CopilotCli);
+    // Without its session.start, the session is named by its folder.
+    let corpus = load_one("session-state/5e2f9a/events.jsonl", user);
+    assert_eq!(Graph::build(&corpus).sessions[0].id, "5e2f9a");
+    // A header cut short: by its name, the file is still a Copilot session whose line is broken.
+    let cut = &start[..40];
+    let corpus = load_one("session-state/s/events.jsonl", cut);
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert_eq!(corpus.diagnostics.len(), 1);
+    assert_eq!(corpus.diagnostics[0].kind, DiagnosticKind::TruncatedLine);
+    assert!(corpus.files[0].counts.balanced());
+    // Events of another shape are not taken: no data, or Claude's keys.
+    assert_eq!(format("x.jsonl", b"{\"type\":\"user.message\",\"id\":\"e\",\"parentId\":null}\n"), Format::Rejected);
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, AIDER] {
+        assert_ne!(load(name).0.files[0].format, Format::CopilotCli, "{name}");
+    }
+    // Garbage between events, data of the wrong shape, a cut last line: no panic, every line
+    // accounted for.
+    let mut text = String::from_utf8(format_fixture(COPILOT)).unwrap();
+    text.push_str("not json\n{\"type\":\"assistant.message\",\"data\":[1],\"id\":\"z1\",\"parentId\":7}\n");
+    text.push_str("{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":{\"x\":1},\"result\":[],\"error\":3},\"id\":\"z2\"}\n");
+    text.push_str(
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"m\":{\"usage\":\"lots\"}}},\"id\":\"z3\"}\n",
+    );
+    text.push_str("{\"type\":\"assistant.message\",\"data\":{\"content\":\"cut");
+    let corpus = load_one("session-state/s/events.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert!(corpus.files[0].counts.balanced());
+    assert_eq!(corpus.files[0].counts.lines, count_lines(text.as_bytes()));
+    assert_eq!(corpus.files[0].counts.skipped, 2, "{:?}", corpus.diagnostics);
+    let graph = Graph::build(&corpus);
+    let _ = summarize(&corpus, &graph);
+    // Token counts past any integer: summed without overflow.
+    let huge = concat!(
+        "{\"type\":\"assistant.message\",\"data\":{\"model\":\"gpt-5.2\",\"content\":\"a\",\"outputTokens\":1e30},\"id\":\"h1\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"model\":\"gpt-5.2\",\"content\":\"b\",\"outputTokens\":1e30},\"id\":\"h2\"}\n",
+        "{\"type\":\"assistant.usage\",\"data\":{\"model\":\"gpt-5.2\",\"inputTokens\":1e30,\"outputTokens\":1e30,\"cacheReadTokens\":1e30}}\n",
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"gpt-5.2\":{\"usage\":{\"inputTokens\":1e30,\"outputTokens\":1e30,\"cacheWriteTokens\":1e30}}}}}\n",
+    );
+    let corpus = load_one("session-state/s/events.jsonl", huge.as_bytes());
+    assert_eq!(corpus.files[0].counts.entries, 2);
+    let graph = Graph::build(&corpus);
+    let _ = summarize(&corpus, &graph);
+    let rows = sessionscope_engine::history::session_rows(&corpus, &graph, "");
+    let _ = rows.iter().map(|r| r.tokens()).collect::<Vec<_>>();
+    let _ = sessionscope_engine::history::Totals::of(&[rows.clone(), rows].concat());
+}
+
+#[test]
+fn real_copilot_cli_session_reads_as_its_events_say() {
+    let Some(real) = real_fixtures("real_copilot_cli_session_reads_as_its_events_say") else { return };
+    let Some((_, dir)) = real.every_folder().into_iter().find(|(name, _)| name == "copilot-cli") else {
+        panic!("the real fixtures have no copilot-cli folder")
+    };
+    let name = "copilot-session-viewer-session-demo-subagent.events.jsonl";
+    let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    // Read in place, as the CLI lays it out.
+    let corpus = load_one("session-state/030f200c-c26f-4ef0-9099-6d1156c83631/events.jsonl", &bytes);
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    // Counted in the file with python: 34 events; 12 entries (system message, user message, 5
+    // assistant messages, 5 tool.execution_complete); 22 metadata events.
+    let counts = corpus.files[0].counts;
+    assert!(counts.balanced(), "{counts:?}");
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (34, 12, 22));
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 1);
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "030f200c-c26f-4ef0-9099-6d1156c83631");
+    assert_eq!(corpus.sym(corpus.envelope(&corpus.entries[0]).cwd), "/Users/testuser/workspace/demo-project");
+    assert_eq!(graph.conversations.len(), 2, "the main agent and the explore subagent");
+    let agent = graph.conversations.iter().find(|c| c.kind == ConversationKind::Agent).expect("a subagent");
+    assert_eq!(agent.linked_by, Some(LinkRule::ParentToolUseId));
+    assert_eq!(agent.agent_type, "explore");
+    assert_eq!(agent.entries, 4);
+    let names: Vec<(String, ToolStatus)> =
+        graph.tool_ops.iter().map(|op| (corpus.sym(op.name).to_owned(), op.status)).collect();
+    let ok = |name: &str| (name.to_owned(), ToolStatus::Ok);
+    assert_eq!(names, [ok("view"), ok("report_intent"), ok("task"), ok("view"), ok("view")]);
+    // modelMetrics: claude-opus-4.7-1m-internal (81666 in, 521 out, 54064 cache read, 27594
+    // cache write), claude-haiku-4.5 (17050, 226, 13964, 3069); uncached input 8 and 17, as the
+    // shutdown's tokenDetails say. The messages' outputTokens sum to the same 521 and 226.
+    assert_eq!(corpus.responses.len(), 5);
+    assert_eq!(totals(&session.usage_with_agents), (8 + 17, 521 + 226, 27594 + 3069, 54064 + 13964));
+    assert_eq!(totals(&session.usage), (8, 521, 27594, 54064));
+    assert_eq!(totals(&agent.usage), (17, 226, 3069, 13964));
+    assert_eq!(corpus.blocks.iter().filter(|b| b.kind == BlockKind::Thinking).count(), 3);
+    // The price table's cost is Copilot's own: the shutdown's totalNanoAiu (21255950000 for
+    // Opus 4.7, 637965000 for Haiku 4.5, 21893915000 in all) is the list price in units of
+    // 1e-11 dollars.
+    assert!((session.cost_usd - 21255950000.0 / 1e11).abs() < 1e-9, "{}", session.cost_usd);
+    assert!((session.cost_with_agents_usd - 21893915000.0 / 1e11).abs() < 1e-9, "{}", session.cost_with_agents_usd);
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+}
+
+#[test]
+fn copilot_cli_json_output_without_ids_is_chained_in_file_order() {
+    // `copilot -p ... --output-format json` prints the events without id and parentId, with
+    // streaming deltas, and ends with a `result` line.
+    let text = concat!(
+        "{\"type\":\"session.start\",\"data\":{\"sessionId\":\"copilot-ses-1\",\"selectedModel\":\"gpt-5\"}}\n",
+        "{\"type\":\"assistant.turn_start\",\"data\":{}}\n",
+        "{\"type\":\"assistant.message_delta\",\"data\":{\"messageId\":\"m1\",\"deltaContent\":\"ok\"}}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"messageId\":\"m1\",\"content\":\"ok\",\"toolRequests\":[{\"toolCallId\":\"c1\",\"name\":\"bash\",\"arguments\":{\"command\":\"ls\"}}]}}\n",
+        "{\"type\":\"assistant.usage\",\"data\":{\"model\":\"gpt-5\",\"inputTokens\":11,\"outputTokens\":5,\"cacheReadTokens\":1,\"cacheWriteTokens\":0}}\n",
+        "{\"type\":\"tool.execution_complete\",\"data\":{\"toolCallId\":\"c1\",\"success\":true,\"result\":{\"content\":\"a.txt\"}}}\n",
+        "{\"type\":\"result\",\"sessionId\":\"copilot-ses-1\",\"exitCode\":0}\n",
+    );
+    let corpus = load_one("copilot-output.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (7, 2, 5));
+    let uuids: Vec<&str> = corpus.entries.iter().map(|e| corpus.entry_uuid(e)).collect();
+    assert_eq!(uuids, ["copilot-output:L4", "copilot-output:L6"]);
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 6)), Some("copilot-output:L4"));
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions[0].id, "copilot-ses-1");
+    assert_eq!(corpus.sym(entry_at(&corpus, 4).model), "gpt-5");
+    assert_eq!(ops(&corpus, &graph), [("bash".to_owned(), ToolCategory::Execute, ToolStatus::Ok)]);
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), (10, 5, 0, 1));
+}
+
+#[test]
+fn copilot_cli_resumed_session_shares_each_shutdown_over_its_own_segment() {
+    // Each process that resumes the session ends with its own shutdown: its totals go to the
+    // responses since the shutdown before (read as per process, not cumulative).
+    let text = concat!(
+        "{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s-r\",\"selectedModel\":\"gpt-5.2\"},\"id\":\"r1\",\"timestamp\":\"2026-04-02T10:00:00Z\",\"parentId\":null}\n",
+        "{\"type\":\"user.message\",\"data\":{\"content\":\"one\"},\"id\":\"r2\",\"timestamp\":\"2026-04-02T10:00:01Z\",\"parentId\":\"r1\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"content\":\"1\",\"outputTokens\":10},\"id\":\"r3\",\"timestamp\":\"2026-04-02T10:00:02Z\",\"parentId\":\"r2\"}\n",
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"gpt-5.2\":{\"usage\":{\"inputTokens\":100,\"outputTokens\":10}}}},\"id\":\"r4\",\"timestamp\":\"2026-04-02T10:00:03Z\",\"parentId\":\"r3\"}\n",
+        "{\"type\":\"session.resume\",\"data\":{\"resumeTime\":\"2026-04-02T11:00:00Z\",\"eventCount\":4},\"id\":\"r5\",\"timestamp\":\"2026-04-02T11:00:00Z\",\"parentId\":\"r4\"}\n",
+        "{\"type\":\"user.message\",\"data\":{\"content\":\"two\"},\"id\":\"r6\",\"timestamp\":\"2026-04-02T11:00:01Z\",\"parentId\":\"r5\"}\n",
+        "{\"type\":\"assistant.message\",\"data\":{\"content\":\"2\",\"outputTokens\":20},\"id\":\"r7\",\"timestamp\":\"2026-04-02T11:00:02Z\",\"parentId\":\"r6\"}\n",
+        "{\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":{\"gpt-5.2\":{\"usage\":{\"inputTokens\":300,\"outputTokens\":20}}}},\"id\":\"r8\",\"timestamp\":\"2026-04-02T11:00:03Z\",\"parentId\":\"r7\"}\n",
+    );
+    let corpus = load_one("s-r.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CopilotCli);
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 6)), Some("r3"), "past the shutdown and the resume");
+    let each: Vec<_> = corpus.responses.iter().map(|r| totals(&r.usage)).collect();
+    assert_eq!(each, [(100, 10, 0, 0), (300, 20, 0, 0)]);
+    let graph = Graph::build(&corpus);
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), (400, 30, 0, 0));
+}
+
+/// The text of an entry's string content.
+fn content_text(corpus: &Corpus, entry: &Entry) -> String {
+    corpus.span_text(entry.file, entry.content).into_owned()
+}
+
+#[test]
+fn aider_history_runs_are_sessions() {
+    let bytes = format_fixture(AIDER);
+    let (corpus, graph) = load(AIDER);
+    assert_eq!(corpus.files[0].format, Format::Aider);
+    assert_eq!(corpus.files[0].format.label(), "Aider chat history");
+    assert_accounted(&corpus, &bytes);
+    let counts = corpus.files[0].counts;
+    // 129 lines: 35 blank (markdown spacing, ignored without a diagnostic), every other line part
+    // of an entry.
+    assert_eq!((counts.lines, counts.entries, counts.metadata, counts.ignored), (129, 94, 0, 35));
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+
+    // Three runs, three sessions: `<file>#<start>`, the second run of the same second told apart
+    // by its line. Each starts at its header, the only entry with a time.
+    let ids: Vec<&str> = graph.sessions.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "demo.aider.chat.history.md#2025-06-01T09:00:00",
+            "demo.aider.chat.history.md#2025-06-01T10:15:30",
+            "demo.aider.chat.history.md#2025-06-01T10:15:30#L107"
+        ]
+    );
+    let start = sessionscope_engine::json::parse_timestamp_ms("2025-06-01T10:15:30Z").unwrap();
+    assert_eq!(graph.sessions[1].first_timestamp_ms, start);
+    assert_eq!(entry_at(&corpus, 11).timestamp_ms, start);
+    assert!(corpus.entries.iter().filter(|e| e.has_timestamp()).all(|e| corpus.sym(e.type_name) == "aider-start"));
+    let entries: Vec<u32> = graph.sessions.iter().map(|s| s.entries).collect();
+    assert_eq!(entries, [2, 19, 9]);
+    assert_eq!(graph.conversations.len(), 3, "one thread per run");
+    for (s, session) in graph.sessions.iter().enumerate() {
+        let first = &corpus.entries[graph.conversations[session.main.index()].roots[0].index()];
+        assert_eq!(corpus.sym(first.type_name), "aider-start", "run {s} starts at its header");
+    }
+    // The run without a conversation: its header and aider's output, which Ctrl-C ended.
+    assert_eq!(graph.sessions[0].title, "");
+    let quit = entry_at(&corpus, 4);
+    assert_eq!(quit.kind, EntryKind::System);
+    assert!(quit.flags.has(EntryFlags::INTERRUPTED) && quit.flags.has(EntryFlags::META));
+    assert_eq!(
+        content_text(&corpus, quit),
+        "Aider v0.86.1\nMain model: anthropic/claude-sonnet-4-5 with diff edit format\nGit repo: .git with 12 files\n\n\n^C KeyboardInterrupt"
+    );
+
+    // Input of two lines is one message; `<blank>` is an empty one.
+    assert_eq!(graph.sessions[1].title, "Add a --json flag to `brewlog list`.");
+    let prompt = entry_at(&corpus, 21);
+    assert_eq!(prompt.kind, EntryKind::User);
+    assert_eq!(
+        content_text(&corpus, prompt),
+        "Add a --json flag to `brewlog list`.\nKeep the table output as the default."
+    );
+    assert_eq!(content_text(&corpus, entry_at(&corpus, 60)), "");
+    assert_eq!(graph.sessions[2].title, "/ask what does `brewlog` do?");
+
+    // The reply: text around two SEARCH/REPLACE blocks, each an Edit call with Claude Code's input.
+    let reply = entry_at(&corpus, 26);
+    assert_eq!(reply.kind, EntryKind::Assistant);
+    assert_eq!(corpus.sym(reply.model), "anthropic/claude-sonnet-4-5");
+    let kinds: Vec<BlockKind> = corpus.blocks_of(reply).iter().map(|b| b.kind).collect();
+    assert_eq!(kinds, [BlockKind::Text, BlockKind::ToolUse, BlockKind::Text, BlockKind::ToolUse]);
+    let texts: Vec<String> = corpus
+        .blocks_of(reply)
+        .iter()
+        .filter(|b| b.kind == BlockKind::Text)
+        .map(|b| corpus.span_text(reply.file, b.body).into_owned())
+        .collect();
+    assert_eq!(texts, ["I'll add the flag and document it.", "And the README:"]);
+    let inputs: Vec<serde_json::Value> = corpus
+        .blocks_of(reply)
+        .iter()
+        .filter(|b| b.kind == BlockKind::ToolUse)
+        .map(|b| serde_json::from_slice(corpus.span_bytes(reply.file, b.body)).unwrap())
+        .collect();
+    assert_eq!(
+        inputs[0],
+        serde_json::json!({
+            "file_path": "src/cli.py",
+            "old_string": "def list_brews(args):\n\n    print_table(load())",
+            "new_string": "def list_brews(args):\n\n    if args.json:\n        print(json.dumps(load()))\n    else:\n        print_table(load())",
+        }),
+        "blank lines inside a block are kept"
+    );
+    assert_eq!(
+        inputs[1],
+        serde_json::json!({
+            "file_path": "README.md",
+            "old_string": "",
+            "new_string": "Use `brewlog list --json` for machine-readable output.",
+        })
+    );
+
+    // `Applied edit to` answers the edits of its file (a Windows path too); `The LLM did not
+    // conform` fails the waiting ones.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("Edit".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+            ("Edit".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+            ("Edit".to_owned(), ToolCategory::Edit, ToolStatus::Error),
+            ("Write".to_owned(), ToolCategory::Edit, ToolStatus::Ok),
+        ]
+    );
+    assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "src/cli.py +4 -1");
+    let files: Vec<String> = graph.tool_ops.iter().flat_map(|op| tools::op_files(&corpus, op)).map(|f| f.0).collect();
+    assert_eq!(files, ["src/cli.py", "README.md", "src/store.py", "src/version.py"]);
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+
+    // A reply's thinking; `#### ` and `> ` lines inside its code fence stay its own.
+    let thought = entry_at(&corpus, 62);
+    assert_eq!(block_text(&corpus, thought, BlockKind::Thinking), "The user sent an empty message.");
+    assert!(
+        block_text(&corpus, thought, BlockKind::Text)
+            .ends_with("```markdown\n#### not an input\n> not aider's output\n```")
+    );
+
+    // Aider's message of several lines (`> ` on its first line only) is one error notice, and the
+    // reply after it is a reply.
+    let failure = entry_at(&corpus, 90);
+    assert!(failure.flags.has(EntryFlags::ERROR));
+    let text = content_text(&corpus, failure);
+    assert!(text.contains("\n# 1 SEARCH/REPLACE block failed to match!\n\n## SearchReplaceNoExactMatch"), "{text}");
+    assert!(text.ends_with("including all white space"), "{text}");
+    assert_eq!(entry_at(&corpus, 102).kind, EntryKind::Assistant);
+    assert!(entry_at(&corpus, 104).flags.has(EntryFlags::ERROR), "litellm's error");
+
+    // The version from the banner, no working directory (the project is the file's folder);
+    // the model of the third run.
+    let envelope = corpus.envelope(reply);
+    assert_eq!(corpus.sym(envelope.cwd), "");
+    assert_eq!(corpus.sym(envelope.version), "0.86.1");
+    assert_eq!(corpus.sym(entry_at(&corpus, 114).model), "ollama_chat/qwen3:8b");
+
+    // The third run's edit format is `whole`: a path line and a fenced block write the file.
+    let whole = entry_at(&corpus, 120);
+    let write = corpus.blocks_of(whole).iter().find(|b| b.kind == BlockKind::ToolUse).expect("a call");
+    let input: serde_json::Value = serde_json::from_slice(corpus.span_bytes(whole.file, write.body)).unwrap();
+    assert_eq!(
+        input,
+        serde_json::json!({"file_path": "src/version.py", "content": "VERSION = \"0.2.0\"\n\ndef version():\n    return VERSION"})
+    );
+    assert!(corpus.blocks_of(whole).iter().all(|b| b.kind == BlockKind::ToolUse), "no text around it");
+}
+
+#[test]
+fn aider_tokens_and_cost_sum_by_hand() {
+    let (corpus, graph) = load(AIDER);
+    // (sent less the cached part, received, cache write, cache hit) of the token reports, and the
+    // message costs: 6.9k sent of which 1.2k written to the cache and 4.5k read from it.
+    let reports =
+        [(6900 - 1200 - 4500, 345, 1200, 4500), (12000, 87, 0, 0), (1500, 40, 0, 0), (900, 25, 0, 0), (1100, 60, 0, 0)];
+    let with_usage: Vec<_> = corpus
+        .responses
+        .iter()
+        .filter(|r| r.has_usage)
+        .map(|r| {
+            let u = &r.usage;
+            (u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens)
+        })
+        .collect();
+    assert_eq!(with_usage, reports);
+    assert_eq!(corpus.responses.len(), 6, "every reply is a response; one has no token report");
+    let logged: Vec<Option<f64>> = corpus.responses.iter().map(|r| r.logged_cost_usd).collect();
+    assert_eq!(logged, [Some(0.02), Some(0.0031), Some(0.0051), None, None, None]);
+    let run = &graph.sessions[1];
+    assert_eq!(totals(&run.usage_with_agents), (1200 + 12000 + 1500, 345 + 87 + 40, 1200, 4500));
+    assert!((run.cost_with_agents_usd - (0.02 + 0.0031 + 0.0051)).abs() < 1e-9, "{}", run.cost_with_agents_usd);
+    // The reply after the failure has no report: no usage, and no price.
+    let late = &corpus.responses[3];
+    assert!(!late.has_usage);
+    assert_eq!(totals(&graph.sessions[2].usage_with_agents), (900 + 1100, 25 + 60, 0, 0));
+}
+
+#[test]
+fn aider_histories_are_sniffed_by_name_and_first_line() {
+    let format = |name: &str, bytes: &[u8]| load_one(name, bytes).files[0].format;
+    let run = b"\n# aider chat started at 2025-06-01 09:00:00\n\n#### hi  \n\nHello.\n";
+    assert_eq!(format(".aider.chat.history.md", run), Format::Aider);
+    assert_eq!(format("proj.aider.chat.history.md", run), Format::Aider);
+    assert_eq!(format("copied-notes.md", run), Format::Aider, "the first line says it");
+    // Named like one but not one: not read, and said why.
+    let corpus = load_one(".aider.chat.history.md", b"# My notes\n\n# aider chat started at 2025-06-01 09:00:00\n");
+    assert_eq!(corpus.files[0].format, Format::Rejected);
+    assert!(corpus.diagnostics[0].message.contains("named like an Aider chat history"), "{:?}", corpus.diagnostics);
+    assert!(corpus.files[0].counts.balanced());
+    // Other markdown, and the other fixtures, are not Aider's.
+    assert_eq!(format("README.md", b"# aider\n\nA tool.\n"), Format::Rejected);
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, COPILOT] {
+        assert_ne!(load(name).0.files[0].format, Format::Aider, "{name}");
+    }
+    // An empty one is read as empty, not as an error.
+    let empty = load_one(".aider.chat.history.md", b"");
+    assert_eq!(empty.diagnostics[0].kind, DiagnosticKind::EmptyFile);
+    // The folder filter takes the name.
+    use sessionscope_engine::history::looks_like_a_log;
+    assert!(looks_like_a_log("proj/.aider.chat.history.md"));
+    assert!(looks_like_a_log("proj/old.aider.chat.history.md"));
+    assert!(!looks_like_a_log("proj/README.md"));
+}
+
+#[test]
+fn aider_histories_cut_anywhere_or_with_garbage_never_panic() {
+    let bytes = format_fixture(AIDER);
+    // Cut at every byte: every line accounted for, the runs so far read.
+    for cut in 0..bytes.len() {
+        let piece = &bytes[..cut];
+        let corpus = load_one(AIDER, piece);
+        assert!(corpus.files[0].counts.balanced(), "cut at {cut}");
+        assert_eq!(corpus.files[0].counts.lines, count_lines(piece), "cut at {cut}");
+        let graph = Graph::build(&corpus);
+        for op in &graph.tool_ops {
+            let _ = tools::op_summary(&corpus, op);
+        }
+    }
+    // Garbage between the records: unterminated blocks, stray markers, binary-ish text, a header
+    // without a time, CRLF line ends.
+    let garbage = concat!(
+        "# aider chat started at 2025-06-01 09:00:00\r\n",
+        "#### edit it  \r\n",
+        "src/a.rs\r\n",
+        "<<<<<<< SEARCH\r\n",
+        "fn a() {}\r\n",
+        "=======\r\n",
+        "> Tokens: k sent, ?? received. Cost: $x message\r\n",
+        ">>>>>>> REPLACE\r\n",
+        "=======\r\n",
+        "<<<<<<< SEARCH\r\n",
+        "> Applied edit to nothing\r\n",
+        "> The LLM did not conform to the edit format.\r\n",
+        "\u{7}\u{1}\u{fffd} ````\r\n",
+        "# aider chat started at\r\n",
+        "> \r\n",
+        "####\r\n",
+        "> Tokens: 1.2k sent, 3 received.\r\n",
+    );
+    let corpus = load_one(AIDER, garbage.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::Aider);
+    assert!(corpus.files[0].counts.balanced());
+    assert_eq!(corpus.files[0].counts.lines, 17);
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 2);
+    assert_eq!(graph.sessions[1].id, "demo.aider.chat.history.md#L14", "a header without a time");
+    assert!(graph.tool_ops.is_empty(), "a block cut short is text, not an edit");
+    let usage: Vec<(u64, u64)> =
+        corpus.responses.iter().map(|r| (r.usage.input_tokens, r.usage.output_tokens)).collect();
+    assert_eq!(usage, [(0, 0)], "an unreadable report gives nothing; the second run's has no reply");
+}
+
+#[test]
+fn real_aider_histories_read_as_their_lines_say() {
+    let Some(real) = real_fixtures("real_aider_histories_read_as_their_lines_say") else { return };
+    let Some((_, dir)) = real.every_folder().into_iter().find(|(name, _)| name == "aider") else {
+        panic!("the real fixtures have no aider folder")
+    };
+    // Counted in the files with grep: lines; blank lines; `# aider chat started at` lines (the
+    // sessions); `#### ` inputs (consecutive lines one message); `> Tokens:` reports; SEARCH
+    // blocks outside Aider's failure reports (the edits); `> Applied edit to` lines and `did not
+    // conform` lines; runs with no input.
+    let cases = [
+        ("monochromatic.aider.chat.history.md", (3732, 483), 19, 63, 39, 49 - 7, (20, 7), 6),
+        ("zen-mcp-server.aider.chat.history.md", (116, 16), 4, 25, 0, 0, (0, 0), 2),
+    ];
+    for (name, (lines, blank), runs, input_lines, reports, edits, (applied, failed), silent) in cases {
+        let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let corpus = load_one(name, &bytes);
+        assert_eq!(corpus.files[0].format, Format::Aider, "{name}");
+        assert!(corpus.diagnostics.is_empty(), "{name}: {:?}", corpus.diagnostics);
+        let counts = corpus.files[0].counts;
+        assert!(counts.balanced(), "{name}: {counts:?}");
+        assert_eq!((counts.lines, counts.ignored, counts.entries), (lines, blank, lines - blank), "{name}");
+        let types: std::collections::HashMap<&str, u64> =
+            corpus.type_counts.iter().map(|(sym, n)| (corpus.sym(*sym), *n)).collect();
+        assert_eq!(types.get("header"), Some(&(runs as u64)), "{name}");
+        assert_eq!(types.get("input").copied().unwrap_or(0), input_lines, "{name}");
+        let graph = Graph::build(&corpus);
+        assert_eq!(graph.sessions.len(), runs, "{name}");
+        assert_eq!(graph.conversations.len(), runs, "{name}");
+        assert_eq!(corpus.responses.iter().filter(|r| r.has_usage).count(), reports, "{name}");
+        assert_eq!(graph.tool_ops.len(), edits, "{name}");
+        let status = |s: ToolStatus| graph.tool_ops.iter().filter(|op| op.status == s).count();
+        let answered: usize = corpus
+            .entries
+            .iter()
+            .filter(|e| matches!(corpus.sym(e.type_name), "aider-edit-applied" | "aider-edit-failed"))
+            .count();
+        assert_eq!(answered, applied + failed, "{name}");
+        assert_eq!(status(ToolStatus::Ok) + status(ToolStatus::Error) + status(ToolStatus::NoResult), edits);
+        assert_eq!(status(ToolStatus::ResultWithoutCall), 0, "{name}");
+        let without_prompt = graph.sessions.iter().filter(|s| s.first_prompt.is_none()).count();
+        assert_eq!(without_prompt, silent, "{name}: runs with no input are sessions too");
+        let rows = sessionscope_engine::history::index_unit(&corpus, &graph, "projects/demo");
+        assert_eq!(rows.rows.len(), runs, "{name}");
+        assert!(rows.rows.iter().all(|r| r.agent == "Aider"), "{name}");
+        assert!(rows.problems.is_empty(), "{name}: {:?}", rows.problems);
+    }
 }
 
 #[test]
@@ -1044,11 +1739,19 @@ fn a_gemini_cli_document_cut_anywhere_keeps_the_messages_before_the_cut() {
     let corpus = load_one(GEMINI, broken.as_bytes());
     assert_eq!(messages(&corpus), 4);
     assert_eq!((corpus.diagnostics[0].line, corpus.diagnostics[0].kind), (136, DiagnosticKind::InvalidJson));
+    assert!(corpus.diagnostics[0].message.contains("(line 139: "), "where it broke: {}", corpus.diagnostics[0].message);
     // Broken after the message list: every message is read.
     let corpus = load_one(GEMINI, text.replace("\"kind\": \"main\"", "\"kind\": ").as_bytes());
     assert_eq!(messages(&corpus), 8);
     assert_eq!(corpus.diagnostics.len(), 1, "{:?}", corpus.diagnostics);
     assert_eq!(corpus.diagnostics[0].kind, DiagnosticKind::InvalidJson);
+    // A JSON Lines file whose metadata line is cut: the records after it are read.
+    let lines = String::from_utf8(format_fixture(GEMINI_LINES)).unwrap();
+    let cut_head = lines.replacen("\"kind\":\"main\"}", "\"kind\":\"ma", 1);
+    let corpus = load_one(GEMINI_LINES, cut_head.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::GeminiCli);
+    assert_eq!((corpus.diagnostics[0].line, corpus.diagnostics[0].kind), (1, DiagnosticKind::InvalidJson));
+    assert_eq!(corpus.entries.len(), 9);
     // A cut JSON Lines file: its last line is truncated.
     let lines = format_fixture(GEMINI_LINES);
     let corpus = load_one(GEMINI_LINES, &lines[..lines.len() - 20]);
@@ -1080,7 +1783,7 @@ fn gemini_cli_sessions_are_sniffed_by_name_then_content() {
     assert!(corpus.diagnostics[0].message.contains("Gemini CLI session without any message"));
     // Claude Code lines have a sessionId too, and stay Claude Code.
     assert_eq!(format("c.jsonl", &fixture("every-line-type.jsonl")), Format::ClaudeCode);
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, QWEN] {
         assert_ne!(load(name).0.files[0].format, Format::GeminiCli, "{name}");
     }
 }
@@ -1399,6 +2102,168 @@ fn task_files_are_sniffed_by_name_then_content() {
 }
 
 #[test]
+fn aider_markers_inside_a_reply_fence_are_the_reply() {
+    // A reply that shows an Aider history: its header, input and output lines stay its text.
+    let text = concat!(
+        "# aider chat started at 2025-06-01 09:00:00\n",
+        "\n",
+        "#### What does a history look like?  \n",
+        "\n",
+        "Like this:\n",
+        "\n",
+        "```markdown\n",
+        "# aider chat started at 2025-06-01 08:00:00\n",
+        "#### hello\n",
+        "> Aider v0.86.1\n",
+        "```\n",
+        "\n",
+        "> Tokens: 100 sent, 20 received.  \n",
+    );
+    let corpus = load_one(".aider.chat.history.md", text.as_bytes());
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 1);
+    let kinds: Vec<EntryKind> = corpus.entries.iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, [EntryKind::System, EntryKind::User, EntryKind::Assistant, EntryKind::System]);
+    let reply = block_text(&corpus, &corpus.entries[2], BlockKind::Text);
+    assert!(reply.ends_with("#### hello\n> Aider v0.86.1\n```"), "{reply}");
+    assert_eq!(totals(&graph.sessions[0].usage_with_agents), (100, 20, 0, 0));
+}
+
+#[test]
+fn a_shared_aider_run_carries_that_run_only_redacted_as_text() {
+    use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
+    use sessionscope_engine::share::scope::Scope;
+    // A token planted in the second run's reply, and a home folder in its user input.
+    let token = "ghp_Q3x9ZkLmN0pR7sT2vW4yB6dF8hJ1kM5nP0qS";
+    let text = String::from_utf8(format_fixture(AIDER)).expect("utf-8 fixture").replacen(
+        "I'll add the flag and document it.",
+        &format!("I'll add the flag; CI reads {token}."),
+        1,
+    );
+    let corpus = load_one(AIDER, text.as_bytes());
+    let graph = Graph::build(&corpus);
+    let (index, session) = graph
+        .sessions
+        .iter()
+        .enumerate()
+        .find(|(_, s)| s.title.starts_with("Add a --json flag"))
+        .expect("the run with the edits");
+    let bundle = share_scope(
+        &corpus,
+        &graph,
+        &Scope::Session(sessionscope_engine::dag::SessionId::new(index)),
+        &ShareOptions::default(),
+        |_| false,
+    )
+    .expect("a bundle");
+    let shared_text: String = bundle.files.iter().map(|(_, b)| String::from_utf8_lossy(b).into_owned()).collect();
+    assert!(!shared_text.contains(token), "the token is redacted");
+    assert!(shared_text.contains("[REDACTED:"), "a placeholder stands in its place");
+    assert!(!shared_text.contains("/ask what does"), "the other runs stay out");
+
+    // The share reads back as one Aider run with the same messages (the token aside).
+    let shared = sessionscope_engine::Loader::read_all(bundle.files.iter().map(|(path, bytes)| (path, bytes)));
+    assert_eq!(shared.files[0].format, Format::Aider);
+    let shared_graph = Graph::build(&shared);
+    assert_eq!(shared_graph.sessions.len(), 1);
+    let back = &shared_graph.sessions[0];
+    assert_eq!(
+        (back.title.as_str(), back.tool_uses, back.tool_results),
+        (session.title.as_str(), session.tool_uses, session.tool_results)
+    );
+    assert_eq!(back.usage, session.usage, "its token report comes along");
+}
+
+#[test]
+fn a_whole_aider_history_shared_reads_back_run_for_run() {
+    use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
+    use sessionscope_engine::share::scope::Scope;
+    let (corpus, graph) = load(AIDER);
+    let bundle = share_scope(&corpus, &graph, &Scope::All, &ShareOptions::default(), |_| false).expect("a bundle");
+    let shared = sessionscope_engine::Loader::read_all(bundle.files.iter().map(|(path, bytes)| (path, bytes)));
+    let shared_graph = Graph::build(&shared);
+    let runs = |g: &Graph| {
+        g.sessions.iter().map(|s| (s.title.clone(), s.entries, s.tool_results, s.usage)).collect::<Vec<_>>()
+    };
+    assert_eq!(runs(&shared_graph), runs(&graph));
+    let readable_all = |c: &Corpus| c.entries.iter().map(|e| readable(c, e)).collect::<Vec<_>>();
+    assert_eq!(readable_all(&shared), readable_all(&corpus), "the same messages, blank lines in replies kept");
+}
+
+#[test]
+fn qwen_code_session() {
+    let bytes = format_fixture(QWEN);
+    let (corpus, graph) = load(QWEN);
+    assert_eq!(corpus.files[0].format.name(), "qwen-code");
+    assert_accounted(&corpus, &bytes);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let counts = corpus.files[0].counts;
+    // 14 records: 11 entries (the compression among them); ui_telemetry, rewind and
+    // custom_title are metadata.
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (14, 11, 3));
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "e5a1c9d3-7b2f-4e60-9c84-1f3a5d7b9e20");
+    assert_eq!(session.title, "Timeout TODO", "the custom_title");
+    let envelope = corpus.envelope(entry_at(&corpus, 1));
+    assert_eq!((corpus.sym(envelope.cwd), corpus.sym(envelope.version)), ("/home/dev/projects/weather", "0.2.1"));
+    // The tree by uuid/parentUuid: past the ui_telemetry record; the rewind re-roots the chain
+    // at the compression, so the rewound turn stays as a branch.
+    let parent = |line: u32| corpus.entry_parent_uuid(entry_at(&corpus, line)).map(str::to_owned);
+    assert_eq!(parent(5).as_deref(), Some("q-t1"));
+    assert_eq!(parent(8).as_deref(), Some("q-c1"));
+    assert_eq!(parent(12).as_deref(), Some("q-c1"));
+    assert_eq!(graph.conversations.len(), 1);
+    assert_eq!(graph.compactions.len(), 1);
+    assert!(entry_at(&corpus, 7).flags.has(EntryFlags::COMPACT_SUMMARY));
+    // Parts: thought text is thinking; calls pair with results by id.
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 2), BlockKind::Thinking), "Looking for TODO comments first.");
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 2), BlockKind::Text), "I'll search the sources.");
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("grep_search".to_owned(), ToolCategory::Search, ToolStatus::Ok),
+            ("edit".to_owned(), ToolCategory::Edit, ToolStatus::Error),
+            ("run_shell_command".to_owned(), ToolCategory::Execute, ToolStatus::Interrupted),
+        ]
+    );
+    assert_eq!(
+        block_text(&corpus, entry_at(&corpus, 6), BlockKind::ToolResult),
+        "Failed to edit, could not find the string to replace."
+    );
+    let edit = op_named(&corpus, &graph, "edit")[0];
+    assert_eq!(tools::op_summary(&corpus, edit), "src/fetch.py +1 -1");
+    assert_eq!(tools::op_files(&corpus, edit), [("src/fetch.py".to_owned(), tools::Touch::Edit)]);
+    assert_eq!(tools::op_summary(&corpus, op_named(&corpus, &graph, "grep_search")[0]), "TODO in src");
+    // Tokens: (prompt - cached + toolUse, candidates + thoughts, 0, cached) per response.
+    let responses = [(12000 - 8000, 45 + 20, 0, 8000), (500, 60, 0, 12000), (3300, 30, 0, 0), (500, 25, 0, 3000)];
+    let each: Vec<_> = corpus.responses.iter().map(|r| totals(&r.usage)).collect();
+    assert_eq!(each, responses);
+    assert_eq!(totals(&session.usage_with_agents), (8300, 180, 0, 23000));
+    assert_eq!(corpus.sym(entry_at(&corpus, 13).model), "qwen3-coder-flash");
+    assert!(graph.problems.is_empty(), "{:?}", graph.problems);
+}
+
+#[test]
+fn qwen_code_records_are_sniffed_apart_from_claude_code_lines() {
+    let format = |bytes: &[u8]| load_one("x.jsonl", bytes).files[0].format;
+    let user = b"{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"timestamp\":\"t\",\"type\":\"user\",\"cwd\":\"/p\",\"version\":\"0.2.1\",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}}\n";
+    assert_eq!(format(user), Format::QwenCode);
+    let telemetry = b"{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"type\":\"system\",\"subtype\":\"ui_telemetry\",\"systemPayload\":{}}\n";
+    assert_eq!(format(telemetry), Format::QwenCode);
+    // A first line cut by the window: its parts say it.
+    let mut long = user[..user.len() - 6].to_vec();
+    long.extend(std::iter::repeat_n(b'x', 70 << 10));
+    assert_eq!(format(&long), Format::QwenCode);
+    // Claude Code lines, with `message.content`, stay Claude Code.
+    let claude = b"{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+    assert_eq!(format(claude), Format::ClaudeCode);
+    assert_eq!(format(&fixture("every-line-type.jsonl")), Format::ClaudeCode);
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, GEMINI, GEMINI_LINES] {
+        assert_ne!(load(name).0.files[0].format, Format::QwenCode, "{name}");
+    }
+}
+
+#[test]
 fn the_history_groups_the_files_of_a_task_into_one_unit() {
     use sessionscope_engine::history::group_into_units;
     let paths: Vec<String> = TASK_FILES.iter().rev().map(|name| format!("globalStorage/{ROO_TASK}/{name}")).collect();
@@ -1589,6 +2454,50 @@ proptest! {
 }
 
 #[test]
+fn gemini_cli_sessions_are_shared_whole_and_read_back() {
+    use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
+    use sessionscope_engine::share::scope::Scope;
+    for name in [GEMINI, GEMINI_LINES] {
+        let (corpus, graph) = load(name);
+        let bundle = share_scope(&corpus, &graph, &Scope::All, &ShareOptions::default(), |_| true)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let shared = sessionscope_engine::Loader::read_all(bundle.files.iter().map(|(path, bytes)| (path, bytes)));
+        assert_eq!(shared.files[0].format, Format::GeminiCli, "{name}");
+        assert!(shared.diagnostics.is_empty(), "{name}: {:?}", shared.diagnostics);
+        let original: Vec<_> = corpus.entries.iter().map(|e| readable(&corpus, e)).collect();
+        let read_back: Vec<_> = shared.entries.iter().map(|e| readable(&shared, e)).collect();
+        assert_eq!(read_back, original, "{name}: every message, whole");
+    }
+    // The document is one object: shared as one (compact) line.
+    let (corpus, graph) = load(GEMINI);
+    let bundle = share_scope(&corpus, &graph, &Scope::All, &ShareOptions::default(), |_| true).unwrap();
+    assert_eq!(count_lines(&bundle.files[0].1), 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A Gemini CLI header followed by anything, in any slices: no panic, every line accounted
+    /// for once, and a diagnostic with a line in the file for what cannot be read.
+    #[test]
+    fn a_gemini_cli_header_then_garbage_never_panics(tail in proptest::collection::vec(any::<u8>(), 0..600), keep in 0usize..4000, chunk in 1usize..200) {
+        let fixture = format_fixture(GEMINI);
+        let mut bytes = fixture[..keep.min(fixture.len())].to_vec();
+        bytes.extend_from_slice(&tail);
+        let files = vec![("chats/session-x.json".to_owned(), bytes.clone())];
+        let corpus = load_chunked(&files, chunk);
+        let counts = corpus.files[0].counts;
+        prop_assert!(counts.balanced(), "{:?}", counts);
+        prop_assert_eq!(counts.lines, count_lines(&bytes));
+        for d in &corpus.diagnostics {
+            prop_assert!(u64::from(d.line) <= counts.lines, "{:?}", d);
+        }
+        let graph = Graph::build(&corpus);
+        let _ = summarize(&corpus, &graph);
+    }
+}
+
+#[test]
 fn tasks_and_threads_can_be_shared_whole_or_in_part() {
     use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
     use sessionscope_engine::share::scope::Scope;
@@ -1633,4 +2542,40 @@ fn a_history_without_timestamps_takes_the_requests_in_order_and_their_times() {
     // A response without a time takes its request's; prompts stay without one.
     assert_eq!(corpus.entries[1].timestamp_ms, 1731400001500);
     assert_eq!(corpus.entries[0].timestamp_ms, i64::MIN);
+}
+
+#[test]
+fn a_gemini_cli_document_read_as_it_grows() {
+    let bytes = format_fixture(GEMINI);
+    let mut loader = sessionscope_engine::Loader::new();
+    let file = loader.add_file(GEMINI, 0);
+    let half = bytes.len() / 2;
+    loader.push(file, &bytes[..half]);
+    // Half of it: the messages in that half, and one diagnostic where it stops.
+    let partial = loader.snapshot();
+    assert!(partial.files[0].counts.balanced());
+    assert!(!partial.entries.is_empty() && partial.entries.len() < 11, "{}", partial.entries.len());
+    assert_eq!(partial.diagnostics.len(), 1, "{:?}", partial.diagnostics);
+    // All of it, the file not finished yet: the document is whole JSON, read as it stands.
+    loader.push(file, &bytes[half..]);
+    let whole = loader.snapshot();
+    assert!(whole.diagnostics.is_empty(), "{:?}", whole.diagnostics);
+    assert_eq!(dump_corpus(&whole), dump_corpus(&loader.finish()));
+}
+
+#[test]
+fn a_qwen_code_tool_result_without_a_function_response_pairs_by_its_call_id() {
+    let text = concat!(
+        "{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"type\":\"assistant\",\"cwd\":\"/p\",\"version\":\"0.2.1\",\"model\":\"qwen3-coder-plus\",\"message\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"id\":\"c1\",\"name\":\"read_file\",\"args\":{\"absolute_path\":\"/p/a.txt\"}}}]}}\n",
+        "{\"uuid\":\"b\",\"parentUuid\":\"a\",\"sessionId\":\"s\",\"timestamp\":\"2026-01-01T00:00:01Z\",\"type\":\"tool_result\",\"cwd\":\"/p\",\"version\":\"0.2.1\",\"toolCallResult\":{\"callId\":\"c1\",\"status\":\"error\",\"resultDisplay\":\"File not found\"}}\n",
+    );
+    let corpus = load_one("s.jsonl", text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::QwenCode);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let graph = Graph::build(&corpus);
+    assert_eq!(ops(&corpus, &graph), [("read_file".to_owned(), ToolCategory::Read, ToolStatus::Error)]);
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 2), BlockKind::ToolResult), "File not found");
+    // An older read_file names its file `absolute_path`: relative to the cwd.
+    assert_eq!(tools::op_files(&corpus, &graph.tool_ops[0]), [("a.txt".to_owned(), tools::Touch::Read)]);
+    assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "a.txt");
 }

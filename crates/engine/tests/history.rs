@@ -270,3 +270,35 @@ fn a_unit_searched_file_by_file_and_line_by_line_finds_what_the_whole_unit_holds
     }
     assert!(compared > 1000, "{compared} hits compared");
 }
+
+#[test]
+fn an_aider_history_is_indexed_one_row_per_run() {
+    let temp = TempDir::new("index-aider");
+    let project = temp.0.join("projects").join("brewlog");
+    std::fs::create_dir_all(&project).expect("a folder");
+    let history = common::fixture("formats/demo.aider.chat.history.md");
+    std::fs::write(project.join(".aider.chat.history.md"), history).expect("written");
+    std::fs::write(project.join("README.md"), "# brewlog\n").expect("written");
+    let index = run(&["index", "--json", temp.0.join("projects").to_str().expect("UTF-8")]);
+    let rows = index["sessions"].as_array().expect("sessions");
+    let column = |key: &str| rows.iter().map(|r| r[key].clone()).collect::<Vec<Value>>();
+    assert_eq!(
+        column("session_id"),
+        [
+            "projects/brewlog/.aider.chat.history.md#2025-06-01T09:00:00",
+            "projects/brewlog/.aider.chat.history.md#2025-06-01T10:15:30",
+            "projects/brewlog/.aider.chat.history.md#2025-06-01T10:15:30#L107"
+        ],
+        "one row per run"
+    );
+    assert_eq!(column("agent"), ["Aider", "Aider", "Aider"]);
+    // The file's folder, for every run (the second run's banner names a git working dir).
+    assert_eq!(column("project"), ["brewlog", "brewlog", "brewlog"]);
+    // Prompts, replies and the edits' results; the run that was only started has none.
+    assert_eq!(column("messages"), [0, 10, 5]);
+    assert_eq!(column("tool_calls"), [0, 3, 1]);
+    assert_eq!(rows[1]["usage"]["output_tokens"].as_u64(), Some(345 + 87 + 40));
+    let problems = index["problems"].as_array().expect("problems");
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0]["path"].as_str().is_some_and(|p| p.ends_with("README.md")));
+}

@@ -86,10 +86,14 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
                     let op = ops[o.index()];
                     Some(Spawn { entry: op.call_entry, block: op.call_block, rule })
                 };
-                // Agent SDK output names the spawning call on every subagent message.
+                // Agent SDK output and Copilot CLI events name the spawning call on every
+                // subagent message.
                 let sdk_root = conv.roots.first().map(|&r| &corpus.entries[r.index()]).filter(|e| {
                     !e.parent_tool_use_id.is_empty()
-                        && corpus.files.get(e.file as usize).is_some_and(|f| f.format == Format::AgentSdk)
+                        && corpus
+                            .files
+                            .get(e.file as usize)
+                            .is_some_and(|f| matches!(f.format, Format::AgentSdk | Format::CopilotCli))
                 });
                 let by_parent_tool = sdk_root
                     .and_then(|e| call_by_id.get(corpus.span_bytes(e.file, e.parent_tool_use_id)))
@@ -149,7 +153,11 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
         conv.linked_by = Some(spawn.rule);
         conv.parent = parent;
         let text = |key: &str| input.get(key).and_then(|v| v.as_str()).unwrap_or("").to_owned();
+        // Claude's Task names the agent `subagent_type`, Copilot's task `agent_type`.
         conv.agent_type = text("subagent_type");
+        if conv.agent_type.is_empty() {
+            conv.agent_type = text("agent_type");
+        }
         conv.description = text("description");
     }
 

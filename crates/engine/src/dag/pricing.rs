@@ -4,6 +4,12 @@
 //! long-context rate applies to the tokens above the threshold, as `ccusage` computes it.
 //! OpenAI models have no cache-write premium and their own cached-input rate. Local models
 //! (Ollama) are not priced here: their importer logs their cost as 0.
+//!
+//! Google's Gemini models are priced at the Gemini API's paid tier (ai.google.dev/pricing, prompts
+//! up to 200k tokens; implicit caching, so no cache-write premium), Alibaba's Qwen coder models at
+//! Model Studio's international list price for inputs up to 32k tokens. Both are what the same
+//! tokens cost through the API: Gemini CLI's and Qwen Code's free tiers (a Google or Qwen
+//! account login) cost their users nothing.
 
 use crate::model::Usage;
 
@@ -86,16 +92,32 @@ const OPENAI: &[(&str, Price)] = &[
     ("gpt-4o", openai(2.5, 1.25, 10.0)),
 ];
 
+/// Google's and Alibaba's model-id prefixes (after any `provider/` or `models/`), most specific
+/// first: input, cached input and output per million tokens, as OpenAI's.
+const GOOGLE_AND_QWEN: &[(&str, Price)] = &[
+    ("gemini-3-pro", openai(2.0, 0.2, 12.0)),
+    ("gemini-3-flash", openai(0.5, 0.05, 3.0)),
+    ("gemini-2.5-pro", openai(1.25, 0.125, 10.0)),
+    ("gemini-2.5-flash-lite", openai(0.1, 0.01, 0.4)),
+    ("gemini-2.5-flash", openai(0.3, 0.03, 2.5)),
+    ("gemini-2.0-flash-lite", openai(0.075, 0.075, 0.3)),
+    ("gemini-2.0-flash", openai(0.1, 0.025, 0.4)),
+    ("qwen3-coder-plus", openai(1.0, 1.0, 5.0)),
+    ("qwen3-coder-flash", openai(0.3, 0.3, 1.5)),
+];
+
 const THRESHOLD: u64 = 200_000;
 
-/// The price of a model id, or `None` if it is not in the table.
+/// The price of a model id, or `None` if it is not in the table. Claude versions are matched
+/// with dots or dashes alike: GitHub Copilot names them `claude-sonnet-4.5`, `claude-opus-4.7`.
 pub fn price_of(model: &str) -> Option<Price> {
     let model = model.to_ascii_lowercase();
-    if let Some((_, price)) = TABLE.iter().find(|(fragment, _)| model.contains(fragment)) {
+    let dashed = model.replace('.', "-");
+    if let Some((_, price)) = TABLE.iter().find(|(fragment, _)| dashed.contains(fragment)) {
         return Some(*price);
     }
     let id = model.rsplit('/').next().unwrap_or(&model);
-    OPENAI.iter().find(|(prefix, _)| id.starts_with(prefix)).map(|(_, price)| *price)
+    OPENAI.iter().chain(GOOGLE_AND_QWEN).find(|(prefix, _)| id.starts_with(prefix)).map(|(_, price)| *price)
 }
 
 /// The cost in dollars of one response's usage, or `None` for a model without a price.
@@ -127,6 +149,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn gemini_and_qwen_models_have_their_list_prices() {
+        assert_eq!(price_of("gemini-2.5-pro").map(|p| (p.input, p.cache_read, p.output)), Some((1.25, 0.125, 10.0)));
+        assert_eq!(price_of("models/gemini-2.5-flash-lite").map(|p| p.output), Some(0.4));
+        assert_eq!(price_of("gemini-2.5-flash").map(|p| p.output), Some(2.5));
+        assert_eq!(price_of("gemini-3-flash-preview").map(|p| p.input), Some(0.5));
+        assert_eq!(price_of("qwen3-coder-plus").map(|p| p.output), Some(5.0));
+        // 1M uncached input, 1M cached and 1M output of Gemini 2.5 Pro.
+        let usage = Usage {
+            input_tokens: 1_000_000,
+            cache_read_input_tokens: 1_000_000,
+            output_tokens: 1_000_000,
+            ..Usage::default()
+        };
+        let cost = cost("gemini-2.5-pro", &usage).unwrap();
+        assert!((cost - (1.25 + 0.125 + 10.0)).abs() < 1e-9, "{cost}");
+        assert_eq!(price_of("gemma-3-27b"), None, "an unknown model has no price");
+    }
+
+    #[test]
     fn one_hour_cache_writes_cost_twice_the_input_rate() {
         let usage = Usage {
             input_tokens: 15,
@@ -156,5 +197,17 @@ mod tests {
         assert_eq!(price_of("o4-mini-2025-04-16").map(|p| p.input), Some(1.1));
         assert_eq!(price_of("gpt-4.1").map(|p| p.cache_read), Some(0.5));
         assert_eq!(price_of("qwen3:8b"), None);
+    }
+
+    #[test]
+    fn claude_versions_with_dots_have_their_price() {
+        assert_eq!(price_of("claude-haiku-4.5"), price_of("claude-haiku-4-5"));
+        assert_eq!(price_of("claude-sonnet-4.5"), price_of("claude-sonnet-4-5-20250929"));
+        assert_eq!(price_of("claude-opus-4.7-1m-internal"), price_of("claude-opus-4-7"));
+        assert_eq!(price_of("claude-opus-4.7").map(|p| p.input), Some(5.0), "not Opus 4's");
+        assert_eq!(price_of("us.anthropic.claude-3-5-sonnet-20240620-v1:0").map(|p| p.input), Some(3.0));
+        // OpenAI ids keep their dots.
+        assert_eq!(price_of("gpt-5.2").map(|p| p.input), Some(1.75));
+        assert_eq!(price_of("gpt-4.1").map(|p| p.cache_read), Some(0.5));
     }
 }

@@ -42,6 +42,7 @@ impl ToolCategory {
         match name {
             "Read" | "NotebookRead" | "ReadMcpResourceTool" | "ListMcpResourcesTool" => ToolCategory::Read,
             "Grep" | "Glob" | "LS" | "ToolSearch" => ToolCategory::Search,
+            // Aider's SEARCH/REPLACE blocks are read as `Edit` calls, with Claude Code's input.
             "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "apply_patch" | "file_change" => ToolCategory::Edit,
             "Bash" | "BashOutput" | "KillShell" | "KillBash" | "PowerShell" | "TaskOutput" | "TaskStop" | "shell"
             | "exec_command" | "local_shell" | "shell_command" | "container.exec" | "command_execution"
@@ -72,6 +73,12 @@ impl ToolCategory {
             "new_task" => ToolCategory::Agent,
             "update_todo_list" | "plan_mode_respond" | "focus_chain" => ToolCategory::PlanTodo,
             "use_mcp_tool" | "access_mcp_resource" | "load_mcp_documentation" => ToolCategory::Mcp,
+            // GitHub Copilot CLI's tools (`edit`, `bash`, `grep` as above).
+            "view" => ToolCategory::Read,
+            "create" | "str_replace_editor" => ToolCategory::Edit,
+            "powershell" | "read_bash" | "write_bash" | "stop_bash" | "list_bash" | "read_powershell"
+            | "write_powershell" | "stop_powershell" | "list_powershell" => ToolCategory::Execute,
+            "task" => ToolCategory::Agent,
             "WebFetch" | "WebSearch" | "web_search" | "web_fetch" => ToolCategory::Web,
             "Task" | "Agent" => ToolCategory::Agent,
             "TodoWrite" | "TodoRead" | "ExitPlanMode" | "EnterPlanMode" | "TaskCreate" | "TaskUpdate" | "TaskList"
@@ -425,6 +432,8 @@ enum FilesIn {
     Patch,
     /// A Codex SDK `file_change` item's `changes`.
     Changes,
+    /// Copilot CLI's `str_replace_editor`: `path`, touched as its `command` says.
+    Editor,
 }
 
 fn files_in(name: &str) -> Option<FilesIn> {
@@ -432,7 +441,7 @@ fn files_in(name: &str) -> Option<FilesIn> {
         "Read" | "NotebookRead" => FilesIn::Path(Touch::Read),
         "Edit" | "MultiEdit" | "NotebookEdit" => FilesIn::Path(Touch::Edit),
         "Write" => FilesIn::Path(Touch::Write),
-        // Pi's built-in tools name their file `path`.
+        // Pi's built-in tools name their file `path` (Qwen Code's edit, `file_path`).
         "read" => FilesIn::Path(Touch::Read),
         "edit" => FilesIn::Path(Touch::Edit),
         "write" => FilesIn::Path(Touch::Write),
@@ -445,6 +454,10 @@ fn files_in(name: &str) -> Option<FilesIn> {
         "replace_in_file" | "apply_diff" | "search_and_replace" | "insert_content" | "edit_file" => {
             FilesIn::Path(Touch::Edit)
         }
+        // GitHub Copilot CLI's file tools name it `path` too.
+        "view" => FilesIn::Path(Touch::Read),
+        "create" => FilesIn::Path(Touch::Write),
+        "str_replace_editor" => FilesIn::Editor,
         "apply_patch" => FilesIn::Patch,
         "file_change" => FilesIn::Changes,
         _ => return None,
@@ -460,8 +473,8 @@ pub fn op_files(corpus: &Corpus, op: &ToolOp) -> Vec<(String, Touch)> {
 
 /// The files an operation reads, edits or writes (paths relative to `cwd` when inside it):
 /// Claude Code's Read/Edit/MultiEdit/Write/Notebook tools, Pi's read/edit/write, Gemini CLI's
-/// read_file/replace/write_file, Codex `apply_patch` patches (every
-/// file they add, update or delete) and Codex SDK `file_change` items.
+/// read_file/replace/write_file, Copilot CLI's view/edit/create/str_replace_editor, Codex
+/// `apply_patch` patches (every file they add, update or delete) and Codex SDK `file_change` items.
 pub fn touched_files(name: &str, input: &serde_json::Value, cwd: &str) -> Vec<(String, Touch)> {
     files_in(name).map_or_else(Vec::new, |how| files_from(how, input, cwd))
 }
@@ -475,6 +488,14 @@ fn files_from(how: FilesIn, input: &serde_json::Value, cwd: &str) -> Vec<(String
             .or_else(|| path("absolute_path"))
             .map(|p| vec![(relative_path(p, cwd), touch)])
             .unwrap_or_else(|| args_files(input).into_iter().map(|p| (relative_path(p, cwd), touch)).collect()),
+        FilesIn::Editor => {
+            let touch = match input.get("command").and_then(|c| c.as_str()) {
+                Some("view") => Touch::Read,
+                Some("create") => Touch::Write,
+                _ => Touch::Edit,
+            };
+            path("path").map(|p| vec![(relative_path(p, cwd), touch)]).unwrap_or_default()
+        }
         FilesIn::Patch => {
             let patch = input.as_str().or_else(|| path("input")).unwrap_or("");
             patch.lines().filter_map(patch_file).map(|(file, touch)| (relative_path(file, cwd), touch)).collect()
@@ -586,8 +607,16 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
             }
             s
         }
+        // Qwen Code's edit: `file_path`, `old_string`/`new_string`.
+        "edit" if input.get("old_string").is_some() => {
+            let (added, removed) = line_delta(text("old_string"), text("new_string"));
+            format!("{} +{added} -{removed}", path("file_path"))
+        }
+        // Pi's `oldText`/`newText`, Copilot CLI's `old_str`/`new_str`.
         "edit" => {
-            let (added, removed) = line_delta(text("oldText"), text("newText"));
+            let old = if input.get("oldText").is_some() { text("oldText") } else { text("old_str") };
+            let new = if input.get("newText").is_some() { text("newText") } else { text("new_str") };
+            let (added, removed) = line_delta(old, new);
             format!("{} +{added} -{removed}", path("path"))
         }
         "write" => format!("{} +{}", path("path"), text("content").lines().count()),
@@ -642,6 +671,33 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
         "new_task" => {
             let message = first_line(text("message"));
             if text("mode").is_empty() { message } else { format!("{message} ({})", text("mode")) }
+        }
+        // GitHub Copilot CLI's tools: `path`, `view_range`, `file_text`, `old_str`/`new_str`.
+        "view" => {
+            let mut s = path("path");
+            let range = input.get("view_range").and_then(|v| v.as_array());
+            if let Some([start, end]) = range.map(Vec::as_slice)
+                && let (Some(start), Some(end)) = (start.as_i64(), end.as_i64())
+            {
+                s.push_str(&format!(":{start}-{end}"));
+            }
+            s
+        }
+        "create" => format!("{} +{}", path("path"), text("file_text").lines().count()),
+        "str_replace_editor" => match text("command") {
+            "create" => format!("{} +{}", path("path"), text("file_text").lines().count()),
+            "str_replace" => {
+                let (added, removed) = line_delta(text("old_str"), text("new_str"));
+                format!("{} +{added} -{removed}", path("path"))
+            }
+            "insert" => format!("{} +{}", path("path"), text("new_str").lines().count()),
+            _ => path("path"),
+        },
+        "powershell" => first_line(text("command")),
+        "task" => {
+            let kind = text("agent_type");
+            let description = text("description");
+            if kind.is_empty() { description.to_owned() } else { format!("{description} ({kind})") }
         }
         // Codex: shell calls (`command` a string or an argv), unified exec, patches, plans.
         "shell" | "local_shell" | "shell_command" | "container.exec" | "command_execution" => {
@@ -794,6 +850,47 @@ mod tests {
         let input =
             serde_json::json!({"changes": [{"path": "/p/a.rs", "kind": "update"}, {"path": "/p/b.rs", "kind": "add"}]});
         assert_eq!(summarize_input("file_change", &input, "/p"), "a.rs (+1 more)");
+    }
+
+    #[test]
+    fn copilot_cli_tools_are_summarised_categorised_and_touch_their_path() {
+        let editor = |command: &str| serde_json::json!({"command": command, "path": "/p/src/a.rs", "old_str": "x", "new_str": "y\nz", "file_text": "1\n2\n3\n"});
+        assert_eq!(summarize_input("str_replace_editor", &editor("str_replace"), "/p"), "src/a.rs +2 -1");
+        assert_eq!(summarize_input("str_replace_editor", &editor("create"), "/p"), "src/a.rs +3");
+        assert_eq!(summarize_input("str_replace_editor", &editor("view"), "/p"), "src/a.rs");
+        assert_eq!(touched_files("str_replace_editor", &editor("view"), "/p"), [("src/a.rs".to_owned(), Touch::Read)]);
+        assert_eq!(
+            touched_files("str_replace_editor", &editor("create"), "/p"),
+            [("src/a.rs".to_owned(), Touch::Write)]
+        );
+        assert_eq!(
+            touched_files("str_replace_editor", &editor("insert"), "/p"),
+            [("src/a.rs".to_owned(), Touch::Edit)]
+        );
+        let view = serde_json::json!({"path": "/p/README.md", "view_range": [3, 9]});
+        assert_eq!(summarize_input("view", &view, "/p"), "README.md:3-9");
+        assert_eq!(touched_files("view", &view, "/p"), [("README.md".to_owned(), Touch::Read)]);
+        let edit = serde_json::json!({"path": "/p/a.rs", "old_str": "a", "new_str": "b"});
+        assert_eq!(summarize_input("edit", &edit, "/p"), "a.rs +1 -1");
+        assert_eq!(summarize_input("powershell", &serde_json::json!({"command": "dir\nexit"}), "/p"), "dir");
+        assert_eq!(
+            summarize_input("glob", &serde_json::json!({"pattern": "**/*.rs", "path": "/p/src"}), "/p"),
+            "**/*.rs in src"
+        );
+        let task = serde_json::json!({"agent_type": "explore", "description": "Find it"});
+        assert_eq!(summarize_input("task", &task, "/p"), "Find it (explore)");
+        for (name, category) in [
+            ("view", ToolCategory::Read),
+            ("glob", ToolCategory::Search),
+            ("create", ToolCategory::Edit),
+            ("str_replace_editor", ToolCategory::Edit),
+            ("powershell", ToolCategory::Execute),
+            ("read_bash", ToolCategory::Execute),
+            ("task", ToolCategory::Agent),
+            ("report_intent", ToolCategory::Other),
+        ] {
+            assert_eq!(ToolCategory::of(name), category, "{name}");
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Gemini CLI sessions (`~/.gemini/tmp/<project hash>/chats/session-*.json[l]`), read whole (a
-//! document format: see [`crate::import::is_document`]).
+//! document format: see `import::is_document`).
 //!
-//! Two shapes, told apart by the first line:
+//! Two shapes, told apart by their first lines (JSON Lines when one of the first two is an
+//! object of its own):
 //!
 //! - the legacy file, one JSON object (pretty-printed: it spans many lines) rewritten on every
 //!   change: `{sessionId, projectHash, startTime, lastUpdated, messages: [...], summary?, kind?,
@@ -24,7 +25,10 @@
 //! cached, thoughts, tool, total}, `model`), or `info`, `warning`, `error` (notices of the CLI:
 //! system entries; an `error` is an API error). A response's tool calls become tool uses, and
 //! their results a user entry after it (status `error` an error; `cancelled` an interrupted
-//! call). Entry uuids are `<sessionId>:<id>` (the results `<sessionId>:<id>:results`).
+//! call). Entry uuids are `<sessionId>:<id>` (the results `<sessionId>:<id>:results`). A thought
+//! is a thinking block, its subject on the first line. Parts are text (`thought: true` text is
+//! thinking), images, and `functionCall`/`functionResponse` as tool uses and results. A
+//! `summary` (in the object or a `$set`) names the session, as a Claude Code custom title does.
 //!
 //! Tokens: `input` (promptTokenCount) includes the `cached` part, `output` excludes the
 //! `thoughts` (billed as output); `tool` is the tool-use prompt. So input = input - cached +
@@ -112,6 +116,7 @@ struct ToolCall<'a> {
     result_display: Option<&'a RawValue>,
 }
 
+/// A Part of Gemini API content (also what Qwen Code records hold).
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Part<'a> {
@@ -122,15 +127,22 @@ struct Part<'a> {
     inline_data: crate::json::Shape,
     #[serde(rename = "fileData")]
     file_data: crate::json::Shape,
-    #[serde(rename = "functionCall")]
-    function_call: crate::json::Shape,
+    #[serde(rename = "functionCall", borrow)]
+    function_call: Option<&'a RawValue>,
     #[serde(rename = "functionResponse", borrow)]
     function_response: Option<&'a RawValue>,
 }
 
+/// `functionCall {id, name, args}` and `functionResponse {id, name, response}`.
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct FunctionResponse<'a> {
+struct Function<'a> {
+    #[serde(borrow)]
+    id: LStr<'a>,
+    #[serde(borrow)]
+    name: LStr<'a>,
+    #[serde(borrow)]
+    args: Option<&'a RawValue>,
     #[serde(borrow)]
     response: Option<&'a RawValue>,
 }
@@ -210,16 +222,31 @@ pub(crate) fn import_document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, 
     let Ok(text) = std::str::from_utf8(&file_bytes[begin.min(file_bytes.len())..]) else {
         return vec![DocRecord { offset: begin, outcome: LineOutcome::Failed(Failure::invalid_utf8()) }];
     };
-    let first_line = text.split('\n').next().unwrap_or("").trim();
-    let lines_format = first_line.starts_with('{')
-        && serde_json::from_str::<Head>(first_line).is_ok_and(|head| head.messages.is_none());
-    let records = if lines_format {
+    let records = if is_json_lines(text) {
         json_lines(sink, bytes, file, text, &mut state)
     } else {
         document(sink, bytes, file, text, &mut state)
     };
     state.chain.finish(sink);
     records
+}
+
+/// Whether a Gemini CLI file is the newer JSON Lines rather than one JSON object: one of its
+/// first two lines is an object of its own (not a whole legacy object on one line), so a cut
+/// metadata line leaves the records after it readable.
+pub(crate) fn is_json_lines(text: &str) -> bool {
+    text.split('\n').map(str::trim).filter(|l| !l.is_empty()).take(2).any(|line| {
+        line.starts_with('{') && serde_json::from_str::<Head>(line).is_ok_and(|head| head.messages.is_none())
+    })
+}
+
+/// Where each message of a legacy document starts (byte offsets in `text`), or `None` when the
+/// document is not one whole JSON object with a message list.
+pub(crate) fn message_offsets(text: &str) -> Option<Vec<usize>> {
+    let head: Head = serde_json::from_str(text).ok()?;
+    let messages: Vec<&RawValue> = serde_json::from_str(head.messages?.get()).ok()?;
+    let base = text.as_ptr() as usize;
+    Some(messages.iter().map(|m| m.get().as_ptr() as usize - base).collect())
 }
 
 /// The legacy file: one JSON object.
@@ -260,10 +287,12 @@ fn document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, text: &str, state:
                 (head, messages, Some(error))
             }
         };
+    // The header's span: up to the message list (all of it without one).
+    let header_end = messages.map_or(offset(text) + text.len(), |list| offset(list) + 1);
     let header_line = Line {
         file,
         line_no: state.line_of(start),
-        span: Span::in_file(start, text.len() - (start - offset(text))),
+        span: Span::in_file(start, header_end.saturating_sub(start)),
         type_name,
         timestamp: time(&head.start_time),
         at,
@@ -347,7 +376,7 @@ fn document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, text: &str, state:
     records
 }
 
-/// A message that could not be read, in the message list of a document.
+/// A message that could not be read, in the message list of a document; it starts on `line`.
 fn failed_message(error: &serde_json::Error, line: u32) -> LineOutcome {
     let eof = error.classify() == serde_json::error::Category::Eof;
     let mut failure = Failure::from_json(error);
@@ -357,8 +386,12 @@ fn failed_message(error: &serde_json::Error, line: u32) -> LineOutcome {
             "the document ends inside the message that starts on line {line}: the file is cut short or still being written; the messages before it are read"
         );
     } else {
-        failure.message =
-            format!("a message that is not valid JSON ({}); the messages before it are read", failure.message);
+        // serde counts lines from the message's start.
+        let error_line = line.saturating_add(u32::try_from(error.line()).unwrap_or(1).saturating_sub(1));
+        let what = failure.message.split_once(": ").map_or(failure.message.as_str(), |(_, what)| what);
+        failure.message = format!(
+            "the message that starts here is not valid JSON (line {error_line}: {what}); the messages before it are read"
+        );
     }
     LineOutcome::Failed(failure)
 }
@@ -534,7 +567,7 @@ fn message(
     match ty {
         "user" => {
             let mut entry = line.entry(sink, EntryKind::User);
-            content(sink, &line, &mut entry, message.content);
+            content(sink, &line, &mut entry, message.content, &uuid);
             push(sink, bytes, entry, &uuid, state)
         }
         "gemini" => gemini(sink, bytes, &line, &message, &uuid, state),
@@ -544,7 +577,7 @@ fn message(
             entry.subtype = type_name;
             entry.flags.set(EntryFlags::META, true);
             entry.flags.set(EntryFlags::API_ERROR, ty == "error");
-            content(sink, &line, &mut entry, message.content);
+            content(sink, &line, &mut entry, message.content, &uuid);
             push(sink, bytes, entry, &uuid, state)
         }
     }
@@ -571,7 +604,7 @@ fn gemini(
         };
         push_block(sink, &mut entry, BlockKind::Thinking, Sym::NONE, Span::EMPTY, body);
     }
-    content_blocks(sink, line, &mut entry, message.content);
+    content_blocks(sink, &line.at, &mut entry, message.content, uuid);
     entry.model = match message.model.as_deref().filter(|m| !m.is_empty()) {
         Some(model) => {
             state.chain.model = intern(sink, model);
@@ -598,14 +631,7 @@ fn gemini(
     let anchor = state.chain.last_entry;
     if let Some(tokens) = message.tokens.filter(|raw| raw.get().starts_with('{')) {
         let t: Tokens = serde_json::from_str(tokens.get()).unwrap_or_default();
-        let input = t.input.as_u64();
-        let cached = t.cached.as_u64().min(input);
-        let usage = Usage {
-            input_tokens: input - cached + t.tool.as_u64(),
-            cache_read_input_tokens: cached,
-            output_tokens: t.output.as_u64() + t.thoughts.as_u64(),
-            ..Usage::default()
-        };
+        let usage = usage(t.input, t.cached, t.tool, t.output, t.thoughts);
         push_response(sink, new_response(line.file, anchor, model, Some(usage)));
     }
     // The results, in one user entry after the response.
@@ -625,12 +651,27 @@ fn gemini(
                 mark_error(sink, &mut entry, block);
             }
             if status == "cancelled" {
+                // The user cancelled the calls of the response (all of them, as the CLI does).
                 entry.flags.set(EntryFlags::INTERRUPTED, true);
+                entry.tool_use_result = arena_raw(&mut sink.corpus.arena, "{\"interrupted\":true}");
             }
         }
         let _ = push(sink, bytes, entry, &format!("{uuid}:results"), state);
     }
     LineOutcome::Entry
+}
+
+/// Usage from Gemini API counts: the prompt includes the cached part and the tool-use prompt is
+/// apart; the candidates exclude the thoughts, billed as output.
+pub(crate) fn usage(prompt: LNum, cached: LNum, tool: LNum, candidates: LNum, thoughts: LNum) -> Usage {
+    let prompt = prompt.as_u64();
+    let cached = cached.as_u64().min(prompt);
+    Usage {
+        input_tokens: (prompt - cached).saturating_add(tool.as_u64()),
+        cache_read_input_tokens: cached,
+        output_tokens: candidates.as_u64().saturating_add(thoughts.as_u64()),
+        ..Usage::default()
+    }
 }
 
 /// Whether a call ended (a result, or a status that says how).
@@ -647,14 +688,10 @@ fn result_body(at: &Locator, call: &ToolCall) -> Span {
     let parts: LList<Part> = call.result.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default();
     for part in &parts.0 {
         let Some(response) = part.function_response else { continue };
-        let response: FunctionResponse = serde_json::from_str(response.get()).unwrap_or_default();
-        let Some(body) = response.response else { continue };
-        let output: Output = serde_json::from_str(body.get()).unwrap_or_default();
-        if let Some(text) = output.output.filter(|r| is_string(Some(r))).or(output.error.filter(|r| is_string(Some(r))))
-        {
-            return at.raw_span(Some(text));
+        let response: Function = serde_json::from_str(response.get()).unwrap_or_default();
+        if let Some(body) = response.response {
+            return response_text(at, body);
         }
-        return at.raw_span(Some(body));
     }
     match call.result_display {
         Some(display) if display.get() != "null" => at.raw_span(Some(display)),
@@ -665,24 +702,35 @@ fn result_body(at: &Locator, call: &ToolCall) -> Span {
     }
 }
 
+/// The text of a function response: its `output` (or `error`) string, else the response as it
+/// stands.
+fn response_text(at: &Locator, response: &RawValue) -> Span {
+    let output: Output = serde_json::from_str(response.get()).unwrap_or_default();
+    match output.output.filter(|r| is_string(Some(r))).or(output.error.filter(|r| is_string(Some(r)))) {
+        Some(text) => at.raw_span(Some(text)),
+        None => at.raw_span(Some(response)),
+    }
+}
+
 /// The content of a prompt or a notice: a string, or Parts.
-fn content(sink: &mut Sink, line: &Line, entry: &mut Entry, raw: Option<&RawValue>) {
+fn content(sink: &mut Sink, line: &Line, entry: &mut Entry, raw: Option<&RawValue>, synth: &str) {
     let Some(raw) = raw else { return };
     if is_string(Some(raw)) {
         entry.content = line.at.raw_span(Some(raw));
         entry.flags.set(EntryFlags::STRING_CONTENT, true);
         return;
     }
-    content_blocks(sink, line, entry, Some(raw));
+    content_blocks(sink, &line.at, entry, Some(raw), synth);
 }
 
 /// Content as blocks: a string as one text block; Parts as text, thinking (`thought: true`),
-/// images, and the rest by their kind.
-fn content_blocks(sink: &mut Sink, line: &Line, entry: &mut Entry, raw: Option<&RawValue>) {
+/// images, tool uses (`functionCall`) and results (`functionResponse`), the rest by their kind.
+/// A call without an id is named `<synth>:call<n>`.
+pub(crate) fn content_blocks(sink: &mut Sink, at: &Locator, entry: &mut Entry, raw: Option<&RawValue>, synth: &str) {
     let Some(raw) = raw else { return };
     if is_string(Some(raw)) {
         if raw.get() != "\"\"" {
-            push_block(sink, entry, BlockKind::Text, Sym::NONE, Span::EMPTY, line.at.raw_span(Some(raw)));
+            push_block(sink, entry, BlockKind::Text, Sym::NONE, Span::EMPTY, at.raw_span(Some(raw)));
         }
         return;
     }
@@ -692,22 +740,33 @@ fn content_blocks(sink: &mut Sink, line: &Line, entry: &mut Entry, raw: Option<&
     } else {
         serde_json::from_str::<LList<Part>>(raw.get()).map(|l| l.0).unwrap_or_default()
     };
-    for part in &parts {
+    for (n, part) in parts.iter().enumerate() {
+        if let Some(call) = part.function_call.or(part.function_response) {
+            let function: Function = serde_json::from_str(call.get()).unwrap_or_default();
+            let name = intern_l(sink, &function.name);
+            let id = match function.id.as_deref() {
+                Some(id) if !id.is_empty() => str_span(sink, at, &function.id),
+                _ => arena_str(&mut sink.corpus.arena, &format!("{synth}:call{n}")),
+            };
+            if part.function_call.is_some() {
+                push_block(sink, entry, BlockKind::ToolUse, name, id, at.raw_span(function.args));
+            } else {
+                let body = function.response.map_or(Span::EMPTY, |r| response_text(at, r));
+                push_block(sink, entry, BlockKind::ToolResult, name, id, body);
+            }
+            continue;
+        }
         let (kind, name) = if part.text.is_some() {
             (if part.thought.is_true() { BlockKind::Thinking } else { BlockKind::Text }, "")
         } else if part.inline_data != crate::json::Shape::Absent {
             (BlockKind::Image, "")
         } else if part.file_data != crate::json::Shape::Absent {
             (BlockKind::Unknown, "fileData")
-        } else if part.function_call != crate::json::Shape::Absent {
-            (BlockKind::Unknown, "functionCall")
-        } else if part.function_response.is_some() {
-            (BlockKind::Unknown, "functionResponse")
         } else {
             (BlockKind::Unknown, "(untyped)")
         };
         let name = if name.is_empty() { Sym::NONE } else { intern(sink, name) };
-        push_block(sink, entry, kind, name, Span::EMPTY, line.at.raw_span(part.text));
+        push_block(sink, entry, kind, name, Span::EMPTY, at.raw_span(part.text));
     }
 }
 

@@ -6,31 +6,39 @@
 //! - [`codex`]: Codex CLI session rollouts and Codex SDK (`codex exec --json`) thread events;
 //! - [`ollama`]: captures of Ollama `/api/chat` streams, chunks joined into messages;
 //! - [`pi`]: Pi coding-agent sessions (a tree of entries by `id`/`parentId`);
+//! - [`copilot`]: GitHub Copilot CLI sessions (`session-state/<id>/events.jsonl`, a chain of
+//!   events by `id`/`parentId`, subagents by `agentId`);
+//! - [`aider`]: Aider chat histories (`.aider.chat.history.md`: markdown, one session per run).
 //! - [`gemini`]: Gemini CLI sessions (one JSON document, or JSON Lines with updates), read whole;
+//! - [`qwen`]: Qwen Code sessions (a Gemini CLI fork: records chained by `uuid`/`parentUuid`).
 //! - [`cline`]: Cline and Roo Code tasks (a folder of JSON documents: the API conversation, the
 //!   UI messages, the task metadata), read whole, the files of a task one session;
 //! - [`amp`]: Amp threads (one JSON document per thread), read whole.
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
-//! the importer of the file's format. A document format ([`is_document`]) is not read line by
+//! the importer of the file's format. A document format (`is_document`) is not read line by
 //! line: the loader keeps its bytes (up to a bound) and hands the whole text to
 //! `import_document` once the file ends; the importer says where each record begins and how it
 //! ended up (`DocRecord`), and the loader counts the lines from that. Importers write into a `Sink` (`sink.rs`: the corpus being
 //! built and its indexes) and say how each line ended up (`LineOutcome`); the loader counts the
 //! lines and reports the failures. Nothing here uses the loader. The importers build on
 //! `common.rs` (a file's conversation chain, the `Line` being read, entries and arena text) and
-//! on the crate's spans, JSON pieces and model, never on each other, with one exception: Agent
-//! SDK lines are Claude messages, which `agent_sdk` reads with the Claude Code importer.
+//! on the crate's spans, JSON pieces and model, never on each other, with two exceptions: Agent
+//! SDK lines are Claude messages, which `agent_sdk` reads with the Claude Code importer; and Qwen
+//! Code records hold Gemini API Parts and tokens, which `qwen` reads with `gemini`'s helpers.
 
 pub mod agent_sdk;
+pub mod aider;
 pub mod amp;
 pub mod claude_code;
 pub mod cline;
 pub mod codex;
 pub(crate) mod common;
+pub mod copilot;
 pub mod gemini;
 pub mod ollama;
 pub mod pi;
+pub mod qwen;
 mod sink;
 
 use std::collections::BTreeMap;
@@ -52,6 +60,9 @@ pub(crate) enum State {
     CodexEvents(codex::events::State),
     Ollama(ollama::State),
     Pi(pi::State),
+    Copilot(copilot::State),
+    Aider(aider::State),
+    Qwen(qwen::State),
 }
 
 /// Reads one line of a file of `format`.
@@ -65,16 +76,25 @@ pub(crate) fn import_line(
     state: &mut Option<Box<State>>,
 ) -> LineOutcome {
     let state = match format {
-        Format::AgentSdk | Format::CodexRollout | Format::CodexEvents | Format::Ollama | Format::Pi => state
-            .get_or_insert_with(|| {
-                Box::new(match format {
-                    Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
-                    Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
-                    Format::CodexEvents => State::CodexEvents(codex::events::State::new(sink, file)),
-                    Format::Pi => State::Pi(pi::State::new(sink, file)),
-                    _ => State::Ollama(ollama::State::new(sink, file)),
-                })
-            }),
+        Format::AgentSdk
+        | Format::CodexRollout
+        | Format::CodexEvents
+        | Format::Ollama
+        | Format::Pi
+        | Format::QwenCode
+        | Format::CopilotCli
+        | Format::Aider => state.get_or_insert_with(|| {
+            Box::new(match format {
+                Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
+                Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
+                Format::CodexEvents => State::CodexEvents(codex::events::State::new(sink, file)),
+                Format::Pi => State::Pi(pi::State::new(sink, file)),
+                Format::QwenCode => State::Qwen(qwen::State::new(sink, file)),
+                Format::CopilotCli => State::Copilot(copilot::State::new(sink, file)),
+                Format::Aider => State::Aider(aider::State::new(sink, file)),
+                _ => State::Ollama(ollama::State::new(sink, file)),
+            })
+        }),
         _ => return claude_code::import_line(sink, bytes, file, line_no, text),
     };
     match state.as_mut() {
@@ -83,6 +103,9 @@ pub(crate) fn import_line(
         State::CodexEvents(state) => codex::events::import_line(sink, bytes, file, line_no, text, state),
         State::Ollama(state) => ollama::import_line(sink, bytes, file, line_no, text, state),
         State::Pi(state) => pi::import_line(sink, bytes, file, line_no, text, state),
+        State::Copilot(state) => copilot::import_line(sink, bytes, file, line_no, text, state),
+        State::Aider(state) => aider::import_line(sink, bytes, file, line_no, text, state),
+        State::Qwen(state) => qwen::import_line(sink, bytes, file, line_no, text, state),
     }
 }
 
@@ -90,6 +113,13 @@ pub(crate) fn import_line(
 /// by line: a format whose records span lines, or that rewrites earlier records.
 pub(crate) fn is_document(format: Format) -> bool {
     matches!(format, Format::GeminiCli | Format::Cline | Format::RooCode | Format::Amp)
+}
+
+/// Whether a file of `format` is one JSON value (a legacy Gemini CLI session) rather than lines:
+/// it is shared whole, not line by line.
+pub(crate) fn is_one_json_value(format: Format, bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    format == Format::GeminiCli && std::str::from_utf8(bytes).is_ok_and(|text| !gemini::is_json_lines(text))
 }
 
 /// Reads a whole file of a document format; `begin` is where its text starts (after a BOM).
@@ -139,6 +169,9 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
         State::CodexEvents(mut state) => (codex::events::finish(sink, &mut state), "Codex SDK thread events"),
         State::Ollama(mut state) => (ollama::finish(sink, bytes, file, &mut state), "an Ollama chat capture"),
         State::Pi(mut state) => (pi::finish(sink, &mut state), "a Pi session"),
+        State::Copilot(mut state) => (copilot::finish(sink, &mut state), "a GitHub Copilot CLI session"),
+        State::Aider(mut state) => (aider::finish(sink, bytes, &mut state), "an Aider chat history"),
+        State::Qwen(mut state) => (qwen::finish(sink, &mut state), "a Qwen Code session"),
     };
     let counts = sink.corpus.files.get(file as usize).map(|f| f.counts).unwrap_or_default();
     if entries == 0 && counts.metadata > 0 {
@@ -201,10 +234,13 @@ struct Probe<'a> {
     set: Shape,
     #[serde(rename = "$rewindTo")]
     rewind_to: Shape,
+    data: Shape,
 }
 
 /// The formats this version reads, for messages.
-const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi or Gemini CLI sessions, Cline or Roo Code tasks, Amp threads";
+const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi, \
+                     Gemini CLI, Qwen Code or GitHub Copilot CLI sessions, Aider chat histories, Cline or Roo \
+                     Code tasks, or Amp threads";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -222,6 +258,14 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, path: &str) -> Sniff {
 
     if let Some(kind) = binary_kind(text) {
         return Sniff::Rejected(format!("this is {kind}, not a session log"));
+    }
+    // A Copilot CLI session is `session-state/<id>/events.jsonl`; its first event says so.
+    if name == "events.jsonl" && starts_like_copilot(text) {
+        return Sniff::Format(Format::CopilotCli);
+    }
+    // Markdown, not JSON Lines: its name and first line say it.
+    if let Some(sniff) = aider::sniff(text, name) {
+        return sniff;
     }
     if amp::sniff(text, name) {
         return Sniff::Format(Format::Amp);
@@ -251,6 +295,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, path: &str) -> Sniff {
             break;
         }
         let Ok(probe) = serde_json::from_slice::<Probe>(line) else { continue };
+        if probe.uuid != Shape::Absent && is_qwen_record(line) {
+            return Sniff::Format(Format::QwenCode);
+        }
         if probe.ty.as_deref() == Some("query") {
             provider = provider.or(match probe.provider.as_deref() {
                 Some("claude") => Some(Format::AgentSdk),
@@ -296,6 +343,12 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, path: &str) -> Sniff {
         _ => return Sniff::Rejected("this is plain text, not a session log (JSON Lines)".into()),
     }
     // No complete line parsed. A first line longer than the window is judged by its keys.
+    if !whole_file && has(b"\"parentUuid\"") && has(b"\"parts\":[") {
+        return Sniff::Format(Format::QwenCode);
+    }
+    if !whole_file && starts_like_copilot(text) {
+        return Sniff::Format(Format::CopilotCli);
+    }
     if !whole_file && (has(b"\"parentUuid\"") || has(b"\"sessionId\"")) {
         return Sniff::Format(Format::ClaudeCode);
     }
@@ -330,6 +383,37 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, path: &str) -> Sniff {
     }
     // A single (maybe truncated) line: let the Claude importer report it line by line.
     Sniff::Format(Format::ClaudeCode)
+}
+
+/// A Qwen Code record: chained like a Claude Code line (`uuid`, `parentUuid`, `sessionId`), but
+/// its `message` is Gemini API Content (`parts`, not `content`), or it carries `usageMetadata`,
+/// `toolCallResult` or a `systemPayload`.
+fn is_qwen_record(line: &[u8]) -> bool {
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Record<'a> {
+        #[serde(borrow)]
+        message: Option<&'a serde_json::value::RawValue>,
+        #[serde(rename = "usageMetadata")]
+        usage_metadata: Shape,
+        #[serde(rename = "systemPayload")]
+        system_payload: Shape,
+        #[serde(rename = "toolCallResult")]
+        tool_call_result: Shape,
+    }
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Content {
+        parts: Shape,
+        content: Shape,
+    }
+    let Ok(record) = serde_json::from_slice::<Record>(line) else { return false };
+    let content = record.message.and_then(|raw| serde_json::from_str::<Content>(raw.get()).ok()).unwrap_or_default();
+    let gemini_content = content.parts == Shape::Array && content.content == Shape::Absent;
+    gemini_content
+        || record.tool_call_result == Shape::Object
+        || record.usage_metadata == Shape::Object
+        || record.system_payload == Shape::Object
 }
 
 /// `session-*.json`, the name of a legacy Gemini CLI session file.
@@ -388,6 +472,9 @@ fn classify(probe: &Probe) -> Option<Result<Format, String>> {
     }
     if let Some(pi) = classify_pi(probe, ty) {
         return Some(Ok(pi));
+    }
+    if is_copilot_event(probe, ty) {
+        return Some(Ok(Format::CopilotCli));
     }
     if let Some("chat.completion.chunk" | "chat.completion" | "response" | "text_completion") = probe.object.as_deref()
     {
@@ -449,6 +536,36 @@ fn classify_pi(probe: &Probe, ty: &str) -> Option<Format> {
         "message" | "model_change" | "thinking_level_change" | "compaction" | "branch_summary" | "custom_message"
     );
     (pi_type && present(probe.id) && probe.parent_id != Shape::Absent).then_some(Format::Pi)
+}
+
+/// The event types a Copilot CLI session begins with or is mostly made of.
+const COPILOT_TYPES: [&str; 8] = [
+    "session.start",
+    "session.resume",
+    "session.model_change",
+    "system.message",
+    "user.message",
+    "assistant.message",
+    "assistant.turn_start",
+    "tool.execution_complete",
+];
+
+/// A Copilot CLI event: `{type, data}` with a type of its own (`session.start`, `user.message`,
+/// ...) and none of Claude's keys. Its `id` and `parentId` are not required: the JSON output of
+/// `copilot -p` prints the same events without them.
+fn is_copilot_event(probe: &Probe, ty: &str) -> bool {
+    let claude = probe.uuid != Shape::Absent || probe.parent_uuid != Shape::Absent || probe.session_id != Shape::Absent;
+    !claude && COPILOT_TYPES.contains(&ty) && probe.data == Shape::Object
+}
+
+/// The first bytes of a Copilot CLI session: `{"type":"session.start","data":{...` (or another
+/// of its event types), however long the line.
+fn starts_like_copilot(text: &[u8]) -> bool {
+    let start = &text[..text.len().min(256)];
+    COPILOT_TYPES.iter().any(|ty| {
+        let prefix = format!("{{\"type\":\"{ty}\",\"data\":{{");
+        start.starts_with(prefix.as_bytes())
+    })
 }
 
 /// Names a binary format from its magic bytes, or says "a binary file" for NUL bytes.
@@ -564,6 +681,21 @@ mod tests {
         // A first line longer than the window: its start says it.
         let cut = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/p/very/long";
         assert!(matches!(sniff(cut, false, "x.jsonl"), Sniff::Format(Format::Pi)));
+        let copilot = b"{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s\",\"producer\":\"copilot-agent\"},\"id\":\"e1\",\"timestamp\":\"t\",\"parentId\":null}\n";
+        assert_eq!(format(copilot, "x.jsonl"), Format::CopilotCli);
+        assert_eq!(format(copilot, "events.jsonl"), Format::CopilotCli);
+        // A Copilot session.start longer than the window (it holds `sessionId`, which alone would
+        // say Claude Code), or cut in a file named as Copilot names it.
+        let cut = b"{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s\",\"context\":{\"cwd\":\"/very/long";
+        assert!(matches!(sniff(cut, false, "x.jsonl"), Sniff::Format(Format::CopilotCli)));
+        assert!(matches!(sniff(cut, true, "events.jsonl"), Sniff::Format(Format::CopilotCli)));
+        // Garbage named events.jsonl is not taken for a Copilot session.
+        assert!(matches!(sniff(b"{\"a\":1}\n", true, "events.jsonl"), Sniff::Rejected(_)));
+        // Aider's markdown: its header, whatever the name; its name without the header is not it.
+        let aider = b"\n# aider chat started at 2025-06-01 09:00:00\n\n#### hi  \n";
+        assert_eq!(format(aider, ".aider.chat.history.md"), Format::Aider);
+        assert_eq!(format(aider, "notes.md"), Format::Aider);
+        assert!(matches!(sniff(b"# notes\n", true, "x.aider.chat.history.md"), Sniff::Rejected(_)));
         // A Gemini CLI document, cut by the window; its JSON Lines metadata line and records.
         let gemini = b"{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"h\",\n  \"messages\": [\n    {\n      \"content\": \"long";
         assert!(matches!(sniff(gemini, false, "x.json"), Sniff::Format(Format::GeminiCli)));

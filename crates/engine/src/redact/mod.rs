@@ -566,6 +566,19 @@ impl Redactor {
         walk(&mut v, &mut path, &mut |s, whole, field| self.scan_text(line_no, s.text(), whole, field, &mut hits));
     }
 
+    /// Scans one line (or block of lines) of a log written as text, not JSON (a markdown
+    /// history), as one text.
+    pub fn scan_text_line(&mut self, line_no: LineRef, line: &[u8]) {
+        self.lines += 1;
+        let Ok(text) = std::str::from_utf8(line) else {
+            self.unparseable += 1;
+            return;
+        };
+        if !text.trim().is_empty() {
+            self.scan_text(line_no, text, false, "", &mut Vec::new());
+        }
+    }
+
     fn scan_text(&mut self, line: LineRef, text: &str, whole: bool, field: &str, hits: &mut Vec<Hit>) {
         self.strings += 1;
         self.bytes += text.len() as u64;
@@ -751,6 +764,16 @@ impl Redactor {
     /// Redacts a free text the way [`Redactor::apply_line`] redacts a string value.
     pub fn redact_text(&self, text: &str) -> String {
         self.redact_into(text, false, &mut Vec::new()).unwrap_or_else(|| text.to_owned())
+    }
+
+    /// A line (or block of lines) of a log written as text, redacted as text: its bytes as
+    /// they are but for the placeholders. Bytes that are not UTF-8 cannot be scanned, so they
+    /// are left out.
+    pub fn apply_text_line(&self, line: &[u8]) -> LineOutcome {
+        match std::str::from_utf8(line) {
+            Ok(text) => LineOutcome::Kept(self.redact_text(text).into_bytes()),
+            Err(_) => LineOutcome::Dropped(DropReason::Unparseable),
+        }
     }
 
     /// The redacted line (compact JSON, no trailing newline), or why it is left out.

@@ -7,7 +7,7 @@ use crate::model::Corpus;
 use crate::redact::{DetectOptions, DropParts, Finding, LineOutcome, LineRef, PatternError, Redactor};
 
 use super::bundle::{Bundle, BundleHeader, RedactionNote};
-use super::scope::{Scope, ScopeLines, resolve};
+use super::scope::{Scope, ScopeFile, ScopeLines, resolve};
 use super::{Cursor, line_bytes};
 
 /// What a share leaves out and looks for.
@@ -21,8 +21,18 @@ pub struct ShareOptions {
 pub fn scan(corpus: &Corpus, lines: &ScopeLines, cursor: &mut Cursor, budget: usize, redactor: &mut Redactor) -> bool {
     lines.walk(cursor, budget, |index, file, line| {
         let bytes = line_bytes(corpus, file, line);
-        redactor.scan_line(LineRef { file: index as u32, line: line.line }, &bytes);
+        let at = LineRef { file: index as u32, line: line.line };
+        if is_text(corpus, file) {
+            redactor.scan_text_line(at, &bytes);
+        } else {
+            redactor.scan_line(at, &bytes);
+        }
     })
+}
+
+/// Whether a file to share is written as text, not JSON lines.
+fn is_text(corpus: &Corpus, file: &ScopeFile) -> bool {
+    corpus.files.get(file.file as usize).is_some_and(|f| f.format.lines_are_text())
 }
 
 /// Scans the title the share will carry.
@@ -64,7 +74,9 @@ pub fn apply(
     }
     lines.walk(cursor, budget, |index, file, line| {
         let bytes = line_bytes(corpus, file, line);
-        match redactor.apply_line(&bytes, parts) {
+        let outcome =
+            if is_text(corpus, file) { redactor.apply_text_line(&bytes) } else { redactor.apply_line(&bytes, parts) };
+        match outcome {
             LineOutcome::Kept(text) => {
                 let slot = *out.slots[index].get_or_insert_with(|| {
                     out.files.push((file.path.clone(), Vec::new()));

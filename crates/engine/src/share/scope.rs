@@ -90,8 +90,19 @@ pub fn resolve(corpus: &Corpus, graph: &Graph, scope: &Scope, without_agents: bo
     match scope {
         Scope::All => whole_files(corpus, graph, (0..corpus.files.len() as FileId).collect(), without_agents),
         Scope::Session(session) => {
-            let files = graph.sessions.get(session.index()).map(|s| s.files.clone()).unwrap_or_default();
-            whole_files(corpus, graph, files, without_agents)
+            let Some(s) = graph.sessions.get(session.index()) else { return ScopeLines::default() };
+            // A markdown history holds one session per run: a session of it is its own entries,
+            // not its whole file.
+            if s.files.iter().any(|&f| corpus.files.get(f as usize).is_some_and(|f| f.format.lines_are_text())) {
+                let conversations: FxHashSet<ConversationId> =
+                    std::iter::once(s.main).chain(s.agents.iter().copied()).collect();
+                let entries = (0..graph.nodes.len())
+                    .filter(|&e| conversations.contains(&graph.nodes[e].conversation))
+                    .map(EntryId::new)
+                    .collect();
+                return selected_entries(corpus, graph, entries, without_agents);
+            }
+            whole_files(corpus, graph, s.files.clone(), without_agents)
         }
         Scope::Branch { session, choices } => {
             let Some(main) = graph.sessions.get(session.index()).map(|s| s.main).filter(|&m| m.is_some()) else {
@@ -153,9 +164,16 @@ fn whole_files(corpus: &Corpus, graph: &Graph, mut files: Vec<FileId>, without_a
             continue;
         }
         let bytes = corpus.bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
-        // A document format's file is one JSON value over many lines: it goes whole.
-        let whole_document = info.format == Format::AgentMeta || crate::import::is_document(info.format);
-        let lines = if whole_document {
+        let one_value = crate::import::is_one_json_value(info.format, bytes);
+        // A task or thread document is one JSON value over many lines: it goes whole, as a legacy
+        // Gemini CLI document does (which an excerpt can cut between messages).
+        let whole_document = info.format == Format::AgentMeta
+            || one_value
+            || matches!(info.format, Format::Cline | Format::RooCode | Format::Amp);
+        // A text history is shared whole, blank lines and all: its replies are markdown.
+        let lines = if one_value {
+            document_line(bytes, None).into_iter().collect()
+        } else if whole_document || info.format.lines_are_text() {
             vec![ScopeLine { line: 1, start: 0, end: bytes.len(), cut_parent: None, skip_messages: 0 }]
         } else {
             split_lines(bytes).filter(|l| !sidechain_lines.contains(&(file, l.line))).collect()
@@ -165,6 +183,32 @@ fn whole_files(corpus: &Corpus, graph: &Graph, mut files: Vec<FileId>, without_a
         }
     }
     out
+}
+
+/// In a text history an entry can lie inside another (an edit block inside its reply): each
+/// byte is shared once, ranges that overlap joined.
+fn without_overlaps(mut lines: Vec<ScopeLine>) -> Vec<ScopeLine> {
+    lines.sort_unstable_by_key(|l| (l.start, std::cmp::Reverse(l.end)));
+    let mut out: Vec<ScopeLine> = Vec::with_capacity(lines.len());
+    for line in lines {
+        match out.last_mut() {
+            Some(last) if line.start < last.end => last.end = last.end.max(line.end),
+            _ => out.push(line),
+        }
+    }
+    out
+}
+
+/// A file that is one JSON object with a message list (a legacy Gemini CLI session) as one line
+/// to share: all of it, without the messages that start before `first` (a byte offset) when
+/// given. `None` when the object cannot be read.
+fn document_line(bytes: &[u8], first: Option<usize>) -> Option<ScopeLine> {
+    let start = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let text = std::str::from_utf8(&bytes[start..]).ok()?;
+    let offsets = crate::import::gemini::message_offsets(text)?;
+    let skip = first.map_or(0, |first| offsets.iter().filter(|&&o| start + o < first).count());
+    let skip_messages = u32::try_from(skip).unwrap_or(u32::MAX);
+    Some(ScopeLine { line: 1, start, end: bytes.len(), cut_parent: None, skip_messages })
 }
 
 /// The non-blank lines of a file, numbered like the loader numbers them.
@@ -233,12 +277,16 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
     let mut per_file: FxHashMap<FileId, Vec<ScopeLine>> = FxHashMap::default();
     let uuids_in_scope: FxHashSet<&str> =
         selected.iter().map(|&e| corpus.entry_uuid(&corpus.entries[e.index()])).collect();
+    // Where the first entry in scope starts, per file (for files that are one JSON object).
+    let mut first_entry: FxHashMap<FileId, usize> = FxHashMap::default();
     for &id in &selected {
         let entry = &corpus.entries[id.index()];
         if entry.line_span.is_arena() {
             continue;
         }
         let range = entry.line_span.range();
+        let first = first_entry.entry(entry.file).or_insert(range.start);
+        *first = (*first).min(range.start);
         let cut_parent = corpus
             .entry_parent_uuid(entry)
             .filter(|parent| !uuids_in_scope.contains(parent))
@@ -289,6 +337,15 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
     files.dedup();
     for file in files {
         let info = &corpus.files[file as usize];
+        let bytes = corpus.bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
+        if crate::import::is_one_json_value(info.format, bytes) {
+            // One JSON object: shared whole but for the messages before the first in scope.
+            if let Some(line) = document_line(bytes, first_entry.get(&file).copied()) {
+                let path = share_path(&info.path);
+                out.files.push(ScopeFile { file, path, whole_document: true, lines: vec![line] });
+            }
+            continue;
+        }
         if info.format == Format::AgentMeta {
             let len = corpus.bytes.get(file as usize).map_or(0, Vec::len);
             out.files.push(ScopeFile {
@@ -302,6 +359,9 @@ fn selected_entries(corpus: &Corpus, graph: &Graph, entries: Vec<EntryId>, witho
         let mut lines = per_file.remove(&file).unwrap_or_default();
         lines.sort_unstable_by_key(|l| l.line);
         lines.dedup_by_key(|l| l.line);
+        if info.format.lines_are_text() {
+            lines = without_overlaps(lines);
+        }
         out.files.push(ScopeFile { file, path: share_path(&info.path), whole_document: false, lines });
     }
     out

@@ -34,9 +34,8 @@ pub const REAL_FIXTURES_PATH: &str = "SESSIONSCOPE_REAL_FIXTURES";
 
 /// The folders of the real fixtures that the tests read: Claude Code logs, one folder per
 /// Claude Code version, each with its snapshots `parse__real-<name>` and `dag__real-dag-<name>`.
-/// The other folders there hold logs of other agents: `pi`, `gemini-cli` and `roo-code` (read
-/// by `formats.rs`, through [`RealFixtures::every_folder`]) and formats the engine does not read
-/// yet (Aider, Copilot CLI), which no test reads.
+/// The other folders there hold logs of other agents: `pi`, `aider`, `gemini-cli`,
+/// `copilot-cli` and `roo-code`, read by `formats.rs` through [`RealFixtures::every_folder`].
 pub const REAL_FOLDERS: [&str; 5] =
     ["compaction-2.1.39", "early-1.0.17", "legacy-inline-sidechains-1.0.98", "session-share-2.1.14", "thinking-2.0.24"];
 

@@ -272,8 +272,8 @@ fn print_table(summary: &Summary) {
             s.agents.len(),
             format!("{}/{}", s.real_forks, s.artifact_forks),
             format!("{}/{}/{}", s.tool_uses, s.tool_results, s.unpaired_tool_uses),
-            u.input_tokens + u.output_tokens,
-            u.cache_read_input_tokens + u.cache_creation_input_tokens,
+            u.input_tokens.saturating_add(u.output_tokens),
+            u.cache_read_input_tokens.saturating_add(u.cache_creation_input_tokens),
             s.cost_with_agents_usd,
             s.title.chars().take(60).collect::<String>()
         );

@@ -1,0 +1,48 @@
+// Trunk post-build hook, on the staged site:
+// 1. puts the SHA-256 of every inline <script> of the built index.html into its
+//    Content-Security-Policy, in place of __INLINE_SCRIPT_HASHES__;
+// 2. writes a Brotli (`.br`) and a gzip (`.gz`) copy beside every file a browser fetches, for
+//    static hosts that serve precompressed files (see the README's hosting section).
+import { createHash } from "node:crypto";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+
+const dir = process.env.TRUNK_STAGING_DIR || process.argv[2];
+if (!dir) {
+  console.error("post-build: TRUNK_STAGING_DIR is not set");
+  process.exit(1);
+}
+
+const file = join(dir, "index.html");
+const html = readFileSync(file, "utf8");
+const hashes = [];
+for (const match of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)) {
+  hashes.push(`'sha256-${createHash("sha256").update(match[1], "utf8").digest("base64")}'`);
+}
+if (!html.includes("__INLINE_SCRIPT_HASHES__")) {
+  console.error("post-build: no __INLINE_SCRIPT_HASHES__ placeholder in index.html");
+  process.exit(1);
+}
+writeFileSync(file, html.replace("__INLINE_SCRIPT_HASHES__", hashes.join(" ")));
+console.log(`post-build: ${hashes.length} inline script hash(es) written`);
+
+const compressible = /\.(wasm|js|css|html|json|svg|webmanifest)$/;
+let raw = 0;
+let brotli = 0;
+for (const name of readdirSync(dir)) {
+  if (!compressible.test(name)) continue;
+  const bytes = readFileSync(join(dir, name));
+  const br = brotliCompressSync(bytes, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+      [constants.BROTLI_PARAM_LGWIN]: constants.BROTLI_MAX_WINDOW_BITS,
+      [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+    },
+  });
+  writeFileSync(join(dir, `${name}.br`), br);
+  writeFileSync(join(dir, `${name}.gz`), gzipSync(bytes, { level: 9 }));
+  raw += bytes.length;
+  brotli += br.length;
+}
+console.log(`post-build: precompressed ${(raw / 1e6).toFixed(2)} MB into ${(brotli / 1e6).toFixed(2)} MB of Brotli`);

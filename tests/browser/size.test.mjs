@@ -1,0 +1,49 @@
+// The size budget of the first download: what a browser fetches before the start page is
+// ready (index.html, the CSS, the main JS and wasm), as the build's Brotli copies weigh it. The
+// test fails when the build grows past the budget, and says what it weighs either way; lower
+// the budget when the download shrinks (issue 17's goal is 600 KB).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { DIST } from "./harness.mjs";
+
+/** Bytes of the first download, Brotli-compressed. */
+const BUDGET = 1_020_000;
+
+/** The files the start page needs: index.html and what it links to (not the worker's). */
+function firstDownload() {
+  const html = readFileSync(join(DIST, "index.html"), "utf8");
+  const linked = [...html.matchAll(/(?:href|from|module_or_path:)\s*=?\s*['"]\.\/([^'"]+)['"]/g)].map((m) => m[1]);
+  return ["index.html", ...new Set(linked)].filter((name) => existsSync(join(DIST, name)));
+}
+
+test("the start page's first download fits its budget, precompressed beside each file", () => {
+  const files = firstDownload();
+  assert.ok(files.some((f) => f.endsWith("_bg.wasm")), `the main wasm is among ${files.join(", ")}`);
+  assert.ok(files.some((f) => f.endsWith(".css")), "the CSS is among the first download");
+  assert.ok(!files.some((f) => f.startsWith("worker")), "the worker's files are not");
+  let total = 0;
+  const weights = [];
+  for (const name of files) {
+    const raw = readFileSync(join(DIST, name));
+    const br = readFileSync(join(DIST, `${name}.br`));
+    const gz = readFileSync(join(DIST, `${name}.gz`));
+    // The copies hold the file itself, not an older build's.
+    assert.ok(brotliDecompressSync(br).equals(raw), `${name}.br decompresses to ${name}`);
+    assert.ok(gunzipSync(gz).equals(raw), `${name}.gz decompresses to ${name}`);
+    total += br.length;
+    weights.push(`${name} ${(br.length / 1024).toFixed(0)} KB`);
+  }
+  console.log(`first download: ${(total / 1024).toFixed(0)} KB Brotli (${weights.join(", ")}); budget ${(BUDGET / 1024).toFixed(0)} KB`);
+  assert.ok(total <= BUDGET, `the first download weighs ${total} bytes, over its budget of ${BUDGET}`);
+});
+
+test("every file a browser fetches has its precompressed copies", () => {
+  const served = readdirSync(DIST).filter((n) => /\.(wasm|js|css|html)$/.test(n) && statSync(join(DIST, n)).isFile());
+  for (const name of served) {
+    assert.ok(existsSync(join(DIST, `${name}.br`)), `${name}.br`);
+    assert.ok(existsSync(join(DIST, `${name}.gz`)), `${name}.gz`);
+  }
+});
