@@ -124,6 +124,17 @@ const AGENTS: &[AgentLogs] = &[
     AgentLogs { agent: "GitHub Copilot CLI", unix: "~/.copilot/session-state/<session>/", windows: None },
     AgentLogs { agent: "Aider", unix: "<repository>/.aider.chat.history.md", windows: None },
     AgentLogs {
+        agent: "Cline",
+        unix: "~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/ (macOS: ~/Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/)",
+        windows: Some("%APPDATA%\\Code\\User\\globalStorage\\saoudrizwan.claude-dev\\tasks\\"),
+    },
+    AgentLogs {
+        agent: "Roo Code",
+        unix: "~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/ (macOS: ~/Library/Application Support/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/)",
+        windows: Some("%APPDATA%\\Code\\User\\globalStorage\\rooveterinaryinc.roo-cline\\tasks\\"),
+    },
+    AgentLogs { agent: "Amp", unix: "~/.local/share/amp/threads/", windows: None },
+    AgentLogs {
         agent: "Claude Agent SDK, Codex SDK, Ollama",
         unix: "the JSONL a script saved (stream-json, codex exec --json, /api/chat)",
         windows: None,

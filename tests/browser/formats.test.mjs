@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, allTreeItems, tree, engineSummary } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFiles, dropFolder, allTreeItems, tree, engineSummary } from "./harness.mjs";
 
 const FORMATS = join(ROOT, "crates/engine/tests/fixtures/formats");
 let server;
@@ -92,6 +92,16 @@ const CASES = [
     touched: "src/list.rs",
     agents: 1,
     agent: { call: "Find list tests", type: "explore", says: "One test: tests/list.rs" },
+  },
+  {
+    file: "T-7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e.json",
+    label: "Amp thread",
+    prompt: "Rename load_config to read_config",
+    says: "Let me look at the file.",
+    thinking: "Read the file first.",
+    rawField: '"messageId"',
+    touched: "src/config.rs",
+    agents: 0,
   },
 ];
 
@@ -249,3 +259,41 @@ test("a dropped Aider chat history shows each run as a session, its edits as ope
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });
+
+// A Cline or Roo Code task is a folder of three JSON documents: dropped, it is one session.
+const TASKS = [
+  { dir: "saoudrizwan.claude-dev/tasks/1731400000000", label: "Cline task file", says: "src/main.rs" },
+  { dir: "rooveterinaryinc.roo-cline/tasks/3f6d2a10-8c4b-4e7a-9d21-5b0c7e9f1a42", label: "Roo Code task file", says: "date" },
+];
+
+for (const task of TASKS) {
+  test(`a dropped ${task.label.replace(" file", "")} folder is one session with its operations and the tokens of its UI messages`, async () => {
+    const dir = join(ROOT, "crates/engine/tests/fixtures/tasks", task.dir);
+    const engine = summary(dir);
+    assert.equal(engine.sessions.length, 1, "the three files make one session");
+    const session = engine.sessions[0];
+
+    const app = await openApp(browser, server);
+    const page = app.page;
+    await dropFolder(page, dir);
+    await tree(page).waitFor();
+    const loadSummary = page.getByRole("region", { name: "Load summary" });
+    await loadSummary.getByText(`Read as: ${task.label} (3 files)`).click();
+    const rows = loadSummary.getByRole("table", { name: "Files read" }).getByRole("row");
+    assert.equal(await rows.count(), 1 + 3, "a row per file of the task");
+
+    await tree(page).getByRole("treeitem").filter({ hasText: session.title }).first().waitFor();
+    const operations = session.tool_results + session.unpaired_tool_uses;
+    const panel = page.getByRole("complementary", { name: "Tool operations" });
+    await panel.getByRole("status").filter({ hasText: `${operations} of ${operations} operations` }).waitFor();
+
+    await page.getByRole("tab", { name: "Statistics" }).click();
+    const row = await page.getByRole("table", { name: "Tokens per session" }).getByRole("row").nth(1).getByRole("cell").allInnerTexts();
+    const u = session.usage_with_agents;
+    assert.deepEqual(row.slice(0, 4).map(digits), [u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens]);
+    assert.ok(Math.abs(Number(row[4].replace("$", "")) - session.cost_with_agents_usd) <= 0.00005 + 1e-12, row[4]);
+
+    assert.deepEqual(app.errors, []);
+    await app.context.close();
+  });
+}
