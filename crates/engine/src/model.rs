@@ -463,6 +463,14 @@ pub enum Format {
 }
 
 impl Format {
+    /// Whether a share can leave thinking, tool results and metadata out of this format's lines:
+    /// they hold them as Claude Code does (`thinking` and `tool_result` blocks, `toolUseResult`,
+    /// `cwd`). Other formats keep them elsewhere, so a share that leaves them out leaves such
+    /// files out whole rather than carry what was asked to be left out.
+    pub fn share_can_leave_parts_out(self) -> bool {
+        matches!(self, Format::ClaudeCode | Format::AgentSdk | Format::AgentMeta)
+    }
+
     /// Whether the file's lines are text, not JSON (a markdown history): they are redacted as
     /// text when shared.
     pub fn lines_are_text(self) -> bool {

@@ -303,6 +303,9 @@ pub enum DropReason {
     Subagent,
     /// An empty or blank line.
     Blank,
+    /// Parts were asked to be left out (thinking, tool results, images, metadata) of a format whose
+    /// lines the redactor cannot take them out of: the line is left out whole.
+    PartsNotSeparable,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

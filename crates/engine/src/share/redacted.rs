@@ -4,7 +4,7 @@
 
 use crate::dag::{Graph, SessionId};
 use crate::model::Corpus;
-use crate::redact::{DetectOptions, DropParts, Finding, LineOutcome, LineRef, PatternError, Redactor};
+use crate::redact::{DetectOptions, DropParts, DropReason, Finding, LineOutcome, LineRef, PatternError, Redactor};
 
 use super::bundle::{Bundle, BundleHeader, RedactionNote};
 use super::scope::{Scope, ScopeFile, ScopeLines, resolve};
@@ -28,6 +28,13 @@ pub fn scan(corpus: &Corpus, lines: &ScopeLines, cursor: &mut Cursor, budget: us
             redactor.scan_line(at, &bytes);
         }
     })
+}
+
+/// Whether the parts `parts` asks to leave out can be left out of a file's lines (nothing asked,
+/// or a format the redactor knows the parts of).
+fn can_leave_out(corpus: &Corpus, file: &ScopeFile, parts: &DropParts) -> bool {
+    let asked = parts.thinking || parts.tool_results || parts.images || parts.metadata;
+    !asked || corpus.files.get(file.file as usize).is_some_and(|f| f.format.share_can_leave_parts_out())
 }
 
 /// Whether a file to share is written as text, not JSON lines.
@@ -74,8 +81,13 @@ pub fn apply(
     }
     lines.walk(cursor, budget, |index, file, line| {
         let bytes = line_bytes(corpus, file, line);
-        let outcome =
-            if is_text(corpus, file) { redactor.apply_text_line(&bytes) } else { redactor.apply_line(&bytes, parts) };
+        let outcome = if !can_leave_out(corpus, file, parts) {
+            LineOutcome::Dropped(DropReason::PartsNotSeparable)
+        } else if is_text(corpus, file) {
+            redactor.apply_text_line(&bytes)
+        } else {
+            redactor.apply_line(&bytes, parts)
+        };
         match outcome {
             LineOutcome::Kept(text) => {
                 let slot = *out.slots[index].get_or_insert_with(|| {
