@@ -141,6 +141,24 @@ pub struct ShareScan {
 }
 
 impl ShareScan {
+    /// The formats of the loaded files that a share cannot take thinking, tool results, images
+    /// or metadata out of (their files are left out whole when one of these is ticked), by
+    /// label, each once.
+    pub fn formats_left_out_whole(&self) -> Vec<&'static str> {
+        let mut labels: Vec<&'static str> = self.model.with_value(|m| {
+            m.corpus
+                .files
+                .iter()
+                .map(|f| f.format)
+                .filter(|f| *f != sessionscope_engine::model::Format::Rejected && !f.share_can_leave_parts_out())
+                .map(|f| f.label())
+                .collect()
+        });
+        labels.sort_unstable();
+        labels.dedup();
+        labels
+    }
+
     /// The scan of what `viewer` shows (none if nothing is loaded). It scans again whenever the
     /// scope, the parts or the detectors change, for as long as the reactive owner it is made
     /// in lives.

@@ -157,6 +157,19 @@ fn LeaveOut(scan: ShareScan) -> impl IntoView {
             {part_box("Images", |p| p.images, |p, on| p.images = on)}
             {part_box("Subagents", |p| p.subagents, |p, on| p.subagents = on)}
             {part_box("Metadata (cwd, git branch, version)", |p| p.metadata, |p, on| p.metadata = on)}
+            {move || {
+                let p = scan.parts.get();
+                let asked = p.thinking || p.tool_results || p.images || p.metadata;
+                let whole = scan.formats_left_out_whole();
+                (asked && !whole.is_empty()).then(|| view! {
+                    <p class="muted small" role="note">
+                        {format!(
+                            "Files read as {} are left out whole: these parts cannot be taken out of their lines yet.",
+                            whole.join(", ")
+                        )}
+                    </p>
+                })
+            }}
         </fieldset>
     }
 }

@@ -297,3 +297,22 @@ for (const task of TASKS) {
     await app.context.close();
   });
 }
+
+test("sharing a Pi session without its thinking says the file is left out whole, and the note is gone when nothing is left out", async () => {
+  const file = "pi-session.jsonl";
+  const app = await openApp(browser, server);
+  const page = app.page;
+  await dropFiles(page, [{ name: file, bytes: readFileSync(join(FORMATS, file)) }]);
+  await tree(page).waitFor();
+  await page.getByRole("button", { name: "Share…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Share, redacted" });
+  await dialog.waitFor();
+  const note = dialog.getByRole("note").filter({ hasText: "left out whole" });
+  assert.equal(await note.count(), 0, "nothing is left out yet");
+  await dialog.getByRole("checkbox", { name: "Thinking" }).check();
+  await note.filter({ hasText: "Files read as Pi session are left out whole" }).waitFor();
+  await dialog.getByRole("checkbox", { name: "Thinking" }).uncheck();
+  await note.waitFor({ state: "detached" });
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
