@@ -1,5 +1,6 @@
 // Logs of other agents (Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events,
-// Ollama chat captures, Pi, Gemini CLI and Copilot CLI sessions, Aider histories) dropped one at a time on the page: the load summary says what each was
+// Ollama chat captures, Pi, Gemini CLI, Qwen Code and Copilot CLI sessions, Amp threads, Aider
+// histories, Cline and Roo Code task folders) dropped one at a time on the page: the load summary says what each was
 // read as, and the graph, the side panel and the statistics show the engine's figures for it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -82,6 +83,19 @@ const CASES = [
     rawField: '"thoughts"',
     touched: "src/main.py",
     agents: 0,
+  },
+  {
+    file: "qwen-session.jsonl",
+    label: "Qwen Code session",
+    prompt: "List the TODOs in src/ and fix the first one.",
+    says: "I'll search the sources.",
+    thinking: "Looking for TODO comments first.",
+    rawField: '"parts"',
+    touched: "src/fetch.py",
+    agents: 0,
+    // The panel follows the branch shown (the latest, after the rewind): the cancelled
+    // run_shell_command of the rewound branch is not on it.
+    operationsShown: 2,
   },
   {
     file: "copilot-events.jsonl",
@@ -172,7 +186,7 @@ for (const c of CASES) {
     }
 
     // The side panel: every tool operation the engine paired up.
-    const operations = session.tool_results + session.unpaired_tool_uses;
+    const operations = c.operationsShown ?? session.tool_results + session.unpaired_tool_uses;
     assert.ok(operations > 0, "the fixture has tool calls");
     const panel = page.getByRole("complementary", { name: "Tool operations" });
     await panel.getByRole("status").filter({ hasText: `${operations} of ${operations} operations` }).waitFor();
