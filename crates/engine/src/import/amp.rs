@@ -276,64 +276,16 @@ fn document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, text: &str, thread
     let mut stop: Option<(usize, LineOutcome)> = None;
     let mut end_of_list = None;
     if let Some(list) = messages {
-        let mut rest = list.strip_prefix('[').unwrap_or(list);
-        let mut index = 0usize;
-        loop {
-            let item = rest.trim_start();
-            if item.starts_with(']') {
-                end_of_list = Some(offset(item));
-                break;
-            }
-            if item.is_empty() {
-                let failure = Failure {
-                    kind: DiagnosticKind::TruncatedLine,
-                    message: "the thread ends inside its message list: the file is cut short or still being written"
-                        .into(),
-                    eof: true,
-                    lone_surrogate: false,
-                };
-                stop = Some((offset(item).saturating_sub(1), LineOutcome::Failed(failure)));
-                break;
-            }
-            let mut de = serde_json::Deserializer::from_str(item);
-            let raw = match <&RawValue>::deserialize(&mut de) {
-                Ok(raw) => raw,
-                Err(error) => {
-                    let eof = error.classify() == serde_json::error::Category::Eof;
-                    let mut failure = Failure::from_json(&error);
-                    let line = thread.line_of(offset(item));
-                    if eof {
-                        failure.kind = DiagnosticKind::TruncatedLine;
-                        failure.message = format!(
-                            "the thread ends inside the message that starts on line {line}: the file is cut short or still being written; the messages before it are read"
-                        );
-                    } else {
-                        failure.message = format!(
-                            "a message that is not valid JSON ({}); the messages before it are read",
-                            failure.message
-                        );
-                    }
-                    stop = Some((offset(item), LineOutcome::Failed(failure)));
-                    break;
-                }
-            };
+        let rest = list.strip_prefix('[').unwrap_or(list);
+        let walk = walk_message_list(rest, offset, &LIST_WORDS, |raw, index| {
             let outcome = message(sink, bytes, file, raw, index, thread);
             records.push(DocRecord { offset: offset(raw.get()), outcome });
-            index += 1;
-            let after = item[raw.get().len()..].trim_start();
-            match after.as_bytes().first() {
-                Some(b',') => rest = &after[1..],
-                Some(b']') => rest = after,
-                _ => {
-                    let failure = Failure::new(
-                        DiagnosticKind::InvalidJson,
-                        "the message list goes on without a comma after this message".into(),
-                    );
-                    stop = Some((offset(after), LineOutcome::Failed(failure)));
-                    break;
-                }
-            }
-        }
+        });
+        end_of_list = walk.end_of_list;
+        stop = walk.stop.map(|(at, why)| match why {
+            ListStop::Failed(outcome) => (at, outcome),
+            ListStop::BrokenItem(error) => (at, broken_message(&error, thread.line_of(at))),
+        });
     }
     let (tail, outcome) = match stop {
         Some(stop) => stop,
@@ -542,4 +494,25 @@ fn content(sink: &mut Sink, line: &Line, entry: &mut Entry, raw: Option<&RawValu
             }
         }
     }
+}
+
+/// How an Amp thread tells the breaks of its message list.
+const LIST_WORDS: ListWords = ListWords {
+    cut_in_list: "the thread ends inside its message list: the file is cut short or still being written",
+    no_comma: "the message list goes on without a comma after this message",
+};
+
+/// A message of the list that cannot be read, starting on `line`.
+fn broken_message(error: &serde_json::Error, line: u32) -> LineOutcome {
+    let mut failure = Failure::from_json(error);
+    if error.classify() == serde_json::error::Category::Eof {
+        failure.kind = DiagnosticKind::TruncatedLine;
+        failure.message = format!(
+            "the thread ends inside the message that starts on line {line}: the file is cut short or still being written; the messages before it are read"
+        );
+    } else {
+        failure.message =
+            format!("a message that is not valid JSON ({}); the messages before it are read", failure.message);
+    }
+    LineOutcome::Failed(failure)
 }

@@ -585,69 +585,18 @@ fn array(
         Line { file, line_no: state.line_of(start), span: Span::in_file(start, 1), type_name, timestamp: i64::MIN, at };
     head.push_meta(sink, state.chain.session);
     let mut records = vec![DocRecord { offset: start, outcome: LineOutcome::Metadata }];
-    let mut rest = list;
-    let mut index = 0usize;
-    let mut stop: Option<(usize, LineOutcome)> = None;
-    let mut end_of_list = None;
-    loop {
-        let item = rest.trim_start();
-        if item.starts_with(']') {
-            end_of_list = Some(offset(item));
-            break;
-        }
-        if item.is_empty() {
-            let failure = Failure {
-                kind: DiagnosticKind::TruncatedLine,
-                message: "the file ends inside its array of messages: it is cut short or still being written; the messages before are read".into(),
-                eof: true,
-                lone_surrogate: false,
-            };
-            stop = Some((offset(item).saturating_sub(1), LineOutcome::Failed(failure)));
-            break;
-        }
-        let mut de = serde_json::Deserializer::from_str(item);
-        let raw = match <&RawValue>::deserialize(&mut de) {
-            Ok(raw) => raw,
-            Err(error) => {
-                let eof = error.classify() == serde_json::error::Category::Eof;
-                let mut failure = Failure::from_json(&error);
-                let line = state.line_of(offset(item));
-                if eof {
-                    failure.kind = DiagnosticKind::TruncatedLine;
-                    failure.message = format!(
-                        "the file ends inside the message that starts on line {line}: it is cut short or still being written; the messages before it are read"
-                    );
-                } else {
-                    failure.message = format!(
-                        "a message that is not valid JSON ({}); the messages before it are read",
-                        failure.message
-                    );
-                }
-                stop = Some((offset(item), LineOutcome::Failed(failure)));
-                break;
-            }
-        };
-        let item_at = offset(raw.get());
+    let walk = walk_message_list(list, offset, &LIST_WORDS, |raw, index| {
         let outcome = match kind {
             Kind::Ui => ui_message(sink, bytes, file, raw, state),
             _ => api_message(sink, bytes, file, raw, index, state),
         };
-        records.push(DocRecord { offset: item_at, outcome });
-        index += 1;
-        let after = item[raw.get().len()..].trim_start();
-        match after.as_bytes().first() {
-            Some(b',') => rest = &after[1..],
-            Some(b']') => rest = after,
-            _ => {
-                let failure = Failure::new(
-                    DiagnosticKind::InvalidJson,
-                    "the array goes on without a comma after this message".into(),
-                );
-                stop = Some((offset(after), LineOutcome::Failed(failure)));
-                break;
-            }
-        }
-    }
+        records.push(DocRecord { offset: offset(raw.get()), outcome });
+    });
+    let end_of_list = walk.end_of_list;
+    let stop = walk.stop.map(|(at, why)| match why {
+        ListStop::Failed(outcome) => (at, outcome),
+        ListStop::BrokenItem(error) => (at, broken_message(&error, state.line_of(at))),
+    });
     let (tail, outcome) = match stop {
         Some(stop) => stop,
         None => {
@@ -1220,6 +1169,27 @@ fn tool_result(sink: &mut Sink, entry: &mut Entry, name: &str, body: Span, error
     if error {
         mark_error(sink, entry, block);
     }
+}
+
+/// How a task file tells the breaks of its array of messages.
+const LIST_WORDS: ListWords = ListWords {
+    cut_in_list: "the file ends inside its array of messages: it is cut short or still being written; the messages before are read",
+    no_comma: "the array goes on without a comma after this message",
+};
+
+/// A message of the array that cannot be read, starting on `line`.
+fn broken_message(error: &serde_json::Error, line: u32) -> LineOutcome {
+    let mut failure = Failure::from_json(error);
+    if error.classify() == serde_json::error::Category::Eof {
+        failure.kind = DiagnosticKind::TruncatedLine;
+        failure.message = format!(
+            "the file ends inside the message that starts on line {line}: it is cut short or still being written; the messages before it are read"
+        );
+    } else {
+        failure.message =
+            format!("a message that is not valid JSON ({}); the messages before it are read", failure.message);
+    }
+    LineOutcome::Failed(failure)
 }
 
 #[cfg(test)]

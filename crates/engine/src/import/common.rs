@@ -483,3 +483,76 @@ pub(crate) fn usage_covers(a: &Usage, b: &Usage) -> bool {
         && a.cache_creation_input_tokens >= b.cache_creation_input_tokens
         && a.cache_read_input_tokens >= b.cache_read_input_tokens
 }
+
+/// How a document tells the breaks of its list of messages, in its own words.
+pub(crate) struct ListWords {
+    /// The document ends before the list's `]`.
+    pub cut_in_list: &'static str,
+    /// An item is not followed by a comma or the `]`.
+    pub no_comma: &'static str,
+}
+
+/// Where walking a document's list of messages stopped.
+pub(crate) enum ListStop {
+    /// A break the walk tells in the document's words.
+    Failed(LineOutcome),
+    /// The item starting there is not JSON (or is cut short): the importer says how.
+    BrokenItem(serde_json::Error),
+}
+
+/// What walking a document's list of messages came to.
+pub(crate) struct ListWalk {
+    /// The byte offset of the list's `]`, when the walk reached it.
+    pub end_of_list: Option<usize>,
+    /// Where the walk stopped before it, and why.
+    pub stop: Option<(usize, ListStop)>,
+}
+
+/// Walks the items of a JSON list of messages, `rest` starting just after its `[`, one by one:
+/// `each` gets every item read with its index, up to the `]` or the first break (an item that
+/// is not JSON, a missing comma, the end of the text). `offset` is an item's byte offset in the
+/// file. The documents read whole (Gemini CLI, Cline and Roo Code, Amp) keep what comes before
+/// a break this way.
+pub(crate) fn walk_message_list<'a>(
+    mut rest: &'a str,
+    offset: impl Fn(&str) -> usize,
+    words: &ListWords,
+    mut each: impl FnMut(&'a RawValue, usize),
+) -> ListWalk {
+    let mut index = 0usize;
+    loop {
+        let item = rest.trim_start();
+        if item.starts_with(']') {
+            return ListWalk { end_of_list: Some(offset(item)), stop: None };
+        }
+        if item.is_empty() {
+            let failure = Failure {
+                kind: DiagnosticKind::TruncatedLine,
+                message: words.cut_in_list.into(),
+                eof: true,
+                lone_surrogate: false,
+            };
+            let stop = (offset(item).saturating_sub(1), ListStop::Failed(LineOutcome::Failed(failure)));
+            return ListWalk { end_of_list: None, stop: Some(stop) };
+        }
+        let mut de = serde_json::Deserializer::from_str(item);
+        let raw = match <&RawValue>::deserialize(&mut de) {
+            Ok(raw) => raw,
+            Err(error) => {
+                return ListWalk { end_of_list: None, stop: Some((offset(item), ListStop::BrokenItem(error))) };
+            }
+        };
+        each(raw, index);
+        index += 1;
+        let after = item[raw.get().len()..].trim_start();
+        match after.as_bytes().first() {
+            Some(b',') => rest = &after[1..],
+            Some(b']') => rest = after,
+            _ => {
+                let failure = Failure::new(DiagnosticKind::InvalidJson, words.no_comma.into());
+                let stop = (offset(after), ListStop::Failed(LineOutcome::Failed(failure)));
+                return ListWalk { end_of_list: None, stop: Some(stop) };
+            }
+        }
+    }
+}

@@ -304,49 +304,16 @@ fn document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, text: &str, state:
     let mut stop: Option<(usize, LineOutcome)> = None;
     let mut end_of_list = None;
     if let Some(list) = messages {
-        let mut rest = list.strip_prefix('[').unwrap_or(list);
-        loop {
-            let item = rest.trim_start();
-            if item.starts_with(']') {
-                end_of_list = Some(offset(item));
-                break;
-            }
-            if item.is_empty() {
-                let failure = Failure {
-                    kind: DiagnosticKind::TruncatedLine,
-                    message: "the document ends inside its message list: the file is cut short or still being written"
-                        .into(),
-                    eof: true,
-                    lone_surrogate: false,
-                };
-                stop = Some((offset(item).saturating_sub(1), LineOutcome::Failed(failure)));
-                break;
-            }
-            let mut de = serde_json::Deserializer::from_str(item);
-            let raw = match <&RawValue>::deserialize(&mut de) {
-                Ok(raw) => raw,
-                Err(error) => {
-                    stop = Some((offset(item), failed_message(&error, state.line_of(offset(item)))));
-                    break;
-                }
-            };
-            let message_at = offset(raw.get());
+        let rest = list.strip_prefix('[').unwrap_or(list);
+        let walk = walk_message_list(rest, offset, &LIST_WORDS, |raw, _| {
             let outcome = message(sink, bytes, file, raw, state, None);
-            records.push(DocRecord { offset: message_at, outcome });
-            let after = item[raw.get().len()..].trim_start();
-            match after.as_bytes().first() {
-                Some(b',') => rest = &after[1..],
-                Some(b']') => rest = after,
-                _ => {
-                    let failure = Failure::new(
-                        DiagnosticKind::InvalidJson,
-                        "the message list goes on without a comma after this message".into(),
-                    );
-                    stop = Some((offset(after), LineOutcome::Failed(failure)));
-                    break;
-                }
-            }
-        }
+            records.push(DocRecord { offset: offset(raw.get()), outcome });
+        });
+        end_of_list = walk.end_of_list;
+        stop = walk.stop.map(|(at, why)| match why {
+            ListStop::Failed(outcome) => (at, outcome),
+            ListStop::BrokenItem(error) => (at, failed_message(&error, state.line_of(at))),
+        });
     }
     // The lines after the list (its `]`, the fields after it, the closing brace): metadata, from
     // the line after the last message. A break: one failure, from where it broke.
@@ -395,6 +362,12 @@ fn failed_message(error: &serde_json::Error, line: u32) -> LineOutcome {
     }
     LineOutcome::Failed(failure)
 }
+
+/// How a Gemini CLI document tells the breaks of its message list.
+const LIST_WORDS: ListWords = ListWords {
+    cut_in_list: "the document ends inside its message list: the file is cut short or still being written",
+    no_comma: "the message list goes on without a comma after this message",
+};
 
 /// What follows a message list that was read whole, in a document that is broken after it.
 fn failed_tail(error: &serde_json::Error) -> LineOutcome {
