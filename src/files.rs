@@ -122,13 +122,19 @@ impl Dropped {
     }
 }
 
+/// Sibling folders walked at once. Each is a few round trips to the browser (list it, ask for its
+/// files, list its subfolders): walked one after another, the 30 projects of a 4 GB history took
+/// 10–16 s, and the index workers waited for them.
+pub const FOLDERS_WALKED_AT_ONCE: usize = 6;
+
 /// The files of a drop, walking dropped folders through their directory entries, handed to
 /// `on_batch` batch by batch. A folder that holds logs (a project of `~/.claude/projects`, a day
 /// of `~/.codex/sessions`) is walked whole, with its subfolders (subagents), and is one batch,
 /// handed on as soon as it is walked, so a history is indexed while the rest of it is walked.
-/// Folders that hold no logs (`~/.claude`, `projects/`) are walked one child after another.
-/// Answers the number of files found.
+/// Folders that hold no logs (`~/.claude`, `projects/`) are walked child by child,
+/// [`FOLDERS_WALKED_AT_ONCE`] children at a time. Answers the number of files found.
 pub async fn walk_drop(dropped: Dropped, on_batch: &mut OnBatch<'_>) -> usize {
+    use futures::StreamExt;
     let entries = match dropped {
         Dropped::Files(picked) => return hand_on(on_batch, picked).await,
         Dropped::Entries(entries) => entries,
@@ -139,39 +145,40 @@ pub async fn walk_drop(dropped: Dropped, on_batch: &mut OnBatch<'_>) -> usize {
         // Files dropped as such, beside any folders.
         found += hand_on(on_batch, walk_whole(files.into_iter().map(|e| (e, false)).collect(), false).await).await;
     }
-    for folder in folders {
-        found += walk_folder(folder.unchecked_into(), on_batch).await;
+    let mut batches = futures::stream::iter(folders)
+        .map(|folder| walk_folder(folder.unchecked_into()))
+        .flatten_unordered(FOLDERS_WALKED_AT_ONCE);
+    while let Some(batch) = batches.next().await {
+        found += hand_on(on_batch, batch).await;
     }
     found
 }
 
-/// Walks a dropped folder: whole if it holds logs, else child after child.
-fn walk_folder<'a>(
-    folder: web_sys::FileSystemDirectoryEntry,
-    on_batch: &'a mut OnBatch<'_>,
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = usize> + 'a>> {
-    Box::pin(async move {
-        let children = read_directory(&folder).await;
-        let name = |e: &web_sys::FileSystemEntry| e.name();
-        let holds_logs = children.iter().any(|e| e.is_file() && looks_like_a_log(&name(e)));
-        // `~/.claude` and `~/.codex` hold a log or two of their own (the prompt history) beside
-        // the folder of sessions: they are walked child by child all the same.
-        let holds_sessions_folder =
-            children.iter().any(|e| e.is_directory() && matches!(name(e).as_str(), "projects" | "sessions"));
-        if holds_logs && !holds_sessions_folder {
-            return hand_on(on_batch, walk_whole(children.into_iter().map(|e| (e, true)).collect(), true).await).await;
-        }
-        let (folders, files): (Vec<_>, Vec<_>) = children.into_iter().partition(|e| e.is_directory());
-        let mut found = 0;
-        let picked = walk_whole(files.into_iter().map(|e| (e, true)).collect(), true).await;
-        if !picked.files.is_empty() || !picked.skipped_by_name.is_empty() {
-            found += hand_on(on_batch, picked).await;
-        }
-        for child in folders {
-            found += walk_folder(child.unchecked_into(), on_batch).await;
-        }
-        found
-    })
+/// The batches of a dropped folder: itself whole if it holds logs, else its own files, then its
+/// children's batches as they are walked.
+fn walk_folder(folder: web_sys::FileSystemDirectoryEntry) -> futures::stream::LocalBoxStream<'static, Picked> {
+    use futures::StreamExt;
+    futures::stream::once(async move { read_directory(&folder).await })
+        .flat_map(|children| {
+            let name = |e: &web_sys::FileSystemEntry| e.name();
+            let holds_logs = children.iter().any(|e| e.is_file() && looks_like_a_log(&name(e)));
+            // `~/.claude` and `~/.codex` hold a log or two of their own (the prompt history)
+            // beside the folder of sessions: they are walked child by child all the same.
+            let holds_sessions_folder =
+                children.iter().any(|e| e.is_directory() && matches!(name(e).as_str(), "projects" | "sessions"));
+            if holds_logs && !holds_sessions_folder {
+                let whole = walk_whole(children.into_iter().map(|e| (e, true)).collect(), true);
+                return futures::stream::once(whole).boxed_local();
+            }
+            let (folders, files): (Vec<_>, Vec<_>) = children.into_iter().partition(|e| e.is_directory());
+            let own = futures::stream::once(walk_whole(files.into_iter().map(|e| (e, true)).collect(), true))
+                .filter(|picked| std::future::ready(!picked.files.is_empty() || !picked.skipped_by_name.is_empty()));
+            let below = futures::stream::iter(folders)
+                .map(|child| walk_folder(child.unchecked_into()))
+                .flatten_unordered(FOLDERS_WALKED_AT_ONCE);
+            own.chain(below).boxed_local()
+        })
+        .boxed_local()
 }
 
 /// Hands a batch on; answers how many files it holds.

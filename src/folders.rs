@@ -198,59 +198,67 @@ pub async fn file_now(handle: &FileSystemFileHandle) -> Result<web_sys::File, St
 }
 
 /// Walks a folder handle as [`crate::files::walk_drop`] walks a dropped folder: a folder that
-/// holds logs is walked whole and handed on as one batch, folders of folders child by child.
-/// Paths start with the folder's name, as a drop's do. Fails only when the folder itself cannot
-/// be listed; a subfolder or file that cannot be read is listed as a problem.
+/// holds logs is walked whole and handed on as one batch, folders of folders child by child,
+/// [`crate::files::FOLDERS_WALKED_AT_ONCE`] children at a time (each is a few round trips to the
+/// browser, so walking them one after another left the index workers waiting). Paths start
+/// with the folder's name, as a drop's do. Fails only when the folder itself cannot be listed;
+/// a subfolder or file that cannot be read is listed as a problem.
 pub async fn walk(folder: &FileSystemDirectoryHandle, on_batch: &mut OnBatch<'_>) -> Result<usize, String> {
+    use futures::StreamExt;
     let started = now_ms();
     let top = children(folder).await?;
-    let found = walk_listed(folder.name(), top, on_batch).await;
+    let mut batches = walk_listed(folder.name(), top);
+    let mut found = 0;
+    while let Some(batch) = batches.next().await {
+        found += batch.files.len();
+        on_batch(batch).await;
+    }
     web_sys::console::debug_1(
         &format!("sessionscope folder: {found} files walked in {:.0} ms", now_ms() - started).into(),
     );
     Ok(found)
 }
 
-fn walk_folder<'a>(
-    path: String,
-    folder: FileSystemDirectoryHandle,
-    on_batch: &'a mut OnBatch<'_>,
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = usize> + 'a>> {
-    Box::pin(async move {
-        match children(&folder).await {
-            Ok(listed) => walk_listed(path, listed, on_batch).await,
-            Err(reason) => {
-                let picked = Picked { from_folder: true, unreadable: vec![(path, reason)], ..Picked::default() };
-                on_batch(picked).await;
-                0
-            }
+/// The batches of a folder below the top one.
+fn walk_folder(path: String, folder: FileSystemDirectoryHandle) -> Batches {
+    use futures::StreamExt;
+    futures::stream::once(
+        async move { children(&folder).await.map(|listed| (path.clone(), listed)).map_err(|e| (path, e)) },
+    )
+    .flat_map(|listed| match listed {
+        Ok((path, listed)) => walk_listed(path, listed),
+        Err((path, reason)) => {
+            let picked = Picked { from_folder: true, unreadable: vec![(path, reason)], ..Picked::default() };
+            futures::stream::iter([picked]).boxed_local()
         }
     })
+    .boxed_local()
 }
 
-async fn walk_listed(path: String, listed: Vec<FileSystemHandle>, on_batch: &mut OnBatch<'_>) -> usize {
+/// The batches of a listed folder: itself whole if it holds logs, else its own files, then its
+/// children's batches as they are walked.
+fn walk_listed(path: String, listed: Vec<FileSystemHandle>) -> Batches {
+    use futures::StreamExt;
     let holds_logs = listed.iter().any(|h| !is_folder(h) && looks_like_a_log(&h.name()));
     let holds_sessions_folder =
         listed.iter().any(|h| is_folder(h) && matches!(h.name().as_str(), "projects" | "sessions"));
     let named = |h: FileSystemHandle| (format!("{path}/{}", h.name()), h);
     if holds_logs && !holds_sessions_folder {
-        let picked = walk_whole(listed.into_iter().map(named).collect()).await;
-        let found = picked.files.len();
-        on_batch(picked).await;
-        return found;
+        return futures::stream::once(walk_whole(listed.into_iter().map(named).collect())).boxed_local();
     }
     let (folders, files): (Vec<_>, Vec<_>) = listed.into_iter().map(named).partition(|(_, h)| is_folder(h));
-    let mut found = 0;
-    let picked = walk_whole(files).await;
-    if !picked.files.is_empty() || !picked.skipped_by_name.is_empty() || !picked.unreadable.is_empty() {
-        found += picked.files.len();
-        on_batch(picked).await;
-    }
-    for (child_path, child) in folders {
-        found += walk_folder(child_path, child.unchecked_into(), on_batch).await;
-    }
-    found
+    let own = futures::stream::once(walk_whole(files)).filter(|picked| {
+        let any = !picked.files.is_empty() || !picked.skipped_by_name.is_empty() || !picked.unreadable.is_empty();
+        std::future::ready(any)
+    });
+    let below = futures::stream::iter(folders)
+        .map(|(child_path, child)| walk_folder(child_path, child.unchecked_into()))
+        .flatten_unordered(crate::files::FOLDERS_WALKED_AT_ONCE);
+    own.chain(below).boxed_local()
 }
+
+/// Batches of a walk, handed on as they are walked.
+type Batches = futures::stream::LocalBoxStream<'static, Picked>;
 
 /// Walks handles and everything below them, level by level, every listing and file of a level
 /// asked for at once.

@@ -92,10 +92,20 @@ fn let_go(slot: Slot) {
     slot.worker.terminate();
 }
 
-/// How many workers to run: one per core the browser reports, at most four, at least one.
+/// How many workers to run: one per core the browser reports, at most four, at least one. A
+/// page opened with `?workers=N` in its address runs N (1 to 8), for benchmarks.
 pub fn worker_count() -> usize {
+    let asked = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|query| {
+            query
+                .trim_start_matches('?')
+                .split('&')
+                .find_map(|pair| pair.strip_prefix("workers=")?.parse::<usize>().ok())
+        })
+        .filter(|n| (1..=8).contains(n));
     let cores = web_sys::window().map_or(2.0, |w| w.navigator().hardware_concurrency());
-    (cores as usize).clamp(1, 4)
+    asked.unwrap_or((cores as usize).clamp(1, 4))
 }
 
 impl Pool {

@@ -260,23 +260,29 @@ fn read_error(error: &JsValue) -> String {
 
 /// Reads a unit's files into one corpus, file by file, each file's bytes let go once parsed.
 /// Files that cannot be read are answered apart, with their reasons.
-async fn read_unit(paths: &[String], files: &[web_sys::File]) -> Result<(Corpus, Vec<FileProblem>, f64), String> {
+async fn read_unit(
+    paths: &[String],
+    files: &[web_sys::File],
+) -> Result<(Corpus, Vec<FileProblem>, ReadFigures), String> {
     if paths.len() != files.len() {
         return Err(format!("the request names {} path(s) for {} file(s)", paths.len(), files.len()));
     }
     let mut loader = Loader::new();
     let mut problems = Vec::new();
-    let mut bytes_read = 0.0;
+    let mut figures = ReadFigures::default();
     // The first slice of every file is asked for at once: a unit is often many small files, and
     // each read is a round trip to the browser.
     let readers = files.iter().map(SliceReader::start).collect::<Result<Vec<_>, _>>()?;
     for (path, mut reader) in paths.iter().zip(readers) {
         let id = loader.add_file(path, reader.size as u64);
         // Slice by slice, so a unit never holds a file's bytes twice.
-        while let Some(slice) = reader.next().await {
+        loop {
+            let asked = js_sys::Date::now();
+            let Some(slice) = reader.next().await else { break };
+            figures.waiting_ms += js_sys::Date::now() - asked;
             match slice {
                 Ok(chunk) => {
-                    bytes_read += chunk.len() as f64;
+                    figures.bytes += chunk.len() as f64;
                     loader.push(id, &chunk);
                 }
                 Err(reason) => {
@@ -292,7 +298,14 @@ async fn read_unit(paths: &[String], files: &[web_sys::File]) -> Result<(Corpus,
         }
         loader.finish_file(id);
     }
-    Ok((loader.finish(), problems, bytes_read))
+    Ok((loader.finish(), problems, figures))
+}
+
+/// What reading a unit took: its bytes, and the time spent waiting for the browser to read them.
+#[derive(Default)]
+struct ReadFigures {
+    bytes: f64,
+    waiting_ms: f64,
 }
 
 /// Indexes one unit of a history: its rows, and its files that hold no session.
@@ -305,7 +318,7 @@ async fn index_unit(
 ) -> Result<(), String> {
     LOADING.with(|l| l.set(true));
     let started = js_sys::Date::now();
-    let (corpus, unreadable, bytes) = read_unit(paths, files).await?;
+    let (corpus, unreadable, ReadFigures { bytes, waiting_ms }) = read_unit(paths, files).await?;
     let read = js_sys::Date::now();
     let graph = Graph::build(&corpus);
     let built = js_sys::Date::now();
@@ -313,10 +326,12 @@ async fn index_unit(
     index.problems.extend(unreadable);
     if bytes >= 8e6 {
         let message = format!(
-            "sessionscope index: {:.1} MB read and parsed in {:.0} ms, graph {:.0} ms",
+            "sessionscope index: {:.1} MB read and parsed in {:.0} ms (waiting for reads {:.0} ms), graph {:.0} ms, summary {:.0} ms",
             bytes / 1e6,
             read - started,
+            waiting_ms,
             built - read,
+            js_sys::Date::now() - built,
         );
         web_sys::console::debug_1(&message.into());
     }

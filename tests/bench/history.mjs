@@ -85,7 +85,8 @@ try {
       }
     }).observe(document, { childList: true, subtree: true });
   });
-  await page.goto(server.url);
+  // WORKERS=N runs N index and search workers (the page's `?workers=N`) instead of one per core.
+  await page.goto(process.env.WORKERS ? `${server.url}?workers=${process.env.WORKERS}` : server.url);
   await page.getByRole("button", { name: "Open example" }).waitFor();
   await page.waitForTimeout(1500);
   const empty = browserMemory();
