@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const DIST = join(ROOT, "dist");
+// SESSIONSCOPE_DIST serves another build (to compare two builds in one sitting, say).
+export const DIST = process.env.SESSIONSCOPE_DIST || join(ROOT, "dist");
 /** Real session logs shared by the team; other people's data, read in place, never copied. */
 const REAL_FIXTURES = process.env.SESSIONSCOPE_REAL_FIXTURES || resolve(ROOT, "../shared/fixtures/real");
 /** Set by `.ci/run`: missing real fixtures then fail the tests that read them instead of skipping them. */
