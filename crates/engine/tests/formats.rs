@@ -2619,8 +2619,11 @@ fn cursor_folder() -> Vec<(String, Vec<u8>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let folder = root.join(format!("cursor/projects/home-dev-brewlog/agent-transcripts/{CURSOR_SESSION}"));
     let mut files = vec![folder.join(format!("{CURSOR_SESSION}.jsonl"))];
-    let mut agents: Vec<_> =
-        std::fs::read_dir(folder.join("subagents")).expect("the subagents folder").flatten().map(|e| e.path()).collect();
+    let mut agents: Vec<_> = std::fs::read_dir(folder.join("subagents"))
+        .expect("the subagents folder")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     agents.sort();
     files.extend(agents);
     files
@@ -2668,7 +2671,10 @@ fn a_cursor_cli_transcript_pairs_its_calls_and_shows_prompts_without_their_tags(
     assert_eq!(kinds(2), [BlockKind::RedactedThinking, BlockKind::Text, BlockKind::ToolUse]);
     assert_eq!(block_text(&corpus, entry_at(&corpus, 4), BlockKind::Thinking).len(), 69);
     // A message with role and content at the top level reads as one inside `message`.
-    assert_eq!(corpus.first_text(entry_at(&corpus, 7)).as_deref(), Some("Fixed: an empty file now parses to an empty brew."));
+    assert_eq!(
+        corpus.first_text(entry_at(&corpus, 7)).as_deref(),
+        Some("Fixed: an empty file now parses to an empty brew.")
+    );
 
     // Calls pair with their results, an error too; Cursor leaves most calls without one.
     assert_eq!(

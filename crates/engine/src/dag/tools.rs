@@ -558,7 +558,9 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
             s
         }
         // Cursor CLI's Write names them `path` and `contents`.
-        "Write" if input.get("file_path").is_none() => format!("{} +{}", path("path"), text("contents").lines().count()),
+        "Write" if input.get("file_path").is_none() => {
+            format!("{} +{}", path("path"), text("contents").lines().count())
+        }
         "Write" => {
             let lines = text("content").lines().count();
             format!("{} +{lines}", path("file_path"))
