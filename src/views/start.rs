@@ -134,6 +134,7 @@ const AGENTS: &[AgentLogs] = &[
         windows: Some("%APPDATA%\\Code\\User\\globalStorage\\rooveterinaryinc.roo-cline\\tasks\\"),
     },
     AgentLogs { agent: "Amp", unix: "~/.local/share/amp/threads/", windows: None },
+    AgentLogs { agent: "Cursor CLI", unix: "~/.cursor/projects/<project>/agent-transcripts/", windows: None },
     AgentLogs {
         agent: "Claude Agent SDK, Codex SDK, Ollama",
         unix: "the JSONL a script saved (stream-json, codex exec --json, /api/chat)",

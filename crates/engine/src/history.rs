@@ -112,6 +112,13 @@ fn place_of(path: &str) -> Place {
     if stem.starts_with("agent-") {
         return Place::LooseAgent { folder: parents.join("/") };
     }
+    // A Cursor CLI transcript in a folder of its own name, `<folder>/<id>/<id>.jsonl`: its
+    // subagents are in `<folder>/<id>/subagents/`.
+    if let Some((own, folder)) = parents.split_last()
+        && *own == stem
+    {
+        return Place::Session { folder: folder.join("/"), session: stem.to_owned(), main: true };
+    }
     Place::Session { folder: parents.join("/"), session: stem.to_owned(), main: true }
 }
 
@@ -247,6 +254,7 @@ pub fn agent_name(format: Format) -> &'static str {
         Format::Cline => "Cline",
         Format::RooCode => "Roo Code",
         Format::Amp => "Amp",
+        Format::CursorCli => "Cursor CLI",
         Format::Pending | Format::Rejected => "",
     }
 }
@@ -562,15 +570,17 @@ pub fn index_unit(corpus: &Corpus, graph: &Graph, folder: &str) -> UnitIndex {
     UnitIndex { rows: session_rows(corpus, graph, project_of_folder(folder)), problems: file_problems(corpus, graph) }
 }
 
-/// The project a folder names: its last component, or for a `chats` folder the one above it.
-/// Gemini CLI keeps sessions in `~/.gemini/tmp/<project hash>/chats/` (a subagent's in
-/// `chats/<parent session>/`), and its logs name no working directory, only that hash
-/// (`projectHash`): the hash is the project. (Qwen Code keeps them in `~/.qwen/tmp/<project
-/// hash>/chats/` too, but its records name their cwd.)
+/// The project a folder names: its last component, or for a `chats` or `agent-transcripts`
+/// folder the one above it. Gemini CLI keeps sessions in `~/.gemini/tmp/<project hash>/chats/`
+/// (a subagent's in `chats/<parent session>/`), and its logs name no working directory, only
+/// that hash (`projectHash`): the hash is the project. (Qwen Code keeps them in
+/// `~/.qwen/tmp/<project hash>/chats/` too, but its records name their cwd.) Cursor CLI keeps
+/// them in `~/.cursor/projects/<project slug>/agent-transcripts/`, and names no working
+/// directory either: the slug (the path with `-` for `/`, which cannot be undone) is the project.
 pub fn project_of_folder(folder: &str) -> &str {
     let mut parts = folder.rsplit(['/', '\\']).filter(|p| !p.is_empty());
     match (parts.next(), parts.next(), parts.next()) {
-        (Some("chats"), Some(above), _) => above,
+        (Some("chats" | "agent-transcripts"), Some(above), _) => above,
         (Some(_), Some("chats"), Some(above)) => above,
         (Some(last), _, _) => last,
         (None, _, _) => "",
@@ -616,6 +626,7 @@ mod tests {
         assert_eq!(project_of_folder(".gemini/tmp/3f9a0c7e/chats/b41c7d2e-9f03"), "3f9a0c7e", "a subagent's");
         assert_eq!(project_of_folder("projects/-home-u-app"), "-home-u-app");
         assert_eq!(project_of_folder("chats"), "chats");
+        assert_eq!(project_of_folder(".cursor/projects/home-u-app/agent-transcripts"), "home-u-app");
         assert_eq!(project_of_folder(""), "");
     }
 
@@ -659,6 +670,30 @@ mod tests {
                 ("p/-home-b/s3".to_owned(), vec!["p/-home-b/s3.jsonl"]),
             ]
         );
+    }
+
+    #[test]
+    fn a_cursor_transcript_is_its_folder_with_its_subagents() {
+        let got = units(
+            &[
+                "p/app/agent-transcripts/s1/subagents/a1.jsonl",
+                "p/app/agent-transcripts/s1/s1.jsonl",
+                "p/app/agent-transcripts/s0.jsonl",
+            ],
+            &[],
+        );
+        assert_eq!(
+            got,
+            vec![
+                ("p/app/agent-transcripts/s0".to_owned(), vec!["p/app/agent-transcripts/s0.jsonl"]),
+                (
+                    "p/app/agent-transcripts/s1".to_owned(),
+                    vec!["p/app/agent-transcripts/s1/s1.jsonl", "p/app/agent-transcripts/s1/subagents/a1.jsonl"]
+                ),
+            ]
+        );
+        let units = group_into_units(&["p/app/agent-transcripts/s1/s1.jsonl"], &[]);
+        assert_eq!(project_of_folder(&units[0].folder), "app");
     }
 
     #[test]

@@ -15,8 +15,10 @@ use crate::history::{FileProblem, SessionRow};
 
 /// Bumped whenever a row's meaning or the cache's shape changes: an older cache is dropped.
 /// (3: Gemini CLI, Qwen Code and GitHub Copilot CLI sessions are read, which older versions
-/// listed as problems, and a `<hash>/chats/` folder names its project by the hash.)
-pub const CACHE_VERSION: u32 = 3;
+/// listed as problems, and a `<hash>/chats/` folder names its project by the hash. 4: Cursor
+/// CLI transcripts are read, `<id>/<id>.jsonl` with its `subagents/` one unit, and an
+/// `agent-transcripts` folder names its project by the folder above.)
+pub const CACHE_VERSION: u32 = 4;
 
 /// What identifies a file's content without reading it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

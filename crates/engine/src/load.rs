@@ -689,13 +689,16 @@ fn session_from_path(path: &str) -> Option<String> {
     {
         return Some(uuid.to_owned());
     }
-    if let Some(stem) = name.strip_suffix(".jsonl")
-        && !stem.starts_with("agent-")
+    // A subagent's file (`agent-<id>.jsonl` of Claude Code, `<id>.jsonl` of Cursor CLI) is of the
+    // session its `subagents` folder lies in.
+    if let Some(position) = parts.iter().rposition(|p| *p == "subagents")
+        && position + 2 == parts.len()
+        && position >= 1
     {
-        return Some(stem.to_owned());
+        return Some(parts[position - 1].to_owned());
     }
-    let position = parts.iter().rposition(|p| *p == "subagents")?;
-    position.checked_sub(1).map(|i| parts[i].to_owned())
+    let stem = name.strip_suffix(".jsonl")?;
+    (!stem.starts_with("agent-")).then(|| stem.to_owned())
 }
 
 #[cfg(test)]
@@ -707,6 +710,8 @@ mod tests {
         assert_eq!(session_from_path("p/abc.jsonl").as_deref(), Some("abc"));
         assert_eq!(session_from_path("p/abc/subagents/agent-a1.jsonl").as_deref(), Some("abc"));
         assert_eq!(session_from_path("agent-a1.jsonl"), None);
+        assert_eq!(session_from_path("agent-transcripts/s1/s1.jsonl").as_deref(), Some("s1"));
+        assert_eq!(session_from_path("agent-transcripts/s1/subagents/a1.jsonl").as_deref(), Some("s1"));
         assert_eq!(session_from_path("session-state/5e2f/events.jsonl").as_deref(), Some("5e2f"));
         assert_eq!(session_from_path("events.jsonl"), None);
         assert_eq!(

@@ -456,6 +456,10 @@ pub enum Format {
     RooCode,
     /// An Amp thread (`~/.local/share/amp/threads/T-<uuid>.json`), read whole.
     Amp,
+    /// A Cursor CLI agent transcript
+    /// (`~/.cursor/projects/<project slug>/agent-transcripts/<id>/<id>.jsonl`, a subagent's in
+    /// `<id>/subagents/`): Anthropic-style messages without timestamps.
+    CursorCli,
     /// A JSON file beside the logs: `agent-<id>.meta.json`.
     AgentMeta,
     /// Not a log this version reads; the file diagnostic says what it looks like.
@@ -465,10 +469,11 @@ pub enum Format {
 impl Format {
     /// Whether a share can leave thinking, tool results and metadata out of this format's lines:
     /// they hold them as Claude Code does (`thinking` and `tool_result` blocks, `toolUseResult`,
-    /// `cwd`). Other formats keep them elsewhere, so a share that leaves them out leaves such
-    /// files out whole rather than carry what was asked to be left out.
+    /// `cwd`; Cursor CLI lines are Claude-style messages with such blocks and no metadata). Other
+    /// formats keep them elsewhere, so a share that leaves them out leaves such files out whole
+    /// rather than carry what was asked to be left out.
     pub fn share_can_leave_parts_out(self) -> bool {
-        matches!(self, Format::ClaudeCode | Format::AgentSdk | Format::AgentMeta)
+        matches!(self, Format::ClaudeCode | Format::AgentSdk | Format::AgentMeta | Format::CursorCli)
     }
 
     /// Whether the file's lines are text, not JSON (a markdown history): they are redacted as
@@ -493,6 +498,7 @@ impl Format {
             Format::Cline => "cline",
             Format::RooCode => "roo-code",
             Format::Amp => "amp",
+            Format::CursorCli => "cursor-cli",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
         }
@@ -515,6 +521,7 @@ impl Format {
             Format::Cline => "Cline task file",
             Format::RooCode => "Roo Code task file",
             Format::Amp => "Amp thread",
+            Format::CursorCli => "Cursor CLI agent transcript",
             Format::AgentMeta => "agent metadata",
             Format::Rejected => "not read",
         }

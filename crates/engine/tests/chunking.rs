@@ -81,6 +81,31 @@ proptest! {
     }
 
     #[test]
+    fn mutated_cursor_transcripts_never_panic(which in 0usize..2, position in 0usize..4000, byte in any::<u8>(), chunk in 1usize..200) {
+        // A Cursor CLI transcript and one of its subagents, in their folders: any byte changed.
+        let folder = "cursor/projects/home-dev-brewlog/agent-transcripts/5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+        let names = [
+            format!("{folder}/5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"),
+            format!("{folder}/subagents/8e0f6a4b-1c2d-4e3f-9a5b-6c7d8e9f0a1b.jsonl"),
+        ];
+        let mut files: Vec<(String, Vec<u8>)> = names.iter().map(|name| (name.clone(), fixture(name))).collect();
+        let bytes = &mut files[which].1;
+        let at = position % bytes.len();
+        bytes[at] = byte;
+        let corpus = load_chunked(&files, chunk);
+        for (info, (_, bytes)) in corpus.files.iter().zip(&files) {
+            prop_assert!(info.counts.balanced());
+            prop_assert_eq!(info.counts.lines, count_lines(bytes));
+        }
+        let graph = sessionscope_engine::dag::Graph::build(&corpus);
+        let _ = sessionscope_engine::summary::summarize(&corpus, &graph);
+        for entry in &corpus.entries {
+            let _ = corpus.first_text(entry);
+            let _ = corpus.entry_details(entry);
+        }
+    }
+
+    #[test]
     fn mutated_session_lines_never_panic(seed_line in 0usize..30, position in 0usize..400, byte in any::<u8>(), chunk in 1usize..200) {
         let mut bytes = fixture("every-line-type.jsonl");
         let starts: Vec<usize> = std::iter::once(0).chain(bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1)).collect();

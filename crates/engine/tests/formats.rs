@@ -1,6 +1,7 @@
 //! Other agents' logs: Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK thread
 //! events, Ollama chat captures, Pi, Gemini CLI, Qwen Code and GitHub Copilot CLI sessions,
-//! Aider chat histories, Cline / Roo Code tasks and Amp threads, each read into the common model.
+//! Aider chat histories, Cline / Roo Code tasks, Amp threads and Cursor CLI agent transcripts,
+//! each read into the common model.
 //! Hand-written fixtures in `tests/fixtures/formats/` (and the task folders in
 //! `tests/fixtures/tasks/`), snapshots of their model and structure, and the facts each format
 //! must give: tool pairs, errors, thinking, token totals (summed here by hand from the fixture
@@ -34,6 +35,8 @@ const GEMINI_LINES: &str = "session-2026-02-10T14-00-b41c7d2e.jsonl";
 const AMP: &str = "T-7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e.json";
 /// A Qwen Code session: records chained by uuid/parentUuid holding Gemini API Content.
 const QWEN: &str = "qwen-session.jsonl";
+/// A Cursor CLI agent transcript: Anthropic-style messages without timestamps.
+const CURSOR: &str = "cursor-transcript.jsonl";
 /// The line of the Pi fixture that is cut in the middle, on purpose.
 const PI_BROKEN_LINE: u32 = 9;
 
@@ -104,7 +107,7 @@ fn totals(usage: &Usage) -> (u64, u64, u64, u64) {
 #[test]
 fn fixtures_match_their_snapshots_and_read_the_same_in_slices() {
     let names = format_fixture_names();
-    assert_eq!(names.len(), 12, "{names:?}");
+    assert_eq!(names.len(), 13, "{names:?}");
     for name in names {
         let bytes = format_fixture(&name);
         let files = vec![(name.clone(), bytes.clone())];
@@ -462,6 +465,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
             ("mixed/agent-sdk-stream.jsonl", "agent-sdk-stream-json"),
             ("mixed/codex-sdk-events.jsonl", "codex-sdk-events"),
             ("mixed/copilot-events.jsonl", "copilot-cli"),
+            ("mixed/cursor-transcript.jsonl", "cursor-cli"),
             ("mixed/demo.aider.chat.history.md", "aider"),
             ("mixed/ollama-chat.jsonl", "ollama-chat"),
             ("mixed/pi-legacy.jsonl", "pi"),
@@ -488,6 +492,7 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
         (AMP, "T-7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e", 36, 295),
         (QWEN, "e5a1c9d3-7b2f-4e60-9c84-1f3a5d7b9e20", 8300, 180),
         (COPILOT, "7d3f2a10-5b8c-4e61-9f27-0a1b2c3d4e5f", 13000, 520),
+        (CURSOR, "cursor-transcript", 0, 0),
     ] {
         let session = summary.sessions.iter().find(|s| s.session_id == session_id).unwrap_or_else(|| panic!("{name}"));
         assert_eq!((session.usage_with_agents.input_tokens, session.usage_with_agents.output_tokens), (input, output));
@@ -522,8 +527,8 @@ fn a_mixed_folder_loads_together_with_a_format_per_file() {
     assert_eq!(alone.files[0].format, Format::Aider);
     assert_eq!(
         summary.sessions.len(),
-        7 + 1 + 3 + 3 + 1,
-        "Copilot CLI, Gemini CLI and Qwen Code sessions, three Aider runs, an Amp thread"
+        7 + 1 + 3 + 3 + 1 + 1,
+        "Copilot CLI, Gemini CLI and Qwen Code sessions, three Aider runs, an Amp thread, a Cursor CLI transcript"
     );
 }
 
@@ -592,7 +597,7 @@ fn older_and_events_only_rollouts_are_read() {
 
 #[test]
 fn broken_lines_get_diagnostics_with_their_line_numbers() {
-    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY, GEMINI_LINES, QWEN, COPILOT] {
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI_LEGACY, GEMINI_LINES, QWEN, COPILOT, CURSOR] {
         let mut text = String::from_utf8(format_fixture(name)).unwrap();
         let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         lines.insert(2, "{\"type\": \"cut in the midd".to_owned());
@@ -613,8 +618,8 @@ proptest! {
 
     /// Any byte of any fixture changed, fed in any slices: no panic, every line accounted for.
     #[test]
-    fn mutated_fixtures_never_panic(which in 0usize..12, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
-        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, AIDER, GEMINI, GEMINI_LINES, QWEN, COPILOT, AMP][which];
+    fn mutated_fixtures_never_panic(which in 0usize..13, position in 0usize..20_000, byte in any::<u8>(), chunk in 1usize..300) {
+        let name = [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, AIDER, GEMINI, GEMINI_LINES, QWEN, COPILOT, AMP, CURSOR][which];
         let mut bytes = format_fixture(name);
         let at = position % bytes.len();
         bytes[at] = byte;
@@ -2604,4 +2609,202 @@ fn a_share_that_leaves_thinking_out_never_carries_a_format_it_cannot_take_it_out
     let bundle = share_scope(&corpus, &graph, &Scope::All, &options, |_| true).unwrap();
     let text: String = bundle.files.iter().map(|(_, b)| String::from_utf8_lossy(b).into_owned()).collect();
     assert!(!text.is_empty() && !text.contains("\"type\":\"thinking\""), "{text}");
+}
+
+/// The Cursor CLI fixture folder: a transcript with three subagents, under
+/// `projects/<project slug>/agent-transcripts/<id>/`.
+const CURSOR_SESSION: &str = "5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+
+fn cursor_folder() -> Vec<(String, Vec<u8>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let folder = root.join(format!("cursor/projects/home-dev-brewlog/agent-transcripts/{CURSOR_SESSION}"));
+    let mut files = vec![folder.join(format!("{CURSOR_SESSION}.jsonl"))];
+    let mut agents: Vec<_> = std::fs::read_dir(folder.join("subagents"))
+        .expect("the subagents folder")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    agents.sort();
+    files.extend(agents);
+    files
+        .into_iter()
+        .map(|path| {
+            let name = path.strip_prefix(&root).expect("under the fixtures").to_string_lossy().into_owned();
+            let bytes = std::fs::read(&path).expect("a fixture");
+            (name, bytes)
+        })
+        .collect()
+}
+
+#[test]
+fn a_cursor_cli_transcript_pairs_its_calls_and_shows_prompts_without_their_tags() {
+    let bytes = format_fixture(CURSOR);
+    let (corpus, graph) = load(CURSOR);
+    assert_eq!(corpus.files[0].format, Format::CursorCli);
+    assert_accounted(&corpus, &bytes);
+    let counts = corpus.files[0].counts;
+    // 11 lines: the successful turn_ended is metadata, the aborted one an entry.
+    assert_eq!((counts.lines, counts.entries, counts.metadata), (11, 10, 1));
+
+    // No timestamps: entries chained in file order, the session without a start or end.
+    assert!(corpus.entries.iter().all(|e| !e.has_timestamp()));
+    assert_eq!(corpus.entry_parent_uuid(entry_at(&corpus, 9)), Some(corpus.entry_uuid(entry_at(&corpus, 7))));
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, "cursor-transcript");
+    assert_eq!((session.first_timestamp_ms, session.last_timestamp_ms), (i64::MAX, i64::MIN));
+    let rows = sessionscope_engine::history::session_rows(&corpus, &graph, "demo");
+    assert_eq!((rows[0].agent.as_str(), rows[0].start_ms, rows[0].end_ms), ("Cursor CLI", None, None));
+
+    // The prompt without its tags, timestamp and context; the raw line keeps them.
+    let prompt = entry_at(&corpus, 1);
+    assert_eq!(
+        corpus.first_text(prompt).as_deref(),
+        Some("The test `parses_empty_brew` fails. Find out why and fix it.")
+    );
+    assert_eq!(session.title, "The test `parses_empty_brew` fails. Find out why and fix it.");
+    let raw = corpus.span_str(prompt.file, prompt.line_span);
+    assert!(raw.contains("<user_query>") && raw.contains("<context>"), "{raw}");
+    assert_eq!(corpus.first_text(entry_at(&corpus, 9)).as_deref(), Some("now run the whole suite"));
+
+    // Reasoning Cursor did not keep is redacted thinking; kept thinking is thinking.
+    let kinds = |line| corpus.blocks_of(entry_at(&corpus, line)).iter().map(|b| b.kind).collect::<Vec<_>>();
+    assert_eq!(kinds(2), [BlockKind::RedactedThinking, BlockKind::Text, BlockKind::ToolUse]);
+    assert_eq!(block_text(&corpus, entry_at(&corpus, 4), BlockKind::Thinking).len(), 69);
+    // A message with role and content at the top level reads as one inside `message`.
+    assert_eq!(
+        corpus.first_text(entry_at(&corpus, 7)).as_deref(),
+        Some("Fixed: an empty file now parses to an empty brew.")
+    );
+
+    // Calls pair with their results, an error too; Cursor leaves most calls without one.
+    assert_eq!(
+        ops(&corpus, &graph),
+        [
+            ("Shell".to_owned(), ToolCategory::Execute, ToolStatus::Error),
+            ("Read".to_owned(), ToolCategory::Read, ToolStatus::Ok),
+            ("StrReplace".to_owned(), ToolCategory::Edit, ToolStatus::NoResult),
+            ("Shell".to_owned(), ToolCategory::Execute, ToolStatus::NoResult),
+        ]
+    );
+    assert_eq!(tools::op_summary(&corpus, &graph.tool_ops[0]), "cargo test parses_empty_brew");
+
+    // The aborted turn is an interrupted system entry with Cursor's words.
+    let aborted = entry_at(&corpus, 11);
+    assert_eq!((aborted.kind, corpus.sym(aborted.subtype)), (EntryKind::System, "turn_ended"));
+    assert!(aborted.flags.has(EntryFlags::INTERRUPTED));
+    assert_eq!(corpus.first_text(aborted).as_deref(), Some("User aborted request."));
+
+    // No model, no tokens: no response, no cost, nothing made up.
+    assert!(corpus.responses.is_empty());
+    assert_eq!(totals(&session.usage_with_agents), (0, 0, 0, 0));
+    assert_eq!(session.cost_with_agents_usd, 0.0);
+}
+
+#[test]
+fn a_cursor_cli_task_folder_nests_the_subagents_its_calls_name() {
+    let files = cursor_folder();
+    let corpus = load_chunked(&files, 0);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    assert!(corpus.files.iter().all(|f| f.format == Format::CursorCli && f.counts.balanced()));
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 1, "the subagents are of the transcript's session");
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, CURSOR_SESSION);
+    assert_eq!(session.agents.len(), 3);
+    let agent = |id: &str| graph.conversations.iter().find(|c| c.agent_name == id).unwrap_or_else(|| panic!("{id}"));
+    // Named by the Task call's result: nested under that call.
+    let named = agent("8e0f6a4b-1c2d-4e3f-9a5b-6c7d8e9f0a1b");
+    assert_eq!(named.kind, ConversationKind::Agent);
+    assert_eq!(named.linked_by, Some(LinkRule::CallNamesAgent));
+    assert_eq!((named.agent_type.as_str(), named.description.as_str()), ("explore", "Search the docs"));
+    let call = &corpus.entries[named.spawn_entry.index()];
+    assert_eq!(corpus.span_str(call.file, corpus.blocks[named.spawn_block.index()].id), "toolu_t1");
+    // Its first prompt is the other call's prompt (the tags taken off).
+    let by_prompt = agent("2b3c4d5e-6f70-4182-93a4-b5c6d7e8f901");
+    assert_eq!(by_prompt.linked_by, Some(LinkRule::Prompt));
+    assert_eq!(corpus.span_str(call.file, corpus.blocks[by_prompt.spawn_block.index()].id), "toolu_t2");
+    assert_eq!(by_prompt.depth, 1);
+    // Named by no call: an agent of the session, on its own.
+    let alone = agent("c4d5e6f7-0809-4a1b-8c2d-3e4f5a6b7c8d");
+    assert_eq!(alone.linked_by, None);
+    assert_eq!(graph.unlinked_agents.len(), 1);
+    assert!(corpus.entries.iter().filter(|e| e.file > 0).all(|e| e.is_sidechain()));
+    // The subagents' calls pair in their own conversations.
+    let statuses: Vec<(String, ToolStatus)> =
+        graph.tool_ops.iter().map(|op| (corpus.sym(op.name).to_owned(), op.status)).collect();
+    assert!(statuses.contains(&("Grep".to_owned(), ToolStatus::Ok)), "{statuses:?}");
+    assert!(statuses.contains(&("Glob".to_owned(), ToolStatus::NoResult)), "{statuses:?}");
+
+    // The history: one unit, one row of the agent, in the project its slug names.
+    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    let units = sessionscope_engine::history::group_into_units(&paths, &[]);
+    assert_eq!(units.len(), 1);
+    assert_eq!(units[0].files.len(), 4);
+    assert_eq!(units[0].files[0], 0, "the transcript first");
+    let rows = sessionscope_engine::history::index_unit(&corpus, &graph, &units[0].folder).rows;
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    assert_eq!((row.agent.as_str(), row.project.as_str()), ("Cursor CLI", "home-dev-brewlog"));
+    assert_eq!((row.agents, row.start_ms, row.cost_usd), (3, None, 0.0));
+    assert_eq!(row.first_prompt, "Where is the brew format documented? Check the docs and the tests in parallel.");
+}
+
+#[test]
+fn cursor_cli_transcripts_are_sniffed_by_content_and_folder_and_survive_garbage() {
+    let format = |name: &str, bytes: &[u8]| load_one(name, bytes).files[0].format;
+    let nested = b"{\"role\":\"user\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"<user_query>hi</user_query>\"}]}}\n";
+    assert_eq!(format("x.jsonl", nested), Format::CursorCli);
+    let ended = b"{\"type\":\"turn_ended\",\"status\":\"success\"}\n";
+    assert_eq!(format("x.jsonl", ended), Format::CursorCli);
+    // Role and content at the top level: a Cursor transcript in its folder, not elsewhere.
+    let flat = b"{\"role\":\"user\",\"content\":\"<user_query>hi</user_query>\"}\n";
+    assert_eq!(format("p/agent-transcripts/s1/s1.jsonl", flat), Format::CursorCli);
+    assert_eq!(format("x.jsonl", flat), Format::Rejected);
+    // A first line longer than the window, by its start.
+    let mut long = b"{\"role\":\"user\",\"message\":{\"content\":\"".to_vec();
+    long.extend(std::iter::repeat_n(b'a', 200_000));
+    long.extend(b"\"}}\n");
+    assert_eq!(format("x.jsonl", &long), Format::CursorCli);
+    // Other formats with a role are not taken for it.
+    for name in [SDK, ROLLOUT, EVENTS, OLLAMA, PI, PI_LEGACY, QWEN, COPILOT, GEMINI_LINES] {
+        assert_ne!(load(name).0.files[0].format, Format::CursorCli, "{name}");
+    }
+    assert_ne!(load_one("claude.jsonl", &fixture("every-line-type.jsonl")).files[0].format, Format::CursorCli);
+
+    // Cut at every byte: no panic, every line accounted for.
+    let bytes = format_fixture(CURSOR);
+    for cut in 0..=bytes.len() {
+        let piece = &bytes[..cut];
+        let corpus = load_one("p/agent-transcripts/s1/s1.jsonl", piece);
+        assert!(corpus.files[0].counts.balanced(), "cut at {cut}");
+        assert_eq!(corpus.files[0].counts.lines, count_lines(piece), "cut at {cut}");
+        let graph = Graph::build(&corpus);
+        let _ = summarize(&corpus, &graph);
+    }
+    // Garbage and odd shapes between messages: each a diagnostic or read leniently.
+    let mut text = String::from_utf8(bytes).unwrap();
+    text.push_str("not json\n[1,2]\n");
+    text.push_str("{\"role\":\"assistant\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":7,\"input\":\"x\"},3,null]}}\n");
+    text.push_str("{\"role\":\"user\",\"message\":{\"content\":{\"type\":\"text\"}}}\n");
+    text.push_str("{\"role\":\"user\",\"message\":\"<user_query>a bare string</user_query>\"}\n");
+    text.push_str("{\"role\":7,\"message\":[]}\n{}\n");
+    text.push_str("{\"type\":\"turn_ended\",\"status\":\"error\",\"error\":{\"code\":500}}\n");
+    text.push_str("{\"role\":\"assistant\",\"message\":{\"content\":\"cut");
+    let corpus = load_one(CURSOR, text.as_bytes());
+    assert_eq!(corpus.files[0].format, Format::CursorCli);
+    let counts = corpus.files[0].counts;
+    assert!(counts.balanced(), "{counts:?}");
+    assert_eq!(counts.lines, count_lines(text.as_bytes()));
+    let found: Vec<(u32, DiagnosticKind)> = corpus.diagnostics.iter().map(|d| (d.line, d.kind)).collect();
+    assert_eq!(
+        found,
+        [(12, DiagnosticKind::InvalidJson), (13, DiagnosticKind::NotAnObject), (20, DiagnosticKind::TruncatedLine)]
+    );
+    assert_eq!(corpus.first_text(entry_at(&corpus, 16)).as_deref(), Some("a bare string"));
+    let failed = entry_at(&corpus, 19);
+    assert!(failed.flags.has(EntryFlags::API_ERROR));
+    assert_eq!(corpus.first_text(failed).as_deref(), Some("the turn ended: error"));
+    let graph = Graph::build(&corpus);
+    let _ = summarize(&corpus, &graph);
+    let _ = dump_graph(&corpus, &graph);
 }

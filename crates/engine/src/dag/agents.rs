@@ -56,17 +56,32 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
             reports.entry(entry.linked_agent_id).or_default().push(EntryId::new(e));
         }
     }
-    // `agentId: <id>` in Task/Agent result texts, and Task prompts.
+    // `agentId: <id>` in Task/Agent result texts, and Task prompts. Cursor CLI's calls are kept
+    // whole (input and result) to look for the ids of its subagents in.
     let mut result_text_agent: FxHashMap<String, OpId> = FxHashMap::default();
     let mut prompt_of_op: FxHashMap<OpId, String> = FxHashMap::default();
+    let mut cursor_call_text: Vec<(OpId, String)> = Vec::new();
+    let is_cursor = |entry: EntryId| {
+        corpus
+            .entries
+            .get(entry.index())
+            .and_then(|e| corpus.files.get(e.file as usize))
+            .is_some_and(|f| f.format == Format::CursorCli)
+    };
     for &o in &agent_ops {
         let op = ops[o.index()];
+        let mut result_text = String::new();
         if op.result_entry.is_some() && op.result_block.is_some() {
             let entry = &corpus.entries[op.result_entry.index()];
-            let text = block_text(corpus, entry, corpus.blocks[op.result_block.index()].body);
-            if let Some(id) = agent_id_in_text(&text) {
+            result_text = block_text(corpus, entry, corpus.blocks[op.result_block.index()].body);
+            if let Some(id) = agent_id_in_text(&result_text) {
                 result_text_agent.entry(id).or_insert(o);
             }
+        }
+        if is_cursor(op.call_entry) {
+            let call = &corpus.entries[op.call_entry.index()];
+            let input = corpus.span_str(call.file, corpus.blocks[op.call_block.index()].body);
+            cursor_call_text.push((o, format!("{input}\n{result_text}")));
         }
         let input = call_input(corpus, op.call_entry, op.call_block);
         if let Some(prompt) = input.get("prompt").and_then(|p| p.as_str()) {
@@ -120,6 +135,12 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
                 }
                 if spawn.is_none() {
                     spawn = result_text_agent.get(agent).and_then(|&o| by_op(o, LinkRule::ResultText));
+                }
+                if spawn.is_none() && !agent.is_empty() && conv.roots.first().is_some_and(|&r| is_cursor(r)) {
+                    spawn = cursor_call_text
+                        .iter()
+                        .find(|(o, text)| !claimed[o.index()] && text.contains(agent))
+                        .and_then(|&(o, _)| by_op(o, LinkRule::CallNamesAgent));
                 }
                 if spawn.is_none() {
                     spawn = first_prompt_text(corpus, graph, conv).and_then(|prompt| {

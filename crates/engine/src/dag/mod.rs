@@ -105,6 +105,8 @@ pub enum LinkRule {
     Compaction,
     /// Agent SDK stream-json: the subagent's messages name the Task call (`parent_tool_use_id`).
     ParentToolUseId,
+    /// Cursor CLI: the Task call's input or result names the subagent's id (its file's name).
+    CallNamesAgent,
 }
 
 impl LinkRule {
@@ -119,6 +121,7 @@ impl LinkRule {
             LinkRule::Timestamp => "timestamp",
             LinkRule::Compaction => "compaction",
             LinkRule::ParentToolUseId => "parent-tool-use-id",
+            LinkRule::CallNamesAgent => "call-names-agent",
         }
     }
 }

@@ -79,6 +79,9 @@ impl ToolCategory {
             "powershell" | "read_bash" | "write_bash" | "stop_bash" | "list_bash" | "read_powershell"
             | "write_powershell" | "stop_powershell" | "list_powershell" => ToolCategory::Execute,
             "task" => ToolCategory::Agent,
+            // Cursor CLI's tools (Read, Grep, Glob, LS, Write, Task as Claude Code names them).
+            "Shell" | "AwaitShell" => ToolCategory::Execute,
+            "StrReplace" | "Delete" | "EditNotebook" => ToolCategory::Edit,
             "WebFetch" | "WebSearch" | "web_search" | "web_fetch" => ToolCategory::Web,
             "Task" | "Agent" => ToolCategory::Agent,
             "TodoWrite" | "TodoRead" | "ExitPlanMode" | "EnterPlanMode" | "TaskCreate" | "TaskUpdate" | "TaskList"
@@ -458,6 +461,8 @@ fn files_in(name: &str) -> Option<FilesIn> {
         "view" => FilesIn::Path(Touch::Read),
         "create" => FilesIn::Path(Touch::Write),
         "str_replace_editor" => FilesIn::Editor,
+        // Cursor CLI's: `path`.
+        "StrReplace" | "Delete" | "EditNotebook" => FilesIn::Path(Touch::Edit),
         "apply_patch" => FilesIn::Patch,
         "file_change" => FilesIn::Changes,
         _ => return None,
@@ -543,12 +548,18 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
     let first_line = |s: &str| super::tree::truncate(s.lines().next().unwrap_or(""), 120);
     let summary = match name {
         "Read" | "NotebookRead" => {
-            let mut s = path(if input.get("file_path").is_some() { "file_path" } else { "notebook_path" });
+            // Cursor CLI's Read names its file `path`.
+            let key = ["file_path", "notebook_path", "path"].into_iter().find(|k| input.get(*k).is_some());
+            let mut s = path(key.unwrap_or("file_path"));
             if let Some(offset) = input.get("offset").and_then(|v| v.as_u64()) {
                 let limit = input.get("limit").and_then(|v| v.as_u64()).unwrap_or(0);
                 s.push_str(&format!(":{}-{}", offset, offset + limit));
             }
             s
+        }
+        // Cursor CLI's Write names them `path` and `contents`.
+        "Write" if input.get("file_path").is_none() => {
+            format!("{} +{}", path("path"), text("contents").lines().count())
         }
         "Write" => {
             let lines = text("content").lines().count();
@@ -694,6 +705,13 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
             _ => path("path"),
         },
         "powershell" => first_line(text("command")),
+        // Cursor CLI's tools: `command`, `path`, `old_string`/`new_string`.
+        "Shell" => first_line(text("command")),
+        "StrReplace" => {
+            let (added, removed) = line_delta(text("old_string"), text("new_string"));
+            format!("{} +{added} -{removed}", path("path"))
+        }
+        "Delete" | "EditNotebook" => path("path"),
         "task" => {
             let kind = text("agent_type");
             let description = text("description");
@@ -830,6 +848,13 @@ mod tests {
         assert_eq!(summarize_input("Edit", &input, "/p"), "src/main.rs +2 -1");
         let input = serde_json::json!({"command": "cargo test\n--all"});
         assert_eq!(summarize_input("Bash", &input, "/p"), "cargo test");
+        assert_eq!(summarize_input("Shell", &input, "/p"), "cargo test");
+        assert_eq!(ToolCategory::of("Shell"), ToolCategory::Execute);
+        let replace = serde_json::json!({"path": "/p/src/a.rs", "old_string": "a", "new_string": "b\nc"});
+        assert_eq!(summarize_input("StrReplace", &replace, "/p"), "src/a.rs +2 -1");
+        assert_eq!(touched_files("StrReplace", &replace, "/p"), [("src/a.rs".to_owned(), Touch::Edit)]);
+        let read = serde_json::json!({"path": "/p/src/a.rs"});
+        assert_eq!(summarize_input("Read", &read, "/p"), "src/a.rs");
         let input = serde_json::json!({"pattern": "fn brew", "path": "/p/src"});
         assert_eq!(summarize_input("Grep", &input, "/p"), "fn brew in src");
         let input = serde_json::json!({"description": "Find uses", "subagent_type": "Explore", "prompt": "..."});

@@ -13,7 +13,9 @@
 //! - [`qwen`]: Qwen Code sessions (a Gemini CLI fork: records chained by `uuid`/`parentUuid`).
 //! - [`cline`]: Cline and Roo Code tasks (a folder of JSON documents: the API conversation, the
 //!   UI messages, the task metadata), read whole, the files of a task one session;
-//! - [`amp`]: Amp threads (one JSON document per thread), read whole.
+//! - [`amp`]: Amp threads (one JSON document per thread), read whole;
+//! - [`cursor`]: Cursor CLI agent transcripts (`agent-transcripts/<id>/<id>.jsonl`, Anthropic-style
+//!   messages without timestamps, subagents in `subagents/`).
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
 //! the importer of the file's format. A document format (`is_document`) is not read line by
@@ -35,6 +37,7 @@ pub mod cline;
 pub mod codex;
 pub(crate) mod common;
 pub mod copilot;
+pub mod cursor;
 pub mod gemini;
 pub mod ollama;
 pub mod pi;
@@ -63,6 +66,7 @@ pub(crate) enum State {
     Copilot(copilot::State),
     Aider(aider::State),
     Qwen(qwen::State),
+    Cursor(cursor::State),
 }
 
 /// Reads one line of a file of `format`.
@@ -83,6 +87,7 @@ pub(crate) fn import_line(
         | Format::Pi
         | Format::QwenCode
         | Format::CopilotCli
+        | Format::CursorCli
         | Format::Aider => state.get_or_insert_with(|| {
             Box::new(match format {
                 Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
@@ -92,6 +97,7 @@ pub(crate) fn import_line(
                 Format::QwenCode => State::Qwen(qwen::State::new(sink, file)),
                 Format::CopilotCli => State::Copilot(copilot::State::new(sink, file)),
                 Format::Aider => State::Aider(aider::State::new(sink, file)),
+                Format::CursorCli => State::Cursor(cursor::State::new(sink, file)),
                 _ => State::Ollama(ollama::State::new(sink, file)),
             })
         }),
@@ -106,6 +112,7 @@ pub(crate) fn import_line(
         State::Copilot(state) => copilot::import_line(sink, bytes, file, line_no, text, state),
         State::Aider(state) => aider::import_line(sink, bytes, file, line_no, text, state),
         State::Qwen(state) => qwen::import_line(sink, bytes, file, line_no, text, state),
+        State::Cursor(state) => cursor::import_line(sink, bytes, file, line_no, text, state),
     }
 }
 
@@ -172,6 +179,7 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
         State::Copilot(mut state) => (copilot::finish(sink, &mut state), "a GitHub Copilot CLI session"),
         State::Aider(mut state) => (aider::finish(sink, bytes, &mut state), "an Aider chat history"),
         State::Qwen(mut state) => (qwen::finish(sink, &mut state), "a Qwen Code session"),
+        State::Cursor(mut state) => (cursor::finish(sink, &mut state), "a Cursor CLI agent transcript"),
     };
     let counts = sink.corpus.files.get(file as usize).map(|f| f.counts).unwrap_or_default();
     if entries == 0 && counts.metadata > 0 {
@@ -235,12 +243,15 @@ struct Probe<'a> {
     #[serde(rename = "$rewindTo")]
     rewind_to: Shape,
     data: Shape,
+    #[serde(borrow)]
+    role: LStr<'a>,
+    content: Shape,
 }
 
 /// The formats this version reads, for messages.
 const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi, \
                      Gemini CLI, Qwen Code or GitHub Copilot CLI sessions, Aider chat histories, Cline or Roo \
-                     Code tasks, or Amp threads";
+                     Code tasks, Amp threads, or Cursor CLI agent transcripts";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -276,6 +287,8 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, path: &str) -> Sniff {
     if is_gemini_document(text, name) {
         return Sniff::Format(Format::GeminiCli);
     }
+    // A Cursor CLI transcript lies in an `agent-transcripts` folder.
+    let in_transcripts = cursor::is_transcript_path(path);
     let mut lines = text.split(|&b| b == b'\n').peekable();
     let mut seen = 0;
     let mut first_keys: Option<Vec<String>> = None;
@@ -295,6 +308,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, path: &str) -> Sniff {
             break;
         }
         let Ok(probe) = serde_json::from_slice::<Probe>(line) else { continue };
+        if is_cursor_line(&probe, in_transcripts) {
+            return Sniff::Format(Format::CursorCli);
+        }
         if probe.uuid != Shape::Absent && is_qwen_record(line) {
             return Sniff::Format(Format::QwenCode);
         }
@@ -349,6 +365,9 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, path: &str) -> Sniff {
     if !whole_file && starts_like_copilot(text) {
         return Sniff::Format(Format::CopilotCli);
     }
+    if !whole_file && starts_like_cursor(text, in_transcripts) {
+        return Sniff::Format(Format::CursorCli);
+    }
     if !whole_file && (has(b"\"parentUuid\"") || has(b"\"sessionId\"")) {
         return Sniff::Format(Format::ClaudeCode);
     }
@@ -375,9 +394,13 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, path: &str) -> Sniff {
                 "this is one JSON document spread over several lines; session logs are JSON Lines".into(),
             );
         }
-        // A Claude log whose first lines are all broken still loads, line by line.
+        // A Claude log whose first lines are all broken still loads, line by line, and so does
+        // a Cursor transcript in its folder.
         if has(b"\"parentUuid\"") || has(b"\"sessionId\"") {
             return Sniff::Format(Format::ClaudeCode);
+        }
+        if in_transcripts && has(b"\"role\"") {
+            return Sniff::Format(Format::CursorCli);
         }
         return Sniff::Rejected("the first lines are not valid JSON: this is not a session log".into());
     }
@@ -566,6 +589,39 @@ fn starts_like_copilot(text: &[u8]) -> bool {
         let prefix = format!("{{\"type\":\"{ty}\",\"data\":{{");
         start.starts_with(prefix.as_bytes())
     })
+}
+
+/// A line of a Cursor CLI transcript: a message with a `role` of its own (`user` or `assistant`)
+/// and its `message` object, and none of the keys of Claude's, Ollama's or the Agent SDK's lines;
+/// or a `turn_ended` line. In an `agent-transcripts` folder (`in_transcripts`), a message with
+/// its `role` and `content` at the top level, as some versions write it, is one too.
+fn is_cursor_line(probe: &Probe, in_transcripts: bool) -> bool {
+    let present = |s: Shape| !matches!(s, Shape::Absent | Shape::Null);
+    let others = present(probe.uuid)
+        || probe.parent_uuid != Shape::Absent
+        || present(probe.session_id)
+        || present(probe.session_id_snake)
+        || present(probe.created_at)
+        || present(probe.payload)
+        || present(probe.data);
+    if others {
+        return false;
+    }
+    let ty = probe.ty.as_deref().unwrap_or("");
+    if ty == "turn_ended" {
+        return true;
+    }
+    let role = matches!(probe.role.as_deref(), Some("user" | "assistant"));
+    let content = probe.message == Shape::Object || (in_transcripts && present(probe.content));
+    ty.is_empty() && role && content
+}
+
+/// The first bytes of a Cursor CLI transcript whose first line is longer than the window:
+/// `{"role":"user"` or `{"role":"assistant"`, or any `{"role":` in an `agent-transcripts` folder.
+fn starts_like_cursor(text: &[u8], in_transcripts: bool) -> bool {
+    text.starts_with(b"{\"role\":\"user\",\"message\":{")
+        || text.starts_with(b"{\"role\":\"assistant\",\"message\":{")
+        || (in_transcripts && text.starts_with(b"{\"role\":"))
 }
 
 /// Names a binary format from its magic bytes, or says "a binary file" for NUL bytes.

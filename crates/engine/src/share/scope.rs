@@ -135,7 +135,9 @@ fn chooser(choices: &[(EntryId, u32)]) -> impl Fn(&Fork) -> u32 + '_ {
 /// Whether a file holds agent conversations only.
 fn is_agent_file(corpus: &Corpus, file: FileId) -> bool {
     let info = &corpus.files[file as usize];
-    info.agent_id_from_name.is_some() || info.format == Format::AgentMeta
+    info.agent_id_from_name.is_some()
+        || info.format == Format::AgentMeta
+        || (info.format == Format::CursorCli && crate::import::cursor::subagent_of_path(&info.path).is_some())
 }
 
 fn whole_files(corpus: &Corpus, graph: &Graph, mut files: Vec<FileId>, without_agents: bool) -> ScopeLines {
