@@ -456,6 +456,12 @@ pub enum Format {
     RooCode,
     /// An Amp thread (`~/.local/share/amp/threads/T-<uuid>.json`), read whole.
     Amp,
+    /// The record stream of an OpenCode database (`~/.local/share/opencode/opencode.db`): one
+    /// line per session, message and part row (see [`crate::import::records`]).
+    OpenCode,
+    /// The record stream of Cursor's global state database (`globalStorage/state.vscdb`): one line
+    /// per chat and message row of `cursorDiskKV`.
+    Cursor,
     /// A JSON file beside the logs: `agent-<id>.meta.json`.
     AgentMeta,
     /// Not a log this version reads; the file diagnostic says what it looks like.
@@ -493,6 +499,8 @@ impl Format {
             Format::Cline => "cline",
             Format::RooCode => "roo-code",
             Format::Amp => "amp",
+            Format::OpenCode => "opencode",
+            Format::Cursor => "cursor",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
         }
@@ -515,6 +523,8 @@ impl Format {
             Format::Cline => "Cline task file",
             Format::RooCode => "Roo Code task file",
             Format::Amp => "Amp thread",
+            Format::OpenCode => "OpenCode database",
+            Format::Cursor => "Cursor database",
             Format::AgentMeta => "agent metadata",
             Format::Rejected => "not read",
         }

@@ -79,6 +79,17 @@ impl ToolCategory {
             "powershell" | "read_bash" | "write_bash" | "stop_bash" | "list_bash" | "read_powershell"
             | "write_powershell" | "stop_powershell" | "list_powershell" => ToolCategory::Execute,
             "task" => ToolCategory::Agent,
+            // OpenCode's tools (`read`, `edit`, `write`, `bash`, `grep`, `glob`, `task` as above).
+            "list" => ToolCategory::Search,
+            "patch" | "multiedit" => ToolCategory::Edit,
+            "webfetch" | "websearch" | "codesearch" => ToolCategory::Web,
+            "todowrite" | "todoread" => ToolCategory::PlanTodo,
+            // Cursor's (`read_file`, `list_dir`, `edit_file`, `grep_search`, `codebase_search`,
+            // `web_search` as above).
+            "run_terminal_cmd" => ToolCategory::Execute,
+            "file_search" | "glob_file_search" => ToolCategory::Search,
+            "search_replace" | "delete_file" => ToolCategory::Edit,
+            "todo_write" => ToolCategory::PlanTodo,
             "WebFetch" | "WebSearch" | "web_search" | "web_fetch" => ToolCategory::Web,
             "Task" | "Agent" => ToolCategory::Agent,
             "TodoWrite" | "TodoRead" | "ExitPlanMode" | "EnterPlanMode" | "TaskCreate" | "TaskUpdate" | "TaskList"

@@ -14,6 +14,10 @@
 //! - [`cline`]: Cline and Roo Code tasks (a folder of JSON documents: the API conversation, the
 //!   UI messages, the task metadata), read whole, the files of a task one session;
 //! - [`amp`]: Amp threads (one JSON document per thread), read whole.
+//! - [`opencode`] and [`cursor`]: OpenCode sessions and Cursor IDE chats, whose agents keep them
+//!   in SQLite databases: read from the database's record stream ([`records`]: one JSON line per
+//!   row, made by whoever opens the database), every row kept and the conversations built when
+//!   the stream ends.
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
 //! the importer of the file's format. A document format (`is_document`) is not read line by
@@ -35,10 +39,13 @@ pub mod cline;
 pub mod codex;
 pub(crate) mod common;
 pub mod copilot;
+pub mod cursor;
 pub mod gemini;
 pub mod ollama;
+pub mod opencode;
 pub mod pi;
 pub mod qwen;
+pub mod records;
 mod sink;
 
 use std::collections::BTreeMap;
@@ -63,6 +70,8 @@ pub(crate) enum State {
     Copilot(copilot::State),
     Aider(aider::State),
     Qwen(qwen::State),
+    OpenCode(opencode::State),
+    Cursor(cursor::State),
 }
 
 /// Reads one line of a file of `format`.
@@ -83,7 +92,9 @@ pub(crate) fn import_line(
         | Format::Pi
         | Format::QwenCode
         | Format::CopilotCli
-        | Format::Aider => state.get_or_insert_with(|| {
+        | Format::Aider
+        | Format::OpenCode
+        | Format::Cursor => state.get_or_insert_with(|| {
             Box::new(match format {
                 Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
                 Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
@@ -92,6 +103,8 @@ pub(crate) fn import_line(
                 Format::QwenCode => State::Qwen(qwen::State::new(sink, file)),
                 Format::CopilotCli => State::Copilot(copilot::State::new(sink, file)),
                 Format::Aider => State::Aider(aider::State::new(sink, file)),
+                Format::OpenCode => State::OpenCode(opencode::State::new(sink, file)),
+                Format::Cursor => State::Cursor(cursor::State::new(sink, file)),
                 _ => State::Ollama(ollama::State::new(sink, file)),
             })
         }),
@@ -106,6 +119,8 @@ pub(crate) fn import_line(
         State::Copilot(state) => copilot::import_line(sink, bytes, file, line_no, text, state),
         State::Aider(state) => aider::import_line(sink, bytes, file, line_no, text, state),
         State::Qwen(state) => qwen::import_line(sink, bytes, file, line_no, text, state),
+        State::OpenCode(state) => opencode::import_line(sink, bytes, file, line_no, text, state),
+        State::Cursor(state) => cursor::import_line(sink, bytes, file, line_no, text, state),
     }
 }
 
@@ -172,6 +187,8 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
         State::Copilot(mut state) => (copilot::finish(sink, &mut state), "a GitHub Copilot CLI session"),
         State::Aider(mut state) => (aider::finish(sink, bytes, &mut state), "an Aider chat history"),
         State::Qwen(mut state) => (qwen::finish(sink, &mut state), "a Qwen Code session"),
+        State::OpenCode(mut state) => (opencode::finish(sink, bytes, file, &mut state), "an OpenCode database"),
+        State::Cursor(mut state) => (cursor::finish(sink, bytes, file, &mut state), "a Cursor database"),
     };
     let counts = sink.corpus.files.get(file as usize).map(|f| f.counts).unwrap_or_default();
     if entries == 0 && counts.metadata > 0 {
@@ -235,12 +252,15 @@ struct Probe<'a> {
     #[serde(rename = "$rewindTo")]
     rewind_to: Shape,
     data: Shape,
+    /// The table of a database's record stream (see [`records`]).
+    #[serde(borrow)]
+    table: LStr<'a>,
 }
 
 /// The formats this version reads, for messages.
 const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi, \
                      Gemini CLI, Qwen Code or GitHub Copilot CLI sessions, Aider chat histories, Cline or Roo \
-                     Code tasks, or Amp threads";
+                     Code tasks, Amp threads, or the record streams of OpenCode and Cursor databases";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -440,6 +460,12 @@ fn is_gemini_document(text: &[u8], name: &str) -> bool {
 fn classify(probe: &Probe) -> Option<Result<Format, String>> {
     let ty = probe.ty.as_deref().unwrap_or("");
     let present = |s: Shape| !matches!(s, Shape::Absent | Shape::Null);
+    // A database's record stream names the table of each row.
+    match probe.table.as_deref() {
+        Some("session" | "message" | "part") => return Some(Ok(Format::OpenCode)),
+        Some("cursorDiskKV") => return Some(Ok(Format::Cursor)),
+        _ => {}
+    }
     if matches!(ty, "session_meta" | "turn_context" | "response_item" | "event_msg" | "compacted")
         && present(probe.payload)
     {
