@@ -65,10 +65,15 @@ impl Totals {
     pub fn of(rows: &[SessionRow]) -> Totals {
         let mut totals = Totals { sessions: rows.len(), ..Totals::default() };
         let mut projects = std::collections::HashSet::new();
+        // One database holds many sessions: its file and bytes count once.
+        let mut files = std::collections::HashSet::new();
         for row in rows {
             projects.insert(row.project.as_str());
-            totals.files += row.files.len();
-            totals.bytes += row.bytes;
+            let new_files = row.files.iter().filter(|f| files.insert(f.as_str())).count();
+            totals.files += new_files;
+            if new_files > 0 {
+                totals.bytes += row.bytes;
+            }
             // Saturating: a log can state counts past any integer.
             let (sum, usage) = (&mut totals.usage, &row.usage);
             sum.input_tokens = sum.input_tokens.saturating_add(usage.input_tokens);
