@@ -70,7 +70,12 @@ fn usage(input: u64, output: u64, cache_write: u64, cache_read: u64) -> Usage {
 }
 
 fn block_texts(corpus: &Corpus, entry: &Entry, kind: BlockKind) -> Vec<String> {
-    corpus.blocks_of(entry).iter().filter(|b| b.kind == kind).map(|b| corpus.span_text(entry.file, b.body).into_owned()).collect()
+    corpus
+        .blocks_of(entry)
+        .iter()
+        .filter(|b| b.kind == kind)
+        .map(|b| corpus.span_text(entry.file, b.body).into_owned())
+        .collect()
 }
 
 #[test]
@@ -83,7 +88,11 @@ fn the_command_line_turns_each_database_into_its_record_stream() {
         let out = run(&["records", path_str(&database)]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         assert!(out.stderr.is_empty(), "nothing to say of a database at rest: {}", text(&out.stderr));
-        assert_eq!(text(&out.stdout), text(&fixture(records)), "{name}: the checked-in stream is what the database gives");
+        assert_eq!(
+            text(&out.stdout),
+            text(&fixture(records)),
+            "{name}: the checked-in stream is what the database gives"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -219,13 +228,17 @@ fn index_lists_every_session_of_a_database_in_a_folder() {
     assert_eq!(root["usage"]["cache_read_input_tokens"], 2200);
     assert_eq!(root["usage"]["cache_creation_input_tokens"], 500);
     assert_eq!(root["cost_usd"], 0.0173);
-    assert_eq!(root["models"], serde_json::json!(["anthropic/claude-sonnet-4-20250514", "anthropic/claude-3-5-haiku-20241022"]));
+    assert_eq!(
+        root["models"],
+        serde_json::json!(["anthropic/claude-sonnet-4-20250514", "anthropic/claude-3-5-haiku-20241022"])
+    );
     assert_eq!(row("ses_other")["usage"]["input_tokens"], 200);
     let chat = row("c1");
     assert_eq!((chat["agent"].as_str(), chat["messages"].as_u64()), (Some("Cursor"), Some(6)));
     // Each database counts once in the totals, however many sessions it holds.
     assert_eq!(json["totals"]["files"], 2);
-    let problems: Vec<&str> = json["problems"].as_array().expect("problems").iter().filter_map(|p| p["path"].as_str()).collect();
+    let problems: Vec<&str> =
+        json["problems"].as_array().expect("problems").iter().filter_map(|p| p["path"].as_str()).collect();
     assert!(problems.iter().any(|p| p.ends_with("notes.txt")), "{problems:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -253,7 +266,8 @@ fn garbage_another_schema_and_a_locked_database_each_get_one_line() {
     // `index` lists both as problems, with the same reasons.
     let out = run(&["index", "--json", path_str(&dir)]);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
-    let reasons: Vec<&str> = json["problems"].as_array().expect("problems").iter().filter_map(|p| p["reason"].as_str()).collect();
+    let reasons: Vec<&str> =
+        json["problems"].as_array().expect("problems").iter().filter_map(|p| p["reason"].as_str()).collect();
     assert_eq!(reasons.len(), 2, "{reasons:?}");
 
     // A database another process is writing: read as it stands on disk, and said so.

@@ -90,10 +90,9 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
                 // spawning call on every subagent message.
                 let sdk_root = conv.roots.first().map(|&r| &corpus.entries[r.index()]).filter(|e| {
                     !e.parent_tool_use_id.is_empty()
-                        && corpus
-                            .files
-                            .get(e.file as usize)
-                            .is_some_and(|f| matches!(f.format, Format::AgentSdk | Format::CopilotCli | Format::OpenCode))
+                        && corpus.files.get(e.file as usize).is_some_and(|f| {
+                            matches!(f.format, Format::AgentSdk | Format::CopilotCli | Format::OpenCode)
+                        })
                 });
                 let by_parent_tool = sdk_root
                     .and_then(|e| call_by_id.get(corpus.span_bytes(e.file, e.parent_tool_use_id)))

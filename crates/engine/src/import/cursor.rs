@@ -170,7 +170,12 @@ pub(crate) struct State {
 
 impl State {
     pub(crate) fn new(sink: &Sink, file: FileId) -> State {
-        State { chain: Chain::new(sink, file), chats: Vec::new(), chat_at: FxHashMap::default(), keys: FxHashMap::default() }
+        State {
+            chain: Chain::new(sink, file),
+            chats: Vec::new(),
+            chat_at: FxHashMap::default(),
+            keys: FxHashMap::default(),
+        }
     }
 
     fn chat(&mut self, id: &str) -> &mut Chat {
@@ -430,4 +435,3 @@ fn push(
     context.last = uuid.to_owned();
     Some(id)
 }
-

@@ -454,12 +454,20 @@ pub(crate) fn finish(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, state: &m
 }
 
 /// The conversation of a session, a root of its own when no session row names it.
-fn conversation_of(sink: &mut Sink, conversations: &mut FxHashMap<String, Conversation>, session: &str) -> Conversation {
+fn conversation_of(
+    sink: &mut Sink,
+    conversations: &mut FxHashMap<String, Conversation>,
+    session: &str,
+) -> Conversation {
     if let Some(conversation) = conversations.get(session) {
         return *conversation;
     }
-    let conversation =
-        Conversation { session: intern(sink, session), agent: Sym::NONE, spawn_call: Span::EMPTY, envelope: Envelope::default() };
+    let conversation = Conversation {
+        session: intern(sink, session),
+        agent: Sym::NONE,
+        spawn_call: Span::EMPTY,
+        envelope: Envelope::default(),
+    };
     conversations.insert(session.to_owned(), conversation);
     conversation
 }

@@ -164,7 +164,8 @@ mod tests {
         );
         let blob = record_line(&["value"], &[SqlValue::Blob(b"{\"a\":1}")], &["value"]);
         assert_eq!(blob, r#"{"value":{"a":1}}"#);
-        let broken = record_line(&["value", "cost"], &[SqlValue::Blob(b"{\"a\":"), SqlValue::Real(f64::NAN)], &["value"]);
+        let broken =
+            record_line(&["value", "cost"], &[SqlValue::Blob(b"{\"a\":"), SqlValue::Real(f64::NAN)], &["value"]);
         assert_eq!(broken, r#"{"value":"{\"a\":","cost":null}"#);
     }
 }
