@@ -26,7 +26,8 @@ pub struct Unit {
 }
 
 /// Whether a file in a picked folder is read: logs are named `.jsonl`, `.ndjson`, `.json` or
-/// `.log`, and Aider's chat history `.aider.chat.history.md`; anything else in a project folder
+/// `.log`, Aider's chat history `.aider.chat.history.md`, and the agents' databases
+/// ([`is_database_name`]); anything else in a project folder
 /// (`tool-results/*.txt`, editor files, other markdown) is listed as not read.
 pub fn looks_like_a_log(path: &str) -> bool {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path).to_ascii_lowercase();
@@ -35,6 +36,15 @@ pub fn looks_like_a_log(path: &str) -> bool {
         || name.ends_with(".json")
         || name.ends_with(".log")
         || crate::import::aider::is_history_name(&name)
+        || is_database_name(&name)
+}
+
+/// Whether a file is an agent's SQLite database, read through its record stream
+/// ([`crate::import::records`]): OpenCode's `opencode.db` (or `opencode-<channel>.db`) and
+/// Cursor's `state.vscdb`.
+pub fn is_database_name(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path).to_ascii_lowercase();
+    (name.starts_with("opencode") && name.ends_with(".db")) || name.ends_with(".vscdb")
 }
 
 /// The reason given for a file of a folder that is not read by its name.
@@ -55,10 +65,15 @@ impl Totals {
     pub fn of(rows: &[SessionRow]) -> Totals {
         let mut totals = Totals { sessions: rows.len(), ..Totals::default() };
         let mut projects = std::collections::HashSet::new();
+        // One database holds many sessions: its file and bytes count once.
+        let mut files = std::collections::HashSet::new();
         for row in rows {
             projects.insert(row.project.as_str());
-            totals.files += row.files.len();
-            totals.bytes += row.bytes;
+            let new_files = row.files.iter().filter(|f| files.insert(f.as_str())).count();
+            totals.files += new_files;
+            if new_files > 0 {
+                totals.bytes += row.bytes;
+            }
             // Saturating: a log can state counts past any integer.
             let (sum, usage) = (&mut totals.usage, &row.usage);
             sum.input_tokens = sum.input_tokens.saturating_add(usage.input_tokens);
@@ -255,6 +270,8 @@ pub fn agent_name(format: Format) -> &'static str {
         Format::RooCode => "Roo Code",
         Format::Amp => "Amp",
         Format::CursorCli => "Cursor CLI",
+        Format::OpenCode => "OpenCode",
+        Format::CursorIde => "Cursor",
         Format::Pending | Format::Rejected => "",
     }
 }

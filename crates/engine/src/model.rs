@@ -460,6 +460,12 @@ pub enum Format {
     /// (`~/.cursor/projects/<project slug>/agent-transcripts/<id>/<id>.jsonl`, a subagent's in
     /// `<id>/subagents/`): Anthropic-style messages without timestamps.
     CursorCli,
+    /// The record stream of an OpenCode database (`~/.local/share/opencode/opencode.db`): one
+    /// line per session, message and part row (see [`crate::import::records`]).
+    OpenCode,
+    /// The record stream of Cursor's global state database (`globalStorage/state.vscdb`): one line
+    /// per chat and message row of `cursorDiskKV`.
+    CursorIde,
     /// A JSON file beside the logs: `agent-<id>.meta.json`.
     AgentMeta,
     /// Not a log this version reads; the file diagnostic says what it looks like.
@@ -499,6 +505,8 @@ impl Format {
             Format::RooCode => "roo-code",
             Format::Amp => "amp",
             Format::CursorCli => "cursor-cli",
+            Format::OpenCode => "opencode",
+            Format::CursorIde => "cursor-ide",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
         }
@@ -522,6 +530,8 @@ impl Format {
             Format::RooCode => "Roo Code task file",
             Format::Amp => "Amp thread",
             Format::CursorCli => "Cursor CLI agent transcript",
+            Format::OpenCode => "OpenCode database",
+            Format::CursorIde => "Cursor IDE database",
             Format::AgentMeta => "agent metadata",
             Format::Rejected => "not read",
         }

@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use sessionscope_engine::dump::{dump_corpus, dump_graph};
+use sessionscope_engine::model::DiagnosticKind;
 
 fn assert_same_for_every_chunk_size(label: &str, files: &[(String, Vec<u8>)]) {
     let whole = dump_corpus(&load_chunked(files, 0));
@@ -318,5 +319,128 @@ proptest! {
         stops in proptest::collection::vec(0usize..1000, 1..4),
     ) {
         grow_and_compare(&synthetic_files(96 << 10, 3), &stops, 4096)?;
+    }
+}
+
+/// The record streams of the agents' databases (`tests/fixtures/opencode/opencode.jsonl`,
+/// `tests/fixtures/cursor/state.jsonl`), with the name the command line gives them.
+fn record_streams() -> Vec<(String, Vec<u8>)> {
+    vec![
+        ("opencode.db".to_owned(), fixture("opencode/opencode.jsonl")),
+        ("state.vscdb".to_owned(), fixture("cursor/state.jsonl")),
+    ]
+}
+
+#[test]
+fn record_streams_read_the_same_in_slices_and_together() {
+    for (name, bytes) in record_streams() {
+        assert_same_for_every_chunk_size(&name, &[(name.clone(), bytes)]);
+    }
+    assert_same_for_every_chunk_size("both databases", &record_streams());
+}
+
+#[test]
+fn record_streams_cut_at_every_byte_never_panic_and_account_for_every_record() {
+    for (name, bytes) in record_streams() {
+        for cut in 0..=bytes.len() {
+            let piece = &bytes[..cut];
+            let corpus = load_one(&name, piece);
+            let counts = corpus.files[0].counts;
+            assert!(counts.balanced(), "{name} cut at {cut}: {counts:?}");
+            assert_eq!(counts.lines, count_lines(piece), "{name} cut at {cut}");
+            let graph = sessionscope_engine::dag::Graph::build(&corpus);
+            for op in &graph.tool_ops {
+                let _ = sessionscope_engine::dag::tools::op_summary(&corpus, op);
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_records_are_diagnostics_at_their_number_and_the_rest_is_read() {
+    let mut opencode = String::from_utf8(fixture("opencode/opencode.jsonl")).expect("UTF-8");
+    // After the sessions: broken JSON, a row of another table, rows without their ids, a data
+    // that is no object, a repeated part, a part whose message is missing, a bare value.
+    opencode.push_str(concat!(
+        "{\"table\":\"message\",\"id\":\"msg_x\",\"session_id\":\n",
+        "{\"table\":\"todo\",\"session_id\":\"ses_root\"}\n",
+        "{\"table\":\"message\",\"session_id\":\"ses_root\",\"data\":{}}\n",
+        "{\"table\":\"part\",\"id\":\"prt_y\",\"data\":{}}\n",
+        "{\"table\":\"message\",\"id\":\"msg_s\",\"session_id\":\"ses_root\",\"data\":\"{not json\"}\n",
+        "{\"table\":\"part\",\"id\":\"prt_u1_01\",\"message_id\":\"msg_u1\",\"data\":{\"type\":\"text\",\"text\":\"again\"}}\n",
+        "{\"table\":\"part\",\"id\":\"prt_lost\",\"message_id\":\"msg_gone\",\"session_id\":\"ses_other\",\"data\":{\"type\":\"text\",\"text\":\"lost\"}}\n",
+        "42\n",
+    ));
+    let corpus = load_one("opencode.db", opencode.as_bytes());
+    let counts = corpus.files[0].counts;
+    assert!(counts.balanced(), "{counts:?}");
+    assert_eq!(counts.lines, 37);
+    let found: Vec<(u32, DiagnosticKind)> = corpus.diagnostics.iter().map(|d| (d.line, d.kind)).collect();
+    assert_eq!(
+        found,
+        [
+            (30, DiagnosticKind::InvalidJson),
+            (31, DiagnosticKind::UnexpectedLine),
+            (32, DiagnosticKind::MissingUuid),
+            (33, DiagnosticKind::MissingUuid),
+            (34, DiagnosticKind::NotAnObject),
+            (35, DiagnosticKind::DuplicateUuid),
+            (37, DiagnosticKind::NotAnObject),
+        ],
+        "{:?}",
+        corpus.diagnostics
+    );
+    // The part without its message is a message of its own, in its session.
+    let lost = corpus.entries.iter().find(|e| e.line == 36).expect("the lost part's entry");
+    assert_eq!(corpus.sym(lost.session_id), "ses_other");
+
+    let mut cursor = String::from_utf8(fixture("cursor/state.jsonl")).expect("UTF-8");
+    cursor.push_str(concat!(
+        "{\"table\":\"cursorDiskKV\",\"key\":\"bubbleId:c1\",\"value\":{}}\n",
+        "{\"table\":\"cursorDiskKV\",\"key\":\"bubbleId:c1:zz1\",\"value\":{\"type\":1}}\n",
+        "{\"table\":\"cursorDiskKV\",\"key\":\"checkpointId:c1:x\",\"value\":{}}\n",
+        "{\"table\":\"ItemTable\",\"key\":\"x\",\"value\":{}}\n",
+        "{\"table\":\"cursorDiskKV\",\"key\":\"bubbleId:c9:b1\",\"value\":\"{cut\"}\n",
+        "{\"table\":\"cursorDiskKV\",\"key\":\"bubbleId:c9:b2\",\"value\":{\"type\":1,\"text\":\"a chat without its row\"}}\n",
+    ));
+    let corpus = load_one("state.vscdb", cursor.as_bytes());
+    let counts = corpus.files[0].counts;
+    assert!(counts.balanced(), "{counts:?}");
+    assert_eq!(counts.lines, 12);
+    let found: Vec<(u32, DiagnosticKind)> = corpus.diagnostics.iter().map(|d| (d.line, d.kind)).collect();
+    assert_eq!(
+        found,
+        [
+            (7, DiagnosticKind::MissingUuid),
+            (8, DiagnosticKind::DuplicateUuid),
+            (9, DiagnosticKind::UnexpectedLine),
+            (10, DiagnosticKind::UnexpectedLine),
+            (11, DiagnosticKind::NotAnObject),
+        ],
+        "{:?}",
+        corpus.diagnostics
+    );
+    let graph = sessionscope_engine::dag::Graph::build(&corpus);
+    let sessions: Vec<&str> = graph.sessions.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(sessions, ["c1", "c9"]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn mutated_record_streams_never_panic(which in 0usize..2, position in 0usize..6000, byte in any::<u8>(), chunk in 1usize..200) {
+        let (name, mut bytes) = record_streams().swap_remove(which);
+        let at = position % bytes.len();
+        bytes[at] = byte;
+        let corpus = load_chunked(&[(name, bytes.clone())], chunk);
+        prop_assert!(corpus.files[0].counts.balanced());
+        prop_assert_eq!(corpus.files[0].counts.lines, count_lines(&bytes));
+        let graph = sessionscope_engine::dag::Graph::build(&corpus);
+        for entry in &corpus.entries {
+            let _ = corpus.first_text(entry);
+            let _ = corpus.entry_details(entry);
+        }
+        let _ = graph;
     }
 }

@@ -101,14 +101,13 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
                     let op = ops[o.index()];
                     Some(Spawn { entry: op.call_entry, block: op.call_block, rule })
                 };
-                // Agent SDK output and Copilot CLI events name the spawning call on every
-                // subagent message.
+                // Agent SDK output, Copilot CLI events and OpenCode child sessions name the
+                // spawning call on every subagent message.
                 let sdk_root = conv.roots.first().map(|&r| &corpus.entries[r.index()]).filter(|e| {
                     !e.parent_tool_use_id.is_empty()
-                        && corpus
-                            .files
-                            .get(e.file as usize)
-                            .is_some_and(|f| matches!(f.format, Format::AgentSdk | Format::CopilotCli))
+                        && corpus.files.get(e.file as usize).is_some_and(|f| {
+                            matches!(f.format, Format::AgentSdk | Format::CopilotCli | Format::OpenCode)
+                        })
                 });
                 let by_parent_tool = sdk_root
                     .and_then(|e| call_by_id.get(corpus.span_bytes(e.file, e.parent_tool_use_id)))

@@ -82,6 +82,17 @@ impl ToolCategory {
             // Cursor CLI's tools (Read, Grep, Glob, LS, Write, Task as Claude Code names them).
             "Shell" | "AwaitShell" => ToolCategory::Execute,
             "StrReplace" | "Delete" | "EditNotebook" => ToolCategory::Edit,
+            // OpenCode's tools (`read`, `edit`, `write`, `bash`, `grep`, `glob`, `task` as above).
+            "list" => ToolCategory::Search,
+            "patch" | "multiedit" => ToolCategory::Edit,
+            "webfetch" | "websearch" | "codesearch" => ToolCategory::Web,
+            "todowrite" | "todoread" => ToolCategory::PlanTodo,
+            // Cursor's (`read_file`, `list_dir`, `edit_file`, `grep_search`, `codebase_search`,
+            // `web_search` as above).
+            "run_terminal_cmd" => ToolCategory::Execute,
+            "file_search" | "glob_file_search" => ToolCategory::Search,
+            "search_replace" | "delete_file" => ToolCategory::Edit,
+            "todo_write" => ToolCategory::PlanTodo,
             "WebFetch" | "WebSearch" | "web_search" | "web_fetch" => ToolCategory::Web,
             "Task" | "Agent" => ToolCategory::Agent,
             "TodoWrite" | "TodoRead" | "ExitPlanMode" | "EnterPlanMode" | "TaskCreate" | "TaskUpdate" | "TaskList"

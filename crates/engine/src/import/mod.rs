@@ -15,7 +15,11 @@
 //!   UI messages, the task metadata), read whole, the files of a task one session;
 //! - [`amp`]: Amp threads (one JSON document per thread), read whole;
 //! - [`cursor`]: Cursor CLI agent transcripts (`agent-transcripts/<id>/<id>.jsonl`, Anthropic-style
-//!   messages without timestamps, subagents in `subagents/`).
+//!   messages without timestamps, subagents in `subagents/`);
+//! - [`opencode`] and [`cursor_ide`]: OpenCode sessions and Cursor IDE chats, whose agents keep
+//!   them in SQLite databases: read from the database's record stream ([`records`]: one JSON line
+//!   per row, made by whoever opens the database), every row kept and the conversations built
+//!   when the stream ends.
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
 //! the importer of the file's format. A document format (`is_document`) is not read line by
@@ -38,10 +42,13 @@ pub mod codex;
 pub(crate) mod common;
 pub mod copilot;
 pub mod cursor;
+pub mod cursor_ide;
 pub mod gemini;
 pub mod ollama;
+pub mod opencode;
 pub mod pi;
 pub mod qwen;
+pub mod records;
 mod sink;
 
 use std::collections::BTreeMap;
@@ -66,6 +73,8 @@ pub(crate) enum State {
     Copilot(copilot::State),
     Aider(aider::State),
     Qwen(qwen::State),
+    OpenCode(opencode::State),
+    CursorIde(cursor_ide::State),
     Cursor(cursor::State),
 }
 
@@ -88,7 +97,9 @@ pub(crate) fn import_line(
         | Format::QwenCode
         | Format::CopilotCli
         | Format::CursorCli
-        | Format::Aider => state.get_or_insert_with(|| {
+        | Format::Aider
+        | Format::OpenCode
+        | Format::CursorIde => state.get_or_insert_with(|| {
             Box::new(match format {
                 Format::AgentSdk => State::AgentSdk(agent_sdk::State::new(sink, file)),
                 Format::CodexRollout => State::CodexRollout(codex::rollout::State::new(sink, file)),
@@ -98,6 +109,8 @@ pub(crate) fn import_line(
                 Format::CopilotCli => State::Copilot(copilot::State::new(sink, file)),
                 Format::Aider => State::Aider(aider::State::new(sink, file)),
                 Format::CursorCli => State::Cursor(cursor::State::new(sink, file)),
+                Format::OpenCode => State::OpenCode(opencode::State::new(sink, file)),
+                Format::CursorIde => State::CursorIde(cursor_ide::State::new(sink, file)),
                 _ => State::Ollama(ollama::State::new(sink, file)),
             })
         }),
@@ -112,6 +125,8 @@ pub(crate) fn import_line(
         State::Copilot(state) => copilot::import_line(sink, bytes, file, line_no, text, state),
         State::Aider(state) => aider::import_line(sink, bytes, file, line_no, text, state),
         State::Qwen(state) => qwen::import_line(sink, bytes, file, line_no, text, state),
+        State::OpenCode(state) => opencode::import_line(sink, bytes, file, line_no, text, state),
+        State::CursorIde(state) => cursor_ide::import_line(sink, bytes, file, line_no, text, state),
         State::Cursor(state) => cursor::import_line(sink, bytes, file, line_no, text, state),
     }
 }
@@ -180,6 +195,8 @@ pub(crate) fn finish_file(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, stat
         State::Aider(mut state) => (aider::finish(sink, bytes, &mut state), "an Aider chat history"),
         State::Qwen(mut state) => (qwen::finish(sink, &mut state), "a Qwen Code session"),
         State::Cursor(mut state) => (cursor::finish(sink, &mut state), "a Cursor CLI agent transcript"),
+        State::OpenCode(mut state) => (opencode::finish(sink, bytes, file, &mut state), "an OpenCode database"),
+        State::CursorIde(mut state) => (cursor_ide::finish(sink, bytes, file, &mut state), "a Cursor IDE database"),
     };
     let counts = sink.corpus.files.get(file as usize).map(|f| f.counts).unwrap_or_default();
     if entries == 0 && counts.metadata > 0 {
@@ -246,12 +263,16 @@ struct Probe<'a> {
     #[serde(borrow)]
     role: LStr<'a>,
     content: Shape,
+    /// The table of a database's record stream (see [`records`]).
+    #[serde(borrow)]
+    table: LStr<'a>,
 }
 
 /// The formats this version reads, for messages.
 const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi, \
                      Gemini CLI, Qwen Code or GitHub Copilot CLI sessions, Aider chat histories, Cline or Roo \
-                     Code tasks, Amp threads, or Cursor CLI agent transcripts";
+                     Code tasks, Amp threads, Cursor CLI agent transcripts, or the record streams of OpenCode and \
+                     Cursor IDE databases";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -463,6 +484,12 @@ fn is_gemini_document(text: &[u8], name: &str) -> bool {
 fn classify(probe: &Probe) -> Option<Result<Format, String>> {
     let ty = probe.ty.as_deref().unwrap_or("");
     let present = |s: Shape| !matches!(s, Shape::Absent | Shape::Null);
+    // A database's record stream names the table of each row.
+    match probe.table.as_deref() {
+        Some("session" | "message" | "part") => return Some(Ok(Format::OpenCode)),
+        Some("cursorDiskKV") => return Some(Ok(Format::CursorIde)),
+        _ => {}
+    }
     if matches!(ty, "session_meta" | "turn_context" | "response_item" | "event_msg" | "compacted")
         && present(probe.payload)
     {

@@ -84,13 +84,11 @@ fn read_unit<'a>(files: impl Iterator<Item = &'a (PathBuf, String)>, folder: &st
     let mut loader = Loader::new();
     let mut unreadable = Vec::new();
     for (path, name) in files {
-        match std::fs::read(path) {
+        match crate::read_source(path, name) {
             Ok(bytes) => {
                 loader.add_bytes(name, &bytes);
             }
-            Err(error) => {
-                unreadable.push(FileProblem { path: name.clone(), reason: format!("could not be read: {error}") })
-            }
+            Err(reason) => unreadable.push(FileProblem { path: name.clone(), reason }),
         }
     }
     let corpus = loader.finish();

@@ -5,6 +5,9 @@
 //!                                                session by session on every core, as the app's
 //!                                                history home lists it
 //!   sessionscope dump <file-or-folder>...        the parsed model and its structure, as text
+//!   sessionscope records <database>...          an agent's SQLite database (OpenCode's
+//!                                                opencode.db, Cursor's state.vscdb) as the record
+//!                                                stream the engine reads, one JSON line per row
 //!   sessionscope share <file-or-folder>... [--link] [--markdown]
 //!                                                redacts each session as the app's Share dialog
 //!                                                does (every finding replaced) and prints the
@@ -30,11 +33,13 @@ use sessionscope_engine::share::scope::{Scope, resolve};
 use sessionscope_engine::summary::{Summary, summarize};
 use sessionscope_engine::{Loader, dump};
 
+mod database;
 mod index;
 
 const USAGE: &str = "usage: sessionscope summary <file-or-folder>... [--json]
        sessionscope index <folder>... [--json]
        sessionscope dump <file-or-folder>...
+       sessionscope records <database>...
        sessionscope share <file-or-folder>... [--link] [--markdown]
        sessionscope --help";
 
@@ -44,6 +49,7 @@ fn flags_of(command: &str) -> Option<&'static [&'static str]> {
         "summary" => Some(&["--json"]),
         "index" => Some(&["--json"]),
         "dump" => Some(&[]),
+        "records" => Some(&[]),
         "share" => Some(&["--link", "--markdown"]),
         _ => None,
     }
@@ -128,13 +134,16 @@ fn main() -> ExitCode {
     if arguments.command == "index" {
         return index::run(files, arguments.has("--json"));
     }
+    if arguments.command == "records" {
+        return records(&files);
+    }
     let mut loader = Loader::new();
     for (file, name) in &files {
-        match std::fs::read(file) {
+        match read_source(file, name) {
             Ok(bytes) => {
                 loader.add_bytes(name, &bytes);
             }
-            Err(error) => eprintln!("sessionscope: {}: {error}", file.display()),
+            Err(why) => eprintln!("sessionscope: {name}: {why}"),
         }
     }
     let corpus = loader.finish();
@@ -161,6 +170,45 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Prints the record stream of each database; a file that is none is an error.
+fn records(files: &[(PathBuf, String)]) -> ExitCode {
+    use std::io::Write;
+    let mut status = ExitCode::SUCCESS;
+    let mut out = std::io::stdout().lock();
+    for (path, name) in files {
+        let stream = database::record_stream(path);
+        match stream {
+            Ok(stream) => {
+                for note in &stream.notes {
+                    eprintln!("sessionscope: {name}: {note}");
+                }
+                if let Err(error) = out.write_all(&stream.bytes) {
+                    eprintln!("sessionscope: {error}");
+                    return ExitCode::from(1);
+                }
+            }
+            Err(why) => {
+                eprintln!("sessionscope: {name}: {why}");
+                status = ExitCode::from(1);
+            }
+        }
+    }
+    status
+}
+
+/// The bytes the engine reads for a file: the file itself, or an agent's database turned into its
+/// record stream (what the reader notes about it goes to stderr). The error is one line.
+pub fn read_source(path: &Path, name: &str) -> Result<Vec<u8>, String> {
+    if !sessionscope_engine::history::is_database_name(name) {
+        return std::fs::read(path).map_err(|error| format!("could not be read: {error}"));
+    }
+    let stream = database::record_stream(path)?;
+    for note in &stream.notes {
+        eprintln!("sessionscope: {name}: {note}");
+    }
+    Ok(stream.bytes)
 }
 
 /// Files under `path`, with names relative to `base` (so `subagents/` folders stay visible).

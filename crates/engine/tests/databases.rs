@@ -1,0 +1,303 @@
+//! Agents' SQLite databases: OpenCode's `opencode.db` and Cursor's `state.vscdb`. The databases are
+//! built at test time from the SQL fixtures (`tests/fixtures/opencode/opencode.sql`,
+//! `tests/fixtures/cursor/state.sql`); the command line turns them into the record streams checked
+//! in beside them (`opencode.jsonl`, `state.jsonl`), which the engine reads as any log. Snapshots
+//! of the model, and the facts summed by hand from the fixtures' values: tokens and cost of a
+//! session with its subagent, tool calls paired with their results (an error too), thinking, the
+//! subagent nested under its `task` call, the sessions `index` lists, and the one-line messages
+//! for a locked database, a file that is none and a database of another schema.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+use sessionscope_engine::Corpus;
+use sessionscope_engine::dag::{ConversationKind, Graph, LinkRule, ToolStatus};
+use sessionscope_engine::dump::{dump_corpus, dump_graph};
+use sessionscope_engine::model::*;
+
+const OPENCODE_SQL: &str = "opencode/opencode.sql";
+const OPENCODE_RECORDS: &str = "opencode/opencode.jsonl";
+const CURSOR_SQL: &str = "cursor/state.sql";
+const CURSOR_RECORDS: &str = "cursor/state.jsonl";
+
+/// A folder of its own for one test, emptied first.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sessionscope-databases-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
+
+/// Builds the database `name` in `dir` from a SQL fixture.
+fn build_database(sql_fixture: &str, dir: &Path, name: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("the database's folder");
+    let path = dir.join(name);
+    let sql = String::from_utf8(fixture(sql_fixture)).expect("SQL text");
+    let connection = rusqlite::Connection::open(&path).expect("a new database");
+    connection.execute_batch(&sql).expect("the fixture's SQL runs");
+    path
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sessionscope")).args(args).output().expect("the command line runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
+}
+
+fn load(records: &str, name: &str) -> (Corpus, Graph) {
+    let corpus = load_one(name, &fixture(records));
+    let graph = Graph::build(&corpus);
+    (corpus, graph)
+}
+
+fn usage(input: u64, output: u64, cache_write: u64, cache_read: u64) -> Usage {
+    Usage {
+        input_tokens: input,
+        output_tokens: output,
+        cache_creation_input_tokens: cache_write,
+        cache_read_input_tokens: cache_read,
+        ..Usage::default()
+    }
+}
+
+fn block_texts(corpus: &Corpus, entry: &Entry, kind: BlockKind) -> Vec<String> {
+    corpus
+        .blocks_of(entry)
+        .iter()
+        .filter(|b| b.kind == kind)
+        .map(|b| corpus.span_text(entry.file, b.body).into_owned())
+        .collect()
+}
+
+#[test]
+fn the_command_line_turns_each_database_into_its_record_stream() {
+    let dir = scratch("records");
+    for (sql, name, records) in
+        [(OPENCODE_SQL, "opencode.db", OPENCODE_RECORDS), (CURSOR_SQL, "state.vscdb", CURSOR_RECORDS)]
+    {
+        let database = build_database(sql, &dir, name);
+        let out = run(&["records", path_str(&database)]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(out.stderr.is_empty(), "nothing to say of a database at rest: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stdout),
+            text(&fixture(records)),
+            "{name}: the checked-in stream is what the database gives"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn record_streams_match_their_snapshots_and_read_the_same_in_slices() {
+    for (records, name) in [(OPENCODE_RECORDS, "opencode.db"), (CURSOR_RECORDS, "state.vscdb")] {
+        let bytes = fixture(records);
+        let files = vec![(name.to_owned(), bytes.clone())];
+        let corpus = load_chunked(&files, 0);
+        assert!(corpus.files[0].counts.balanced(), "{name}: {:?}", corpus.files[0].counts);
+        assert_eq!(corpus.files[0].counts.lines, count_lines(&bytes), "{name}");
+        assert!(corpus.diagnostics.is_empty(), "{name}: {:?}", corpus.diagnostics);
+        let graph = Graph::build(&corpus);
+        let dump = format!("{}{}", dump_corpus(&corpus), dump_graph(&corpus, &graph));
+        for chunk in [1, 7, 64] {
+            let sliced = load_chunked(&files, chunk);
+            let sliced_dump = format!("{}{}", dump_corpus(&sliced), dump_graph(&sliced, &Graph::build(&sliced)));
+            assert_eq!(dump, sliced_dump, "{name} in slices of {chunk} bytes");
+        }
+        insta::assert_snapshot!(format!("databases-{name}"), dump);
+    }
+}
+
+#[test]
+fn opencode_sessions_subagent_tools_thinking_tokens_and_cost() {
+    let (corpus, graph) = load(OPENCODE_RECORDS, "opencode.db");
+    assert_eq!(corpus.files[0].format, Format::OpenCode);
+    let counts = corpus.files[0].counts;
+    // 3 session rows are metadata; 6 message rows and their 20 parts make the entries.
+    assert_eq!((counts.lines, counts.metadata, counts.entries), (29, 3, 26));
+    let ids: Vec<&str> = graph.sessions.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["ses_root", "ses_other"], "the child session is an agent of its root, not a session");
+    let root = &graph.sessions[0];
+    assert_eq!(root.title, "Fix the parser");
+
+    // The subagent, nested under the task call that names its session.
+    assert_eq!(root.agents.len(), 1);
+    let agent = &graph.conversations[root.agents[0].index()];
+    assert_eq!(agent.kind, ConversationKind::Agent);
+    assert_eq!(agent.agent_name, "ses_child");
+    assert_eq!(agent.linked_by, Some(LinkRule::ParentToolUseId));
+    assert_eq!(agent.agent_type, "explore");
+    assert_eq!(agent.description, "Find callers");
+    assert_eq!(agent.entries, 4, "prompt, the grep step, its result, the answer");
+    let spawn = &corpus.entries[agent.spawn_entry.index()];
+    assert_eq!(corpus.entry_uuid(spawn), "msg_a1");
+
+    // Tokens, each step's from its step-finish part (the message's own are its last step's), by
+    // hand: step 1 in 100, out 50 + 20 reasoning, cache write 500, read 1000, $0.0123; step 2 in 30,
+    // out 80, read 1200, $0.0045. The subagent: in 40 + 60, out 10 + 15, $0.0002 + $0.0003.
+    assert_eq!(graph.conversations[root.main.index()].usage, usage(130, 150, 500, 2200));
+    assert_eq!(agent.usage, usage(100, 25, 0, 0));
+    assert_eq!(root.usage_with_agents, usage(230, 175, 500, 2200));
+    assert!((root.cost_usd - 0.0168).abs() < 1e-9, "{}", root.cost_usd);
+    assert!((root.cost_with_agents_usd - 0.0173).abs() < 1e-9, "{}", root.cost_with_agents_usd);
+    let logged: Vec<Option<f64>> = corpus.responses.iter().map(|r| r.logged_cost_usd).collect();
+    assert_eq!(logged, [Some(0.0123), Some(0.0045), Some(0.0002), Some(0.0003), None], "a cost of 0 is no logged cost");
+    let models: Vec<&str> = corpus.responses.iter().map(|r| corpus.sym(r.model)).collect();
+    assert_eq!(models[0], "anthropic/claude-sonnet-4-20250514", "the provider names the model too");
+    assert_eq!(models[4], "openai/gpt-4.1");
+    // The other session has no step-finish: its message's tokens, priced by the table.
+    assert_eq!(graph.sessions[1].usage, usage(200, 100, 0, 0));
+
+    // Tool calls, each paired with its result; the failed one an error.
+    let ops: Vec<(&str, ToolStatus)> = graph.tool_ops.iter().map(|op| (corpus.sym(op.name), op.status)).collect();
+    assert_eq!(
+        ops,
+        [("read", ToolStatus::Ok), ("bash", ToolStatus::Error), ("task", ToolStatus::Ok), ("grep", ToolStatus::Ok)]
+    );
+    let bash = graph.tool_ops.iter().find(|op| corpus.sym(op.name) == "bash").expect("the bash call");
+    let result = &corpus.entries[bash.result_entry.index()];
+    let block = corpus.blocks[bash.result_block.index()];
+    assert_eq!(corpus.span_text(result.file, block.body), "Command failed: exit status 101");
+    assert!(block.flags & Block::IS_ERROR != 0);
+
+    // Thinking, and the steps of one message as entries of their own.
+    let first_step = corpus.entries.iter().find(|e| corpus.entry_uuid(e) == "msg_a1").expect("the first step");
+    assert_eq!(block_texts(&corpus, first_step, BlockKind::Thinking), ["The parser drops the last line."]);
+    let second_step = corpus.entries.iter().find(|e| corpus.entry_uuid(e) == "msg_a1#1").expect("the second step");
+    assert_eq!(block_texts(&corpus, second_step, BlockKind::Text), ["Fixed: the last line is kept now."]);
+    assert_eq!(corpus.entry_parent_uuid(second_step), Some("msg_a1/results"));
+    // An aborted message is interrupted.
+    let aborted = corpus.entries.iter().find(|e| corpus.entry_uuid(e) == "msg_o2").expect("the aborted message");
+    assert!(aborted.flags.has(EntryFlags::INTERRUPTED));
+    assert_eq!(corpus.sym(corpus.envelope(aborted).cwd), "/home/u/docs");
+}
+
+#[test]
+fn cursor_chats_follow_their_headers_with_tools_thinking_and_tokens() {
+    let (corpus, graph) = load(CURSOR_RECORDS, "state.vscdb");
+    assert_eq!(corpus.files[0].format, Format::CursorIde);
+    let counts = corpus.files[0].counts;
+    assert_eq!((counts.lines, counts.metadata, counts.entries), (6, 2, 4));
+    assert_eq!(graph.sessions.len(), 1, "the empty chat holds no conversation");
+    let chat = &graph.sessions[0];
+    assert_eq!((chat.id.as_str(), chat.title.as_str()), ("c1", "Rename the flag"));
+    // The chat's order, not the keys': the prompt first, each call followed by its result.
+    let order: Vec<&str> = corpus.entries.iter().map(|e| corpus.entry_uuid(e)).collect();
+    assert_eq!(order, ["c1:zz1", "c1:aa2", "c1:aa2/result", "c1:mm3", "c1:mm3/result", "c1:bb4"]);
+    let ops: Vec<(&str, ToolStatus)> = graph.tool_ops.iter().map(|op| (corpus.sym(op.name), op.status)).collect();
+    assert_eq!(ops, [("read_file", ToolStatus::Ok), ("run_terminal_cmd", ToolStatus::Error)]);
+    let thinking = corpus.entries.iter().find(|e| corpus.entry_uuid(e) == "c1:aa2").expect("the first answer");
+    assert_eq!(block_texts(&corpus, thinking, BlockKind::Thinking), ["Find the flag first."]);
+    // Tokens: 1500 + 1700 in, 40 + 30 out; the last bubble's zeros are no response.
+    assert_eq!(chat.usage_with_agents, usage(3200, 70, 0, 0));
+    assert_eq!(corpus.responses.len(), 2);
+    assert!(corpus.responses.iter().all(|r| corpus.sym(r.model) == "claude-4-sonnet" && r.logged_cost_usd.is_none()));
+    // A bubble without a time takes the one before it.
+    let times: Vec<i64> = corpus.entries.iter().map(|e| e.timestamp_ms).collect();
+    assert_eq!(times[3], times[1]);
+}
+
+#[test]
+fn index_lists_every_session_of_a_database_in_a_folder() {
+    let dir = scratch("index");
+    build_database(OPENCODE_SQL, &dir.join("opencode"), "opencode.db");
+    build_database(CURSOR_SQL, &dir.join("cursor"), "state.vscdb");
+    std::fs::write(dir.join("notes.txt"), "not a log").expect("a note");
+    let out = run(&["index", "--json", path_str(&dir)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    let sessions = json["sessions"].as_array().expect("sessions");
+    let row = |id: &str| sessions.iter().find(|s| s["session_id"] == id).unwrap_or_else(|| panic!("{id} is listed"));
+    assert_eq!(sessions.len(), 3, "{sessions:?}");
+    let root = row("ses_root");
+    assert_eq!(root["agent"], "OpenCode");
+    assert_eq!(root["title"], "Fix the parser");
+    assert_eq!(root["project"], "/home/u/app");
+    assert_eq!((root["agents"].as_u64(), root["tool_calls"].as_u64()), (Some(1), Some(4)));
+    assert_eq!(root["usage"]["input_tokens"], 230);
+    assert_eq!(root["usage"]["output_tokens"], 175);
+    assert_eq!(root["usage"]["cache_read_input_tokens"], 2200);
+    assert_eq!(root["usage"]["cache_creation_input_tokens"], 500);
+    assert_eq!(root["cost_usd"], 0.0173);
+    assert_eq!(
+        root["models"],
+        serde_json::json!(["anthropic/claude-sonnet-4-20250514", "anthropic/claude-3-5-haiku-20241022"])
+    );
+    assert_eq!(row("ses_other")["usage"]["input_tokens"], 200);
+    let chat = row("c1");
+    assert_eq!((chat["agent"].as_str(), chat["messages"].as_u64()), (Some("Cursor"), Some(6)));
+    // Each database counts once in the totals, however many sessions it holds.
+    assert_eq!(json["totals"]["files"], 2);
+    let problems: Vec<&str> =
+        json["problems"].as_array().expect("problems").iter().filter_map(|p| p["path"].as_str()).collect();
+    assert!(problems.iter().any(|p| p.ends_with("notes.txt")), "{problems:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn garbage_another_schema_and_a_locked_database_each_get_one_line() {
+    let dir = scratch("problems");
+    // A file named like a database that is none.
+    let garbage = dir.join("opencode.db");
+    std::fs::write(&garbage, b"{\"table\":\"session\"}\nnot sqlite at all").expect("a garbage file");
+    let out = run(&["summary", path_str(&garbage)]);
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("opencode.db: is not an SQLite database"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // A database of another schema.
+    let other = dir.join("other").join("state.vscdb");
+    std::fs::create_dir_all(other.parent().expect("a folder")).expect("a folder");
+    rusqlite::Connection::open(&other).and_then(|c| c.execute_batch("CREATE TABLE notes (body TEXT);")).expect("a db");
+    let out = run(&["records", path_str(&other)]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("state.vscdb: is an SQLite database of another schema"), "{stderr}");
+    assert!(stderr.trim_end().ends_with("its tables: notes"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // `index` lists both as problems, with the same reasons.
+    let out = run(&["index", "--json", path_str(&dir)]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    let reasons: Vec<&str> =
+        json["problems"].as_array().expect("problems").iter().filter_map(|p| p["reason"].as_str()).collect();
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+
+    // A database another process is writing: read as it stands on disk, and said so.
+    let locked_dir = dir.join("locked");
+    let locked = build_database(OPENCODE_SQL, &locked_dir, "opencode.db");
+    let writer = rusqlite::Connection::open(&locked).expect("the writer");
+    writer
+        .execute_batch("BEGIN EXCLUSIVE; INSERT INTO project VALUES ('prj_2', '/tmp', 1, 1);")
+        .expect("the writer holds its lock");
+    let out = run(&["records", path_str(&locked)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("locked by another process"), "{stderr}");
+    assert_eq!(text(&out.stdout), text(&fixture(OPENCODE_RECORDS)), "the rows on disk are read");
+    writer.execute_batch("ROLLBACK;").expect("the writer lets go");
+    drop(writer);
+
+    // A write-ahead log beside it: its rows are read, and that is said.
+    let wal_dir = dir.join("wal");
+    let wal = build_database(OPENCODE_SQL, &wal_dir, "opencode.db");
+    let writer = rusqlite::Connection::open(&wal).expect("the writer");
+    writer.pragma_update(None, "journal_mode", "WAL").expect("WAL mode");
+    writer.pragma_update(None, "wal_autocheckpoint", 0).expect("no checkpoint");
+    writer
+        .execute_batch("UPDATE session SET title = 'Fix the parser, again' WHERE id = 'ses_root';")
+        .expect("a row in the log");
+    let out = run(&["records", path_str(&wal)]);
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("a write-ahead log beside it") && stderr.contains("they were read"), "{stderr}");
+    assert!(text(&out.stdout).contains("Fix the parser, again"), "the log's rows are read");
+    drop(writer);
+    let _ = std::fs::remove_dir_all(&dir);
+}
