@@ -301,3 +301,44 @@ fn garbage_another_schema_and_a_locked_database_each_get_one_line() {
     drop(writer);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A share of one session of a database holds its own rows (and its subagents'), never another
+/// session's: a database's record stream holds every session of the database.
+#[test]
+fn a_share_of_one_database_session_holds_its_rows_only() {
+    use sessionscope_engine::dag::SessionId;
+    use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
+    use sessionscope_engine::share::scope::Scope;
+    // Cursor: the fixture's chat, and a copy of it as a second chat with a word of its own.
+    let cursor = String::from_utf8(fixture(CURSOR_RECORDS)).expect("utf-8 fixture");
+    let copy = cursor
+        .replace("composerData:c1", "composerData:c9")
+        .replace("bubbleId:c1:", "bubbleId:c9:")
+        .replace("\"composerId\":\"c1\"", "\"composerId\":\"c9\"")
+        .replace("Rename the flag", "Zanzibar plans");
+    let both = format!("{cursor}{copy}");
+    let opencode = String::from_utf8(fixture(OPENCODE_RECORDS)).expect("utf-8 fixture");
+    for (name, records, kept, other) in [
+        ("state.vscdb", both.as_str(), "Rename the flag", "Zanzibar"),
+        ("opencode.db", opencode.as_str(), "Fix the parser", "Add a README"),
+    ] {
+        let corpus = load_one(name, records.as_bytes());
+        let graph = Graph::build(&corpus);
+        assert!(graph.sessions.len() >= 2, "{name}: two sessions to tell apart");
+        let (index, session) =
+            graph.sessions.iter().enumerate().find(|(_, s)| s.title == kept).expect("the session to share");
+        let scope = Scope::Session(SessionId::new(index));
+        let bundle = share_scope(&corpus, &graph, &scope, &ShareOptions::default(), |_| true).expect("a bundle");
+        let shared: String = bundle.files.iter().map(|(_, b)| String::from_utf8_lossy(b).into_owned()).collect();
+        assert!(shared.contains(kept), "{name}: the session's own rows are shared");
+        assert!(!shared.contains(other), "{name}: another session's rows stay out");
+        // The share reads back as that session alone, with its entries and its subagents.
+        let back = sessionscope_engine::Loader::read_all(bundle.files.iter().map(|(path, bytes)| (path, bytes)));
+        let back_graph = Graph::build(&back);
+        assert_eq!(back_graph.sessions.len(), 1, "{name}");
+        assert_eq!(back_graph.sessions[0].id, session.id, "{name}");
+        assert_eq!(back_graph.sessions[0].entries, session.entries, "{name}");
+        assert_eq!(back_graph.sessions[0].agents.len(), session.agents.len(), "{name}");
+        assert!(back.diagnostics.is_empty(), "{name}: {:?}", back.diagnostics);
+    }
+}

@@ -102,6 +102,11 @@ pub fn resolve(corpus: &Corpus, graph: &Graph, scope: &Scope, without_agents: bo
                     .collect();
                 return selected_entries(corpus, graph, entries, without_agents);
             }
+            // A database's record stream holds every session of the database: a session of it is
+            // its own rows (and its subagents'), never the others'.
+            if s.files.iter().any(|&f| corpus.files.get(f as usize).is_some_and(|f| is_record_stream(f.format))) {
+                return session_records(corpus, graph, s, without_agents);
+            }
             whole_files(corpus, graph, s.files.clone(), without_agents)
         }
         Scope::Branch { session, choices } => {
@@ -130,6 +135,81 @@ pub fn resolve(corpus: &Corpus, graph: &Graph, scope: &Scope, without_agents: bo
 
 fn chooser(choices: &[(EntryId, u32)]) -> impl Fn(&Fork) -> u32 + '_ {
     move |fork: &Fork| choices.iter().find(|(node, _)| *node == fork.node).map_or(fork.active, |(_, alt)| *alt)
+}
+
+/// Whether files of `format` are a database's record stream, one row per line, many sessions.
+fn is_record_stream(format: Format) -> bool {
+    matches!(format, Format::OpenCode | Format::CursorIde)
+}
+
+/// The rows of a record stream that `session` is made of: for OpenCode its `session` row, its
+/// child sessions' (subagents), and their messages and parts; for Cursor its `composerData` row
+/// and its bubbles. Lines that cannot be read as records, and other sessions' rows, stay out.
+/// Files of other formats in the session go whole, as they would.
+fn session_records(corpus: &Corpus, graph: &Graph, session: &crate::dag::Session, without_agents: bool) -> ScopeLines {
+    #[derive(serde::Deserialize)]
+    struct Row<'a> {
+        #[serde(borrow, default)]
+        table: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default)]
+        id: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default)]
+        session_id: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default)]
+        parent_id: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default)]
+        key: Option<std::borrow::Cow<'a, str>>,
+    }
+    let (streams, others): (Vec<FileId>, Vec<FileId>) = session
+        .files
+        .iter()
+        .partition(|&&f| corpus.files.get(f as usize).is_some_and(|info| is_record_stream(info.format)));
+    let mut out = whole_files(corpus, graph, others, without_agents);
+    for file in streams {
+        let Some(info) = corpus.files.get(file as usize) else { continue };
+        let bytes = corpus.bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
+        let rows: Vec<(ScopeLine, Option<Row>)> = split_lines(bytes)
+            .map(|line| {
+                let row =
+                    std::str::from_utf8(&bytes[line.start..line.end]).ok().and_then(|t| serde_json::from_str(t).ok());
+                (line, row)
+            })
+            .collect();
+        // The session and, unless agents are left out, its subagents' sessions, to any depth.
+        let mut sessions: FxHashSet<&str> = std::iter::once(session.id.as_str()).collect();
+        if !without_agents {
+            loop {
+                let before = sessions.len();
+                for (_, row) in &rows {
+                    if let Some(Row { table: Some(table), id: Some(id), parent_id: Some(parent), .. }) = row
+                        && table == "session"
+                        && sessions.contains(parent.as_ref())
+                    {
+                        sessions.insert(id.as_ref());
+                    }
+                }
+                if sessions.len() == before {
+                    break;
+                }
+            }
+        }
+        let mine = |row: &Row| match row.table.as_deref() {
+            Some("session") => row.id.as_deref().is_some_and(|id| sessions.contains(id)),
+            Some("cursorDiskKV") => row.key.as_deref().is_some_and(|key| {
+                let chat = key.strip_prefix("composerData:").or_else(|| {
+                    key.strip_prefix("bubbleId:").and_then(|rest| rest.split_once(':')).map(|(chat, _)| chat)
+                });
+                chat.is_some_and(|chat| chat == session.id)
+            }),
+            _ => row.session_id.as_deref().is_some_and(|id| sessions.contains(id)),
+        };
+        let lines: Vec<ScopeLine> =
+            rows.iter().filter(|(_, row)| row.as_ref().is_some_and(mine)).map(|(line, _)| *line).collect();
+        if !lines.is_empty() {
+            out.files.push(ScopeFile { file, path: share_path(&info.path), whole_document: false, lines });
+        }
+    }
+    out
 }
 
 /// Whether a file holds agent conversations only.
