@@ -19,7 +19,6 @@ pub mod outline;
 pub mod panel;
 pub mod pool;
 pub mod protocol;
-pub mod reader;
 pub mod render;
 pub mod row_names;
 pub mod search;

@@ -250,16 +250,10 @@ async fn search(scope: &web_sys::DedicatedWorkerGlobalScope, id: u64, text: &str
 /// Why the browser could not read a file, in words.
 fn read_error(error: &JsValue) -> String {
     let name = js_sys::Reflect::get(error, &"name".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
-    read_error_named(&name)
-}
-
-/// Why the browser could not read a file, in words, from the name of its error.
-pub fn read_error_named(name: &str) -> String {
-    match name {
+    match name.as_str() {
         "NotFoundError" => "could not be read: it was moved or deleted since it was picked".to_owned(),
         "NotReadableError" => "could not be read: it changed since it was picked, or is not readable".to_owned(),
         "SecurityError" => "could not be read: the browser does not allow it".to_owned(),
-        "ReaderStopped" => "could not be read: the worker's reader stopped".to_owned(),
         _ => format!("could not be read ({name})"),
     }
 }
@@ -276,20 +270,27 @@ async fn read_unit(
     let mut loader = Loader::new();
     let mut problems = Vec::new();
     let mut figures = ReadFigures::default();
-    let mut reader = UnitReader::new(files, FILES_AHEAD_OF_INDEX).await;
-    for (at, (path, file)) in paths.iter().zip(files).enumerate() {
-        let id = loader.add_file(path, file.size() as u64);
+    // The first slice of every file is asked for at once: a unit is often many small files, and
+    // each read is a round trip to the browser.
+    let readers = files.iter().map(SliceReader::start).collect::<Result<Vec<_>, _>>()?;
+    for (path, mut reader) in paths.iter().zip(readers) {
+        let id = loader.add_file(path, reader.size as u64);
         // Slice by slice, so a unit never holds a file's bytes twice.
         loop {
             let asked = js_sys::Date::now();
-            let Some(slice) = reader.next(at).await else { break };
+            let Some(slice) = reader.next().await else { break };
             figures.waiting_ms += js_sys::Date::now() - asked;
             match slice {
-                Ok((chunk, _last)) => {
+                Ok(chunk) => {
                     figures.bytes += chunk.len() as f64;
                     loader.push(id, &chunk);
                 }
                 Err(reason) => {
+                    let reason = if reader.offset > 0.0 {
+                        format!("{reason}; only its first {} bytes were read", reader.offset)
+                    } else {
+                        reason
+                    };
                     problems.push(FileProblem { path: path.clone(), reason });
                     break;
                 }
@@ -354,14 +355,23 @@ async fn search_unit(
     }
     let mut search = UnitSearch::new(&query, HITS_PER_UNIT);
     let mut bytes = 0.0;
-    let mut reader = UnitReader::new(files, FILES_AHEAD).await;
+    // A few files' first slices are asked for ahead, so reading overlaps searching.
+    let mut ahead: VecDeque<Result<SliceReader, String>> = VecDeque::new();
+    let mut asked = 0;
     for (at, path) in paths.iter().enumerate() {
+        while asked < files.len() && asked < at + FILES_AHEAD {
+            ahead.push_back(SliceReader::start(&files[asked]));
+            asked += 1;
+        }
+        let reader = ahead.pop_front();
         if search.is_full() {
             search.skip_rest();
             break;
         }
         // A file that cannot be read now was listed when the history was indexed.
-        let _ = search_file(&mut search, path, &mut reader, at, &mut bytes).await;
+        if let Some(Ok(reader)) = reader {
+            let _ = search_file(&mut search, path, reader, &mut bytes).await;
+        }
     }
     let (hits, count, complete) = search.finish();
     protocol::send(scope, FromWorker::UnitHits { unit, hits, count, complete, bytes })
@@ -372,14 +382,14 @@ async fn search_unit(
 async fn search_file(
     search: &mut UnitSearch<'_>,
     path: &str,
-    reader: &mut UnitReader<'_>,
-    at: usize,
+    mut reader: SliceReader<'_>,
     bytes: &mut f64,
 ) -> Result<(), String> {
     let mut searching = None;
-    while let Some(slice) = reader.next(at).await {
-        let (slice, done) = slice?;
+    while let Some(slice) = reader.next().await {
+        let slice = slice?;
         *bytes += slice.len() as f64;
+        let done = reader.offset >= reader.size;
         let file_search = match searching.as_mut() {
             Some(file_search) => file_search,
             // A file read in one slice is searched whole.
@@ -401,118 +411,8 @@ async fn search_file(
     Ok(())
 }
 
-/// Files of a unit whose reading is asked for ahead of the one being searched, when the worker
-/// reads itself.
+/// Files of a unit whose reading is asked for ahead of the one being searched.
 const FILES_AHEAD: usize = 4;
-/// The same when indexing: a unit is often many small files, and each read is a round trip to
-/// the browser, so every file's first slice is asked for at once.
-const FILES_AHEAD_OF_INDEX: usize = usize::MAX;
-
-/// A unit's files, read in order: by this worker's reader ([`crate::reader`]) where it has one,
-/// else by the worker itself, a few files ahead.
-struct UnitReader<'f> {
-    files: &'f [web_sys::File],
-    way: ReadWay<'f>,
-    /// The file the last piece was of, and whether it was its end.
-    at: Option<(usize, bool)>,
-}
-
-enum ReadWay<'f> {
-    Relayed(crate::reader::Job),
-    Direct {
-        ahead: VecDeque<Result<SliceReader<'f>, String>>,
-        asked: usize,
-        files_ahead: usize,
-        current: Option<SliceReader<'f>>,
-    },
-}
-
-impl<'f> UnitReader<'f> {
-    async fn new(files: &'f [web_sys::File], files_ahead: usize) -> UnitReader<'f> {
-        let relayed = crate::reader::Reader::get().await.and_then(|reader| reader.read(files, SLICE_BYTES));
-        let way = match relayed {
-            Some(job) => ReadWay::Relayed(job),
-            None => ReadWay::Direct { ahead: VecDeque::new(), asked: 0, files_ahead, current: None },
-        };
-        UnitReader { files, way, at: None }
-    }
-
-    /// The next slice of file `at` and whether it is the file's end, or `None` once the file is
-    /// read. The files are read in order: asking for a later file skips what is left of this one.
-    /// A file that cannot be read is the reason, and how much of it was read.
-    async fn next(&mut self, at: usize) -> Option<Result<(Vec<u8>, bool), String>> {
-        if at >= self.files.len() {
-            return None;
-        }
-        match &mut self.way {
-            ReadWay::Relayed(job) => {
-                // The pieces of the files before this one, or of this one once it ended, are not
-                // asked for again.
-                loop {
-                    match self.at {
-                        Some((file, ended)) if file == at && ended => return None,
-                        Some((file, _)) if file > at => return None,
-                        _ => {}
-                    }
-                    let file = match self.at {
-                        None => 0,
-                        Some((file, true)) => file + 1,
-                        Some((file, false)) => file,
-                    };
-                    let piece = job.next().await;
-                    match piece {
-                        crate::reader::Piece::Bytes { bytes, last } => {
-                            self.at = Some((file, last));
-                            if file == at {
-                                return Some(Ok((bytes, last)));
-                            }
-                        }
-                        crate::reader::Piece::Failed { reason, offset } => {
-                            self.at = Some((file, true));
-                            if file == at {
-                                return Some(Err(read_so_far(reason, offset)));
-                            }
-                        }
-                    }
-                }
-            }
-            ReadWay::Direct { ahead, asked, files_ahead, current } => {
-                if self.at.is_none_or(|(file, _)| file != at) {
-                    while *asked < self.files.len() && *asked <= at.saturating_add(*files_ahead) {
-                        ahead.push_back(SliceReader::start(&self.files[*asked]));
-                        *asked += 1;
-                    }
-                    let skipped = self.at.map_or(0, |(file, _)| file + 1);
-                    for _ in skipped..at {
-                        ahead.pop_front();
-                    }
-                    *current = match ahead.pop_front() {
-                        Some(Ok(reader)) => Some(reader),
-                        Some(Err(reason)) => {
-                            self.at = Some((at, true));
-                            return Some(Err(reason));
-                        }
-                        None => None,
-                    };
-                    self.at = Some((at, false));
-                }
-                let reader = current.as_mut()?;
-                let slice = reader.next().await?;
-                let last = reader.offset >= reader.size;
-                self.at = Some((at, last));
-                Some(match slice {
-                    Ok(bytes) => Ok((bytes, last)),
-                    Err(reason) => Err(read_so_far(reason, reader.offset)),
-                })
-            }
-        }
-    }
-}
-
-/// Why a file could not be read, with how much of it was.
-fn read_so_far(reason: String, offset: f64) -> String {
-    if offset > 0.0 { format!("{reason}; only its first {offset} bytes were read") } else { reason }
-}
 
 /// A file read slice by slice, the next slice asked for while the current one is used. A file
 /// that is one slice is read as it is: a slice of it costs more. A slice that cannot be read
