@@ -1,6 +1,6 @@
 // Logs of other agents (Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events,
 // Ollama chat captures, Pi, Gemini CLI, Qwen Code and Copilot CLI sessions, Amp threads, Aider
-// histories, Cline and Roo Code task folders) dropped one at a time on the page: the load summary says what each was
+// histories, Cline and Roo Code task folders, Cursor CLI transcript folders) dropped one at a time on the page: the load summary says what each was
 // read as, and the graph, the side panel and the statistics show the engine's figures for it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -311,6 +311,49 @@ for (const task of TASKS) {
     await app.context.close();
   });
 }
+
+// A Cursor CLI transcript is a folder: the main transcript and its subagents' in `subagents/`.
+// Cursor records neither times, tokens nor (mostly) tool results: no call is flagged for that.
+test("a dropped Cursor CLI transcript folder is one session, its subagents nested under the Task calls that name or prompt them", async () => {
+  const transcripts = join(ROOT, "crates/engine/tests/fixtures/cursor/projects/home-dev-brewlog/agent-transcripts");
+  const dir = join(transcripts, "5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d");
+  const engine = summary(dir);
+  assert.equal(engine.sessions.length, 1, "the transcript and its subagents make one session");
+  const session = engine.sessions[0];
+  assert.equal(session.agents.length, 3);
+
+  const app = await openApp(browser, server);
+  const page = app.page;
+  await dropFolder(page, dir);
+  await tree(page).waitFor();
+  const loadSummary = page.getByRole("region", { name: "Load summary" });
+  await loadSummary.getByText("Read as: Cursor CLI agent transcript (4 files)").click();
+
+  // The prompt shows without Cursor's <user_query> tags.
+  const items = tree(page).getByRole("treeitem");
+  await items.filter({ hasText: session.title }).first().waitFor();
+  assert.equal(await items.filter({ hasText: "<user_query>" }).count(), 0, "the tags are not shown");
+
+  // Both linked subagents are children of their Task calls.
+  const level = async (l) => Number(await l.getAttribute("aria-level"));
+  for (const agent of session.agents.filter((a) => a.spawn_tool_use_id)) {
+    const task = items.filter({ hasText: agent.description }).first();
+    await task.locator(".twisty").click();
+    const agentRow = items.filter({ hasText: agent.agent_type }).filter({ hasText: `${agent.entries} messages` }).first();
+    await agentRow.waitFor();
+    assert.equal(await level(agentRow), (await level(task)) + 1, `${agent.description}: a child of its Task call`);
+  }
+
+  // Every operation the engine paired is in the panel; calls without results are not problems.
+  const operations = session.tool_results + session.unpaired_tool_uses;
+  const panel = page.getByRole("complementary", { name: "Tool operations" });
+  await panel.getByRole("status").filter({ hasText: `${operations} of ${operations} operations` }).waitFor();
+  assert.ok(!engine.validation.some((p) => p.rule === "call-has-result"), "no call is flagged for lacking a result");
+
+  assert.deepEqual(app.errors, []);
+  assert.deepEqual(app.foreignRequests(), []);
+  await app.context.close();
+});
 
 test("sharing a Pi session without its thinking says the file is left out whole, and the note is gone when nothing is left out", async () => {
   const file = "pi-session.jsonl";
