@@ -342,3 +342,28 @@ fn a_share_of_one_database_session_holds_its_rows_only() {
         assert!(back.diagnostics.is_empty(), "{name}: {:?}", back.diagnostics);
     }
 }
+
+/// The page reads files with the loader, which does not open databases: a database dropped there
+/// is refused with the command that turns it into its record stream, and that stream loads.
+#[test]
+fn a_database_given_to_the_loader_says_how_to_read_it() {
+    let dir = scratch("loader");
+    let database = build_database(OPENCODE_SQL, &dir, "opencode.db");
+    let bytes = std::fs::read(&database).expect("the database");
+    let corpus = load_one("opencode.db", &bytes);
+    assert_eq!(corpus.files[0].format, Format::Rejected);
+    let reasons: Vec<&str> = corpus.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert!(
+        reasons.iter().any(|r| r.contains("an SQLite database") && r.contains("sessionscope records opencode.db")),
+        "{reasons:?}"
+    );
+    // Another SQLite file is only what it is.
+    let other = load_one("notes.sqlite", &bytes);
+    let reasons: Vec<&str> = other.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert!(reasons.iter().any(|r| r.contains("an SQLite database, not a session log")), "{reasons:?}");
+    // What the command prints is read as OpenCode's sessions.
+    let out = run(&["records", path_str(&database)]);
+    let stream = load_one("opencode.db.jsonl", &out.stdout);
+    assert_eq!(stream.files[0].format, Format::OpenCode);
+    assert!(Graph::build(&stream).sessions.len() >= 2);
+}
