@@ -10,12 +10,14 @@ self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim(
 // The app's own files: the page, its scripts, wasm, styles and icons. Anything else on the same
 // origin (a log someone serves next to the app, say) passes through untouched and uncached.
 const APP_FILE = /(\/|\.html|\.js|\.wasm|\.css|\.svg|\.png|\.ico|\.webmanifest)$/;
+// The bundled example session, fetched when it is opened: part of the app, kept for offline use.
+const EXAMPLE = /\/example\/[^?#]*\.jsonl?$/;
 
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== self.location.origin) return;
-  if (request.mode !== "navigate" && !APP_FILE.test(url.pathname)) return;
+  if (request.mode !== "navigate" && !APP_FILE.test(url.pathname) && !EXAMPLE.test(url.pathname)) return;
   event.respondWith(
     (async () => {
       try {

@@ -689,17 +689,35 @@ async fn read_bytes(files: &[PickedFile], cancelled: &std::cell::Cell<bool>) -> 
 }
 
 /// The bundled example, read on the page itself (it is small).
+#[cfg(test)]
 pub fn example_model() -> Model {
     let corpus = Loader::read_all(crate::example::FILES.iter().copied());
     let graph = Graph::build(&corpus);
     Model::new(corpus, graph)
 }
 
-/// The example's files as `File`s, so they can be loaded again together with dropped files.
-pub fn example_files() -> Vec<PickedFile> {
-    let files: Vec<(String, Vec<u8>)> =
-        crate::example::FILES.iter().map(|(path, bytes)| ((*path).to_owned(), bytes.to_vec())).collect();
-    files_from_bytes(&files)
+/// The example's files, fetched from the site (they are not in the page's wasm): `(path, bytes)`.
+pub async fn fetch_example() -> Result<Vec<(String, Vec<u8>)>, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let mut files = Vec::with_capacity(crate::example::PATHS.len());
+    for path in crate::example::PATHS {
+        let failed = |_| format!("the example could not be fetched ({path})");
+        let response: web_sys::Response =
+            JsFuture::from(window.fetch_with_str(path)).await.map_err(failed)?.dyn_into().map_err(failed)?;
+        if !response.ok() {
+            return Err(format!("the example could not be fetched ({path}: HTTP {})", response.status()));
+        }
+        let buffer = JsFuture::from(response.array_buffer().map_err(failed)?).await.map_err(failed)?;
+        files.push((path.to_owned(), Uint8Array::new(&buffer).to_vec()));
+    }
+    Ok(files)
+}
+
+/// A model of files in memory (the example), read on the page itself.
+pub fn model_of(files: &[(String, Vec<u8>)]) -> Model {
+    let corpus = Loader::read_all(files.iter().map(|(path, bytes)| (path.as_str(), bytes.as_slice())));
+    let graph = Graph::build(&corpus);
+    Model::new(corpus, graph)
 }
 
 /// Files in memory (the example, a share) as `File`s, so they can be loaded again together

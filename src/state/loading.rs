@@ -501,16 +501,26 @@ impl LoadState {
         self.status.set(if loaded { LoadStatus::Loaded } else { LoadStatus::Idle });
     }
 
+    /// Opens the example, fetched from the site (a few kilobytes, not in the page's wasm).
     pub fn open_example(&self) {
-        self.pending_refresh.set_value(None);
-        self.live.set_value(None);
-        self.cancel_job();
-        self.shared.set(None);
-        self.chrome.notice.set(None);
-        self.files.set_value(files::example_files());
-        self.skipped_by_name.set(Vec::new());
-        self.forget_preview();
-        self.show(files::example_model());
+        let state = *self;
+        leptos::task::spawn_local(async move {
+            let fetched = files::fetch_example().await;
+            state.pending_refresh.set_value(None);
+            state.live.set_value(None);
+            state.cancel_job();
+            state.shared.set(None);
+            match fetched {
+                Ok(example) => {
+                    state.chrome.notice.set(None);
+                    state.files.set_value(files::files_from_bytes(&example));
+                    state.skipped_by_name.set(Vec::new());
+                    state.forget_preview();
+                    state.show(files::model_of(&example));
+                }
+                Err(reason) => state.chrome.notice.set(Some(format!("{reason}: is the site reachable?"))),
+            }
+        });
     }
 
     /// Opens the files of a share (a link or an exported file). They are small: they are read
