@@ -2,7 +2,8 @@
 // 1. puts the SHA-256 of every inline <script> of the built index.html into its
 //    Content-Security-Policy, in place of __INLINE_SCRIPT_HASHES__;
 // 2. writes a Brotli (`.br`) and a gzip (`.gz`) copy beside every file a browser fetches, for
-//    static hosts that serve precompressed files (see the README's hosting section).
+//    static hosts that serve precompressed files (see the README's hosting section);
+// 3. lists the bundled example's files in the service worker (`__EXAMPLE_FILES__`).
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,6 +27,25 @@ if (!html.includes("__INLINE_SCRIPT_HASHES__")) {
 }
 writeFileSync(file, html.replace("__INLINE_SCRIPT_HASHES__", hashes.join(" ")));
 console.log(`post-build: ${hashes.length} inline script hash(es) written`);
+
+// 3. lists the bundled example's files in the service worker, which keeps them at install.
+const examples = [];
+const walk = (folder) => {
+  for (const entry of readdirSync(join(dir, folder), { withFileTypes: true })) {
+    const path = `${folder}/${entry.name}`;
+    if (entry.isDirectory()) walk(path);
+    else examples.push(path);
+  }
+};
+walk("example");
+const sw = join(dir, "sw.js");
+const worker = readFileSync(sw, "utf8");
+if (!worker.includes("__EXAMPLE_FILES__") || examples.length === 0) {
+  console.error("post-build: no __EXAMPLE_FILES__ placeholder in sw.js, or no example files in dist/example");
+  process.exit(1);
+}
+writeFileSync(sw, worker.replace("__EXAMPLE_FILES__", JSON.stringify(examples.sort())));
+console.log(`post-build: ${examples.length} example files listed in sw.js`);
 
 const compressible = /\.(wasm|js|css|html|json|svg|webmanifest)$/;
 let raw = 0;

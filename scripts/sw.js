@@ -4,7 +4,19 @@
 // reads dropped files itself and share links live in the URL fragment, which is never fetched.
 const CACHE = "sessionscope-app";
 
-self.addEventListener("install", () => self.skipWaiting());
+// The bundled example session's files (written here by scripts/post-build.mjs). The page fetches
+// them when the example is opened; they are kept at install, so the example opens offline too.
+const EXAMPLE_FILES = __EXAMPLE_FILES__;
+
+self.addEventListener("install", (event) => {
+  self.skipWaiting();
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((cache) => cache.addAll(EXAMPLE_FILES.map((path) => new URL(path, self.location).href)))
+      .catch(() => {}),
+  );
+});
 self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
 
 // The app's own files: the page, its scripts, wasm, styles and icons. Anything else on the same
