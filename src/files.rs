@@ -696,21 +696,24 @@ pub fn example_model() -> Model {
     Model::new(corpus, graph)
 }
 
-/// The example's files, fetched from the site (they are not in the page's wasm): `(path, bytes)`.
+/// The example's files, fetched from the site (they are not in the page's wasm), all at once:
+/// `(path, bytes)`.
 pub async fn fetch_example() -> Result<Vec<(String, Vec<u8>)>, String> {
     let window = web_sys::window().ok_or("no window")?;
-    let mut files = Vec::with_capacity(crate::example::PATHS.len());
-    for path in crate::example::PATHS {
-        let failed = |_| format!("the example could not be fetched ({path})");
-        let response: web_sys::Response =
-            JsFuture::from(window.fetch_with_str(path)).await.map_err(failed)?.dyn_into().map_err(failed)?;
-        if !response.ok() {
-            return Err(format!("the example could not be fetched ({path}: HTTP {})", response.status()));
-        }
-        let buffer = JsFuture::from(response.array_buffer().map_err(failed)?).await.map_err(failed)?;
-        files.push((path.to_owned(), Uint8Array::new(&buffer).to_vec()));
+    let fetched = futures::future::join_all(crate::example::PATHS.iter().map(|path| fetch_bytes(&window, path))).await;
+    crate::example::PATHS.iter().zip(fetched).map(|(path, bytes)| Ok(((*path).to_owned(), bytes?))).collect()
+}
+
+/// The bytes at `path` on the site.
+async fn fetch_bytes(window: &web_sys::Window, path: &str) -> Result<Vec<u8>, String> {
+    let failed = |_| format!("the example could not be fetched ({path})");
+    let response: web_sys::Response =
+        JsFuture::from(window.fetch_with_str(path)).await.map_err(failed)?.dyn_into().map_err(failed)?;
+    if !response.ok() {
+        return Err(format!("the example could not be fetched ({path}: HTTP {})", response.status()));
     }
-    Ok(files)
+    let buffer = JsFuture::from(response.array_buffer().map_err(failed)?).await.map_err(failed)?;
+    Ok(Uint8Array::new(&buffer).to_vec())
 }
 
 /// A model of files in memory (the example), read on the page itself.
