@@ -154,19 +154,25 @@ pub async fn walk_drop(dropped: Dropped, on_batch: &mut OnBatch<'_>) -> usize {
     found
 }
 
+/// Whether a folder whose children are `(name, is a folder)` is walked whole (it holds logs)
+/// rather than child by child. `~/.claude` and `~/.codex` hold a log or two of their own (the
+/// prompt history) beside the folder of sessions: they are walked child by child all the same.
+pub fn is_walked_whole(children: impl Iterator<Item = (String, bool)>) -> bool {
+    let (mut holds_logs, mut holds_sessions_folder) = (false, false);
+    for (name, is_folder) in children {
+        holds_logs |= !is_folder && looks_like_a_log(&name);
+        holds_sessions_folder |= is_folder && matches!(name.as_str(), "projects" | "sessions");
+    }
+    holds_logs && !holds_sessions_folder
+}
+
 /// The batches of a dropped folder: itself whole if it holds logs, else its own files, then its
 /// children's batches as they are walked.
 fn walk_folder(folder: web_sys::FileSystemDirectoryEntry) -> futures::stream::LocalBoxStream<'static, Picked> {
     use futures::StreamExt;
     futures::stream::once(async move { read_directory(&folder).await })
         .flat_map(|children| {
-            let name = |e: &web_sys::FileSystemEntry| e.name();
-            let holds_logs = children.iter().any(|e| e.is_file() && looks_like_a_log(&name(e)));
-            // `~/.claude` and `~/.codex` hold a log or two of their own (the prompt history)
-            // beside the folder of sessions: they are walked child by child all the same.
-            let holds_sessions_folder =
-                children.iter().any(|e| e.is_directory() && matches!(name(e).as_str(), "projects" | "sessions"));
-            if holds_logs && !holds_sessions_folder {
+            if is_walked_whole(children.iter().map(|e| (e.name(), e.is_directory()))) {
                 let whole = walk_whole(children.into_iter().map(|e| (e, true)).collect(), true);
                 return futures::stream::once(whole).boxed_local();
             }

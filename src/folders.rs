@@ -239,11 +239,8 @@ fn walk_folder(path: String, folder: FileSystemDirectoryHandle) -> Batches {
 /// children's batches as they are walked.
 fn walk_listed(path: String, listed: Vec<FileSystemHandle>) -> Batches {
     use futures::StreamExt;
-    let holds_logs = listed.iter().any(|h| !is_folder(h) && looks_like_a_log(&h.name()));
-    let holds_sessions_folder =
-        listed.iter().any(|h| is_folder(h) && matches!(h.name().as_str(), "projects" | "sessions"));
     let named = |h: FileSystemHandle| (format!("{path}/{}", h.name()), h);
-    if holds_logs && !holds_sessions_folder {
+    if crate::files::is_walked_whole(listed.iter().map(|h| (h.name(), is_folder(h)))) {
         return futures::stream::once(walk_whole(listed.into_iter().map(named).collect())).boxed_local();
     }
     let (folders, files): (Vec<_>, Vec<_>) = listed.into_iter().map(named).partition(|(_, h)| is_folder(h));

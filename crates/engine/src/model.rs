@@ -488,6 +488,12 @@ impl Format {
         matches!(self, Format::Aider)
     }
 
+    /// Whether the format records the results of tool calls. Cursor CLI transcripts do not: a
+    /// call without a result is the format there, not a problem.
+    pub fn records_tool_results(self) -> bool {
+        !matches!(self, Format::CursorCli)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Format::Pending => "pending",

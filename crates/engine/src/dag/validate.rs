@@ -3,7 +3,7 @@
 //! building.
 
 use super::*;
-use crate::model::{EntryKind, Format};
+use crate::model::EntryKind;
 
 /// Clock skew tolerated between a parent and its child before it counts as out of order.
 const SKEW_MS: i64 = 1_000;
@@ -76,10 +76,9 @@ pub(crate) fn validate(corpus: &Corpus, graph: &mut Graph) {
                     ),
                 });
             }
-            // Cursor CLI transcripts do not record tool results: a call without one is the
-            // format, not a problem.
             ToolStatus::NoResult
-                if corpus.files[corpus.entries[op.call_entry.index()].file as usize].format == Format::CursorCli => {}
+                if !corpus.files[corpus.entries[op.call_entry.index()].file as usize].format.records_tool_results() => {
+            }
             ToolStatus::NoResult => problems.push(Problem {
                 rule: ProblemRule::CallHasResult,
                 entry: op.call_entry,
