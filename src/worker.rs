@@ -153,15 +153,16 @@ async fn load(
             let t0 = now();
             let buffer = reading.await.map_err(|_| format!("{path} could not be read"))?;
             let t1 = now();
-            let chunk = Uint8Array::new(&buffer).to_vec();
+            let chunk = Uint8Array::new(&buffer);
+            let chunk_len = chunk.length() as usize;
             // The next slice is read while this one is parsed.
-            let preview_due = !preview_sent && loader.bytes_read() + chunk.len() as u64 >= PREVIEW_BYTES as u64;
+            let preview_due = !preview_sent && loader.bytes_read() + chunk_len as u64 >= PREVIEW_BYTES as u64;
             let following = next_end(end, preview_sent || preview_due);
             if end < size {
                 pending = Some(read_slice(file, end, following)?);
             }
             let t2 = now();
-            loader.push(id, &chunk);
+            loader.push_with(id, chunk_len, |room| chunk.copy_to(room));
             waiting_ms += t1 - t0;
             parsing_ms += now() - t2;
             done += end - offset;
@@ -282,8 +283,9 @@ async fn read_unit(
             figures.waiting_ms += js_sys::Date::now() - asked;
             match slice {
                 Ok(chunk) => {
-                    figures.bytes += chunk.len() as f64;
-                    loader.push(id, &chunk);
+                    let len = chunk.length() as usize;
+                    figures.bytes += len as f64;
+                    loader.push_with(id, len, |room| chunk.copy_to(room));
                 }
                 Err(reason) => {
                     let reason = if reader.offset > 0.0 {
@@ -387,7 +389,7 @@ async fn search_file(
 ) -> Result<(), String> {
     let mut searching = None;
     while let Some(slice) = reader.next().await {
-        let slice = slice?;
+        let slice = slice?.to_vec();
         *bytes += slice.len() as f64;
         let done = reader.offset >= reader.size;
         let file_search = match searching.as_mut() {
@@ -444,7 +446,7 @@ impl<'f> SliceReader<'f> {
     }
 
     /// The next slice, or `None` once the file is read.
-    async fn next(&mut self) -> Option<Result<Vec<u8>, String>> {
+    async fn next(&mut self) -> Option<Result<Uint8Array, String>> {
         let reading = match self.next.take()? {
             Ok(reading) => reading,
             Err(reason) => return Some(Err(reason)),
@@ -458,7 +460,7 @@ impl<'f> SliceReader<'f> {
             self.asked_to = (self.offset + SLICE_BYTES as f64).min(self.size);
             self.next = Some(read_slice(self.file, self.offset, self.asked_to));
         }
-        Some(Ok(Uint8Array::new(&buffer).to_vec()))
+        Some(Ok(Uint8Array::new(&buffer)))
     }
 }
 

@@ -120,7 +120,11 @@ const AGENTS: &[AgentLogs] = &[
     AgentLogs { agent: "Codex CLI", unix: "~/.codex/sessions/<year>/<month>/<day>/", windows: None },
     AgentLogs { agent: "Pi", unix: "~/.pi/agent/sessions/<project>/", windows: None },
     AgentLogs { agent: "Gemini CLI", unix: "~/.gemini/tmp/<project hash>/chats/", windows: None },
-    AgentLogs { agent: "Qwen Code", unix: "~/.qwen/tmp/<project hash>/chats/", windows: None },
+    AgentLogs {
+        agent: "Qwen Code",
+        unix: "~/.qwen/projects/<project>/chats/ (older versions: ~/.qwen/tmp/<project hash>/chats/)",
+        windows: None,
+    },
     AgentLogs { agent: "GitHub Copilot CLI", unix: "~/.copilot/session-state/<session>/", windows: None },
     AgentLogs { agent: "Aider", unix: "<repository>/.aider.chat.history.md", windows: None },
     AgentLogs {
@@ -135,6 +139,16 @@ const AGENTS: &[AgentLogs] = &[
     },
     AgentLogs { agent: "Amp", unix: "~/.local/share/amp/threads/", windows: None },
     AgentLogs { agent: "Cursor CLI", unix: "~/.cursor/projects/<project>/agent-transcripts/", windows: None },
+    AgentLogs {
+        agent: "Cursor IDE",
+        unix: "~/.config/Cursor/User/globalStorage/state.vscdb (macOS: ~/Library/Application Support/Cursor/User/globalStorage/state.vscdb)",
+        windows: Some("%APPDATA%\\Cursor\\User\\globalStorage\\state.vscdb"),
+    },
+    AgentLogs {
+        agent: "OpenCode",
+        unix: "~/.local/share/opencode/opencode.db (older versions: ~/.local/share/opencode/storage/)",
+        windows: None,
+    },
     AgentLogs {
         agent: "Claude Agent SDK, Codex SDK, Ollama",
         unix: "the JSONL a script saved (stream-json, codex exec --json, /api/chat)",
@@ -198,5 +212,60 @@ pub fn StartScreen() -> impl IntoView {
             </p>
             <AgentLocations />
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AGENTS;
+    use sessionscope_engine::history::agent_name;
+    use sessionscope_engine::model::Format;
+
+    /// Every format the engine reads; the match fails to compile when a format is added and
+    /// not listed here.
+    fn every_format() -> Vec<Format> {
+        use Format::*;
+        let all = vec![
+            Pending,
+            ClaudeCode,
+            AgentSdk,
+            CodexRollout,
+            CodexEvents,
+            Ollama,
+            Pi,
+            CopilotCli,
+            Aider,
+            GeminiCli,
+            QwenCode,
+            Cline,
+            RooCode,
+            Amp,
+            CursorCli,
+            OpenCode,
+            CursorIde,
+            AgentMeta,
+            Rejected,
+        ];
+        for format in &all {
+            match format {
+                Pending | ClaudeCode | AgentSdk | CodexRollout | CodexEvents | Ollama | Pi | CopilotCli | Aider
+                | GeminiCli | QwenCode | Cline | RooCode | Amp | CursorCli | OpenCode | CursorIde | AgentMeta
+                | Rejected => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn the_start_page_says_where_every_agent_read_keeps_its_logs() {
+        for format in every_format() {
+            let agent = agent_name(format);
+            if agent.is_empty() {
+                continue;
+            }
+            let row = AGENTS.iter().find(|row| row.agent.split(", ").any(|named| named.starts_with(agent)));
+            let row = row.unwrap_or_else(|| panic!("the start page does not name {agent} ({format:?})"));
+            assert!(!row.unix.is_empty(), "{agent} has no location");
+        }
     }
 }

@@ -85,6 +85,19 @@ const CASES = [
     agents: 0,
   },
   {
+    // The newer JSON Lines form: a metadata line, one message per line, `$set` updates and a
+    // rewind (`$rewindTo`).
+    file: "session-2026-02-10T14-00-b41c7d2e.jsonl",
+    label: "Gemini CLI session",
+    prompt: "Why does make test fail?",
+    says: "on a value with a trailing newline",
+    thinking: "Run the failing target",
+    rawField: '"gemini-3-flash-preview"',
+    agents: 0,
+    // The branch shown is the one after the rewind: the cancelled replace is not on it.
+    operationsShown: 1,
+  },
+  {
     file: "qwen-session.jsonl",
     label: "Qwen Code session",
     prompt: "List the TODOs in src/ and fix the first one.",

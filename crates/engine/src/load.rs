@@ -36,6 +36,13 @@ pub struct Loader {
     states: Vec<FileState>,
 }
 
+/// What becomes of a chunk pushed to a file.
+enum Admit {
+    Nothing,
+    CountOnly,
+    Append,
+}
+
 #[derive(Clone, Default)]
 struct FileState {
     /// Offset of the first byte not yet parsed.
@@ -103,28 +110,77 @@ impl Loader {
 
     /// Appends a chunk of a file and parses every line it completes.
     pub fn push(&mut self, file: FileId, chunk: &[u8]) {
-        let Some(state) = self.states.get_mut(file as usize) else { return };
-        if state.finished || chunk.is_empty() {
-            return;
+        self.push_with(file, chunk.len(), |room| room.copy_from_slice(chunk));
+    }
+
+    /// Appends a chunk of `len` bytes that `fill` writes into the file's buffer, and parses every
+    /// line it completes: bytes held elsewhere (a JavaScript buffer) are copied once, straight
+    /// into place.
+    pub fn push_with(&mut self, file: FileId, len: usize, fill: impl FnOnce(&mut [u8])) {
+        match self.admit(file, len) {
+            Admit::Nothing => {}
+            Admit::CountOnly => {
+                let mut chunk = vec![0; len];
+                fill(&mut chunk);
+                self.count_rejected(file, &chunk);
+            }
+            Admit::Append => {
+                let buffer = &mut self.bytes[file as usize];
+                let start = buffer.len();
+                buffer.resize(start + len, 0);
+                fill(&mut buffer[start..]);
+                self.parse_complete_lines(file, false);
+            }
         }
-        state.pushed += chunk.len() as u64;
+    }
+
+    /// Appends a chunk given as an owned buffer: the first chunk of a file becomes its buffer, not
+    /// copied.
+    pub fn push_vec(&mut self, file: FileId, chunk: Vec<u8>) {
+        match self.admit(file, chunk.len()) {
+            Admit::Nothing => {}
+            Admit::CountOnly => self.count_rejected(file, &chunk),
+            Admit::Append => {
+                let buffer = &mut self.bytes[file as usize];
+                if buffer.is_empty() {
+                    *buffer = chunk;
+                } else {
+                    buffer.extend_from_slice(&chunk);
+                }
+                self.parse_complete_lines(file, false);
+            }
+        }
+    }
+
+    /// Whether a chunk of `len` bytes is appended to a file, only counted (a rejected file), or
+    /// dropped (a finished file, an empty chunk). A chunk that would take the file past
+    /// [`Span::MAX_LEN`] rejects it.
+    fn admit(&mut self, file: FileId, len: usize) -> Admit {
+        let Some(state) = self.states.get_mut(file as usize) else { return Admit::Nothing };
+        if state.finished || len == 0 {
+            return Admit::Nothing;
+        }
+        state.pushed += len as u64;
         if self.sink.corpus.files[file as usize].format == Format::Rejected {
-            state.rejected_newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
-            state.rejected_tail = chunk.last() != Some(&b'\n');
-            return;
+            return Admit::CountOnly;
         }
-        let buffer = &mut self.bytes[file as usize];
-        if buffer.len() + chunk.len() > Span::MAX_LEN {
-            let size = buffer.len() + chunk.len();
+        let size = self.bytes[file as usize].len() + len;
+        if size > Span::MAX_LEN {
             self.reject(
                 file,
                 DiagnosticKind::FileTooLarge,
                 format!("the file is over {size} bytes; files over {} bytes cannot be opened", Span::MAX_LEN),
             );
-            return;
+            return Admit::Nothing;
         }
-        buffer.extend_from_slice(chunk);
-        self.parse_complete_lines(file, false);
+        Admit::Append
+    }
+
+    /// Counts the lines of a chunk of a rejected file, whose bytes are not kept.
+    fn count_rejected(&mut self, file: FileId, chunk: &[u8]) {
+        let Some(state) = self.states.get_mut(file as usize) else { return };
+        state.rejected_newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        state.rejected_tail = chunk.last() != Some(&b'\n');
     }
 
     /// Marks a file complete: its last line, if it has no newline, is parsed now.
@@ -188,6 +244,14 @@ impl Loader {
     pub fn add_bytes(&mut self, path: &str, bytes: &[u8]) -> FileId {
         let id = self.add_file(path, bytes.len() as u64);
         self.push(id, bytes);
+        self.finish_file(id);
+        id
+    }
+
+    /// Reads a whole file given as an owned buffer, which becomes the file's buffer uncopied.
+    pub fn add_vec(&mut self, path: &str, bytes: Vec<u8>) -> FileId {
+        let id = self.add_file(path, bytes.len() as u64);
+        self.push_vec(id, bytes);
         self.finish_file(id);
         id
     }
@@ -599,6 +663,12 @@ impl Loader {
     /// reads valid text and every byte range stays where it was.
     fn import(&mut self, file: FileId, line_no: u32, begin: usize, end: usize) -> LineOutcome {
         let f = file as usize;
+        let format = self.sink.corpus.files[f].format;
+        // Nearly every line is valid UTF-8: it is checked once, here, and read as it is.
+        if let Ok(line) = std::str::from_utf8(&self.bytes[f][begin..end]) {
+            let importer = &mut self.states[f].importer;
+            return import::import_line(format, &mut self.sink, &self.bytes, file, line_no, line, importer);
+        }
         if let Err(error) = std::str::from_utf8(&self.bytes[f][begin..end]) {
             let valid = begin + error.valid_up_to();
             let replaced = repair_utf8(&mut self.bytes[f][valid..end]);
@@ -610,7 +680,6 @@ impl Loader {
                 message: format!("{replaced} invalid UTF-8 byte(s) were replaced with '?'; the line was read"),
             });
         }
-        let format = self.sink.corpus.files[f].format;
         let importer = &mut self.states[f].importer;
         match std::str::from_utf8(&self.bytes[f][begin..end]) {
             Ok(line) => import::import_line(format, &mut self.sink, &self.bytes, file, line_no, line, importer),

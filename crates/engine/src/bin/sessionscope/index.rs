@@ -86,7 +86,7 @@ fn read_unit<'a>(files: impl Iterator<Item = &'a (PathBuf, String)>, folder: &st
     for (path, name) in files {
         match crate::read_source(path, name) {
             Ok(bytes) => {
-                loader.add_bytes(name, &bytes);
+                loader.add_vec(name, bytes);
             }
             Err(reason) => unreadable.push(FileProblem { path: name.clone(), reason }),
         }

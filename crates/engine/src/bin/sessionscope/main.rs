@@ -141,7 +141,7 @@ fn main() -> ExitCode {
     for (file, name) in &files {
         match read_source(file, name) {
             Ok(bytes) => {
-                loader.add_bytes(name, &bytes);
+                loader.add_vec(name, bytes);
             }
             Err(why) => eprintln!("sessionscope: {name}: {why}"),
         }
