@@ -302,3 +302,109 @@ fn an_aider_history_is_indexed_one_row_per_run() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0]["path"].as_str().is_some_and(|p| p.ends_with("README.md")));
 }
+
+/// Copies a fixture folder (`tests/fixtures/<from>`) to `to`, file by file.
+fn copy_fixture_folder(from: &str, to: &Path) {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(from);
+    for relative in files_under(&source) {
+        let target = to.join(&relative);
+        std::fs::create_dir_all(target.parent().expect("a parent")).expect("a folder");
+        std::fs::copy(source.join(&relative), &target).expect("copied");
+    }
+}
+
+/// Writes the format fixture `name` at `place` under `root`.
+fn place_fixture(root: &Path, fixture: &str, place: &str) {
+    let target = root.join(place);
+    std::fs::create_dir_all(target.parent().expect("a parent")).expect("a folder");
+    std::fs::write(&target, common::fixture(fixture)).expect("written");
+}
+
+/// Every agent's logs where that agent keeps them, under one home folder: one index reads them
+/// all, says which agent wrote each session, and every row equals the summary of its own files.
+#[test]
+fn every_agent_s_logs_in_their_own_folders_index_in_one_pass() {
+    let temp = TempDir::new("index-every-agent");
+    let home = temp.0.join("home");
+    let at = |fixture: &str, place: &str| place_fixture(&home, fixture, place);
+    at("every-line-type.jsonl", ".claude/projects/-home-dev-brewlog/every-line-type.jsonl");
+    let rollout = "rollout-2025-10-02T10-11-12-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl";
+    at(&format!("formats/{rollout}"), &format!(".codex/sessions/2025/10/02/{rollout}"));
+    at("formats/codex-sdk-events.jsonl", "scripts/codex-sdk-events.jsonl");
+    at("formats/agent-sdk-stream.jsonl", "scripts/agent-sdk-stream.jsonl");
+    at("formats/ollama-chat.jsonl", "scripts/ollama-chat.jsonl");
+    at("formats/pi-session.jsonl", ".pi/agent/sessions/--home-dev-brewlog--/pi-session.jsonl");
+    let gemini = ".gemini/tmp/9d8c7b6a5f4e3d2c1b0a99887766554433221100ffeeddccbbaa998877665544/chats";
+    at("formats/session-2025-11-03T09-15-7c2e9a41.json", &format!("{gemini}/session-2025-11-03T09-15-7c2e9a41.json"));
+    at("formats/session-2026-02-10T14-00-b41c7d2e.jsonl", &format!("{gemini}/session-2026-02-10T14-00-b41c7d2e.jsonl"));
+    at("formats/qwen-session.jsonl", ".qwen/projects/-home-dev-fetcher/chats/qwen-session.jsonl");
+    at("formats/copilot-events.jsonl", ".copilot/session-state/0f3c2b1a/events.jsonl");
+    let amp = "T-7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e.json";
+    at(&format!("formats/{amp}"), &format!(".local/share/amp/threads/{amp}"));
+    at("formats/demo.aider.chat.history.md", "code/brewlog/.aider.chat.history.md");
+    let storage = home.join(".config/Code/User/globalStorage");
+    copy_fixture_folder("tasks/saoudrizwan.claude-dev", &storage.join("saoudrizwan.claude-dev"));
+    copy_fixture_folder("tasks/rooveterinaryinc.roo-cline", &storage.join("rooveterinaryinc.roo-cline"));
+    copy_fixture_folder("cursor/projects", &home.join(".cursor/projects"));
+    for (sql, place) in [
+        ("opencode/opencode.sql", ".local/share/opencode/opencode.db"),
+        ("cursor/state.sql", ".config/Cursor/User/globalStorage/state.vscdb"),
+    ] {
+        let path = home.join(place);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("a folder");
+        let sql = String::from_utf8(common::fixture(sql)).expect("SQL text");
+        rusqlite::Connection::open(&path).and_then(|c| c.execute_batch(&sql)).expect("the fixture's database");
+    }
+
+    let index = run(&["index", "--json", home.to_str().expect("UTF-8")]);
+    let rows = index["sessions"].as_array().expect("sessions");
+    let mut agents: Vec<&str> = rows.iter().filter_map(|r| r["agent"].as_str()).collect();
+    agents.sort();
+    agents.dedup();
+    assert_eq!(
+        agents,
+        [
+            "Aider",
+            "Amp",
+            "Claude Agent SDK",
+            "Claude Code",
+            "Cline",
+            "Codex",
+            "Cursor",
+            "Cursor CLI",
+            "Gemini CLI",
+            "GitHub Copilot CLI",
+            "Ollama",
+            "OpenCode",
+            "Pi",
+            "Qwen Code",
+            "Roo Code",
+        ],
+        "every agent's sessions are found where it keeps them"
+    );
+    assert_eq!(index["problems"].as_array().map(Vec::len), Some(0), "{}", index["problems"]);
+    for row in rows {
+        let files = row["files"].as_array().expect("files");
+        let summary = summary_of(&temp.0, files);
+        // An Aider run is named by its file's path, which is shorter when the file is read alone.
+        let id = |value: &Value| value.as_str().and_then(|id| id.rsplit('/').next()).unwrap_or("").to_owned();
+        let session = summary["sessions"]
+            .as_array()
+            .and_then(|s| s.iter().find(|s| id(&s["session_id"]) == id(&row["session_id"])))
+            .unwrap_or_else(|| panic!("{} is in its files' summary", row["session_id"]));
+        assert_eq!(row["usage"], session["usage_with_agents"], "{} ({})", row["session_id"], row["agent"]);
+        let (row_cost, session_cost) = (row["cost_usd"].as_f64(), session["cost_with_agents_usd"].as_f64());
+        assert!(
+            matches!((row_cost, session_cost), (Some(a), Some(b)) if (a - b).abs() <= 2e-6),
+            "{}: {row_cost:?} {session_cost:?}",
+            row["session_id"]
+        );
+        assert_eq!(row["tool_calls"], session["tool_uses"], "{}", row["session_id"]);
+        assert_eq!(
+            row["agents"].as_u64(),
+            session["agents"].as_array().map(|a| a.len() as u64),
+            "{}",
+            row["session_id"]
+        );
+    }
+}

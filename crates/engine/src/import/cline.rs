@@ -80,6 +80,12 @@ pub(crate) fn kind_of_name(name: &str) -> Option<Kind> {
     }
 }
 
+/// Whether a file is one of a Cline or Roo Code task's (named by the folder it is in, the task's
+/// id): whoever names files by their path keeps that folder in the name.
+pub fn is_task_file(path: &str) -> bool {
+    kind_of_name(path.rsplit(['/', '\\']).next().unwrap_or(path)).is_some()
+}
+
 /// The task id of a task file: the folder it is in.
 pub(crate) fn task_of_path(path: &str) -> Option<String> {
     let mut parts = path.rsplit(['/', '\\']).filter(|p| !p.is_empty());

@@ -120,6 +120,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let file_base = file_base(&arguments.paths);
     let mut files = Vec::new();
     for path in &arguments.paths {
         let path = Path::new(path);
@@ -127,7 +128,8 @@ fn main() -> ExitCode {
             eprintln!("sessionscope: {}: no such file or folder", path.display());
             return ExitCode::from(1);
         }
-        collect(path, path.parent().unwrap_or(Path::new("")), &mut files);
+        let base = if path.is_file() { file_base.as_deref() } else { None };
+        collect(path, base.unwrap_or_else(|| path.parent().unwrap_or(Path::new(""))), &mut files);
     }
     // Path order, so the result does not depend on the order the file system lists files in.
     files.sort_by(|a, b| a.1.cmp(&b.1));
@@ -209,6 +211,33 @@ pub fn read_source(path: &Path, name: &str) -> Result<Vec<u8>, String> {
         eprintln!("sessionscope: {name}: {note}");
     }
     Ok(stream.bytes)
+}
+
+/// What the files given one by one are named from. One file alone is named by its name, except a
+/// task's file (Cline, Roo Code), whose folder is the task's id. Several files keep the layout
+/// they have together, as if the folder that holds them all was given: a transcript and the
+/// files of its `subagents/` folder, or a task's three files, read as they do from their folder.
+fn file_base(paths: &[String]) -> Option<PathBuf> {
+    let files: Vec<PathBuf> = paths
+        .iter()
+        .map(Path::new)
+        .filter(|p| p.is_file())
+        .map(|p| std::path::absolute(p).unwrap_or(p.into()))
+        .collect();
+    let mut common = files.first()?.parent()?.to_path_buf();
+    for file in &files[1..] {
+        while !file.starts_with(&common) {
+            if !common.pop() {
+                return None;
+            }
+        }
+    }
+    let keep_folder =
+        files.len() > 1 || files.iter().any(|f| sessionscope_engine::import::cline::is_task_file(&f.to_string_lossy()));
+    if keep_folder {
+        common.pop();
+    }
+    Some(common)
 }
 
 /// Files under `path`, with names relative to `base` (so `subagents/` folders stay visible).
