@@ -1,8 +1,9 @@
 //! Linking every agent conversation to the tool call that spawned it.
 //!
 //! Agent files are linked by, in order: the meta file's `toolUseId`, the Task result's
-//! `toolUseResult.agentId`, `agent_progress` lines, the `agentId: <id>` text of the result,
-//! and the prompt. Inline sidechains by `parentUuid`, the prompt, then a Task call within 2 s
+//! `toolUseResult.agentId` (a Roo Code subtask's `Subtask <id> completed.`), `agent_progress`
+//! lines, the `agentId: <id>` text of the result, a Cursor CLI call that names the agent, and
+//! the prompt (a Task's `prompt`, a new_task's `message` or Cline's `context`). Inline sidechains by `parentUuid`, the prompt, then a Task call within 2 s
 //! (the prompt comes before the time: parallel Task calls start their sidechains at the same
 //! instant, so time alone links them to the wrong call). Compaction agents attach to their
 //! compaction.
@@ -84,7 +85,7 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
             cursor_call_text.push((o, format!("{input}\n{result_text}")));
         }
         let input = call_input(corpus, op.call_entry, op.call_block);
-        if let Some(prompt) = input.get("prompt").and_then(|p| p.as_str()) {
+        if let Some(prompt) = spawn_prompt(&input) {
             prompt_of_op.insert(o, prompt.trim().to_owned());
         }
     }
@@ -173,12 +174,21 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
         conv.linked_by = Some(spawn.rule);
         conv.parent = parent;
         let text = |key: &str| input.get(key).and_then(|v| v.as_str()).unwrap_or("").to_owned();
-        // Claude's Task names the agent `subagent_type`, Copilot's task `agent_type`.
-        conv.agent_type = text("subagent_type");
-        if conv.agent_type.is_empty() {
-            conv.agent_type = text("agent_type");
-        }
+        // Claude's Task names the agent `subagent_type`, Copilot's task `agent_type`, Roo Code's
+        // new_task the `mode` the subtask runs in.
+        conv.agent_type = ["subagent_type", "agent_type", "mode"]
+            .iter()
+            .map(|key| text(key))
+            .find(|t| !t.is_empty())
+            .unwrap_or_default();
         conv.description = text("description");
+        // A call without a description (Cline's and Roo Code's new_task) is described by the
+        // first line of what it asks.
+        if conv.description.is_empty()
+            && let Some(prompt) = spawn_prompt(&input)
+        {
+            conv.description = short_line(prompt);
+        }
     }
 
     // Meta files fill in what the spawning call does not say.
@@ -379,6 +389,24 @@ fn first_prompt_text(corpus: &Corpus, graph: &Graph, conv: &Conversation) -> Opt
     None
 }
 
+/// What a spawning call asks its agent: `prompt` (Claude's Task, Copilot's and OpenCode's task,
+/// Cursor's Task and task_v2), `message` (Roo Code's new_task) or `context` (Cline's new_task).
+fn spawn_prompt(input: &serde_json::Value) -> Option<&str> {
+    ["prompt", "message", "context"]
+        .iter()
+        .find_map(|key| input.get(key).and_then(|v| v.as_str()).filter(|p| !p.trim().is_empty()))
+}
+
+/// The first non-blank line of a text, cut to 80 characters.
+fn short_line(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let mut out: String = line.chars().take(80).collect();
+    if line.chars().nth(80).is_some() {
+        out.push('…');
+    }
+    out
+}
+
 /// `agentId: a1b2c3` in a Task result text.
 fn agent_id_in_text(text: &str) -> Option<String> {
     let at = text.rfind("agentId: ")? + "agentId: ".len();
@@ -392,5 +420,15 @@ mod tests {
     fn agent_ids_are_found_in_result_texts() {
         assert_eq!(super::agent_id_in_text("done.\nagentId: a1b2c3d (use it to resume)").as_deref(), Some("a1b2c3d"));
         assert_eq!(super::agent_id_in_text("no id here"), None);
+    }
+
+    #[test]
+    fn spawning_calls_ask_in_their_prompt_message_or_context() {
+        let input = serde_json::json!({"mode": "code", "message": "Write the parser"});
+        assert_eq!(super::spawn_prompt(&input), Some("Write the parser"));
+        assert_eq!(super::spawn_prompt(&serde_json::json!({"context": "Go on"})), Some("Go on"));
+        assert_eq!(super::spawn_prompt(&serde_json::json!({"prompt": " "})), None);
+        assert_eq!(super::short_line("\n  first line \nsecond"), "first line");
+        assert_eq!(super::short_line(&"é".repeat(90)).chars().count(), 81);
     }
 }

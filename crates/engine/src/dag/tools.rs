@@ -79,8 +79,10 @@ impl ToolCategory {
             "powershell" | "read_bash" | "write_bash" | "stop_bash" | "list_bash" | "read_powershell"
             | "write_powershell" | "stop_powershell" | "list_powershell" => ToolCategory::Execute,
             "task" => ToolCategory::Agent,
-            // Cursor CLI's tools (Read, Grep, Glob, LS, Write, Task as Claude Code names them).
+            // Cursor CLI's tools (Read, Grep, Glob, LS, Write, Task as Claude Code names them;
+            // newer versions spawn subagents with `task_v2`).
             "Shell" | "AwaitShell" => ToolCategory::Execute,
+            "task_v2" => ToolCategory::Agent,
             "StrReplace" | "Delete" | "EditNotebook" => ToolCategory::Edit,
             // OpenCode's tools (`read`, `edit`, `write`, `bash`, `grep`, `glob`, `task` as above).
             "list" => ToolCategory::Search,
@@ -606,7 +608,7 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
         "LS" => path("path"),
         "WebFetch" | "web_fetch" => text("url").to_owned(),
         "WebSearch" | "web_search" => text("query").to_owned(),
-        "Task" | "Agent" => {
+        "Task" | "Agent" | "task_v2" => {
             let kind = text("subagent_type");
             let description = text("description");
             if kind.is_empty() { description.to_owned() } else { format!("{description} ({kind})") }
@@ -690,8 +692,9 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
             if within.is_empty() { text("regex").to_owned() } else { format!("{} in {within}", text("regex")) }
         }
         "use_mcp_tool" => format!("{} {}", text("server_name"), text("tool_name")),
+        // Roo Code asks with `message` (and a `mode`), Cline hands over its `context`.
         "new_task" => {
-            let message = first_line(text("message"));
+            let message = first_line(if text("message").is_empty() { text("context") } else { text("message") });
             if text("mode").is_empty() { message } else { format!("{message} ({})", text("mode")) }
         }
         // GitHub Copilot CLI's tools: `path`, `view_range`, `file_text`, `old_str`/`new_str`.
