@@ -96,6 +96,9 @@ enum Place {
     /// `<folder>/agent-<id>.jsonl` of older versions, beside the main transcripts: the session
     /// it belongs to is named inside it.
     LooseAgent { folder: String },
+    /// A Gemini CLI subagent's conversation, `<chats>/<session id>/<agent id>.jsonl`: it belongs
+    /// to the session file of `<chats>` whose name ends with the session id's first 8 characters.
+    GeminiAgent { chats: String, session: String },
     /// Anything else is a unit of its own.
     Alone,
 }
@@ -124,6 +127,10 @@ fn place_of(path: &str) -> Place {
         return Place::Session { folder: folder.join("/"), session: (*task).to_owned(), main };
     }
     let Some(stem) = name.strip_suffix(".jsonl") else { return Place::Alone };
+    if let Some(session) = crate::import::gemini::subagent_folder(path) {
+        let chats = parents[..parents.len().saturating_sub(1)].join("/");
+        return Place::GeminiAgent { chats, session: session.to_owned() };
+    }
     if stem.starts_with("agent-") {
         return Place::LooseAgent { folder: parents.join("/") };
     }
@@ -219,6 +226,17 @@ pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
         }
         current
     };
+    // Gemini CLI session files by their folder and the first 8 characters of their id, which end
+    // their name (`session-<time>-<id prefix>.jsonl`).
+    let mut gemini_sessions: HashMap<(String, String), String> = HashMap::new();
+    for path in paths {
+        if let Place::Session { folder, session, main: true } = place_of(path)
+            && session.starts_with("session-")
+            && let Some((_, short)) = session.rsplit_once('-')
+        {
+            gemini_sessions.entry((folder, short.to_owned())).or_insert(session);
+        }
+    }
     let mut units: Vec<Unit> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
     let mut order: Vec<usize> = (0..paths.len()).collect();
@@ -245,6 +263,14 @@ pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
                 };
                 let key = if folder.is_empty() { session } else { format!("{folder}/{session}") };
                 add(&mut units, key, folder, i, main);
+            }
+            Place::GeminiAgent { chats, session } => {
+                let short: String = session.chars().take(8).collect();
+                let key = match gemini_sessions.get(&(chats.clone(), short)) {
+                    Some(file) => format!("{chats}/{file}"),
+                    None => format!("{chats}/{session}"),
+                };
+                add(&mut units, key, chats, i, false);
             }
             Place::LooseAgent { folder } => {
                 let session = hints.get(i).cloned().flatten();

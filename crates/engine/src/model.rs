@@ -244,6 +244,9 @@ impl Block {
     pub const JSON_IN_STRING: u8 = 1 << 2;
     /// The body is the legacy `toolArguments` of an older tool call entry.
     pub const LEGACY: u8 = 1 << 3;
+    /// A tool call that the log says ran a subagent, whatever the tool is named (Gemini CLI
+    /// names the call after the agent): a call of the agent category.
+    pub const SPAWNS_AGENT: u8 = 1 << 4;
 }
 
 const _: () = assert!(std::mem::size_of::<Block>() == 24);

@@ -1,7 +1,8 @@
 //! Subagents that other agents write in a file or folder of their own, nested under the tool
-//! call that spawned them: Cline and Roo Code subtasks (a task folder each). Hand-written
-//! fixtures in `tests/fixtures/tasks/subtasks/`; each set has a parent, its subtasks, and one
-//! that no call names, which stays on its own.
+//! call that spawned them: Cline and Roo Code subtasks (a task folder each), Gemini CLI
+//! subagents (`chats/<session>/<agent>.jsonl`). Hand-written fixtures in
+//! `tests/fixtures/tasks/subtasks/` and `tests/fixtures/subagents/`; each set has a parent, its
+//! subagents, and one that no call names, which stays on its own.
 
 mod common;
 
@@ -318,4 +319,61 @@ fn the_real_roo_code_task_names_no_subtask_folder_its_calls_keep_their_results()
     assert_eq!(graph.sessions.len(), 1);
     assert!(graph.sessions[0].agents.is_empty());
     assert!(graph.unlinked_agents.is_empty());
+}
+
+const GEMINI_SESSION: &str = "4b7c9d21-6e5f-4a3b-9c8d-7e6f5a4b3c2d";
+
+#[test]
+fn gemini_cli_subagents_in_their_session_folder_nest_under_the_calls_that_ran_them() {
+    let files = fixture_folder("subagents/gemini");
+    assert_eq!(files.len(), 4);
+    let (corpus, graph) = load_checked(&files);
+    assert!(corpus.files.iter().all(|f| f.format == Format::GeminiCli), "{:?}", corpus.files);
+    insta::assert_snapshot!("subagents-gemini", dump(&corpus));
+    assert_eq!(graph.sessions.len(), 1, "{:?}", graph.sessions.iter().map(|s| &s.id).collect::<Vec<_>>());
+    let session = &graph.sessions[0];
+    assert_eq!(session.id, GEMINI_SESSION);
+    // The session's summary names it; a subagent's (its result) does not.
+    assert_eq!(session.title, "Empty March report");
+    assert_eq!(session.agents.len(), 3);
+    // The calls named after the agents are of the agent category.
+    let calls: Vec<_> =
+        graph.tool_ops.iter().filter(|op| op.category == sessionscope_engine::dag::ToolCategory::Agent).collect();
+    assert_eq!(calls.len(), 2);
+    // The call whose record names the agent: its result reports it.
+    let named = agent(&graph, "k3j9x2");
+    assert_eq!(named.linked_by, Some(LinkRule::ToolResultAgentId));
+    assert_eq!(call_id(&corpus, named), "codebase_investigator-1");
+    assert_eq!(named.depth, 1);
+    // The call that names none: by what it asked, which the agent's first message holds.
+    let asked = agent(&graph, "p8q2w7");
+    assert_eq!(asked.linked_by, Some(LinkRule::Prompt));
+    assert_eq!(call_id(&corpus, asked), "generalist-2");
+    // An agent no call ran: of the session, on its own.
+    let alone = agent(&graph, "z0r9t1");
+    assert_eq!((alone.linked_by, alone.entries), (None, 2));
+    assert_eq!(graph.unlinked_agents.len(), 1);
+    assert!(corpus.entries.iter().filter(|e| e.file != 3).all(|e| e.is_sidechain()));
+    // Every response's tokens, summed by hand.
+    assert_eq!(totals(&session.usage_with_agents), (7300, 292, 0, 6400));
+
+    // The history: the session's folder joins the session file whose name ends with its id.
+    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    let units = group_into_units(&paths, &hints(&files));
+    assert_eq!(units.len(), 1, "{units:?}");
+    assert!(paths[units[0].files[0]].ends_with("session-2026-03-04T10-00-4b7c9d21.jsonl"));
+    let rows = index_unit(&corpus, &graph, &units[0].folder).rows;
+    assert_eq!(rows.len(), 1);
+    let hash = "7c1e4b9a2d3f5e6a8b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a";
+    assert_eq!((rows[0].agents, rows[0].project.as_str(), rows[0].title.as_str()), (3, hash, "Empty March report"));
+    assert_eq!(rows[0].usage.input_tokens, 7300);
+
+    // A subagent's file read without its session: a session named by the folder, no main
+    // thread, nothing dropped.
+    let alone: Vec<(String, Vec<u8>)> = files.iter().filter(|(p, _)| p.ends_with("k3j9x2.jsonl")).cloned().collect();
+    let corpus = load_chunked(&alone, 0);
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 1);
+    assert_eq!(graph.sessions[0].id, GEMINI_SESSION);
+    assert_eq!(graph.nodes.len(), corpus.entries.len());
 }

@@ -62,13 +62,14 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
     let mut result_text_agent: FxHashMap<String, OpId> = FxHashMap::default();
     let mut prompt_of_op: FxHashMap<OpId, String> = FxHashMap::default();
     let mut cursor_call_text: Vec<(OpId, String)> = Vec::new();
-    let is_cursor = |entry: EntryId| {
+    let is_format = |entry: EntryId, format: Format| {
         corpus
             .entries
             .get(entry.index())
             .and_then(|e| corpus.files.get(e.file as usize))
-            .is_some_and(|f| f.format == Format::CursorCli)
+            .is_some_and(|f| f.format == format)
     };
+    let is_cursor = |entry: EntryId| is_format(entry, Format::CursorCli);
     for &o in &agent_ops {
         let op = ops[o.index()];
         let mut result_text = String::new();
@@ -150,6 +151,22 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
                             .and_then(|&o| by_op(o, LinkRule::Prompt))
                     });
                 }
+                // A Gemini CLI subagent's first message is its agent's query with what the call
+                // asked filled in: the call of its session whose longest argument it holds.
+                if spawn.is_none() && conv.roots.first().is_some_and(|&r| is_format(r, Format::GeminiCli)) {
+                    let text = first_prompt_whole(corpus, graph, conv);
+                    spawn = agent_ops
+                        .iter()
+                        .find(|&&o| {
+                            let op = ops[o.index()];
+                            !claimed[o.index()]
+                                && graph.conversations[op.conversation.index()].session == conv.session
+                                && is_format(op.call_entry, Format::GeminiCli)
+                                && longest_argument(&call_input(corpus, op.call_entry, op.call_block))
+                                    .is_some_and(|ask| text.contains(ask))
+                        })
+                        .and_then(|&o| by_op(o, LinkRule::Prompt));
+                }
                 spawn
             }
             ConversationKind::InlineSidechain => link_inline(corpus, graph, conv, &agent_ops, &prompt_of_op, &claimed),
@@ -188,6 +205,18 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
             && let Some(prompt) = spawn_prompt(&input)
         {
             conv.description = short_line(prompt);
+        }
+        // Gemini CLI names the call after the agent it runs, and asks in arguments of the
+        // agent's own (`objective`, `request`, ...).
+        if is_format(spawn.entry, Format::GeminiCli) && spawn.block.is_some() {
+            if conv.agent_type.is_empty() {
+                conv.agent_type = corpus.sym(corpus.blocks[spawn.block.index()].name).to_owned();
+            }
+            if conv.description.is_empty()
+                && let Some(ask) = longest_argument(&input)
+            {
+                conv.description = short_line(ask);
+            }
         }
     }
 
@@ -395,6 +424,37 @@ fn spawn_prompt(input: &serde_json::Value) -> Option<&str> {
     ["prompt", "message", "context"]
         .iter()
         .find_map(|key| input.get(key).and_then(|v| v.as_str()).filter(|p| !p.trim().is_empty()))
+}
+
+/// The longest string argument of a call (at least 8 characters, trimmed): what it asked.
+fn longest_argument(input: &serde_json::Value) -> Option<&str> {
+    let object = input.as_object()?;
+    object.values().filter_map(|v| v.as_str()).map(str::trim).filter(|v| v.chars().count() >= 8).max_by_key(|v| v.len())
+}
+
+/// All the text of the first prompt of a conversation (every text block, not only the first).
+fn first_prompt_whole(corpus: &Corpus, graph: &Graph, conv: &Conversation) -> String {
+    let Some(&root) = conv.roots.first() else { return String::new() };
+    let mut current = root;
+    for _ in 0..8 {
+        let entry = &corpus.entries[current.index()];
+        if is_prompt(entry) {
+            let mut text = String::new();
+            if entry.flags.has(crate::model::EntryFlags::STRING_CONTENT) {
+                text.push_str(&corpus.span_text(entry.file, entry.content));
+            }
+            for block in corpus.blocks_of(entry).iter().filter(|b| b.kind == BlockKind::Text) {
+                text.push('\n');
+                text.push_str(&corpus.span_text(entry.file, block.body));
+            }
+            return text;
+        }
+        current = graph.nodes[current.index()].first_child;
+        if current.is_none() {
+            break;
+        }
+    }
+    String::new()
 }
 
 /// The first non-blank line of a text, cut to 80 characters.

@@ -62,6 +62,9 @@ impl ToolCategory {
             "run_shell_command" => ToolCategory::Execute,
             "google_web_search" => ToolCategory::Web,
             "write_todos" => ToolCategory::PlanTodo,
+            // Gemini CLI's built-in subagents, each a tool named after it (and the tool that
+            // delegated to one by name).
+            "codebase_investigator" | "cli_help" | "generalist" | "delegate_to_agent" => ToolCategory::Agent,
             // Cline's and Roo Code's tools (read_file is Codex's too).
             "list_files" | "search_files" | "list_code_definition_names" | "codebase_search" => ToolCategory::Search,
             "write_to_file" | "replace_in_file" | "apply_diff" | "search_and_replace" | "insert_content"
@@ -174,7 +177,11 @@ pub(crate) fn pair_tool_calls(corpus: &Corpus, graph: &mut Graph) {
                 result_entry: EntryId::NONE,
                 result_block: BlockId::NONE,
                 name: block.name,
-                category: ToolCategory::of(name),
+                category: if block.flags & Block::SPAWNS_AGENT != 0 {
+                    ToolCategory::Agent
+                } else {
+                    ToolCategory::of(name)
+                },
                 status: ToolStatus::NoResult,
                 duration_ms: -1,
                 conversation: graph.nodes[e].conversation,
