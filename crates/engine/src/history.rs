@@ -106,6 +106,17 @@ enum Place {
 fn place_of(path: &str) -> Place {
     let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
     let Some((name, parents)) = parts.split_last() else { return Place::Alone };
+    // A Qwen Code background agent's transcript (and its meta file),
+    // `<project>/subagents/<session id>/agent-<id>.jsonl`: of the session `<project>/chats/<session
+    // id>.jsonl`.
+    if parents.len() >= 3 && parents[parents.len() - 2] == "subagents" && name.starts_with("agent-") {
+        let at = parents.len() - 2;
+        return Place::Session {
+            folder: format!("{}/chats", parents[..at].join("/")),
+            session: parents[at + 1].to_owned(),
+            main: false,
+        };
+    }
     if let Some(at) = parents.iter().rposition(|p| *p == "subagents")
         && at >= 1
     {

@@ -1,6 +1,7 @@
 //! Subagents that other agents write in a file or folder of their own, nested under the tool
 //! call that spawned them: Cline and Roo Code subtasks (a task folder each), Gemini CLI
-//! subagents (`chats/<session>/<agent>.jsonl`). Hand-written fixtures in
+//! subagents (`chats/<session>/<agent>.jsonl`) and Qwen Code background agents
+//! (`subagents/<session>/agent-<id>.jsonl`). Hand-written fixtures in
 //! `tests/fixtures/tasks/subtasks/` and `tests/fixtures/subagents/`; each set has a parent, its
 //! subagents, and one that no call names, which stays on its own.
 
@@ -376,4 +377,47 @@ fn gemini_cli_subagents_in_their_session_folder_nest_under_the_calls_that_ran_th
     assert_eq!(graph.sessions.len(), 1);
     assert_eq!(graph.sessions[0].id, GEMINI_SESSION);
     assert_eq!(graph.nodes.len(), corpus.entries.len());
+}
+
+const QWEN_SESSION: &str = "0f1e2d3c-4b5a-4697-8877-665544332211";
+
+#[test]
+fn qwen_code_background_agents_nest_under_the_calls_their_meta_files_or_prompts_name() {
+    let files = fixture_folder("subagents/qwen");
+    assert_eq!(files.len(), 6);
+    let (corpus, graph) = load_checked(&files);
+    insta::assert_snapshot!("subagents-qwen", dump(&corpus));
+    assert_eq!(graph.sessions.len(), 1, "{:?}", graph.sessions.iter().map(|s| &s.id).collect::<Vec<_>>());
+    let session = &graph.sessions[0];
+    assert_eq!((session.id.as_str(), session.agents.len()), (QWEN_SESSION, 3));
+    assert_eq!(session.title, "Which importers have no tests?");
+    // Its meta file names the call that launched it.
+    let meta = agent(&graph, "explore-7f3c");
+    assert_eq!(meta.linked_by, Some(LinkRule::MetaFile));
+    assert_eq!(call_id(&corpus, meta), "call_ag1");
+    assert_eq!((meta.agent_type.as_str(), meta.description.as_str()), ("explore", "List the importers"));
+    // No meta file: the call whose prompt its first message is.
+    let prompted = agent(&graph, "general-2b4d");
+    assert_eq!(prompted.linked_by, Some(LinkRule::Prompt));
+    assert_eq!(call_id(&corpus, prompted), "call_ag2");
+    // A meta file that names no call, a prompt no call asked: on its own.
+    let alone = agent(&graph, "general-9e8f");
+    assert_eq!(alone.linked_by, None);
+    assert_eq!(graph.unlinked_agents.len(), 1);
+    assert_eq!(totals(&session.usage_with_agents), (9100, 201, 0, 10000));
+
+    // The history: `subagents/<session>/` joins `chats/<session>.jsonl`, the meta files too.
+    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    let units = group_into_units(&paths, &hints(&files));
+    assert_eq!(units.len(), 1, "{units:?}");
+    assert_eq!(units[0].files.len(), 6);
+    assert!(paths[units[0].files[0]].ends_with(&format!("chats/{QWEN_SESSION}.jsonl")));
+    let rows = index_unit(&corpus, &graph, &units[0].folder).rows;
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        (rows[0].agents, rows[0].agent.as_str(), rows[0].project.as_str()),
+        (3, "Qwen Code", "/home/dev/ledger")
+    );
+    assert_eq!(rows[0].usage.input_tokens, 9100);
+    assert!(history::file_problems(&corpus, &graph).is_empty());
 }

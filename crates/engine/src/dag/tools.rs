@@ -82,6 +82,8 @@ impl ToolCategory {
             "powershell" | "read_bash" | "write_bash" | "stop_bash" | "list_bash" | "read_powershell"
             | "write_powershell" | "stop_powershell" | "list_powershell" => ToolCategory::Execute,
             "task" => ToolCategory::Agent,
+            // Qwen Code's (`task` in older versions).
+            "agent" => ToolCategory::Agent,
             // Cursor CLI's tools (Read, Grep, Glob, LS, Write, Task as Claude Code names them;
             // newer versions spawn subagents with `task_v2`).
             "Shell" | "AwaitShell" => ToolCategory::Execute,
