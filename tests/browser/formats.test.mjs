@@ -355,21 +355,31 @@ test("a dropped Cursor CLI transcript folder is one session, its subagents neste
   await app.context.close();
 });
 
-test("sharing a Pi session without its thinking says the file is left out whole, and the note is gone when nothing is left out", async () => {
-  const file = "pi-session.jsonl";
-  const app = await openApp(browser, server);
-  const page = app.page;
-  await dropFiles(page, [{ name: file, bytes: readFileSync(join(FORMATS, file)) }]);
-  await tree(page).waitFor();
-  await page.getByRole("button", { name: "Share…" }).click();
-  const dialog = page.getByRole("dialog", { name: "Share, redacted" });
-  await dialog.waitFor();
-  const note = dialog.getByRole("note").filter({ hasText: "left out whole" });
-  assert.equal(await note.count(), 0, "nothing is left out yet");
-  await dialog.getByRole("checkbox", { name: "Thinking" }).check();
-  await note.filter({ hasText: "Files read as Pi session are left out whole" }).waitFor();
-  await dialog.getByRole("checkbox", { name: "Thinking" }).uncheck();
-  await note.waitFor({ state: "detached" });
-  assert.deepEqual(app.errors, []);
-  await app.context.close();
+test("sharing a Pi session without its thinking keeps its file; an Ollama capture's is left out whole, and the note is gone when nothing is left out", async () => {
+  for (const { file, note } of [
+    { file: "pi-session.jsonl", note: null },
+    { file: "ollama-chat.jsonl", note: "Files read as Ollama chat capture are left out whole" },
+  ]) {
+    const app = await openApp(browser, server);
+    const page = app.page;
+    await dropFiles(page, [{ name: file, bytes: readFileSync(join(FORMATS, file)) }]);
+    await tree(page).waitFor();
+    await page.getByRole("button", { name: "Share…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Share, redacted" });
+    await dialog.waitFor();
+    const notes = dialog.getByRole("note").filter({ hasText: "left out whole" });
+    assert.equal(await notes.count(), 0, `${file}: nothing is left out yet`);
+    await dialog.getByRole("checkbox", { name: "Thinking" }).check();
+    if (note) {
+      await notes.filter({ hasText: note }).waitFor();
+    } else {
+      // Pi's thinking is taken out of its lines: the file is shared, no note says otherwise.
+      await page.waitForTimeout(300);
+      assert.equal(await notes.count(), 0, `${file}: its thinking can be taken out`);
+    }
+    await dialog.getByRole("checkbox", { name: "Thinking" }).uncheck();
+    await notes.first().waitFor({ state: "detached" });
+    assert.deepEqual(app.errors, []);
+    await app.context.close();
+  }
 });

@@ -2592,23 +2592,21 @@ fn a_share_that_leaves_thinking_out_never_carries_a_format_it_cannot_take_it_out
     use sessionscope_engine::share::scope::Scope;
     let options =
         ShareOptions { parts: DropParts { thinking: true, ..DropParts::default() }, ..ShareOptions::default() };
-    // Codex reasoning, Pi thinking blocks beside toolResult messages, Gemini thoughts, Copilot
-    // reasoningText, Aider's thinking tags: the redactor does not know where they are in these
-    // lines, so the files stay out of the share rather than carry their thinking.
-    for name in [ROLLOUT, EVENTS, OLLAMA, PI, GEMINI, GEMINI_LINES, QWEN, COPILOT, AIDER, AMP] {
+    // An Ollama capture streams its thinking in `<think>` chunks of content: the redactor does not
+    // take it apart, so the file stays out of the share rather than carry its thinking.
+    let (corpus, graph) = load(OLLAMA);
+    let bundle = share_scope(&corpus, &graph, &Scope::All, &options, |_| true).unwrap();
+    assert!(bundle.files.is_empty(), "{:?}", bundle.files.iter().map(|f| &f.0).collect::<Vec<_>>());
+    assert!(bundle.header.redaction.dropped_lines > 0, "the lines left out are counted");
+    let whole = share_scope(&corpus, &graph, &Scope::All, &ShareOptions::default(), |_| true).unwrap();
+    assert!(!whole.files.is_empty());
+    // The other formats keep their lines, their thinking taken out (see tests/shares.rs).
+    for name in [SDK, ROLLOUT, EVENTS, PI, GEMINI, GEMINI_LINES, QWEN, COPILOT, AIDER, AMP] {
         let (corpus, graph) = load(name);
         let bundle = share_scope(&corpus, &graph, &Scope::All, &options, |_| true).unwrap();
-        assert!(bundle.files.is_empty(), "{name}: {:?}", bundle.files.iter().map(|f| &f.0).collect::<Vec<_>>());
-        assert!(bundle.header.redaction.dropped_lines > 0, "{name}: the lines left out are counted");
-        // Without parts to leave out, the same file is shared.
-        let whole = share_scope(&corpus, &graph, &Scope::All, &ShareOptions::default(), |_| true).unwrap();
-        assert!(!whole.files.is_empty(), "{name}");
+        let text: String = bundle.files.iter().map(|(_, b)| String::from_utf8_lossy(b).into_owned()).collect();
+        assert!(!text.is_empty() && !text.contains("\"type\":\"thinking\""), "{name}: {text}");
     }
-    // A Claude Agent SDK stream keeps its lines, its thinking blocks taken out.
-    let (corpus, graph) = load(SDK);
-    let bundle = share_scope(&corpus, &graph, &Scope::All, &options, |_| true).unwrap();
-    let text: String = bundle.files.iter().map(|(_, b)| String::from_utf8_lossy(b).into_owned()).collect();
-    assert!(!text.is_empty() && !text.contains("\"type\":\"thinking\""), "{text}");
 }
 
 /// The Cursor CLI fixture folder: a transcript with three subagents, under
