@@ -375,8 +375,8 @@ fn link_subtasks(sink: &mut Sink) {
             parent[c] = Some(p);
         }
     }
-    for p in 0..n {
-        for name in &tasks[p].named {
+    for (p, task) in tasks.iter().enumerate() {
+        for name in &task.named {
             if let Some(&c) = index.get(name.as_str())
                 && parent[c].is_none()
                 && !above(&parent, c, p)
