@@ -175,6 +175,36 @@ fn roo_code_subtasks_nest_under_the_new_task_calls_whose_results_name_them() {
 }
 
 #[test]
+fn a_share_of_a_task_keeps_its_subtasks_unless_they_are_left_out() {
+    use sessionscope_engine::redact::DropParts;
+    use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
+    use sessionscope_engine::share::scope::Scope;
+    let files = fixture_folder("tasks/subtasks/roo-delegation");
+    let (corpus, graph) = load_checked(&files);
+    let share = |subagents: bool| {
+        let options =
+            ShareOptions { parts: DropParts { subagents, ..DropParts::default() }, ..ShareOptions::default() };
+        share_scope(&corpus, &graph, &Scope::Session(sessionscope_engine::dag::SessionId::new(0)), &options, |_| true)
+            .expect("a share")
+    };
+    let text = |bundle: &sessionscope_engine::share::Bundle| -> String {
+        bundle.files.iter().map(|(_, b)| String::from_utf8_lossy(b).into_owned()).collect()
+    };
+    // With its subtasks: they read back nested as they were.
+    let whole = share(false);
+    assert_eq!(whole.files.len(), 12);
+    let back = sessionscope_engine::Loader::read_all(whole.files.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
+    let back_graph = Graph::build(&back);
+    assert_eq!((back_graph.sessions.len(), back_graph.sessions[0].agents.len()), (1, 3));
+    // Without them: none of their files, none of their words.
+    let alone = share(true);
+    assert_eq!(alone.files.len(), 3, "{:?}", alone.files.iter().map(|f| &f.0).collect::<Vec<_>>());
+    assert!(!text(&alone).contains("export function parse"));
+    assert!(!text(&alone).contains("4 passing"));
+    assert_eq!(alone.header.redaction.dropped_parts, ["subagents"]);
+}
+
+#[test]
 fn a_subtask_loaded_without_the_task_that_spawned_it_is_a_session_of_its_own() {
     let files: Vec<(String, Vec<u8>)> =
         fixture_folder("tasks/subtasks/roo-delegation").into_iter().filter(|(p, _)| p.contains(ROO_CHILD)).collect();
