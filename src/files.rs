@@ -154,25 +154,34 @@ pub async fn walk_drop(dropped: Dropped, on_batch: &mut OnBatch<'_>) -> usize {
     found
 }
 
-/// Whether a folder whose children are `(name, is a folder)` is walked whole (it holds logs)
-/// rather than child by child. `~/.claude` and `~/.codex` hold a log or two of their own (the
-/// prompt history) beside the folder of sessions: they are walked child by child all the same.
-pub fn is_walked_whole(children: impl Iterator<Item = (String, bool)>) -> bool {
-    let (mut holds_logs, mut holds_sessions_folder) = (false, false);
+/// Whether a folder named `folder` whose children are `(name, is a folder)` is walked whole (it
+/// holds logs) rather than child by child. `~/.claude` and `~/.codex` hold a log or two of their
+/// own (the prompt history) beside the folder of sessions: they are walked child by child all the
+/// same. Some sessions lie in two folders, walked whole so that a batch holds them whole: a VS
+/// Code extension's `tasks` folder (Cline, Roo Code: a subtask's folder lies beside the task that
+/// spawned it) and a Qwen Code project (a subagent's transcript is under `subagents/`, its
+/// session's under `chats/`).
+pub fn is_walked_whole(folder: &str, children: impl Iterator<Item = (String, bool)>) -> bool {
+    let (mut holds_logs, mut holds_sessions_folder, mut holds_folders) = (false, false, false);
+    let (mut chats, mut subagents) = (false, false);
     for (name, is_folder) in children {
         holds_logs |= !is_folder && looks_like_a_log(&name);
         holds_sessions_folder |= is_folder && matches!(name.as_str(), "projects" | "sessions");
+        holds_folders |= is_folder;
+        chats |= is_folder && name == "chats";
+        subagents |= is_folder && name == "subagents";
     }
-    holds_logs && !holds_sessions_folder
+    (holds_logs && !holds_sessions_folder) || (folder == "tasks" && holds_folders) || (chats && subagents)
 }
 
 /// The batches of a dropped folder: itself whole if it holds logs, else its own files, then its
 /// children's batches as they are walked.
 fn walk_folder(folder: web_sys::FileSystemDirectoryEntry) -> futures::stream::LocalBoxStream<'static, Picked> {
     use futures::StreamExt;
+    let folder_name = folder.name();
     futures::stream::once(async move { read_directory(&folder).await })
-        .flat_map(|children| {
-            if is_walked_whole(children.iter().map(|e| (e.name(), e.is_directory()))) {
+        .flat_map(move |children| {
+            if is_walked_whole(&folder_name, children.iter().map(|e| (e.name(), e.is_directory()))) {
                 let whole = walk_whole(children.into_iter().map(|e| (e, true)).collect(), true);
                 return futures::stream::once(whole).boxed_local();
             }

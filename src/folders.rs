@@ -240,7 +240,8 @@ fn walk_folder(path: String, folder: FileSystemDirectoryHandle) -> Batches {
 fn walk_listed(path: String, listed: Vec<FileSystemHandle>) -> Batches {
     use futures::StreamExt;
     let named = |h: FileSystemHandle| (format!("{path}/{}", h.name()), h);
-    if crate::files::is_walked_whole(listed.iter().map(|h| (h.name(), is_folder(h)))) {
+    let name = path.rsplit('/').next().unwrap_or(&path).to_owned();
+    if crate::files::is_walked_whole(&name, listed.iter().map(|h| (h.name(), is_folder(h)))) {
         return futures::stream::once(walk_whole(listed.into_iter().map(named).collect())).boxed_local();
     }
     let (folders, files): (Vec<_>, Vec<_>) = listed.into_iter().map(named).partition(|(_, h)| is_folder(h));

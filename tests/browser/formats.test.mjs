@@ -368,21 +368,92 @@ test("a dropped Cursor CLI transcript folder is one session, its subagents neste
   await app.context.close();
 });
 
-test("sharing a Pi session without its thinking says the file is left out whole, and the note is gone when nothing is left out", async () => {
-  const file = "pi-session.jsonl";
+// A Cline or Roo Code subtask is a task folder of its own. Dropped with the tasks folder that holds
+// the task that spawned it (newer Roo Code names the parent in the subtask's history_item.json),
+// it is one session: each subtask nested under the new_task call that spawned it, one level deeper.
+test("a dropped Roo Code tasks folder is one session, each subtask a child of the new_task call that spawned it", async () => {
+  const dir = join(ROOT, "crates/engine/tests/fixtures/tasks/subtasks/roo-delegation/rooveterinaryinc.roo-cline/tasks");
+  const engine = summary(dir);
+  assert.equal(engine.sessions.length, 1, "the parent and its subtasks make one session");
+  const session = engine.sessions[0];
+  assert.equal(session.agents.length, 3);
+  const agent = (id) => session.agents.find((a) => a.agent_id === id);
+  const child = agent("5e1f2a3b-4c5d-4e6f-9a0b-1c2d3e4f5a6b");
+  const grandchild = agent("7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d");
+  assert.equal(child.spawn_tool_use_id, "call_nt1");
+  assert.equal(grandchild.spawn_tool_use_id, "call_nt2");
+
   const app = await openApp(browser, server);
   const page = app.page;
-  await dropFiles(page, [{ name: file, bytes: readFileSync(join(FORMATS, file)) }]);
+  await dropFolder(page, dir);
   await tree(page).waitFor();
-  await page.getByRole("button", { name: "Share…" }).click();
-  const dialog = page.getByRole("dialog", { name: "Share, redacted" });
-  await dialog.waitFor();
-  const note = dialog.getByRole("note").filter({ hasText: "left out whole" });
-  assert.equal(await note.count(), 0, "nothing is left out yet");
-  await dialog.getByRole("checkbox", { name: "Thinking" }).check();
-  await note.filter({ hasText: "Files read as Pi session are left out whole" }).waitFor();
-  await dialog.getByRole("checkbox", { name: "Thinking" }).uncheck();
-  await note.waitFor({ state: "detached" });
+  const loadSummary = page.getByRole("region", { name: "Load summary" });
+  await loadSummary.getByText("Read as: Roo Code task file (12 files)").click();
+
+  const items = tree(page).getByRole("treeitem");
+  await items.filter({ hasText: session.title }).first().waitFor();
+  const level = async (l) => Number(await l.getAttribute("aria-level"));
+  const open = async (row) => {
+    await row.waitFor();
+    if ((await row.getAttribute("aria-expanded")) === "false") await row.locator(".twisty").click();
+  };
+  // The parent's new_task call, and under it, one level deeper, the subtask's conversation.
+  const call = items.filter({ hasText: `${child.description} (code)` }).first();
+  await open(call);
+  const childRow = items.filter({ hasText: child.description }).filter({ hasText: `${child.entries} messages` }).first();
+  await childRow.waitFor();
+  assert.equal(await level(childRow), (await level(call)) + 1, "the subtask is a child of its new_task call");
+  // Inside it, its own new_task call, and under that its own subtask, one level deeper again.
+  await open(childRow);
+  const innerCall = items.filter({ hasText: `${grandchild.description} (code)` }).first();
+  await open(innerCall);
+  assert.ok((await level(innerCall)) > (await level(childRow)), "the subtask's call is inside the subtask");
+  const grandchildRow = items
+    .filter({ hasText: grandchild.description })
+    .filter({ hasText: `${grandchild.entries} messages` })
+    .first();
+  await grandchildRow.waitFor();
+  assert.equal(await level(grandchildRow), (await level(innerCall)) + 1, "a subtask of a subtask, under its call");
+  // The subtask no call names is shown on its own, never dropped.
+  const all = await allTreeItems(page);
+  assert.equal(all.filter((row) => row.text.includes("not linked to a spawning call")).length, 1);
+
+  // Every subtask's tokens are in the session's statistics.
+  await page.getByRole("tab", { name: "Statistics" }).click();
+  const row = await page.getByRole("table", { name: "Tokens per session" }).getByRole("row").nth(1).getByRole("cell").allInnerTexts();
+  const u = session.usage_with_agents;
+  assert.deepEqual(row.slice(0, 4).map(digits), [u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens]);
+
   assert.deepEqual(app.errors, []);
+  assert.deepEqual(app.foreignRequests(), []);
   await app.context.close();
+});
+
+test("sharing a Pi session without its thinking keeps its file; an Ollama capture's is left out whole, and the note is gone when nothing is left out", async () => {
+  for (const { file, note } of [
+    { file: "pi-session.jsonl", note: null },
+    { file: "ollama-chat.jsonl", note: "Files read as Ollama chat capture are left out whole" },
+  ]) {
+    const app = await openApp(browser, server);
+    const page = app.page;
+    await dropFiles(page, [{ name: file, bytes: readFileSync(join(FORMATS, file)) }]);
+    await tree(page).waitFor();
+    await page.getByRole("button", { name: "Share…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Share, redacted" });
+    await dialog.waitFor();
+    const notes = dialog.getByRole("note").filter({ hasText: "left out whole" });
+    assert.equal(await notes.count(), 0, `${file}: nothing is left out yet`);
+    await dialog.getByRole("checkbox", { name: "Thinking" }).check();
+    if (note) {
+      await notes.filter({ hasText: note }).waitFor();
+    } else {
+      // Pi's thinking is taken out of its lines: the file is shared, no note says otherwise.
+      await page.waitForTimeout(300);
+      assert.equal(await notes.count(), 0, `${file}: its thinking can be taken out`);
+    }
+    await dialog.getByRole("checkbox", { name: "Thinking" }).uncheck();
+    await notes.first().waitFor({ state: "detached" });
+    assert.deepEqual(app.errors, []);
+    await app.context.close();
+  }
 });

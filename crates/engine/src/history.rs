@@ -96,6 +96,9 @@ enum Place {
     /// `<folder>/agent-<id>.jsonl` of older versions, beside the main transcripts: the session
     /// it belongs to is named inside it.
     LooseAgent { folder: String },
+    /// A Gemini CLI subagent's conversation, `<chats>/<session id>/<agent id>.jsonl`: it belongs
+    /// to the session file of `<chats>` whose name ends with the session id's first 8 characters.
+    GeminiAgent { chats: String, session: String },
     /// Anything else is a unit of its own.
     Alone,
 }
@@ -103,6 +106,17 @@ enum Place {
 fn place_of(path: &str) -> Place {
     let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
     let Some((name, parents)) = parts.split_last() else { return Place::Alone };
+    // A Qwen Code background agent's transcript (and its meta file),
+    // `<project>/subagents/<session id>/agent-<id>.jsonl`: of the session `<project>/chats/<session
+    // id>.jsonl`.
+    if parents.len() >= 3 && parents[parents.len() - 2] == "subagents" && name.starts_with("agent-") {
+        let at = parents.len() - 2;
+        return Place::Session {
+            folder: format!("{}/chats", parents[..at].join("/")),
+            session: parents[at + 1].to_owned(),
+            main: false,
+        };
+    }
     if let Some(at) = parents.iter().rposition(|p| *p == "subagents")
         && at >= 1
     {
@@ -124,6 +138,10 @@ fn place_of(path: &str) -> Place {
         return Place::Session { folder: folder.join("/"), session: (*task).to_owned(), main };
     }
     let Some(stem) = name.strip_suffix(".jsonl") else { return Place::Alone };
+    if let Some(session) = crate::import::gemini::subagent_folder(path) {
+        let chats = parents[..parents.len().saturating_sub(1)].join("/");
+        return Place::GeminiAgent { chats, session: session.to_owned() };
+    }
     if stem.starts_with("agent-") {
         return Place::LooseAgent { folder: parents.join("/") };
     }
@@ -148,17 +166,88 @@ pub fn session_id_hint(first_bytes: &[u8]) -> Option<String> {
     (!id.is_empty() && id.len() <= 128).then(|| id.to_owned())
 }
 
-/// Whether a path is a loose agent file, whose session only its content names: ask
-/// [`session_id_hint`] for it before grouping.
+/// Whether a path is a loose agent file, whose session only its content names, or a Roo Code
+/// task's `history_item.json`, which names the task it is a subtask of: ask [`hint`] for it
+/// before grouping.
 pub fn needs_hint(path: &str) -> bool {
-    matches!(place_of(path), Place::LooseAgent { .. })
+    matches!(place_of(path), Place::LooseAgent { .. }) || is_history_item(path)
 }
 
-/// Groups files into units, in the order of their first file's path. `hints[i]` is the session a
-/// loose agent file names ([`session_id_hint`]); a loose agent file without one, or whose session
-/// has no main transcript here, stays with the other loose files of its folder and session.
+/// What the first bytes of a file that [`needs_hint`] say of the session it belongs to: the
+/// session a loose agent file names ([`session_id_hint`]), or the task a Roo Code subtask's
+/// `history_item.json` names as its parent (`parentTaskId`, else `rootTaskId`): the grouping
+/// follows parents as far as their folders are there.
+pub fn hint(path: &str, first_bytes: &[u8]) -> Option<String> {
+    if is_history_item(path) {
+        return ["\"parentTaskId\"", "\"rootTaskId\""].iter().find_map(|key| string_after(first_bytes, key));
+    }
+    session_id_hint(first_bytes)
+}
+
+fn is_history_item(path: &str) -> bool {
+    let mut parts = path.rsplit(['/', '\\']).filter(|p| !p.is_empty());
+    parts.next() == Some(crate::import::cline::HISTORY_ITEM_NAME) && parts.next().is_some()
+}
+
+/// The string value after `"key"` (and a colon) in JSON bytes, when it is a plain id.
+fn string_after(bytes: &[u8], key: &str) -> Option<String> {
+    let at = memchr::memmem::find(bytes, key.as_bytes())? + key.len();
+    let rest = &bytes[at..];
+    let colon = rest.iter().position(|b| !b.is_ascii_whitespace()).filter(|&i| rest[i] == b':')?;
+    let rest = &rest[colon + 1..];
+    let quote = rest.iter().position(|b| !b.is_ascii_whitespace()).filter(|&i| rest[i] == b'"')?;
+    let rest = &rest[quote + 1..];
+    let end = memchr::memchr(b'"', rest)?;
+    let id = std::str::from_utf8(&rest[..end]).ok()?;
+    let plain = id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.');
+    (!id.is_empty() && id.len() <= 128 && plain).then(|| id.to_owned())
+}
+
+/// Groups files into units, in the order of their first file's path. `hints[i]` is what
+/// [`hint`] says of a file: the session a loose agent file names (a loose agent file without
+/// one, or whose session has no main transcript here, stays with the other loose files of its
+/// folder and session), or the task a Roo Code subtask's `history_item.json` names: the subtask's
+/// files join that task's unit when its folder is beside the subtask's.
 pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
     use std::collections::HashMap;
+    // Task folders, and the task each subtask names.
+    let mut tasks: std::collections::HashSet<(String, String)> = std::collections::HashSet::new();
+    let mut task_parent: HashMap<(String, String), String> = HashMap::new();
+    for (i, path) in paths.iter().enumerate() {
+        if let Place::Session { folder, session, .. } = place_of(path)
+            && crate::import::cline::task_of_path(path).is_some()
+        {
+            if is_history_item(path)
+                && let Some(Some(parent)) = hints.get(i)
+                && *parent != session
+            {
+                task_parent.insert((folder.clone(), session.clone()), parent.clone());
+            }
+            tasks.insert((folder, session));
+        }
+    }
+    // The task at the top of a subtask's parents, as far as their folders are here.
+    let root_of = |folder: &str, task: &str| -> String {
+        let mut current = task.to_owned();
+        for _ in 0..=task_parent.len() {
+            match task_parent.get(&(folder.to_owned(), current.clone())) {
+                Some(parent) if tasks.contains(&(folder.to_owned(), parent.clone())) => current = parent.clone(),
+                _ => break,
+            }
+        }
+        current
+    };
+    // Gemini CLI session files by their folder and the first 8 characters of their id, which end
+    // their name (`session-<time>-<id prefix>.jsonl`).
+    let mut gemini_sessions: HashMap<(String, String), String> = HashMap::new();
+    for path in paths {
+        if let Place::Session { folder, session, main: true } = place_of(path)
+            && session.starts_with("session-")
+            && let Some((_, short)) = session.rsplit_once('-')
+        {
+            gemini_sessions.entry((folder, short.to_owned())).or_insert(session);
+        }
+    }
     let mut units: Vec<Unit> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
     let mut order: Vec<usize> = (0..paths.len()).collect();
@@ -175,8 +264,24 @@ pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
         let path = paths[i];
         match place_of(path) {
             Place::Session { folder, session, main } => {
+                // A subtask's files are its root task's.
+                let (session, main) = if task_parent.is_empty() || crate::import::cline::task_of_path(path).is_none() {
+                    (session, main)
+                } else {
+                    let root = root_of(&folder, &session);
+                    let main = main && root == session;
+                    (root, main)
+                };
                 let key = if folder.is_empty() { session } else { format!("{folder}/{session}") };
                 add(&mut units, key, folder, i, main);
+            }
+            Place::GeminiAgent { chats, session } => {
+                let short: String = session.chars().take(8).collect();
+                let key = match gemini_sessions.get(&(chats.clone(), short)) {
+                    Some(file) => format!("{chats}/{file}"),
+                    None => format!("{chats}/{session}"),
+                };
+                add(&mut units, key, chats, i, false);
             }
             Place::LooseAgent { folder } => {
                 let session = hints.get(i).cloned().flatten();

@@ -496,7 +496,8 @@ impl Loader {
             return;
         }
         let format = self.sink.corpus.files[f].format;
-        if format == Format::Rejected {
+        // A meta file is one JSON document (pretty-printed by Qwen Code), read when it ends.
+        if matches!(format, Format::Rejected | Format::AgentMeta) {
             return;
         }
         if import::is_document(format) {
@@ -758,6 +759,11 @@ fn session_from_path(path: &str) -> Option<String> {
     {
         return Some(uuid.to_owned());
     }
+    // A Qwen Code background agent's file (and its meta file) is of the session its folder
+    // names: `subagents/<session id>/agent-<id>.jsonl`.
+    if parts.len() >= 3 && parts[parts.len() - 3] == "subagents" && name.starts_with("agent-") {
+        return Some(parts[parts.len() - 2].to_owned());
+    }
     // A subagent's file (`agent-<id>.jsonl` of Claude Code, `<id>.jsonl` of Cursor CLI) is of the
     // session its `subagents` folder lies in.
     if let Some(position) = parts.iter().rposition(|p| *p == "subagents")
@@ -782,6 +788,8 @@ mod tests {
         assert_eq!(session_from_path("agent-transcripts/s1/s1.jsonl").as_deref(), Some("s1"));
         assert_eq!(session_from_path("agent-transcripts/s1/subagents/a1.jsonl").as_deref(), Some("s1"));
         assert_eq!(session_from_path("session-state/5e2f/events.jsonl").as_deref(), Some("5e2f"));
+        assert_eq!(session_from_path("p/subagents/s1/agent-a1.jsonl").as_deref(), Some("s1"));
+        assert_eq!(session_from_path("p/subagents/s1/agent-a1.meta.json").as_deref(), Some("s1"));
         assert_eq!(session_from_path("events.jsonl"), None);
         assert_eq!(
             session_from_path("2025/10/02/rollout-2025-10-02T10-11-12-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl")

@@ -244,6 +244,9 @@ impl Block {
     pub const JSON_IN_STRING: u8 = 1 << 2;
     /// The body is the legacy `toolArguments` of an older tool call entry.
     pub const LEGACY: u8 = 1 << 3;
+    /// A tool call that the log says ran a subagent, whatever the tool is named (Gemini CLI
+    /// names the call after the agent): a call of the agent category.
+    pub const SPAWNS_AGENT: u8 = 1 << 4;
 }
 
 const _: () = assert!(std::mem::size_of::<Block>() == 24);
@@ -473,13 +476,15 @@ pub enum Format {
 }
 
 impl Format {
-    /// Whether a share can leave thinking, tool results and metadata out of this format's lines:
-    /// they hold them as Claude Code does (`thinking` and `tool_result` blocks, `toolUseResult`,
-    /// `cwd`; Cursor CLI lines are Claude-style messages with such blocks and no metadata). Other
-    /// formats keep them elsewhere, so a share that leaves them out leaves such files out whole
+    /// Whether a share can leave thinking, tool results, images and metadata out of this
+    /// format's lines: Claude Code's (and the formats written like them: the Agent SDK's,
+    /// Cursor CLI's Claude-style messages) hold them as `thinking` and `tool_result` blocks,
+    /// `toolUseResult` and `cwd`; the other agents' formats keep them where `redact::parts` knows
+    /// to find them. Ollama captures (thinking streamed inside `<think>` chunks) and Cursor IDE
+    /// bubbles are not taken apart: a share that leaves parts out leaves such files out whole
     /// rather than carry what was asked to be left out.
     pub fn share_can_leave_parts_out(self) -> bool {
-        matches!(self, Format::ClaudeCode | Format::AgentSdk | Format::AgentMeta | Format::CursorCli)
+        !matches!(self, Format::Ollama | Format::CursorIde | Format::Pending | Format::Rejected)
     }
 
     /// Whether the file's lines are text, not JSON (a markdown history): they are redacted as

@@ -2592,33 +2592,38 @@ fn a_share_that_leaves_thinking_out_never_carries_a_format_it_cannot_take_it_out
     use sessionscope_engine::share::scope::Scope;
     let options =
         ShareOptions { parts: DropParts { thinking: true, ..DropParts::default() }, ..ShareOptions::default() };
-    // Codex reasoning, Pi thinking blocks beside toolResult messages, Gemini thoughts, Copilot
-    // reasoningText, Aider's thinking tags: the redactor does not know where they are in these
-    // lines, so the files stay out of the share rather than carry their thinking.
-    for name in [ROLLOUT, EVENTS, OLLAMA, PI, GEMINI, GEMINI_LINES, QWEN, COPILOT, AIDER, AMP] {
+    // An Ollama capture streams its thinking in `<think>` chunks of content: the redactor does not
+    // take it apart, so the file stays out of the share rather than carry its thinking.
+    let (corpus, graph) = load(OLLAMA);
+    let bundle = share_scope(&corpus, &graph, &Scope::All, &options, |_| true).unwrap();
+    assert!(bundle.files.is_empty(), "{:?}", bundle.files.iter().map(|f| &f.0).collect::<Vec<_>>());
+    assert!(bundle.header.redaction.dropped_lines > 0, "the lines left out are counted");
+    let whole = share_scope(&corpus, &graph, &Scope::All, &ShareOptions::default(), |_| true).unwrap();
+    assert!(!whole.files.is_empty());
+    // The other formats keep their lines, their thinking taken out (see tests/shares.rs).
+    for name in [SDK, ROLLOUT, EVENTS, PI, GEMINI, GEMINI_LINES, QWEN, COPILOT, AIDER, AMP] {
         let (corpus, graph) = load(name);
         let bundle = share_scope(&corpus, &graph, &Scope::All, &options, |_| true).unwrap();
-        assert!(bundle.files.is_empty(), "{name}: {:?}", bundle.files.iter().map(|f| &f.0).collect::<Vec<_>>());
-        assert!(bundle.header.redaction.dropped_lines > 0, "{name}: the lines left out are counted");
-        // Without parts to leave out, the same file is shared.
-        let whole = share_scope(&corpus, &graph, &Scope::All, &ShareOptions::default(), |_| true).unwrap();
-        assert!(!whole.files.is_empty(), "{name}");
+        let text: String = bundle.files.iter().map(|(_, b)| String::from_utf8_lossy(b).into_owned()).collect();
+        assert!(!text.is_empty() && !text.contains("\"type\":\"thinking\""), "{name}: {text}");
     }
-    // A Claude Agent SDK stream keeps its lines, its thinking blocks taken out.
-    let (corpus, graph) = load(SDK);
-    let bundle = share_scope(&corpus, &graph, &Scope::All, &options, |_| true).unwrap();
-    let text: String = bundle.files.iter().map(|(_, b)| String::from_utf8_lossy(b).into_owned()).collect();
-    assert!(!text.is_empty() && !text.contains("\"type\":\"thinking\""), "{text}");
 }
 
 /// The Cursor CLI fixture folder: a transcript with three subagents, under
 /// `projects/<project slug>/agent-transcripts/<id>/`.
 const CURSOR_SESSION: &str = "5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
 
+/// A Cursor CLI transcript whose subagents newer versions spawn with `task_v2`.
+const CURSOR_TASK_V2_SESSION: &str = "7f6e5d4c-3b2a-4190-8a7b-6c5d4e3f2a10";
+
 fn cursor_folder() -> Vec<(String, Vec<u8>)> {
+    cursor_transcript_folder(CURSOR_SESSION)
+}
+
+fn cursor_transcript_folder(session: &str) -> Vec<(String, Vec<u8>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let folder = root.join(format!("cursor/projects/home-dev-brewlog/agent-transcripts/{CURSOR_SESSION}"));
-    let mut files = vec![folder.join(format!("{CURSOR_SESSION}.jsonl"))];
+    let folder = root.join(format!("cursor/projects/home-dev-brewlog/agent-transcripts/{session}"));
+    let mut files = vec![folder.join(format!("{session}.jsonl"))];
     let mut agents: Vec<_> = std::fs::read_dir(folder.join("subagents"))
         .expect("the subagents folder")
         .flatten()
@@ -2747,6 +2752,51 @@ fn a_cursor_cli_task_folder_nests_the_subagents_its_calls_name() {
     assert_eq!((row.agent.as_str(), row.project.as_str()), ("Cursor CLI", "home-dev-brewlog"));
     assert_eq!((row.agents, row.start_ms, row.cost_usd), (3, None, 0.0));
     assert_eq!(row.first_prompt, "Where is the brew format documented? Check the docs and the tests in parallel.");
+}
+
+#[test]
+fn a_cursor_cli_task_v2_call_nests_the_subagent_it_names_or_prompts() {
+    let files = cursor_transcript_folder(CURSOR_TASK_V2_SESSION);
+    let corpus = load_chunked(&files, 0);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    assert!(corpus.files.iter().all(|f| f.format == Format::CursorCli && f.counts.balanced()));
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), 1, "the subagents are of the transcript's session");
+    let session = &graph.sessions[0];
+    assert_eq!((session.id.as_str(), session.agents.len()), (CURSOR_TASK_V2_SESSION, 3));
+    // task_v2 is a call of the agent category, summarised by its description.
+    let calls = op_named(&corpus, &graph, "task_v2");
+    assert_eq!(calls.len(), 2);
+    assert!(calls.iter().all(|op| op.category == ToolCategory::Agent));
+    assert_eq!(tools::op_summary(&corpus, calls[0]), "Read the changelog (explore)");
+    let call_id = |conv: &sessionscope_engine::dag::Conversation| {
+        let call = &corpus.entries[conv.spawn_entry.index()];
+        corpus.span_str(call.file, corpus.blocks[conv.spawn_block.index()].id).to_owned()
+    };
+    let agent = |id: &str| graph.conversations.iter().find(|c| c.agent_name == id).unwrap_or_else(|| panic!("{id}"));
+    // Its arguments name the subagent (whose prompt says more than the call's): by the id.
+    let named = agent("a1b2c3d4-5e6f-4a70-8b91-c2d3e4f5a6b7");
+    assert_eq!(named.linked_by, Some(LinkRule::CallNamesAgent));
+    assert_eq!(call_id(named), "toolu_v2a");
+    assert_eq!(
+        (named.agent_type.as_str(), named.description.as_str(), named.depth),
+        ("explore", "Read the changelog", 1)
+    );
+    // No id in its arguments: by the prompt, which the subagent's first message repeats.
+    let prompted = agent("0c1d2e3f-4a5b-4c6d-9e7f-8a9b0c1d2e3f");
+    assert_eq!(prompted.linked_by, Some(LinkRule::Prompt));
+    assert_eq!(call_id(prompted), "toolu_v2b");
+    assert_eq!(graph.conversations[prompted.parent.index()].kind, ConversationKind::Main);
+    // Named by no call: on its own, never dropped.
+    let alone = agent("e9d8c7b6-a5f4-4e3d-8c2b-1a0f9e8d7c6b");
+    assert_eq!((alone.linked_by, alone.entries), (None, 2));
+    assert_eq!(graph.unlinked_agents.len(), 1);
+    // The history: one unit, its row counts the three subagents' messages.
+    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    let units = sessionscope_engine::history::group_into_units(&paths, &[]);
+    assert_eq!((units.len(), units[0].files.len()), (1, 4));
+    let rows = sessionscope_engine::history::index_unit(&corpus, &graph, &units[0].folder).rows;
+    assert_eq!((rows.len(), rows[0].agents, rows[0].messages), (1, 3, 13));
 }
 
 #[test]

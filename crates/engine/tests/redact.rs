@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use serde_json::Value;
 use sessionscope_engine::Loader;
+use sessionscope_engine::model::Format;
 use sessionscope_engine::redact::{
     DetectOptions, Detector, DropParts, DropReason, Kind, LineOutcome, LineRef, Redactor, STRUCTURAL_KEYS,
 };
@@ -616,6 +617,25 @@ proptest! {
         for parts in [DropParts::default(), DropParts { thinking: true, tool_results: true, images: true, subagents: true, metadata: true }] {
             if let LineOutcome::Kept(out) = r.apply_line(&bytes, &parts) {
                 prop_assert!(serde_json::from_slice::<Value>(&out).is_ok() || std::str::from_utf8(&bytes).is_err() || bytes.windows(2).any(|w| w == b"\\u"));
+            }
+        }
+    }
+
+    /// Every format's parts, on any JSON shaped like its records (the keys each looks at, with
+    /// values of any type): no panic, and JSON out.
+    #[test]
+    fn apply_record_of_any_format_never_panics_and_stays_json(
+        v in json_value(),
+        key in prop::sample::select(vec!["message", "data", "payload", "item", "messages", "$set", "content", "toolCalls", "parts", "run", "state", "systemPayload", "toolCallResult"]),
+        ty in prop::sample::select(vec!["reasoning", "tool", "tool_result", "function_call_output", "exec_command_end", "assistant.message", "tool.execution_complete", "command_execution", "thinking", "image", "gemini", "user"]),
+        format in prop::sample::select(vec![Format::Pi, Format::CopilotCli, Format::CodexRollout, Format::CodexEvents, Format::GeminiCli, Format::QwenCode, Format::Cline, Format::RooCode, Format::Amp, Format::OpenCode, Format::ClaudeCode]),
+    ) {
+        let record = serde_json::json!({"type": ty, "id": "x", "role": "user", key: v.clone(), "say": ty, "ts": 1});
+        let r = Redactor::new(&DetectOptions::default()).unwrap();
+        let all = DropParts { thinking: true, tool_results: true, images: true, subagents: true, metadata: true };
+        for line in [serde_json::to_vec(&record).unwrap(), serde_json::to_vec(&serde_json::json!([record, v])).unwrap()] {
+            if let LineOutcome::Kept(out) = r.apply_record(&line, &all, format) {
+                prop_assert!(serde_json::from_slice::<Value>(&out).is_ok());
             }
         }
     }

@@ -1,8 +1,9 @@
 //! Linking every agent conversation to the tool call that spawned it.
 //!
 //! Agent files are linked by, in order: the meta file's `toolUseId`, the Task result's
-//! `toolUseResult.agentId`, `agent_progress` lines, the `agentId: <id>` text of the result,
-//! and the prompt. Inline sidechains by `parentUuid`, the prompt, then a Task call within 2 s
+//! `toolUseResult.agentId` (a Roo Code subtask's `Subtask <id> completed.`), `agent_progress`
+//! lines, the `agentId: <id>` text of the result, a Cursor CLI call that names the agent, and
+//! the prompt (a Task's `prompt`, a new_task's `message` or Cline's `context`). Inline sidechains by `parentUuid`, the prompt, then a Task call within 2 s
 //! (the prompt comes before the time: parallel Task calls start their sidechains at the same
 //! instant, so time alone links them to the wrong call). Compaction agents attach to their
 //! compaction.
@@ -61,13 +62,14 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
     let mut result_text_agent: FxHashMap<String, OpId> = FxHashMap::default();
     let mut prompt_of_op: FxHashMap<OpId, String> = FxHashMap::default();
     let mut cursor_call_text: Vec<(OpId, String)> = Vec::new();
-    let is_cursor = |entry: EntryId| {
+    let is_format = |entry: EntryId, format: Format| {
         corpus
             .entries
             .get(entry.index())
             .and_then(|e| corpus.files.get(e.file as usize))
-            .is_some_and(|f| f.format == Format::CursorCli)
+            .is_some_and(|f| f.format == format)
     };
+    let is_cursor = |entry: EntryId| is_format(entry, Format::CursorCli);
     for &o in &agent_ops {
         let op = ops[o.index()];
         let mut result_text = String::new();
@@ -84,7 +86,7 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
             cursor_call_text.push((o, format!("{input}\n{result_text}")));
         }
         let input = call_input(corpus, op.call_entry, op.call_block);
-        if let Some(prompt) = input.get("prompt").and_then(|p| p.as_str()) {
+        if let Some(prompt) = spawn_prompt(&input) {
             prompt_of_op.insert(o, prompt.trim().to_owned());
         }
     }
@@ -149,6 +151,22 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
                             .and_then(|&o| by_op(o, LinkRule::Prompt))
                     });
                 }
+                // A Gemini CLI subagent's first message is its agent's query with what the call
+                // asked filled in: the call of its session whose longest argument it holds.
+                if spawn.is_none() && conv.roots.first().is_some_and(|&r| is_format(r, Format::GeminiCli)) {
+                    let text = first_prompt_whole(corpus, graph, conv);
+                    spawn = agent_ops
+                        .iter()
+                        .find(|&&o| {
+                            let op = ops[o.index()];
+                            !claimed[o.index()]
+                                && graph.conversations[op.conversation.index()].session == conv.session
+                                && is_format(op.call_entry, Format::GeminiCli)
+                                && longest_argument(&call_input(corpus, op.call_entry, op.call_block))
+                                    .is_some_and(|ask| text.contains(ask))
+                        })
+                        .and_then(|&o| by_op(o, LinkRule::Prompt));
+                }
                 spawn
             }
             ConversationKind::InlineSidechain => link_inline(corpus, graph, conv, &agent_ops, &prompt_of_op, &claimed),
@@ -173,12 +191,33 @@ pub(crate) fn link_agents(corpus: &Corpus, graph: &mut Graph) {
         conv.linked_by = Some(spawn.rule);
         conv.parent = parent;
         let text = |key: &str| input.get(key).and_then(|v| v.as_str()).unwrap_or("").to_owned();
-        // Claude's Task names the agent `subagent_type`, Copilot's task `agent_type`.
-        conv.agent_type = text("subagent_type");
-        if conv.agent_type.is_empty() {
-            conv.agent_type = text("agent_type");
-        }
+        // Claude's Task names the agent `subagent_type`, Copilot's task `agent_type`, Roo Code's
+        // new_task the `mode` the subtask runs in.
+        conv.agent_type = ["subagent_type", "agent_type", "mode"]
+            .iter()
+            .map(|key| text(key))
+            .find(|t| !t.is_empty())
+            .unwrap_or_default();
         conv.description = text("description");
+        // A call without a description (Cline's and Roo Code's new_task) is described by the
+        // first line of what it asks.
+        if conv.description.is_empty()
+            && let Some(prompt) = spawn_prompt(&input)
+        {
+            conv.description = short_line(prompt);
+        }
+        // Gemini CLI names the call after the agent it runs, and asks in arguments of the
+        // agent's own (`objective`, `request`, ...).
+        if is_format(spawn.entry, Format::GeminiCli) && spawn.block.is_some() {
+            if conv.agent_type.is_empty() {
+                conv.agent_type = corpus.sym(corpus.blocks[spawn.block.index()].name).to_owned();
+            }
+            if conv.description.is_empty()
+                && let Some(ask) = longest_argument(&input)
+            {
+                conv.description = short_line(ask);
+            }
+        }
     }
 
     // Meta files fill in what the spawning call does not say.
@@ -379,6 +418,55 @@ fn first_prompt_text(corpus: &Corpus, graph: &Graph, conv: &Conversation) -> Opt
     None
 }
 
+/// What a spawning call asks its agent: `prompt` (Claude's Task, Copilot's and OpenCode's task,
+/// Cursor's Task and task_v2), `message` (Roo Code's new_task) or `context` (Cline's new_task).
+fn spawn_prompt(input: &serde_json::Value) -> Option<&str> {
+    ["prompt", "message", "context"]
+        .iter()
+        .find_map(|key| input.get(key).and_then(|v| v.as_str()).filter(|p| !p.trim().is_empty()))
+}
+
+/// The longest string argument of a call (at least 8 characters, trimmed): what it asked.
+fn longest_argument(input: &serde_json::Value) -> Option<&str> {
+    let object = input.as_object()?;
+    object.values().filter_map(|v| v.as_str()).map(str::trim).filter(|v| v.chars().count() >= 8).max_by_key(|v| v.len())
+}
+
+/// All the text of the first prompt of a conversation (every text block, not only the first).
+fn first_prompt_whole(corpus: &Corpus, graph: &Graph, conv: &Conversation) -> String {
+    let Some(&root) = conv.roots.first() else { return String::new() };
+    let mut current = root;
+    for _ in 0..8 {
+        let entry = &corpus.entries[current.index()];
+        if is_prompt(entry) {
+            let mut text = String::new();
+            if entry.flags.has(crate::model::EntryFlags::STRING_CONTENT) {
+                text.push_str(&corpus.span_text(entry.file, entry.content));
+            }
+            for block in corpus.blocks_of(entry).iter().filter(|b| b.kind == BlockKind::Text) {
+                text.push('\n');
+                text.push_str(&corpus.span_text(entry.file, block.body));
+            }
+            return text;
+        }
+        current = graph.nodes[current.index()].first_child;
+        if current.is_none() {
+            break;
+        }
+    }
+    String::new()
+}
+
+/// The first non-blank line of a text, cut to 80 characters.
+fn short_line(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let mut out: String = line.chars().take(80).collect();
+    if line.chars().nth(80).is_some() {
+        out.push('…');
+    }
+    out
+}
+
 /// `agentId: a1b2c3` in a Task result text.
 fn agent_id_in_text(text: &str) -> Option<String> {
     let at = text.rfind("agentId: ")? + "agentId: ".len();
@@ -392,5 +480,15 @@ mod tests {
     fn agent_ids_are_found_in_result_texts() {
         assert_eq!(super::agent_id_in_text("done.\nagentId: a1b2c3d (use it to resume)").as_deref(), Some("a1b2c3d"));
         assert_eq!(super::agent_id_in_text("no id here"), None);
+    }
+
+    #[test]
+    fn spawning_calls_ask_in_their_prompt_message_or_context() {
+        let input = serde_json::json!({"mode": "code", "message": "Write the parser"});
+        assert_eq!(super::spawn_prompt(&input), Some("Write the parser"));
+        assert_eq!(super::spawn_prompt(&serde_json::json!({"context": "Go on"})), Some("Go on"));
+        assert_eq!(super::spawn_prompt(&serde_json::json!({"prompt": " "})), None);
+        assert_eq!(super::short_line("\n  first line \nsecond"), "first line");
+        assert_eq!(super::short_line(&"é".repeat(90)).chars().count(), 81);
     }
 }

@@ -62,6 +62,9 @@ impl ToolCategory {
             "run_shell_command" => ToolCategory::Execute,
             "google_web_search" => ToolCategory::Web,
             "write_todos" => ToolCategory::PlanTodo,
+            // Gemini CLI's built-in subagents, each a tool named after it (and the tool that
+            // delegated to one by name).
+            "codebase_investigator" | "cli_help" | "generalist" | "delegate_to_agent" => ToolCategory::Agent,
             // Cline's and Roo Code's tools (read_file is Codex's too).
             "list_files" | "search_files" | "list_code_definition_names" | "codebase_search" => ToolCategory::Search,
             "write_to_file" | "replace_in_file" | "apply_diff" | "search_and_replace" | "insert_content"
@@ -79,8 +82,12 @@ impl ToolCategory {
             "powershell" | "read_bash" | "write_bash" | "stop_bash" | "list_bash" | "read_powershell"
             | "write_powershell" | "stop_powershell" | "list_powershell" => ToolCategory::Execute,
             "task" => ToolCategory::Agent,
-            // Cursor CLI's tools (Read, Grep, Glob, LS, Write, Task as Claude Code names them).
+            // Qwen Code's (`task` in older versions).
+            "agent" => ToolCategory::Agent,
+            // Cursor CLI's tools (Read, Grep, Glob, LS, Write, Task as Claude Code names them;
+            // newer versions spawn subagents with `task_v2`).
             "Shell" | "AwaitShell" => ToolCategory::Execute,
+            "task_v2" => ToolCategory::Agent,
             "StrReplace" | "Delete" | "EditNotebook" => ToolCategory::Edit,
             // OpenCode's tools (`read`, `edit`, `write`, `bash`, `grep`, `glob`, `task` as above).
             "list" => ToolCategory::Search,
@@ -172,7 +179,11 @@ pub(crate) fn pair_tool_calls(corpus: &Corpus, graph: &mut Graph) {
                 result_entry: EntryId::NONE,
                 result_block: BlockId::NONE,
                 name: block.name,
-                category: ToolCategory::of(name),
+                category: if block.flags & Block::SPAWNS_AGENT != 0 {
+                    ToolCategory::Agent
+                } else {
+                    ToolCategory::of(name)
+                },
                 status: ToolStatus::NoResult,
                 duration_ms: -1,
                 conversation: graph.nodes[e].conversation,
@@ -606,7 +617,7 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
         "LS" => path("path"),
         "WebFetch" | "web_fetch" => text("url").to_owned(),
         "WebSearch" | "web_search" => text("query").to_owned(),
-        "Task" | "Agent" => {
+        "Task" | "Agent" | "task_v2" => {
             let kind = text("subagent_type");
             let description = text("description");
             if kind.is_empty() { description.to_owned() } else { format!("{description} ({kind})") }
@@ -690,8 +701,9 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
             if within.is_empty() { text("regex").to_owned() } else { format!("{} in {within}", text("regex")) }
         }
         "use_mcp_tool" => format!("{} {}", text("server_name"), text("tool_name")),
+        // Roo Code asks with `message` (and a `mode`), Cline hands over its `context`.
         "new_task" => {
-            let message = first_line(text("message"));
+            let message = first_line(if text("message").is_empty() { text("context") } else { text("message") });
             if text("mode").is_empty() { message } else { format!("{message} ({})", text("mode")) }
         }
         // GitHub Copilot CLI's tools: `path`, `view_range`, `file_text`, `old_str`/`new_str`.

@@ -20,6 +20,8 @@
 //!   the panel showed. Its messages are metadata (the conversation is the history's), but
 //!   `say: api_req_started` (JSON text: `tokensIn, tokensOut, cacheReads, cacheWrites, cost,
 //!   apiProtocol, cancelReason`) gives each API request's tokens and cost: see `link`.
+//! - `history_item.json` (newer Roo Code): the task's entry in the task history, metadata; its
+//!   `parentTaskId` names the task it is a subtask of.
 //! - `task_metadata.json` (Cline: `files_in_context`, `model_usage`): metadata; its
 //!   `model_usage` (the model from a time on) names the model of the responses whose message has
 //!   no `modelInfo` (older Cline versions). Roo Code names no model anywhere: its responses have
@@ -33,8 +35,13 @@
 //! Errors: a request's `cancelReason` marks its response interrupted, and an API error unless
 //! the user cancelled it; the UI's own error messages (`error`, `api_req_failed`, `diff_error`)
 //! stay metadata lines with their text. Subtasks: `new_task` is a call of the agent category and
-//! its `[new_task completed] Result:` its result; the subtask itself is a task folder of its own,
-//! a session of its own (nothing in a task's files names its parent or children).
+//! its `[new_task completed] Result:` (or, in newer Roo Code, a `tool_result` that says `Subtask
+//! <id> completed.`) its result; the subtask itself is a task folder of its own. Loaded with the
+//! task that spawned it, it is an agent conversation of that task's session (see
+//! `link_subtasks`): newer Roo Code versions name the parent in the subtask's
+//! `history_item.json` (`parentTaskId`) and the subtask in the parent's result; older ones and
+//! Cline name neither, and the subtask's first message repeats the new_task call's `message`
+//! (Cline's `context`, whose task replaces the one that asked for it).
 //!
 //! Cline or Roo Code: the storage folder in the path says, else marks only one of them writes
 //! (see `decided`); all the files of a task are read as the one any of them says.
@@ -49,6 +56,7 @@
 //! Roo Code's `condense_context` (`contextCondense {cost, prevContextTokens, newContextTokens}`)
 //! adds the cost of condensing to the condensed summary's response (the nearest in time).
 
+use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -64,11 +72,15 @@ pub(crate) enum Kind {
     History,
     Ui,
     Metadata,
+    /// Roo Code's `history_item.json` (newer versions): the task's entry in the task history,
+    /// with the task it is a subtask of (`parentTaskId`, `rootTaskId`).
+    HistoryItem,
 }
 
 pub(crate) const HISTORY_NAME: &str = "api_conversation_history.json";
 pub(crate) const UI_NAME: &str = "ui_messages.json";
 pub(crate) const METADATA_NAME: &str = "task_metadata.json";
+pub(crate) const HISTORY_ITEM_NAME: &str = "history_item.json";
 
 /// The kind of a task file from its name.
 pub(crate) fn kind_of_name(name: &str) -> Option<Kind> {
@@ -76,6 +88,7 @@ pub(crate) fn kind_of_name(name: &str) -> Option<Kind> {
         HISTORY_NAME => Some(Kind::History),
         UI_NAME => Some(Kind::Ui),
         METADATA_NAME => Some(Kind::Metadata),
+        HISTORY_ITEM_NAME => Some(Kind::HistoryItem),
         _ => None,
     }
 }
@@ -112,6 +125,7 @@ fn decided(text: &[u8], path: &str) -> Option<Format> {
         b"\"condense_context\"",
         b"\"isProtected\"",
         b"<update_todo_list>",
+        b"\"rootTaskId\"",
     ];
     if roo.iter().any(|mark| has(mark)) {
         return Some(Format::RooCode);
@@ -131,7 +145,7 @@ fn flavour(text: &[u8], path: &str) -> Format {
 pub(crate) fn sniff(text: &[u8], path: &str) -> Option<Format> {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     match kind_of_name(name) {
-        Some(Kind::Metadata) if text.first() == Some(&b'{') => return Some(flavour(text, path)),
+        Some(Kind::Metadata | Kind::HistoryItem) if text.first() == Some(&b'{') => return Some(flavour(text, path)),
         Some(Kind::History | Kind::Ui) if text.first() == Some(&b'[') => return Some(flavour(text, path)),
         _ => {}
     }
@@ -176,6 +190,15 @@ pub(crate) struct Task {
     format: Option<Format>,
     /// Cline's `model_usage` of `task_metadata.json`: (from when, model), in time order.
     models: Vec<(i64, Sym)>,
+    /// What the task's first message asks (what its `<task>` tags hold), trimmed: the message
+    /// of the new_task call that spawned it, if it is a subtask.
+    prompt: Option<String>,
+    /// What the history's new_task calls ask (`message`, or Cline's `context`), trimmed.
+    spawns: Vec<String>,
+    /// The subtasks its new_task results name (`Subtask <id> completed.`).
+    named: Vec<String>,
+    /// The task `history_item.json` says this one is a subtask of (`parentTaskId`).
+    parent: Option<String>,
 }
 
 /// One API request of the UI messages.
@@ -272,9 +295,11 @@ fn link(sink: &mut Sink, task: &str) {
     }
 }
 
-/// At the end of a load: the UI messages of a task loaded without its history say that their
+/// At the end of a load: subtasks are nested in the tasks that spawned them
+/// ([`link_subtasks`]), and the UI messages of a task loaded without its history say that their
 /// requests' tokens and cost are not counted.
 pub(crate) fn finish_all(sink: &mut Sink) {
+    link_subtasks(sink);
     let mut lost: Vec<(FileId, usize)> = sink
         .tasks
         .values()
@@ -295,11 +320,150 @@ pub(crate) fn finish_all(sink: &mut Sink) {
     }
 }
 
+/// A subtask is a task folder of its own; when the task that spawned it is loaded too, its
+/// conversation becomes an agent conversation of that task's session (named by its own id), so
+/// the graph nests it under the new_task call that spawned it (see `dag::agents`). A task is a
+/// subtask of the task that, in order:
+///
+/// 1. its `history_item.json` names (`parentTaskId`, Roo Code's newer versions);
+/// 2. names it in a new_task result (`Subtask <id> completed.`, Roo Code);
+/// 3. asked, in a new_task call, what its first message asks (`message`, or Cline's `context`):
+///    each call spawns one task, in the order the tasks were read.
+///
+/// A link that would make a cycle is not made. A subtask of a subtask is nested in turn; all of
+/// them are of the session of the task at the top. Tasks loaded without their history, and files
+/// outside a task folder, are left as they are.
+fn link_subtasks(sink: &mut Sink) {
+    struct Info {
+        key: String,
+        files: Vec<FileId>,
+        prompt: Option<String>,
+        spawns: Vec<String>,
+        named: Vec<String>,
+        parent: Option<String>,
+    }
+    let mut tasks: Vec<Info> = sink
+        .tasks
+        .iter()
+        .filter(|(key, t)| t.history && !key.starts_with('#'))
+        .map(|(key, t)| Info {
+            key: key.clone(),
+            files: t.files.clone(),
+            prompt: t.prompt.clone(),
+            spawns: t.spawns.clone(),
+            named: t.named.clone(),
+            parent: t.parent.clone(),
+        })
+        .collect();
+    if tasks.len() < 2 {
+        return;
+    }
+    // In the order their first files were read.
+    tasks.sort_by(|a, b| (a.files.iter().min(), &a.key).cmp(&(b.files.iter().min(), &b.key)));
+    let n = tasks.len();
+    let index: FxHashMap<&str, usize> = tasks.iter().enumerate().map(|(i, t)| (t.key.as_str(), i)).collect();
+    let mut parent: Vec<Option<usize>> = vec![None; n];
+    // Whether `child` is `p` or above it already.
+    let above = |parent: &[Option<usize>], child: usize, p: usize| {
+        let mut current = Some(p);
+        for _ in 0..=n {
+            match current {
+                Some(c) if c == child => return true,
+                Some(c) => current = parent[c],
+                None => return false,
+            }
+        }
+        true
+    };
+    for c in 0..n {
+        let named = tasks[c].parent.as_deref().and_then(|key| index.get(key)).copied();
+        if let Some(p) = named.filter(|&p| !above(&parent, c, p)) {
+            parent[c] = Some(p);
+        }
+    }
+    for (p, task) in tasks.iter().enumerate() {
+        for name in &task.named {
+            if let Some(&c) = index.get(name.as_str())
+                && parent[c].is_none()
+                && !above(&parent, c, p)
+            {
+                parent[c] = Some(p);
+            }
+        }
+    }
+    // Calls are spawned once: those whose subtask is known are taken first.
+    let mut taken: Vec<Vec<bool>> = tasks.iter().map(|t| vec![false; t.spawns.len()]).collect();
+    for c in 0..n {
+        if let (Some(p), Some(prompt)) = (parent[c], tasks[c].prompt.as_deref())
+            && let Some(j) = (0..tasks[p].spawns.len()).find(|&j| !taken[p][j] && tasks[p].spawns[j] == prompt)
+        {
+            taken[p][j] = true;
+        }
+    }
+    for c in 0..n {
+        let Some(prompt) = tasks[c].prompt.as_deref().filter(|_| parent[c].is_none()) else { continue };
+        let found = (0..n).filter(|&p| p != c).find_map(|p| {
+            let j = (0..tasks[p].spawns.len()).find(|&j| !taken[p][j] && tasks[p].spawns[j] == prompt)?;
+            (!above(&parent, c, p)).then_some((p, j))
+        });
+        if let Some((p, j)) = found {
+            taken[p][j] = true;
+            parent[c] = Some(p);
+        }
+    }
+    // Each subtask's files, and the task at the top of its parents.
+    let mut of_file: FxHashMap<FileId, (Sym, Sym)> = FxHashMap::default();
+    let mut roots: Vec<(FileId, String)> = Vec::new();
+    for c in 0..n {
+        if parent[c].is_none() {
+            continue;
+        }
+        let mut root = c;
+        for _ in 0..n {
+            match parent[root] {
+                Some(p) => root = p,
+                None => break,
+            }
+        }
+        let session = intern(sink, &tasks[root].key);
+        let agent = intern(sink, &tasks[c].key);
+        for &file in &tasks[c].files {
+            of_file.insert(file, (session, agent));
+            roots.push((file, tasks[root].key.clone()));
+        }
+    }
+    for entry in &mut sink.corpus.entries {
+        if let Some(&(session, agent)) = of_file.get(&entry.file) {
+            entry.session_id = session;
+            entry.agent_id = agent;
+            entry.flags.set(EntryFlags::SIDECHAIN, true);
+        }
+    }
+    for meta in &mut sink.corpus.metas {
+        if let Some(&(session, _)) = of_file.get(&meta.file) {
+            meta.session_id = session;
+        }
+    }
+    for (file, root) in roots {
+        if let Some(info) = sink.corpus.files.get_mut(file as usize) {
+            info.session_from_path = Some(root);
+        }
+    }
+}
+
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct TaskMetadata<'a> {
     #[serde(borrow)]
     model_usage: LList<'a, ModelUsage<'a>>,
+}
+
+/// Roo Code's `history_item.json`: the links of a subtask.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct HistoryItem<'a> {
+    #[serde(rename = "parentTaskId", borrow)]
+    parent_task_id: LStr<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -421,6 +585,10 @@ struct State {
     pending: Vec<(String, Span, Sym)>,
     /// The responses (and condensed summaries) read: (entry, timestamp, a summary).
     responses: Vec<(EntryId, i64, bool)>,
+    /// What the first message asks, new_task calls ask, and results name (see [`Task`]).
+    prompt: Option<String>,
+    spawns: Vec<String>,
+    named: Vec<String>,
 }
 
 impl State {
@@ -449,14 +617,22 @@ pub(crate) fn import_document(
     let trimmed = text.trim_start().as_bytes();
     let kind = kind_of_name(name).or_else(|| kind_of_text(trimmed)).unwrap_or(Kind::History);
     let task = task_of_path(&path).unwrap_or_default();
-    let mut state =
-        State { chain: Chain::new(sink, file), task: task.clone(), starts, pending: Vec::new(), responses: Vec::new() };
+    let mut state = State {
+        chain: Chain::new(sink, file),
+        task: task.clone(),
+        starts,
+        pending: Vec::new(),
+        responses: Vec::new(),
+        prompt: None,
+        spawns: Vec::new(),
+        named: Vec::new(),
+    };
     if !task.is_empty() {
         let session = intern(sink, &task);
         state.chain.set_session(sink, session);
     }
     let records = match kind {
-        Kind::Metadata => metadata(sink, bytes, file, text, &state, &key_of(&task, file)),
+        Kind::Metadata | Kind::HistoryItem => metadata(sink, bytes, file, text, &state, &key_of(&task, file), kind),
         Kind::History | Kind::Ui => array(sink, bytes, file, text, kind, &mut state),
     };
     state.chain.finish(sink);
@@ -481,6 +657,9 @@ pub(crate) fn import_document(
             if !t.history {
                 t.history = true;
                 t.responses = std::mem::take(&mut state.responses);
+                t.prompt = state.prompt.take();
+                t.spawns = std::mem::take(&mut state.spawns);
+                t.named = std::mem::take(&mut state.named);
             }
             apply_models(sink, &key);
             link(sink, &key);
@@ -526,10 +705,35 @@ fn apply_models(sink: &mut Sink, key: &str) {
     }
 }
 
-/// `task_metadata.json`: one object, metadata.
-fn metadata(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, text: &str, state: &State, key: &str) -> Vec<DocRecord> {
+/// `task_metadata.json` or `history_item.json`: one object, metadata.
+fn metadata(
+    sink: &mut Sink,
+    bytes: &[Vec<u8>],
+    file: FileId,
+    text: &str,
+    state: &State,
+    key: &str,
+    kind: Kind,
+) -> Vec<DocRecord> {
     let (at, span) = locate(bytes, file, text.trim());
     let offset = span_offset(&at, text.trim());
+    if kind == Kind::HistoryItem {
+        let outcome = match parse_line::<HistoryItem>(text) {
+            Ok(item) => {
+                let parent = item.parent_task_id.as_deref().map(str::trim).filter(|p| !p.is_empty() && *p != key);
+                if let Some(parent) = parent {
+                    sink.tasks.entry(key.to_owned()).or_default().parent.get_or_insert_with(|| parent.to_owned());
+                }
+                let type_name = intern(sink, "history_item");
+                sink.count_type(type_name);
+                let line = Line { file, line_no: state.line_of(offset), span, type_name, timestamp: i64::MIN, at };
+                line.push_meta(sink, state.chain.session);
+                LineOutcome::Metadata
+            }
+            Err(outcome) => outcome,
+        };
+        return vec![DocRecord { offset, outcome }];
+    }
     let outcome = match parse_line::<TaskMetadata>(text) {
         Ok(metadata) => {
             let mut models: Vec<(i64, Sym)> = Vec::new();
@@ -765,10 +969,16 @@ fn api_message(
     let model = entry.model;
     let assistant = entry.kind == EntryKind::Assistant;
     let ts = entry.timestamp_ms;
+    let prompt = entry.kind == EntryKind::User && !summary && !entry.flags.has(EntryFlags::HAS_TOOL_RESULT);
     let id = match state.chain.push(sink, bytes, entry, &uuid) {
         Ok(id) => id,
         Err(message) => return LineOutcome::Duplicate(message),
     };
+    // The task's first message is what it was asked: a subtask's repeats its new_task call.
+    if index == 0 && prompt {
+        let text = sink.corpus.entries.get(id.index()).and_then(|e| sink.corpus.first_text(e));
+        state.prompt = text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
+    }
     if assistant || summary {
         state.responses.push((id, ts, summary));
     }
@@ -830,6 +1040,12 @@ fn assistant_content(
                 };
                 let input = line.at.raw_span(block.input);
                 push_block(sink, entry, BlockKind::ToolUse, name, id, input);
+                if block.name.as_deref() == Some("new_task")
+                    && let Some(raw) = block.input
+                    && let Ok(params) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw.get())
+                {
+                    state.spawns.extend(spawn_text(&params));
+                }
                 state.pending.push((block.name.as_deref().unwrap_or("").to_owned(), id, name));
             }
             "image" => {
@@ -992,7 +1208,11 @@ fn assistant_text(sink: &mut Sink, line: &Line, entry: &mut Entry, raw: &RawValu
                 push_block(sink, entry, BlockKind::Thinking, Sym::NONE, Span::EMPTY, body);
             }
             Piece::Call(name, inner) => {
-                let params = serde_json::Value::Object(xml_params(inner, 0)).to_string();
+                let params = xml_params(inner, 0);
+                if name == "new_task" {
+                    state.spawns.extend(spawn_text(&params));
+                }
+                let params = serde_json::Value::Object(params).to_string();
                 let input = arena_raw(&mut sink.corpus.arena, &params);
                 let id = format!("{uuid}:call{}", state.pending.len());
                 let id_span = arena_str(&mut sink.corpus.arena, &id);
@@ -1042,6 +1262,36 @@ fn working_directory(text: &str) -> Option<&str> {
 fn task_text(text: &str) -> Option<&str> {
     let inner = text.trim().strip_prefix("<task>")?;
     Some(inner.strip_suffix("</task>").unwrap_or(inner).trim())
+}
+
+/// What a new_task call asks: Roo Code's `message`, or the `context` Cline hands over, trimmed.
+fn spawn_text(params: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
+    ["message", "context"]
+        .iter()
+        .find_map(|key| params.get(*key).and_then(|v| v.as_str()))
+        .map(|text| text.trim().to_owned())
+        .filter(|text| !text.is_empty())
+}
+
+/// The text of a tool result's content: a string, or its text blocks joined.
+fn result_text(raw: Option<&RawValue>) -> String {
+    let Some(raw) = raw else { return String::new() };
+    if is_string(Some(raw)) {
+        return raw_text(Some(raw)).into_owned();
+    }
+    let blocks: LList<ContentBlock> = serde_json::from_str(raw.get()).unwrap_or_default();
+    blocks.0.iter().filter_map(|b| b.text.filter(|t| is_string(Some(t)))).map(|t| raw_text(Some(t))).collect()
+}
+
+/// The subtask a result names: `Subtask <id> completed.` (or `abstained`, `failed`, `was
+/// cancelled`), which Roo Code writes in the parent's history when the subtask it delegated to
+/// ends.
+pub(crate) fn subtask_named(text: &str) -> Option<String> {
+    let rest = text.trim_start().strip_prefix("Subtask ")?;
+    let len = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_').count();
+    let (id, after) = rest.split_at(len);
+    let ends = [" completed", " abstained", " failed", " was cancelled"].iter().any(|end| after.starts_with(end));
+    (!id.is_empty() && ends).then(|| id.to_owned())
 }
 
 /// Whether a result's text says the call failed or was refused.
@@ -1116,6 +1366,10 @@ fn user_content(
                     continue;
                 }
                 close(sink, entry, state, &mut open);
+                // Without the new_task call it answers, the note of a subtask's end is text.
+                if let Some(child) = subtask_named(&text) {
+                    state.named.push(child);
+                }
                 if state.chain.envelope.cwd.is_none()
                     && let Some(cwd) = working_directory(&text)
                 {
@@ -1141,6 +1395,11 @@ fn user_content(
                 let b = push_block(sink, entry, BlockKind::ToolResult, name, id, line.at.raw_span(block.content));
                 if block.is_error.is_true() {
                     mark_error(sink, entry, b);
+                }
+                // Roo Code's result of a delegated subtask names it: the entry reports it.
+                if let Some(child) = subtask_named(&result_text(block.content)) {
+                    entry.linked_agent_id = intern(sink, &child);
+                    state.named.push(child);
                 }
             }
             "image" => {

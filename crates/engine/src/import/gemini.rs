@@ -35,6 +35,16 @@
 //! tool, cache reads = cached, output = output + thoughts.
 //!
 //! The files name no working directory, only a hash of it (`projectHash`): entries have no cwd.
+//!
+//! Subagents (`codebase_investigator`, `cli_help`, `generalist`, agents of the user's own): a
+//! subagent's conversation is a JSON Lines file of its own, `chats/<session id>/<agent id>.jsonl`
+//! (metadata `kind: "subagent"`, `sessionId` the agent's id), in a folder named by the session
+//! that ran it. Read there, it is an agent conversation of that session, named by its id. The
+//! spawning call is the one named after the agent, whose result says `Subagent '<name>'
+//! finished.` (its `resultDisplay` the agent's progress, `isSubagentProgress`); it is a call of the
+//! agent category. When the call's record names the agent (`agentId`), its result is an entry of
+//! its own that reports the agent (`linked_agent_id`); otherwise the agent is linked by what
+//! the call asked, which its first message holds (see `dag::agents`).
 
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
@@ -67,6 +77,9 @@ struct Head<'a> {
     rewind_to: LStr<'a>,
     #[serde(borrow)]
     id: LStr<'a>,
+    /// `main` or `subagent`.
+    #[serde(borrow)]
+    kind: LStr<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -114,6 +127,9 @@ struct ToolCall<'a> {
     status: LStr<'a>,
     #[serde(rename = "resultDisplay", borrow)]
     result_display: Option<&'a RawValue>,
+    /// The subagent the call ran, when the record names it.
+    #[serde(rename = "agentId", borrow)]
+    agent_id: LStr<'a>,
 }
 
 /// A Part of Gemini API content (also what Qwen Code records hold).
@@ -172,6 +188,11 @@ struct State {
     session_id: String,
     /// Where each line begins in the file.
     starts: Vec<usize>,
+    /// The session whose folder the file is in (`chats/<session id>/`): the file is the
+    /// conversation of one of its subagents.
+    parent_session: Option<String>,
+    /// The subagent the file is the conversation of, once its metadata says its id.
+    agent: Sym,
 }
 
 impl State {
@@ -188,22 +209,30 @@ impl State {
         format!("{prefix}:{id}")
     }
 
-    /// Reads the session metadata: the id, and the title a summary gives.
+    /// Reads the session metadata: the id, and the title a summary gives. A subagent's file (in
+    /// a session's folder) is of that session, its id the agent's.
     fn head(&mut self, sink: &mut Sink, line: &Line, head: &Head) {
         if let Some(id) = head.session_id.as_deref().filter(|id| !id.is_empty())
             && self.chain.entries == 0
         {
             self.session_id = id.to_owned();
-            let session = intern(sink, id);
+            let session = match &self.parent_session {
+                Some(parent) if parent != id => {
+                    self.agent = intern(sink, id);
+                    intern(sink, parent)
+                }
+                _ => intern(sink, id),
+            };
             self.chain.set_session(sink, session);
         }
         line.push_meta(sink, self.chain.session);
         self.summary(sink, line, &head.summary);
     }
 
-    /// A summary names the session, as a Claude Code custom title does.
+    /// A summary names the session, as a Claude Code custom title does; a subagent's (its
+    /// result, cut short) does not name the session that ran it.
     fn summary(&mut self, sink: &mut Sink, line: &Line, summary: &LStr) {
-        if summary.as_deref().is_some_and(|s| !s.trim().is_empty()) {
+        if self.agent.is_none() && summary.as_deref().is_some_and(|s| !s.trim().is_empty()) {
             let title = Line { type_name: intern(sink, "custom-title"), ..*line };
             title.push_meta(sink, self.chain.session);
             if let Some(last) = sink.corpus.metas.last_mut() {
@@ -218,7 +247,10 @@ pub(crate) fn import_document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, 
     let file_bytes = bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();
     let mut starts = vec![0usize];
     starts.extend(memchr::memchr_iter(b'\n', file_bytes).map(|i| i + 1).filter(|&i| i < file_bytes.len()));
-    let mut state = State { chain: Chain::new(sink, file), session_id: String::new(), starts };
+    let path = sink.corpus.files.get(file as usize).map(|f| f.path.as_str()).unwrap_or("");
+    let parent_session = subagent_folder(path).map(str::to_owned);
+    let mut state =
+        State { chain: Chain::new(sink, file), session_id: String::new(), starts, parent_session, agent: Sym::NONE };
     let Ok(text) = std::str::from_utf8(&file_bytes[begin.min(file_bytes.len())..]) else {
         return vec![DocRecord { offset: begin, outcome: LineOutcome::Failed(Failure::invalid_utf8()) }];
     };
@@ -229,6 +261,14 @@ pub(crate) fn import_document(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, 
     };
     state.chain.finish(sink);
     records
+}
+
+/// The session whose folder holds a subagent's file: `<session id>` of
+/// `chats/<session id>/<agent id>.jsonl`, or `None` for any other path.
+pub(crate) fn subagent_folder(path: &str) -> Option<&str> {
+    let mut parts = path.rsplit(['/', '\\']).filter(|p| !p.is_empty());
+    let (_name, folder, chats) = (parts.next()?, parts.next()?, parts.next()?);
+    (chats == "chats" && folder != "chats").then_some(folder)
 }
 
 /// Whether a Gemini CLI file is the newer JSON Lines rather than one JSON object: one of its
@@ -593,7 +633,12 @@ fn gemini(
         } else {
             str_span(sink, &line.at, &call.id)
         };
-        push_block(sink, &mut entry, BlockKind::ToolUse, name, id, line.at.raw_span(call.args));
+        let block = push_block(sink, &mut entry, BlockKind::ToolUse, name, id, line.at.raw_span(call.args));
+        if runs_subagent(&line.at, call)
+            && let Some(block) = sink.corpus.blocks.get_mut(block as usize)
+        {
+            block.flags |= Block::SPAWNS_AGENT;
+        }
         calls.push((id, name, call));
     }
     let model = entry.model;
@@ -607,11 +652,25 @@ fn gemini(
         let usage = usage(t.input, t.cached, t.tool, t.output, t.thoughts);
         push_response(sink, new_response(line.file, anchor, model, Some(usage)));
     }
-    // The results, in one user entry after the response.
-    let results: Vec<_> = calls.iter().filter(|(_, _, call)| has_result(call)).collect();
+    // The results, in one user entry after the response; the result of a call that names the
+    // subagent it ran, in an entry of its own that reports it.
+    type Call<'c, 'a> = &'c (Span, Sym, &'a ToolCall<'a>);
+    let (named, results): (Vec<Call>, Vec<Call>) = calls
+        .iter()
+        .filter(|(_, _, call)| has_result(call))
+        .partition(|(_, _, call)| call.agent_id.as_deref().is_some_and(|a| !a.trim().is_empty()));
+    let mut groups: Vec<(Vec<Call>, String, Sym)> = Vec::new();
     if !results.is_empty() {
+        groups.push((results, format!("{uuid}:results"), Sym::NONE));
+    }
+    for (i, named) in named.into_iter().enumerate() {
+        let agent = intern(sink, named.2.agent_id.as_deref().unwrap_or("").trim());
+        groups.push((vec![named], format!("{uuid}:results:{i}"), agent));
+    }
+    for (results, results_uuid, agent) in groups {
         let mut entry = line.entry(sink, EntryKind::User);
         entry.subtype = intern(sink, "tool_result");
+        entry.linked_agent_id = agent;
         for (id, name, call) in results {
             let status = call.status.as_deref().unwrap_or("");
             let body = if status == "cancelled" && result_body(&line.at, call).is_empty() {
@@ -629,9 +688,22 @@ fn gemini(
                 entry.tool_use_result = arena_raw(&mut sink.corpus.arena, "{\"interrupted\":true}");
             }
         }
-        let _ = push(sink, bytes, entry, &format!("{uuid}:results"), state);
+        let _ = push(sink, bytes, entry, &results_uuid, state);
     }
     LineOutcome::Entry
+}
+
+/// Whether a call ran a subagent: its record names the agent, its result says the subagent
+/// finished (or failed), or what it displays is the subagent's progress.
+fn runs_subagent(at: &Locator, call: &ToolCall) -> bool {
+    if call.agent_id.as_deref().is_some_and(|a| !a.trim().is_empty()) {
+        return true;
+    }
+    let progress =
+        call.result_display.is_some_and(|d| d.get().starts_with('{') && d.get().contains("\"isSubagentProgress\""));
+    let body = result_body(at, call);
+    let text = crate::json::decode_value(body.bytes(at.file_bytes, &[]));
+    progress || text.trim_start().starts_with("Subagent '")
 }
 
 /// Usage from Gemini API counts: the prompt includes the cached part and the tool-use prompt is
@@ -743,8 +815,12 @@ pub(crate) fn content_blocks(sink: &mut Sink, at: &Locator, entry: &mut Entry, r
     }
 }
 
-/// Adds an entry after the last one of the thread.
-fn push(sink: &mut Sink, bytes: &[Vec<u8>], entry: Entry, uuid: &str, state: &mut State) -> LineOutcome {
+/// Adds an entry after the last one of the thread (a subagent's, in a subagent's file).
+fn push(sink: &mut Sink, bytes: &[Vec<u8>], mut entry: Entry, uuid: &str, state: &mut State) -> LineOutcome {
+    if state.agent.is_some() {
+        entry.agent_id = state.agent;
+        entry.flags.set(EntryFlags::SIDECHAIN, true);
+    }
     match state.chain.push(sink, bytes, entry, uuid) {
         Ok(_) => LineOutcome::Entry,
         Err(message) => LineOutcome::Duplicate(message),

@@ -18,6 +18,12 @@
 //!   stays in the tree as a link: records below it hang from its parent.
 //!
 //! Parts are read as Gemini CLI's ([`crate::import::gemini`]): the fork's one shared piece.
+//!
+//! Background agents (newer versions) write a transcript of their own,
+//! `<project>/subagents/<session id>/agent-<id>.jsonl`, of the same records (`isSidechain: true`,
+//! `agentId`, `sessionId` the session that launched it), beside a meta file `agent-<id>.meta.json`
+//! (`agentType`, `description`, `parentSessionId`, `toolUseId`: the call that launched it, which
+//! links it as a Claude Code agent's meta file does).
 
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
@@ -63,6 +69,9 @@ struct Head<'a> {
     system_payload: Option<&'a RawValue>,
     #[serde(rename = "isSidechain")]
     is_sidechain: LBool,
+    /// The background agent a record of its transcript is of.
+    #[serde(rename = "agentId", borrow)]
+    agent_id: LStr<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -242,6 +251,11 @@ pub(crate) fn import_line(
         }
     };
     entry.flags.set(EntryFlags::SIDECHAIN, head.is_sidechain.is_true());
+    if head.is_sidechain.is_true()
+        && let Some(agent) = head.agent_id.as_deref().filter(|a| !a.is_empty())
+    {
+        entry.agent_id = intern(sink, agent);
+    }
     if let Some(parent) = head.parent_uuid.as_deref().filter(|p| !p.is_empty()) {
         let parent = state.resolve(parent);
         entry.parent_uuid = arena_str(&mut sink.corpus.arena, &parent);

@@ -26,6 +26,7 @@ pub mod entropy;
 pub mod env;
 pub mod json;
 pub mod net;
+mod parts;
 pub mod paths;
 pub mod rules;
 mod text;
@@ -306,6 +307,9 @@ pub enum DropReason {
     /// Parts were asked to be left out (thinking, tool results, images, metadata) of a format whose
     /// lines the redactor cannot take them out of: the line is left out whole.
     PartsNotSeparable,
+    /// The line is nothing but a part asked to be left out (a Codex reasoning item, an OpenCode
+    /// reasoning part, a command's output delta).
+    PartLeftOut,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -501,6 +505,26 @@ fn nested_parts(v: &mut Val, p: &DropParts, depth: usize) {
                 nested_parts(x, p, depth + 1);
             }
         }
+    }
+}
+
+/// Replaces the `base64` strings of `v` (images and documents embedded in a record).
+fn base64_parts(v: &mut Val, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    match v {
+        Val::Arr(items) => items.iter_mut().for_each(|x| base64_parts(x, depth + 1)),
+        Val::Obj(entries) => {
+            for (k, x) in entries.iter_mut() {
+                if k.text() == "base64" && matches!(x, Val::Str(_)) {
+                    *x = Val::Str(JStr::new(IMAGE_REMOVED.into()));
+                } else {
+                    base64_parts(x, depth + 1);
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -773,7 +797,16 @@ impl Redactor {
     /// they are but for the placeholders. Bytes that are not UTF-8 cannot be scanned, so they
     /// are left out.
     pub fn apply_text_line(&self, line: &[u8]) -> LineOutcome {
+        self.apply_text_record(line, &DropParts::default())
+    }
+
+    /// A block of lines of an Aider history, its parts asked to be left out taken out (see
+    /// `parts::aider_text`), then redacted as text.
+    pub fn apply_text_record(&self, line: &[u8], parts: &DropParts) -> LineOutcome {
         match std::str::from_utf8(line) {
+            Ok(text) if parts.thinking || parts.tool_results => {
+                LineOutcome::Kept(self.redact_text(&parts::aider_text(text, parts)).into_bytes())
+            }
             Ok(text) => LineOutcome::Kept(self.redact_text(text).into_bytes()),
             Err(_) => LineOutcome::Dropped(DropReason::Unparseable),
         }
@@ -781,6 +814,12 @@ impl Redactor {
 
     /// The redacted line (compact JSON, no trailing newline), or why it is left out.
     pub fn apply_line(&self, line: &[u8], parts: &DropParts) -> LineOutcome {
+        self.apply_record(line, parts, crate::model::Format::ClaudeCode)
+    }
+
+    /// A record (a line, or a whole document) of a log of `format`, redacted, the parts asked
+    /// to be left out taken out where that format keeps them (see `parts`).
+    pub fn apply_record(&self, line: &[u8], parts: &DropParts, format: crate::model::Format) -> LineOutcome {
         let line = trim_line(line);
         if line.is_empty() {
             return LineOutcome::Dropped(DropReason::Blank);
@@ -791,7 +830,16 @@ impl Redactor {
         if parts.subagents && matches!(v.get("isSidechain"), Some(Val::Bool(true))) {
             return LineOutcome::Dropped(DropReason::Subagent);
         }
-        drop_parts(&mut v, parts);
+        let asked = parts.thinking || parts.tool_results || parts.images || parts.metadata;
+        match asked.then(|| parts::leave_out(&mut v, parts, format)).flatten() {
+            Some(parts::Record::LeaveOut) => return LineOutcome::Dropped(DropReason::PartLeftOut),
+            Some(parts::Record::Keep) => {
+                if parts.images {
+                    base64_parts(&mut v, 0);
+                }
+            }
+            None => drop_parts(&mut v, parts),
+        }
         let mut path = String::new();
         let mut hits = Vec::new();
         walk(&mut v, &mut path, &mut |s, whole, _| {

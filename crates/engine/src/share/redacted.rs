@@ -81,12 +81,13 @@ pub fn apply(
     }
     lines.walk(cursor, budget, |index, file, line| {
         let bytes = line_bytes(corpus, file, line);
+        let format = corpus.files.get(file.file as usize).map_or(crate::model::Format::ClaudeCode, |f| f.format);
         let outcome = if !can_leave_out(corpus, file, parts) {
             LineOutcome::Dropped(DropReason::PartsNotSeparable)
         } else if is_text(corpus, file) {
-            redactor.apply_text_line(&bytes)
+            redactor.apply_text_record(&bytes, parts)
         } else {
-            redactor.apply_line(&bytes, parts)
+            redactor.apply_record(&bytes, parts, format)
         };
         match outcome {
             LineOutcome::Kept(text) => {

@@ -212,12 +212,19 @@ fn session_records(corpus: &Corpus, graph: &Graph, session: &crate::dag::Session
     out
 }
 
-/// Whether a file holds agent conversations only.
+/// Whether a file holds agent conversations only: a Claude Code (or Qwen Code) agent file or
+/// meta file, a Cursor CLI subagent's transcript, a Gemini CLI subagent's chat, or a file of a
+/// Cline or Roo Code subtask nested in another task's session.
 fn is_agent_file(corpus: &Corpus, file: FileId) -> bool {
     let info = &corpus.files[file as usize];
+    let subtask = matches!(info.format, Format::Cline | Format::RooCode)
+        && crate::import::cline::task_of_path(&info.path)
+            .is_some_and(|task| info.session_from_path.as_ref() != Some(&task));
     info.agent_id_from_name.is_some()
         || info.format == Format::AgentMeta
         || (info.format == Format::CursorCli && crate::import::cursor::subagent_of_path(&info.path).is_some())
+        || (info.format == Format::GeminiCli && crate::import::gemini::subagent_folder(&info.path).is_some())
+        || subtask
 }
 
 fn whole_files(corpus: &Corpus, graph: &Graph, mut files: Vec<FileId>, without_agents: bool) -> ScopeLines {
