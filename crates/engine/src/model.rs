@@ -80,6 +80,9 @@ impl EntryFlags {
     pub const INTERNAL_USER: u32 = 1 << 15;
     /// The entry has a top-level `error` (older sidechain shape) or an error `level`.
     pub const ERROR: u32 = 1 << 16;
+    /// A note the agent recorded beside the conversation (the files a step changed, a
+    /// checkpoint of the files): shown in the conversation, not folded away as bookkeeping.
+    pub const NOTE: u32 = 1 << 17;
 
     pub fn has(self, flag: u32) -> bool {
         self.0 & flag != 0
@@ -96,7 +99,7 @@ impl EntryFlags {
 
 impl std::fmt::Debug for EntryFlags {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        const NAMES: [&str; 17] = [
+        const NAMES: [&str; 18] = [
             "sidechain",
             "meta",
             "compact_summary",
@@ -114,6 +117,7 @@ impl std::fmt::Debug for EntryFlags {
             "repaired_utf8",
             "internal_user",
             "error",
+            "note",
         ];
         let names: Vec<&str> =
             NAMES.iter().enumerate().filter(|(i, _)| self.0 & (1 << i) != 0).map(|(_, n)| *n).collect();

@@ -359,8 +359,9 @@ fn record_streams_cut_at_every_byte_never_panic_and_account_for_every_record() {
 #[test]
 fn bad_records_are_diagnostics_at_their_number_and_the_rest_is_read() {
     let mut opencode = String::from_utf8(fixture("opencode/opencode.jsonl")).expect("UTF-8");
-    // After the sessions: broken JSON, a row of another table, rows without their ids, a data
-    // that is no object, a repeated part, a part whose message is missing, a bare value.
+    // After the fixture's 30 records: broken JSON, a row of another table, rows without their
+    // ids, a data that is no object, a repeated part, a part whose message is missing, a bare
+    // value.
     opencode.push_str(concat!(
         "{\"table\":\"message\",\"id\":\"msg_x\",\"session_id\":\n",
         "{\"table\":\"todo\",\"session_id\":\"ses_root\"}\n",
@@ -374,24 +375,24 @@ fn bad_records_are_diagnostics_at_their_number_and_the_rest_is_read() {
     let corpus = load_one("opencode.db", opencode.as_bytes());
     let counts = corpus.files[0].counts;
     assert!(counts.balanced(), "{counts:?}");
-    assert_eq!(counts.lines, 37);
+    assert_eq!(counts.lines, 38);
     let found: Vec<(u32, DiagnosticKind)> = corpus.diagnostics.iter().map(|d| (d.line, d.kind)).collect();
     assert_eq!(
         found,
         [
-            (30, DiagnosticKind::InvalidJson),
-            (31, DiagnosticKind::UnexpectedLine),
-            (32, DiagnosticKind::MissingUuid),
+            (31, DiagnosticKind::InvalidJson),
+            (32, DiagnosticKind::UnexpectedLine),
             (33, DiagnosticKind::MissingUuid),
-            (34, DiagnosticKind::NotAnObject),
-            (35, DiagnosticKind::DuplicateUuid),
-            (37, DiagnosticKind::NotAnObject),
+            (34, DiagnosticKind::MissingUuid),
+            (35, DiagnosticKind::NotAnObject),
+            (36, DiagnosticKind::DuplicateUuid),
+            (38, DiagnosticKind::NotAnObject),
         ],
         "{:?}",
         corpus.diagnostics
     );
     // The part without its message is a message of its own, in its session.
-    let lost = corpus.entries.iter().find(|e| e.line == 36).expect("the lost part's entry");
+    let lost = corpus.entries.iter().find(|e| e.line == 37).expect("the lost part's entry");
     assert_eq!(corpus.sym(lost.session_id), "ses_other");
 
     let mut cursor = String::from_utf8(fixture("cursor/state.jsonl")).expect("UTF-8");
