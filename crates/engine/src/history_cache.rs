@@ -17,8 +17,10 @@ use crate::history::{FileProblem, SessionRow};
 /// (3: Gemini CLI, Qwen Code and GitHub Copilot CLI sessions are read, which older versions
 /// listed as problems, and a `<hash>/chats/` folder names its project by the hash. 4: Cursor
 /// CLI transcripts are read, `<id>/<id>.jsonl` with its `subagents/` one unit, and an
-/// `agent-transcripts` folder names its project by the folder above.)
-pub const CACHE_VERSION: u32 = 4;
+/// `agent-transcripts` folder names its project by the folder above. 5: OpenCode's older JSON
+/// storage is read, a session's files one unit with its child sessions', which older versions
+/// listed one by one as files that are no log.)
+pub const CACHE_VERSION: u32 = 5;
 
 /// What identifies a file's content without reading it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -467,6 +467,12 @@ pub enum Format {
     /// The record stream of an OpenCode database (`~/.local/share/opencode/opencode.db`): one
     /// line per session, message and part row (see [`crate::import::records`]).
     OpenCode,
+    /// A file of OpenCode's older JSON storage (`~/.local/share/opencode/storage/`: `session/<project
+    /// id>/<session id>.json`, `message/<session id>/<message id>.json`, `part/<message
+    /// id>/<part id>.json`; before 0.6, `project/<project>/storage/session/{info,message,part}/`),
+    /// one record per file, read whole. The storage files loaded together are turned into one
+    /// OpenCode record stream (a file of its own, [`FileInfo::sources`]), read as the database's.
+    OpenCodeStorage,
     /// The record stream of Cursor's global state database (`globalStorage/state.vscdb`): one line
     /// per chat and message row of `cursorDiskKV`.
     CursorIde,
@@ -516,6 +522,7 @@ impl Format {
             Format::Amp => "amp",
             Format::CursorCli => "cursor-cli",
             Format::OpenCode => "opencode",
+            Format::OpenCodeStorage => "opencode-storage",
             Format::CursorIde => "cursor-ide",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
@@ -541,6 +548,7 @@ impl Format {
             Format::Amp => "Amp thread",
             Format::CursorCli => "Cursor CLI agent transcript",
             Format::OpenCode => "OpenCode database",
+            Format::OpenCodeStorage => "OpenCode storage file",
             Format::CursorIde => "Cursor IDE database",
             Format::AgentMeta => "agent metadata",
             Format::Rejected => "not read",
@@ -596,12 +604,29 @@ pub struct FileInfo {
     pub agent_id_from_name: Option<String>,
     pub agent_meta: Option<AgentMeta>,
     /// The session id in the file name (`<sessionId>.jsonl`, or the folder of a subagents file).
+    /// An OpenCode storage file names the session it is shown in (the root of its parents).
     pub session_from_path: Option<String>,
+    /// The files this one was made from, when it is not a file that was given but one the loader
+    /// made: the record stream of the OpenCode storage files loaded ([`Format::OpenCodeStorage`]).
+    /// Empty for every file that was given.
+    #[serde(default)]
+    pub sources: Vec<FileId>,
 }
 
 impl FileInfo {
     pub fn name(&self) -> &str {
         self.path.rsplit(['/', '\\']).next().unwrap_or(&self.path)
+    }
+
+    /// Whether the loader made this file from others ([`FileInfo::sources`]) rather than it being
+    /// given: it is not on disk, and its lines are those files' records.
+    pub fn is_derived(&self) -> bool {
+        !self.sources.is_empty()
+    }
+
+    /// What the load summary says the file was read as.
+    pub fn label(&self) -> &'static str {
+        if self.is_derived() { "OpenCode storage, as records" } else { self.format.label() }
     }
 }
 
@@ -696,10 +721,11 @@ impl Corpus {
         self.blocks_of(entry).iter().find(|b| b.kind == BlockKind::Text).map(|b| self.span_text(entry.file, b.body))
     }
 
-    /// Total line counts over all files.
+    /// Total line counts over all files given (a file the loader made from others counts their
+    /// lines again: it is left out).
     pub fn counts(&self) -> LineCounts {
         let mut total = LineCounts::default();
-        for file in &self.files {
+        for file in self.files.iter().filter(|f| !f.is_derived()) {
             total.add(&file.counts);
         }
         total

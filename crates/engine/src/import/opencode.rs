@@ -1,5 +1,7 @@
 //! OpenCode sessions, from the record stream of its database (`~/.local/share/opencode/opencode.db`,
-//! see [`crate::import::records`] for the lines and the queries that make them).
+//! see [`crate::import::records`] for the lines and the queries that make them), or of its older
+//! JSON storage (the same records, one per file: [`crate::import::opencode_storage`] makes them
+//! into the same stream).
 //!
 //! - A `session` row is metadata: its `title` names the session (as an AI title), `directory`
 //!   is the working directory, `version` OpenCode's. A session with a `parent_id` is a subagent's:
