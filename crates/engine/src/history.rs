@@ -264,7 +264,7 @@ impl StorageUnits {
             match place.kind {
                 StorageKind::Session => {
                     let key = path.strip_suffix(".json").unwrap_or(path).to_owned();
-                    // The project's folder: `session/<project id>`, or before 0.6 `project/<project>`.
+                    // The project's folder: `session/<project id>`, or in 0.5.x `project/<project>`.
                     let folder = match place.below.strip_prefix("session/info/") {
                         Some(_) => place.root.strip_suffix("/storage").unwrap_or(&place.root).to_owned(),
                         None => path.rsplit_once(['/', '\\']).map(|(f, _)| f.to_owned()).unwrap_or_default(),

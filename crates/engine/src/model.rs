@@ -469,7 +469,7 @@ pub enum Format {
     OpenCode,
     /// A file of OpenCode's older JSON storage (`~/.local/share/opencode/storage/`: `session/<project
     /// id>/<session id>.json`, `message/<session id>/<message id>.json`, `part/<message
-    /// id>/<part id>.json`; before 0.6, `project/<project>/storage/session/{info,message,part}/`),
+    /// id>/<part id>.json`; in 0.5.x, `project/<project>/storage/session/{info,message,part}/`),
     /// one record per file, read whole. The storage files loaded together are turned into one
     /// OpenCode record stream (a file of its own, [`FileInfo::sources`]), read as the database's.
     OpenCodeStorage,

@@ -5,7 +5,7 @@
 //! (`opencode/opencode.jsonl`): a parent session whose `task` call spawned a child session, a
 //! tool call with its result, a tool error, reasoning, a patch and a snapshot, an interrupted
 //! message in another session; and one part file cut in the middle of its JSON. The layout
-//! before 0.6 (`project/global/storage/session/{info,message,part}/`) holds one more session.
+//! of 0.5.x (`project/global/storage/session/{info,message,part}/`) holds one more session.
 //!
 //! Snapshots of the model, the totals summed by hand, the same sessions as from the database's
 //! record stream, the history's units (one per session, its child sessions in it), sharing and
@@ -253,7 +253,7 @@ fn a_sessions_files_given_without_their_folders_are_read_by_their_ids() {
 }
 
 #[test]
-fn the_layout_before_0_6_is_read_too() {
+fn the_layout_of_0_5_is_read_too() {
     let files = storage_files("project");
     let (corpus, graph) = load(&files);
     assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);

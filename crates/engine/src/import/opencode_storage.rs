@@ -11,9 +11,9 @@
 //! - `project/<project id>.json`, `session_diff/<session id>.json`, `todo/<session id>.json`,
 //!   `session_share/<session id>.json`: bookkeeping, no conversation.
 //!
-//! Before 0.6 the layout was per project: `project/<project>/storage/session/info/<session
-//! id>.json`, `.../session/message/<session id>/<message id>.json` and `.../session/part/<session
-//! id>/<message id>/<part id>.json`, the records of the same shapes.
+//! In older versions (0.5.x) the layout was per project: `project/<project>/storage/session/
+//! info/<session id>.json`, `.../session/message/<session id>/<message id>.json` and
+//! `.../session/part/<session id>/<message id>/<part id>.json`, the records of the same shapes.
 //!
 //! OpenCode's own migration to its database (`storage/json-migration.ts`) makes a row of each
 //! file: the ids from the path, the rest of the record as the row's `data`. This module does the
@@ -55,11 +55,11 @@ pub struct StoragePath {
     /// The file's path below the root.
     pub below: String,
     pub kind: Kind,
-    /// The project the path names: a session's folder, or before 0.6 the `project/<project>/`
+    /// The project the path names: a session's folder, or in 0.5.x the `project/<project>/`
     /// folder above `storage`.
     pub project: Option<String>,
     /// The session the path names: a session file's own id, a message's folder, a part's folder
-    /// before 0.6, a todo's or diff's file name.
+    /// in 0.5.x, a todo's or diff's file name.
     pub session: Option<String>,
     /// A part's message folder.
     pub message: Option<String>,
@@ -569,7 +569,7 @@ mod tests {
         assert_eq!((part.kind, part.message.as_deref(), part.id.as_str()), (Kind::Part, Some("msg_1"), "prt_2"));
         let message = place("storage/message/ses_a/msg_1.json").expect("a message");
         assert_eq!((message.kind, message.session.as_deref()), (Kind::Message, Some("ses_a")));
-        // Before 0.6: per project, with `info/`, and parts in their session's folder.
+        // 0.5.x: per project, with `info/`, and parts in their session's folder.
         let old = place("opencode/project/global/storage/session/info/ses_b.json").expect("an old session");
         assert_eq!(
             (old.kind, old.project.as_deref(), old.session.as_deref()),
