@@ -136,6 +136,11 @@ const AGENTS: &[AgentLogs] = &[
     AgentLogs { agent: "Amp", unix: "~/.local/share/amp/threads/", windows: None },
     AgentLogs { agent: "Cursor CLI", unix: "~/.cursor/projects/<project>/agent-transcripts/", windows: None },
     AgentLogs {
+        agent: "OpenCode (its JSON storage, before its database)",
+        unix: "~/.local/share/opencode/storage/ (0.5.x: ~/.local/share/opencode/project/<project>/storage/)",
+        windows: None,
+    },
+    AgentLogs {
         agent: "Claude Agent SDK, Codex SDK, Ollama",
         unix: "the JSONL a script saved (stream-json, codex exec --json, /api/chat)",
         windows: None,
