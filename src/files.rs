@@ -157,21 +157,29 @@ pub async fn walk_drop(dropped: Dropped, on_batch: &mut OnBatch<'_>) -> usize {
 /// Whether a folder named `folder` whose children are `(name, is a folder)` is walked whole (it
 /// holds logs) rather than child by child. `~/.claude` and `~/.codex` hold a log or two of their
 /// own (the prompt history) beside the folder of sessions: they are walked child by child all the
-/// same. Some sessions lie in two folders, walked whole so that a batch holds them whole: a VS
+/// same. Some sessions lie in several folders, walked whole so that a batch holds them whole: a VS
 /// Code extension's `tasks` folder (Cline, Roo Code: a subtask's folder lies beside the task that
-/// spawned it) and a Qwen Code project (a subagent's transcript is under `subagents/`, its
-/// session's under `chats/`).
+/// spawned it), a Qwen Code project (a subagent's transcript is under `subagents/`, its
+/// session's under `chats/`) and OpenCode's storage (`storage/` with `session/` and `message/`
+/// folders, or in 0.5.x `storage/session/` with `info/` and `message/`: a session's files lie in
+/// several of its folders, its messages' parts under `part/<message>/`).
 pub fn is_walked_whole(folder: &str, children: impl Iterator<Item = (String, bool)>) -> bool {
     let (mut holds_logs, mut holds_sessions_folder, mut holds_folders) = (false, false, false);
     let (mut chats, mut subagents) = (false, false);
+    let (mut sessions, mut messages) = (false, false);
     for (name, is_folder) in children {
         holds_logs |= !is_folder && looks_like_a_log(&name);
         holds_sessions_folder |= is_folder && matches!(name.as_str(), "projects" | "sessions");
         holds_folders |= is_folder;
         chats |= is_folder && name == "chats";
         subagents |= is_folder && name == "subagents";
+        sessions |= is_folder && matches!(name.as_str(), "session" | "info");
+        messages |= is_folder && name == "message";
     }
-    (holds_logs && !holds_sessions_folder) || (folder == "tasks" && holds_folders) || (chats && subagents)
+    (holds_logs && !holds_sessions_folder)
+        || (folder == "tasks" && holds_folders)
+        || (chats && subagents)
+        || (sessions && messages)
 }
 
 /// The batches of a dropped folder: itself whole if it holds logs, else its own files, then its
@@ -429,10 +437,12 @@ pub fn prepare_worker_soon() {
     let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 500);
 }
 
-/// What the page and the worker each bring to a load.
+/// What the page and the worker each bring to a load: the worker the model and the bytes of the
+/// files the loader made (after the given ones), the page the bytes of the files given.
 #[derive(Default)]
 struct Parts {
     model: Option<Vec<u8>>,
+    made: Vec<Vec<u8>>,
     bytes: Option<Vec<Vec<u8>>>,
 }
 
@@ -504,7 +514,9 @@ pub fn start_load(
             }
             let (model, bytes) = {
                 let mut p = parts.borrow_mut();
-                (p.model.take().unwrap_or_default(), p.bytes.take().unwrap_or_default())
+                let mut bytes = p.bytes.take().unwrap_or_default();
+                bytes.append(&mut p.made);
+                (p.model.take().unwrap_or_default(), bytes)
             };
             let assembled = now_ms();
             let result = crate::worker::decode_model(&model, bytes).map(|(corpus, graph)| Model::new(corpus, graph));
@@ -565,11 +577,15 @@ pub fn start_load(
                 FromWorker::Building => on_progress(Progress::building(started)),
                 FromWorker::Done { timings } => {
                     log_timings("worker done", started, &timings);
-                    let Some(model) = reply.buffers.first() else {
+                    let Some((model, made)) = reply.buffers.split_first() else {
                         finish(Err("the loading worker sent no model".to_owned()));
                         return;
                     };
-                    parts.borrow_mut().model = Some(bytes_of(model));
+                    {
+                        let mut parts = parts.borrow_mut();
+                        parts.model = Some(bytes_of(model));
+                        parts.made = made.iter().map(bytes_of).collect();
+                    }
                     assemble();
                 }
                 FromWorker::Error { message } => finish(Err(message)),
@@ -754,4 +770,24 @@ pub fn files_from_bytes(files: &[(String, Vec<u8>)]) -> Vec<PickedFile> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_walked_whole;
+
+    fn walked_whole(children: &[(&str, bool)]) -> bool {
+        is_walked_whole("storage", children.iter().map(|&(name, folder)| (name.to_owned(), folder)))
+    }
+
+    #[test]
+    fn a_folder_of_logs_and_opencode_storage_are_walked_whole() {
+        assert!(walked_whole(&[("a.jsonl", false), ("a", true)]));
+        assert!(!walked_whole(&[("history.jsonl", false), ("projects", true)]), "~/.claude");
+        // OpenCode's storage: a session's files are in several of its folders.
+        assert!(walked_whole(&[("session", true), ("message", true), ("part", true), ("migration", false)]));
+        assert!(walked_whole(&[("info", true), ("message", true), ("part", true)]), "0.5.x");
+        assert!(!walked_whole(&[("session", true), ("notes", true)]));
+        assert!(!walked_whole(&[("storage", true), ("log", true)]), "~/.local/share/opencode: its storage is");
+    }
 }

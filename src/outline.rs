@@ -352,12 +352,14 @@ pub fn collapsed_by_default(kind: RowKind) -> bool {
 }
 
 /// Lines folded away by default: progress, hooks, attachments, injected meta text, deleted
-/// lines, bookkeeping system lines, unknown types.
+/// lines, bookkeeping system lines (not the agent's notes), unknown types.
 pub fn is_noise(corpus: &Corpus, entry: &Entry) -> bool {
     match entry.kind {
         EntryKind::Progress | EntryKind::Attachment | EntryKind::Other => true,
         EntryKind::System => {
-            !entry.flags.has(EntryFlags::ERROR) && !entry.subtype_is_any(corpus, &["api_error", "compact_boundary"])
+            !entry.flags.has(EntryFlags::ERROR)
+                && !entry.flags.has(EntryFlags::NOTE)
+                && !entry.subtype_is_any(corpus, &["api_error", "compact_boundary"])
         }
         _ => entry.flags.has(EntryFlags::META) || entry.flags.has(EntryFlags::DELETED),
     }

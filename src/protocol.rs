@@ -69,8 +69,10 @@ pub enum FromWorker {
     Preview { timings: PreviewTimings },
     /// Every file is parsed; the graph is being built.
     Building,
-    /// The model, in the envelope's one buffer, without the file bytes (the page reads those
-    /// itself meanwhile).
+    /// The model, in the envelope's first buffer, without the bytes of the files given (the page
+    /// reads those itself meanwhile); the buffers after it hold the bytes of the files the loader
+    /// made (the record stream of OpenCode storage files, [`sessionscope_engine::model::FileInfo::sources`]),
+    /// which come after the given ones in the model.
     Done { timings: LoadTimings },
     /// Search `id`'s hits in the next entries: `count` matches (`hits` holds fewer when a
     /// field matches many times); `done` when the last entries were searched.

@@ -190,7 +190,10 @@ async fn load(
         graph_ms: built - read_done,
         encode_ms: encoded - built,
     };
-    let reply = Envelope::new(FromWorker::Done { timings }).with_buffers(vec![buffer_of(&model)]);
+    // The files the loader made are not among the page's: their bytes go with the model.
+    let made = corpus.files.iter().zip(&corpus.bytes).filter(|(info, _)| info.is_derived()).map(|(_, b)| buffer_of(b));
+    let buffers = std::iter::once(buffer_of(&model)).chain(made).collect();
+    let reply = Envelope::new(FromWorker::Done { timings }).with_buffers(buffers);
     protocol::post(scope, &reply).map_err(|_| "the model could not be sent".to_owned())
 }
 

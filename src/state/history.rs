@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use sessionscope_engine::history::{FileProblem, HistoryHit, SessionRow, group_into_units, hint, needs_hint};
+use sessionscope_engine::history::{FileProblem, HistoryHit, SessionRow, group_into_units, needs_hint, unit_hint};
 use wasm_bindgen_futures::JsFuture;
 
 use sessionscope_engine::history_cache::{CachedUnit, FileStamp, IndexCache};
@@ -467,7 +467,7 @@ impl HistoryState {
         let firsts = futures::future::join_all(loose.iter().map(|&i| first_bytes(&files[i].file))).await;
         let mut hints = vec![None; files.len()];
         for (i, bytes) in loose.into_iter().zip(firsts) {
-            hints[i] = bytes.and_then(|bytes| hint(&files[i].path, &bytes));
+            hints[i] = bytes.and_then(|bytes| unit_hint(&files[i].path, &bytes));
         }
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         group_into_units(&paths, &hints)

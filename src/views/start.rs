@@ -146,7 +146,7 @@ const AGENTS: &[AgentLogs] = &[
     },
     AgentLogs {
         agent: "OpenCode",
-        unix: "~/.local/share/opencode/opencode.db (older versions: ~/.local/share/opencode/storage/)",
+        unix: "~/.local/share/opencode/opencode.db (before its database: ~/.local/share/opencode/storage/; 0.5.x: ~/.local/share/opencode/project/<project>/storage/)",
         windows: None,
     },
     AgentLogs {
@@ -242,6 +242,7 @@ mod tests {
             Amp,
             CursorCli,
             OpenCode,
+            OpenCodeStorage,
             CursorIde,
             AgentMeta,
             Rejected,
@@ -249,8 +250,8 @@ mod tests {
         for format in &all {
             match format {
                 Pending | ClaudeCode | AgentSdk | CodexRollout | CodexEvents | Ollama | Pi | CopilotCli | Aider
-                | GeminiCli | QwenCode | Cline | RooCode | Amp | CursorCli | OpenCode | CursorIde | AgentMeta
-                | Rejected => {}
+                | GeminiCli | QwenCode | Cline | RooCode | Amp | CursorCli | OpenCode | OpenCodeStorage | CursorIde
+                | AgentMeta | Rejected => {}
             }
         }
         all

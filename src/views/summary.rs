@@ -50,33 +50,36 @@ pub fn LoadSummary() -> impl IntoView {
                 )
             })
             .collect();
-        // `(path, format, lines, entries, skipped)` per file, and a count per format for the headline.
-        let files_read: Vec<(String, Format, u64, u64, u64)> = corpus
+        // `(path, format, label, lines, entries, skipped)` per file, and a count per label for the
+        // headline. A record stream the loader made of OpenCode storage files is listed after them,
+        // and is not a file read.
+        let files_read: Vec<(String, Format, &'static str, u64, u64, u64)> = corpus
             .files
             .iter()
-            .map(|f| (f.path.clone(), f.format, f.counts.lines, f.counts.entries, f.counts.skipped))
+            .map(|f| (f.path.clone(), f.format, f.label(), f.counts.lines, f.counts.entries, f.counts.skipped))
             .collect();
-        let mut per_format: Vec<(Format, usize)> = Vec::new();
-        for (_, format, ..) in &files_read {
-            match per_format.iter_mut().find(|(f, _)| f == format) {
+        let mut per_label: Vec<(&'static str, usize)> = Vec::new();
+        for (_, _, label, ..) in &files_read {
+            match per_label.iter_mut().find(|(l, _)| l == label) {
                 Some((_, n)) => *n += 1,
-                None => per_format.push((*format, 1)),
+                None => per_label.push((label, 1)),
             }
         }
         let read_as = format!(
             "Read as: {}",
-            per_format
+            per_label
                 .iter()
-                .map(|(f, n)| format!("{} ({n} file{})", f.label(), if *n == 1 { "" } else { "s" }))
+                .map(|(label, n)| format!("{label} ({n} file{})", if *n == 1 { "" } else { "s" }))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
         let file_count = files_read.len();
+        let given = corpus.files.iter().filter(|f| !f.is_derived()).count();
         let skipped = counts.skipped;
         let headline = format!(
             "{} session(s) · {} file(s) · {} lines · {} agent conversation(s) linked{} · {} line(s) skipped",
             graph.sessions.len(),
-            corpus.files.len(),
+            given,
             counts.lines,
             agents - unlinked,
             if unlinked > 0 { format!(", {unlinked} unlinked") } else { String::new() },
@@ -103,10 +106,10 @@ pub fn LoadSummary() -> impl IntoView {
                             {files_read
                                 .into_iter()
                                 .take(2000)
-                                .map(|(path, format, lines, entries, skipped)| view! {
+                                .map(|(path, format, label, lines, entries, skipped)| view! {
                                     <tr>
                                         <td>{path}</td>
-                                        <td data-format=format.name()>{format.label()}</td>
+                                        <td data-format=format.name()>{label}</td>
                                         <td class="number">{lines}</td>
                                         <td class="number">{entries}</td>
                                         <td class="number">{skipped}</td>

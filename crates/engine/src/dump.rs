@@ -37,6 +37,12 @@ pub fn dump_corpus(corpus: &Corpus) -> String {
         if let Some(meta) = &file.agent_meta {
             let _ = writeln!(out, "  agent-meta type={} tool_use={}", meta.agent_type, short(&meta.tool_use_id));
         }
+        if file.is_derived() {
+            let _ = writeln!(out, "  made from {} files", file.sources.len());
+        }
+        if file.format == Format::OpenCodeStorage {
+            let _ = writeln!(out, "  session={}", file.session_from_path.as_deref().unwrap_or("-"));
+        }
         let file_id = file_id as FileId;
         let mut entries = corpus.entries.iter().filter(|e| e.file == file_id).peekable();
         let mut metas = corpus.metas.iter().filter(|m| m.file == file_id).peekable();

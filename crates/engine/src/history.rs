@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dag::Graph;
+use crate::import::opencode_storage::{Kind as StorageKind, StoragePath};
 use crate::model::{Corpus, EntryKind, Format, Usage};
 use crate::summary::UsageSummary;
 
@@ -99,11 +100,18 @@ enum Place {
     /// A Gemini CLI subagent's conversation, `<chats>/<session id>/<agent id>.jsonl`: it belongs
     /// to the session file of `<chats>` whose name ends with the session id's first 8 characters.
     GeminiAgent { chats: String, session: String },
+    /// A record of OpenCode's older storage: the session it belongs to comes from its path (a
+    /// message's folder, a part's message), its root from the parents that the session files
+    /// name ([`unit_hint`]).
+    OpenCode(StoragePath),
     /// Anything else is a unit of its own.
     Alone,
 }
 
 fn place_of(path: &str) -> Place {
+    if let Some(storage) = crate::import::opencode_storage::place(path) {
+        return Place::OpenCode(storage);
+    }
     let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
     let Some((name, parents)) = parts.split_last() else { return Place::Alone };
     // A Qwen Code background agent's transcript (and its meta file),
@@ -166,22 +174,30 @@ pub fn session_id_hint(first_bytes: &[u8]) -> Option<String> {
     (!id.is_empty() && id.len() <= 128).then(|| id.to_owned())
 }
 
-/// Whether a path is a loose agent file, whose session only its content names, or a Roo Code
-/// task's `history_item.json`, which names the task it is a subtask of: ask [`hint`] for it
-/// before grouping.
+/// Whether a path is a file whose unit only its content says: a loose agent file (the session
+/// it names), a Roo Code task's `history_item.json` (the task it is a subtask of) or an OpenCode
+/// storage session (its parent, for a child session). Ask [`unit_hint`] for it before grouping.
 pub fn needs_hint(path: &str) -> bool {
-    matches!(place_of(path), Place::LooseAgent { .. }) || is_history_item(path)
+    match place_of(path) {
+        Place::LooseAgent { .. } => true,
+        Place::OpenCode(storage) => storage.kind == StorageKind::Session,
+        _ => is_history_item(path),
+    }
 }
 
-/// What the first bytes of a file that [`needs_hint`] say of the session it belongs to: the
-/// session a loose agent file names ([`session_id_hint`]), or the task a Roo Code subtask's
-/// `history_item.json` names as its parent (`parentTaskId`, else `rootTaskId`): the grouping
-/// follows parents as far as their folders are there.
-pub fn hint(path: &str, first_bytes: &[u8]) -> Option<String> {
+/// What the first bytes of a file that [`needs_hint`] say of its unit: the session a loose agent
+/// file names ([`session_id_hint`]), the task a Roo Code subtask's `history_item.json` names as
+/// its parent (`parentTaskId`, else `rootTaskId`: the grouping follows parents as far as their
+/// folders are there), or the parent an OpenCode storage session names (its `parentID`; none for
+/// a root session).
+pub fn unit_hint(path: &str, first_bytes: &[u8]) -> Option<String> {
     if is_history_item(path) {
         return ["\"parentTaskId\"", "\"rootTaskId\""].iter().find_map(|key| string_after(first_bytes, key));
     }
-    session_id_hint(first_bytes)
+    match place_of(path) {
+        Place::OpenCode(_) => string_after(first_bytes, "\"parentID\""),
+        _ => session_id_hint(first_bytes),
+    }
 }
 
 fn is_history_item(path: &str) -> bool {
@@ -204,7 +220,7 @@ fn string_after(bytes: &[u8], key: &str) -> Option<String> {
 }
 
 /// Groups files into units, in the order of their first file's path. `hints[i]` is what
-/// [`hint`] says of a file: the session a loose agent file names (a loose agent file without
+/// [`unit_hint`] says of a file: the session a loose agent file names (a loose agent file without
 /// one, or whose session has no main transcript here, stays with the other loose files of its
 /// folder and session), or the task a Roo Code subtask's `history_item.json` names: the subtask's
 /// files join that task's unit when its folder is beside the subtask's.
@@ -248,6 +264,7 @@ pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
             gemini_sessions.entry((folder, short.to_owned())).or_insert(session);
         }
     }
+    let storage = StorageUnits::new(paths, hints);
     let mut units: Vec<Unit> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
     let mut order: Vec<usize> = (0..paths.len()).collect();
@@ -292,6 +309,13 @@ pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
                 };
                 add(&mut units, key, folder, i, false);
             }
+            Place::OpenCode(place) => match storage.unit_of(&place) {
+                Some((key, folder, main)) => add(&mut units, key, folder, i, main),
+                None => {
+                    let folder = path.rsplit_once(['/', '\\']).map(|(f, _)| f.to_owned()).unwrap_or_default();
+                    add(&mut units, path.to_owned(), folder, i, true);
+                }
+            },
             Place::Alone => {
                 let folder = path.rsplit_once(['/', '\\']).map(|(f, _)| f.to_owned()).unwrap_or_default();
                 add(&mut units, path.to_owned(), folder, i, true);
@@ -299,6 +323,92 @@ pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
         }
     }
     units
+}
+
+/// The units of OpenCode storage files: every file of a session (its session file, its
+/// messages, their parts, its diffs and todos) and of its child sessions, to any depth, is the
+/// unit of the root session. Sessions are known by their storage folder and id.
+struct StorageUnits {
+    /// A session's parent, from the hints of the session files.
+    parents: std::collections::HashMap<(String, String), String>,
+    /// A message's session, from the message files' folders.
+    sessions_of_messages: std::collections::HashMap<(String, String), String>,
+    /// A session file's unit key and folder.
+    session_files: std::collections::HashMap<(String, String), (String, String)>,
+}
+
+impl StorageUnits {
+    fn new(paths: &[&str], hints: &[Option<String>]) -> StorageUnits {
+        let mut units = StorageUnits {
+            parents: Default::default(),
+            sessions_of_messages: Default::default(),
+            session_files: Default::default(),
+        };
+        for (i, path) in paths.iter().enumerate() {
+            let Place::OpenCode(place) = place_of(path) else { continue };
+            match place.kind {
+                StorageKind::Session => {
+                    let key = path.strip_suffix(".json").unwrap_or(path).to_owned();
+                    // The project's folder: `session/<project id>`, or in 0.5.x `project/<project>`.
+                    let folder = match place.below.strip_prefix("session/info/") {
+                        Some(_) => place.root.strip_suffix("/storage").unwrap_or(&place.root).to_owned(),
+                        None => path.rsplit_once(['/', '\\']).map(|(f, _)| f.to_owned()).unwrap_or_default(),
+                    };
+                    let id = (place.root.clone(), place.id.clone());
+                    if let Some(Some(parent)) = hints.get(i) {
+                        units.parents.insert(id.clone(), parent.clone());
+                    }
+                    units.session_files.entry(id).or_insert((key, folder));
+                }
+                StorageKind::Message => {
+                    if let Some(session) = &place.session {
+                        units.sessions_of_messages.insert((place.root.clone(), place.id.clone()), session.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+        units
+    }
+
+    /// The root of a session's parents that are loaded (itself for a root); a cycle ends where it
+    /// comes back.
+    fn root_of(&self, root: &str, session: &str) -> String {
+        let mut current = session.to_owned();
+        let mut seen = std::collections::HashSet::new();
+        while seen.insert(current.clone()) {
+            match self.parents.get(&(root.to_owned(), current.clone())) {
+                Some(parent) if self.session_files.contains_key(&(root.to_owned(), parent.clone())) => {
+                    current = parent.clone();
+                }
+                _ => break,
+            }
+        }
+        current
+    }
+
+    /// A storage file's unit (key, folder) and whether it is the unit's main file (the root
+    /// session's own file); `None` for a file of no session (a project's info, a part whose
+    /// message is not loaded).
+    fn unit_of(&self, place: &StoragePath) -> Option<(String, String, bool)> {
+        let root = place.root.as_str();
+        let session = match place.kind {
+            StorageKind::Session => Some(place.id.clone()),
+            StorageKind::Part => place.session.clone().or_else(|| {
+                place
+                    .message
+                    .as_ref()
+                    .and_then(|m| self.sessions_of_messages.get(&(root.to_owned(), m.clone())).cloned())
+            }),
+            StorageKind::Message | StorageKind::Other => place.session.clone(),
+        }?;
+        let top = self.root_of(root, &session);
+        let main = place.kind == StorageKind::Session && place.id == top;
+        Some(match self.session_files.get(&(root.to_owned(), top.clone())) {
+            Some((key, folder)) => (key.clone(), folder.clone(), main),
+            None => (format!("{root}/{top}"), root.to_owned(), main),
+        })
+    }
 }
 
 /// One session of a history, in one row: what the history home lists and `sessionscope index`
@@ -375,7 +485,7 @@ pub fn agent_name(format: Format) -> &'static str {
         Format::RooCode => "Roo Code",
         Format::Amp => "Amp",
         Format::CursorCli => "Cursor CLI",
-        Format::OpenCode => "OpenCode",
+        Format::OpenCode | Format::OpenCodeStorage => "OpenCode",
         Format::CursorIde => "Cursor",
         Format::Pending | Format::Rejected => "",
     }
@@ -428,6 +538,9 @@ pub fn session_rows(corpus: &Corpus, graph: &Graph, folder: &str) -> Vec<Session
             let files: Vec<&crate::model::FileInfo> =
                 session.files.iter().filter_map(|&f| corpus.files.get(f as usize)).collect();
             let format = files.iter().map(|f| f.format).find(|f| !agent_name(*f).is_empty()).unwrap_or(Format::Pending);
+            // A record stream the loader made is no file of the history: the storage files it
+            // was made from are (they join their session by the session they name).
+            let files: Vec<&crate::model::FileInfo> = files.into_iter().filter(|f| !f.is_derived()).collect();
             let first_prompt = corpus
                 .entries
                 .get(session.first_prompt.index())
@@ -537,6 +650,10 @@ pub struct UnitSearch<'q> {
     hits: Vec<HistoryHit>,
     count: u64,
     complete: bool,
+    /// OpenCode storage files: one record each, read together once the unit's files are all in
+    /// (their records make one record stream), if any may hold a hit.
+    storage: Vec<(String, Vec<u8>)>,
+    storage_may_match: bool,
 }
 
 /// A file being searched slice by slice ([`UnitSearch::start_file`]).
@@ -544,6 +661,8 @@ pub struct FileSearch {
     path: String,
     /// Searched line by line as slices come; otherwise kept whole until its end.
     by_lines: bool,
+    /// An OpenCode storage file: kept for the end of the unit.
+    storage: bool,
     /// The file so far (searched whole), or the start of a line the next slice ends.
     kept: Vec<u8>,
     /// Matching lines parsed in the next batch.
@@ -558,7 +677,15 @@ const LINES_PER_BATCH: usize = 256;
 
 impl<'q> UnitSearch<'q> {
     pub fn new(query: &'q crate::search::Query, keep: usize) -> Self {
-        UnitSearch { query, keep, hits: Vec::new(), count: 0, complete: true }
+        UnitSearch {
+            query,
+            keep,
+            hits: Vec::new(),
+            count: 0,
+            complete: true,
+            storage: Vec::new(),
+            storage_may_match: false,
+        }
     }
 
     /// Whether enough hits are found: the files left need not be read.
@@ -588,14 +715,16 @@ impl<'q> UnitSearch<'q> {
         let name = path.rsplit('/').next().unwrap_or(path);
         let window = first_slice.get(..first_slice.len().min(64 << 10)).unwrap_or(first_slice);
         let whole_window = whole && window.len() == first_slice.len();
-        let lines_stand_alone = self.query.has_raw_form()
-            && matches!(
-                crate::import::sniff(window, whole_window, name),
-                crate::import::Sniff::Format(Format::ClaudeCode)
-            );
+        let format = match crate::import::sniff(window, whole_window, name) {
+            crate::import::Sniff::Format(format) => Some(format),
+            _ => None,
+        };
+        let storage = crate::import::opencode_storage::place(path).is_some() || format == Some(Format::OpenCodeStorage);
+        let lines_stand_alone = self.query.has_raw_form() && format == Some(Format::ClaudeCode) && !storage;
         FileSearch {
             path: path.to_owned(),
             by_lines: lines_stand_alone,
+            storage,
             kept: Vec::new(),
             batch_lines: FIRST_LINES_PER_BATCH,
         }
@@ -627,7 +756,10 @@ impl<'q> UnitSearch<'q> {
     /// The file's last slice was added (or its reading stopped, the hits being enough).
     pub fn end_file(&mut self, mut file: FileSearch) {
         let kept = std::mem::take(&mut file.kept);
-        if file.by_lines {
+        if file.storage {
+            self.storage_may_match |= self.query.may_match_raw(&kept);
+            self.storage.push((file.path, kept));
+        } else if file.by_lines {
             self.search_lines(&mut file, &kept);
         } else if self.query.may_match_raw(&kept) {
             if self.is_full() {
@@ -664,16 +796,28 @@ impl<'q> UnitSearch<'q> {
     }
 
     fn search_bytes(&mut self, path: &str, bytes: &[u8]) {
-        let corpus = crate::Loader::read_all([(path, bytes)]);
-        let graph = Graph::build(&corpus);
-        let (hits, count, complete) = search_unit(&corpus, &graph, self.query, self.keep - self.hits.len());
+        self.search_corpus(&crate::Loader::read_all([(path, bytes)]));
+    }
+
+    fn search_corpus(&mut self, corpus: &Corpus) {
+        let graph = Graph::build(corpus);
+        let (hits, count, complete) = search_unit(corpus, &graph, self.query, self.keep - self.hits.len());
         self.hits.extend(hits);
         self.count += count;
         self.complete &= complete;
     }
 
     /// The hits, the matches counted, and whether the count is complete.
-    pub fn finish(self) -> (Vec<HistoryHit>, u64, bool) {
+    pub fn finish(mut self) -> (Vec<HistoryHit>, u64, bool) {
+        let storage = std::mem::take(&mut self.storage);
+        if self.storage_may_match {
+            if self.is_full() {
+                self.complete = false;
+            } else {
+                let corpus = crate::Loader::read_all(storage.iter().map(|(path, bytes)| (path.as_str(), bytes)));
+                self.search_corpus(&corpus);
+            }
+        }
         (self.hits, self.count, self.complete)
     }
 }
@@ -724,7 +868,7 @@ pub fn file_problems(corpus: &Corpus, graph: &Graph) -> Vec<FileProblem> {
         .files
         .iter()
         .enumerate()
-        .filter(|(f, file)| !in_session[*f] && file.format != Format::AgentMeta)
+        .filter(|(f, file)| !in_session[*f] && file.format != Format::AgentMeta && !file.is_derived())
         .map(|(f, file)| {
             let diagnostic = corpus.diagnostics.iter().find(|d| d.file as usize == f && d.line == 0);
             let reason = match (file.format, diagnostic) {

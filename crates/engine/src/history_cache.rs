@@ -19,8 +19,10 @@ use crate::history::{FileProblem, SessionRow};
 /// CLI transcripts are read, `<id>/<id>.jsonl` with its `subagents/` one unit, and an
 /// `agent-transcripts` folder names its project by the folder above. 5: a Roo Code subtask's
 /// folder is of its parent's unit when its `history_item.json` names it, and Gemini CLI and Qwen
-/// Code subagent files of their session's unit: rows count their subagents.)
-pub const CACHE_VERSION: u32 = 5;
+/// Code subagent files of their session's unit: rows count their subagents. 6: OpenCode's older JSON
+/// storage is read, a session's files one unit with its child sessions', which older versions
+/// listed one by one as files that are no log.)
+pub const CACHE_VERSION: u32 = 6;
 
 /// What identifies a file's content without reading it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

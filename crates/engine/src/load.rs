@@ -94,6 +94,7 @@ impl Loader {
             agent_id_from_name,
             agent_meta: None,
             session_from_path: session_from_path(path),
+            sources: Vec::new(),
         });
         let capacity = if size_hint as usize <= Span::MAX_LEN { size_hint as usize } else { 0 };
         self.bytes.push(Vec::with_capacity(capacity));
@@ -261,6 +262,7 @@ impl Loader {
         for file in 0..self.states.len() {
             self.finish_file(file as FileId);
         }
+        self.read_opencode_storage();
         import::cline::finish_all(&mut self.sink);
         let mut corpus = self.sink.corpus;
         let mut type_counts: Vec<(Sym, u64)> = self.sink.type_counts.into_iter().collect();
@@ -313,6 +315,23 @@ impl Loader {
             }
         }
         copy.finish()
+    }
+
+    /// The OpenCode storage files loaded (each one record, read whole), turned into the record
+    /// stream of OpenCode's database and read as one: a file the loader makes, after the given
+    /// ones, whose [`FileInfo::sources`] are the storage files. It is read with its format set,
+    /// not sniffed (its first record may be longer than a sniff looks at).
+    fn read_opencode_storage(&mut self) {
+        let Some(stream) = import::opencode_storage::take_stream(&mut self.sink) else { return };
+        let id = self.add_file(&stream.path, stream.bytes.len() as u64);
+        let info = &mut self.sink.corpus.files[id as usize];
+        if info.format == Format::Pending {
+            info.format = Format::OpenCode;
+        }
+        info.session_from_path = None;
+        self.push(id, &stream.bytes);
+        self.finish_file(id);
+        self.sink.corpus.files[id as usize].sources = stream.sources;
     }
 
     /// How many files were added.

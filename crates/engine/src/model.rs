@@ -80,6 +80,9 @@ impl EntryFlags {
     pub const INTERNAL_USER: u32 = 1 << 15;
     /// The entry has a top-level `error` (older sidechain shape) or an error `level`.
     pub const ERROR: u32 = 1 << 16;
+    /// A note the agent recorded beside the conversation (the files a step changed, a
+    /// checkpoint of the files): shown in the conversation, not folded away as bookkeeping.
+    pub const NOTE: u32 = 1 << 17;
 
     pub fn has(self, flag: u32) -> bool {
         self.0 & flag != 0
@@ -96,7 +99,7 @@ impl EntryFlags {
 
 impl std::fmt::Debug for EntryFlags {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        const NAMES: [&str; 17] = [
+        const NAMES: [&str; 18] = [
             "sidechain",
             "meta",
             "compact_summary",
@@ -114,6 +117,7 @@ impl std::fmt::Debug for EntryFlags {
             "repaired_utf8",
             "internal_user",
             "error",
+            "note",
         ];
         let names: Vec<&str> =
             NAMES.iter().enumerate().filter(|(i, _)| self.0 & (1 << i) != 0).map(|(_, n)| *n).collect();
@@ -466,6 +470,12 @@ pub enum Format {
     /// The record stream of an OpenCode database (`~/.local/share/opencode/opencode.db`): one
     /// line per session, message and part row (see [`crate::import::records`]).
     OpenCode,
+    /// A file of OpenCode's older JSON storage (`~/.local/share/opencode/storage/`: `session/<project
+    /// id>/<session id>.json`, `message/<session id>/<message id>.json`, `part/<message
+    /// id>/<part id>.json`; in 0.5.x, `project/<project>/storage/session/{info,message,part}/`),
+    /// one record per file, read whole. The storage files loaded together are turned into one
+    /// OpenCode record stream (a file of its own, [`FileInfo::sources`]), read as the database's.
+    OpenCodeStorage,
     /// The record stream of Cursor's global state database (`globalStorage/state.vscdb`): one line
     /// per chat and message row of `cursorDiskKV`.
     CursorIde,
@@ -517,6 +527,7 @@ impl Format {
             Format::Amp => "amp",
             Format::CursorCli => "cursor-cli",
             Format::OpenCode => "opencode",
+            Format::OpenCodeStorage => "opencode-storage",
             Format::CursorIde => "cursor-ide",
             Format::AgentMeta => "agent-meta",
             Format::Rejected => "rejected",
@@ -542,6 +553,7 @@ impl Format {
             Format::Amp => "Amp thread",
             Format::CursorCli => "Cursor CLI agent transcript",
             Format::OpenCode => "OpenCode database",
+            Format::OpenCodeStorage => "OpenCode storage file",
             Format::CursorIde => "Cursor IDE database",
             Format::AgentMeta => "agent metadata",
             Format::Rejected => "not read",
@@ -597,12 +609,29 @@ pub struct FileInfo {
     pub agent_id_from_name: Option<String>,
     pub agent_meta: Option<AgentMeta>,
     /// The session id in the file name (`<sessionId>.jsonl`, or the folder of a subagents file).
+    /// An OpenCode storage file names the session it is shown in (the root of its parents).
     pub session_from_path: Option<String>,
+    /// The files this one was made from, when it is not a file that was given but one the loader
+    /// made: the record stream of the OpenCode storage files loaded ([`Format::OpenCodeStorage`]).
+    /// Empty for every file that was given.
+    #[serde(default)]
+    pub sources: Vec<FileId>,
 }
 
 impl FileInfo {
     pub fn name(&self) -> &str {
         self.path.rsplit(['/', '\\']).next().unwrap_or(&self.path)
+    }
+
+    /// Whether the loader made this file from others ([`FileInfo::sources`]) rather than it being
+    /// given: it is not on disk, and its lines are those files' records.
+    pub fn is_derived(&self) -> bool {
+        !self.sources.is_empty()
+    }
+
+    /// What the load summary says the file was read as.
+    pub fn label(&self) -> &'static str {
+        if self.is_derived() { "OpenCode storage, as records" } else { self.format.label() }
     }
 }
 
@@ -697,10 +726,11 @@ impl Corpus {
         self.blocks_of(entry).iter().find(|b| b.kind == BlockKind::Text).map(|b| self.span_text(entry.file, b.body))
     }
 
-    /// Total line counts over all files.
+    /// Total line counts over all files given (a file the loader made from others counts their
+    /// lines again: it is left out).
     pub fn counts(&self) -> LineCounts {
         let mut total = LineCounts::default();
-        for file in &self.files {
+        for file in self.files.iter().filter(|f| !f.is_derived()) {
             total.add(&file.counts);
         }
         total

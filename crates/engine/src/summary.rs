@@ -245,7 +245,8 @@ pub fn summarize(corpus: &Corpus, graph: &Graph) -> Summary {
         })
         .collect();
     Summary {
-        files: corpus.files.len(),
+        // The files given: a record stream the loader made of OpenCode storage files is not one.
+        files: corpus.files.iter().filter(|f| !f.is_derived()).count(),
         lines: counts.lines,
         entries: counts.entries,
         metadata_lines: counts.metadata,

@@ -359,8 +359,9 @@ fn record_streams_cut_at_every_byte_never_panic_and_account_for_every_record() {
 #[test]
 fn bad_records_are_diagnostics_at_their_number_and_the_rest_is_read() {
     let mut opencode = String::from_utf8(fixture("opencode/opencode.jsonl")).expect("UTF-8");
-    // After the sessions: broken JSON, a row of another table, rows without their ids, a data
-    // that is no object, a repeated part, a part whose message is missing, a bare value.
+    // After the fixture's 30 records: broken JSON, a row of another table, rows without their
+    // ids, a data that is no object, a repeated part, a part whose message is missing, a bare
+    // value.
     opencode.push_str(concat!(
         "{\"table\":\"message\",\"id\":\"msg_x\",\"session_id\":\n",
         "{\"table\":\"todo\",\"session_id\":\"ses_root\"}\n",
@@ -374,24 +375,24 @@ fn bad_records_are_diagnostics_at_their_number_and_the_rest_is_read() {
     let corpus = load_one("opencode.db", opencode.as_bytes());
     let counts = corpus.files[0].counts;
     assert!(counts.balanced(), "{counts:?}");
-    assert_eq!(counts.lines, 37);
+    assert_eq!(counts.lines, 38);
     let found: Vec<(u32, DiagnosticKind)> = corpus.diagnostics.iter().map(|d| (d.line, d.kind)).collect();
     assert_eq!(
         found,
         [
-            (30, DiagnosticKind::InvalidJson),
-            (31, DiagnosticKind::UnexpectedLine),
-            (32, DiagnosticKind::MissingUuid),
+            (31, DiagnosticKind::InvalidJson),
+            (32, DiagnosticKind::UnexpectedLine),
             (33, DiagnosticKind::MissingUuid),
-            (34, DiagnosticKind::NotAnObject),
-            (35, DiagnosticKind::DuplicateUuid),
-            (37, DiagnosticKind::NotAnObject),
+            (34, DiagnosticKind::MissingUuid),
+            (35, DiagnosticKind::NotAnObject),
+            (36, DiagnosticKind::DuplicateUuid),
+            (38, DiagnosticKind::NotAnObject),
         ],
         "{:?}",
         corpus.diagnostics
     );
     // The part without its message is a message of its own, in its session.
-    let lost = corpus.entries.iter().find(|e| e.line == 36).expect("the lost part's entry");
+    let lost = corpus.entries.iter().find(|e| e.line == 37).expect("the lost part's entry");
     assert_eq!(corpus.sym(lost.session_id), "ses_other");
 
     let mut cursor = String::from_utf8(fixture("cursor/state.jsonl")).expect("UTF-8");
@@ -442,5 +443,61 @@ proptest! {
             let _ = corpus.entry_details(entry);
         }
         let _ = graph;
+    }
+}
+
+/// OpenCode's storage fixture (`tests/fixtures/opencode/storage/`), named as the command line
+/// names its files.
+fn opencode_storage() -> Vec<(String, Vec<u8>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/opencode/storage");
+    read_folder(&dir).into_iter().map(|(path, bytes)| (format!("storage/{path}"), bytes)).collect()
+}
+
+/// Every storage file and every line of it accounted for; the record stream made of them too.
+fn assert_storage_accounted(files: &[(String, Vec<u8>)], corpus: &sessionscope_engine::Corpus) {
+    for ((path, bytes), info) in files.iter().zip(&corpus.files) {
+        assert!(info.counts.balanced(), "{path}: {:?}", info.counts);
+        assert_eq!(info.counts.lines, count_lines(bytes), "{path}");
+    }
+    for info in corpus.files.iter().skip(files.len()) {
+        assert!(info.is_derived() && info.counts.balanced(), "{}: {:?}", info.path, info.counts);
+    }
+}
+
+#[test]
+fn storage_files_cut_at_every_byte_never_panic_and_account_for_every_line() {
+    let files = opencode_storage();
+    for which in ["storage/part/msg_a1/prt_a1_05.json", "storage/message/ses_root/msg_a1.json"] {
+        let at = files.iter().position(|(path, _)| path == which).expect("a fixture file");
+        for cut in 0..=files[at].1.len() {
+            let mut cut_files = files.clone();
+            cut_files[at].1.truncate(cut);
+            let corpus = load_chunked(&cut_files, 0);
+            assert_storage_accounted(&cut_files, &corpus);
+            let graph = sessionscope_engine::dag::Graph::build(&corpus);
+            assert!(graph.sessions.iter().any(|s| s.id == "ses_root"), "{which} cut at {cut}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn mutated_storage_files_never_panic(which in 0usize..40, position in 0usize..2000, byte in any::<u8>(), chunk in 1usize..200) {
+        let mut files = opencode_storage();
+        let at = which % files.len();
+        let bytes = &mut files[at].1;
+        if !bytes.is_empty() {
+            let position = position % bytes.len();
+            bytes[position] = byte;
+        }
+        let corpus = load_chunked(&files, chunk);
+        assert_storage_accounted(&files, &corpus);
+        let _ = sessionscope_engine::dag::Graph::build(&corpus);
+        for entry in &corpus.entries {
+            let _ = corpus.first_text(entry);
+            let _ = corpus.entry_details(entry);
+        }
     }
 }

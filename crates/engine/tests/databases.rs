@@ -122,8 +122,8 @@ fn opencode_sessions_subagent_tools_thinking_tokens_and_cost() {
     let (corpus, graph) = load(OPENCODE_RECORDS, "opencode.db");
     assert_eq!(corpus.files[0].format, Format::OpenCode);
     let counts = corpus.files[0].counts;
-    // 3 session rows are metadata; 6 message rows and their 20 parts make the entries.
-    assert_eq!((counts.lines, counts.metadata, counts.entries), (29, 3, 26));
+    // 3 session rows are metadata; 6 message rows and their 21 parts make the entries.
+    assert_eq!((counts.lines, counts.metadata, counts.entries), (30, 3, 27));
     let ids: Vec<&str> = graph.sessions.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, ["ses_root", "ses_other"], "the child session is an agent of its root, not a session");
     let root = &graph.sessions[0];
@@ -174,7 +174,21 @@ fn opencode_sessions_subagent_tools_thinking_tokens_and_cost() {
     assert_eq!(block_texts(&corpus, first_step, BlockKind::Thinking), ["The parser drops the last line."]);
     let second_step = corpus.entries.iter().find(|e| corpus.entry_uuid(e) == "msg_a1#1").expect("the second step");
     assert_eq!(block_texts(&corpus, second_step, BlockKind::Text), ["Fixed: the last line is kept now."]);
-    assert_eq!(corpus.entry_parent_uuid(second_step), Some("msg_a1/results"));
+    // The checkpoint taken as the second step began comes before it, after the first's results;
+    // the files the second step changed after it. Notes, not tool calls.
+    assert_eq!(corpus.entry_parent_uuid(second_step), Some("prt_a1_07s"));
+    let note = |uuid: &str| corpus.entries.iter().find(|e| corpus.entry_uuid(e) == uuid).expect("a note");
+    let (snapshot, patch) = (note("prt_a1_07s"), note("prt_a1_10"));
+    assert_eq!(corpus.entry_parent_uuid(snapshot), Some("msg_a1/results"));
+    assert_eq!(corpus.entry_parent_uuid(patch), Some("msg_a1#1"));
+    for (entry, subtype, text) in [
+        (snapshot, "snapshot", "Checkpoint: the files as they were here are kept as snapshot `4b825dc`"),
+        (patch, "patch", "1 file changed by this step (snapshot `9c1e2f0`):\n- `/home/u/app/src/parse.rs`"),
+    ] {
+        assert_eq!((entry.kind, corpus.sym(entry.subtype)), (EntryKind::System, subtype));
+        assert!(entry.flags.has(EntryFlags::NOTE) && !entry.flags.has(EntryFlags::HAS_TOOL_USE));
+        assert_eq!(corpus.first_text(entry).as_deref(), Some(text));
+    }
     // An aborted message is interrupted.
     let aborted = corpus.entries.iter().find(|e| corpus.entry_uuid(e) == "msg_o2").expect("the aborted message");
     assert!(aborted.flags.has(EntryFlags::INTERRUPTED));

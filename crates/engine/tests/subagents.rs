@@ -13,7 +13,7 @@ use common::*;
 use sessionscope_engine::Corpus;
 use sessionscope_engine::dag::{Conversation, ConversationKind, Graph, LinkRule, ToolStatus};
 use sessionscope_engine::dump::{dump_corpus, dump_graph};
-use sessionscope_engine::history::{self, group_into_units, hint, index_unit, needs_hint};
+use sessionscope_engine::history::{self, group_into_units, index_unit, needs_hint, unit_hint};
 use sessionscope_engine::model::*;
 
 fn fixture_folder(relative: &str) -> Vec<(String, Vec<u8>)> {
@@ -60,7 +60,7 @@ fn load_checked(files: &[(String, Vec<u8>)]) -> (Corpus, Graph) {
 fn hints(files: &[(String, Vec<u8>)]) -> Vec<Option<String>> {
     files
         .iter()
-        .map(|(path, bytes)| needs_hint(path).then(|| hint(path, &bytes[..bytes.len().min(64 << 10)])).flatten())
+        .map(|(path, bytes)| needs_hint(path).then(|| unit_hint(path, &bytes[..bytes.len().min(64 << 10)])).flatten())
         .collect()
 }
 
@@ -322,7 +322,7 @@ fn task_links_that_loop_or_name_nothing_never_panic_nor_drop_a_task() {
         let graph = Graph::build(&corpus);
         assert_eq!(graph.sessions.len(), 1);
         assert!(corpus.files.iter().all(|f| f.counts.balanced()));
-        let _ = hint(&files[1].0, broken);
+        let _ = unit_hint(&files[1].0, broken);
     }
 }
 

@@ -289,6 +289,9 @@ fn speaker(model: &Model, entry: EntryId) -> (&'static str, &'static str) {
     if e.flags.has(EntryFlags::API_ERROR) || e.flags.has(EntryFlags::ERROR) {
         return ("Error", "speaker-error");
     }
+    if e.flags.has(EntryFlags::NOTE) {
+        return ("Note", "speaker-system");
+    }
     match e.kind {
         EntryKind::User if in_agent => ("Parent agent", "speaker-parent"),
         EntryKind::User => ("User", "speaker-user"),

@@ -19,7 +19,10 @@
 //! - [`opencode`] and [`cursor_ide`]: OpenCode sessions and Cursor IDE chats, whose agents keep
 //!   them in SQLite databases: read from the database's record stream ([`records`]: one JSON line
 //!   per row, made by whoever opens the database), every row kept and the conversations built
-//!   when the stream ends.
+//!   when the stream ends;
+//! - [`opencode_storage`]: OpenCode's older JSON storage (one record per file), each file read
+//!   whole into a record line, the lines of all the files loaded made into one record stream that
+//!   the loader reads with [`opencode`] once every file is in.
 //!
 //! Layers, one way: the loader hands each complete line to `import_line` here, which picks
 //! the importer of the file's format. A document format (`is_document`) is not read line by
@@ -46,6 +49,7 @@ pub mod cursor_ide;
 pub mod gemini;
 pub mod ollama;
 pub mod opencode;
+pub mod opencode_storage;
 pub mod pi;
 pub mod qwen;
 pub mod records;
@@ -134,7 +138,7 @@ pub(crate) fn import_line(
 /// Whether files of `format` are one document read whole (when the file ends) rather than line
 /// by line: a format whose records span lines, or that rewrites earlier records.
 pub(crate) fn is_document(format: Format) -> bool {
-    matches!(format, Format::GeminiCli | Format::Cline | Format::RooCode | Format::Amp)
+    matches!(format, Format::GeminiCli | Format::Cline | Format::RooCode | Format::Amp | Format::OpenCodeStorage)
 }
 
 /// Whether a file of `format` is one JSON value (a legacy Gemini CLI session) rather than lines:
@@ -156,6 +160,8 @@ pub(crate) fn import_document(
     let (records, what) = match format {
         Format::GeminiCli => (gemini::import_document(sink, bytes, file, begin), "a Gemini CLI session"),
         Format::Amp => (amp::import_document(sink, bytes, file, begin), "an Amp thread"),
+        // One record per file, made into a record stream once every file is in.
+        Format::OpenCodeStorage => return opencode_storage::import_document(sink, bytes, file, begin),
         Format::Cline | Format::RooCode => {
             let (records, kind) = cline::import_document(sink, bytes, file, begin);
             if kind != cline::Kind::History {
@@ -271,8 +277,8 @@ struct Probe<'a> {
 /// The formats this version reads, for messages.
 const KNOWN: &str = "Claude Code, Claude Agent SDK stream-json, Codex CLI rollouts, Codex SDK events, Ollama chat, Pi, \
                      Gemini CLI, Qwen Code or GitHub Copilot CLI sessions, Aider chat histories, Cline or Roo \
-                     Code tasks, Amp threads, Cursor CLI agent transcripts, or the record streams of OpenCode and \
-                     Cursor IDE databases";
+                     Code tasks, Amp threads, Cursor CLI agent transcripts, OpenCode storage files, or the record \
+                     streams of OpenCode and Cursor IDE databases";
 
 /// `rollout-<date>-<uuid>.jsonl`, the name of a Codex CLI session file.
 pub(crate) fn is_rollout_name(name: &str) -> bool {
@@ -297,6 +303,10 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, path: &str) -> Sniff {
             ));
         }
         return Sniff::Rejected(format!("this is {kind}, not a session log"));
+    }
+    // A record of OpenCode's older storage: its place in the storage folder, or its ids, say it.
+    if opencode_storage::sniff(text, path) {
+        return Sniff::Format(Format::OpenCodeStorage);
     }
     // A Copilot CLI session is `session-state/<id>/events.jsonl`; its first event says so.
     if name == "events.jsonl" && starts_like_copilot(text) {

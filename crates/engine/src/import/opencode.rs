@@ -1,5 +1,7 @@
 //! OpenCode sessions, from the record stream of its database (`~/.local/share/opencode/opencode.db`,
-//! see [`crate::import::records`] for the lines and the queries that make them).
+//! see [`crate::import::records`] for the lines and the queries that make them), or of its older
+//! JSON storage (the same records, one per file: [`crate::import::opencode_storage`] makes them
+//! into the same stream).
 //!
 //! - A `session` row is metadata: its `title` names the session (as an AI title), `directory`
 //!   is the working directory, `version` OpenCode's. A session with a `parent_id` is a subagent's:
@@ -12,6 +14,12 @@
 //!   each step is an assistant entry (`reasoning` parts as thinking, `text`, `tool` calls), and its
 //!   finished tool calls (`state.status` `completed`, or `error`: an error result) a tool-result
 //!   entry after it. `data.error` is an API error (`MessageAbortedError`: interrupted).
+//! - Notes: parts that are no message content are entries of their own (system entries marked
+//!   `NOTE`, shown in the conversation, with no tool call), at their part's record: a `patch` (the
+//!   files a step changed, and the snapshot it ends at) after its step's results, a `snapshot` (a
+//!   checkpoint of the files) before the step it begins or after the one it ends, an `agent` or
+//!   `subtask` asked for, a `retry`, a `compaction` asked for, and a `file` attached by reference
+//!   (an image in a `data:` URL is shown in its message instead).
 //! - Tokens and cost: a `step-finish` part holds its step's `tokens {input, output, reasoning,
 //!   cache {read, write}}` and `cost`; the message's own `tokens` are only its last step's (OpenCode
 //!   overwrites them at every step, and adds up `cost`), so they count only for a message without
@@ -205,6 +213,33 @@ struct PartData<'a> {
     mime: LStr<'a>,
     #[serde(deserialize_with = "lenient")]
     time: Times,
+    /// A file part's `url` (a `data:` URL, or `file://`) and `filename`.
+    #[serde(borrow)]
+    url: LStr<'a>,
+    #[serde(borrow)]
+    filename: LStr<'a>,
+    /// A patch part: the snapshot it ends at (`hash`) and the files it changed.
+    #[serde(borrow)]
+    hash: LStr<'a>,
+    #[serde(borrow)]
+    files: Option<&'a RawValue>,
+    /// A snapshot part's snapshot.
+    #[serde(borrow)]
+    snapshot: LStr<'a>,
+    /// An agent part's agent.
+    #[serde(borrow)]
+    name: LStr<'a>,
+    /// A subtask part: the agent it asks for, and what for.
+    #[serde(borrow)]
+    agent: LStr<'a>,
+    #[serde(borrow)]
+    description: LStr<'a>,
+    /// A retry part: its attempt and the error it follows.
+    attempt: LNum,
+    #[serde(borrow, deserialize_with = "lenient")]
+    error: ErrorInfo<'a>,
+    /// A compaction part: whether OpenCode asked for it (the context was full) or the user did.
+    auto: LBool,
 }
 
 impl PartData<'_> {
@@ -555,12 +590,16 @@ fn build_message(
     if data.role.as_deref() == Some("user") {
         let mut entry = builder.entry(sink, EntryKind::User, created);
         let mut synthetic = !parts.is_empty();
-        for part in &parts {
+        for part in parts.iter().filter(|p| !is_note(p)) {
             synthetic &= part.ty.as_deref() != Some("text") || part.synthetic.is_true();
             content_block(sink, at, &mut entry, part);
         }
         entry.flags.set(EntryFlags::META, synthetic);
         builder.push(sink, bytes, entry, message.id, &key, last_of, chain);
+        let notes = Notes { builder, parts: &parts, kept: message.parts, key: &key };
+        for (p, _) in parts.iter().enumerate().filter(|(_, part)| is_note(part)) {
+            notes.push(sink, bytes, at, p, created, last_of, chain);
+        }
         return;
     }
     let model = model_name(sink, &data);
@@ -568,12 +607,25 @@ fn build_message(
     let has_step_usage = parts.iter().any(|p| p.ty.as_deref() == Some("step-finish"));
     for (index, step) in steps.iter().enumerate() {
         // A step begins when its first timed part does (the first step at the message's creation).
-        let began = step.iter().map(|p| p.started()).find(|&t| t != i64::MIN);
+        let began = step.iter().map(|&p| parts[p].started()).find(|&t| t != i64::MIN);
         let began = if index == 0 { created } else { began.unwrap_or(created) };
+        // Notes before the step's first content (a checkpoint taken as it began) come before it,
+        // the others (the files it changed) after its results.
+        let first_content =
+            step.iter().position(|&p| !is_note(&parts[p]) && parts[p].ty.as_deref() != Some("step-start"));
+        let first_content = first_content.unwrap_or(0);
+        let notes_in = |range: std::ops::Range<usize>| -> Vec<usize> {
+            step.get(range).unwrap_or_default().iter().copied().filter(|&p| is_note(&parts[p])).collect()
+        };
+        let (leading, trailing) = (notes_in(0..first_content), notes_in(first_content..step.len()));
+        let notes = Notes { builder, parts: &parts, kept: message.parts, key: &key };
+        for p in leading {
+            notes.push(sink, bytes, at, p, began, last_of, chain);
+        }
         let mut entry = builder.entry(sink, EntryKind::Assistant, began);
         entry.model = model;
-        for part in step {
-            content_block(sink, at, &mut entry, part);
+        for &p in step {
+            content_block(sink, at, &mut entry, &parts[p]);
         }
         let last = index + 1 == steps.len();
         if last {
@@ -581,7 +633,7 @@ fn build_message(
         }
         let uuid = if index == 0 { message.id.to_owned() } else { format!("{}#{index}", message.id) };
         let Some(anchor) = builder.push(sink, bytes, entry, &uuid, &key, last_of, chain) else { continue };
-        let finish = step.iter().find(|p| p.ty.as_deref() == Some("step-finish"));
+        let finish = step.iter().map(|&p| &parts[p]).find(|p| p.ty.as_deref() == Some("step-finish"));
         let (tokens, cost) = match finish {
             Some(finish) => (Some(finish.tokens), finish.cost),
             None if !has_step_usage && index == 0 => (Some(data.tokens), data.cost),
@@ -597,28 +649,161 @@ fn build_message(
         // The step's finished calls, answered in an entry after it.
         let finished: Vec<&PartData> = step
             .iter()
+            .map(|&p| &parts[p])
             .filter(|p| p.ty.as_deref() == Some("tool"))
             .filter(|p| matches!(p.state.status.as_deref(), Some("completed" | "error")))
-            .copied()
             .collect();
-        if finished.is_empty() {
-            continue;
+        let mut ended = began;
+        if !finished.is_empty() {
+            let last_end = finished.iter().map(|p| millis(p.state.time.end)).max().unwrap_or(i64::MIN);
+            ended = if last_end == i64::MIN { millis(data.time.completed).max(created) } else { last_end };
+            let mut results = builder.entry(sink, EntryKind::User, ended);
+            results.subtype = intern(sink, "tool-result");
+            for part in finished {
+                let id = call_id(sink, at, part, &uuid);
+                let name = intern_l(sink, &part.tool);
+                let error = part.state.status.as_deref() == Some("error");
+                let body = if error { part.state.error } else { part.state.output };
+                let block = push_block(sink, &mut results, BlockKind::ToolResult, name, id, at.raw_span(body));
+                if error {
+                    mark_error(sink, &mut results, block);
+                }
+            }
+            builder.push(sink, bytes, results, &format!("{uuid}/results"), &key, last_of, chain);
         }
-        let ended = finished.iter().map(|p| millis(p.state.time.end)).max().unwrap_or(i64::MIN);
-        let ended = if ended == i64::MIN { millis(data.time.completed).max(created) } else { ended };
-        let mut results = builder.entry(sink, EntryKind::User, ended);
-        results.subtype = intern(sink, "tool-result");
-        for part in finished {
-            let id = call_id(sink, at, part, &uuid);
-            let name = intern_l(sink, &part.tool);
-            let error = part.state.status.as_deref() == Some("error");
-            let body = if error { part.state.error } else { part.state.output };
-            let block = push_block(sink, &mut results, BlockKind::ToolResult, name, id, at.raw_span(body));
-            if error {
-                mark_error(sink, &mut results, block);
+        for p in trailing {
+            notes.push(sink, bytes, at, p, ended, last_of, chain);
+        }
+    }
+}
+
+/// Whether a part is shown as a note of its own rather than in its message: the files a step
+/// changed (`patch`), a checkpoint of the files (`snapshot`), an agent or subtask asked for, a
+/// retry, a compaction asked for, a file attached by reference (an image in a `data:` URL is shown
+/// in the message).
+fn is_note(part: &PartData) -> bool {
+    match part.ty.as_deref() {
+        Some("patch" | "snapshot" | "agent" | "subtask" | "retry" | "compaction") => true,
+        Some("file") => image_data(part).is_none(),
+        _ => false,
+    }
+}
+
+/// The base64 data of a file part that is an image in a `data:` URL.
+fn image_data<'p>(part: &'p PartData) -> Option<&'p str> {
+    let mime = part.mime.as_deref().unwrap_or("");
+    let url = part.url.as_deref()?;
+    let (head, data) = url.strip_prefix("data:")?.split_once(',')?;
+    (mime.starts_with("image/") && head.ends_with(";base64")).then_some(data)
+}
+
+/// The text of a note part, as markdown (every name in it a code span: log text is shown as it
+/// is, never as markup).
+fn note_text(part: &PartData) -> String {
+    let text = |s: &LStr| s.as_deref().unwrap_or("").to_owned();
+    match part.ty.as_deref().unwrap_or("") {
+        "patch" => {
+            let files: Vec<String> = part
+                .files
+                .and_then(|raw| serde_json::from_str::<Vec<serde_json::Value>>(raw.get()).ok())
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|f| f.as_str().map(str::to_owned))
+                .collect();
+            let hash = non_empty(&part.hash).map(|h| format!(" (snapshot {})", code(h))).unwrap_or_default();
+            let mut out = match files.len() {
+                0 => format!("No file changed by this step{hash}"),
+                1 => format!("1 file changed by this step{hash}:"),
+                n => format!("{n} files changed by this step{hash}:"),
+            };
+            for file in files {
+                out.push_str(&format!("\n- {}", code(&file)));
+            }
+            out
+        }
+        "snapshot" => match non_empty(&part.snapshot) {
+            Some(snapshot) => {
+                format!("Checkpoint: the files as they were here are kept as snapshot {}", code(snapshot))
+            }
+            None => "Checkpoint of the files".to_owned(),
+        },
+        "agent" => format!("Addressed to the {} agent", code(&format!("@{}", text(&part.name)))),
+        "subtask" => {
+            let agent = code(&format!("@{}", text(&part.agent)));
+            match non_empty(&part.description) {
+                Some(description) => format!("Subtask for the {agent} agent: {}", code(description)),
+                None => format!("Subtask for the {agent} agent"),
             }
         }
-        builder.push(sink, bytes, results, &format!("{uuid}/results"), &key, last_of, chain);
+        "retry" => {
+            let attempt = part.attempt.as_u64();
+            let why = raw_text(part.error.data.message);
+            let why = why.lines().next().unwrap_or("");
+            if why.is_empty() {
+                format!("Retry {attempt} of the model call")
+            } else {
+                format!("Retry {attempt} of the model call, after: {}", code(why))
+            }
+        }
+        "compaction" if part.auto.is_true() => "Compaction of the conversation (the context was full)".to_owned(),
+        "compaction" => "Compaction of the conversation, asked for".to_owned(),
+        "file" => {
+            let name = non_empty(&part.filename).or(non_empty(&part.url)).unwrap_or("a file");
+            match part.mime.as_deref().unwrap_or("") {
+                "application/x-directory" => format!("Attached the folder {}", code(name)),
+                "" => format!("Attached {}", code(name)),
+                mime => format!("Attached {} ({mime})", code(name)),
+            }
+        }
+        other => other.to_owned(),
+    }
+}
+
+/// Text as a markdown code span, whatever backticks it holds.
+fn code(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// The notes of one message: each a system entry of its own, at its part's record.
+#[derive(Clone, Copy)]
+struct Notes<'n, 'a> {
+    builder: Builder,
+    parts: &'n [PartData<'a>],
+    kept: &'n [Kept],
+    key: &'n str,
+}
+
+impl Notes<'_, '_> {
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &self,
+        sink: &mut Sink,
+        bytes: &[Vec<u8>],
+        at: Locator,
+        part: usize,
+        timestamp: i64,
+        last_of: &mut FxHashMap<String, String>,
+        chain: &mut Chain,
+    ) {
+        let (Some(data), Some(&kept)) = (self.parts.get(part), self.kept.get(part)) else { return };
+        let builder = Builder { kept, type_name: intern(sink, "part"), ..self.builder };
+        let mut entry = builder.entry(sink, EntryKind::System, timestamp);
+        entry.subtype = intern(sink, data.ty.as_deref().unwrap_or("note"));
+        entry.flags.set(EntryFlags::NOTE, true);
+        entry.flags.set(EntryFlags::STRING_CONTENT, true);
+        entry.content = arena_json(&mut sink.corpus.arena, &note_text(data));
+        // A part's id names its note (one made from the record's place when it has none).
+        let record: Record = serde_json::from_str(kept.text(at.file_bytes)).unwrap_or_default();
+        let uuid = non_empty(&record.id).map_or_else(|| format!("opencode-part:{}", kept.line_no), str::to_owned);
+        builder.push(sink, bytes, entry, &uuid, self.key, last_of, chain);
     }
 }
 
@@ -633,17 +818,17 @@ fn model_name(sink: &mut Sink, data: &MessageData) -> Sym {
     }
 }
 
-/// The parts of an assistant message cut into its steps: a `step-start` begins one. A message
-/// without parts is one empty step, so its tokens still have an entry.
-fn steps_of<'p, 'a>(parts: &'p [PartData<'a>]) -> Vec<Vec<&'p PartData<'a>>> {
-    let mut steps: Vec<Vec<&PartData>> = vec![Vec::new()];
-    for part in parts {
+/// The parts of an assistant message cut into its steps (indices into `parts`): a `step-start`
+/// begins one. A message without parts is one empty step, so its tokens still have an entry.
+fn steps_of(parts: &[PartData]) -> Vec<Vec<usize>> {
+    let mut steps: Vec<Vec<usize>> = vec![Vec::new()];
+    for (at, part) in parts.iter().enumerate() {
         let current = steps.last().map_or(0, Vec::len);
         if part.ty.as_deref() == Some("step-start") && current > 0 {
             steps.push(Vec::new());
         }
         if let Some(step) = steps.last_mut() {
-            step.push(part);
+            step.push(at);
         }
     }
     steps
@@ -672,14 +857,17 @@ fn content_block(sink: &mut Sink, at: Locator, entry: &mut Entry, part: &PartDat
             let name = intern_l(sink, &part.tool);
             push_block(sink, entry, BlockKind::ToolUse, name, id, at.raw_span(part.state.input));
         }
+        // An image in a `data:` URL, shown (a file attached by reference is a note).
         "file" => {
-            let mime = part.mime.as_deref().unwrap_or("");
-            let kind = if mime.starts_with("image/") { BlockKind::Image } else { BlockKind::Document };
-            let name = intern(sink, mime);
-            push_block(sink, entry, kind, name, Span::EMPTY, Span::EMPTY);
+            let body = image_data(part)
+                .and_then(|data| at.offset_of(data.as_bytes()).map(|offset| Span::in_file(offset, data.len())))
+                .unwrap_or(Span::EMPTY);
+            let name = intern(sink, part.mime.as_deref().unwrap_or(""));
+            push_block(sink, entry, BlockKind::Image, name, Span::EMPTY, body);
         }
-        // Step marks, file snapshots and patches say nothing a reader sees.
-        "step-start" | "step-finish" | "snapshot" | "patch" => {}
+        // Step marks say nothing a reader sees (their tokens are the step's response); notes
+        // are entries of their own.
+        "step-start" | "step-finish" | "snapshot" | "patch" | "agent" | "subtask" | "retry" | "compaction" => {}
         other => {
             let name = intern(sink, if other.is_empty() { "(untyped)" } else { other });
             push_block(sink, entry, BlockKind::Unknown, name, Span::EMPTY, Span::EMPTY);
@@ -703,6 +891,7 @@ fn message_error(at: Locator, entry: &mut Entry, error: &ErrorInfo) {
 }
 
 /// Makes the entries of one message: where they come from and which conversation they are in.
+#[derive(Clone, Copy)]
 struct Builder {
     file: FileId,
     kept: Kept,

@@ -25,6 +25,9 @@ pub(crate) struct Sink {
     pub envelope_index: FxHashMap<Envelope, EnvelopeId>,
     /// Cline and Roo Code tasks by id: what their files read so far say (see `cline::link`).
     pub tasks: FxHashMap<String, crate::import::cline::Task>,
+    /// The records of the OpenCode storage files read so far, made into one record stream once
+    /// every file is in (see `opencode_storage::take_stream`).
+    pub opencode_storage: Vec<crate::import::opencode_storage::Record>,
 }
 
 impl Sink {
@@ -38,6 +41,7 @@ impl Sink {
             type_counts: FxHashMap::default(),
             envelope_index: FxHashMap::default(),
             tasks: FxHashMap::default(),
+            opencode_storage: Vec::new(),
         }
     }
 

@@ -123,6 +123,13 @@ fn thread(corpus: &Corpus, graph: &Graph, conversation: ConversationId, options:
                 let _ = writeln!(out, "\n---\n\n*Conversation compacted.*\n");
                 last_speaker = "";
             }
+            EntryKind::System if entry.flags.has(EntryFlags::NOTE) => {
+                let text = corpus.first_text(entry).unwrap_or_default();
+                let _ = writeln!(out);
+                for line in text.lines() {
+                    let _ = writeln!(out, "> {line}");
+                }
+            }
             EntryKind::System if entry.flags.has(EntryFlags::ERROR) || corpus.sym(entry.subtype) == "api_error" => {
                 let text = corpus.first_text(entry).unwrap_or_default();
                 let _ = writeln!(out, "\n> **Error:** {}\n", inline(text.lines().next().unwrap_or("")));

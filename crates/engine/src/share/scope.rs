@@ -249,7 +249,10 @@ fn whole_files(corpus: &Corpus, graph: &Graph, mut files: Vec<FileId>, without_a
     }
     for file in files {
         let Some(info) = corpus.files.get(file as usize) else { continue };
-        if info.format == Format::Rejected || (without_agents && is_agent_file(corpus, file)) {
+        // OpenCode storage files are shared as the record stream made of them (a file of its own).
+        if matches!(info.format, Format::Rejected | Format::OpenCodeStorage)
+            || (without_agents && is_agent_file(corpus, file))
+        {
             continue;
         }
         let bytes = corpus.bytes.get(file as usize).map(Vec::as_slice).unwrap_or_default();

@@ -12,8 +12,8 @@ use serde::Serialize;
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::history::{
-    FileProblem, NOT_A_LOG_NAME, SessionRow, Totals, UnitIndex, group_into_units, hint, index_unit, looks_like_a_log,
-    needs_hint,
+    FileProblem, NOT_A_LOG_NAME, SessionRow, Totals, UnitIndex, group_into_units, index_unit, looks_like_a_log,
+    needs_hint, unit_hint,
 };
 
 /// What `--json` prints.
@@ -24,7 +24,8 @@ struct Index {
     totals: Totals,
 }
 
-/// Bytes of a loose agent file (or a task's `history_item.json`) read to find the session it names.
+/// Bytes of a file read for its unit: the session a loose agent file names, the task a Roo Code
+/// subtask's `history_item.json` names, the parent an OpenCode storage session names.
 const HINT_BYTES: usize = 64 * 1024;
 
 /// Indexes `files` (on disk, with the names they are known by), in name order.
@@ -34,7 +35,7 @@ pub fn run(files: Vec<(PathBuf, String)>, json: bool) -> ExitCode {
     problems.extend(others.into_iter().map(|(_, path)| FileProblem { path, reason: NOT_A_LOG_NAME.to_owned() }));
     let hints: Vec<Option<String>> = logs
         .iter()
-        .map(|(path, name)| if needs_hint(name) { first_bytes(path).and_then(|b| hint(name, &b)) } else { None })
+        .map(|(path, name)| if needs_hint(name) { first_bytes(path).and_then(|b| unit_hint(name, &b)) } else { None })
         .collect();
     let names: Vec<&str> = logs.iter().map(|(_, name)| name.as_str()).collect();
     let units = group_into_units(&names, &hints);
