@@ -200,10 +200,10 @@ fn codex_events(v: &mut Val, p: &DropParts) -> Record {
     }
     if p.tool_results {
         match ty(item) {
-            Some("command_execution") => {
-                if item.get("aggregated_output").and_then(Val::as_str).is_some_and(|o| !o.is_empty()) {
-                    replace(item, "aggregated_output", removed());
-                }
+            Some("command_execution")
+                if item.get("aggregated_output").and_then(Val::as_str).is_some_and(|o| !o.is_empty()) =>
+            {
+                replace(item, "aggregated_output", removed());
             }
             Some("mcp_tool_call") => replace_output(item, "result"),
             _ => {}
