@@ -327,14 +327,17 @@ pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
 
 /// The units of OpenCode storage files: every file of a session (its session file, its
 /// messages, their parts, its diffs and todos) and of its child sessions, to any depth, is the
-/// unit of the root session. Sessions are known by their storage folder and id.
+/// unit of the root session. Sessions are known by their storage folder and id. (The maps are of
+/// the type [`group_into_units`] has for tasks: a new map type is code the page's download
+/// carries.)
 struct StorageUnits {
     /// A session's parent, from the hints of the session files.
     parents: std::collections::HashMap<(String, String), String>,
     /// A message's session, from the message files' folders.
     sessions_of_messages: std::collections::HashMap<(String, String), String>,
-    /// A session file's unit key and folder.
-    session_files: std::collections::HashMap<(String, String), (String, String)>,
+    /// A session file's unit key, and its folder.
+    keys: std::collections::HashMap<(String, String), String>,
+    folders: std::collections::HashMap<(String, String), String>,
 }
 
 impl StorageUnits {
@@ -342,7 +345,8 @@ impl StorageUnits {
         let mut units = StorageUnits {
             parents: Default::default(),
             sessions_of_messages: Default::default(),
-            session_files: Default::default(),
+            keys: Default::default(),
+            folders: Default::default(),
         };
         for (i, path) in paths.iter().enumerate() {
             let Place::OpenCode(place) = place_of(path) else { continue };
@@ -358,11 +362,12 @@ impl StorageUnits {
                     if let Some(Some(parent)) = hints.get(i) {
                         units.parents.insert(id.clone(), parent.clone());
                     }
-                    units.session_files.entry(id).or_insert((key, folder));
+                    units.keys.entry(id.clone()).or_insert(key);
+                    units.folders.entry(id).or_insert(folder);
                 }
                 StorageKind::Message => {
-                    if let Some(session) = &place.session {
-                        units.sessions_of_messages.insert((place.root.clone(), place.id.clone()), session.clone());
+                    if let Some(session) = place.session {
+                        units.sessions_of_messages.insert((place.root.clone(), place.id.clone()), session);
                     }
                 }
                 _ => {}
@@ -372,15 +377,12 @@ impl StorageUnits {
     }
 
     /// The root of a session's parents that are loaded (itself for a root); a cycle ends where it
-    /// comes back.
+    /// comes back (a chain is no longer than the sessions).
     fn root_of(&self, root: &str, session: &str) -> String {
         let mut current = session.to_owned();
-        let mut seen = std::collections::HashSet::new();
-        while seen.insert(current.clone()) {
+        for _ in 0..=self.parents.len() {
             match self.parents.get(&(root.to_owned(), current.clone())) {
-                Some(parent) if self.session_files.contains_key(&(root.to_owned(), parent.clone())) => {
-                    current = parent.clone();
-                }
+                Some(parent) if self.keys.contains_key(&(root.to_owned(), parent.clone())) => current = parent.clone(),
                 _ => break,
             }
         }
@@ -395,18 +397,17 @@ impl StorageUnits {
         let session = match place.kind {
             StorageKind::Session => Some(place.id.clone()),
             StorageKind::Part => place.session.clone().or_else(|| {
-                place
-                    .message
-                    .as_ref()
-                    .and_then(|m| self.sessions_of_messages.get(&(root.to_owned(), m.clone())).cloned())
+                let message = place.message.clone()?;
+                self.sessions_of_messages.get(&(root.to_owned(), message)).cloned()
             }),
             StorageKind::Message | StorageKind::Other => place.session.clone(),
         }?;
         let top = self.root_of(root, &session);
         let main = place.kind == StorageKind::Session && place.id == top;
-        Some(match self.session_files.get(&(root.to_owned(), top.clone())) {
-            Some((key, folder)) => (key.clone(), folder.clone(), main),
-            None => (format!("{root}/{top}"), root.to_owned(), main),
+        let id = (root.to_owned(), top.clone());
+        Some(match (self.keys.get(&id), self.folders.get(&id)) {
+            (Some(key), Some(folder)) => (key.clone(), folder.clone(), main),
+            _ => (format!("{root}/{top}"), root.to_owned(), main),
         })
     }
 }

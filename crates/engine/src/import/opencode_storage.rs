@@ -33,6 +33,8 @@
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
+use rustc_hash::FxHashMap;
+
 use crate::import::{DocRecord, Failure, LineOutcome, Sink};
 use crate::json::{LNum, LStr, lenient};
 use crate::model::{DiagnosticKind, FileId};
@@ -484,18 +486,16 @@ pub(crate) fn take_stream(sink: &mut Sink) -> Option<Stream> {
     if records.iter().all(|r| r.line.is_empty()) {
         return None;
     }
-    use std::collections::{BTreeMap, HashMap, HashSet};
-    let parents: HashMap<&str, &str> =
-        records.iter().filter(|r| r.kind == Kind::Session).map(|r| (r.id.as_str(), r.parent.as_str())).collect();
-    let session_of_message: HashMap<&str, &str> = records
-        .iter()
-        .filter(|r| r.kind == Kind::Message && !r.session.is_empty())
-        .map(|r| (r.id.as_str(), r.session.as_str()))
-        .collect();
+    // Maps of the types the OpenCode importer has already, and one sort: each new map or sort
+    // type is code the page's download carries.
+    let of_kind = |kind: Kind| records.iter().enumerate().filter(move |(_, r)| r.kind == kind);
+    let parents: FxHashMap<String, String> =
+        of_kind(Kind::Session).map(|(_, r)| (r.id.clone(), r.parent.clone())).collect();
+    let messages: FxHashMap<String, usize> = of_kind(Kind::Message).map(|(at, r)| (r.id.clone(), at)).collect();
     let root_of = |session: &str| -> String {
         let mut current = session;
-        let mut seen = HashSet::new();
-        while seen.insert(current) {
+        // A chain of parents is no longer than the sessions: a cycle ends there.
+        for _ in 0..=parents.len() {
             match parents.get(current) {
                 Some(parent) if !parent.is_empty() && parents.contains_key(parent) => current = parent,
                 _ => break,
@@ -506,7 +506,7 @@ pub(crate) fn take_stream(sink: &mut Sink) -> Option<Stream> {
     for record in &records {
         let session = match record.kind {
             Kind::Part if record.session.is_empty() => {
-                session_of_message.get(record.message.as_str()).copied().unwrap_or("")
+                messages.get(&record.message).map_or("", |&at| records[at].session.as_str())
             }
             _ => record.session.as_str(),
         };
@@ -518,36 +518,25 @@ pub(crate) fn take_stream(sink: &mut Sink) -> Option<Stream> {
         }
     }
 
-    let mut sessions: Vec<&Record> = records.iter().filter(|r| r.kind == Kind::Session).collect();
-    sessions.sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
-    let mut messages: Vec<&Record> = records.iter().filter(|r| r.kind == Kind::Message).collect();
-    messages.sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
-    let mut parts: BTreeMap<&str, Vec<&Record>> = BTreeMap::new();
-    for part in records.iter().filter(|r| r.kind == Kind::Part) {
-        parts.entry(part.message.as_str()).or_default().push(part);
+    // The order of the database's queries: sessions by time, then each message by time followed
+    // by its parts by id; then the parts whose message file is not loaded, by message and id.
+    let mut order: Vec<(u8, i64, &str, u8, &str, usize)> = Vec::with_capacity(records.len());
+    for (at, record) in records.iter().enumerate().filter(|(_, r)| !r.line.is_empty()) {
+        let key = match record.kind {
+            Kind::Session => (0, record.created, record.id.as_str(), 0, ""),
+            Kind::Message => (1, record.created, record.id.as_str(), 0, ""),
+            _ => match messages.get(&record.message).map(|&m| &records[m]) {
+                Some(message) => (1, message.created, message.id.as_str(), 1, record.id.as_str()),
+                None => (2, 0, record.message.as_str(), 1, record.id.as_str()),
+            },
+        };
+        order.push((key.0, key.1, key.2, key.3, key.4, at));
     }
-    for list in parts.values_mut() {
-        list.sort_by(|a, b| a.id.cmp(&b.id));
-    }
+    order.sort_unstable();
     let mut bytes = Vec::new();
-    let mut write = |record: &Record| {
-        if !record.line.is_empty() {
-            bytes.extend_from_slice(record.line.as_bytes());
-            bytes.push(b'\n');
-        }
-    };
-    for session in sessions {
-        write(session);
-    }
-    for message in messages {
-        write(message);
-        for part in parts.remove(message.id.as_str()).unwrap_or_default() {
-            write(part);
-        }
-    }
-    // Parts whose message file is not loaded: together, in the order of their message ids.
-    for part in parts.into_values().flatten() {
-        write(part);
+    for &(.., at) in &order {
+        bytes.extend_from_slice(records[at].line.as_bytes());
+        bytes.push(b'\n');
     }
     let root = records.iter().find(|r| !r.line.is_empty()).map(|r| r.root.as_str()).unwrap_or("");
     let path = if root.is_empty() { STREAM_NAME.to_owned() } else { format!("{root}/{STREAM_NAME}") };
