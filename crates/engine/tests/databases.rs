@@ -254,6 +254,23 @@ fn index_lists_every_session_of_a_database_in_a_folder() {
     let problems: Vec<&str> =
         json["problems"].as_array().expect("problems").iter().filter_map(|p| p["path"].as_str()).collect();
     assert!(problems.iter().any(|p| p.ends_with("notes.txt")), "{problems:?}");
+
+    // SQLite's own files beside a database (its write-ahead log and shared memory) are part of it,
+    // not files that hold no session; beside no database they are.
+    let writer = rusqlite::Connection::open(dir.join("opencode").join("opencode.db")).expect("the writer");
+    writer.pragma_update(None, "journal_mode", "WAL").expect("WAL mode");
+    writer.pragma_update(None, "wal_autocheckpoint", 0).expect("no checkpoint");
+    writer.execute_batch("UPDATE session SET title = 'Fix the parser, again' WHERE id = 'ses_root';").expect("a row");
+    std::fs::write(dir.join("cursor").join("other.vscdb-wal"), b"a log without its database").expect("a stray log");
+    let out = run(&["index", "--json", path_str(&dir)]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    let problems: Vec<&str> =
+        json["problems"].as_array().expect("problems").iter().filter_map(|p| p["path"].as_str()).collect();
+    assert!(!problems.iter().any(|p| p.contains("opencode.db-")), "{problems:?}");
+    assert!(problems.iter().any(|p| p.ends_with("other.vscdb-wal")), "{problems:?}");
+    let sessions = json["sessions"].as_array().expect("sessions");
+    assert!(sessions.iter().any(|s| s["title"] == "Fix the parser, again"), "the log's rows are read");
+    drop(writer);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -227,6 +227,19 @@ pub fn apply_wal(database: &mut Vec<u8>, wal: &[u8]) -> Result<usize, String> {
     Ok(written)
 }
 
+/// The files SQLite keeps beside a database (`opencode.db-wal`, `-shm`, `-journal`): part of the
+/// database, not files of their own.
+pub const COMPANION_SUFFIXES: [&str; 3] = ["-wal", "-shm", "-journal"];
+
+/// The agent database a companion file's path belongs to (`…/opencode.db-wal` →
+/// `…/opencode.db`), with the companion's suffix.
+pub fn database_of_companion(path: &str) -> Option<(&str, &'static str)> {
+    COMPANION_SUFFIXES.iter().find_map(|&suffix| {
+        let database = path.strip_suffix(suffix)?;
+        crate::history::is_database_name(database).then_some((database, suffix))
+    })
+}
+
 /// The queries of the database kind that has these tables (OpenCode's or Cursor's), or the one
 /// line that says it is neither.
 pub fn queries_for(tables: &[String]) -> Result<&'static [RecordQuery], String> {
