@@ -404,7 +404,7 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn columns(this: &Glue, statement: f64) -> Array;
     #[wasm_bindgen(method, catch)]
-    fn step(this: &Glue, db: f64, statement: f64) -> Result<JsValue, JsValue>;
+    fn rows(this: &Glue, db: f64, statement: f64, bytes: f64) -> Result<Uint8Array, JsValue>;
     #[wasm_bindgen(method)]
     fn finalize(this: &Glue, statement: f64);
     #[wasm_bindgen(method)]
@@ -515,59 +515,65 @@ fn read_records(glue: &Glue, db: f64) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// Bytes of rows the glue hands over at a time.
+const BATCH_BYTES: f64 = (4 << 20) as f64;
+
 /// Runs one query, each row handed to `row` with the columns' names.
 fn run(glue: &Glue, db: f64, sql: &str, what: &str, row: &mut dyn FnMut(&[&str], &[SqlValue])) -> Result<(), String> {
     let statement = glue.prepare(db, sql).map_err(|e| sqlite_error(&e, what))?;
     let columns: Vec<String> = glue.columns(statement).iter().map(|c| c.as_string().unwrap_or_default()).collect();
     let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
     let result = loop {
-        let values = match glue.step(db, statement) {
-            Ok(values) if values.is_null() => break Ok(()),
-            Ok(values) => values.unchecked_into::<Array>(),
+        let batch = match glue.rows(db, statement, BATCH_BYTES) {
+            Ok(batch) if batch.length() == 0 => break Ok(()),
+            Ok(batch) => batch.to_vec(),
             Err(error) => break Err(sqlite_error(&error, what)),
         };
-        let values: Vec<Value> = values.iter().map(Value::of).collect();
-        let values: Vec<SqlValue> = values.iter().map(Value::as_sql).collect();
-        row(&columns, &values);
+        let mut rest = batch.as_slice();
+        let mut values = Vec::with_capacity(columns.len());
+        while !rest.is_empty() {
+            values.clear();
+            for _ in 0..columns.len().max(1) {
+                match next_value(rest) {
+                    Some((value, after)) => {
+                        values.push(value);
+                        rest = after;
+                    }
+                    None => {
+                        rest = &[];
+                        break;
+                    }
+                }
+            }
+            if values.len() == columns.len() {
+                row(&columns, &values);
+            }
+        }
     };
     glue.finalize(statement);
     result
 }
 
-/// A column's value as the glue gives it, held while its row is made a line.
-enum Value {
-    Null,
-    Integer(i64),
-    Real(f64),
-    Bytes(Vec<u8>),
-}
-
-impl Value {
-    fn of(value: JsValue) -> Value {
-        if value.is_null() || value.is_undefined() {
-            Value::Null
-        } else if value.is_bigint() {
-            i64::try_from(value).map_or(Value::Null, Value::Integer)
-        } else if let Some(x) = value.as_f64() {
-            Value::Real(x)
-        } else if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
-            Value::Bytes(bytes.to_vec())
-        } else {
-            Value::Null
-        }
-    }
-
-    /// As rusqlite gives it: text that is not UTF-8 is a BLOB, which `record_line` reads as text.
-    fn as_sql(&self) -> SqlValue<'_> {
-        match self {
-            Value::Null => SqlValue::Null,
-            Value::Integer(n) => SqlValue::Integer(*n),
-            Value::Real(x) => SqlValue::Real(*x),
-            Value::Bytes(bytes) => match std::str::from_utf8(bytes) {
+/// The first value of a batch (see `scripts/sqlite/records.mjs`), and the bytes after it; `None`
+/// for bytes that are no value. As rusqlite gives it: text that is not UTF-8 is a BLOB, which
+/// `record_line` reads as text.
+fn next_value(bytes: &[u8]) -> Option<(SqlValue<'_>, &[u8])> {
+    let (&tag, rest) = bytes.split_first()?;
+    let eight = |rest: &[u8]| rest.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok());
+    match tag {
+        0 => Some((SqlValue::Null, rest)),
+        1 => Some((SqlValue::Integer(i64::from_le_bytes(eight(rest)?)), &rest[8..])),
+        2 => Some((SqlValue::Real(f64::from_le_bytes(eight(rest)?)), &rest[8..])),
+        3 => {
+            let length = u32::from_le_bytes(rest.get(..4).and_then(|b| <[u8; 4]>::try_from(b).ok())?) as usize;
+            let bytes = rest.get(4..4 + length)?;
+            let value = match std::str::from_utf8(bytes) {
                 Ok(text) => SqlValue::Text(text),
                 Err(_) => SqlValue::Blob(bytes),
-            },
+            };
+            Some((value, &rest[4 + length..]))
         }
+        _ => None,
     }
 }
 
@@ -597,4 +603,51 @@ pub async fn answer(
     let reply =
         Envelope::new(FromWorker::Database { notes: stream.notes }).with_buffers(vec![buffer_of(&stream.bytes)]);
     protocol::post(scope, &reply).map_err(|_| "its record stream could not be sent".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A batch as the glue writes it reads back value by value; bytes that are no value end it.
+    #[test]
+    fn a_batch_of_rows_reads_back_its_values() {
+        let mut batch = vec![0u8];
+        batch.push(1);
+        batch.extend_from_slice(&(-1_750_000_000_000_i64).to_le_bytes());
+        batch.push(2);
+        batch.extend_from_slice(&0.0168_f64.to_le_bytes());
+        for bytes in [&b"{\"role\":\"user\"}"[..], &[0xff, b'a'][..], &[][..]] {
+            batch.push(3);
+            batch.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+            batch.extend_from_slice(bytes);
+        }
+        let mut values = Vec::new();
+        let mut rest = batch.as_slice();
+        while let Some((value, after)) = next_value(rest) {
+            values.push(value);
+            rest = after;
+        }
+        assert_eq!(
+            values,
+            [
+                SqlValue::Null,
+                SqlValue::Integer(-1_750_000_000_000),
+                SqlValue::Real(0.0168),
+                SqlValue::Text("{\"role\":\"user\"}"),
+                SqlValue::Blob(&[0xff, b'a']),
+                SqlValue::Text(""),
+            ]
+        );
+        assert!(rest.is_empty());
+        // Cut anywhere, or a tag that is none: no value, never a panic.
+        for cut in 0..batch.len() {
+            let mut rest = &batch[..cut];
+            while let Some((_, after)) = next_value(rest) {
+                rest = after;
+            }
+        }
+        assert!(next_value(&[9, 1, 2]).is_none());
+        assert!(next_value(&[3, 255, 255, 255, 255, 0]).is_none());
+    }
 }

@@ -5,9 +5,11 @@
 // engine's own function (sessionscope_engine::import::records::record_line), as the command line
 // does. The worker (scripts/worker_loader.js) imports this module only when a database is opened.
 //
-// A value of a row is null, a BigInt (INTEGER), a number (REAL) or a Uint8Array (the bytes of a
-// TEXT or BLOB, as SQLite holds them). An SQLite error is thrown as { code, message }: the result
-// code and SQLite's own words.
+// Rows come in batches, each one Uint8Array (few calls between the worker's wasm and SQLite's):
+// every value of every row in column order, a tag byte then its payload: 0 NULL; 1 INTEGER, 8 bytes
+// (little-endian two's complement); 2 REAL, 8 bytes (little-endian IEEE 754); 3 TEXT or BLOB, its
+// length in 4 bytes (little-endian) then its bytes as SQLite holds them. An SQLite error is thrown
+// as { code, message }: the result code and SQLite's own words.
 import init from "./index.mjs";
 
 // Only the in-memory database is used: the persistent storage back-ends stay off (they would
@@ -47,7 +49,8 @@ function glue(sqlite3) {
     const code = error && typeof error.resultCode === "number" ? error.resultCode : capi.SQLITE_ERROR;
     return db ? failure(code, db) : { code, message: String((error && error.message) || error) };
   };
-  const bytesAt = (pointer, length) => (pointer && length > 0 ? wasm.heap8u().slice(pointer, pointer + length) : new Uint8Array(0));
+  // Statements whose rows are all read.
+  const finished = new Set();
 
   return {
     version: capi.sqlite3_libversion(),
@@ -103,40 +106,70 @@ function glue(sqlite3) {
       return names;
     },
 
-    /** The next row of a statement, or null once there is none. */
-    step(db, statement) {
-      const rc = x.sqlite3_step(statement);
-      if (rc === capi.SQLITE_DONE) return null;
-      if (rc !== capi.SQLITE_ROW) throw failure(rc, db);
-      const count = x.sqlite3_column_count(statement);
-      const row = new Array(count);
-      for (let i = 0; i < count; i++) {
-        switch (x.sqlite3_column_type(statement, i)) {
-          case SQLITE_INTEGER:
-            row[i] = BigInt.asIntN(64, BigInt(x.sqlite3_column_int64(statement, i)));
-            break;
-          case SQLITE_FLOAT:
-            row[i] = x.sqlite3_column_double(statement, i);
-            break;
-          case SQLITE_TEXT: {
-            // The pointer first: the byte count is the text's once it is UTF-8.
-            const pointer = x.sqlite3_column_text(statement, i);
-            row[i] = bytesAt(pointer, x.sqlite3_column_bytes(statement, i));
-            break;
+    /**
+     * The next rows of a statement, whole, about `bytes` of them (at least one row), as a batch;
+     * an empty batch once there are none.
+     */
+    rows(db, statement, bytes) {
+      let out = new Uint8Array(Math.max(bytes, 1024) + 1024);
+      let view = new DataView(out.buffer);
+      let at = 0;
+      const room = (n) => {
+        if (at + n <= out.length) return;
+        const grown = new Uint8Array(Math.max(out.length * 2, at + n));
+        grown.set(out.subarray(0, at));
+        out = grown;
+        view = new DataView(out.buffer);
+      };
+      // A statement stepped once more after its last row would start again.
+      if (finished.has(statement)) return out.subarray(0, 0);
+      while (at < bytes) {
+        const rc = x.sqlite3_step(statement);
+        if (rc === capi.SQLITE_DONE) {
+          finished.add(statement);
+          break;
+        }
+        if (rc !== capi.SQLITE_ROW) throw failure(rc, db);
+        const count = x.sqlite3_column_count(statement);
+        for (let i = 0; i < count; i++) {
+          switch (x.sqlite3_column_type(statement, i)) {
+            case SQLITE_INTEGER:
+              room(9);
+              out[at] = 1;
+              view.setBigInt64(at + 1, BigInt.asIntN(64, BigInt(x.sqlite3_column_int64(statement, i))), true);
+              at += 9;
+              break;
+            case SQLITE_FLOAT:
+              room(9);
+              out[at] = 2;
+              view.setFloat64(at + 1, x.sqlite3_column_double(statement, i), true);
+              at += 9;
+              break;
+            case SQLITE_TEXT:
+            case SQLITE_BLOB: {
+              // The pointer first: TEXT is then UTF-8, and the byte count its.
+              const text = x.sqlite3_column_type(statement, i) === SQLITE_TEXT;
+              const pointer = text ? x.sqlite3_column_text(statement, i) : x.sqlite3_column_blob(statement, i);
+              const length = x.sqlite3_column_bytes(statement, i);
+              room(5 + length);
+              out[at] = 3;
+              view.setUint32(at + 1, length, true);
+              if (pointer && length > 0) out.set(wasm.heap8u().subarray(pointer, pointer + length), at + 5);
+              at += 5 + length;
+              break;
+            }
+            default:
+              room(1);
+              out[at] = 0;
+              at += 1;
           }
-          case SQLITE_BLOB: {
-            const pointer = x.sqlite3_column_blob(statement, i);
-            row[i] = bytesAt(pointer, x.sqlite3_column_bytes(statement, i));
-            break;
-          }
-          default:
-            row[i] = null;
         }
       }
-      return row;
+      return out.subarray(0, at);
     },
 
     finalize(statement) {
+      finished.delete(statement);
       x.sqlite3_finalize(statement);
     },
 

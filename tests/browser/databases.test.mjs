@@ -187,7 +187,7 @@ for (const c of CASES) {
     const page = app.page;
     const read = [];
     page.on("console", (m) => {
-      const said = m.text().match(/^sessionscope database: .* read in (\d+) ms/);
+      const said = m.text().match(/^sessionscope database: \S+ \(\d+ bytes\) read in (\d+) ms/);
       if (said) read.push(Number(said[1]));
     });
     await page.waitForTimeout(500);
