@@ -187,8 +187,8 @@ for (const c of CASES) {
     const page = app.page;
     const read = [];
     page.on("console", (m) => {
-      const said = m.text().match(/^sessionscope database: \S+ \(\d+ bytes\) read in (\d+) ms/);
-      if (said) read.push(Number(said[1]));
+      const said = m.text().match(/^sessionscope database: \S+ \(\d+ bytes\) read in (\d+) ms: (\d+) bytes of records/);
+      if (said) read.push({ ms: Number(said[1]), bytes: Number(said[2]) });
     });
     await page.waitForTimeout(500);
     assert.ok(!server.served.slice(servedBefore).some((u) => isSqlite(`http://x${u}`)), "nothing of SQLite is fetched before a database is opened");
@@ -198,7 +198,7 @@ for (const c of CASES) {
     const opened = Date.now() - dropped;
     const weight = sqliteWeight();
     console.log(
-      `${c.name} (${readFileSync(c.path()).length} bytes): its record stream made in ${read[0]} ms (SQLite fetched and compiled included), shown ${opened} ms after the drop; SQLite fetched: ${(weight.raw / 1024).toFixed(0)} KB (${(weight.brotli / 1024).toFixed(0)} KB as Brotli)`,
+      `${c.name} (${readFileSync(c.path()).length} bytes): its record stream made in ${read[0]?.ms} ms (SQLite fetched and compiled included), shown ${opened} ms after the drop; SQLite fetched: ${(weight.raw / 1024).toFixed(0)} KB (${(weight.brotli / 1024).toFixed(0)} KB as Brotli)`,
     );
     const fetched = server.served.slice(servedBefore).filter((u) => isSqlite(`http://x${u}`)).map((u) => u.split("/").pop());
     assert.deepEqual(fetched.sort(), ["index.mjs", "records.mjs", "sqlite3.wasm"], "SQLite, from the site itself");
@@ -210,6 +210,7 @@ for (const c of CASES) {
     assert.deepEqual(cells.slice(0, 2), [c.name, c.label]);
     assert.equal(digits(cells[2]), engine.lines, "as many lines as the command line's record stream");
     assert.equal(engine.lines, stream.split("\n").length - 1);
+    assert.equal(read[0]?.bytes, Buffer.byteLength(stream), "as many bytes as the command line's record stream");
 
     // The session, its first prompt, and the raw line behind it: the command line's, byte for byte.
     const sessions = page.getByRole("region", { name: "Sessions" });
