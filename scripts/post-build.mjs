@@ -3,10 +3,14 @@
 //    Content-Security-Policy, in place of __INLINE_SCRIPT_HASHES__;
 // 2. writes a Brotli (`.br`) and a gzip (`.gz`) copy beside every file a browser fetches, for
 //    static hosts that serve precompressed files (see the README's hosting section);
-// 3. lists the bundled example's files in the service worker (`__EXAMPLE_FILES__`).
+// 3. lists the bundled example's files in the service worker (`__EXAMPLE_FILES__`);
+// 4. copies SQLite for the browser (npm's @sqlite.org/sqlite-wasm: its module and its wasm, no
+//    more) into sqlite/, beside the glue Trunk copied there (scripts/sqlite/). The worker fetches
+//    them only when an agent's database is opened (src/database.rs).
 import { createHash } from "node:crypto";
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 const dir = process.env.TRUNK_STAGING_DIR || process.argv[2];
@@ -47,11 +51,38 @@ if (!worker.includes("__EXAMPLE_FILES__") || examples.length === 0) {
 writeFileSync(sw, worker.replace("__EXAMPLE_FILES__", JSON.stringify(examples.sort())));
 console.log(`post-build: ${examples.length} example files listed in sw.js`);
 
-const compressible = /\.(wasm|js|css|html|json|svg|webmanifest)$/;
+// 4. SQLite, from the npm package scripts/setup.sh installs (package.json pins its version).
+const sqlitePackage = join(dirname(fileURLToPath(import.meta.url)), "..", "node_modules", "@sqlite.org", "sqlite-wasm");
+const sqliteDir = join(dir, "sqlite");
+if (!existsSync(join(sqliteDir, "records.mjs"))) {
+  console.error("post-build: no sqlite/records.mjs in the site (index.html copies scripts/sqlite)");
+  process.exit(1);
+}
+for (const name of ["index.mjs", "sqlite3.wasm"]) {
+  const from = join(sqlitePackage, "dist", name);
+  if (!existsSync(from)) {
+    console.error(`post-build: ${from} is missing: run scripts/setup.sh build (it installs the npm packages)`);
+    process.exit(1);
+  }
+  copyFileSync(from, join(sqliteDir, name));
+}
+const sqliteVersion = JSON.parse(readFileSync(join(sqlitePackage, "package.json"), "utf8")).version;
+console.log(`post-build: sqlite-wasm ${sqliteVersion} copied into sqlite/`);
+
+// 2. The precompressed copies, of the site's files and of those in its folders.
+const compressible = /\.(wasm|m?js|css|html|json|svg|webmanifest)$/;
+const served = [];
+const list = (folder) => {
+  for (const entry of readdirSync(join(dir, folder), { withFileTypes: true })) {
+    const path = folder ? `${folder}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) list(path);
+    else if (compressible.test(entry.name) && statSync(join(dir, path)).isFile()) served.push(path);
+  }
+};
+list("");
 let raw = 0;
 let brotli = 0;
-for (const name of readdirSync(dir)) {
-  if (!compressible.test(name)) continue;
+for (const name of served) {
   const bytes = readFileSync(join(dir, name));
   const br = brotliCompressSync(bytes, {
     params: {

@@ -87,18 +87,26 @@ fi
 found wasm-bindgen "$(wasm-bindgen --version)"
 
 # 4. Node.js runs the build's post-build hook (CSP hash, precompression) and the browser
-#    tests; npm's binaryen gives the build its wasm-opt (Debian's is too old for today's wasm).
+#    tests; npm's binaryen gives the build its wasm-opt (Debian's is too old for today's wasm),
+#    and npm's @sqlite.org/sqlite-wasm the SQLite the site opens agents' databases with.
 if ! command -v node >/dev/null; then
   apt_install nodejs npm
 fi
 found node "$(node --version)"
 npm_wanted() { node -e "console.log(require('./package-lock.json').packages['node_modules/$1'].version)"; }
 npm_have() { node -e "try{console.log(require('./node_modules/$1/package.json').version)}catch{console.log('')}"; }
-if [ "$(npm_wanted binaryen)" != "$(npm_have binaryen)" ] || [ "$(npm_wanted playwright-core)" != "$(npm_have playwright-core)" ]; then
-  step "installing the npm packages (binaryen's wasm-opt, playwright-core)"
+npm_stale() {
+  for pkg in binaryen playwright-core @sqlite.org/sqlite-wasm; do
+    [ "$(npm_wanted "$pkg")" != "$(npm_have "$pkg")" ] && return 0
+  done
+  return 1
+}
+if npm_stale; then
+  step "installing the npm packages (binaryen's wasm-opt, sqlite-wasm for the site, playwright-core)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 found wasm-opt "$(node_modules/.bin/wasm-opt --version)"
+found sqlite-wasm "@sqlite.org/sqlite-wasm $(npm_have @sqlite.org/sqlite-wasm)"
 
 if [ "$MODE" = "build" ]; then
   echo "setup: ready to build"

@@ -21,7 +21,8 @@ self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim(
 
 // The app's own files: the page, its scripts, wasm, styles and icons. Anything else on the same
 // origin (a log someone serves next to the app, say) passes through untouched and uncached.
-const APP_FILE = /(\/|\.html|\.js|\.wasm|\.css|\.svg|\.png|\.ico|\.webmanifest)$/;
+// SQLite (sqlite/*.mjs and its wasm) is among them, kept once a database was opened.
+const APP_FILE = /(\/|\.html|\.m?js|\.wasm|\.css|\.svg|\.png|\.ico|\.webmanifest)$/;
 // The bundled example session, fetched when it is opened: part of the app, kept for offline use.
 const EXAMPLE = /\/example\/[^?#]*\.jsonl?$/;
 

@@ -1,3 +1,9 @@
 // Starts the loading worker: Trunk builds it as a no-modules wasm-bindgen script.
 importScripts("./worker.js");
 wasm_bindgen({ module_or_path: "./worker_bg.wasm" });
+
+// SQLite, for an agent's database (src/database.rs): the glue module and the official
+// sqlite-wasm build beside it in sqlite/, imported the first time a database is opened and
+// never before. (A classic worker imports a module only through import().)
+let sqlite;
+self.sessionscopeSqlite = () => (sqlite ??= import("./sqlite/records.mjs").then((glue) => glue.start()));

@@ -53,7 +53,7 @@ pub fn from_file_list(list: &web_sys::FileList) -> Picked {
             .and_then(|v| v.as_string())
             .filter(|p| !p.is_empty());
         match relative {
-            Some(path) if !looks_like_a_log(&path) => {
+            Some(path) if !looks_like_a_log(&path) && !crate::database::is_companion(&path) => {
                 picked.from_folder = true;
                 picked.skipped_by_name.push(path)
             }
@@ -204,10 +204,11 @@ fn walk_folder(folder: web_sys::FileSystemDirectoryEntry) -> futures::stream::Lo
         .boxed_local()
 }
 
-/// Hands a batch on; answers how many files it holds.
+/// Hands a batch on, its agent databases made their record streams; answers how many files it
+/// holds.
 async fn hand_on(on_batch: &mut OnBatch<'_>, picked: Picked) -> usize {
     let found = picked.files.len();
-    on_batch(picked).await;
+    on_batch(crate::database::opened(picked).await).await;
     found
 }
 
@@ -227,7 +228,8 @@ async fn walk_whole(entries: Vec<(web_sys::FileSystemEntry, bool)>, in_folder: b
                 folders.push(entry.unchecked_into::<web_sys::FileSystemDirectoryEntry>());
             } else if entry.is_file() {
                 let path = entry.full_path().trim_start_matches('/').to_owned();
-                if in_folder && !looks_like_a_log(&path) {
+                // A database's write-ahead log is read with it, its other files left out (crate::database).
+                if in_folder && !looks_like_a_log(&path) && !crate::database::is_companion(&path) {
                     picked.skipped_by_name.push(path);
                 } else {
                     files.push((path, entry.unchecked_into::<web_sys::FileSystemFileEntry>()));
@@ -378,6 +380,30 @@ struct Spare {
 
 thread_local! {
     static SPARE: RefCell<Option<Spare>> = const { RefCell::new(None) };
+}
+
+/// Takes the worker started ahead of time for another job than a load (an agent database to
+/// open, [`crate::database`]): the worker, and whether it said it was ready. Nothing listens to
+/// it any more.
+pub fn take_spare() -> Option<(web_sys::Worker, bool)> {
+    let spare = SPARE.with(|s| s.borrow_mut().take())?;
+    spare.worker.set_onmessage(None);
+    Some((spare.worker.clone(), spare.ready.get()))
+}
+
+/// Gives a ready worker back as the one started ahead of time, if none is waiting; answers
+/// whether it was taken.
+pub fn give_back_spare(worker: &web_sys::Worker) -> bool {
+    SPARE.with(|spare| {
+        if spare.borrow().is_some() || standalone() {
+            return false;
+        }
+        let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|_: web_sys::MessageEvent| {});
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        let ready = Rc::new(std::cell::Cell::new(true));
+        *spare.borrow_mut() = Some(Spare { worker: worker.clone(), ready, _on_message: on_message });
+        true
+    })
 }
 
 fn spawn_worker() -> Result<web_sys::Worker, String> {

@@ -211,7 +211,7 @@ pub async fn walk(folder: &FileSystemDirectoryHandle, on_batch: &mut OnBatch<'_>
     let mut found = 0;
     while let Some(batch) = batches.next().await {
         found += batch.files.len();
-        on_batch(batch).await;
+        on_batch(crate::database::opened(batch).await).await;
     }
     web_sys::console::debug_1(
         &format!("sessionscope folder: {found} files walked in {:.0} ms", now_ms() - started).into(),
@@ -267,7 +267,8 @@ async fn walk_whole(handles: Vec<(String, FileSystemHandle)>) -> Picked {
         let (folders, files): (Vec<_>, Vec<_>) = level.into_iter().partition(|(_, h)| is_folder(h));
         let mut wanted = Vec::new();
         for (path, handle) in files {
-            if looks_like_a_log(&path) {
+            // A database's write-ahead log is read with it, its other files left out (crate::database).
+            if looks_like_a_log(&path) || crate::database::is_companion(&path) {
                 wanted.push((path, handle.unchecked_into::<FileSystemFileHandle>()));
             } else {
                 picked.skipped_by_name.push(path);
@@ -299,8 +300,15 @@ async fn walk_whole(handles: Vec<(String, FileSystemHandle)>) -> Picked {
 /// The files as they are now: a file with a handle is asked for again (it may have grown since it
 /// was walked); one that can no longer be had stays as it was, and its read reports why.
 /// A file of a dropped folder has no handle of its own: it is found from the folder's (`root`),
-/// if given.
+/// if given. An agent database is made its record stream again ([`crate::database::fresh`]).
 pub async fn fresh_files(root: Option<&FileSystemDirectoryHandle>, files: Vec<PickedFile>) -> Vec<PickedFile> {
+    let before = files.clone();
+    let now = fresh_handles(root, files).await;
+    crate::database::fresh(root, &before, now).await
+}
+
+/// The files as they are now, by their handles.
+async fn fresh_handles(root: Option<&FileSystemDirectoryHandle>, files: Vec<PickedFile>) -> Vec<PickedFile> {
     let fresh = futures::future::join_all(files.iter().map(|f| async move {
         let handle = match &f.handle {
             Some(handle) => Some(handle.clone()),

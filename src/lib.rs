@@ -7,6 +7,7 @@
 pub mod app;
 pub mod bench;
 pub mod crypto;
+pub mod database;
 pub mod deeplink;
 pub mod download;
 pub mod example;

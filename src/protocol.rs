@@ -22,7 +22,9 @@
 //! [`FromWorker::Error`]). A search worker gets [`ToWorker::SearchInit`] once, then one
 //! [`ToWorker::Search`] per query, each answered by [`FromWorker::Hits`] until `done`. A history
 //! worker gets one [`ToWorker::IndexUnit`] or [`ToWorker::SearchUnit`] after another, each
-//! answered by one [`FromWorker::Indexed`] or [`FromWorker::UnitHits`] (or an error).
+//! answered by one [`FromWorker::Indexed`] or [`FromWorker::UnitHits`] (or an error). A worker
+//! started to open databases gets one [`ToWorker::OpenDatabase`] after another, each answered by
+//! [`FromWorker::Database`] or [`FromWorker::Error`].
 
 use js_sys::{Array, ArrayBuffer, Uint8Array};
 use serde::de::DeserializeOwned;
@@ -54,6 +56,11 @@ pub enum ToWorker {
     IndexUnit { unit: u32, folder: String, paths: Vec<String> },
     /// Search the files of one unit of a history for `query`, answering [`FromWorker::UnitHits`].
     SearchUnit { unit: u32, paths: Vec<String>, query: String, regex: bool },
+    /// Open the agent database at `path` (the envelope's first file; its write-ahead log, if
+    /// given, the second) and answer its record stream, [`FromWorker::Database`]
+    /// (see [`crate::database`]). `looked_for_wal`: it came from a folder, where a log beside
+    /// it would have come too.
+    OpenDatabase { path: String, looked_for_wal: bool },
 }
 
 /// What a worker tells the page.
@@ -83,6 +90,9 @@ pub enum FromWorker {
     /// `count` matches counted, all of them if `complete` (the search stops at that many hits);
     /// `bytes` were read.
     UnitHits { unit: u32, hits: Vec<HistoryHit>, count: u64, complete: bool, bytes: f64 },
+    /// A database's record stream, in the envelope's one buffer, and what the reader notes
+    /// about it (a write-ahead log read, or missing).
+    Database { notes: Vec<String> },
     /// A request failed, or could not be read.
     Error { message: String },
 }
@@ -226,6 +236,7 @@ mod tests {
             ToWorker::Load { paths: vec!["a/b.jsonl".into(), "c.jsonl".into()], slice: 8 << 20, preview: true },
             ToWorker::SearchInit,
             ToWorker::Search { id: 7, query: "src/\\w+\\.rs".into(), regex: true },
+            ToWorker::OpenDatabase { path: "opencode/opencode.db".into(), looked_for_wal: true },
         ];
         let hit = Hit {
             entry: EntryId::new(3),
@@ -250,6 +261,7 @@ mod tests {
                 },
             },
             FromWorker::Hits { id: 7, count: 41, done: false, hits: vec![hit.clone(), hit] },
+            FromWorker::Database { notes: vec!["a write-ahead log beside it was read".into()] },
             FromWorker::Error { message: "b.jsonl could not be read".into() },
         ];
         (to, from)
@@ -277,9 +289,9 @@ mod tests {
         let to: Vec<serde_json::Value> = to.iter().map(|m| serde_json::to_value(m).unwrap()).collect();
         assert_eq!(to[1]["body"]["paths"][1], "c.jsonl", "the fields are in the body");
         let to = kinds(to);
-        assert_eq!(to, ["warm-up", "load", "search-init", "search"]);
+        assert_eq!(to, ["warm-up", "load", "search-init", "search", "open-database"]);
         let from = kinds(from.iter().map(|m| serde_json::to_value(m).unwrap()).collect());
-        assert_eq!(from, ["ready", "progress", "preview", "building", "done", "hits", "error"]);
+        assert_eq!(from, ["ready", "progress", "preview", "building", "done", "hits", "database", "error"]);
     }
 
     #[test]

@@ -73,6 +73,11 @@ async fn answer(scope: &web_sys::DedicatedWorkerGlobalScope, request: Envelope<T
                 done => done,
             }
         }
+        ToWorker::OpenDatabase { path, looked_for_wal } => {
+            // A warm-up still running stops.
+            LOADING.with(|l| l.set(true));
+            crate::database::answer(scope, &path, &request.files, looked_for_wal).await
+        }
         ToWorker::SearchUnit { unit, paths, query, regex } => {
             match search_unit(scope, unit, &paths, &request.files, &query, regex).await {
                 Err(_) => protocol::send(
@@ -252,7 +257,7 @@ async fn search(scope: &web_sys::DedicatedWorkerGlobalScope, id: u64, text: &str
 }
 
 /// Why the browser could not read a file, in words.
-fn read_error(error: &JsValue) -> String {
+pub(crate) fn read_error(error: &JsValue) -> String {
     let name = js_sys::Reflect::get(error, &"name".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
     match name.as_str() {
         "NotFoundError" => "could not be read: it was moved or deleted since it was picked".to_owned(),

@@ -77,6 +77,9 @@ pub struct LoadState {
     preview_shown: StoredValue<Option<PreviewShown>>,
     /// Files of dropped folders that were left out by name.
     pub skipped_by_name: RwSignal<Vec<String>>,
+    /// Files left out because they could not be read (an agent database that cannot be opened),
+    /// with the reason.
+    pub unread: RwSignal<Vec<(String, String)>>,
     /// A drop waiting for the answer to "add or replace?".
     pending: RwSignal<Option<Picked>, LocalStorage>,
     /// The header of the share whose files are shown (a link or an exported file), for the
@@ -117,6 +120,7 @@ impl LoadState {
             preview: RwSignal::new(None),
             preview_shown: StoredValue::new(None),
             skipped_by_name: RwSignal::new(Vec::new()),
+            unread: RwSignal::new(Vec::new()),
             pending: RwSignal::new_local(None),
             shared: RwSignal::new(None),
             carry_next: StoredValue::new(None),
@@ -135,7 +139,11 @@ impl LoadState {
     /// Files were dropped or picked: load them, or ask whether to add them to what is loaded.
     pub fn open(&self, picked: Picked) {
         if picked.files.is_empty() {
-            if !picked.skipped_by_name.is_empty() {
+            if !picked.unreadable.is_empty() {
+                let reasons: Vec<String> =
+                    picked.unreadable.iter().map(|(path, reason)| format!("{path}: {reason}")).collect();
+                self.status.set(LoadStatus::Failed(reasons.join("; ")));
+            } else if !picked.skipped_by_name.is_empty() {
                 self.status.set(LoadStatus::Failed(format!(
                     "none of the {} files is {}",
                     picked.skipped_by_name.len(),
@@ -182,6 +190,7 @@ impl LoadState {
         self.shared.set(None);
         self.files.set_value(Vec::new());
         self.skipped_by_name.set(Vec::new());
+        self.unread.set(Vec::new());
         self.reset_view();
         self.viewer.show_model(None, SessionId::new(0));
         self.status.set(LoadStatus::Idle);
@@ -284,6 +293,8 @@ impl LoadState {
             if let Some(mut live) = live {
                 match live.grow(&files, &stop).await {
                     Ok(grown) => settled = Some(Ok((live, grown.bytes_read, false))),
+                    // A database's record stream is made again whole each time: its rows move.
+                    Err(GrowError::Rewritten(path)) if sessionscope_engine::history::is_database_name(&path) => {}
                     Err(GrowError::Rewritten(path)) => {
                         notice = Some(format!("{path} was rewritten since it was read: it was read again whole."))
                     }
@@ -417,6 +428,13 @@ impl LoadState {
             }
             s.extend(skipped);
         });
+        let unread = picked.unreadable;
+        self.unread.update(|u| {
+            if !add {
+                u.clear();
+            }
+            u.extend(unread);
+        });
         self.cancel_job();
         if attempt == 0 {
             self.drop_preview();
@@ -515,6 +533,7 @@ impl LoadState {
                     state.chrome.notice.set(None);
                     state.files.set_value(files::files_from_bytes(&example));
                     state.skipped_by_name.set(Vec::new());
+                    state.unread.set(Vec::new());
                     state.forget_preview();
                     state.show(files::model_of(&example));
                 }
@@ -540,6 +559,7 @@ impl LoadState {
                     let selected = header.selected.as_deref().and_then(|uuid| model.entry_by_uuid(uuid));
                     state.files.set_value(picked);
                     state.skipped_by_name.set(Vec::new());
+                    state.unread.set(Vec::new());
                     state.show(model);
                     state.shared.set(Some(header));
                     if let Some(entry) = selected {

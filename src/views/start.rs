@@ -11,7 +11,8 @@ use crate::state::{HistoryState, use_history, use_loading};
 fn on_pick(history: HistoryState, event: web_sys::Event) {
     let Some(input) = event.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
     if let Some(list) = input.files() {
-        history.open_picked(files::from_file_list(&list));
+        let picked = files::from_file_list(&list);
+        leptos::task::spawn_local(async move { history.open_picked(crate::database::opened(picked).await) });
     }
     input.set_value("");
 }
@@ -37,7 +38,7 @@ pub fn PickButtons() -> impl IntoView {
                 type="file"
                 class="visually-hidden"
                 multiple
-                accept=".jsonl,.json,.ndjson,.log,.md,application/json"
+                accept=".jsonl,.json,.ndjson,.log,.md,.db,.vscdb,.db-wal,.vscdb-wal,application/json"
                 aria-label="Choose session log files"
                 on:change=move |event| on_pick(history, event)
             />
@@ -146,7 +147,7 @@ const AGENTS: &[AgentLogs] = &[
     },
     AgentLogs {
         agent: "OpenCode",
-        unix: "~/.local/share/opencode/opencode.db (before its database: ~/.local/share/opencode/storage/; 0.5.x: ~/.local/share/opencode/project/<project>/storage/)",
+        unix: "~/.local/share/opencode/opencode.db, with opencode.db-wal if it is there (before its database: ~/.local/share/opencode/storage/; 0.5.x: ~/.local/share/opencode/project/<project>/storage/)",
         windows: None,
     },
     AgentLogs {

@@ -36,6 +36,16 @@ pub fn LoadSummary() -> impl IntoView {
             })
             .collect();
         let skipped_names = loading.skipped_by_name.get();
+        // Agent databases that could not be opened are left out, with the reason, as rejected
+        // files are; what the reader noted about those it opened is said beside.
+        let mut rejected = rejected;
+        rejected.extend(loading.unread.get());
+        let notes: Vec<(String, String)> = corpus
+            .files
+            .iter()
+            .filter(|f| sessionscope_engine::history::is_database_name(&f.path))
+            .filter_map(|f| crate::database::note(&f.path).map(|note| (f.path.clone(), note)))
+            .collect();
         let line_problems: Vec<(String, u32, &'static str, String, Severity)> = corpus
             .diagnostics
             .iter()
@@ -125,6 +135,10 @@ pub fn LoadSummary() -> impl IntoView {
                     .map(|(path, message)| {
                         view! { <p class="rejected" role="alert"><strong>{path}</strong>": "{message}</p> }
                     })
+                    .collect::<Vec<_>>()}
+                {notes
+                    .into_iter()
+                    .map(|(path, note)| view! { <p class="load-note"><strong>{path}</strong>": "{note}</p> })
                     .collect::<Vec<_>>()}
                 {has_details.then(|| view! {
                     <details class="diagnostics">

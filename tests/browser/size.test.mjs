@@ -33,6 +33,7 @@ test("the start page's first download fits its budget, precompressed beside each
   assert.ok(files.some((f) => f.endsWith("_bg.wasm")), `the main wasm is among ${files.join(", ")}`);
   assert.ok(files.some((f) => f.endsWith(".css")), "the CSS is among the first download");
   assert.ok(!files.some((f) => f.startsWith("worker")), "the worker's files are not");
+  assert.ok(!files.some((f) => f.startsWith("sqlite")), "nor SQLite's, fetched when a database is opened");
   let total = 0;
   const weights = [];
   for (const name of files) {
@@ -50,7 +51,9 @@ test("the start page's first download fits its budget, precompressed beside each
 });
 
 test("every file a browser fetches has its precompressed copies", () => {
-  const served = readdirSync(DIST).filter((n) => /\.(wasm|js|css|html)$/.test(n) && statSync(join(DIST, n)).isFile());
+  const served = readdirSync(DIST, { recursive: true }).filter((n) => /\.(wasm|m?js|css|html)$/.test(n) && statSync(join(DIST, n)).isFile());
+  // SQLite for agents' databases is among them: fetched only when one is opened.
+  for (const name of ["sqlite/records.mjs", "sqlite/index.mjs", "sqlite/sqlite3.wasm"]) assert.ok(served.includes(name), name);
   for (const name of served) {
     assert.ok(existsSync(join(DIST, `${name}.br`)), `${name}.br`);
     assert.ok(existsSync(join(DIST, `${name}.gz`)), `${name}.gz`);

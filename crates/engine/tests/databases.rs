@@ -254,6 +254,23 @@ fn index_lists_every_session_of_a_database_in_a_folder() {
     let problems: Vec<&str> =
         json["problems"].as_array().expect("problems").iter().filter_map(|p| p["path"].as_str()).collect();
     assert!(problems.iter().any(|p| p.ends_with("notes.txt")), "{problems:?}");
+
+    // SQLite's own files beside a database (its write-ahead log and shared memory) are part of it,
+    // not files that hold no session; beside no database they are.
+    let writer = rusqlite::Connection::open(dir.join("opencode").join("opencode.db")).expect("the writer");
+    writer.pragma_update(None, "journal_mode", "WAL").expect("WAL mode");
+    writer.pragma_update(None, "wal_autocheckpoint", 0).expect("no checkpoint");
+    writer.execute_batch("UPDATE session SET title = 'Fix the parser, again' WHERE id = 'ses_root';").expect("a row");
+    std::fs::write(dir.join("cursor").join("other.vscdb-wal"), b"a log without its database").expect("a stray log");
+    let out = run(&["index", "--json", path_str(&dir)]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    let problems: Vec<&str> =
+        json["problems"].as_array().expect("problems").iter().filter_map(|p| p["path"].as_str()).collect();
+    assert!(!problems.iter().any(|p| p.contains("opencode.db-")), "{problems:?}");
+    assert!(problems.iter().any(|p| p.ends_with("other.vscdb-wal")), "{problems:?}");
+    let sessions = json["sessions"].as_array().expect("sessions");
+    assert!(sessions.iter().any(|s| s["title"] == "Fix the parser, again"), "the log's rows are read");
+    drop(writer);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -357,8 +374,9 @@ fn a_share_of_one_database_session_holds_its_rows_only() {
     }
 }
 
-/// The page reads files with the loader, which does not open databases: a database dropped there
-/// is refused with the command that turns it into its record stream, and that stream loads.
+/// The loader reads a database's record stream, never its bytes: a database given to it as it is
+/// (the page makes the stream first, so only a file it could not open) is refused with the command
+/// that writes the stream, and that stream loads.
 #[test]
 fn a_database_given_to_the_loader_says_how_to_read_it() {
     let dir = scratch("loader");
@@ -368,9 +386,11 @@ fn a_database_given_to_the_loader_says_how_to_read_it() {
     assert_eq!(corpus.files[0].format, Format::Rejected);
     let reasons: Vec<&str> = corpus.diagnostics.iter().map(|d| d.message.as_str()).collect();
     assert!(
-        reasons.iter().any(|r| r.contains("an SQLite database") && r.contains("sessionscope records opencode.db")),
+        reasons.iter().any(|r| r.contains("an SQLite database, read through its record stream")
+            && r.contains("sessionscope records opencode.db")),
         "{reasons:?}"
     );
+    assert!(!reasons.iter().any(|r| r.contains("does not open databases")), "{reasons:?}");
     // Another SQLite file is only what it is.
     let other = load_one("notes.sqlite", &bytes);
     let reasons: Vec<&str> = other.diagnostics.iter().map(|d| d.message.as_str()).collect();
@@ -380,4 +400,113 @@ fn a_database_given_to_the_loader_says_how_to_read_it() {
     let stream = load_one("opencode.db.jsonl", &out.stdout);
     assert_eq!(stream.files[0].format, Format::OpenCode);
     assert!(Graph::build(&stream).sessions.len() >= 2);
+}
+
+/// A database cut short (copied while it was written, a download that stopped) is said to be so
+/// before SQLite reads it, by the browser and the command line alike; its header is what tells.
+#[test]
+fn a_database_cut_short_says_so() {
+    use sessionscope_engine::import::records::{HEADER_BYTES, read_header};
+    let dir = scratch("cut");
+    let database = build_database(OPENCODE_SQL, &dir, "opencode.db");
+    let bytes = std::fs::read(&database).expect("the database");
+    let header = read_header(&bytes[..HEADER_BYTES], bytes.len() as u64).expect("a whole database reads");
+    assert!(!header.wal);
+    assert_eq!(bytes.len() % header.page_size as usize, 0);
+    for cut in [0, 10, 16, 99, 100, 4096, bytes.len() / 2, bytes.len() - 1] {
+        let head = &bytes[..cut.min(HEADER_BYTES)];
+        let reason = read_header(head, cut as u64).expect_err("a database cut short");
+        let expected = if cut < 16 { "is not an SQLite database" } else { "is cut short" };
+        assert!(reason.contains(expected), "{cut}: {reason}");
+    }
+    let cut = dir.join("cut").join("opencode.db");
+    std::fs::create_dir_all(cut.parent().expect("a folder")).expect("a folder");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).expect("half a database");
+    let out = run(&["records", path_str(&cut)]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("opencode.db: is cut short (half-written"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What the browser does with a database and its write-ahead log (SQLite in memory keeps no log):
+/// the log's committed pages written over the database's bytes. The result reads as SQLite reads
+/// the two files (the command line, through rusqlite): the same record stream, byte for byte. A log
+/// cut in the middle of a transaction gives the transactions before it; one that is no log is an
+/// error and leaves the bytes alone.
+#[test]
+fn a_write_ahead_log_applied_to_the_bytes_reads_as_sqlite_reads_both() {
+    use sessionscope_engine::import::records::{HEADER_BYTES, apply_wal, read_header};
+    let dir = scratch("wal-bytes");
+    let database = build_database(OPENCODE_SQL, &dir, "opencode.db");
+    let writer = rusqlite::Connection::open(&database).expect("the writer");
+    writer.pragma_update(None, "journal_mode", "WAL").expect("WAL mode");
+    writer.pragma_update(None, "wal_autocheckpoint", 0).expect("no checkpoint");
+    writer
+        .execute_batch(
+            "BEGIN;
+             UPDATE session SET title = 'Fix the parser, again' WHERE id = 'ses_root';
+             INSERT INTO message VALUES ('msg_wal', 'ses_root', 1750000099000, 1750000099000,
+               '{\"role\":\"user\",\"time\":{\"created\":1750000099000}}');
+             INSERT INTO part VALUES ('prt_wal', 'msg_wal', 'ses_root', 1750000099000, 1750000099000,
+               '{\"type\":\"text\",\"text\":\"And the tests, please: written to the log only\"}');
+             COMMIT;",
+        )
+        .expect("rows in the log");
+    let db_bytes = std::fs::read(&database).expect("the database file");
+    let wal_bytes = std::fs::read(dir.join("opencode.db-wal")).expect("its log");
+    assert!(!wal_bytes.is_empty());
+    let header = read_header(&db_bytes[..HEADER_BYTES], db_bytes.len() as u64).expect("a database");
+    assert!(header.wal, "the header says WAL mode");
+    let sqlite_reads = run(&["records", path_str(&database)]);
+    assert!(text(&sqlite_reads.stdout).contains("written to the log only"), "the command line reads the log");
+
+    // The browser's way: the log applied to the bytes, the header set back to rollback mode.
+    let as_browser = |wal: &[u8]| -> (Result<usize, String>, String) {
+        let mut bytes = db_bytes.clone();
+        let applied = apply_wal(&mut bytes, wal);
+        bytes[18] = 1;
+        bytes[19] = 1;
+        let folder = dir.join(format!("browser-{}", wal.len()));
+        std::fs::create_dir_all(&folder).expect("a folder");
+        let path = folder.join("opencode.db");
+        std::fs::write(&path, &bytes).expect("the bytes");
+        let out = run(&["records", path_str(&path)]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        (applied, text(&out.stdout))
+    };
+    let (applied, stream) = as_browser(&wal_bytes);
+    assert!(applied.expect("the log applies") > 0);
+    assert_eq!(stream, text(&sqlite_reads.stdout), "the same stream as SQLite reading both files");
+    // Without the log: the rows as of the last checkpoint.
+    let (_, before) = as_browser(&[]);
+    assert_eq!(before, text(&fixture(OPENCODE_RECORDS)));
+    // A log cut anywhere: no panic, and what it holds is whole transactions (here one, so all or
+    // nothing).
+    for cut in [1, 31, 32, 33, 1000, wal_bytes.len() / 2, wal_bytes.len() - 1] {
+        let mut bytes = db_bytes.clone();
+        let applied = apply_wal(&mut bytes, &wal_bytes[..cut]);
+        if cut < 32 {
+            assert!(applied.is_err(), "{cut}");
+            assert_eq!(bytes, db_bytes, "{cut}: left alone");
+        } else {
+            assert_eq!(applied, Ok(0), "{cut}: the transaction is not whole");
+            assert_eq!(bytes, db_bytes, "{cut}: left alone");
+        }
+    }
+    // Something else given as the log.
+    let mut bytes = db_bytes.clone();
+    let not_a_log = apply_wal(&mut bytes, &fixture(OPENCODE_RECORDS)).expect_err("not a log");
+    assert!(not_a_log.contains("is not one"), "{not_a_log}");
+    assert_eq!(bytes, db_bytes);
+    // A log whose bytes were damaged: frames that do not check end it.
+    for at in [40, 100, 5000, wal_bytes.len() - 10] {
+        let mut damaged = wal_bytes.clone();
+        damaged[at] ^= 0x55;
+        let mut bytes = db_bytes.clone();
+        let _ = apply_wal(&mut bytes, &damaged);
+    }
+    drop(writer);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -295,11 +295,12 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, path: &str) -> Sniff {
     let text = &text[start..];
 
     if let Some(kind) = binary_kind(text) {
-        // An agent's database is read from its record stream, which the command line makes.
+        // An agent's database is read from its record stream, which whoever opens it makes (the
+        // page with sqlite-wasm, the command line with rusqlite), never from its bytes.
         if text.starts_with(b"SQLite format 3") && crate::history::is_database_name(name) {
             return Sniff::Rejected(format!(
-                "this is {kind}: this page does not open databases yet; `sessionscope records {name} > {name}.jsonl` \
-                 turns it into its record stream, which this page reads"
+                "this is {kind}, read through its record stream, not as it is (`sessionscope records {name} > \
+                 {name}.jsonl` writes the stream)"
             ));
         }
         return Sniff::Rejected(format!("this is {kind}, not a session log"));

@@ -73,6 +73,214 @@ pub const CURSOR_QUERIES: [RecordQuery; 1] = [RecordQuery {
     json_columns: &["value"],
 }];
 
+/// The first 16 bytes of every SQLite database.
+pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// The bytes of an SQLite database's header, read before it is opened ([`read_header`]).
+pub const HEADER_BYTES: usize = 100;
+
+/// The query that lists a database's tables, by which its kind is known ([`queries_for`]).
+pub const TABLES_SQL: &str = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name";
+
+/// What a database's header says, read before SQLite opens it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub page_size: u32,
+    /// The database is in write-ahead-log mode: rows written since its last checkpoint are in
+    /// the `-wal` file beside it, not in the database file.
+    pub wal: bool,
+}
+
+/// Reads the header of a database file of `len` bytes (`head`: its first [`HEADER_BYTES`], or
+/// all of it if it is shorter), or says in one line why it is no database SQLite can read: not
+/// SQLite's, or cut short (a file copied while it was written, a download that stopped), which
+/// SQLite would only call malformed.
+pub fn read_header(head: &[u8], len: u64) -> Result<Header, String> {
+    if head.len() < SQLITE_MAGIC.len() || &head[..SQLITE_MAGIC.len()] != SQLITE_MAGIC {
+        return Err("is not an SQLite database (named like OpenCode's or Cursor's, but its first bytes are not \
+                    SQLite's)"
+            .to_owned());
+    }
+    let cut_short = |expected: u64| {
+        format!(
+            "is cut short (half-written, or copied while it was being written): its header gives it {expected} \
+             bytes, the file holds {len}"
+        )
+    };
+    if head.len() < HEADER_BYTES || len < HEADER_BYTES as u64 {
+        return Err(cut_short(HEADER_BYTES as u64));
+    }
+    let be16 = |at: usize| u16::from_be_bytes([head[at], head[at + 1]]);
+    let be32 = |at: usize| u32::from_be_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]);
+    let page_size = match be16(16) {
+        1 => 65_536,
+        size if (512..=32_768).contains(&size) && size.is_power_of_two() => u32::from(size),
+        size => {
+            return Err(format!("is damaged: its header gives a page size of {size} bytes, which SQLite never writes"));
+        }
+    };
+    // The page count is to be trusted when the change counter matches the version it was
+    // written by (SQLite 3.7.0 and later always write it so).
+    let pages = be32(28);
+    if pages > 0 && be32(24) == be32(92) {
+        let expected = u64::from(pages) * u64::from(page_size);
+        if len < expected {
+            return Err(cut_short(expected));
+        }
+    }
+    Ok(Header { page_size, wal: head[18] == 2 || head[19] == 2 })
+}
+
+/// Applies a write-ahead log (the `-wal` file beside a database in WAL mode) to the database's
+/// bytes, as SQLite does when it reads them both: the frames of every transaction committed in
+/// the log, up to the first frame that does not check (a log being written ends there), each
+/// page written over the database's, which then has the size the last commit gives it. What the
+/// database holds when it is read from memory, where SQLite keeps no log. Answers the pages
+/// written; a log that is not one (its header does not check) is an error in one line, and
+/// leaves the database as it was.
+pub fn apply_wal(database: &mut Vec<u8>, wal: &[u8]) -> Result<usize, String> {
+    const MAGIC_LE: u32 = 0x377f_0682;
+    const WAL_HEADER: usize = 32;
+    const FRAME_HEADER: usize = 24;
+    let be32 = |bytes: &[u8], at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    if wal.len() < WAL_HEADER {
+        return Err(format!("its write-ahead log is cut short ({} bytes, less than its header)", wal.len()));
+    }
+    let magic = be32(wal, 0);
+    if magic & !1 != MAGIC_LE {
+        return Err("its write-ahead log is not one (its first bytes are not SQLite's)".to_owned());
+    }
+    let big_endian = magic & 1 == 1;
+    let page_size = match be32(wal, 8) {
+        65_536 => 65_536usize,
+        size if (512..=32_768).contains(&size) && size.is_power_of_two() => size as usize,
+        size => {
+            return Err(format!("its write-ahead log gives a page size of {size} bytes, which SQLite never writes"));
+        }
+    };
+    // SQLite's checksum: pairs of 32-bit words in the order the magic names, summed on.
+    let checksum = |mut sums: (u32, u32), bytes: &[u8]| {
+        for pair in bytes.chunks_exact(8) {
+            let word = |at: usize| {
+                let b = [pair[at], pair[at + 1], pair[at + 2], pair[at + 3]];
+                if big_endian { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) }
+            };
+            sums.0 = sums.0.wrapping_add(word(0)).wrapping_add(sums.1);
+            sums.1 = sums.1.wrapping_add(word(4)).wrapping_add(sums.0);
+        }
+        sums
+    };
+    let mut sums = checksum((0, 0), &wal[..24]);
+    if sums != (be32(wal, 24), be32(wal, 28)) {
+        return Err("its write-ahead log's header does not check (damaged, or being written)".to_owned());
+    }
+    if let Ok(header) = read_header(database.get(..HEADER_BYTES).unwrap_or(database), database.len() as u64)
+        && header.page_size as usize != page_size
+    {
+        return Err(format!(
+            "its write-ahead log's pages are {page_size} bytes, the database's {}: they are not of this database",
+            header.page_size
+        ));
+    }
+    let salts = (be32(wal, 16), be32(wal, 20));
+    // Pages of the transactions committed so far, and the database's size after the last one.
+    let mut committed: Vec<(usize, &[u8])> = Vec::new();
+    let mut pending: Vec<(usize, &[u8])> = Vec::new();
+    let mut size_in_pages = None;
+    let mut at = WAL_HEADER;
+    while let Some(frame) = wal.get(at..at + FRAME_HEADER + page_size) {
+        let (header, page) = frame.split_at(FRAME_HEADER);
+        if (be32(header, 8), be32(header, 12)) != salts {
+            break;
+        }
+        sums = checksum(checksum(sums, &header[..8]), page);
+        if sums != (be32(header, 16), be32(header, 20)) {
+            break;
+        }
+        let page_no = be32(header, 0) as usize;
+        if page_no == 0 {
+            break;
+        }
+        pending.push((page_no, page));
+        let commit = be32(header, 4);
+        if commit > 0 {
+            committed.append(&mut pending);
+            size_in_pages = Some(commit as usize);
+        }
+        at += FRAME_HEADER + page_size;
+    }
+    let Some(size_in_pages) = size_in_pages else { return Ok(0) };
+    let written = committed.len();
+    // The database grows only by the pages the log writes.
+    let len = size_in_pages.saturating_mul(page_size);
+    let last_written = committed.iter().map(|&(page_no, _)| page_no.saturating_mul(page_size)).max().unwrap_or(0);
+    if len > database.len().max(last_written) {
+        return Err("its write-ahead log is damaged: it gives the database pages it never writes".to_owned());
+    }
+    database.resize(len, 0);
+    for (page_no, page) in committed {
+        let start = (page_no - 1).saturating_mul(page_size);
+        if let Some(target) = database.get_mut(start..start + page_size) {
+            target.copy_from_slice(page);
+        }
+    }
+    Ok(written)
+}
+
+/// The files SQLite keeps beside a database (`opencode.db-wal`, `-shm`, `-journal`): part of the
+/// database, not files of their own.
+pub const COMPANION_SUFFIXES: [&str; 3] = ["-wal", "-shm", "-journal"];
+
+/// The agent database a companion file's path belongs to (`…/opencode.db-wal` →
+/// `…/opencode.db`), with the companion's suffix.
+pub fn database_of_companion(path: &str) -> Option<(&str, &'static str)> {
+    COMPANION_SUFFIXES.iter().find_map(|&suffix| {
+        let database = path.strip_suffix(suffix)?;
+        crate::history::is_database_name(database).then_some((database, suffix))
+    })
+}
+
+/// The queries of the database kind that has these tables (OpenCode's or Cursor's), or the one
+/// line that says it is neither.
+pub fn queries_for(tables: &[String]) -> Result<&'static [RecordQuery], String> {
+    let has = |wanted: &[&str]| wanted.iter().all(|t| tables.iter().any(|name| name == t));
+    if has(&OPENCODE_TABLES) {
+        return Ok(&OPENCODE_QUERIES);
+    }
+    if has(&CURSOR_TABLES) {
+        return Ok(&CURSOR_QUERIES);
+    }
+    let listed = if tables.is_empty() { "none".to_owned() } else { tables.join(", ") };
+    Err(format!(
+        "is an SQLite database of another schema: neither OpenCode's (tables {}) nor Cursor's (table {}); its \
+         tables: {listed}",
+        OPENCODE_TABLES.join(", "),
+        CURSOR_TABLES.join(", ")
+    ))
+}
+
+/// SQLite's primary result codes that have words of their own here.
+pub mod sqlite_code {
+    pub const BUSY: i32 = 5;
+    pub const LOCKED: i32 = 6;
+    pub const CORRUPT: i32 = 11;
+    pub const CANTOPEN: i32 = 14;
+    pub const NOTADB: i32 = 26;
+}
+
+/// One line for an SQLite error (its result code, extended or not, and SQLite's message) while
+/// reading `what` (a table, or `sqlite_master`).
+pub fn describe_error(code: i32, what: &str, detail: &str) -> String {
+    match code & 0xff {
+        sqlite_code::NOTADB => "is not an SQLite database (or it is encrypted)".to_owned(),
+        sqlite_code::CORRUPT => format!("is damaged: SQLite could not read {what} ({detail})"),
+        sqlite_code::BUSY | sqlite_code::LOCKED => {
+            format!("is locked by another process: {what} could not be read ({detail})")
+        }
+        _ => format!("could not be read as a database ({what}): {detail}"),
+    }
+}
+
 /// One column value of a row, as SQLite gives it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SqlValue<'a> {
@@ -145,6 +353,50 @@ impl Kept {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Headers and logs of any bytes: an answer, never a panic.
+    #[test]
+    fn any_bytes_as_a_header_or_a_log_are_an_answer() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut database = SQLITE_MAGIC.to_vec();
+        database.resize(4096, 0);
+        database[16] = 0x10; // 4096-byte pages
+        for round in 0..2000 {
+            let len = (next() % 700) as usize;
+            let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            if round % 2 == 0 && bytes.len() >= 32 {
+                // A log's magic and page size, so the frames are read.
+                bytes[..4].copy_from_slice(&0x377f_0682_u32.to_be_bytes());
+                bytes[8..12].copy_from_slice(&512_u32.to_be_bytes());
+            }
+            let _ = read_header(&bytes, next() % 100_000);
+            let mut target = database.clone();
+            if apply_wal(&mut target, &bytes).is_err() {
+                assert_eq!(target, database, "a log that is none leaves the database alone");
+            }
+        }
+        assert!(read_header(&database, 4096).is_ok());
+        database[16] = 0x03;
+        assert!(read_header(&database, 4096).expect_err("a page size of 768").contains("page size"));
+    }
+
+    #[test]
+    fn the_kind_is_known_by_its_tables() {
+        let names = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(queries_for(&names(&["message", "part", "project", "session"])).map(<[_]>::len), Ok(2));
+        assert_eq!(queries_for(&names(&["ItemTable", "cursorDiskKV"])).map(<[_]>::len), Ok(1));
+        let other = queries_for(&names(&["notes"])).expect_err("another schema");
+        assert!(other.ends_with("its tables: notes"), "{other}");
+        assert!(queries_for(&[]).expect_err("no tables").ends_with("its tables: none"));
+        assert_eq!(describe_error(11, "part", "malformed"), "is damaged: SQLite could not read part (malformed)");
+        assert_eq!(describe_error(26 | (1 << 8), "x", "y"), "is not an SQLite database (or it is encrypted)");
+    }
 
     #[test]
     fn rows_become_one_line_objects() {

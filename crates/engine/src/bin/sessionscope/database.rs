@@ -14,7 +14,7 @@ use std::time::Duration;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 use sessionscope_engine::import::records::{
-    CURSOR_QUERIES, CURSOR_TABLES, OPENCODE_QUERIES, OPENCODE_TABLES, RecordQuery, SqlValue, record_line,
+    HEADER_BYTES, RecordQuery, SqlValue, TABLES_SQL, describe_error, queries_for, read_header, record_line,
 };
 
 /// How long a read waits for another process's write to end.
@@ -28,15 +28,15 @@ pub struct Stream {
 
 /// Reads a database into its record stream, or says in one line why it cannot.
 pub fn record_stream(path: &Path) -> Result<Stream, String> {
-    let mut head = [0u8; 16];
-    let read = std::fs::File::open(path)
-        .and_then(|mut file| std::io::Read::read(&mut file, &mut head))
+    let mut head = Vec::with_capacity(HEADER_BYTES);
+    let len = std::fs::File::open(path)
+        .and_then(|file| {
+            let len = file.metadata()?.len();
+            std::io::Read::read_to_end(&mut std::io::Read::take(file, HEADER_BYTES as u64), &mut head)?;
+            Ok(len)
+        })
         .map_err(|error| format!("could not be read: {error}"))?;
-    if read < 16 || &head != b"SQLite format 3\0" {
-        return Err("is not an SQLite database (named like OpenCode's or Cursor's, but its first bytes are not \
-                    SQLite's)"
-            .to_owned());
-    }
+    read_header(&head, len)?;
     let mut notes = Vec::new();
     let wal = wal_size(path);
     let (connection, immutable) = open(path)?;
@@ -50,21 +50,7 @@ pub fn record_stream(path: &Path) -> Result<Stream, String> {
         let read = if immutable { "were not read" } else { "were read" };
         notes.push(format!("a write-ahead log beside it holds rows not yet in the file ({size} bytes): they {read}"));
     }
-    let tables = table_names(&connection)?;
-    let has = |wanted: &[&str]| wanted.iter().all(|t| tables.iter().any(|name| name == t));
-    let queries: &[RecordQuery] = if has(&OPENCODE_TABLES) {
-        &OPENCODE_QUERIES
-    } else if has(&CURSOR_TABLES) {
-        &CURSOR_QUERIES
-    } else {
-        let listed = if tables.is_empty() { "none".to_owned() } else { tables.join(", ") };
-        return Err(format!(
-            "is an SQLite database of another schema: neither OpenCode's (tables {}) nor Cursor's (table {}); its \
-             tables: {listed}",
-            OPENCODE_TABLES.join(", "),
-            CURSOR_TABLES.join(", ")
-        ));
-    };
+    let queries = queries_for(&table_names(&connection)?)?;
     let mut bytes = Vec::new();
     for query in queries {
         run(&connection, query, &mut bytes).map_err(|error| describe(error, query.table))?;
@@ -127,9 +113,7 @@ fn wal_size(path: &Path) -> Option<u64> {
 }
 
 fn table_names(connection: &Connection) -> Result<Vec<String>, String> {
-    let mut statement = connection
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        .map_err(|error| describe(error, "sqlite_master"))?;
+    let mut statement = connection.prepare(TABLES_SQL).map_err(|error| describe(error, "sqlite_master"))?;
     let names = statement
         .query_map([], |row| row.get::<_, String>(0))
         .and_then(|rows| rows.collect::<Result<Vec<String>, _>>())
@@ -162,14 +146,8 @@ fn run(connection: &Connection, query: &RecordQuery, out: &mut Vec<u8>) -> rusql
     Ok(())
 }
 
-/// One line for an SQLite error while reading `what`.
+/// One line for an SQLite error while reading `what`, in the words the browser uses too.
 fn describe(error: rusqlite::Error, what: &str) -> String {
-    match error.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::NotADatabase) => "is not an SQLite database (or it is encrypted)".to_owned(),
-        Some(rusqlite::ErrorCode::DatabaseCorrupt) => format!("is damaged: SQLite could not read {what} ({error})"),
-        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-            format!("is locked by another process: {what} could not be read ({error})")
-        }
-        _ => format!("could not be read as a database ({what}): {error}"),
-    }
+    let code = error.sqlite_error().map_or(0, |e| e.extended_code);
+    describe_error(code, what, &error.to_string())
 }

@@ -15,6 +15,7 @@ use sessionscope_engine::history::{
     FileProblem, NOT_A_LOG_NAME, SessionRow, Totals, UnitIndex, group_into_units, index_unit, looks_like_a_log,
     needs_hint, unit_hint,
 };
+use sessionscope_engine::import::records::database_of_companion;
 
 /// What `--json` prints.
 #[derive(Serialize)]
@@ -32,6 +33,11 @@ const HINT_BYTES: usize = 64 * 1024;
 pub fn run(files: Vec<(PathBuf, String)>, json: bool) -> ExitCode {
     let mut problems = Vec::new();
     let (logs, others): (Vec<_>, Vec<_>) = files.into_iter().partition(|(_, name)| looks_like_a_log(name));
+    // SQLite's own files beside a database (its write-ahead log) are read with it.
+    let of_a_database = |name: &str| {
+        database_of_companion(name).is_some_and(|(database, _)| logs.iter().any(|(_, log)| log == database))
+    };
+    let others: Vec<_> = others.into_iter().filter(|(_, name)| !of_a_database(name)).collect();
     problems.extend(others.into_iter().map(|(_, path)| FileProblem { path, reason: NOT_A_LOG_NAME.to_owned() }));
     let hints: Vec<Option<String>> = logs
         .iter()
