@@ -127,12 +127,26 @@ impl Dropped {
 /// 10–16 s, and the index workers waited for them.
 pub const FOLDERS_WALKED_AT_ONCE: usize = 6;
 
+/// The batches of sibling folders' walks: the first folder walked alone, so that its batch (the
+/// first project of a history) is out soonest and the index starts on it, then the others
+/// [`FOLDERS_WALKED_AT_ONCE`] at a time. Walked with five others, the first project of a 4 GB
+/// history took 650 ms to walk.
+pub fn first_alone_then_at_once<T: 'static>(
+    walks: Vec<futures::stream::LocalBoxStream<'static, T>>,
+) -> futures::stream::LocalBoxStream<'static, T> {
+    use futures::StreamExt;
+    let mut walks = walks.into_iter();
+    let first = futures::stream::iter(walks.next()).flatten();
+    first.chain(futures::stream::iter(walks).flatten_unordered(FOLDERS_WALKED_AT_ONCE)).boxed_local()
+}
+
 /// The files of a drop, walking dropped folders through their directory entries, handed to
 /// `on_batch` batch by batch. A folder that holds logs (a project of `~/.claude/projects`, a day
 /// of `~/.codex/sessions`) is walked whole, with its subfolders (subagents), and is one batch,
 /// handed on as soon as it is walked, so a history is indexed while the rest of it is walked.
-/// Folders that hold no logs (`~/.claude`, `projects/`) are walked child by child,
-/// [`FOLDERS_WALKED_AT_ONCE`] children at a time. Answers the number of files found.
+/// Folders that hold no logs (`~/.claude`, `projects/`) are walked child by child, the first
+/// alone, then [`FOLDERS_WALKED_AT_ONCE`] children at a time ([`first_alone_then_at_once`]).
+/// Answers the number of files found.
 pub async fn walk_drop(dropped: Dropped, on_batch: &mut OnBatch<'_>) -> usize {
     use futures::StreamExt;
     let entries = match dropped {
@@ -145,9 +159,8 @@ pub async fn walk_drop(dropped: Dropped, on_batch: &mut OnBatch<'_>) -> usize {
         // Files dropped as such, beside any folders.
         found += hand_on(on_batch, walk_whole(files.into_iter().map(|e| (e, false)).collect(), false).await).await;
     }
-    let mut batches = futures::stream::iter(folders)
-        .map(|folder| walk_folder(folder.unchecked_into()))
-        .flatten_unordered(FOLDERS_WALKED_AT_ONCE);
+    let mut batches =
+        first_alone_then_at_once(folders.into_iter().map(|folder| walk_folder(folder.unchecked_into())).collect());
     while let Some(batch) = batches.next().await {
         found += hand_on(on_batch, batch).await;
     }
@@ -196,9 +209,9 @@ fn walk_folder(folder: web_sys::FileSystemDirectoryEntry) -> futures::stream::Lo
             let (folders, files): (Vec<_>, Vec<_>) = children.into_iter().partition(|e| e.is_directory());
             let own = futures::stream::once(walk_whole(files.into_iter().map(|e| (e, true)).collect(), true))
                 .filter(|picked| std::future::ready(!picked.files.is_empty() || !picked.skipped_by_name.is_empty()));
-            let below = futures::stream::iter(folders)
-                .map(|child| walk_folder(child.unchecked_into()))
-                .flatten_unordered(FOLDERS_WALKED_AT_ONCE);
+            let below = first_alone_then_at_once(
+                folders.into_iter().map(|child| walk_folder(child.unchecked_into())).collect(),
+            );
             own.chain(below).boxed_local()
         })
         .boxed_local()

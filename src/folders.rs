@@ -198,8 +198,8 @@ pub async fn file_now(handle: &FileSystemFileHandle) -> Result<web_sys::File, St
 }
 
 /// Walks a folder handle as [`crate::files::walk_drop`] walks a dropped folder: a folder that
-/// holds logs is walked whole and handed on as one batch, folders of folders child by child,
-/// [`crate::files::FOLDERS_WALKED_AT_ONCE`] children at a time (each is a few round trips to the
+/// holds logs is walked whole and handed on as one batch, folders of folders child by child, the
+/// first alone, then [`crate::files::FOLDERS_WALKED_AT_ONCE`] children at a time (each is a few round trips to the
 /// browser, so walking them one after another left the index workers waiting). Paths start
 /// with the folder's name, as a drop's do. Fails only when the folder itself cannot be listed;
 /// a subfolder or file that cannot be read is listed as a problem.
@@ -249,9 +249,9 @@ fn walk_listed(path: String, listed: Vec<FileSystemHandle>) -> Batches {
         let any = !picked.files.is_empty() || !picked.skipped_by_name.is_empty() || !picked.unreadable.is_empty();
         std::future::ready(any)
     });
-    let below = futures::stream::iter(folders)
-        .map(|(child_path, child)| walk_folder(child_path, child.unchecked_into()))
-        .flatten_unordered(crate::files::FOLDERS_WALKED_AT_ONCE);
+    let below = crate::files::first_alone_then_at_once(
+        folders.into_iter().map(|(child_path, child)| walk_folder(child_path, child.unchecked_into())).collect(),
+    );
     own.chain(below).boxed_local()
 }
 
