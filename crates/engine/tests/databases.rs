@@ -59,16 +59,6 @@ fn load(records: &str, name: &str) -> (Corpus, Graph) {
     (corpus, graph)
 }
 
-fn usage(input: u64, output: u64, cache_write: u64, cache_read: u64) -> Usage {
-    Usage {
-        input_tokens: input,
-        output_tokens: output,
-        cache_creation_input_tokens: cache_write,
-        cache_read_input_tokens: cache_read,
-        ..Usage::default()
-    }
-}
-
 fn block_texts(corpus: &Corpus, entry: &Entry, kind: BlockKind) -> Vec<String> {
     corpus
         .blocks_of(entry)

@@ -90,16 +90,6 @@ fn op_named<'a>(corpus: &Corpus, graph: &'a Graph, name: &str) -> Vec<&'a ToolOp
     graph.tool_ops.iter().filter(|op| corpus.sym(op.name) == name).collect()
 }
 
-fn usage(input: u64, output: u64, cache_creation: u64, cache_read: u64) -> Usage {
-    Usage {
-        input_tokens: input,
-        output_tokens: output,
-        cache_creation_input_tokens: cache_creation,
-        cache_read_input_tokens: cache_read,
-        ..Usage::default()
-    }
-}
-
 fn totals(usage: &Usage) -> (u64, u64, u64, u64) {
     (usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens)
 }

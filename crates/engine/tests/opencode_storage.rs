@@ -41,16 +41,6 @@ fn load(files: &[(String, Vec<u8>)]) -> (Corpus, Graph) {
     (corpus, graph)
 }
 
-fn usage(input: u64, output: u64, cache_write: u64, cache_read: u64) -> Usage {
-    Usage {
-        input_tokens: input,
-        output_tokens: output,
-        cache_creation_input_tokens: cache_write,
-        cache_read_input_tokens: cache_read,
-        ..Usage::default()
-    }
-}
-
 fn entry<'c>(corpus: &'c Corpus, uuid: &str) -> &'c Entry {
     corpus.entries.iter().find(|e| corpus.entry_uuid(e) == uuid).unwrap_or_else(|| panic!("{uuid} is an entry"))
 }

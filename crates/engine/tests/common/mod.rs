@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use sessionscope_engine::model::Usage;
 use sessionscope_engine::{Corpus, Loader};
 
 /// A hand-written fixture of this crate.
@@ -214,4 +215,15 @@ pub fn count_lines(bytes: &[u8]) -> u64 {
     }
     let newlines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
     newlines + u64::from(bytes.last() != Some(&b'\n'))
+}
+
+/// Token usage with the four counts the formats record: input, output, cache writes, cache reads.
+pub fn usage(input: u64, output: u64, cache_write: u64, cache_read: u64) -> Usage {
+    Usage {
+        input_tokens: input,
+        output_tokens: output,
+        cache_creation_input_tokens: cache_write,
+        cache_read_input_tokens: cache_read,
+        ..Usage::default()
+    }
 }
