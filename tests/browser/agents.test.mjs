@@ -5,12 +5,11 @@
 // fixtures with sqlite-wasm in Node; the rest are the project's own format fixtures.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import sqlite3InitModule from "@sqlite.org/sqlite-wasm";
-import { ROOT, serveDist, launchBrowser, openApp, dropFolder, tree } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFolder, tree, engineIndex, databaseOf } from "./harness.mjs";
 
 const FIXTURES = join(ROOT, "crates/engine/tests/fixtures");
 let server;
@@ -56,22 +55,9 @@ async function makeHome(root) {
     ["opencode/opencode.sql", ".local/share/opencode/opencode.db"],
     ["cursor/state.sql", ".config/Cursor/User/globalStorage/state.vscdb"],
   ]) {
-    const made = new sqlite3.oo1.DB(":memory:");
-    made.exec(readFileSync(join(FIXTURES, sql), "utf8"));
-    const bytes = sqlite3.capi.sqlite3_js_db_export(made.pointer);
-    made.close();
     mkdirSync(dirname(join(root, where)), { recursive: true });
-    writeFileSync(join(root, where), bytes);
+    writeFileSync(join(root, where), databaseOf(sqlite3, readFileSync(join(FIXTURES, sql), "utf8")));
   }
-}
-
-/** `sessionscope index --json` of a folder. */
-function engineIndex(path) {
-  const out = execFileSync("cargo", ["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", "index", "--json", path], {
-    cwd: ROOT,
-    maxBuffer: 1 << 26,
-  });
-  return JSON.parse(out);
 }
 
 /** What a session's row says of it, as the engine's figures: messages, tool calls, cost. */

@@ -5,27 +5,17 @@
 // cannot be read says why, in the load and in the history, and the tab stays alive.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sqlite3InitModule from "@sqlite.org/sqlite-wasm";
-import { DIST, ROOT, serveDist, launchBrowser, openApp, dropFiles, dropFolder, tree, engineSummary } from "./harness.mjs";
+import { DIST, ROOT, serveDist, launchBrowser, openApp, dropFiles, dropFolder, tree, engineSummary, engineIndex, engineOutput, databaseOf } from "./harness.mjs";
 
 const FIXTURES = join(ROOT, "crates/engine/tests/fixtures");
 let server;
 let browser;
 let dir;
 const db = {};
-
-/** The bytes of a database made by running `sql` (sqlite-wasm in Node, in memory). */
-function databaseOf(sqlite3, sql) {
-  const made = new sqlite3.oo1.DB(":memory:");
-  made.exec(sql);
-  const bytes = sqlite3.capi.sqlite3_js_db_export(made.pointer);
-  made.close();
-  return Buffer.from(bytes);
-}
 
 /**
  * A write-ahead log that turns the database `before` into `after` (both in WAL mode, pages of
@@ -83,19 +73,7 @@ function put(path, bytes) {
 
 /** `sessionscope records <path>`: the stream the command line makes of a database. */
 function records(path) {
-  return execFileSync("cargo", ["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", "records", path], {
-    cwd: ROOT,
-    maxBuffer: 1 << 26,
-  }).toString();
-}
-
-/** `sessionscope index --json <folder>`: the rows and problems the history home lists. */
-function engineIndex(path) {
-  const out = execFileSync("cargo", ["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", "index", "--json", path], {
-    cwd: ROOT,
-    maxBuffer: 1 << 26,
-  });
-  return JSON.parse(out);
+  return engineOutput("records", path);
 }
 
 const isSqlite = (url) => new URL(url).pathname.includes("/sqlite/");

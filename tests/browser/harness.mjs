@@ -241,13 +241,36 @@ export function tree(page) {
   return page.getByRole("tree", { name: "Conversation" });
 }
 
-/** The engine's summary of files on disk (`sessionscope summary --json`), to check the page against. */
-export function engineSummary(...paths) {
-  const out = execFileSync("cargo", ["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", "summary", "--json", ...paths], {
+/** What `sessionscope <args...>` prints: the engine's view, to check the page against. */
+export function engineOutput(...args) {
+  return execFileSync("cargo", ["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", ...args], {
     cwd: ROOT,
     maxBuffer: 1 << 26,
-  });
-  return JSON.parse(out);
+  }).toString();
+}
+
+/** `sessionscope <args...>`'s JSON output, parsed. */
+function engineJson(...args) {
+  return JSON.parse(engineOutput(...args));
+}
+
+/** The engine's summary of files on disk (`sessionscope summary --json`), to check the page against. */
+export function engineSummary(...paths) {
+  return engineJson("summary", "--json", ...paths);
+}
+
+/** The engine's index of a folder on disk (`sessionscope index --json`), to check the history against. */
+export function engineIndex(path) {
+  return engineJson("index", "--json", path);
+}
+
+/** The bytes of a SQLite database made by running `sql`, with `sqlite3` (sqlite-wasm in Node, in memory). */
+export function databaseOf(sqlite3, sql) {
+  const made = new sqlite3.oo1.DB(":memory:");
+  made.exec(sql);
+  const bytes = sqlite3.capi.sqlite3_js_db_export(made.pointer);
+  made.close();
+  return Buffer.from(bytes);
 }
 
 /**

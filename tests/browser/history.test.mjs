@@ -4,11 +4,10 @@
 // and a file that is not a log is listed with its reason while the rest is indexed.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFolder, tree } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFolder, tree, engineIndex } from "./harness.mjs";
 
 const DAG = join(ROOT, "crates/engine/tests/fixtures/dag");
 let server;
@@ -42,15 +41,6 @@ function makeHistory() {
   copyAs(join(ROOT, "tests/fixtures/sessions/coloured-test-run.jsonl"), join(gamma, "coloured-test-run.jsonl"), "kettle");
   writeFileSync(join(beta, "exported.jsonl"), "name,tokens\nalpha,12\nbeta,7\n");
   return { dir, projects };
-}
-
-/** `sessionscope index --json` of a folder. */
-function engineIndex(path) {
-  const out = execFileSync("cargo", ["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", "index", "--json", path], {
-    cwd: ROOT,
-    maxBuffer: 1 << 26,
-  });
-  return JSON.parse(out);
 }
 
 before(async () => {

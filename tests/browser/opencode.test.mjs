@@ -7,9 +7,8 @@
 // in the viewer at once.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFolder, tree, engineSummary } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFolder, tree, engineSummary, engineIndex } from "./harness.mjs";
 
 const OPENCODE = join(ROOT, "crates/engine/tests/fixtures/opencode");
 const STORAGE = join(OPENCODE, "storage");
@@ -28,15 +27,6 @@ after(async () => {
 });
 
 const digits = (text) => Number(text.replace(/[^0-9]/g, ""));
-
-/** `sessionscope index --json` of a folder. */
-function engineIndex(path) {
-  const out = execFileSync("cargo", ["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", "index", "--json", path], {
-    cwd: ROOT,
-    maxBuffer: 1 << 26,
-  });
-  return JSON.parse(out);
-}
 
 /** The statistics tab's row of the session shown: tokens and cost as the engine counts them. */
 async function assertStatistics(page, session) {
