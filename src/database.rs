@@ -223,7 +223,7 @@ async fn open(
     looked_for_wal: bool,
 ) -> Result<Option<web_sys::File>, String> {
     let file = &picked.file;
-    let head = first_bytes(file, SQLITE_MAGIC.len() as f64).await;
+    let head = crate::files::first_bytes(file, SQLITE_MAGIC.len() as f64).await;
     if head.as_deref() != Some(SQLITE_MAGIC.as_slice()) {
         return Ok(None);
     }
@@ -282,13 +282,6 @@ async fn open(
     result.map(Some)
 }
 
-/// The first `n` bytes of a file, or `None` if it cannot be read.
-async fn first_bytes(file: &web_sys::File, n: f64) -> Option<Vec<u8>> {
-    let blob = file.slice_with_f64_and_f64(0.0, n.min(file.size())).ok()?;
-    let buffer = JsFuture::from(blob.array_buffer()).await.ok()?;
-    Some(Uint8Array::new(&buffer).to_vec())
-}
-
 /// The stream as a file named as the database, with its time.
 fn stream_file(stream: &js_sys::ArrayBuffer, name: &str, modified: f64) -> Result<web_sys::File, String> {
     let parts = Array::of1(stream);
@@ -308,7 +301,7 @@ async fn start_worker() -> Result<DatabaseWorker, String> {
     let (worker, ready) = match crate::files::take_spare() {
         Some(spare) => spare,
         None => {
-            let worker = web_sys::Worker::new("./worker_loader.js")
+            let worker = crate::files::spawn_worker()
                 .map_err(|_| "could not be opened: the worker that reads databases could not start".to_owned())?;
             (worker, false)
         }

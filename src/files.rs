@@ -419,7 +419,15 @@ pub fn give_back_spare(worker: &web_sys::Worker) -> bool {
     })
 }
 
-fn spawn_worker() -> Result<web_sys::Worker, String> {
+/// The first `n` bytes of a file (all of it if it is shorter), or `None` if it cannot be read.
+pub async fn first_bytes(file: &web_sys::File, n: f64) -> Option<Vec<u8>> {
+    let blob = file.slice_with_f64_and_f64(0.0, n.min(file.size())).ok()?;
+    let buffer = JsFuture::from(blob.array_buffer()).await.ok()?;
+    Some(Uint8Array::new(&buffer).to_vec())
+}
+
+/// Starts a loading worker (`worker_loader.js`), unless the page cannot start one.
+pub fn spawn_worker() -> Result<web_sys::Worker, String> {
     if standalone() {
         return Err("this page reads files itself".to_owned());
     }

@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use sessionscope_engine::history::{FileProblem, HistoryHit, SessionRow, group_into_units, needs_hint, unit_hint};
-use wasm_bindgen_futures::JsFuture;
 
 use sessionscope_engine::history_cache::{CachedUnit, FileStamp, IndexCache};
 
@@ -464,7 +463,9 @@ impl HistoryState {
     /// The session units of these files.
     pub async fn units_of(files: &[PickedFile]) -> Vec<HistoryUnit> {
         let loose: Vec<usize> = (0..files.len()).filter(|&i| needs_hint(&files[i].path)).collect();
-        let firsts = futures::future::join_all(loose.iter().map(|&i| first_bytes(&files[i].file))).await;
+        let firsts =
+            futures::future::join_all(loose.iter().map(|&i| crate::files::first_bytes(&files[i].file, HINT_BYTES)))
+                .await;
         let mut hints = vec![None; files.len()];
         for (i, bytes) in loose.into_iter().zip(firsts) {
             hints[i] = bytes.and_then(|bytes| unit_hint(&files[i].path, &bytes));
@@ -1389,14 +1390,6 @@ fn index_order(units: &[HistoryUnit], first: u32) -> Vec<u32> {
     let lead = order.len().min(LEAD_UNITS);
     order[..lead].sort_by(|&a, &b| units[a as usize].bytes.total_cmp(&units[b as usize].bytes));
     order.into_iter().map(|u| u + first).collect()
-}
-
-/// The first bytes of a file, or `None` if it cannot be read.
-async fn first_bytes(file: &web_sys::File) -> Option<Vec<u8>> {
-    let end = HINT_BYTES.min(file.size());
-    let blob = file.slice_with_f64_and_f64(0.0, end).ok()?;
-    let buffer = JsFuture::from(blob.array_buffer()).await.ok()?;
-    Some(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 pub fn use_history() -> HistoryState {
