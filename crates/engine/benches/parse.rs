@@ -73,6 +73,16 @@ fn bench_parse(c: &mut Criterion) {
     }
     group.finish();
 
+    // The history's index makes each unit's trigram set as it reads it (what lets a search skip
+    // the units that cannot hold its text).
+    let mut group = c.benchmark_group("trigrams");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(total as u64));
+    group.bench_function("the trigram set of the 100 MB session", |b| {
+        b.iter(|| sessionscope_engine::trigrams::TrigramSet::of_corpus(&corpus, total as u64))
+    });
+    group.finish();
+
     let mut group = c.benchmark_group("dag");
     group.sample_size(10);
     group.throughput(Throughput::Bytes(total as u64));

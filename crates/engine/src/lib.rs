@@ -25,6 +25,7 @@ pub mod search;
 pub mod share;
 pub mod span;
 pub mod summary;
+pub mod trigrams;
 
 pub use load::Loader;
 pub use model::Corpus;

@@ -9,7 +9,7 @@ use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 
 use crate::json;
-use crate::model::{BlockId, BlockKind, Corpus, EntryFlags, EntryId};
+use crate::model::{BlockId, BlockKind, Corpus, Entry, EntryFlags, EntryId};
 use crate::span::Span;
 
 /// What part of an entry a hit is in.
@@ -141,6 +141,13 @@ impl Query {
         self.raw.as_ref().is_none_or(|raw| raw.find_at(bytes, 0).is_some())
     }
 
+    /// Whether a unit whose raw bytes gave `set` may hold a hit: `false` only when it cannot, so a
+    /// whole-history search skips reading it. Answers `true` whenever [`Query::may_match_raw`]
+    /// would for those bytes.
+    pub fn may_match_trigrams(&self, set: &crate::trigrams::TrigramSet) -> bool {
+        self.raw.as_ref().is_none_or(|raw| set.may_hold(&raw.needle))
+    }
+
     /// Whether raw bytes can rule lines out: a plain query whose text no JSON writer escapes.
     pub fn has_raw_form(&self) -> bool {
         self.raw.is_some()
@@ -172,34 +179,15 @@ impl Query {
         for e in range {
             let Some(entry) = corpus.entries.get(e) else { break };
             let e = EntryId::new(e);
-            if entry.flags.has(EntryFlags::STRING_CONTENT) {
-                count += self.look(corpus, entry.file, e, Field::Text, BlockId::NONE, entry.content, found);
-            }
-            for (i, block) in corpus.blocks_of(entry).iter().enumerate() {
-                let index = BlockId::new(entry.blocks_start as usize + i);
-                let (field, span) = match block.kind {
-                    BlockKind::Text | BlockKind::Document => (Field::Text, block.body),
-                    BlockKind::Thinking => (Field::Thinking, block.body),
-                    BlockKind::ToolUse | BlockKind::ServerToolUse => {
-                        let name = corpus.sym(block.name);
-                        count += self.find(name, |start, end| {
-                            let (context, match_start, match_len) = snippet(name, start, end);
-                            found(Hit {
-                                entry: e,
-                                field: Field::ToolName,
-                                block: index,
-                                context,
-                                match_start,
-                                match_len,
-                            });
-                        });
-                        (Field::ToolInput, block.body)
-                    }
-                    BlockKind::ToolResult | BlockKind::ServerToolResult => (Field::ToolResult, block.body),
-                    _ => continue,
-                };
-                count += self.look(corpus, entry.file, e, field, index, span, found);
-            }
+            each_field(corpus, entry, |field, block, text| match text {
+                FieldText::Raw(span) => count += self.look(corpus, entry.file, e, field, block, span, found),
+                FieldText::Name(name) => {
+                    count += self.find(name, |start, end| {
+                        let (context, match_start, match_len) = snippet(name, start, end);
+                        found(Hit { entry: e, field, block, context, match_start, match_len });
+                    })
+                }
+            });
         }
         count
     }
@@ -243,6 +231,49 @@ impl Query {
             count += 1;
         }
         count
+    }
+}
+
+/// A searched field of an entry: a raw JSON value in its file (decoded before it is searched),
+/// or a tool's name.
+enum FieldText<'c> {
+    Raw(Span),
+    Name(&'c str),
+}
+
+/// Calls `each` with every field of `entry` a search looks in, in order: its string content,
+/// then each block's text, thinking, tool name and input, or tool result.
+fn each_field<'c>(corpus: &'c Corpus, entry: &Entry, mut each: impl FnMut(Field, BlockId, FieldText<'c>)) {
+    if entry.flags.has(EntryFlags::STRING_CONTENT) && !entry.content.is_empty() {
+        each(Field::Text, BlockId::NONE, FieldText::Raw(entry.content));
+    }
+    for (i, block) in corpus.blocks_of(entry).iter().enumerate() {
+        let index = BlockId::new(entry.blocks_start as usize + i);
+        let (field, span) = match block.kind {
+            BlockKind::Text | BlockKind::Document => (Field::Text, block.body),
+            BlockKind::Thinking => (Field::Thinking, block.body),
+            BlockKind::ToolUse | BlockKind::ServerToolUse => {
+                each(Field::ToolName, index, FieldText::Name(corpus.sym(block.name)));
+                (Field::ToolInput, block.body)
+            }
+            BlockKind::ToolResult | BlockKind::ServerToolResult => (Field::ToolResult, block.body),
+            _ => continue,
+        };
+        if !span.is_empty() {
+            each(field, index, FieldText::Raw(span));
+        }
+    }
+}
+
+/// Calls `each` with the raw bytes of every field a search of `corpus` looks in (each entry's
+/// as [`Query::search`] reads them, before escapes are decoded): what a unit's
+/// [`crate::trigrams::TrigramSet`] is made of.
+pub fn each_searched_text(corpus: &Corpus, mut each: impl FnMut(&[u8])) {
+    for entry in &corpus.entries {
+        each_field(corpus, entry, |_, _, text| match text {
+            FieldText::Raw(span) => each(corpus.span_bytes(entry.file, span)),
+            FieldText::Name(name) => each(name.as_bytes()),
+        });
     }
 }
 

@@ -271,6 +271,84 @@ fn a_unit_searched_file_by_file_and_line_by_line_finds_what_the_whole_unit_holds
     assert!(compared > 1000, "{compared} hits compared");
 }
 
+/// Words of 3 to 16 letters, digits or `_-.` in `bytes`, each once, in order.
+fn words_in(bytes: &[u8]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    bytes
+        .split(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')))
+        .filter(|w| (3..=16).contains(&w.len()))
+        .filter_map(|w| std::str::from_utf8(w).ok())
+        .filter(|w| seen.insert(w.to_ascii_lowercase()))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_unit_s_trigrams_never_rule_out_a_query_its_search_finds_and_rule_out_words_it_lacks() {
+    use sessionscope_engine::history::{UnitSearch, group_into_units};
+    use sessionscope_engine::search::Query;
+    use sessionscope_engine::trigrams::TrigramSet;
+    let temp = TempDir::new("unit-trigrams");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut roots =
+        vec![write_history(&temp.0), fixtures.join("formats"), fixtures.join("subagents"), fixtures.join("opencode")];
+    if let Some(real) =
+        common::real_fixtures("a_unit_s_trigrams_never_rule_out_a_query_its_search_finds_and_rule_out_words_it_lacks")
+    {
+        roots.extend(real.every_folder().into_iter().map(|(_, dir)| dir));
+    }
+    let (mut found, mut ruled_out, mut units) = (0, 0, 0);
+    for root in &roots {
+        let paths = files_under(root);
+        let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let hints: Vec<Option<String>> = paths.iter().map(|_| None).collect();
+        for unit in group_into_units(&path_refs, &hints) {
+            let files: Vec<(String, Vec<u8>)> = unit
+                .files
+                .iter()
+                .filter_map(|&i| Some((paths[i].clone(), std::fs::read(root.join(&paths[i])).ok()?)))
+                .collect();
+            let bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
+            let corpus = sessionscope_engine::Loader::read_all(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
+            let set = TrigramSet::of_corpus(&corpus, bytes);
+            units += 1;
+            // Words of the unit's files (in every field, in ids, in the JSON around them), some
+            // in upper case, and words of no file.
+            let all: Vec<u8> = files.iter().flat_map(|(_, b)| b.iter().copied()).collect();
+            let words = words_in(&all);
+            let step = (words.len() / 16).max(1);
+            let mut queries: Vec<String> = words.iter().step_by(step).cloned().collect();
+            queries.extend(words.iter().skip(step / 2).step_by(step * 3).map(|w| w.to_ascii_uppercase()));
+            queries.extend(["zanzibar-kettle", "quokkas", "the cat sat"].map(str::to_owned));
+            for text in &queries {
+                let query = Query::new(text, false).expect("a query");
+                let mut search = UnitSearch::new(&query, usize::MAX);
+                for (path, bytes) in &files {
+                    search.add_file(path, bytes);
+                }
+                let (_, count, _) = search.finish();
+                let may = query.may_match_trigrams(&set);
+                let at = format!("{} {:?}: {text:?}", root.display(), unit.key);
+                if count > 0 {
+                    assert!(may, "{at}: {count} matches, but the trigrams rule it out");
+                    found += 1;
+                } else if !may {
+                    ruled_out += 1;
+                }
+            }
+            for absent in ["zanzibar-kettle", "quokkas"] {
+                assert!(!query_may(absent, &set), "{} {:?}: {absent:?}", root.display(), unit.key);
+            }
+        }
+    }
+    assert!(units > 20 && found > 500, "{units} units, {found} queries found");
+    assert!(ruled_out > 100, "{ruled_out} queries ruled out");
+}
+
+fn query_may(text: &str, set: &sessionscope_engine::trigrams::TrigramSet) -> bool {
+    sessionscope_engine::search::Query::new(text, false).expect("a query").may_match_trigrams(set)
+}
+
 #[test]
 fn an_aider_history_is_indexed_one_row_per_run() {
     let temp = TempDir::new("index-aider");
