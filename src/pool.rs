@@ -26,7 +26,12 @@ const FRESH_WORKER_AFTER_BYTES: f64 = 64.0 * 1024.0 * 1024.0;
 /// What the pool tells its owner: a unit's answer (a worker's error included), or that every
 /// unit has been answered.
 pub enum PoolEvent {
-    Answer { unit: u32, reply: FromWorker },
+    /// `buffers`: the reply envelope's own (see [`FromWorker`]).
+    Answer {
+        unit: u32,
+        reply: FromWorker,
+        buffers: Vec<js_sys::ArrayBuffer>,
+    },
     Finished,
 }
 
@@ -203,6 +208,7 @@ fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
                 return;
             }
             let Ok(reply) = Envelope::<FromWorker>::decode(event.data()) else { return };
+            let buffers = reply.buffers;
             match reply.message {
                 FromWorker::Ready => {
                     ready.set(true);
@@ -224,7 +230,7 @@ fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
                     };
                     let Some(done) = done else { return };
                     shared.in_flight.set(shared.in_flight.get().saturating_sub(1));
-                    (shared.handler)(PoolEvent::Answer { unit: done, reply: message });
+                    (shared.handler)(PoolEvent::Answer { unit: done, reply: message, buffers });
                     let big =
                         shared.sizes.borrow().get(done as usize).copied().unwrap_or(0.0) >= FRESH_WORKER_AFTER_BYTES;
                     let more = !shared.queue.borrow().is_empty() || !shared.closed.get();
@@ -250,7 +256,7 @@ fn start_slot(shared: &Rc<Shared>, slot: usize) -> Result<(), String> {
             for failed in failed {
                 shared.in_flight.set(shared.in_flight.get().saturating_sub(1));
                 let reply = FromWorker::Error { message: message.clone() };
-                (shared.handler)(PoolEvent::Answer { unit: failed, reply });
+                (shared.handler)(PoolEvent::Answer { unit: failed, reply, buffers: Vec::new() });
             }
             replace(&shared, slot);
         })
@@ -347,7 +353,9 @@ fn next(shared: &Rc<Shared>, slot: usize) {
                 shared.in_flight.set(shared.in_flight.get() + 1);
                 return;
             }
-            Err(message) => (shared.handler)(PoolEvent::Answer { unit, reply: FromWorker::Error { message } }),
+            Err(message) => {
+                (shared.handler)(PoolEvent::Answer { unit, reply: FromWorker::Error { message }, buffers: Vec::new() })
+            }
         }
     }
 }

@@ -30,6 +30,7 @@ use js_sys::{Array, ArrayBuffer, Uint8Array};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sessionscope_engine::history::{HistoryHit, UnitIndex};
+use sessionscope_engine::history_cache::FileStamp;
 use sessionscope_engine::search::Hit;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -85,7 +86,10 @@ pub enum FromWorker {
     /// field matches many times); `done` when the last entries were searched.
     Hits { id: u64, count: u64, done: bool, hits: Vec<Hit> },
     /// The sessions of unit `unit` of a history, and its files that hold none; `bytes` were read.
-    Indexed { unit: u32, index: UnitIndex, bytes: f64 },
+    /// When every file was read whole, the envelope's one buffer holds the unit's
+    /// [`sessionscope_engine::trigrams::TrigramSet`], made from the files as `read` stamps them
+    /// (a search skips the unit if its set rules the query out and its files are still those).
+    Indexed { unit: u32, index: UnitIndex, bytes: f64, read: Vec<FileStamp> },
     /// The hits of a unit's search (at most [`sessionscope_engine::history::HITS_PER_UNIT`]),
     /// `count` matches counted, all of them if `complete` (the search stops at that many hits);
     /// `bytes` were read.

@@ -13,6 +13,8 @@ use std::collections::VecDeque;
 use js_sys::Uint8Array;
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::history::{FileProblem, HITS_PER_UNIT, UnitSearch};
+use sessionscope_engine::history_cache::FileStamp;
+use sessionscope_engine::trigrams::TrigramSet;
 use sessionscope_engine::{Corpus, Loader};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -68,7 +70,7 @@ async fn answer(scope: &web_sys::DedicatedWorkerGlobalScope, request: Envelope<T
                 Err(reason) => {
                     let problems = vec![FileProblem { path: paths.join(", "), reason }];
                     let index = sessionscope_engine::history::UnitIndex { rows: Vec::new(), problems };
-                    protocol::send(scope, FromWorker::Indexed { unit, index, bytes: 0.0 })
+                    protocol::send(scope, FromWorker::Indexed { unit, index, bytes: 0.0, read: Vec::new() })
                 }
                 done => done,
             }
@@ -333,10 +335,26 @@ async fn index_unit(
     let graph = Graph::build(&corpus);
     let built = js_sys::Date::now();
     let mut index = sessionscope_engine::history::index_unit(&corpus, &graph, folder);
+    // A unit read whole gets its set of trigrams, for searches to skip it.
+    let (stamps, buffers) = if unreadable.is_empty() {
+        let set = TrigramSet::of_corpus(&corpus, bytes as u64);
+        let stamps = paths
+            .iter()
+            .zip(files)
+            .map(|(path, file)| FileStamp {
+                path: path.clone(),
+                size: file.size() as u64,
+                modified_ms: file.last_modified() as i64,
+            })
+            .collect();
+        (stamps, vec![protocol::buffer_of(set.as_bytes())])
+    } else {
+        (Vec::new(), Vec::new())
+    };
     index.problems.extend(unreadable);
     if bytes >= 8e6 {
         let message = format!(
-            "sessionscope index: {:.1} MB read and parsed in {:.0} ms (waiting for reads {:.0} ms), graph {:.0} ms, summary {:.0} ms",
+            "sessionscope index: {:.1} MB read and parsed in {:.0} ms (waiting for reads {:.0} ms), graph {:.0} ms, summary and trigrams {:.0} ms",
             bytes / 1e6,
             read - started,
             waiting_ms,
@@ -345,7 +363,10 @@ async fn index_unit(
         );
         web_sys::console::debug_1(&message.into());
     }
-    protocol::send(scope, FromWorker::Indexed { unit, index, bytes })
+    protocol::post(
+        scope,
+        &Envelope::new(FromWorker::Indexed { unit, index, bytes, read: stamps }).with_buffers(buffers),
+    )
 }
 
 /// Searches one unit of a history. A unit none of whose files holds the query's text is not
@@ -363,6 +384,7 @@ async fn search_unit(
     if paths.len() != files.len() {
         return Err(format!("the request names {} path(s) for {} file(s)", paths.len(), files.len()));
     }
+    let started = js_sys::Date::now();
     let mut search = UnitSearch::new(&query, HITS_PER_UNIT);
     let mut bytes = 0.0;
     // A few files' first slices are asked for ahead, so reading overlaps searching.
@@ -370,7 +392,7 @@ async fn search_unit(
     let mut asked = 0;
     for (at, path) in paths.iter().enumerate() {
         while asked < files.len() && asked < at + FILES_AHEAD {
-            ahead.push_back(SliceReader::start(&files[asked]));
+            ahead.push_back(SliceReader::start_for_search(&files[asked]));
             asked += 1;
         }
         let reader = ahead.pop_front();
@@ -384,6 +406,16 @@ async fn search_unit(
         }
     }
     let (hits, count, complete) = search.finish();
+    let took = js_sys::Date::now() - started;
+    if took >= 100.0 {
+        let message = format!(
+            "sessionscope search: unit {unit}: {:.1} MB read in {took:.0} ms, {} hits{}",
+            bytes / 1e6,
+            hits.len(),
+            if complete { "" } else { ", stopped at the limit" }
+        );
+        web_sys::console::debug_1(&message.into());
+    }
     protocol::send(scope, FromWorker::UnitHits { unit, hits, count, complete, bytes })
 }
 
@@ -424,13 +456,19 @@ async fn search_file(
 /// Files of a unit whose reading is asked for ahead of the one being searched.
 const FILES_AHEAD: usize = 4;
 
+/// The first slice a search reads of a file: a common word's hits are often enough after it.
+const SEARCH_FIRST_SLICE_BYTES: usize = 1 << 20;
+
 /// A file read slice by slice, the next slice asked for while the current one is used. A file
-/// that is one slice is read as it is: a slice of it costs more. A slice that cannot be read
+/// that is one slice is read as it is: a slice of it costs more. A search reads a small first
+/// slice, and asks for the next only if it wants more: a common word's hits are enough after it. A slice that cannot be read
 /// (the file moved, changed since it was picked, no permission) is the reason, as the browser
 /// gives it.
 struct SliceReader<'f> {
     file: &'f web_sys::File,
     size: f64,
+    /// The size of the next slice asked for: it grows to [`SLICE_BYTES`].
+    slice: f64,
     /// Bytes read so far.
     offset: f64,
     /// Where the slice asked for ends.
@@ -441,20 +479,41 @@ struct SliceReader<'f> {
 impl<'f> SliceReader<'f> {
     /// Starts reading `file`: its first slice is asked for now.
     fn start(file: &'f web_sys::File) -> Result<SliceReader<'f>, String> {
+        SliceReader::start_with(file, SLICE_BYTES as f64)
+    }
+
+    /// Starts reading `file` for a search: a first slice of [`SEARCH_FIRST_SLICE_BYTES`], the
+    /// next asked for only when the search wants it, then slices four times bigger each time.
+    fn start_for_search(file: &'f web_sys::File) -> Result<SliceReader<'f>, String> {
+        SliceReader::start_with(file, SEARCH_FIRST_SLICE_BYTES as f64)
+    }
+
+    fn start_with(file: &'f web_sys::File, first: f64) -> Result<SliceReader<'f>, String> {
         let size = file.size();
-        let first = if size <= 0.0 {
+        let reading = if size <= 0.0 {
             None
-        } else if size <= SLICE_BYTES as f64 {
+        } else if size <= first {
             Some(JsFuture::from(file.array_buffer()))
         } else {
-            Some(read_slice(file, 0.0, SLICE_BYTES as f64)?)
+            Some(read_slice(file, 0.0, first)?)
         };
-        let asked_to = size.clamp(0.0, SLICE_BYTES as f64);
-        Ok(SliceReader { file, size, offset: 0.0, asked_to, next: first.map(Ok) })
+        let asked_to = size.clamp(0.0, first);
+        Ok(SliceReader { file, size, slice: first, offset: 0.0, asked_to, next: reading.map(Ok) })
+    }
+
+    /// Asks for the slice after the one asked for last.
+    fn ask_next(&mut self) {
+        self.slice = (self.slice * 4.0).min(SLICE_BYTES as f64);
+        let start = self.asked_to;
+        self.asked_to = (start + self.slice).min(self.size);
+        self.next = Some(read_slice(self.file, start, self.asked_to));
     }
 
     /// The next slice, or `None` once the file is read.
     async fn next(&mut self) -> Option<Result<Uint8Array, String>> {
+        if self.next.is_none() && self.asked_to < self.size {
+            self.ask_next();
+        }
         let reading = match self.next.take()? {
             Ok(reading) => reading,
             Err(reason) => return Some(Err(reason)),
@@ -464,9 +523,10 @@ impl<'f> SliceReader<'f> {
             Err(error) => return Some(Err(read_error(&error))),
         };
         self.offset = self.asked_to;
-        if self.offset < self.size {
-            self.asked_to = (self.offset + SLICE_BYTES as f64).min(self.size);
-            self.next = Some(read_slice(self.file, self.offset, self.asked_to));
+        // A search's small first slice may be all that is wanted: the next is asked for only
+        // when wanted. Any other is read ahead.
+        if self.offset < self.size && self.slice > SEARCH_FIRST_SLICE_BYTES as f64 {
+            self.ask_next();
         }
         Some(Ok(Uint8Array::new(&buffer)))
     }

@@ -14,6 +14,8 @@ use leptos::prelude::*;
 use sessionscope_engine::history::{FileProblem, HistoryHit, SessionRow, group_into_units, needs_hint, unit_hint};
 
 use sessionscope_engine::history_cache::{CachedUnit, FileStamp, IndexCache};
+use sessionscope_engine::search::Query;
+use sessionscope_engine::trigrams::TrigramSet;
 
 use crate::files::{PickedFile, now_ms};
 use crate::folders::Remembered;
@@ -30,6 +32,37 @@ pub struct HistoryUnit {
     pub folder: String,
     pub files: Vec<PickedFile>,
     pub bytes: f64,
+    /// Its trigrams, once indexed (not for a unit listed from a cached index).
+    pub trigrams: Option<UnitTrigrams>,
+}
+
+/// A unit's set of trigrams (see [`sessionscope_engine::trigrams`]), and the files it was made of:
+/// it answers for the unit only while the unit's files are still those.
+pub struct UnitTrigrams {
+    read: Vec<FileStamp>,
+    set: TrigramSet,
+}
+
+impl UnitTrigrams {
+    /// The set a worker sent with a unit's index (see [`FromWorker::Indexed`]), if it sent one.
+    fn received(read: Vec<FileStamp>, buffers: &[js_sys::ArrayBuffer]) -> Option<UnitTrigrams> {
+        let buffer = buffers.first().filter(|_| !read.is_empty())?;
+        let set = TrigramSet::from_bytes(crate::protocol::bytes_of(buffer))?;
+        Some(UnitTrigrams { read, set })
+    }
+}
+
+impl HistoryUnit {
+    /// Whether a search for `query` must read this unit: `false` only when its trigrams, made of
+    /// its files as they still are, rule the query out.
+    fn may_hold(&self, query: &Query) -> bool {
+        match &self.trigrams {
+            Some(trigrams) if query.has_raw_form() && trigrams.read == stamps_of(&self.files) => {
+                query.may_match_trigrams(&trigrams.set)
+            }
+            _ => true,
+        }
+    }
 }
 
 /// A session of the history, and the unit that holds it.
@@ -141,6 +174,10 @@ pub struct SearchResults {
     pub matches: u64,
     /// Some unit's search stopped at its hits limit: `matches` is a lower bound.
     pub more: bool,
+    /// Sessions not read: the trigrams of their units rule the query out.
+    pub ruled_out: usize,
+    /// When the first unit's answer came (for the benchmarks' log).
+    pub first_answer_ms: Option<f64>,
     pub error: Option<String>,
 }
 
@@ -168,6 +205,9 @@ pub struct HistoryState {
     /// none for a moment, while its file is rewritten).
     opened_unit: StoredValue<Option<u32>>,
     search_pool: StoredValue<Option<Pool>, LocalStorage>,
+    /// Workers started ahead of the next search, while the history is idle: a search starts
+    /// with workers whose code is ready.
+    prepared_search: StoredValue<Option<Pool>, LocalStorage>,
     pub search: StoredValue<SearchResults>,
     pub search_pass: RwSignal<Option<Pass>>,
     pub search_changed: RwSignal<u64>,
@@ -259,6 +299,7 @@ impl HistoryState {
             opened: RwSignal::new(None),
             opened_unit: StoredValue::new(None),
             search_pool: StoredValue::new_local(None),
+            prepared_search: StoredValue::new_local(None),
             search: StoredValue::new(SearchResults::default()),
             search_pass: RwSignal::new(None),
             search_changed: RwSignal::new(0),
@@ -476,7 +517,7 @@ impl HistoryState {
             .map(|unit| {
                 let files: Vec<PickedFile> = unit.files.iter().map(|&i| files[i].clone()).collect();
                 let bytes = files.iter().map(PickedFile::size).sum();
-                HistoryUnit { key: unit.key, folder: unit.folder, files, bytes }
+                HistoryUnit { key: unit.key, folder: unit.folder, files, bytes, trigrams: None }
             })
             .collect()
     }
@@ -523,6 +564,7 @@ impl HistoryState {
         pass: Pass,
     ) {
         self.stop_search();
+        self.prepared_search.set_value(None);
         self.pool.set_value(None);
         self.stop_following();
         self.refresh_pool.set_value(None);
@@ -565,7 +607,13 @@ impl HistoryState {
                 rows.extend(cached.rows.iter().map(|row| Arc::new(HistoryRow { unit, row: row.clone() })));
                 answered.insert(unit, cached.problems.clone());
                 problems.extend(cached.problems.iter().cloned());
-                HistoryUnit { key: cached.key.clone(), folder: cached.folder.clone(), files: Vec::new(), bytes: 0.0 }
+                HistoryUnit {
+                    key: cached.key.clone(),
+                    folder: cached.folder.clone(),
+                    files: Vec::new(),
+                    bytes: 0.0,
+                    trigrams: None,
+                }
             })
             .collect();
         let pass = Pass {
@@ -792,13 +840,23 @@ impl HistoryState {
         to_read
     }
 
+    /// A unit's trigrams, as its index answered them.
+    fn keep_trigrams(&self, unit: u32, trigrams: Option<UnitTrigrams>) {
+        self.units.update_value(|units| {
+            if let Some(at) = units.get_mut(unit as usize) {
+                at.trigrams = trigrams;
+            }
+        });
+    }
+
     fn on_index_event(&self, event: PoolEvent) {
         match event {
-            PoolEvent::Answer { unit, reply } => {
+            PoolEvent::Answer { unit, reply, buffers } => {
                 let (files, bytes) =
                     self.units.with_value(|u| u.get(unit as usize).map_or((0, 0.0), |u| (u.files.len(), u.bytes)));
                 match reply {
-                    FromWorker::Indexed { index, .. } => {
+                    FromWorker::Indexed { index, read, .. } => {
+                        self.keep_trigrams(unit, UnitTrigrams::received(read, &buffers));
                         // A unit listed from the cache and changed since has rows to replace.
                         if self.replacing.try_update_value(|r| r.remove(&unit)).unwrap_or(false) {
                             self.replace_rows(unit, index.rows);
@@ -849,6 +907,8 @@ impl HistoryState {
         if !cancelled {
             self.follow();
         }
+        // Once the pool has gone.
+        leptos::task::spawn_local(async move { state.prepare_search() });
         self.bump();
         web_sys::console::debug_1(
             &format!(
@@ -1225,32 +1285,65 @@ impl HistoryState {
     /// Searches every unit of the history for `query`, a regular expression if `regex`.
     pub fn run_search(&self, query: String, regex: bool) {
         self.stop_search();
-        if let Err(error) = sessionscope_engine::search::Query::new(&query, regex) {
-            self.search.set_value(SearchResults { query, regex, error: Some(error), ..SearchResults::default() });
-            self.search_pass.set(None);
-            self.search_changed.update(|n| *n += 1);
-            return;
-        }
-        let order: Vec<u32> = self.units.with_value(|units| {
+        let compiled = match Query::new(&query, regex) {
+            Ok(compiled) => compiled,
+            Err(error) => {
+                self.search.set_value(SearchResults { query, regex, error: Some(error), ..SearchResults::default() });
+                self.search_pass.set(None);
+                self.search_changed.update(|n| *n += 1);
+                return;
+            }
+        };
+        let (order, ruled_out) = self.units.with_value(|units| {
             let mut seen = std::collections::HashSet::new();
             // The units of the listed rows first, in the list's order, then the rest.
             let mut order: Vec<u32> = self.rows.with_value(|rows| rows.iter().map(|r| r.unit).collect());
             order.extend(0..units.len() as u32);
             order.retain(|u| seen.insert(*u));
-            order
+            // Units whose trigrams rule the query out are not read.
+            order.into_iter().partition::<Vec<u32>, _>(|&u| units.get(u as usize).is_none_or(|u| u.may_hold(&compiled)))
         });
         let sizes: Vec<f64> = self.units.with_value(|units| units.iter().map(|u| u.bytes).collect());
-        self.units.with_value(|units| self.search_pass.set(Some(Pass::new(units, &order))));
-        self.search.set_value(SearchResults { query: query.clone(), regex, ..SearchResults::default() });
+        self.units.with_value(|units| {
+            let mut pass = Pass::new(units, &order);
+            let skipped = Pass::new(units, &ruled_out);
+            pass.units += skipped.units;
+            pass.units_done += skipped.units;
+            pass.files += skipped.files;
+            pass.files_done += skipped.files;
+            self.search_pass.set(Some(pass));
+        });
+        let ruled_out: std::collections::HashSet<u32> = ruled_out.into_iter().collect();
+        let ruled_out = self.rows.with_value(|rows| rows.iter().filter(|r| ruled_out.contains(&r.unit)).count());
+        self.search.set_value(SearchResults { query: query.clone(), regex, ruled_out, ..SearchResults::default() });
         self.search_changed.update(|n| *n += 1);
+        let started = match self.prepared_search.try_update_value(Option::take).flatten() {
+            Some(pool) => {
+                pool.set_sizes(sizes);
+                pool.push(order, Vec::new());
+                pool.close();
+                Ok(pool)
+            }
+            None => self.search_pool_of(order, sizes, false),
+        };
+        match started {
+            Ok(pool) => self.search_pool.set_value(Some(pool)),
+            Err(message) => self.search.update_value(|s| s.error = Some(message)),
+        }
+    }
+
+    /// A pool of workers that search units for the query of [`Self::search`] (as it is when a
+    /// unit is given to a worker); with `more_coming`, they wait for units.
+    fn search_pool_of(&self, order: Vec<u32>, sizes: Vec<f64>, more_coming: bool) -> Result<Pool, String> {
         let state = *self;
         let make = move |unit: u32| {
+            let (query, regex) = state.search.with_value(|s| (s.query.clone(), s.regex));
             state.units.with_value(|units| {
-                let unit_files = &units[unit as usize];
+                let unit_files = units.get(unit as usize).ok_or_else(|| format!("no unit {unit}"))?;
                 Envelope::new(ToWorker::SearchUnit {
                     unit,
                     paths: unit_files.files.iter().map(|f| f.path.clone()).collect(),
-                    query: query.clone(),
+                    query,
                     regex,
                 })
                 .with_files(unit_files.files.iter().map(|f| f.file.clone()).collect())
@@ -1258,19 +1351,32 @@ impl HistoryState {
             })
         };
         let on_event = move |event: PoolEvent| state.on_search_event(event);
-        match Pool::start(order, sizes, crate::pool::worker_count(), false, make, on_event) {
-            Ok(pool) => self.search_pool.set_value(Some(pool)),
-            Err(message) => self.search.update_value(|s| s.error = Some(message)),
+        Pool::start(order, sizes, crate::pool::worker_count(), more_coming, make, on_event)
+    }
+
+    /// Starts the next search's workers now, if none are waiting: their code loads while the
+    /// user types.
+    pub fn prepare_search(&self) {
+        let idle = self.active.get_untracked() && self.pool.with_value(Option::is_none);
+        if !idle || self.prepared_search.with_value(Option::is_some) || self.units.with_value(Vec::is_empty) {
+            return;
+        }
+        let sizes: Vec<f64> = self.units.with_value(|units| units.iter().map(|u| u.bytes).collect());
+        if let Ok(pool) = self.search_pool_of(Vec::new(), sizes, true) {
+            self.prepared_search.set_value(Some(pool));
         }
     }
 
     fn on_search_event(&self, event: PoolEvent) {
         match event {
-            PoolEvent::Answer { unit, reply } => {
+            PoolEvent::Answer { unit, reply, .. } => {
+                let mut first_hits = false;
                 let (files, bytes) =
                     self.units.with_value(|u| u.get(unit as usize).map_or((0, 0.0), |u| (u.files.len(), u.bytes)));
                 match reply {
                     FromWorker::UnitHits { hits, count, complete, .. } => self.search.update_value(|s| {
+                        s.first_answer_ms.get_or_insert_with(now_ms);
+                        first_hits = s.hits.is_empty() && !hits.is_empty();
                         s.matches += count;
                         s.more |= !complete;
                         s.hits.extend(hits.into_iter().map(|hit| (unit, hit)));
@@ -1288,7 +1394,13 @@ impl HistoryState {
                         pass.bytes_done += bytes;
                     }
                 });
-                self.redraw_search_soon();
+                // The first hits are shown at once; later answers a few times a second.
+                if first_hits {
+                    self.search_pass.notify();
+                    self.search_changed.update(|n| *n += 1);
+                } else {
+                    self.redraw_search_soon();
+                }
             }
             PoolEvent::Finished => {
                 self.search_pass.update(|pass| {
@@ -1297,8 +1409,24 @@ impl HistoryState {
                     }
                 });
                 let state = *self;
-                leptos::task::spawn_local(async move { state.search_pool.set_value(None) });
+                leptos::task::spawn_local(async move {
+                    state.search_pool.set_value(None);
+                    state.prepare_search();
+                });
                 self.search_changed.update(|n| *n += 1);
+                if let Some(pass) = self.search_pass.get_untracked() {
+                    let first = self.search.with_value(|s| s.first_answer_ms);
+                    web_sys::console::debug_1(
+                        &format!(
+                            "sessionscope history: searched {} units ({:.0} MB read) in {:.0} ms, the first answered after {:.0} ms",
+                            pass.units,
+                            pass.bytes_done / 1e6,
+                            pass.seconds() * 1000.0,
+                            first.map_or(f64::NAN, |f| f - pass.started_ms),
+                        )
+                        .into(),
+                    );
+                }
             }
         }
     }

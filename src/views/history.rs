@@ -707,9 +707,14 @@ fn HistorySearch() -> impl IntoView {
                 pass.files_done, pass.files
             ),
             Some(pass) => format!(
-                "{matches} matches in {sessions} sessions{} · {:.1} s",
+                "{matches} matches in {sessions} sessions{} · {:.1} s{}",
                 if pass.cancelled { " (stopped)" } else { "" },
-                pass.seconds()
+                pass.seconds(),
+                match history.search.with_value(|s| s.ruled_out) {
+                    0 => String::new(),
+                    1 => " · 1 session not read: the index rules it out".to_owned(),
+                    n => format!(" · {n} sessions not read: the index rules them out"),
+                }
             ),
             None => String::new(),
         };
@@ -821,6 +826,7 @@ fn HistorySearch() -> impl IntoView {
                     type="search"
                     placeholder="Search every session…"
                     aria-label="Search every session"
+                    on:focus=move |_| history.prepare_search()
                     prop:value=move || query.get()
                     on:input=move |e| query.set(event_target_value(&e))
                 />

@@ -145,7 +145,17 @@ test("a search of every session finds its hits by project and session, and a hit
   const search = history.getByRole("region", { name: "Search all sessions" });
   await search.getByLabel("Search every session").fill("definition");
   await search.getByRole("button", { name: "Search" }).click();
-  await search.getByRole("status").filter({ hasText: /matches in 1 sessions/ }).waitFor({ timeout: 30_000 });
+  // The sessions whose index rules the word out are not read.
+  const status = search.getByRole("status").filter({ hasText: /matches in 1 sessions/ });
+  await status.waitFor({ timeout: 30_000 });
+  const sessions = (await engineIndex(home.projects)).sessions.length;
+  const notRead = Number((await status.innerText()).match(/ · (\d+) sessions not read: the index rules them out$/)?.[1]);
+  assert.ok(notRead > 0 && notRead < sessions, `${notRead} of ${sessions} sessions not read`);
+  const found = (await status.innerText()).match(/^\d+ matches/)[0];
+  // Whatever its case.
+  await search.getByLabel("Search every session").fill("DEFINITION");
+  await search.getByRole("button", { name: "Search" }).click();
+  await search.getByRole("status").filter({ hasText: new RegExp(`^${found} in 1 sessions · .* · ${notRead} sessions not read`) }).waitFor({ timeout: 30_000 });
   const hit = search.getByRole("button").filter({ hasText: "definition" }).first();
   assert.equal(await hit.locator("mark").first().innerText(), "definition");
   await hit.click();
@@ -153,11 +163,16 @@ test("a search of every session finds its hits by project and session, and a hit
   await selected.waitFor({ timeout: 30_000 });
   assert.match((await selected.innerText()).toLowerCase(), /definition/);
 
-  // A word in no session: nothing found, and every file was looked at.
   await app.page.keyboard.press("Alt+ArrowLeft");
   await search.getByLabel("Search every session").fill("xylophone-quartz");
   await search.getByRole("button", { name: "Search" }).click();
-  await search.getByRole("status").filter({ hasText: /^0 matches in 0 sessions/ }).waitFor({ timeout: 30_000 });
+  // A word in no session: nothing found, and the index rules out every session.
+  await search.getByRole("status").filter({ hasText: new RegExp(`^0 matches in 0 sessions · .* · ${sessions} sessions not read`) }).waitFor({ timeout: 30_000 });
+  // A regular expression is not ruled out by the index: every session is read.
+  await search.getByLabel("Regex").check();
+  await search.getByLabel("Search every session").fill("xylophone-qu[a]rtz");
+  await search.getByRole("button", { name: "Search" }).click();
+  await search.getByRole("status").filter({ hasText: /^0 matches in 0 sessions · [\d.]+ s$/ }).waitFor({ timeout: 30_000 });
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use sessionscope_engine::history::SessionRow;
 
-use super::{HistoryRow, HistoryState, HistoryUnit};
+use super::{HistoryRow, HistoryState, HistoryUnit, UnitTrigrams};
 use crate::files::{PickedFile, now_ms};
 use crate::folders::fresh_files;
 use crate::pool::{Pool, PoolEvent};
@@ -368,9 +368,10 @@ impl HistoryState {
             })
         };
         let on_event = move |event: PoolEvent| match event {
-            PoolEvent::Answer { unit, reply } => {
+            PoolEvent::Answer { unit, reply, buffers } => {
                 match reply {
-                    FromWorker::Indexed { index, .. } => {
+                    FromWorker::Indexed { index, read, .. } => {
+                        state.keep_trigrams(unit, UnitTrigrams::received(read, &buffers));
                         let paths: HashSet<String> = state.units.with_value(|units| {
                             units
                                 .get(unit as usize)
