@@ -5,7 +5,7 @@
 
 use js_sys::{Function, Object, Promise, Reflect};
 use sessionscope_engine::history::looks_like_a_log;
-use sessionscope_engine::history_cache::IndexCache;
+use sessionscope_engine::history_cache::{CachedTrigrams, IndexCache, decode_trigrams};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -138,6 +138,7 @@ pub async fn remember(handle: FileSystemDirectoryHandle) -> Result<Remembered, S
 /// Forgets a folder: its handle and its cached index.
 pub async fn forget(id: &str) -> Result<(), String> {
     store::delete(store::INDEXES, id).await?;
+    store::delete(store::INDEXES, &trigrams_key(id)).await?;
     store::delete(store::FOLDERS, id).await
 }
 
@@ -151,6 +152,24 @@ pub async fn load_cache(id: &str) -> Option<IndexCache> {
 /// Keeps a cached index's bytes ([`IndexCache::encode`]) for a remembered folder.
 pub async fn save_cache(id: &str, bytes: &[u8]) -> Result<(), String> {
     store::put(store::INDEXES, id, &js_sys::Uint8Array::from(bytes).into()).await
+}
+
+/// Where a remembered folder's trigram sets are kept, beside its cached index.
+fn trigrams_key(id: &str) -> String {
+    format!("{id}#trigrams")
+}
+
+/// The trigram sets of a remembered folder's units ([`sessionscope_engine::history_cache::encode_trigrams`]), none if it has none
+/// this version can read.
+pub async fn load_trigrams(id: &str) -> Vec<CachedTrigrams> {
+    let Ok(value) = store::get(store::INDEXES, &trigrams_key(id)).await else { return Vec::new() };
+    let Ok(bytes) = value.dyn_into::<js_sys::Uint8Array>() else { return Vec::new() };
+    decode_trigrams(&bytes.to_vec()).unwrap_or_default()
+}
+
+/// Keeps the trigram sets' bytes ([`sessionscope_engine::history_cache::encode_trigrams`]) for a remembered folder.
+pub async fn save_trigrams(id: &str, bytes: &[u8]) -> Result<(), String> {
+    store::put(store::INDEXES, &trigrams_key(id), &js_sys::Uint8Array::from(bytes).into()).await
 }
 
 /// Whether a folder can be listed (it is there, and the page may read it).

@@ -387,11 +387,13 @@ async fn search_unit(
     let started = js_sys::Date::now();
     let mut search = UnitSearch::new(&query, HITS_PER_UNIT);
     let mut bytes = 0.0;
-    // A few files' first slices are asked for ahead, so reading overlaps searching.
+    // The main file is read first, alone: a common word's hits are often all in it. Once it is
+    // not enough, a few files' first slices are asked for ahead, so reading overlaps searching.
     let mut ahead: VecDeque<Result<SliceReader, String>> = VecDeque::new();
     let mut asked = 0;
     for (at, path) in paths.iter().enumerate() {
-        while asked < files.len() && asked < at + FILES_AHEAD {
+        let files_ahead = if at == 0 { 1 } else { FILES_AHEAD };
+        while asked < files.len() && asked < at + files_ahead {
             ahead.push_back(SliceReader::start_for_search(&files[asked]));
             asked += 1;
         }
@@ -457,7 +459,7 @@ async fn search_file(
 const FILES_AHEAD: usize = 4;
 
 /// The first slice a search reads of a file: a common word's hits are often enough after it.
-const SEARCH_FIRST_SLICE_BYTES: usize = 1 << 20;
+const SEARCH_FIRST_SLICE_BYTES: usize = 256 << 10;
 
 /// A file read slice by slice, the next slice asked for while the current one is used. A file
 /// that is one slice is read as it is: a slice of it costs more. A search reads a small first

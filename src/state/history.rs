@@ -13,7 +13,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use sessionscope_engine::history::{FileProblem, HistoryHit, SessionRow, group_into_units, needs_hint, unit_hint};
 
-use sessionscope_engine::history_cache::{CachedUnit, FileStamp, IndexCache};
+use sessionscope_engine::history_cache::{CachedTrigrams, CachedUnit, FileStamp, IndexCache, encode_trigrams};
 use sessionscope_engine::search::Query;
 use sessionscope_engine::trigrams::TrigramSet;
 
@@ -594,7 +594,12 @@ impl HistoryState {
     /// A remembered folder with a cached index: its sessions are listed from the cache at once,
     /// before its files are found; the walk that follows ([`Self::reconcile`]) checks each unit
     /// against the cache, reads the changed and new ones, and drops those that are gone.
-    fn show_cached(&self, cache: &IndexCache) {
+    ///
+    /// A unit's trigram set saved with the last whole index comes back with it: it is used once
+    /// the walk finds the unit's files unchanged.
+    fn show_cached(&self, cache: &IndexCache, trigrams: Vec<CachedTrigrams>) {
+        let mut trigrams: HashMap<String, CachedTrigrams> =
+            trigrams.into_iter().filter_map(|cached| Some((cached.files.first()?.path.clone(), cached))).collect();
         let mut rows = Vec::with_capacity(cache.sessions());
         let mut answered = HashMap::new();
         let mut problems = Vec::new();
@@ -607,12 +612,18 @@ impl HistoryState {
                 rows.extend(cached.rows.iter().map(|row| Arc::new(HistoryRow { unit, row: row.clone() })));
                 answered.insert(unit, cached.problems.clone());
                 problems.extend(cached.problems.iter().cloned());
+                let trigrams = cached
+                    .files
+                    .first()
+                    .and_then(|first| trigrams.remove(&first.path))
+                    .filter(|t| t.files == cached.files)
+                    .map(|t| UnitTrigrams { read: t.files, set: t.set });
                 HistoryUnit {
                     key: cached.key.clone(),
                     folder: cached.folder.clone(),
                     files: Vec::new(),
                     bytes: 0.0,
-                    trigrams: None,
+                    trigrams,
                 }
             })
             .collect();
@@ -671,7 +682,9 @@ impl HistoryState {
                             to_read.push(at as u32);
                         }
                         found.push(at);
-                        units[at] = unit;
+                        // An unchanged unit keeps the trigram set the cache gave it.
+                        let trigrams = if unchanged { units[at].trigrams.take() } else { None };
+                        units[at] = HistoryUnit { trigrams, ..unit };
                     }
                     for unit in added {
                         pass.units += 1;
@@ -905,6 +918,7 @@ impl HistoryState {
         leptos::task::spawn_local(async move { state.pool.set_value(None) });
         self.save_cache();
         if !cancelled {
+            self.save_trigrams();
             self.follow();
         }
         // Once the pool has gone.
@@ -938,6 +952,31 @@ impl HistoryState {
 
     /// Keeps the index of a remembered folder for its next visit: every unit answered in this
     /// pass, with the stamps of the files it was read from.
+    /// Keeps the units' trigram sets for a remembered folder (after a whole pass only: they are
+    /// bigger than the index, and a set whose files changed since is not used).
+    fn save_trigrams(&self) {
+        let Some(id) = self.source.with_value(|s| s.as_ref().map(|s| s.folder.id.clone())).filter(|id| !id.is_empty())
+        else {
+            return;
+        };
+        let bytes = self.units.with_value(|units| {
+            encode_trigrams(units.iter().filter_map(|u| u.trigrams.as_ref()).map(|t| (t.read.as_slice(), &t.set)))
+        });
+        leptos::task::spawn_local(async move {
+            let started = now_ms();
+            let saved = crate::folders::save_trigrams(&id, &bytes).await;
+            web_sys::console::debug_1(
+                &format!(
+                    "sessionscope history: trigram sets saved, {} KB in {:.0} ms{}",
+                    bytes.len() / 1024,
+                    now_ms() - started,
+                    saved.err().map(|e| format!(": {e}")).unwrap_or_default()
+                )
+                .into(),
+            );
+        });
+    }
+
     fn save_cache(&self) {
         let Some(id) = self.source.with_value(|s| s.as_ref().map(|s| s.folder.id.clone())).filter(|id| !id.is_empty())
         else {
@@ -1110,13 +1149,15 @@ impl HistoryState {
         // reopened may have gone away or had its permission taken back: it is looked at while
         // its cached index is read.
         let cache = async { if folder.id.is_empty() { None } else { crate::folders::load_cache(&folder.id).await } };
+        let trigrams =
+            async { if folder.id.is_empty() { Vec::new() } else { crate::folders::load_trigrams(&folder.id).await } };
         let check = async {
             match dropped {
                 Some(_) => Ok(()),
                 None => crate::folders::check(&folder.handle).await,
             }
         };
-        let (cache, checked) = futures::join!(cache, check);
+        let (cache, trigrams, checked) = futures::join!(cache, trigrams, check);
         web_sys::console::debug_1(
             &format!(
                 "sessionscope history: cached index of {} sessions read in {:.0} ms",
@@ -1138,7 +1179,7 @@ impl HistoryState {
         let generation = self.begin_walk_with_workers(warm);
         self.source.with_value(|source| {
             if let Some(cache) = source.as_ref().and_then(|s| s.cache.as_ref()) {
-                self.show_cached(cache);
+                self.show_cached(cache, trigrams);
             }
         });
         let state = *self;

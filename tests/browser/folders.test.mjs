@@ -134,6 +134,13 @@ test("a picked folder is remembered, reopens after a reload from its cached inde
   assert.ok(units >= 5, `every unit from the cache: ${status}`);
   assert.match(status, /^Indexed \d+ of \d+ files \(0 B of 0 B\)/, `no byte was read: ${status}`);
   assert.deepEqual(await sessionTexts(region), first);
+  // The units' trigram sets came back with the index: a search reads no session that cannot
+  // hold its word.
+  const search = region.getByRole("region", { name: "Search all sessions" });
+  await search.getByLabel("Search every session").fill("xylophone-quartz");
+  await search.getByRole("button", { name: "Search" }).click();
+  const notRead = new RegExp(`^0 matches in 0 sessions · .* · ${first.length} sessions not read: the index rules them out$`);
+  await search.getByRole("status").filter({ hasText: notRead }).waitFor({ timeout: 30_000 });
 
   // A session grows and a new one appears: those two are read, the rest comes from the cache.
   const kettle = files["-home-dev-gamma/kettle-rename.jsonl"];

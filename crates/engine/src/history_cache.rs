@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::history::{FileProblem, SessionRow};
+use crate::trigrams::TrigramSet;
 
 /// Bumped whenever a row's meaning or the cache's shape changes: an older cache is dropped.
 /// (3: Gemini CLI, Qwen Code and GitHub Copilot CLI sessions are read, which older versions
@@ -106,9 +107,60 @@ impl IndexCache {
     }
 }
 
+/// The trigram sets of a remembered history's units ([`crate::trigrams`]), each with the stamps of
+/// the files it was made of: kept apart from the index, being bigger (up to 32 KB a unit), and
+/// written only when a whole index pass ends. A set whose files changed since is not used.
+pub struct CachedTrigrams {
+    pub files: Vec<FileStamp>,
+    pub set: TrigramSet,
+}
+
+/// The first bytes of [`encode_trigrams`]' output.
+const TRIGRAMS_MAGIC: &[u8; 4] = b"SSTG";
+
+/// The sets as bytes: the magic, [`CACHE_VERSION`], then for each set its stamps (as JSON) and its
+/// bits, each after its length (little-endian `u32`).
+pub fn encode_trigrams<'a>(sets: impl IntoIterator<Item = (&'a [FileStamp], &'a TrigramSet)>) -> Vec<u8> {
+    let mut out = TRIGRAMS_MAGIC.to_vec();
+    out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
+    for (files, set) in sets {
+        let stamps = serde_json::to_vec(files).unwrap_or_default();
+        for part in [stamps.as_slice(), set.as_bytes()] {
+            out.extend_from_slice(&(part.len() as u32).to_le_bytes());
+            out.extend_from_slice(part);
+        }
+    }
+    out
+}
+
+/// The sets of [`encode_trigrams`]' bytes; `None` for another version or bytes that are not
+/// such sets (never trusted in part).
+pub fn decode_trigrams(bytes: &[u8]) -> Option<Vec<CachedTrigrams>> {
+    let rest = bytes.strip_prefix(TRIGRAMS_MAGIC.as_slice())?;
+    let (version, mut rest) = rest.split_first_chunk::<4>()?;
+    if u32::from_le_bytes(*version) != CACHE_VERSION {
+        return None;
+    }
+    let part = |rest: &mut &[u8]| -> Option<Vec<u8>> {
+        let (len, after) = rest.split_first_chunk::<4>()?;
+        let len = u32::from_le_bytes(*len) as usize;
+        let (part, after) = (after.get(..len)?, after.get(len..)?);
+        *rest = after;
+        Some(part.to_vec())
+    };
+    let mut sets = Vec::new();
+    while !rest.is_empty() {
+        let files: Vec<FileStamp> = serde_json::from_slice(&part(&mut rest)?).ok()?;
+        let set = TrigramSet::from_bytes(part(&mut rest)?)?;
+        sets.push(CachedTrigrams { files, set });
+    }
+    Some(sets)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trigrams::TrigramSetBuilder;
 
     fn stamp(path: &str, size: u64, modified_ms: i64) -> FileStamp {
         FileStamp { path: path.to_owned(), size, modified_ms }
@@ -159,5 +211,32 @@ mod tests {
                 .is_none()
         );
         assert!(IndexCache::decode(b"\x00\xff not json").is_none());
+    }
+
+    #[test]
+    fn trigram_sets_come_back_as_they_were_saved_and_damaged_bytes_give_none() {
+        let set_of = |text: &str| {
+            let mut builder = TrigramSetBuilder::new(text.len() as u64);
+            builder.add(text.as_bytes());
+            builder.finish()
+        };
+        let a =
+            (vec![stamp("p/a.jsonl", 100, 5), stamp("p/a/subagents/agent-1.jsonl", 40, 6)], set_of("the kettle boils"));
+        let b = (vec![stamp("p/b.jsonl", 7, 9)], set_of("zanzibar"));
+        let bytes = encode_trigrams([&a, &b].map(|(files, set)| (files.as_slice(), set)));
+        let back = decode_trigrams(&bytes).expect("the sets");
+        assert_eq!(back.len(), 2);
+        assert_eq!((&back[0].files, &back[0].set), (&a.0, &a.1));
+        assert_eq!((&back[1].files, &back[1].set), (&b.0, &b.1));
+        assert!(back[1].set.may_hold(b"ZANZIBAR") && !back[1].set.may_hold(b"kettle"));
+        assert_eq!(decode_trigrams(&encode_trigrams([])).map(|s| s.len()), Some(0));
+        // Cut short anywhere, another version, other bytes: none of it is trusted.
+        for cut in [0, 3, 7, 9, 20, bytes.len() - 1] {
+            assert!(decode_trigrams(&bytes[..cut]).is_none(), "cut at {cut}");
+        }
+        let mut other_version = bytes.clone();
+        other_version[4] ^= 0xff;
+        assert!(decode_trigrams(&other_version).is_none());
+        assert!(decode_trigrams(br#"{"version":6,"units":[]}"#).is_none());
     }
 }
