@@ -176,8 +176,10 @@ pub struct SearchResults {
     pub more: bool,
     /// Sessions not read: the trigrams of their units rule the query out.
     pub ruled_out: usize,
-    /// When the first unit's answer came (for the benchmarks' log).
+    /// When the first unit's answer came, and the bytes the workers read (for the benchmarks'
+    /// log).
     pub first_answer_ms: Option<f64>,
+    pub bytes_read: f64,
     pub error: Option<String>,
 }
 
@@ -1415,8 +1417,9 @@ impl HistoryState {
                 let (files, bytes) =
                     self.units.with_value(|u| u.get(unit as usize).map_or((0, 0.0), |u| (u.files.len(), u.bytes)));
                 match reply {
-                    FromWorker::UnitHits { hits, count, complete, .. } => self.search.update_value(|s| {
+                    FromWorker::UnitHits { hits, count, complete, bytes: read, .. } => self.search.update_value(|s| {
                         s.first_answer_ms.get_or_insert_with(now_ms);
+                        s.bytes_read += read;
                         first_hits = s.hits.is_empty() && !hits.is_empty();
                         s.matches += count;
                         s.more |= !complete;
@@ -1456,12 +1459,12 @@ impl HistoryState {
                 });
                 self.search_changed.update(|n| *n += 1);
                 if let Some(pass) = self.search_pass.get_untracked() {
-                    let first = self.search.with_value(|s| s.first_answer_ms);
+                    let (first, read) = self.search.with_value(|s| (s.first_answer_ms, s.bytes_read));
                     web_sys::console::debug_1(
                         &format!(
                             "sessionscope history: searched {} units ({:.0} MB read) in {:.0} ms, the first answered after {:.0} ms",
                             pass.units,
-                            pass.bytes_done / 1e6,
+                            read / 1e6,
                             pass.seconds() * 1000.0,
                             first.map_or(f64::NAN, |f| f - pass.started_ms),
                         )
