@@ -32,16 +32,15 @@ if (!html.includes("__INLINE_SCRIPT_HASHES__")) {
 writeFileSync(file, html.replace("__INLINE_SCRIPT_HASHES__", hashes.join(" ")));
 console.log(`post-build: ${hashes.length} inline script hash(es) written`);
 
+/** The files under `folder` of the site (`""`: all of it), as paths from the site's root. */
+const filesUnder = (folder) =>
+  readdirSync(join(dir, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = folder ? `${folder}/${entry.name}` : entry.name;
+    return entry.isDirectory() ? filesUnder(path) : [path];
+  });
+
 // 3. lists the bundled example's files in the service worker, which keeps them at install.
-const examples = [];
-const walk = (folder) => {
-  for (const entry of readdirSync(join(dir, folder), { withFileTypes: true })) {
-    const path = `${folder}/${entry.name}`;
-    if (entry.isDirectory()) walk(path);
-    else examples.push(path);
-  }
-};
-walk("example");
+const examples = filesUnder("example");
 const sw = join(dir, "sw.js");
 const worker = readFileSync(sw, "utf8");
 if (!worker.includes("__EXAMPLE_FILES__") || examples.length === 0) {
@@ -71,15 +70,7 @@ console.log(`post-build: sqlite-wasm ${sqliteVersion} copied into sqlite/`);
 
 // 2. The precompressed copies, of the site's files and of those in its folders.
 const compressible = /\.(wasm|m?js|css|html|json|svg|webmanifest)$/;
-const served = [];
-const list = (folder) => {
-  for (const entry of readdirSync(join(dir, folder), { withFileTypes: true })) {
-    const path = folder ? `${folder}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) list(path);
-    else if (compressible.test(entry.name) && statSync(join(dir, path)).isFile()) served.push(path);
-  }
-};
-list("");
+const served = filesUnder("").filter((path) => compressible.test(path) && statSync(join(dir, path)).isFile());
 let raw = 0;
 let brotli = 0;
 for (const name of served) {

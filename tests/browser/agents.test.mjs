@@ -5,7 +5,7 @@
 // fixtures with sqlite-wasm in Node; the rest are the project's own format fixtures.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import sqlite3InitModule from "@sqlite.org/sqlite-wasm";
@@ -19,13 +19,7 @@ let home;
 
 /** Copies a fixture file or folder to `to`, making the folders on the way. */
 function place(fixture, to) {
-  const from = join(FIXTURES, fixture);
-  if (statSync(from).isDirectory()) {
-    for (const name of readdirSync(from)) place(join(fixture, name), join(to, name));
-    return;
-  }
-  mkdirSync(dirname(to), { recursive: true });
-  copyFileSync(from, to);
+  cpSync(join(FIXTURES, fixture), to, { recursive: true });
 }
 
 /** The layout of `every_agent_s_logs_in_their_own_folders_index_in_one_pass` (crates/engine/tests/history.rs). */
