@@ -443,6 +443,16 @@ pub fn standalone() -> bool {
     from_disk || exported
 }
 
+/// Asks the worker started ahead of time to leave the CPU to the page for about `ms`
+/// milliseconds: a warm-up it is running waits.
+pub fn rest_spare(ms: f64) {
+    SPARE.with(|spare| {
+        if let Some(spare) = spare.borrow().as_ref() {
+            let _ = protocol::send(&spare.worker, ToWorker::Rest { ms });
+        }
+    });
+}
+
 /// Starts a worker ahead of time, unless one is waiting already.
 pub fn prepare_worker() {
     if standalone() {

@@ -38,8 +38,19 @@ pub fn mount() {
     root.set_inner_html("");
     let root: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(root);
     leptos::mount::mount_to(root, app::App).forget();
-    register_service_worker();
+    // The service worker's install fetches and stores the app's files again: not while the
+    // page's first moments (a click on Open example, a drop) need the CPU.
+    let later = wasm_bindgen::closure::Closure::once_into_js(register_service_worker);
+    if let Some(window) = web_sys::window() {
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(
+            wasm_bindgen::JsCast::unchecked_ref(&later),
+            SERVICE_WORKER_AFTER_MS,
+        );
+    }
 }
+
+/// How long after the app starts its service worker is registered.
+const SERVICE_WORKER_AFTER_MS: i32 = 3000;
 
 /// Registers the service worker that keeps the app's own files for offline use (not in an
 /// exported file or a page opened from disk, which need no server at all).

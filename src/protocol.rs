@@ -42,6 +42,9 @@ pub enum ToWorker {
     /// Run the whole pipeline on the bundled example a number of times, so the browser has
     /// optimised the hot code before the first real file arrives. A load that arrives stops it.
     WarmUp,
+    /// The page is busy for about `ms` milliseconds (it opens the example itself): a warm-up
+    /// running waits that long before its next round, leaving the CPU to the page.
+    Rest { ms: f64 },
     /// Read, parse and build the files of the envelope: `paths[i]` names `files[i]`. `slice`:
     /// bytes read at a time; `preview`: the page shows the first part of a big load.
     Load { paths: Vec<String>, slice: usize, preview: bool },
@@ -237,6 +240,7 @@ mod tests {
     fn every_message() -> (Vec<ToWorker>, Vec<FromWorker>) {
         let to = vec![
             ToWorker::WarmUp,
+            ToWorker::Rest { ms: 800.0 },
             ToWorker::Load { paths: vec!["a/b.jsonl".into(), "c.jsonl".into()], slice: 8 << 20, preview: true },
             ToWorker::SearchInit,
             ToWorker::Search { id: 7, query: "src/\\w+\\.rs".into(), regex: true },
@@ -291,9 +295,9 @@ mod tests {
             values.iter().map(|v| v["kind"].as_str().unwrap_or_default().to_owned()).collect()
         };
         let to: Vec<serde_json::Value> = to.iter().map(|m| serde_json::to_value(m).unwrap()).collect();
-        assert_eq!(to[1]["body"]["paths"][1], "c.jsonl", "the fields are in the body");
+        assert_eq!(to[2]["body"]["paths"][1], "c.jsonl", "the fields are in the body");
         let to = kinds(to);
-        assert_eq!(to, ["warm-up", "load", "search-init", "search", "open-database"]);
+        assert_eq!(to, ["warm-up", "rest", "load", "search-init", "search", "open-database"]);
         let from = kinds(from.iter().map(|m| serde_json::to_value(m).unwrap()).collect());
         assert_eq!(from, ["ready", "progress", "preview", "building", "done", "hits", "database", "error"]);
     }

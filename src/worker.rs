@@ -61,6 +61,10 @@ async fn answer(scope: &web_sys::DedicatedWorkerGlobalScope, request: Envelope<T
             warm_up(scope).await;
             Ok(())
         }
+        ToWorker::Rest { ms } => {
+            RESTING_UNTIL.with(|r| r.set(js_sys::Date::now() + ms.clamp(0.0, 5000.0)));
+            Ok(())
+        }
         ToWorker::Load { paths, slice, preview } => load(scope, &paths, &request.files, slice, preview).await,
         ToWorker::SearchInit => search_init(&request.buffers),
         ToWorker::Search { id, query, regex } => search(scope, id, &query, regex).await,
@@ -95,6 +99,8 @@ async fn answer(scope: &web_sys::DedicatedWorkerGlobalScope, request: Envelope<T
 thread_local! {
     /// Set once files arrive: a warm-up still running stops.
     static LOADING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Until when a warm-up waits between rounds ([`ToWorker::Rest`]).
+    static RESTING_UNTIL: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
 }
 
 /// Runs the whole pipeline on the bundled example a number of times, so the browser's
@@ -103,6 +109,10 @@ thread_local! {
 /// stop it (it pauses between rounds to let them in).
 async fn warm_up(scope: &web_sys::DedicatedWorkerGlobalScope) {
     for _ in 0..48 {
+        let rest = RESTING_UNTIL.with(std::cell::Cell::get) - js_sys::Date::now();
+        if rest > 0.0 {
+            sleep(scope, rest).await;
+        }
         if LOADING.with(std::cell::Cell::get) {
             return;
         }
@@ -115,8 +125,13 @@ async fn warm_up(scope: &web_sys::DedicatedWorkerGlobalScope) {
 
 /// Gives other messages a turn.
 async fn pause(scope: &web_sys::DedicatedWorkerGlobalScope) {
+    sleep(scope, 0.0).await;
+}
+
+/// Waits `ms` milliseconds, other messages meanwhile answered.
+async fn sleep(scope: &web_sys::DedicatedWorkerGlobalScope, ms: f64) {
     let pause = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms.ceil() as i32);
     });
     let _ = JsFuture::from(pause).await;
 }

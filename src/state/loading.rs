@@ -521,6 +521,9 @@ impl LoadState {
 
     /// Opens the example, fetched from the site (a few kilobytes, not in the page's wasm).
     pub fn open_example(&self) {
+        // The spare worker's warm-up would share the CPU with the example's parse and first
+        // drawing, which take a few hundred milliseconds on a cold page.
+        files::rest_spare(1000.0);
         let state = *self;
         leptos::task::spawn_local(async move {
             let fetched = files::fetch_example().await;
