@@ -419,6 +419,15 @@ pub fn give_back_spare(worker: &web_sys::Worker) -> bool {
     })
 }
 
+/// What identifies a file's content without reading it: its path, size and last-modified time.
+pub fn stamp_of(path: &str, file: &web_sys::File) -> sessionscope_engine::history_cache::FileStamp {
+    sessionscope_engine::history_cache::FileStamp {
+        path: path.to_owned(),
+        size: file.size() as u64,
+        modified_ms: file.last_modified() as i64,
+    }
+}
+
 /// The first `n` bytes of a file (all of it if it is shorter), or `None` if it cannot be read.
 pub async fn first_bytes(file: &web_sys::File, n: f64) -> Option<Vec<u8>> {
     let blob = file.slice_with_f64_and_f64(0.0, n.min(file.size())).ok()?;

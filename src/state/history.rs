@@ -719,7 +719,7 @@ impl HistoryState {
 
     /// Queues units to be read in the running pass, starting its pool if it has none.
     fn read_in_pass(&self, order: Vec<u32>) {
-        let sizes: Vec<f64> = self.units.with_value(|units| units.iter().map(|u| u.bytes).collect());
+        let sizes = self.unit_sizes();
         let queued = self.pool.with_value(|pool| {
             pool.as_ref().map(|pool| {
                 pool.set_sizes(sizes.clone());
@@ -855,6 +855,11 @@ impl HistoryState {
         to_read
     }
 
+    /// The bytes of each unit's files, by unit (what a pool is given to know its big units).
+    fn unit_sizes(&self) -> Vec<f64> {
+        self.units.with_value(|units| units.iter().map(|u| u.bytes).collect())
+    }
+
     /// A unit's trigrams, as its index answered them.
     fn keep_trigrams(&self, unit: u32, trigrams: Option<UnitTrigrams>) {
         self.units.update_value(|units| {
@@ -952,15 +957,15 @@ impl HistoryState {
         self.changed.update(|n| *n += 1);
     }
 
-    /// Keeps the index of a remembered folder for its next visit: every unit answered in this
-    /// pass, with the stamps of the files it was read from.
+    /// The id of the remembered folder the history was read from, if it was one.
+    fn remembered_id(&self) -> Option<String> {
+        self.source.with_value(|s| s.as_ref().map(|s| s.folder.id.clone())).filter(|id| !id.is_empty())
+    }
+
     /// Keeps the units' trigram sets for a remembered folder (after a whole pass only: they are
     /// bigger than the index, and a set whose files changed since is not used).
     fn save_trigrams(&self) {
-        let Some(id) = self.source.with_value(|s| s.as_ref().map(|s| s.folder.id.clone())).filter(|id| !id.is_empty())
-        else {
-            return;
-        };
+        let Some(id) = self.remembered_id() else { return };
         let bytes = self.units.with_value(|units| {
             encode_trigrams(units.iter().filter_map(|u| u.trigrams.as_ref()).map(|t| (t.read.as_slice(), &t.set)))
         });
@@ -979,11 +984,10 @@ impl HistoryState {
         });
     }
 
+    /// Keeps the index of a remembered folder for its next visit: every unit answered in this
+    /// pass, with the stamps of the files it was read from.
     fn save_cache(&self) {
-        let Some(id) = self.source.with_value(|s| s.as_ref().map(|s| s.folder.id.clone())).filter(|id| !id.is_empty())
-        else {
-            return;
-        };
+        let Some(id) = self.remembered_id() else { return };
         let units: Vec<CachedUnit> = self.units.with_value(|units| {
             self.rows.with_value(|rows| {
                 self.answered.with_value(|answered| {
@@ -1346,7 +1350,7 @@ impl HistoryState {
             // Units whose trigrams rule the query out are not read.
             order.into_iter().partition::<Vec<u32>, _>(|&u| units.get(u as usize).is_none_or(|u| u.may_hold(&compiled)))
         });
-        let sizes: Vec<f64> = self.units.with_value(|units| units.iter().map(|u| u.bytes).collect());
+        let sizes = self.unit_sizes();
         self.units.with_value(|units| {
             let mut pass = Pass::new(units, &order);
             let skipped = Pass::new(units, &ruled_out);
@@ -1404,7 +1408,7 @@ impl HistoryState {
         if !idle || self.prepared_search.with_value(Option::is_some) || self.units.with_value(Vec::is_empty) {
             return;
         }
-        let sizes: Vec<f64> = self.units.with_value(|units| units.iter().map(|u| u.bytes).collect());
+        let sizes = self.unit_sizes();
         if let Ok(pool) = self.search_pool_of(Vec::new(), sizes, true) {
             self.prepared_search.set_value(Some(pool));
         }
@@ -1580,12 +1584,5 @@ fn problems_of(skipped_by_name: Vec<String>, unreadable: Vec<(String, String)>) 
 
 /// What identifies each file's content, for the cached index.
 fn stamps_of(files: &[PickedFile]) -> Vec<FileStamp> {
-    files
-        .iter()
-        .map(|f| FileStamp {
-            path: f.path.clone(),
-            size: f.file.size() as u64,
-            modified_ms: f.file.last_modified() as i64,
-        })
-        .collect()
+    files.iter().map(|f| crate::files::stamp_of(&f.path, &f.file)).collect()
 }

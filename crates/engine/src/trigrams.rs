@@ -53,12 +53,14 @@ fn set_bytes(unit_bytes: u64) -> usize {
 /// The bit of a trigram in a set of `bits` bits (a power of two).
 #[inline]
 fn bit_of(trigram: u32, bits: usize) -> usize {
-    if bits == 1 << TRIGRAM_BITS {
-        trigram as usize
-    } else {
-        // Fibonacci hashing: the top bits of the product mix all three classes.
-        (trigram.wrapping_mul(0x9E37_79B9) >> (32 - bits.trailing_zeros())) as usize
-    }
+    if bits == 1 << TRIGRAM_BITS { trigram as usize } else { hashed_bit(trigram, 32 - bits.trailing_zeros()) }
+}
+
+/// The bit of a trigram in a set smaller than one bit per trigram, `32 - shift` bits wide:
+/// Fibonacci hashing, whose top bits mix all three classes.
+#[inline]
+fn hashed_bit(trigram: u32, shift: u32) -> usize {
+    (trigram.wrapping_mul(0x9E37_79B9) >> shift) as usize
 }
 
 /// The trigrams of a unit's bytes, folded into bits.
@@ -87,10 +89,6 @@ impl TrigramSet {
 
     pub fn as_bytes(&self) -> &[u8] {
         &self.bits
-    }
-
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.bits
     }
 
     /// Whether bytes holding `text` may have given this set: `false` only when some three bytes
@@ -155,8 +153,8 @@ impl TrigramSetBuilder {
             for &b in bytes {
                 let third = u32::from(CLASS[b as usize]);
                 let trigram = ((first << 12) | (second << 6) | third) & TRIGRAM_MASK;
-                let bit = trigram.wrapping_mul(0x9E37_79B9) >> shift;
-                if let Some(byte) = bits.get_mut((bit >> 3) as usize & last) {
+                let bit = hashed_bit(trigram, shift);
+                if let Some(byte) = bits.get_mut((bit >> 3) & last) {
                     *byte |= 1 << (bit & 7);
                 }
                 (first, second) = (second, third);

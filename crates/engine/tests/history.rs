@@ -194,6 +194,27 @@ fn files_under(dir: &Path) -> Vec<String> {
 /// A hit without the session it names, for comparing where they are.
 type Place = (String, String, String, u32, u32);
 
+/// A unit's files: each path and its bytes.
+type UnitFiles = Vec<(String, Vec<u8>)>;
+
+/// The session units of the files under `root`, each with its files.
+fn units_under(root: &Path) -> Vec<(sessionscope_engine::history::Unit, UnitFiles)> {
+    let paths = files_under(root);
+    let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let hints: Vec<Option<String>> = paths.iter().map(|_| None).collect();
+    sessionscope_engine::history::group_into_units(&path_refs, &hints)
+        .into_iter()
+        .map(|unit| {
+            let files = unit
+                .files
+                .iter()
+                .filter_map(|&i| Some((paths[i].clone(), std::fs::read(root.join(&paths[i])).ok()?)))
+                .collect();
+            (unit, files)
+        })
+        .collect()
+}
+
 fn places(hits: &[sessionscope_engine::history::HistoryHit]) -> Vec<Place> {
     let mut places: Vec<Place> = hits
         .iter()
@@ -205,7 +226,7 @@ fn places(hits: &[sessionscope_engine::history::HistoryHit]) -> Vec<Place> {
 
 #[test]
 fn a_unit_searched_file_by_file_and_line_by_line_finds_what_the_whole_unit_holds() {
-    use sessionscope_engine::history::{UnitSearch, group_into_units, search_unit};
+    use sessionscope_engine::history::{UnitSearch, search_unit};
     use sessionscope_engine::search::Query;
     let temp = TempDir::new("unit-search");
     let mut roots = vec![write_history(&temp.0)];
@@ -225,15 +246,7 @@ fn a_unit_searched_file_by_file_and_line_by_line_finds_what_the_whole_unit_holds
     ];
     let mut compared = 0;
     for root in &roots {
-        let paths = files_under(root);
-        let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-        let hints: Vec<Option<String>> = paths.iter().map(|_| None).collect();
-        for unit in group_into_units(&path_refs, &hints) {
-            let files: Vec<(String, Vec<u8>)> = unit
-                .files
-                .iter()
-                .filter_map(|&i| Some((paths[i].clone(), std::fs::read(root.join(&paths[i])).ok()?)))
-                .collect();
+        for (unit, files) in units_under(root) {
             let corpus = sessionscope_engine::Loader::read_all(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
             let graph = sessionscope_engine::dag::Graph::build(&corpus);
             for (text, regex) in queries {
@@ -285,7 +298,7 @@ fn words_in(bytes: &[u8]) -> Vec<String> {
 
 #[test]
 fn a_unit_s_trigrams_never_rule_out_a_query_its_search_finds_and_rule_out_words_it_lacks() {
-    use sessionscope_engine::history::{UnitSearch, group_into_units};
+    use sessionscope_engine::history::UnitSearch;
     use sessionscope_engine::search::Query;
     use sessionscope_engine::trigrams::TrigramSet;
     let temp = TempDir::new("unit-trigrams");
@@ -299,15 +312,7 @@ fn a_unit_s_trigrams_never_rule_out_a_query_its_search_finds_and_rule_out_words_
     }
     let (mut found, mut ruled_out, mut units) = (0, 0, 0);
     for root in &roots {
-        let paths = files_under(root);
-        let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-        let hints: Vec<Option<String>> = paths.iter().map(|_| None).collect();
-        for unit in group_into_units(&path_refs, &hints) {
-            let files: Vec<(String, Vec<u8>)> = unit
-                .files
-                .iter()
-                .filter_map(|&i| Some((paths[i].clone(), std::fs::read(root.join(&paths[i])).ok()?)))
-                .collect();
+        for (unit, files) in units_under(root) {
             let bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
             let corpus = sessionscope_engine::Loader::read_all(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
             let set = TrigramSet::of_corpus(&corpus, bytes);

@@ -353,7 +353,7 @@ impl HistoryState {
             self.read_next.update_value(|next| next.extend(order));
             return;
         }
-        let sizes: Vec<f64> = self.units.with_value(|units| units.iter().map(|u| u.bytes).collect());
+        let sizes = self.unit_sizes();
         let state = *self;
         let make = move |unit: u32| {
             state.units.with_value(|units| {
