@@ -5,6 +5,25 @@ use leptos::prelude::*;
 use crate::render::units;
 use crate::state::{LoadStatus, use_loading};
 
+/// What the progress label says.
+fn label_of(p: &crate::files::Progress) -> String {
+    if p.building {
+        "Building the conversation graph…".to_owned()
+    } else {
+        format!(
+            "Reading {} · {:.0}% · {} of {} · {:.0} MB/s",
+            p.path,
+            p.percent(),
+            units::human_bytes(p.done_bytes as u64),
+            units::human_bytes(p.total_bytes as u64),
+            p.megabytes_per_second()
+        )
+    }
+}
+
+/// The section is drawn once per load, and only its bar and label follow the progress: a
+/// section drawn anew at each slice would put a new Cancel button under the pointer many times
+/// a second, and a click pressed on one and released on the next would be lost.
 #[component]
 pub fn LoadProgress() -> impl IntoView {
     let loading = use_loading();
@@ -12,21 +31,11 @@ pub fn LoadProgress() -> impl IntoView {
         LoadStatus::Loading(p) => Some(p),
         _ => None,
     };
+    let is_loading = Memo::new(move |_| progress().is_some());
+    let percent = move || progress().map_or(0.0, |p| p.percent());
+    let label = move || progress().map(|p| label_of(&p)).unwrap_or_default();
     move || {
-        progress().map(|p| {
-            let percent = p.percent();
-            let label = if p.building {
-                "Building the conversation graph…".to_owned()
-            } else {
-                format!(
-                    "Reading {} · {:.0}% · {} of {} · {:.0} MB/s",
-                    p.path,
-                    percent,
-                    units::human_bytes(p.done_bytes as u64),
-                    units::human_bytes(p.total_bytes as u64),
-                    p.megabytes_per_second()
-                )
-            };
+        is_loading.get().then(|| {
             view! {
                 <section class="progress" aria-label="Loading">
                     <div
@@ -35,9 +44,9 @@ pub fn LoadProgress() -> impl IntoView {
                         aria-label="Loading progress"
                         aria-valuemin="0"
                         aria-valuemax="100"
-                        aria-valuenow=format!("{percent:.0}")
+                        aria-valuenow=move || format!("{:.0}", percent())
                     >
-                        <div class="progress-fill" style:width=format!("{percent:.1}%")></div>
+                        <div class="progress-fill" style:width=move || format!("{:.1}%", percent())></div>
                     </div>
                     <p class="progress-label" role="status">{label}</p>
                     {move || loading.preview.get().map(|p| view! {
