@@ -69,7 +69,8 @@ const sqliteVersion = JSON.parse(readFileSync(join(sqlitePackage, "package.json"
 console.log(`post-build: sqlite-wasm ${sqliteVersion} copied into sqlite/`);
 
 // 2. The precompressed copies, of the site's files and of those in its folders.
-const compressible = /\.(wasm|m?js|css|html|json|svg|webmanifest)$/;
+// The example session (`.jsonl`) is fetched by every start page that is left idle.
+const compressible = /\.(wasm|m?js|css|html|json|jsonl|svg|webmanifest)$/;
 const served = filesUnder("").filter((path) => compressible.test(path) && statSync(join(dir, path)).isFile());
 let raw = 0;
 let brotli = 0;

@@ -488,14 +488,20 @@ pub fn prepare_worker() {
 }
 
 /// Prepares a worker once the page is idle (its code is fetched then, not while the page's own
-/// is), or after 2 s at the latest; where the browser has no idle callbacks, after half a second.
+/// is), or after 2 s at the latest.
 pub fn prepare_worker_soon() {
+    when_idle(prepare_worker, 2000);
+}
+
+/// Runs `job` once the page is idle, or after `at_latest_ms` at the latest; where the browser has
+/// no idle callbacks, after half a second.
+pub fn when_idle(job: impl FnOnce() + 'static, at_latest_ms: u32) {
     let Some(window) = web_sys::window() else { return };
-    let callback = Closure::once_into_js(prepare_worker);
+    let callback = Closure::once_into_js(job);
     let has_idle = js_sys::Reflect::has(&window, &"requestIdleCallback".into()).unwrap_or(false);
     if has_idle {
         let options = web_sys::IdleRequestOptions::new();
-        options.set_timeout(2000);
+        options.set_timeout(at_latest_ms);
         if window.request_idle_callback_with_options(callback.unchecked_ref(), &options).is_ok() {
             return;
         }

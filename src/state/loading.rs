@@ -519,26 +519,27 @@ impl LoadState {
         self.status.set(if loaded { LoadStatus::Loaded } else { LoadStatus::Idle });
     }
 
-    /// Opens the example, fetched from the site (a few kilobytes, not in the page's wasm).
+    /// Opens the example, fetched from the site (a few kilobytes, not in the page's wasm), most
+    /// often ahead of the click (`example::prepare`).
     pub fn open_example(&self) {
         // The spare worker's warm-up would share the CPU with the example's parse and first
         // drawing, which take a few hundred milliseconds on a cold page.
         files::rest_spare(1000.0);
         let state = *self;
         leptos::task::spawn_local(async move {
-            let fetched = files::fetch_example().await;
+            let Some(fetched) = crate::example::take().await else { return };
             state.pending_refresh.set_value(None);
             state.live.set_value(None);
             state.cancel_job();
             state.shared.set(None);
             match fetched {
-                Ok(example) => {
+                Ok((example, model)) => {
                     state.chrome.notice.set(None);
                     state.files.set_value(files::files_from_bytes(&example));
                     state.skipped_by_name.set(Vec::new());
                     state.unread.set(Vec::new());
                     state.forget_preview();
-                    state.show(files::model_of(&example));
+                    state.show(model);
                 }
                 Err(reason) => state.chrome.notice.set(Some(format!("{reason}: is the site reachable?"))),
             }

@@ -5,7 +5,7 @@ use leptos::tachys::html::attribute::custom::CustomAttribute;
 use wasm_bindgen::JsCast;
 
 use crate::files;
-use crate::state::{HistoryState, use_history, use_loading};
+use crate::state::{HistoryState, LoadStatus, use_history, use_loading};
 
 /// Reads a file input's files and clears it, so picking the same file again works.
 fn on_pick(history: HistoryState, event: web_sys::Event) {
@@ -188,6 +188,16 @@ fn AgentLocations() -> impl IntoView {
 #[component]
 pub fn StartScreen() -> impl IntoView {
     let loading = use_loading();
+    // The example is what a first visit opens most: it is fetched and parsed while the page waits
+    // (not when a shared view or a folder is being opened instead).
+    files::when_idle(
+        move || {
+            if matches!(loading.status.get_untracked(), LoadStatus::Idle) {
+                crate::example::prepare();
+            }
+        },
+        3000,
+    );
     view! {
         <section class="dropzone" aria-label="Open session logs">
             <p class="dropzone-title">"Drop coding-agent session logs or a folder of them here"</p>

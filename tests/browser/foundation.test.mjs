@@ -97,6 +97,27 @@ test("Open example shows the example's conversation", async () => {
   await app.context.close();
 });
 
+test("the example is fetched while the start page waits, so Open example fetches nothing", async () => {
+  const app = await openApp(browser, server);
+  const exampleRequests = () => app.requests.filter((u) => new URL(u).pathname.includes("/example/"));
+  // Once the page is idle it asks for the example's three files, with no click.
+  const deadline = Date.now() + 10_000;
+  while (exampleRequests().length < 3 && Date.now() < deadline) await app.page.waitForTimeout(50);
+  assert.equal(exampleRequests().length, 3, "the example's main file, its subagent and the subagent's meta file");
+  await app.page.getByRole("button", { name: "Open example" }).click();
+  await tree(app.page).getByText("Conversation compacted").waitFor();
+  assert.equal(exampleRequests().length, 3, "opening it asked for nothing more");
+  // Opened again (after the prepared one was used) it is fetched anew and shows the same rows.
+  const before = (await allTreeItems(app.page)).length;
+  await app.page.getByRole("banner").getByRole("button", { name: "Example", exact: true }).click();
+  while (exampleRequests().length < 6 && Date.now() < deadline + 10_000) await app.page.waitForTimeout(50);
+  assert.equal(exampleRequests().length, 6);
+  await tree(app.page).getByText("Conversation compacted").waitFor();
+  assert.equal((await allTreeItems(app.page)).length, before);
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
 test("in a narrow window every top-bar action stays on screen, with no sideways scrolling", async () => {
   for (const width of [1024, 800]) {
     const app = await openApp(browser, server, { viewport: { width, height: 700 } });
