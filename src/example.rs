@@ -43,7 +43,7 @@ enum Ahead {
     /// Being fetched and parsed; `waiting` is the click that wants it as soon as it is ready.
     Underway { waiting: Option<oneshot::Sender<Result<Example, String>>> },
     /// Fetched and parsed, not yet opened.
-    Ready(Example),
+    Ready(Box<Example>),
 }
 
 thread_local! {
@@ -74,7 +74,7 @@ pub fn prepare() {
             _ => {
                 // A failure is not kept: the click fetches again and says why if it fails too.
                 if let Ok(example) = fetched {
-                    *ahead = Ahead::Ready(example);
+                    *ahead = Ahead::Ready(Box::new(example));
                 }
             }
         });
@@ -85,7 +85,7 @@ pub fn prepare() {
 /// wait over (a second click on Open example while the first waits: one opening is enough).
 pub async fn take() -> Option<Result<Example, String>> {
     enum Next {
-        Have(Example),
+        Have(Box<Example>),
         Wait(oneshot::Receiver<Result<Example, String>>),
         Fetch,
     }
@@ -99,7 +99,7 @@ pub async fn take() -> Option<Result<Example, String>> {
         Ahead::Nothing => Next::Fetch,
     });
     match next {
-        Next::Have(example) => Some(Ok(example)),
+        Next::Have(example) => Some(Ok(*example)),
         Next::Wait(wait) => wait.await.ok(),
         Next::Fetch => Some(fetch_and_parse().await),
     }
