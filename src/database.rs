@@ -24,6 +24,7 @@ use std::rc::Rc;
 
 use js_sys::{Array, Reflect, Uint8Array};
 use sessionscope_engine::history::is_database_name;
+use sessionscope_engine::history_cache::FileStamp;
 use sessionscope_engine::import::records::{
     HEADER_BYTES, SQLITE_MAGIC, SqlValue, TABLES_SQL, apply_wal, database_of_companion, describe_error, queries_for,
     read_header, record_line,
@@ -56,26 +57,13 @@ pub fn is_companion(path: &str) -> bool {
 /// A database read before: the same file (and log) as it is now gives the same stream, without
 /// a worker.
 struct Opened {
-    path: String,
-    stamp: Stamp,
-    wal_stamp: Option<Stamp>,
+    /// The database's path, size and time (`files::stamp_of`), and its log's.
+    stamp: FileStamp,
+    wal_stamp: Option<FileStamp>,
     /// The log's handle, to ask for it again when the database is (a remembered folder).
     wal_handle: Option<web_sys::FileSystemFileHandle>,
     result: Result<web_sys::File, String>,
     note: Option<String>,
-}
-
-/// What tells a file's content: its size and last-modified time.
-#[derive(Clone, Copy, PartialEq)]
-struct Stamp {
-    size: f64,
-    modified: f64,
-}
-
-impl Stamp {
-    fn of(file: &web_sys::File) -> Stamp {
-        Stamp { size: file.size(), modified: file.last_modified() }
-    }
 }
 
 /// Databases kept read, the latest last.
@@ -88,7 +76,7 @@ thread_local! {
 /// What the reader noted about the database at `path` when it last read it: a write-ahead log
 /// read, or one that was not given.
 pub fn note(path: &str) -> Option<String> {
-    OPENED.with(|opened| opened.borrow().iter().rev().find(|o| o.path == path).and_then(|o| o.note.clone()))
+    OPENED.with(|opened| opened.borrow().iter().rev().find(|o| o.stamp.path == path).and_then(|o| o.note.clone()))
 }
 
 /// A database to read: its file, and its write-ahead log if one came with it.
@@ -167,7 +155,7 @@ pub async fn fresh(
             continue;
         }
         let known = OPENED.with(|opened| {
-            opened.borrow().iter().rev().find(|o| o.path == file.path).and_then(|o| o.wal_handle.clone())
+            opened.borrow().iter().rev().find(|o| o.stamp.path == file.path).and_then(|o| o.wal_handle.clone())
         });
         let handle = match (root, known) {
             (_, Some(handle)) => Some(handle),
@@ -227,9 +215,9 @@ async fn open(
     if head.as_deref() != Some(SQLITE_MAGIC.as_slice()) {
         return Ok(None);
     }
-    let stamp = Stamp::of(file);
-    let wal_stamp = wal.as_ref().map(|(w, _)| Stamp::of(w));
-    let same = |o: &Opened| o.path == picked.path && o.stamp == stamp && o.wal_stamp == wal_stamp;
+    let stamp = crate::files::stamp_of(&picked.path, file);
+    let wal_stamp = wal.as_ref().map(|(w, _)| crate::files::stamp_of(&wal_name(&picked.path), w));
+    let same = |o: &Opened| o.stamp == stamp && o.wal_stamp == wal_stamp;
     if let Some(result) = OPENED.with(|opened| opened.borrow().iter().find(|o| same(o)).map(|o| o.result.clone())) {
         return result.map(Some);
     }
@@ -241,7 +229,7 @@ async fn open(
         );
     }
     let Some(running) = worker.as_mut() else { return Err("no worker".to_owned()) };
-    running.bytes += stamp.size;
+    running.bytes += file.size();
     let (wal_file, wal_handle) = match wal {
         Some((file, handle)) => (Some(file), handle),
         None => (None, None),
@@ -251,7 +239,8 @@ async fn open(
     let answer = ask(&running.worker, &request).await;
     let (result, note) = match answer {
         Ok((stream, notes)) => {
-            let modified = wal_file.as_ref().map_or(stamp.modified, |w| w.last_modified().max(stamp.modified));
+            let modified =
+                wal_file.as_ref().map_or(file.last_modified(), |w| w.last_modified().max(file.last_modified()));
             let note = (!notes.is_empty()).then(|| notes.join("; "));
             (stream_file(&stream, &file.name(), modified), note)
         }
@@ -261,7 +250,7 @@ async fn open(
         &format!(
             "sessionscope database: {} ({:.0} bytes) read in {:.0} ms: {}",
             picked.path,
-            stamp.size,
+            file.size(),
             crate::files::now_ms() - started,
             match &result {
                 Ok(stream) => format!("{:.0} bytes of records", stream.size()),
@@ -272,12 +261,12 @@ async fn open(
     );
     OPENED.with(|opened| {
         let mut opened = opened.borrow_mut();
-        opened.retain(|o| o.path != picked.path);
+        opened.retain(|o| o.stamp.path != picked.path);
         if opened.len() >= KEPT {
             opened.remove(0);
         }
         let result = result.clone();
-        opened.push(Opened { path: picked.path.clone(), stamp, wal_stamp, wal_handle, result, note });
+        opened.push(Opened { stamp, wal_stamp, wal_handle, result, note });
     });
     result.map(Some)
 }
