@@ -290,6 +290,7 @@ fn ThemeToggle() -> impl IntoView {
 #[component]
 fn Viewer() -> impl IntoView {
     let viewer = use_viewer();
+    crate::views::dialog::take_lost_focus("[role=tree]");
     let tab = viewer.main_tab;
     let tab_button = move |which: MainTab, label: &'static str| {
         view! {

@@ -57,6 +57,9 @@ pub struct Panel {
     pub counts: PanelCounts,
     /// Operations listed (after filtering).
     pub listed: u32,
+    /// The operations listed, in order, those under collapsed groups too: what the list is
+    /// about, whatever is unfolded (the files they touched, for one).
+    pub listed_ops: Vec<OpId>,
     /// Row of each listed operation.
     op_rows: FxHashMap<OpId, usize>,
 }
@@ -98,7 +101,7 @@ impl Panel {
             shown: &shown,
             rows: Vec::new(),
             counts: Counter::default(),
-            listed: 0,
+            listed_ops: Vec::new(),
             visited: FxHashSet::default(),
         };
         let mut tops: Vec<ConversationId> = Vec::new();
@@ -125,11 +128,18 @@ impl Panel {
                 _ => None,
             })
             .collect();
-        Panel { rows: builder.rows, counts, listed: builder.listed, op_rows }
+        let listed = builder.listed_ops.len() as u32;
+        Panel { rows: builder.rows, counts, listed, listed_ops: builder.listed_ops, op_rows }
     }
 
     pub fn empty() -> Panel {
-        Panel { rows: Vec::new(), counts: PanelCounts::default(), listed: 0, op_rows: FxHashMap::default() }
+        Panel {
+            rows: Vec::new(),
+            counts: PanelCounts::default(),
+            listed: 0,
+            listed_ops: Vec::new(),
+            op_rows: FxHashMap::default(),
+        }
     }
 
     pub fn row_of_op(&self, op: OpId) -> Option<usize> {
@@ -179,7 +189,7 @@ struct Builder<'a> {
     shown: &'a dyn Fn(&ToolOp) -> bool,
     rows: Vec<PanelRow>,
     counts: Counter,
-    listed: u32,
+    listed_ops: Vec<OpId>,
     visited: FxHashSet<ConversationId>,
 }
 
@@ -204,7 +214,7 @@ impl Builder<'_> {
                 self.counts.add(self.corpus, op);
                 let accepted = self.filter.accepts(self.corpus, op);
                 if accepted {
-                    self.listed += 1;
+                    self.listed_ops.push(index);
                     if !any && grouped {
                         self.rows.insert(header_at, PanelRow::Group { turn: t });
                     }
@@ -239,11 +249,11 @@ impl Builder<'_> {
         let Some(turns) = self.turns_of.get(&conversation) else { return };
         for &t in turns {
             let turn = &self.graph.turns[t.index()];
-            for op in self.graph.turn_ops(turn) {
+            for (i, op) in self.graph.turn_ops(turn).iter().enumerate() {
                 if (self.shown)(op) {
                     self.counts.add(self.corpus, op);
                     if self.filter.accepts(self.corpus, op) {
-                        self.listed += 1;
+                        self.listed_ops.push(OpId::new(turn.ops_start as usize + i));
                     }
                 }
                 if let Some(children) = self.spawned.get(&op.call_block).cloned() {
@@ -293,12 +303,12 @@ pub struct TouchedFile {
     pub ops: Vec<OpId>,
 }
 
-/// Every file read, edited or written by the operations listed in `panel`, most touched first.
+/// Every file read, edited or written by the operations listed in `panel` (folded or not), most
+/// touched first.
 pub fn files_touched(corpus: &Corpus, graph: &Graph, panel: &Panel) -> Vec<TouchedFile> {
     let mut files: FxHashMap<String, TouchedFile> = FxHashMap::default();
     let mut order: Vec<String> = Vec::new();
-    for row in &panel.rows {
-        let PanelRow::Op { op, .. } = *row else { continue };
+    for &op in &panel.listed_ops {
         let o = &graph.tool_ops[op.index()];
         if o.call_entry.is_none() {
             continue;
@@ -419,5 +429,21 @@ mod tests {
         assert!(closed.rows.len() < open.rows.len());
         assert_eq!(closed.rows[0], PanelRow::Group { turn });
         assert_eq!(closed.counts, open.counts);
+        // Folding changes what is drawn, not what is listed: the same operations and files.
+        assert_eq!(closed.listed, open.listed);
+        assert_eq!(closed.listed_ops, open.listed_ops);
+        assert_eq!(files_touched(&corpus, &graph, &closed), files_touched(&corpus, &graph, &open));
+        let every: FxHashSet<TurnId> = open
+            .rows
+            .iter()
+            .filter_map(|r| match r {
+                PanelRow::Group { turn } => Some(*turn),
+                PanelRow::Op { .. } => None,
+            })
+            .collect();
+        let all_closed = Panel::build(&corpus, &graph, &outline, SessionId::new(0), &PanelFilter::default(), &every);
+        assert!(all_closed.rows.iter().all(|r| matches!(r, PanelRow::Group { .. })));
+        assert_eq!(files_touched(&corpus, &graph, &all_closed), files_touched(&corpus, &graph, &open));
+        assert!(!files_touched(&corpus, &graph, &open).is_empty());
     }
 }

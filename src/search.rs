@@ -34,6 +34,11 @@ pub struct SearchState {
     pub error: RwSignal<Option<String>>,
     pub current: RwSignal<Option<usize>>,
     pub open: RwSignal<bool>,
+    /// The query (text, regex) of the last search run on this model: the hits are for it.
+    ran: StoredValue<Option<(String, bool)>>,
+    /// A message whose first hit is to be gone to as soon as the search finds it (a whole-history
+    /// search hit being opened); the search box does it.
+    pub go_to_entry_when_found: StoredValue<Option<sessionscope_engine::model::EntryId>>,
     generation: StoredValue<u64>,
     worker: StoredValue<Option<SearchWorker>, LocalStorage>,
 }
@@ -51,6 +56,8 @@ impl SearchState {
             error: RwSignal::new(None),
             current: RwSignal::new(None),
             open: RwSignal::new(false),
+            ran: StoredValue::new(None),
+            go_to_entry_when_found: StoredValue::new(None),
             generation: StoredValue::new(0),
             worker: StoredValue::new_local(None),
         }
@@ -59,6 +66,8 @@ impl SearchState {
     /// Forgets the results and the worker (a new model was loaded).
     pub fn clear(&self) {
         self.generation.update_value(|g| *g += 1);
+        self.ran.set_value(None);
+        self.go_to_entry_when_found.set_value(None);
         self.hits.set_value(Vec::new());
         self.total.set(0);
         self.done.set(true);
@@ -81,6 +90,7 @@ impl SearchState {
         self.error.set(None);
         self.hits_changed.notify();
         let text = self.query.get_untracked();
+        self.ran.set_value(Some((text.clone(), self.regex.get_untracked())));
         if text.is_empty() {
             self.done.set(true);
             self.running.set(false);
@@ -105,6 +115,13 @@ impl SearchState {
         } else {
             self.run_here(model, query, generation);
         }
+    }
+
+    /// Whether the results are those of the query in the box (not of an earlier one, or of none).
+    pub fn is_current(&self) -> bool {
+        let query = self.query.get_untracked();
+        let regex = self.regex.get_untracked();
+        self.ran.with_value(|ran| ran.as_ref().is_some_and(|(text, r)| *text == query && *r == regex))
     }
 
     fn still(&self, generation: u64) -> bool {

@@ -1480,6 +1480,14 @@ impl HistoryState {
     }
 
     /// Stops a search; its hits so far stay.
+    /// Stops the search and forgets its results: no hits, no error, no status.
+    pub fn clear_search(&self) {
+        self.stop_search();
+        self.search.set_value(SearchResults::default());
+        self.search_pass.set(None);
+        self.search_changed.update(|n| *n += 1);
+    }
+
     pub fn stop_search(&self) {
         if self.search_pool.try_update_value(Option::take).flatten().is_some() {
             self.search_pass.update(|pass| {
@@ -1502,6 +1510,8 @@ impl HistoryState {
                 .or_else(|| rows.iter().position(|r| r.unit == unit))
         });
         if let Some(index) = index {
+            let query = self.search.with_value(|s| (s.query.clone(), s.regex));
+            self.loading.search_on_open.set_value(Some(query));
             self.open(index, Some(hit.uuid.clone()));
         }
     }

@@ -87,6 +87,10 @@ pub struct LoadState {
     pub shared: RwSignal<Option<BundleHeader>>,
     /// The view to carry to the next model shown: the open session, read again.
     carry_next: StoredValue<Option<Carried>>,
+    /// The query (text, regex) of a whole-history search whose hit is being opened: the session
+    /// is searched for it once shown, and the hit in the linked message is gone to, expanded and
+    /// highlighted, as an in-session search hit is.
+    pub search_on_open: StoredValue<Option<(String, bool)>>,
     /// A refresh asked for while a load was on its way: its files and notice.
     pending_refresh: StoredValue<Option<PendingRefresh>, LocalStorage>,
     /// The session on screen as read so far, while it is followed: the next refresh reads only
@@ -124,6 +128,7 @@ impl LoadState {
             pending: RwSignal::new_local(None),
             shared: RwSignal::new(None),
             carry_next: StoredValue::new(None),
+            search_on_open: StoredValue::new(None),
             pending_refresh: StoredValue::new_local(None),
             live: StoredValue::new_local(None),
             failed_refreshes: StoredValue::new(0),
@@ -646,6 +651,7 @@ impl LoadState {
     /// selected message, the filters, the tab, the search (run again on everything).
     pub fn show(&self, model: Model) {
         let link = crate::deeplink::read_hash();
+        let search_on_open = self.search_on_open.try_update_value(Option::take).flatten();
         let carried = self.carried_from_preview().or_else(|| self.carry_next.try_update_value(Option::take).flatten());
         self.preview.set(None);
         let view = link.as_ref().and_then(|l| l.view.clone());
@@ -708,6 +714,12 @@ impl LoadState {
         }
         if let Some((_, Some(entry))) = target {
             self.viewer.reveal_entry(entry);
+            if let Some((query, regex)) = search_on_open {
+                self.search.query.set(query);
+                self.search.regex.set(regex);
+                self.search.go_to_entry_when_found.set_value(Some(entry));
+                self.search.run(self.viewer.model.get_value());
+            }
         } else if let Some(name) = link.as_ref().and_then(|l| l.message.as_deref()).filter(|m| m.contains(':')) {
             // A view link names rows other than messages by their stable names.
             self.viewer.reveal_named(name);

@@ -65,6 +65,7 @@ fn listed(rows: &[Arc<HistoryRow>], view: &ListView) -> Vec<usize> {
 #[component]
 pub fn HistoryHome() -> impl IntoView {
     let history = use_history();
+    crate::views::dialog::take_lost_focus(".history-list");
     let rows = Memo::new(move |_| {
         history.changed.track();
         history.rows()
@@ -687,7 +688,10 @@ fn HistorySearch() -> impl IntoView {
     let submit = move |event: leptos::ev::SubmitEvent| {
         event.prevent_default();
         let text = query.get_untracked();
-        if !text.is_empty() {
+        // An empty box (or only spaces) searches nothing: it clears the last search, its error too.
+        if text.trim().is_empty() {
+            history.clear_search();
+        } else {
             history.run_search(text, regex.get_untracked());
         }
     };

@@ -86,7 +86,13 @@ pub fn KeysDialog() -> impl IntoView {
                         close();
                     }
                 }>
-                    <div class="dialog keys-dialog" role="dialog" aria-modal="true" aria-labelledby="keys-title">
+                    <div
+                        class="dialog keys-dialog"
+                        role="dialog"
+                        aria-modal="true"
+                        aria-labelledby="keys-title"
+                        on:keydown=move |event| crate::views::dialog::modal_keys(&event, close)
+                    >
                         <div class="share-head">
                             <h2 id="keys-title">"Keyboard shortcuts"</h2>
                             <button type="button" class="button small" node_ref=close_button on:click=move |_| close()>"Close"</button>

@@ -77,7 +77,13 @@ pub fn AddOrReplace() -> impl IntoView {
         loading.asking().then(|| {
             view! {
                 <div class="dialog-backdrop">
-                    <div class="dialog" role="dialog" aria-modal="true" aria-label="Add or replace">
+                    <div
+                        class="dialog"
+                        role="dialog"
+                        aria-modal="true"
+                        aria-label="Add or replace"
+                        on:keydown=move |event| crate::views::dialog::modal_keys(&event, move || loading.dismiss())
+                    >
                         <p>"Add the new files to what is loaded, or replace it?"</p>
                         <div class="dialog-actions">
                             <button type="button" class="button primary" node_ref=add_button on:click=move |_| loading.answer(true)>

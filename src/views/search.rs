@@ -37,6 +37,33 @@ pub fn SearchBox() -> impl IntoView {
         }
     });
 
+    // Enter pressed before its query's search ran: the step it asked for, taken when hits come.
+    let step_when_found = StoredValue::new(None::<i64>);
+    // A whole-history search hit being opened: its message's first hit, once found.
+    Effect::new(move |_| {
+        search.hits_changed.track();
+        let Some(entry) = search.go_to_entry_when_found.get_value() else { return };
+        if let Some(index) = search.hits.with_value(|h| h.iter().position(|hit| hit.entry == entry)) {
+            search.go_to_entry_when_found.set_value(None);
+            go_to(&viewer, search, index);
+            // The hit is on screen: the list of hits would only cover it.
+            search.open.set(false);
+        } else if search.done.get() {
+            search.go_to_entry_when_found.set_value(None);
+        }
+    });
+    Effect::new(move |_| {
+        search.hits_changed.track();
+        let Some(by) = step_when_found.get_value() else { return };
+        if search.hits.with_value(|h| !h.is_empty()) {
+            step_when_found.set_value(None);
+            step(&viewer, search, by);
+        } else if search.done.get() {
+            // Nothing found: the step is forgotten, not taken by a later search.
+            step_when_found.set_value(None);
+        }
+    });
+
     let schedule = move || {
         pending.update_value(|p| *p += 1);
         let ticket = pending.get_value();
@@ -54,11 +81,16 @@ pub fn SearchBox() -> impl IntoView {
     let on_keydown = move |event: web_sys::KeyboardEvent| match event.key().as_str() {
         "Enter" => {
             event.prevent_default();
-            // A query typed since the last search runs first.
-            if pending.get_value() > 0 && search.hits.with_value(Vec::is_empty) && search.done.get_untracked() {
+            let by = if event.shift_key() { -1 } else { 1 };
+            if search.is_current() {
+                step(&viewer, search, by);
+            } else {
+                // A query typed since the last search runs now, not after the typing pause, and
+                // its first hit is shown as soon as it is found.
+                pending.update_value(|p| *p += 1);
+                step_when_found.set_value(Some(by));
                 search.run(viewer.model_untracked());
             }
-            step(&viewer, search, if event.shift_key() { -1 } else { 1 });
         }
         "Escape" => {
             search.open.set(false);

@@ -63,12 +63,7 @@ fn ShareForm() -> impl IntoView {
     let close = move || sharing.close_dialog();
     let close_button = NodeRef::<leptos::html::Button>::new();
     crate::views::dialog::focus_on_open(close_button);
-    let on_keydown = move |event: web_sys::KeyboardEvent| {
-        if event.key() == "Escape" {
-            event.prevent_default();
-            close();
-        }
-    };
+    let on_keydown = move |event: web_sys::KeyboardEvent| crate::views::dialog::modal_keys(&event, close);
     view! {
         <div class="dialog-backdrop" on:click=move |e| {
             if e.target() == e.current_target() {

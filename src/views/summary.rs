@@ -35,6 +35,15 @@ pub fn LoadSummary() -> impl IntoView {
                 (f.path.clone(), message)
             })
             .collect();
+        // What the loader says of a whole file it did read (an empty file): said as loudly.
+        let file_problems = corpus
+            .diagnostics
+            .iter()
+            .filter(|d| d.line == 0 && corpus.files.get(d.file as usize).is_some_and(|f| f.format != Format::Rejected));
+        let rejected: Vec<(String, String)> = rejected
+            .into_iter()
+            .chain(file_problems.map(|d| (corpus.files[d.file as usize].path.clone(), d.message.clone())))
+            .collect();
         let skipped_names = loading.skipped_by_name.get();
         // Agent databases that could not be opened are left out, with the reason, as rejected
         // files are; what the reader noted about those it opened is said beside.
@@ -96,6 +105,7 @@ pub fn LoadSummary() -> impl IntoView {
             skipped
         );
         let has_details = !line_problems.is_empty() || !rejected.is_empty() || !skipped_names.is_empty();
+        let files_with_problems = rejected.len();
         let problem_count = line_problems.len();
         Some(view! {
             <section class="load-summary" aria-label="Load summary">
@@ -142,7 +152,11 @@ pub fn LoadSummary() -> impl IntoView {
                     .collect::<Vec<_>>()}
                 {has_details.then(|| view! {
                     <details class="diagnostics">
-                        <summary>{format!("Diagnostics ({problem_count} line(s), {} file(s) left out by name)", skipped_names.len())}</summary>
+                        <summary>{format!(
+                            "Diagnostics ({problem_count} line(s) with a problem, {} file(s) with a problem, {} file(s) left out by name)",
+                            files_with_problems,
+                            skipped_names.len()
+                        )}</summary>
                         <table class="diagnostics-table">
                             <thead>
                                 <tr><th scope="col">"File"</th><th scope="col">"Line"</th><th scope="col">"Kind"</th><th scope="col">"Message"</th></tr>

@@ -231,12 +231,15 @@ test("logs of several agents dropped together each say their format, and an unkn
   const page = app.page;
   const files = CASES.map((c) => ({ name: c.file, bytes: readFileSync(join(FORMATS, c.file)) }));
   files.push({ name: "metrics.jsonl", bytes: '{"cpu":0.42,"mem":1024}\n{"cpu":0.40,"mem":1030}\n' });
+  files.push({ name: "empty.jsonl", bytes: "" });
   await dropFiles(page, files);
   await tree(page).waitFor();
   const loadSummary = page.getByRole("region", { name: "Load summary" });
   await loadSummary.getByRole("alert").filter({ hasText: "metrics.jsonl" }).waitFor();
   const refusal = await loadSummary.getByRole("alert").filter({ hasText: "metrics.jsonl" }).innerText();
   assert.match(refusal, /metrics\.jsonl: .*not a session log/, "the refusal says why");
+  // An empty file is read (there is nothing to refuse) and said to be empty, as loudly.
+  await loadSummary.getByRole("alert").filter({ hasText: "empty.jsonl: the file is empty" }).waitFor();
   await loadSummary.getByText(/^Read as: /).click();
   const rows = await loadSummary.getByRole("table", { name: "Files read" }).getByRole("row").allInnerTexts();
   for (const c of CASES) {

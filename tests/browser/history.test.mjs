@@ -162,6 +162,12 @@ test("a search of every session finds its hits by project and session, and a hit
   const selected = tree(app.page).locator("[role=treeitem][aria-selected=true]");
   await selected.waitFor({ timeout: 30_000 });
   assert.match((await selected.innerText()).toLowerCase(), /definition/);
+  // The match itself is shown: the session is searched for the word, the hit's message gone to
+  // (a tool call's input or result unfolded) and the match highlighted.
+  await app.page.waitForFunction(() => (globalThis.CSS?.highlights?.get("search-hit")?.size ?? 0) > 0, null, { timeout: 30_000 });
+  const marked = await app.page.evaluate(() => [...CSS.highlights.get("search-hit")].map((range) => range.toString().toLowerCase()));
+  assert.ok(marked.includes("definition"), `highlighted: ${marked.join(", ")}`);
+  await app.page.getByRole("search").getByRole("status").filter({ hasText: /^\d+ of \d+ match/ }).waitFor();
 
   await app.page.keyboard.press("Alt+ArrowLeft");
   await search.getByLabel("Search every session").fill("xylophone-quartz");
@@ -173,6 +179,17 @@ test("a search of every session finds its hits by project and session, and a hit
   await search.getByLabel("Search every session").fill("xylophone-qu[a]rtz");
   await search.getByRole("button", { name: "Search" }).click();
   await search.getByRole("status").filter({ hasText: /^0 matches in 0 sessions · [\d.]+ s$/ }).waitFor({ timeout: 30_000 });
+  // A broken regular expression says so; an empty box (spaces only) then clears it, and the
+  // search, rather than searching for spaces.
+  await search.getByLabel("Search every session").fill("(unclosed");
+  await search.getByRole("button", { name: "Search" }).click();
+  const invalid = search.getByText(/regular expression/);
+  await invalid.waitFor();
+  await search.getByLabel("Regex").uncheck();
+  await search.getByLabel("Search every session").fill("   ");
+  await search.getByRole("button", { name: "Search" }).click();
+  await invalid.waitFor({ state: "detached" });
+  assert.doesNotMatch(await search.innerText(), /\d+ matches/);
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });

@@ -229,6 +229,33 @@ test("a plain search is case-insensitive and steps with Enter and Shift+Enter", 
   await app.context.close();
 });
 
+test("Enter pressed right after typing goes to the first hit of what was typed", async () => {
+  const app = await openApp(browser, server);
+  await app.page.getByRole("button", { name: "Open example" }).click();
+  await tree(app.page).waitFor();
+  const status = app.page.getByRole("search").getByRole("status");
+  const selected = tree(app.page).locator("[role=treeitem][aria-selected=true]");
+  // Typed as a person types, Enter at once: before the pause after which a search runs by itself.
+  await app.page.keyboard.press("/");
+  await app.page.keyboard.type("checked_mul", { delay: 20 });
+  await app.page.keyboard.press("Enter");
+  await status.filter({ hasText: /^1 of \d+ match/ }).waitFor();
+  assert.equal(await selected.count(), 1, "the first hit's row is selected");
+  // A new query over one whose hits are shown: Enter goes to the new query's first hit, not
+  // to the old query's second.
+  const box = app.page.getByRole("search").getByLabel("Search text");
+  await box.fill("");
+  await box.pressSequentially("rem_euclid", { delay: 20 });
+  await box.press("Enter");
+  await status.filter({ hasText: /^1 of \d+ match/ }).waitFor();
+  const results = app.page.getByRole("list", { name: "Search results" });
+  await results.getByRole("listitem").first().filter({ hasText: /rem_euclid/ }).waitFor();
+  assert.equal(await results.getByRole("listitem").filter({ hasText: /checked_mul/ }).count(), 0, "no hit of the old query is left");
+  assert.equal(await selected.count(), 1);
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
 test("graph filters: errors only shows the failing call, even inside the folded history", async () => {
   const app = await openApp(browser, server);
   await app.page.getByRole("button", { name: "Open example" }).click();

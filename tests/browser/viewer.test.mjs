@@ -385,11 +385,87 @@ test("a second drop asks whether to add the files or replace what is loaded", as
   await dialog.getByRole("button", { name: "Add" }).click();
   const summary = app.page.getByRole("region", { name: "Load summary" });
   await summary.getByText(/^2 session\(s\) · 4 file\(s\)/).waitFor();
+  // Escape closes the question and keeps what is loaded, as Cancel does.
+  await dropFiles(app.page, [{ name: "kettle-rename.jsonl", bytes: kettle }]);
+  await dialog.waitFor();
+  await app.page.keyboard.press("Escape");
+  await dialog.waitFor({ state: "detached" });
+  await summary.getByText(/^2 session\(s\) · 4 file\(s\)/).waitFor();
   await dropFiles(app.page, [{ name: "kettle-rename.jsonl", bytes: kettle }]);
   await dialog.getByRole("button", { name: "Replace" }).click();
   await summary.getByText(/^1 session\(s\) · 1 file\(s\)/).waitFor();
   assert.deepEqual(app.errors, []);
   await app.context.close();
+});
+
+test("a modal dialog keeps the keyboard inside it: Tab and Shift+Tab go round its controls", async () => {
+  const app = await openApp(browser, server);
+  await openExample(app.page);
+  const inside = (dialog) => dialog.evaluate((d) => d.contains(document.activeElement));
+  for (const [open, name] of [["?", "Keyboard shortcuts"], ["Shift+S", "Share, redacted"]]) {
+    await tree(app.page).focus();
+    await app.page.keyboard.press(open);
+    const dialog = app.page.getByRole("dialog", { name });
+    await dialog.waitFor();
+    const controls = await dialog.evaluate(
+      (d) => d.querySelectorAll("button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary").length,
+    );
+    // Round the dialog once and a bit, each way: the focus never reaches the page behind.
+    for (let i = 0; i < controls + 2; i++) {
+      await app.page.keyboard.press("Tab");
+      assert.ok(await inside(dialog), `${name}: Tab ${i + 1} stays in the dialog`);
+    }
+    for (let i = 0; i < controls + 2; i++) {
+      await app.page.keyboard.press("Shift+Tab");
+      assert.ok(await inside(dialog), `${name}: Shift+Tab ${i + 1} stays in the dialog`);
+    }
+    await app.page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+  }
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("Open example pressed with the keyboard leaves the focus on the tree, not on the page", async () => {
+  const app = await openApp(browser, server);
+  await app.page.getByRole("button", { name: "Open example" }).focus();
+  await app.page.keyboard.press("Enter");
+  await tree(app.page).getByRole("treeitem").first().waitFor();
+  await app.page.waitForFunction(() => document.activeElement?.getAttribute("role") === "tree");
+  // So the arrows move in it at once.
+  await app.page.keyboard.press("End");
+  const last = tree(app.page).getByRole("treeitem").last();
+  assert.equal(await last.getAttribute("aria-selected"), "true");
+  await app.context.close();
+});
+
+test("in a short or narrow window the conversation is not cut off, and the keys keep its header in sight", async () => {
+  for (const viewport of [{ width: 800, height: 700 }, { width: 1280, height: 600 }]) {
+    const app = await openApp(browser, server, { viewport });
+    await openExample(app.page);
+    const section = app.page.getByRole("region", { name: "Conversation view" });
+    const clipped = () =>
+      section.evaluate((s) => {
+        const box = s.getBoundingClientRect();
+        // The tree's scrolling box: the rows scroll inside it.
+        const tree = s.querySelector("[role=tree]").closest(".tree-scroll").getBoundingClientRect();
+        return { tree: Math.round(tree.height), shown: Math.round(Math.min(box.bottom, tree.bottom) - Math.max(box.top, tree.top)) };
+      });
+    const before = await clipped();
+    assert.ok(before.tree >= 300, `${viewport.width}×${viewport.height}: the tree is ${before.tree} px tall`);
+    assert.equal(before.shown, before.tree, `${viewport.width}×${viewport.height}: all of the tree is inside its section`);
+    // End and Home move in the tree; the header and the tabs stay where they are.
+    const tabs = section.getByRole("tablist", { name: "Views" });
+    const top = async () => (await tabs.boundingBox()).y - (await section.boundingBox()).y;
+    const tabsAt = await top();
+    await tree(app.page).focus();
+    await app.page.keyboard.press("End");
+    await app.page.keyboard.press("Home");
+    assert.equal(await section.evaluate((s) => s.scrollTop), 0, "the section itself never scrolls");
+    assert.equal(await top(), tabsAt, "the tabs stay under the header");
+    assert.deepEqual(app.errors, []);
+    await app.context.close();
+  }
 });
 
 test("? lists the keyboard shortcuts, and every action in it works from the keyboard", async () => {

@@ -66,6 +66,7 @@ impl std::fmt::Display for BundleError {
         match self {
             BundleError::NoHeader => write!(f, "the shared data has no header line"),
             BundleError::BadHeader(why) => write!(f, "the shared data's header is unreadable: {why}"),
+            BundleError::NewerFormat(0) => write!(f, "the shared data's header names no share format; it is damaged"),
             BundleError::NewerFormat(v) => write!(
                 f,
                 "the share was made by a newer sessionscope (payload format {v}); this version reads format {PAYLOAD_FORMAT}"

@@ -66,9 +66,14 @@ impl fmt::Display for EnvelopeError {
             }
             EnvelopeError::Empty => write!(f, "the link holds no session"),
             EnvelopeError::Truncated => write!(f, "the link is cut short; copy it again in full"),
-            EnvelopeError::UnknownVersion(v) => write!(
+            EnvelopeError::UnknownVersion(v) if *v > VERSION => write!(
                 f,
                 "the link was made by a newer sessionscope (share format {v}); this version opens format {VERSION}"
+            ),
+            // No sessionscope made a format below the first: the link's first bytes are wrong.
+            EnvelopeError::UnknownVersion(v) => write!(
+                f,
+                "the link is damaged (it starts with share format {v}, which no sessionscope makes); copy it again in full"
             ),
             EnvelopeError::UnknownCodec(c) => write!(f, "the link uses a compression this version does not know ({c})"),
             EnvelopeError::UnknownFlags(b) => {
@@ -257,6 +262,10 @@ mod tests {
     fn unknown_or_damaged_envelopes_are_refused_with_a_reason() {
         assert_eq!(open(&[]), Err(EnvelopeError::Empty));
         assert_eq!(open(&[2, 1, 0, 1, 2]), Err(EnvelopeError::UnknownVersion(2)));
+        assert!(EnvelopeError::UnknownVersion(2).to_string().contains("newer sessionscope"));
+        // "AAAA", a link that is not one: its first byte is 0, below every format.
+        let damaged = open(&[0, 0, 0]).unwrap_err().to_string();
+        assert!(damaged.contains("damaged") && !damaged.contains("newer"), "{damaged}");
         assert_eq!(open(&[1, 9, 0]), Err(EnvelopeError::UnknownCodec(9)));
         assert_eq!(open(&[1, 1, 0x80]), Err(EnvelopeError::UnknownFlags(0x80)));
         assert!(open(&[2]).unwrap_err().to_string().contains("newer sessionscope"));
