@@ -100,6 +100,8 @@ pub fn App() -> impl IntoView {
             leptos::task::spawn_local(async move { history.walk_dropped(dropped).await });
         }
     });
+    // The browser's Back and Forward move between the history home and a session opened from it.
+    let _popstate = window_event_listener(ev::popstate, move |_| history.on_history_entry());
     // Alt+← goes back from a session to its history, as a browser goes back.
     let _back = window_event_listener(ev::keydown, move |event| {
         if event.alt_key() && event.key() == "ArrowLeft" && history.active.get_untracked() {

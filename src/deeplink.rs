@@ -166,6 +166,18 @@ pub fn read_hash() -> Option<DeepLink> {
 }
 
 /// Puts a link in the address bar without adding a history entry.
+/// Puts `fragment` in the address bar as a new entry of the browser's history, so its Back
+/// button comes back to the entry before (the history home, when a session is opened from it).
+pub fn push_hash(fragment: &str) {
+    let Some(window) = web_sys::window() else { return };
+    if window.location().hash().ok().as_deref() == Some(fragment) {
+        return;
+    }
+    if let Ok(history) = window.history() {
+        let _ = history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(fragment));
+    }
+}
+
 pub fn write_hash(fragment: &str) {
     let Some(window) = web_sys::window() else { return };
     if window.location().hash().ok().as_deref() == Some(fragment) {

@@ -206,6 +206,9 @@ pub struct HistoryState {
     /// The unit of the open session: it stays while the unit's rows are read again (they may be
     /// none for a moment, while its file is rewritten).
     opened_unit: StoredValue<Option<u32>>,
+    /// Whether the open session was pushed as an entry of the browser's history (opened from
+    /// the home): going back to the home then goes back in the browser's history too.
+    pushed: StoredValue<bool>,
     search_pool: StoredValue<Option<Pool>, LocalStorage>,
     /// Workers started ahead of the next search, while the history is idle: a search starts
     /// with workers whose code is ready.
@@ -300,6 +303,7 @@ impl HistoryState {
             active_row: RwSignal::new(None),
             opened: RwSignal::new(None),
             opened_unit: StoredValue::new(None),
+            pushed: StoredValue::new(false),
             search_pool: StoredValue::new_local(None),
             prepared_search: StoredValue::new_local(None),
             search: StoredValue::new(SearchResults::default()),
@@ -1235,13 +1239,36 @@ impl HistoryState {
         let Some(session) = link.session else { return };
         let found = self.rows.with_value(|rows| rows.iter().position(|r| r.row.session_id == session));
         if let Some(index) = found {
-            self.open(index, link.message);
+            self.open_at(index, link.message, false);
+        }
+    }
+
+    /// The browser's Back or Forward moved to another entry of its history: Back from a session
+    /// opened from the history home shows the home again, Forward opens the session again.
+    pub fn on_history_entry(&self) {
+        if !self.active.get_untracked() {
+            return;
+        }
+        let names_session = crate::deeplink::read_hash().is_some_and(|l| l.session.is_some());
+        if self.showing.get_untracked() {
+            if names_session {
+                self.open_linked_session();
+            }
+        } else if !names_session {
+            self.pushed.set_value(false);
+            self.show_home();
         }
     }
 
     /// Opens a session of the history in the viewer (at message `uuid`, if given): only its
-    /// unit's files are read.
+    /// unit's files are read. Opened from the history home, it is a new entry of the browser's
+    /// history, so Back returns to the home.
     pub fn open(&self, index: usize, uuid: Option<String>) {
+        let from_home = self.showing.get_untracked();
+        self.open_at(index, uuid, from_home);
+    }
+
+    fn open_at(&self, index: usize, uuid: Option<String>, push: bool) {
         let Some(row) = self.row(index) else { return };
         let files = self.units.with_value(|u| u.get(row.unit as usize).map(|u| u.files.clone()).unwrap_or_default());
         if files.is_empty() && self.walk.with_value(|walk| walk.reconciling) {
@@ -1249,11 +1276,13 @@ impl HistoryState {
             self.pending_open.set_value(Some((index, uuid)));
             return;
         }
-        crate::deeplink::write_hash(&crate::deeplink::format_in_project(
-            &row.row.project,
-            Some(&row.row.session_id),
-            uuid.as_deref(),
-        ));
+        let fragment = crate::deeplink::format_in_project(&row.row.project, Some(&row.row.session_id), uuid.as_deref());
+        if push {
+            crate::deeplink::push_hash(&fragment);
+            self.pushed.set_value(true);
+        } else {
+            crate::deeplink::write_hash(&fragment);
+        }
         self.opened.set(Some(index));
         self.opened_unit.set_value(Some(row.unit));
         self.active_row.set(Some(index));
@@ -1298,6 +1327,19 @@ impl HistoryState {
         if !self.active.get_untracked() {
             return;
         }
+        // The session was a new entry of the browser's history: going back in it keeps Back and
+        // Forward in step with the app (`on_history_entry` then shows the home).
+        if self.pushed.try_update_value(std::mem::take).unwrap_or(false)
+            && let Some(history) = web_sys::window().and_then(|w| w.history().ok())
+            && history.back().is_ok()
+        {
+            return;
+        }
+        self.show_home();
+    }
+
+    /// Shows the history home in place of the open session.
+    fn show_home(&self) {
         self.loading.close_for_history();
         self.opened.set(None);
         self.opened_unit.set_value(None);
@@ -1322,6 +1364,7 @@ impl HistoryState {
         self.source.set_value(None);
         self.active.set(false);
         self.showing.set(false);
+        self.pushed.set_value(false);
         self.pass.set(None);
         self.units.set_value(Vec::new());
         self.rows.set_value(Vec::new());

@@ -133,8 +133,29 @@ test("a session opens on demand with only its files, and back finds the list as 
   assert.ok(active, "a row is active");
   await app.page.keyboard.press("Enter");
   await tree(app.page).getByRole("treeitem").first().waitFor({ timeout: 30_000 });
+  // The focus, lost with the list, is on the tree.
+  await app.page.waitForFunction(() => document.activeElement?.getAttribute("role") === "tree");
+  const opened = await app.page.evaluate(() => location.hash);
+  assert.match(opened, /&s=/);
   await app.page.getByRole("button", { name: "← History" }).click();
   await sessions.waitFor();
+  await tree(app.page).waitFor({ state: "detached" });
+
+  // The browser's Back and Forward: a session opened from the list is an entry of the browser's
+  // history; Back shows the list again (the app is not left), Forward opens the session again.
+  await sessions.getByRole("option").first().click();
+  await tree(app.page).getByRole("treeitem").first().waitFor({ timeout: 30_000 });
+  await app.page.goBack();
+  await sessions.waitFor();
+  await tree(app.page).waitFor({ state: "detached" });
+  assert.doesNotMatch(await app.page.evaluate(() => location.hash), /s=/);
+  await app.page.goForward();
+  await tree(app.page).getByRole("treeitem").first().waitFor({ timeout: 30_000 });
+  assert.match(await app.page.evaluate(() => location.hash), /&s=/);
+  // "← History" goes back in the browser's history too: Back from the list would leave the page.
+  await app.page.getByRole("button", { name: "← History" }).click();
+  await sessions.waitFor();
+  assert.doesNotMatch(await app.page.evaluate(() => location.hash), /s=/);
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });
