@@ -166,19 +166,17 @@ pub fn read_hash() -> Option<DeepLink> {
 }
 
 /// Puts a link in the address bar without adding a history entry.
+pub fn write_hash(fragment: &str) {
+    put_in_address_bar(fragment, false);
+}
+
 /// Puts `fragment` in the address bar as a new entry of the browser's history, so its Back
 /// button comes back to the entry before (the history home, when a session is opened from it).
 pub fn push_hash(fragment: &str) {
-    let Some(window) = web_sys::window() else { return };
-    if window.location().hash().ok().as_deref() == Some(fragment) {
-        return;
-    }
-    if let Ok(history) = window.history() {
-        let _ = history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(fragment));
-    }
+    put_in_address_bar(fragment, true);
 }
 
-pub fn write_hash(fragment: &str) {
+fn put_in_address_bar(fragment: &str, new_entry: bool) {
     let Some(window) = web_sys::window() else { return };
     if window.location().hash().ok().as_deref() == Some(fragment) {
         return;
@@ -190,9 +188,12 @@ pub fn write_hash(fragment: &str) {
     } else {
         fragment.to_owned()
     };
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-    }
+    let Ok(history) = window.history() else { return };
+    let _ = if new_entry {
+        history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+    } else {
+        history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+    };
 }
 
 #[cfg(test)]

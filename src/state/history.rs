@@ -1522,7 +1522,6 @@ impl HistoryState {
         }
     }
 
-    /// Stops a search; its hits so far stay.
     /// Stops the search and forgets its results: no hits, no error, no status.
     pub fn clear_search(&self) {
         self.stop_search();
@@ -1531,6 +1530,7 @@ impl HistoryState {
         self.search_changed.update(|n| *n += 1);
     }
 
+    /// Stops a search; its hits so far stay.
     pub fn stop_search(&self) {
         if self.search_pool.try_update_value(Option::take).flatten().is_some() {
             self.search_pass.update(|pass| {

@@ -1,6 +1,7 @@
-//! Where the focus goes: what every modal dialog does with the focus: it takes it when it opens (on its first
-//! button, or the one given), keeps it while open (Tab and Shift+Tab go round its own controls,
-//! Escape closes it), and `ChromeState::close_dialog` gives it back to where it was.
+//! Where the focus goes. Every modal dialog takes it when it opens (on its first button, or the
+//! one given), keeps it while open (Tab and Shift+Tab go round its own controls, Escape closes
+//! it), and `ChromeState::close_dialog` gives it back to where it was. A view that replaces the
+//! one holding the focus takes it when it fell to the page's body (`take_lost_focus`).
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
