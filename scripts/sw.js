@@ -7,13 +7,16 @@ const CACHE = "sessionscope-app";
 // The bundled example session's files (written here by scripts/post-build.mjs). The page fetches
 // them when the example is opened; they are kept at install, so the example opens offline too.
 const EXAMPLE_FILES = __EXAMPLE_FILES__;
+// The loading worker's files (fixed names): the page parses no logs itself, so even the example
+// needs them, and the page may not have started a worker before the network goes.
+const WORKER_FILES = ["worker_loader.js", "worker.js", "worker_bg.wasm"];
 
 self.addEventListener("install", (event) => {
   self.skipWaiting();
   event.waitUntil(
     caches
       .open(CACHE)
-      .then((cache) => cache.addAll(EXAMPLE_FILES.map((path) => new URL(path, self.location).href)))
+      .then((cache) => cache.addAll([...EXAMPLE_FILES, ...WORKER_FILES].map((path) => new URL(path, self.location).href)))
       .catch(() => {}),
   );
 });

@@ -107,6 +107,6 @@ pub async fn take() -> Option<Result<Example, String>> {
 
 async fn fetch_and_parse() -> Result<Example, String> {
     let files = crate::files::fetch_example().await?;
-    let model = crate::files::model_of(&files);
+    let model = crate::files::parse_in_worker(&files, |_| {}).await?.decode()?;
     Ok((files, model))
 }

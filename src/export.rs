@@ -9,8 +9,13 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 /// The element holding the app's wasm (deflate, base64) in an exported file. Its presence also
-/// tells the app it runs standalone (no worker, files read on the page).
+/// tells the app it runs standalone: no server, its loading worker started from the file itself
+/// ([`worker_url`]).
 pub const STANDALONE_MARKER: &str = "sessionscope-standalone";
+/// The elements holding the loading worker's glue (text) and wasm (deflate, base64) in an
+/// exported file: the page parses no logs itself, so the file carries the worker too.
+const WORKER_GLUE: &str = "sessionscope-worker-glue";
+const WORKER_WASM: &str = "sessionscope-worker-wasm";
 /// The element holding the embedded share (an envelope in base64url).
 pub const SHARE_DATA: &str = "sessionscope-share";
 const STYLE_ID: &str = "sessionscope-style";
@@ -23,6 +28,9 @@ struct Assets {
     css: String,
     /// The wasm, deflate-compressed, in standard base64.
     wasm: String,
+    /// The loading worker's wasm-bindgen glue (a classic script) and wasm, as `wasm` is.
+    worker_glue: String,
+    worker_wasm: String,
 }
 
 fn document() -> Result<web_sys::Document, String> {
@@ -79,12 +87,62 @@ async fn assets() -> Result<Assets, String> {
             .ok_or("the exported page lost its script")?;
         let glue = script.split(START_MARKER).next().unwrap_or_default().to_owned();
         let css = document.get_element_by_id(STYLE_ID).and_then(|s| s.text_content()).unwrap_or_default();
-        return Ok(Assets { glue, css, wasm: wasm.text_content().unwrap_or_default().trim().to_owned() });
+        let (worker_glue, worker_wasm) = embedded_worker().ok_or("the exported page lost its worker")?;
+        return Ok(Assets {
+            glue,
+            css,
+            wasm: wasm.text_content().unwrap_or_default().trim().to_owned(),
+            worker_glue,
+            worker_wasm,
+        });
     }
     let glue = fetch_text(&attribute_of("link[rel=modulepreload]", "href")?).await?;
     let css = fetch_text(&attribute_of("link[rel=stylesheet]", "href")?).await?;
     let wasm = fetch_bytes(&attribute_of("link[rel=preload][type='application/wasm']", "href")?).await?;
-    Ok(Assets { glue, css, wasm: envelope::to_base64(&envelope::deflate(&wasm)) })
+    // The worker's files have fixed names (`worker_loader.js` imports them).
+    let worker_glue = fetch_text("./worker.js").await?;
+    let worker_wasm = fetch_bytes("./worker_bg.wasm").await?;
+    Ok(Assets {
+        glue,
+        css,
+        wasm: envelope::to_base64(&envelope::deflate(&wasm)),
+        worker_glue,
+        worker_wasm: envelope::to_base64(&envelope::deflate(&worker_wasm)),
+    })
+}
+
+/// The loading worker this exported page carries: its glue and its packed wasm.
+fn embedded_worker() -> Option<(String, String)> {
+    let document = document().ok()?;
+    let glue = document.get_element_by_id(WORKER_GLUE)?.text_content()?;
+    let wasm = document.get_element_by_id(WORKER_WASM)?.text_content()?;
+    Some((glue, wasm.trim().to_owned()))
+}
+
+/// Where this exported page's loading worker starts from: a `blob:` URL of the worker's glue
+/// and its wasm, made once. `None` if the page is not an export (or lost its worker).
+pub fn worker_url() -> Option<String> {
+    thread_local! {
+        static URL: std::cell::OnceCell<Option<String>> = const { std::cell::OnceCell::new() };
+    }
+    URL.with(|url| {
+        url.get_or_init(|| {
+            let (glue, wasm) = embedded_worker()?;
+            let start = format!(
+                "\n;(async () => {{\n\
+                 const raw = Uint8Array.from(atob(\"{wasm}\"), (c) => c.charCodeAt(0));\n\
+                 const inflated = new Blob([raw]).stream().pipeThrough(new DecompressionStream(\"deflate-raw\"));\n\
+                 await wasm_bindgen({{ module_or_path: await new Response(inflated).arrayBuffer() }});\n\
+                 }})();\n"
+            );
+            let parts = js_sys::Array::of2(&glue.into(), &start.into());
+            let options = web_sys::BlobPropertyBag::new();
+            options.set_type("text/javascript");
+            let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).ok()?;
+            web_sys::Url::create_object_url_with_blob(&blob).ok()
+        })
+        .clone()
+    })
 }
 
 /// The name the glue exports its init function as (`export { …, __wbg_init as default }`).
@@ -118,7 +176,7 @@ pub async fn html(share: &str, title: &str) -> Result<String, String> {
     let style_hash = crate::crypto::csp_hash(&css).await?;
     let csp = format!(
         "default-src 'none'; script-src 'wasm-unsafe-eval' '{script_hash}'; style-src '{style_hash}'; \
-         img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'"
+         img-src data: blob:; worker-src blob:; connect-src 'none'; base-uri 'none'; form-action 'none'"
     );
     let title = escape_html(title);
     Ok(format!(
@@ -132,8 +190,12 @@ pub async fn html(share: &str, title: &str) -> Result<String, String> {
          <div id=\"app\"><p class=\"dropzone-note\">Loading the shared view… (this file needs JavaScript; nothing is loaded from the network)</p></div>\n\
          <script type=\"application/octet-stream\" id=\"{SHARE_DATA}\">{share}</script>\n\
          <script type=\"application/octet-stream\" id=\"{STANDALONE_MARKER}\">{wasm}</script>\n\
+         <script type=\"text/plain\" id=\"{WORKER_GLUE}\">{worker_glue}</script>\n\
+         <script type=\"application/octet-stream\" id=\"{WORKER_WASM}\">{worker_wasm}</script>\n\
          <script type=\"module\">{script}</script>\n</body>\n</html>\n",
         wasm = assets.wasm,
+        worker_glue = assets.worker_glue.replace("</script", "<\\/script"),
+        worker_wasm = assets.worker_wasm,
     ))
 }
 

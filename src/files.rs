@@ -5,8 +5,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Array, Reflect, Uint8Array};
-use sessionscope_engine::Loader;
-use sessionscope_engine::dag::Graph;
 use sessionscope_engine::history::looks_like_a_log;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -435,12 +433,20 @@ pub async fn first_bytes(file: &web_sys::File, n: f64) -> Option<Vec<u8>> {
     Some(Uint8Array::new(&buffer).to_vec())
 }
 
+/// Why the app's page opened from disk reads no files: logs are read by the loading worker,
+/// which browsers do not start from `file://` (an exported file carries its own).
+pub const NO_WORKER_HERE: &str = "this page cannot read files: it was opened from disk without a web server, and \
+     browsers start no worker there. Serve the app's folder (see the README), or open the hosted sessionscope";
+
 /// Starts a loading worker (`worker_loader.js`), unless the page cannot start one.
 pub fn spawn_worker() -> Result<web_sys::Worker, String> {
+    let cannot = |_| "the loading worker could not start".to_owned();
     if standalone() {
-        return Err("this page reads files itself".to_owned());
+        // An exported file carries its worker; a page opened from disk has none it may start.
+        let url = crate::export::worker_url().ok_or(NO_WORKER_HERE)?;
+        return web_sys::Worker::new(&url).map_err(cannot);
     }
-    web_sys::Worker::new("./worker_loader.js").map_err(|_| "the loading worker could not start".to_owned())
+    web_sys::Worker::new("./worker_loader.js").map_err(cannot)
 }
 
 /// Whether the app runs without its worker: an exported HTML file, or a page opened from disk
@@ -536,6 +542,43 @@ pub fn start_load(
     on_preview: Option<Box<dyn Fn(Preview)>>,
     on_done: impl FnOnce(Result<Model, String>) + 'static,
 ) -> Result<LoadJob, String> {
+    let started = now_ms();
+    start_load_encoded(files, on_progress, on_preview, move |encoded| {
+        let decoding = now_ms();
+        let result = encoded.and_then(|encoded| encoded.decode());
+        web_sys::console::debug_1(
+            &format!(
+                "sessionscope load: model decoded in {:.0} ms, {:.0} ms after the start",
+                now_ms() - decoding,
+                now_ms() - started
+            )
+            .into(),
+        );
+        on_done(result)
+    })
+}
+
+/// A model as the worker sends it: encoded ([`crate::worker::encode_model`]), and the bytes of
+/// its files (those given, then those the loader made).
+pub struct EncodedModel {
+    pub model: Vec<u8>,
+    pub bytes: Vec<Vec<u8>>,
+}
+
+impl EncodedModel {
+    pub fn decode(self) -> Result<Model, String> {
+        crate::worker::decode_model(&self.model, self.bytes).map(|(corpus, graph)| Model::new(corpus, graph))
+    }
+}
+
+/// [`start_load`], with the model left as the worker sends it (for an export, which keeps it
+/// so).
+pub fn start_load_encoded(
+    files: &[PickedFile],
+    on_progress: impl Fn(Progress) + 'static,
+    on_preview: Option<Box<dyn Fn(Preview)>>,
+    on_done: impl FnOnce(Result<EncodedModel, String>) + 'static,
+) -> Result<LoadJob, String> {
     let request = Envelope::new(ToWorker::Load {
         paths: files.iter().map(|picked| picked.path.clone()).collect(),
         slice: crate::worker::SLICE_BYTES,
@@ -552,7 +595,7 @@ pub fn start_load(
         }
         None => match spawn_worker() {
             Ok(worker) => (worker, false),
-            Err(_) => return Ok(start_load_on_page(files, on_progress, on_done)),
+            Err(message) => return Err(message),
         },
     };
     let started = now_ms();
@@ -562,7 +605,7 @@ pub fn start_load(
     let finish = {
         let on_done = on_done.clone();
         let cancelled = cancelled.clone();
-        move |result: Result<Model, String>| {
+        move |result: Result<EncodedModel, String>| {
             if cancelled.get() {
                 return;
             }
@@ -590,17 +633,7 @@ pub fn start_load(
                 bytes.append(&mut p.made);
                 (p.model.take().unwrap_or_default(), bytes)
             };
-            let assembled = now_ms();
-            let result = crate::worker::decode_model(&model, bytes).map(|(corpus, graph)| Model::new(corpus, graph));
-            web_sys::console::debug_1(
-                &format!(
-                    "sessionscope load: model decoded in {:.0} ms, {:.0} ms after the start",
-                    now_ms() - assembled,
-                    now_ms() - started
-                )
-                .into(),
-            );
-            finish(result);
+            finish(Ok(EncodedModel { model, bytes }));
         }
     };
     let assemble = Rc::new(assemble);
@@ -700,68 +733,6 @@ fn log_timings(what: &str, started: f64, timings: &impl serde::Serialize) {
     web_sys::console::debug_1(&message.into());
 }
 
-/// Loads files on the page itself, when no worker can start: read in slices, parsed slice by
-/// slice with a pause between them so the page stays responsive.
-pub fn start_load_on_page(
-    files: &[PickedFile],
-    on_progress: impl Fn(Progress) + 'static,
-    on_done: impl FnOnce(Result<Model, String>) + 'static,
-) -> LoadJob {
-    let cancelled = Rc::new(std::cell::Cell::new(false));
-    let stop = cancelled.clone();
-    let files: Vec<PickedFile> = files.to_vec();
-    leptos::task::spawn_local(async move {
-        let result = read_bytes(&files, &stop).await;
-        if stop.get() {
-            return;
-        }
-        let named = result.map(|all| files.iter().map(|f| f.path.clone()).zip(all).collect::<Vec<_>>());
-        match named {
-            Ok(named) => {
-                let result = load_bytes_on_page(named, &stop, &on_progress).await;
-                if !stop.get() {
-                    on_done(result);
-                }
-            }
-            Err(message) => on_done(Err(message)),
-        }
-    });
-    LoadJob { worker: None, cancelled }
-}
-
-/// Parses files already in memory on the page, yielding between slices.
-pub async fn load_bytes_on_page(
-    files: Vec<(String, Vec<u8>)>,
-    cancelled: &std::cell::Cell<bool>,
-    on_progress: &dyn Fn(Progress),
-) -> Result<Model, String> {
-    const SLICE: usize = 4 << 20;
-    let started = now_ms();
-    let total: usize = files.iter().map(|(_, b)| b.len()).sum();
-    let mut done = 0usize;
-    let mut loader = Loader::new();
-    let mut ids = Vec::with_capacity(files.len());
-    for (path, bytes) in &files {
-        let id = loader.add_file(path, bytes.len() as u64);
-        ids.push(id);
-        for chunk in bytes.chunks(SLICE) {
-            loader.push(id, chunk);
-            done += chunk.len();
-            on_progress(Progress::reading(done as f64, total as f64, path.clone(), started));
-            gloo::timers::future::TimeoutFuture::new(0).await;
-            if cancelled.get() {
-                return Err("cancelled".into());
-            }
-        }
-        loader.finish_file(id);
-    }
-    on_progress(Progress::building(started));
-    gloo::timers::future::TimeoutFuture::new(0).await;
-    let corpus = loader.finish();
-    let graph = Graph::build(&corpus);
-    Ok(Model::new(corpus, graph))
-}
-
 /// Every file's bytes, each in one buffer sized up front.
 async fn read_bytes(files: &[PickedFile], cancelled: &std::cell::Cell<bool>) -> Result<Vec<Vec<u8>>, String> {
     let mut all = Vec::with_capacity(files.len());
@@ -791,11 +762,11 @@ async fn read_bytes(files: &[PickedFile], cancelled: &std::cell::Cell<bool>) -> 
     Ok(all)
 }
 
-/// The bundled example, read on the page itself (it is small).
+/// The bundled example's model, for native tests.
 #[cfg(test)]
 pub fn example_model() -> Model {
-    let corpus = Loader::read_all(crate::example::FILES.iter().copied());
-    let graph = Graph::build(&corpus);
+    let corpus = sessionscope_engine::Loader::read_all(crate::example::FILES.iter().copied());
+    let graph = sessionscope_engine::dag::Graph::build(&corpus);
     Model::new(corpus, graph)
 }
 
@@ -819,11 +790,21 @@ async fn fetch_bytes(window: &web_sys::Window, path: &str) -> Result<Vec<u8>, St
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
-/// A model of files in memory (the example), read on the page itself.
-pub fn model_of(files: &[(String, Vec<u8>)]) -> Model {
-    let corpus = Loader::read_all(files.iter().map(|(path, bytes)| (path.as_str(), bytes.as_slice())));
-    let graph = Graph::build(&corpus);
-    Model::new(corpus, graph)
+/// Parses files already in memory (the example, a share) in a worker, as dropped files are:
+/// the page keeps no parser of its own (`docs/size.md`). The worker is given back when done.
+pub async fn parse_in_worker(
+    files: &[(String, Vec<u8>)],
+    on_progress: impl Fn(Progress) + 'static,
+) -> Result<EncodedModel, String> {
+    let (sender, receiver) = futures::channel::oneshot::channel();
+    let job = start_load_encoded(&files_from_bytes(files), on_progress, None, move |result| {
+        let _ = sender.send(result);
+    })?;
+    let result = receiver.await.unwrap_or_else(|_| Err("cancelled".to_owned()));
+    // The worker's memory goes with it; the next load gets a fresh one.
+    drop(job);
+    prepare_worker_soon();
+    result
 }
 
 /// Files in memory (the example, a share) as `File`s, so they can be loaded again together

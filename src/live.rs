@@ -1,17 +1,21 @@
-//! A followed session read as it grows: its loader is kept between reads, so when its files
-//! grow only the bytes they grew by are read and parsed, and the model shown is a snapshot of
-//! the loader ([`Loader::snapshot`]). A last line still being written waits for its newline.
-//! A file that shrank, or whose bytes before the new ones are not what was read, was rewritten:
-//! it is read again whole.
+//! A followed session read as it grows: its loader is kept between reads, in a worker of its
+//! own, so when its files grow only the bytes they grew by are read (here) and parsed (there),
+//! and the model shown is a snapshot of the loader ([`sessionscope_engine::Loader::snapshot`]).
+//! A last line still being written waits for its newline. A file that shrank, or whose bytes
+//! before the new ones are not what was read, was rewritten: it is read again whole.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::channel::oneshot;
 use js_sys::Uint8Array;
-use sessionscope_engine::Loader;
-use sessionscope_engine::dag::Graph;
-use sessionscope_engine::model::FileId;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::files::PickedFile;
 use crate::model::Model;
+use crate::protocol::{Encoded, Envelope, FromWorker, ToWorker, buffer_of, bytes_of};
 
 /// A followed session up to this size is kept as it is read (its bytes are held twice, by the
 /// loader and by the model shown); a bigger one is read again whole in a worker.
@@ -26,13 +30,14 @@ const SLICE: f64 = (8 << 20) as f64;
 
 /// A session's files read so far, to read on from.
 pub struct LiveSession {
-    loader: Loader,
+    parser: FollowWorker,
     files: Vec<LiveFile>,
 }
 
 struct LiveFile {
     path: String,
-    id: FileId,
+    /// Bytes of the file read and handed to the worker.
+    read: f64,
     /// The last bytes read of the file, as they were read.
     tail: Vec<u8>,
 }
@@ -55,7 +60,7 @@ pub struct Grown {
 impl LiveSession {
     /// Reads a session's files whole into a new loader.
     pub async fn read(files: &[PickedFile], cancelled: &std::cell::Cell<bool>) -> Result<LiveSession, String> {
-        let mut live = LiveSession { loader: Loader::new(), files: Vec::with_capacity(files.len()) };
+        let mut live = LiveSession { parser: FollowWorker::start()?, files: Vec::with_capacity(files.len()) };
         for file in files {
             live.add(file);
         }
@@ -68,8 +73,8 @@ impl LiveSession {
     }
 
     fn add(&mut self, file: &PickedFile) -> usize {
-        let id = self.loader.add_file(&file.path, file.size() as u64);
-        self.files.push(LiveFile { path: file.path.clone(), id, tail: Vec::new() });
+        self.parser.send(Envelope::new(ToWorker::FollowAdd { path: file.path.clone(), size: file.size() }));
+        self.files.push(LiveFile { path: file.path.clone(), read: 0.0, tail: Vec::new() });
         self.files.len() - 1
     }
 
@@ -85,7 +90,7 @@ impl LiveSession {
             let size = file.size();
             match self.files.iter().position(|known| known.path == file.path) {
                 Some(at) => {
-                    let read = self.loader.file_len(self.files[at].id) as f64;
+                    let read = self.files[at].read;
                     let tail = &self.files[at].tail;
                     if size < read {
                         return Err(GrowError::Rewritten(file.path.clone()));
@@ -130,8 +135,10 @@ impl LiveSession {
                     }
                 };
                 let live = &mut self.files[at];
-                self.loader.push(live.id, &bytes);
                 keep_tail(&mut live.tail, &bytes);
+                live.read += bytes.len() as f64;
+                let push = Envelope::new(ToWorker::FollowPush { file: at as u32 });
+                self.parser.send(push.with_buffers(vec![buffer_of(&bytes)]));
                 bytes_read += bytes.len() as f64;
                 offset = end;
                 if offset < size {
@@ -143,10 +150,100 @@ impl LiveSession {
     }
 
     /// The session as read so far, for the viewer.
-    pub fn model(&self) -> Model {
-        let corpus = self.loader.snapshot();
-        let graph = Graph::build(&corpus);
-        Model::new(corpus, graph)
+    pub async fn model(&self) -> Result<Model, String> {
+        self.parser.snapshot().await
+    }
+}
+
+/// Where the snapshot asked for goes; a failure goes there too.
+type Answer = Rc<RefCell<Option<oneshot::Sender<Result<Model, String>>>>>;
+
+/// The worker that keeps a followed session's loader: requests are posted in order, queued
+/// until the worker runs; a snapshot is answered with the model and the files' bytes.
+struct FollowWorker {
+    worker: web_sys::Worker,
+    ready: Rc<std::cell::Cell<bool>>,
+    queue: Rc<RefCell<Vec<Encoded>>>,
+    answer: Answer,
+    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
+}
+
+impl FollowWorker {
+    fn start() -> Result<FollowWorker, String> {
+        let (worker, ready) = match crate::files::take_spare() {
+            Some(spare) => spare,
+            None => (crate::files::spawn_worker()?, false),
+        };
+        let ready = Rc::new(std::cell::Cell::new(ready));
+        let queue: Rc<RefCell<Vec<Encoded>>> = Rc::default();
+        let answer: Answer = Rc::default();
+        let reply = {
+            let answer = answer.clone();
+            move |result: Result<Model, String>| {
+                if let Some(sender) = answer.borrow_mut().take() {
+                    let _ = sender.send(result);
+                }
+            }
+        };
+        let reply = Rc::new(reply);
+        let on_message = {
+            let (worker, ready, queue, reply) = (worker.clone(), ready.clone(), queue.clone(), reply.clone());
+            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+                let Ok(envelope) = Envelope::<FromWorker>::decode(event.data()) else { return };
+                match envelope.message {
+                    FromWorker::Ready => {
+                        ready.set(true);
+                        for request in queue.borrow_mut().drain(..) {
+                            let _ = request.post_to(&worker);
+                        }
+                    }
+                    FromWorker::Followed => {
+                        let Some((model, files)) = envelope.buffers.split_first() else {
+                            return reply(Err("the worker sent no model".to_owned()));
+                        };
+                        let bytes = files.iter().map(bytes_of).collect();
+                        let decoded = crate::worker::decode_model(&bytes_of(model), bytes);
+                        reply(decoded.map(|(corpus, graph)| Model::new(corpus, graph)));
+                    }
+                    FromWorker::Error { message } => reply(Err(message)),
+                    _ => {}
+                }
+            })
+        };
+        let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |event: web_sys::ErrorEvent| {
+            event.prevent_default();
+            reply(Err(format!("the worker following the session stopped: {}", event.message())));
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Ok(FollowWorker { worker, ready, queue, answer, _on_message: on_message, _on_error: on_error })
+    }
+
+    /// Posts a request, or queues it until the worker runs.
+    fn send(&self, request: Envelope<ToWorker>) {
+        let Ok(encoded) = request.encode() else { return };
+        if self.ready.get() {
+            let _ = encoded.post_to(&self.worker);
+        } else {
+            self.queue.borrow_mut().push(encoded);
+        }
+    }
+
+    async fn snapshot(&self) -> Result<Model, String> {
+        let (sender, receiver) = oneshot::channel();
+        *self.answer.borrow_mut() = Some(sender);
+        self.send(Envelope::new(ToWorker::FollowSnapshot));
+        receiver.await.unwrap_or_else(|_| Err("the followed session was closed".to_owned()))
+    }
+}
+
+impl Drop for FollowWorker {
+    fn drop(&mut self) {
+        // A message already on its way finds no handler, not the closures dropped here.
+        self.worker.set_onmessage(None);
+        self.worker.set_onerror(None);
+        self.worker.terminate();
     }
 }
 

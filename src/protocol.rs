@@ -65,6 +65,14 @@ pub enum ToWorker {
     /// (see [`crate::database`]). `looked_for_wal`: it came from a folder, where a log beside
     /// it would have come too.
     OpenDatabase { path: String, looked_for_wal: bool },
+    /// Add a file to the session this worker follows (kept in a loader between requests):
+    /// `path`, and its `size` when it was first seen. Files are numbered in the order added.
+    FollowAdd { path: String, size: f64 },
+    /// Parse the next bytes of followed file `file`: the envelope's one buffer.
+    FollowPush { file: u32 },
+    /// Answer the followed session as read so far ([`FromWorker::Followed`]); a last line still
+    /// being written waits for its newline.
+    FollowSnapshot,
 }
 
 /// What a worker tells the page.
@@ -100,6 +108,9 @@ pub enum FromWorker {
     /// A database's record stream, in the envelope's one buffer, and what the reader notes
     /// about it (a write-ahead log read, or missing).
     Database { notes: Vec<String> },
+    /// The followed session as read so far: the envelope's buffers hold the model, then the
+    /// bytes of each of its files.
+    Followed,
     /// A request failed, or could not be read.
     Error { message: String },
 }
@@ -245,6 +256,9 @@ mod tests {
             ToWorker::SearchInit,
             ToWorker::Search { id: 7, query: "src/\\w+\\.rs".into(), regex: true },
             ToWorker::OpenDatabase { path: "opencode/opencode.db".into(), looked_for_wal: true },
+            ToWorker::FollowAdd { path: "p/s.jsonl".into(), size: 2048.0 },
+            ToWorker::FollowPush { file: 1 },
+            ToWorker::FollowSnapshot,
         ];
         let hit = Hit {
             entry: EntryId::new(3),
@@ -270,6 +284,7 @@ mod tests {
             },
             FromWorker::Hits { id: 7, count: 41, done: false, hits: vec![hit.clone(), hit] },
             FromWorker::Database { notes: vec!["a write-ahead log beside it was read".into()] },
+            FromWorker::Followed,
             FromWorker::Error { message: "b.jsonl could not be read".into() },
         ];
         (to, from)
@@ -297,9 +312,22 @@ mod tests {
         let to: Vec<serde_json::Value> = to.iter().map(|m| serde_json::to_value(m).unwrap()).collect();
         assert_eq!(to[2]["body"]["paths"][1], "c.jsonl", "the fields are in the body");
         let to = kinds(to);
-        assert_eq!(to, ["warm-up", "rest", "load", "search-init", "search", "open-database"]);
+        assert_eq!(
+            to,
+            [
+                "warm-up",
+                "rest",
+                "load",
+                "search-init",
+                "search",
+                "open-database",
+                "follow-add",
+                "follow-push",
+                "follow-snapshot"
+            ]
+        );
         let from = kinds(from.iter().map(|m| serde_json::to_value(m).unwrap()).collect());
-        assert_eq!(from, ["ready", "progress", "preview", "building", "done", "hits", "database", "error"]);
+        assert_eq!(from, ["ready", "progress", "preview", "building", "done", "hits", "database", "followed", "error"]);
     }
 
     #[test]

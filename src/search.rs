@@ -221,8 +221,7 @@ struct SearchWorker {
 
 impl SearchWorker {
     fn start(model: &Model, search: SearchState) -> Result<SearchWorker, String> {
-        let worker =
-            web_sys::Worker::new("./worker_loader.js").map_err(|_| "the search worker could not start".to_owned())?;
+        let worker = crate::files::spawn_worker()?;
         // The model and the file bytes, each in a buffer the worker takes over.
         let encoded = crate::worker::encode_model(&model.corpus, &model.graph)?;
         let buffers =

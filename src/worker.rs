@@ -78,6 +78,34 @@ async fn answer(scope: &web_sys::DedicatedWorkerGlobalScope, request: Envelope<T
                 done => done,
             }
         }
+        // These three answer at once, with no pause: requests are handled in the order posted.
+        ToWorker::FollowAdd { path, size } => {
+            // A warm-up still running stops.
+            LOADING.with(|l| l.set(true));
+            FOLLOWED.with_borrow_mut(|f| {
+                let id = f.loader.add_file(&path, size.max(0.0) as u64);
+                f.files.push(id);
+            });
+            Ok(())
+        }
+        ToWorker::FollowPush { file } => {
+            let bytes = request.buffers.first().map(bytes_of).unwrap_or_default();
+            FOLLOWED.with_borrow_mut(|f| match f.files.get(file as usize) {
+                Some(&id) => {
+                    f.loader.push(id, &bytes);
+                    Ok(())
+                }
+                None => Err(format!("no followed file {file}")),
+            })
+        }
+        ToWorker::FollowSnapshot => {
+            let corpus = FOLLOWED.with_borrow(|f| f.loader.snapshot());
+            let graph = Graph::build(&corpus);
+            let model = buffer_of(&encode_model(&corpus, &graph)?);
+            let buffers = std::iter::once(model).chain(corpus.bytes.iter().map(|b| buffer_of(b))).collect();
+            protocol::post(scope, &Envelope::new(FromWorker::Followed).with_buffers(buffers))
+                .map_err(|_| "the followed session could not be sent".to_owned())
+        }
         ToWorker::OpenDatabase { path, looked_for_wal } => {
             // A warm-up still running stops.
             LOADING.with(|l| l.set(true));
@@ -229,6 +257,18 @@ fn post_preview(scope: &web_sys::DedicatedWorkerGlobalScope, loader: &Loader, el
     let timings = PreviewTimings { read_and_parse_ms: elapsed_ms, preview_ms: now() - started };
     let reply = Envelope::new(FromWorker::Preview { timings }).with_buffers(buffers);
     protocol::post(scope, &reply).map_err(|_| "the preview could not be sent".to_owned())
+}
+
+/// The session a worker follows: its loader, kept between requests, and the loader's id of
+/// each file in the order the page added them.
+struct Followed {
+    loader: Loader,
+    files: Vec<sessionscope_engine::model::FileId>,
+}
+
+thread_local! {
+    static FOLLOWED: std::cell::RefCell<Followed> =
+        std::cell::RefCell::new(Followed { loader: Loader::new(), files: Vec::new() });
 }
 
 thread_local! {

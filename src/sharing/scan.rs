@@ -12,7 +12,7 @@ use sessionscope_engine::model::EntryId;
 use sessionscope_engine::redact::{DetectOptions, DropParts, Redactor};
 use sessionscope_engine::share::bundle::BundleHeader;
 use sessionscope_engine::share::envelope::{self, ITERATIONS, MAX_LINK_CHARS};
-use sessionscope_engine::share::markdown::{MarkdownOptions, files_markdown};
+use sessionscope_engine::share::markdown::{MarkdownOptions, corpus_markdown};
 use sessionscope_engine::share::redacted::{self, Redacted};
 use sessionscope_engine::share::scope::{Scope, ScopeLines, resolve};
 use sessionscope_engine::share::{Bundle, Cursor, SHARE_FRAGMENT};
@@ -372,7 +372,9 @@ impl ShareScan {
     /// Downloads the reviewed scan as Markdown.
     pub async fn download_markdown(self) -> Result<Option<String>, String> {
         let bundle = self.redacted(self.parts.get_untracked(), None).await?;
-        let body = files_markdown(&bundle.files, &MarkdownOptions::default());
+        // The redacted files are read back as dropped files are, in a worker.
+        let model = crate::files::parse_in_worker(&bundle.files, |_| {}).await?.decode()?;
+        let body = corpus_markdown(&model.corpus, &model.graph, &MarkdownOptions::default());
         let text = format!(
             "{body}\n---\n_Shared with sessionscope ({}); secrets and personal data replaced by placeholders such as `[REDACTED:github-token#1]`._\n",
             bundle.header.scope

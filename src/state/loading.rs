@@ -323,7 +323,10 @@ impl LoadState {
             match read {
                 Ok((live, bytes_read, whole)) => {
                     let parsed = files::now_ms();
-                    let model = live.model();
+                    let model = live.model().await;
+                    if stop.get() {
+                        return;
+                    }
                     state.live.set_value(Some(live));
                     web_sys::console::debug_1(
                         &format!(
@@ -334,7 +337,7 @@ impl LoadState {
                         )
                         .into(),
                     );
-                    on_done(Ok(model), notice);
+                    on_done(model, notice);
                 }
                 Err(message) => on_done(Err(message), None),
             }
@@ -551,8 +554,8 @@ impl LoadState {
         });
     }
 
-    /// Opens the files of a share (a link or an exported file). They are small: they are read
-    /// on the page itself.
+    /// Opens the files of a share (a link or an exported file), parsed in a worker as dropped
+    /// files are (an exported file carries its worker).
     pub fn open_bundle(&self, bundle: Bundle) {
         let Bundle { header, files } = bundle;
         self.live.set_value(None);
@@ -560,10 +563,9 @@ impl LoadState {
         let total = files.iter().map(|(_, b)| b.len()).sum::<usize>() as f64;
         self.status.set(LoadStatus::Loading(Progress::reading(0.0, total, "shared view".into(), files::now_ms())));
         leptos::task::spawn_local(async move {
-            let never = std::cell::Cell::new(false);
             let on_progress = move |p: Progress| state.status.set(LoadStatus::Loading(p));
             let picked = files::files_from_bytes(&files);
-            match files::load_bytes_on_page(files, &never, &on_progress).await {
+            match files::parse_in_worker(&files, on_progress).await.and_then(files::EncodedModel::decode) {
                 Ok(model) => {
                     let selected = header.selected.as_deref().and_then(|uuid| model.entry_by_uuid(uuid));
                     state.files.set_value(picked);
