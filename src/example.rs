@@ -61,9 +61,13 @@ pub fn prepare() {
         }
         _ => false,
     });
-    if !start {
-        return;
+    if start {
+        start_preparing();
     }
+}
+
+/// Fetches and parses the example into [`AHEAD`], which says it is under way.
+fn start_preparing() {
     leptos::task::spawn_local(async {
         let fetched = fetch_and_parse().await;
         AHEAD.with_borrow_mut(|ahead| match std::mem::replace(ahead, Ahead::Nothing) {
@@ -87,21 +91,25 @@ pub async fn take() -> Option<Result<Example, String>> {
     enum Next {
         Have(Box<Example>),
         Wait(oneshot::Receiver<Result<Example, String>>),
-        Fetch,
     }
+    let mut start = false;
     let next = AHEAD.with_borrow_mut(|ahead| match std::mem::replace(ahead, Ahead::Nothing) {
         Ahead::Ready(example) => Next::Have(example),
-        Ahead::Underway { .. } => {
+        // Not asked for yet: it is now, and a preparation the idle page asks for later finds
+        // it under way (one parse, not two).
+        earlier => {
+            start = matches!(earlier, Ahead::Nothing);
             let (click, wait) = oneshot::channel();
             *ahead = Ahead::Underway { waiting: Some(click) };
             Next::Wait(wait)
         }
-        Ahead::Nothing => Next::Fetch,
     });
+    if start {
+        start_preparing();
+    }
     match next {
         Next::Have(example) => Some(Ok(*example)),
         Next::Wait(wait) => wait.await.ok(),
-        Next::Fetch => Some(fetch_and_parse().await),
     }
 }
 

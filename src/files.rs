@@ -361,6 +361,15 @@ impl LoadJob {
         LoadJob { worker: None, cancelled }
     }
 
+    /// The job's worker, its job done, for another: it no longer answers this job, and is not
+    /// stopped. `None` for a job on the page.
+    pub fn into_worker(mut self) -> Option<web_sys::Worker> {
+        let parts = self.worker.take()?;
+        parts.worker.set_onmessage(None);
+        parts.worker.set_onerror(None);
+        Some(parts.worker.clone())
+    }
+
     pub fn cancel(&self) {
         self.cancelled.set(true);
         if let Some(parts) = &self.worker {
@@ -468,9 +477,14 @@ pub fn rest_spare(ms: f64) {
     });
 }
 
-/// Starts a worker ahead of time, unless one is waiting already.
+thread_local! {
+    /// Parses of files in memory under way ([`parse_in_worker`]), each to give its worker back.
+    static LENT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Starts a worker ahead of time, unless one is waiting already or will be given back.
 pub fn prepare_worker() {
-    if standalone() {
+    if standalone() || LENT.get() > 0 {
         return;
     }
     SPARE.with(|spare| {
@@ -800,12 +814,37 @@ pub async fn parse_in_worker(
     let job = start_load_encoded(&files_from_bytes(files), on_progress, None, move |result| {
         let _ = sender.send(result);
     })?;
+    // Its worker (most often the one started ahead of time) comes back: meanwhile no other is
+    // started ahead, to compete with it for the CPU.
+    LENT.set(LENT.get() + 1);
     let result = receiver.await.unwrap_or_else(|_| Err("cancelled".to_owned()));
-    // The worker's memory goes with it; the next load gets a fresh one.
-    drop(job);
-    prepare_worker_soon();
+    LENT.set(LENT.get() - 1);
+    // After a small parse the worker's memory is small and its code compiled: it waits for the
+    // next load, and no new worker is fetched and compiled meanwhile. After a big one its memory
+    // goes with it.
+    let small = files.iter().map(|(_, bytes)| bytes.len()).sum::<usize>() < KEEP_WARM_UNDER_BYTES;
+    match job.into_worker() {
+        Some(worker) if small && result.is_ok() && give_back_spare(&worker) => {
+            // It warms up as a new one would, once the page has shown what it parsed.
+            // (Unless a load has taken it meanwhile.)
+            let warm_up = move || {
+                if SPARE.with_borrow(|spare| spare.as_ref().is_some_and(|spare| spare.worker == worker)) {
+                    let _ = protocol::send(&worker, ToWorker::WarmUp);
+                }
+            };
+            when_idle(warm_up, 5000);
+        }
+        Some(worker) => {
+            worker.terminate();
+            prepare_worker_soon();
+        }
+        None => prepare_worker_soon(),
+    }
     result
 }
+
+/// A worker that parsed less than this for [`parse_in_worker`] is kept for the next load.
+const KEEP_WARM_UNDER_BYTES: usize = 16 << 20;
 
 /// Files in memory (the example, a share) as `File`s, so they can be loaded again together
 /// with dropped files.

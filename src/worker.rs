@@ -57,6 +57,8 @@ pub fn start() {
 async fn answer(scope: &web_sys::DedicatedWorkerGlobalScope, request: Envelope<ToWorker>) -> Result<(), String> {
     match request.message {
         ToWorker::WarmUp => {
+            // A worker given back after a small load warms up too.
+            LOADING.with(|l| l.set(false));
             warm_up(scope).await;
             Ok(())
         }
