@@ -355,6 +355,29 @@ struct WorkerParts {
     _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
 }
 
+thread_local! {
+    /// Loads in workers under way: a worker started ahead of time does not warm up meanwhile
+    /// (it would take a core from them).
+    static LOADS_IN_WORKERS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+impl WorkerParts {
+    fn new(
+        worker: web_sys::Worker,
+        on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+        on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
+    ) -> WorkerParts {
+        LOADS_IN_WORKERS.set(LOADS_IN_WORKERS.get() + 1);
+        WorkerParts { worker, _on_message: on_message, _on_error: on_error }
+    }
+}
+
+impl Drop for WorkerParts {
+    fn drop(&mut self) {
+        LOADS_IN_WORKERS.set(LOADS_IN_WORKERS.get().saturating_sub(1));
+    }
+}
+
 impl LoadJob {
     /// A job the page runs itself: it stops at its next step once `cancelled` is set.
     pub fn on_page(cancelled: Rc<std::cell::Cell<bool>>) -> LoadJob {
@@ -737,7 +760,7 @@ pub fn start_load_encoded(
             Err(message) => finish(Err(message)),
         }
     });
-    Ok(LoadJob { worker: Some(WorkerParts { worker, _on_message: on_message, _on_error: on_error }), cancelled })
+    Ok(LoadJob { worker: Some(WorkerParts::new(worker, on_message, on_error)), cancelled })
 }
 
 /// The worker's timings on the console (debug level), for the benchmarks.
@@ -826,9 +849,10 @@ pub async fn parse_in_worker(
     match job.into_worker() {
         Some(worker) if small && result.is_ok() && give_back_spare(&worker) => {
             // It warms up as a new one would, once the page has shown what it parsed.
-            // (Unless a load has taken it meanwhile.)
+            // (Unless a load has taken it meanwhile, or another worker is loading.)
             let warm_up = move || {
-                if SPARE.with_borrow(|spare| spare.as_ref().is_some_and(|spare| spare.worker == worker)) {
+                let still_spare = SPARE.with_borrow(|spare| spare.as_ref().is_some_and(|spare| spare.worker == worker));
+                if still_spare && LOADS_IN_WORKERS.get() == 0 {
                     let _ = protocol::send(&worker, ToWorker::WarmUp);
                 }
             };
