@@ -67,8 +67,9 @@ pub fn App() -> impl IntoView {
     let _dragover = window_event_listener(ev::dragover, move |event| {
         event.prevent_default();
         if !dragging.get_untracked() {
-            // Files are on their way: the worker that will parse them starts now, if it has not.
-            files::prepare_worker();
+            // Files are on their way: the worker that will parse them starts now, if it has not,
+            // and warms up.
+            files::warm_spare();
         }
         dragging.set(true);
     });

@@ -134,8 +134,9 @@ thread_local! {
 
 /// Runs the whole pipeline on the bundled example a number of times, so the browser's
 /// compiler has optimised the hot code before the first real file arrives. The page asks for
-/// this when it starts a worker ahead of time, while it is idle; files that arrive meanwhile
-/// stop it (it pauses between rounds to let them in).
+/// this of the worker it started ahead of time when files are on their way (dragged over the
+/// page, or a picker opened: `files::warm_spare`); files that arrive meanwhile stop it (it
+/// pauses between rounds to let them in).
 async fn warm_up(scope: &web_sys::DedicatedWorkerGlobalScope) {
     for _ in 0..48 {
         let rest = RESTING_UNTIL.with(std::cell::Cell::get) - js_sys::Date::now();

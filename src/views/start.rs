@@ -17,7 +17,8 @@ fn on_pick(history: HistoryState, event: web_sys::Event) {
     input.set_value("");
 }
 
-/// "Choose files…" and "Choose a folder…" buttons (labels around hidden inputs).
+/// "Choose files…" and "Choose a folder…" buttons (labels around hidden inputs). A click on
+/// one means files are coming: the loading worker warms up while the picker is open.
 #[component]
 pub fn PickButtons() -> impl IntoView {
     let history = use_history();
@@ -27,6 +28,7 @@ pub fn PickButtons() -> impl IntoView {
             class="visually-hidden"
             multiple
             aria-label="Choose a project folder"
+            on:click=|_| files::warm_spare()
             on:change=move |event| on_pick(history, event)
         />
     }
@@ -40,6 +42,7 @@ pub fn PickButtons() -> impl IntoView {
                 multiple
                 accept=".jsonl,.json,.ndjson,.log,.md,.db,.vscdb,.db-wal,.vscdb-wal,application/json"
                 aria-label="Choose session log files"
+                on:click=|_| files::warm_spare()
                 on:change=move |event| on_pick(history, event)
             />
         </label>
@@ -50,7 +53,10 @@ pub fn PickButtons() -> impl IntoView {
                     type="button"
                     class="button"
                     title="Pick a project or a whole ~/.claude: it is remembered in this browser"
-                    on:click=move |_| history.choose_folder()
+                    on:click=move |_| {
+                        files::warm_spare();
+                        history.choose_folder();
+                    }
                 >
                     "Choose a folder…"
                 </button>
