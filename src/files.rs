@@ -606,9 +606,8 @@ impl EncodedModel {
     }
 }
 
-/// [`start_load`], with the model left as the worker sends it (for an export, which keeps it
-/// so).
-pub fn start_load_encoded(
+/// [`start_load`], with the model left as the worker sends it.
+fn start_load_encoded(
     files: &[PickedFile],
     on_progress: impl Fn(Progress) + 'static,
     on_preview: Option<Box<dyn Fn(Preview)>>,
@@ -826,7 +825,8 @@ async fn fetch_bytes(window: &web_sys::Window, path: &str) -> Result<Vec<u8>, St
 }
 
 /// Parses files already in memory (the example, a share) in a worker, as dropped files are:
-/// the page keeps no parser of its own (`docs/size.md`). The worker is given back when done.
+/// the page keeps no parser of its own (`docs/size.md`). After a small parse the worker is
+/// given back as the one started ahead of time.
 pub async fn parse_in_worker(
     files: &[(String, Vec<u8>)],
     on_progress: impl Fn(Progress) + 'static,
