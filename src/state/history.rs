@@ -1249,14 +1249,44 @@ impl HistoryState {
         if !self.active.get_untracked() {
             return;
         }
-        let names_session = crate::deeplink::read_hash().is_some_and(|l| l.session.is_some());
+        let link = crate::deeplink::read_hash();
+        let names_session = link.as_ref().is_some_and(|l| l.session.is_some());
+        let project = link.and_then(|l| l.project);
         if self.showing.get_untracked() {
             if names_session {
                 self.open_linked_session();
+            } else {
+                self.show_project(project);
             }
         } else if !names_session {
             self.pushed.set_value(false);
+            self.show_project(project);
             self.show_home();
+        }
+    }
+
+    /// Lists the sessions of `project` (every project's for `None`) from the top. Chosen with a
+    /// click, it is a new entry of the browser's history, so Back returns to the project before;
+    /// moving through the projects with the arrow keys replaces the entry instead.
+    pub fn choose_project(&self, project: Option<String>, new_entry: bool) {
+        if self.view.with_untracked(|v| v.project == project) {
+            return;
+        }
+        let fragment =
+            project.as_deref().map(|p| crate::deeplink::format_in_project(p, None, None)).unwrap_or_default();
+        if new_entry {
+            crate::deeplink::push_hash(&fragment);
+        } else {
+            crate::deeplink::write_hash(&fragment);
+        }
+        self.show_project(project);
+    }
+
+    /// Shows `project`'s sessions, as the address bar already says.
+    fn show_project(&self, project: Option<String>) {
+        if self.view.with_untracked(|v| v.project != project) {
+            self.view.update(|v| v.project = project);
+            self.scroll_top.set_value(0.0);
         }
     }
 

@@ -248,13 +248,7 @@ fn ProjectList(rows: Memo<Vec<Arc<HistoryRow>>>) -> impl IntoView {
         history.projects()
     });
     let chosen = move || history.view.with(|v| v.project.clone());
-    let choose = move |project: Option<String>| {
-        history.view.update(|v| v.project = project.clone());
-        history.scroll_top.set_value(0.0);
-        crate::deeplink::write_hash(
-            &project.map(|p| crate::deeplink::format_in_project(&p, None, None)).unwrap_or_default(),
-        );
-    };
+    let choose = move |project: Option<String>| history.choose_project(project, true);
     let on_key = move |event: web_sys::KeyboardEvent| {
         let list = projects.get_untracked();
         let names: Vec<Option<String>> =
@@ -268,7 +262,7 @@ fn ProjectList(rows: Memo<Vec<Arc<HistoryRow>>>) -> impl IntoView {
             _ => return,
         };
         event.prevent_default();
-        choose(names[to].clone());
+        history.choose_project(names[to].clone(), false);
     };
     let option_id = |index: usize| format!("project-{index}");
     view! {

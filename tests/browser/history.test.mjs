@@ -97,6 +97,23 @@ test("a folder of projects is indexed into projects and sessions that equal the 
   await projects.getByRole("option").filter({ hasText: "projects/beta" }).click();
   assert.equal(await sessions.getByRole("option").count(), byProject.get("/home/dev/projects/beta").sessions);
   assert.match(await app.page.evaluate(() => location.hash), /^#p=/);
+  // A project chosen is an entry of the browser's history: Back lists every project's sessions
+  // again, Forward the project's; the arrow keys move through the projects without new entries.
+  const entries = await app.page.evaluate(() => history.length);
+  await app.page.goBack();
+  await app.page.waitForFunction(() => location.hash === "");
+  await sessions.getByRole("option").nth(expected.sessions.length - 1).waitFor();
+  assert.equal(await sessions.getByRole("option").count(), expected.sessions.length);
+  assert.equal(await projects.getByRole("option", { selected: true }).innerText().then((t) => t.split("\n")[0]), "All projects");
+  await app.page.goForward();
+  await app.page.waitForFunction(() => location.hash.startsWith("#p="));
+  await projects.getByRole("option", { selected: true }).filter({ hasText: "projects/beta" }).waitFor();
+  assert.equal(await sessions.getByRole("option").count(), byProject.get("/home/dev/projects/beta").sessions);
+  await projects.focus();
+  await app.page.keyboard.press("Home");
+  await projects.getByRole("option", { name: /^All projects/, selected: true }).waitFor();
+  await app.page.keyboard.press("ArrowDown");
+  assert.equal(await app.page.evaluate(() => history.length), entries, "the arrow keys add no entries");
   assert.deepEqual(app.errors, []);
   assert.deepEqual(app.foreignRequests(), []);
   await app.context.close();
