@@ -23,6 +23,7 @@ pub mod protocol;
 pub mod render;
 pub mod row_names;
 pub mod search;
+pub mod session_worker;
 pub mod sharing;
 pub mod state;
 pub mod store;

@@ -1,7 +1,8 @@
 //! The messages between the page and its workers, typed: [`ToWorker`] from the page,
-//! [`FromWorker`] back. The loading worker and the search worker are the same program
-//! (`src/bin/worker.rs`, see [`crate::worker`]); the page's side is in [`crate::files`] (a load,
-//! and the spare worker started ahead of time) and [`crate::search`] (searching large sessions).
+//! [`FromWorker`] back. The loading worker, the history's workers and the open session's worker
+//! are the same program (`src/bin/worker.rs`, see [`crate::worker`]); the page's side is in
+//! [`crate::files`] (a load, and the spare worker started ahead of time), [`crate::pool`] (a
+//! history's) and [`crate::session_worker`] (searching the open session, and sharing it).
 //!
 //! A message travels in an [`Envelope`], on the wire `{ message, files, buffers }`: `message`
 //! is the typed message as a plain object, `{ kind, body }` (converted by `serde-wasm-bindgen`;
@@ -9,8 +10,8 @@
 //! and `buffers` the `ArrayBuffer`s that go beside it. (With the kind beside the fields rather
 //! than among them, serde reads a message without buffering it first: search hits decode
 //! three times faster.) Every buffer of an envelope is transferred, never copied: the worker's model
-//! and the preview's file bytes move to the page, the page's model and file bytes move to the
-//! search worker. [`Envelope::encode`] and [`Envelope::decode`] are the one way in and out; an
+//! and the preview's file bytes move to the page, copies of the page's model and file bytes
+//! move to the session's worker. [`Envelope::encode`] and [`Envelope::decode`] are the one way in and out; an
 //! envelope that cannot be read (an unknown kind, a missing field, a value of the wrong type)
 //! decodes to an error, never a panic. The worker answers such a request with
 //! [`FromWorker::Error`]; the page ignores a reply it cannot read.
@@ -19,8 +20,12 @@
 //! before is lost). A spare worker is then asked to [`ToWorker::WarmUp`]. A load is one
 //! [`ToWorker::Load`], answered by [`FromWorker::Progress`] after every slice, for big loads
 //! once [`FromWorker::Preview`], then [`FromWorker::Building`] and [`FromWorker::Done`] (or
-//! [`FromWorker::Error`]). A search worker gets [`ToWorker::SearchInit`] once, then one
-//! [`ToWorker::Search`] per query, each answered by [`FromWorker::Hits`] until `done`. A history
+//! [`FromWorker::Error`]). The open session's worker gets [`ToWorker::SearchInit`] once (the
+//! page's model), then requests that name themselves by an id, answered under that id, or by
+//! [`FromWorker::Failed`]: one [`ToWorker::Search`] per query, answered by [`FromWorker::Hits`]
+//! until `done`; [`ToWorker::Matches`] by [`FromWorker::Matches`]; [`ToWorker::ShareScan`] by
+//! [`FromWorker::ShareProgress`] and then [`FromWorker::ShareScanned`]; [`ToWorker::ShareWrite`]
+//! by [`FromWorker::ShareWritten`]. A history
 //! worker gets one [`ToWorker::IndexUnit`] or [`ToWorker::SearchUnit`] after another, each
 //! answered by one [`FromWorker::Indexed`] or [`FromWorker::UnitHits`] (or an error). A worker
 //! started to open databases gets one [`ToWorker::OpenDatabase`] after another, each answered by
@@ -31,9 +36,14 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sessionscope_engine::history::{HistoryHit, UnitIndex};
 use sessionscope_engine::history_cache::FileStamp;
+use sessionscope_engine::redact::{DetectOptions, DropParts};
 use sessionscope_engine::search::Hit;
+use sessionscope_engine::share::bundle::BundleHeader;
+use sessionscope_engine::share::scope::Scope;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
+
+use crate::sharing::scan::ScanReport;
 
 /// What the page asks of a worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -48,7 +58,7 @@ pub enum ToWorker {
     /// Read, parse and build the files of the envelope: `paths[i]` names `files[i]`. `slice`:
     /// bytes read at a time; `preview`: the page shows the first part of a big load.
     Load { paths: Vec<String>, slice: usize, preview: bool },
-    /// Keep a model to search: the envelope's buffers hold the model (as
+    /// Keep the open session's model, to search and share: the envelope's buffers hold the model (as
     /// [`crate::worker::encode_model`] makes it), then the bytes of each of its files.
     SearchInit,
     /// Search the kept model for `query` (a regular expression if `regex`), answering with
@@ -73,6 +83,19 @@ pub enum ToWorker {
     /// Answer the followed session as read so far ([`FromWorker::Followed`]); a last line still
     /// being written waits for its newline.
     FollowSnapshot,
+    /// Find `query`'s matches in each of `texts` (the text of a row the page draws, to
+    /// highlight them), answering [`FromWorker::Matches`].
+    Matches { id: u64, query: String, regex: bool, texts: Vec<String> },
+    /// Scan what `scope` covers of the kept model for secrets and personal data, with the
+    /// detectors `options` turns on (and agents' conversations left out if `without_agents`),
+    /// answering [`FromWorker::ShareProgress`] between slices, then [`FromWorker::ShareScanned`].
+    /// The worker keeps the newest scan for [`ToWorker::ShareWrite`]; a newer one stops an older.
+    ShareScan { id: u64, scope: Scope, without_agents: bool, options: DetectOptions },
+    /// Write the kept scan's scope redacted, each finding kept visible where `keep` says so,
+    /// with `parts` left out, and `selected` (a message's uuid) to show first if it is in the
+    /// scope: answered by [`FromWorker::ShareWritten`], its buffer holding the share's payload,
+    /// or the scope as Markdown if `markdown`.
+    ShareWrite { id: u64, keep: Vec<bool>, parts: DropParts, selected: Option<String>, markdown: bool },
 }
 
 /// What a worker tells the page.
@@ -103,14 +126,34 @@ pub enum FromWorker {
     Indexed { unit: u32, index: UnitIndex, bytes: f64, read: Vec<FileStamp> },
     /// The hits of a unit's search (at most [`sessionscope_engine::history::HITS_PER_UNIT`]),
     /// `count` matches counted, all of them if `complete` (the search stops at that many hits);
-    /// `bytes` were read.
-    UnitHits { unit: u32, hits: Vec<HistoryHit>, count: u64, complete: bool, bytes: f64 },
+    /// `bytes` were read. `query_error`: the query is not a valid regular expression, and why
+    /// (the page has no regular expressions to tell before it asks).
+    UnitHits {
+        unit: u32,
+        hits: Vec<HistoryHit>,
+        count: u64,
+        complete: bool,
+        bytes: f64,
+        #[serde(default)]
+        query_error: Option<String>,
+    },
     /// A database's record stream, in the envelope's one buffer, and what the reader notes
     /// about it (a write-ahead log read, or missing).
     Database { notes: Vec<String> },
     /// The followed session as read so far: the envelope's buffers hold the model, then the
     /// bytes of each of its files.
     Followed,
+    /// The byte ranges of the matches in each text of [`ToWorker::Matches`] `id`.
+    Matches { id: u64, ranges: Vec<Vec<(u32, u32)>> },
+    /// Share scan `id` has scanned `done` of the scope's `total` lines.
+    ShareProgress { id: u64, done: usize, total: usize },
+    /// Share scan `id` is done: its findings.
+    ShareScanned { id: u64, report: ScanReport },
+    /// The redacted scope of [`ToWorker::ShareWrite`] `id`, in the envelope's one buffer, and
+    /// its header.
+    ShareWritten { id: u64, header: BundleHeader },
+    /// Request `id` failed: why.
+    Failed { id: u64, message: String },
     /// A request failed, or could not be read.
     Error { message: String },
 }
@@ -259,6 +302,20 @@ mod tests {
             ToWorker::FollowAdd { path: "p/s.jsonl".into(), size: 2048.0 },
             ToWorker::FollowPush { file: 1 },
             ToWorker::FollowSnapshot,
+            ToWorker::Matches { id: 8, query: "cargo".into(), regex: false, texts: vec!["cargo test".into()] },
+            ToWorker::ShareScan {
+                id: 9,
+                scope: Scope::Range { from: EntryId::new(1), to: EntryId::new(4), choices: vec![(EntryId::new(2), 1)] },
+                without_agents: true,
+                options: DetectOptions { user_patterns: vec!["acme-\\d+".into()], ..DetectOptions::default() },
+            },
+            ToWorker::ShareWrite {
+                id: 10,
+                keep: vec![true, false],
+                parts: DropParts { thinking: true, ..DropParts::default() },
+                selected: Some("1a2252ee".into()),
+                markdown: false,
+            },
         ];
         let hit = Hit {
             entry: EntryId::new(3),
@@ -285,6 +342,27 @@ mod tests {
             FromWorker::Hits { id: 7, count: 41, done: false, hits: vec![hit.clone(), hit] },
             FromWorker::Database { notes: vec!["a write-ahead log beside it was read".into()] },
             FromWorker::Followed,
+            FromWorker::Matches { id: 8, ranges: vec![vec![(0, 5)], vec![]] },
+            FromWorker::ShareProgress { id: 9, done: 10, total: 40 },
+            FromWorker::ShareScanned {
+                id: 9,
+                report: ScanReport {
+                    findings: vec![crate::sharing::scan::FindingRow {
+                        index: 0,
+                        kind: "email".into(),
+                        label: "Email address".into(),
+                        placeholder: "[REDACTED:email#1]".into(),
+                        secret: "alice@example.com".into(),
+                        count: 2,
+                        keep: false,
+                        context: "line 3, text: …mail [REDACTED:email#1] now…".into(),
+                    }],
+                    lines: 40,
+                    bytes: 4096,
+                },
+            },
+            FromWorker::ShareWritten { id: 10, header: BundleHeader { title: "t".into(), ..BundleHeader::default() } },
+            FromWorker::Failed { id: 8, message: "not a valid regular expression".into() },
             FromWorker::Error { message: "b.jsonl could not be read".into() },
         ];
         (to, from)
@@ -323,11 +401,32 @@ mod tests {
                 "open-database",
                 "follow-add",
                 "follow-push",
-                "follow-snapshot"
+                "follow-snapshot",
+                "matches",
+                "share-scan",
+                "share-write"
             ]
         );
         let from = kinds(from.iter().map(|m| serde_json::to_value(m).unwrap()).collect());
-        assert_eq!(from, ["ready", "progress", "preview", "building", "done", "hits", "database", "followed", "error"]);
+        assert_eq!(
+            from,
+            [
+                "ready",
+                "progress",
+                "preview",
+                "building",
+                "done",
+                "hits",
+                "database",
+                "followed",
+                "matches",
+                "share-progress",
+                "share-scanned",
+                "share-written",
+                "failed",
+                "error"
+            ]
+        );
     }
 
     #[test]

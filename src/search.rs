@@ -1,23 +1,14 @@
-//! Search across everything loaded, with the engine's `search`: on the page in small steps
-//! for small sessions, in a worker for large ones (the page stays responsive). Hits stream in
-//! as they are found.
+//! Search across everything loaded, with the engine's `search`, in the session's worker
+//! ([`crate::session_worker`]): the page stays responsive, and carries no regular expressions.
+//! Hits stream in as they are found.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use sessionscope_engine::search::{Hit, Query};
-use wasm_bindgen::JsCast;
-use wasm_bindgen::prelude::*;
+use sessionscope_engine::search::Hit;
 
 use crate::model::Model;
-use crate::protocol::{Encoded, Envelope, FromWorker, ToWorker, buffer_of};
-
-/// Above this many bytes loaded, the search runs in a worker.
-pub const WORKER_THRESHOLD: usize = 16 << 20;
-/// Entries searched per step on the page.
-const STEP_ENTRIES: usize = 2000;
+use crate::protocol::{FromWorker, ToWorker};
 /// Hits kept (the count goes on).
 pub const MAX_HITS: usize = 10_000;
 
@@ -40,7 +31,8 @@ pub struct SearchState {
     /// search hit being opened); the search box does it.
     pub go_to_entry_when_found: StoredValue<Option<sessionscope_engine::model::EntryId>>,
     generation: StoredValue<u64>,
-    worker: StoredValue<Option<SearchWorker>, LocalStorage>,
+    /// The id of the newest search asked of the session's worker.
+    asked: StoredValue<Option<u64>>,
 }
 
 impl SearchState {
@@ -59,11 +51,11 @@ impl SearchState {
             ran: StoredValue::new(None),
             go_to_entry_when_found: StoredValue::new(None),
             generation: StoredValue::new(0),
-            worker: StoredValue::new_local(None),
+            asked: StoredValue::new(None),
         }
     }
 
-    /// Forgets the results and the worker (a new model was loaded).
+    /// Forgets the results and the session's worker (a new model was loaded).
     pub fn clear(&self) {
         self.generation.update_value(|g| *g += 1);
         self.ran.set_value(None);
@@ -75,12 +67,12 @@ impl SearchState {
         self.current.set(None);
         self.error.set(None);
         self.hits_changed.notify();
-        if let Some(worker) = self.worker.try_update_value(Option::take).flatten() {
-            worker.worker.terminate();
-        }
+        self.asked.set_value(None);
+        crate::session_worker::release();
     }
 
-    /// Starts a search of `model` for the current query, replacing the results.
+    /// Starts a search of `model` for the current query, replacing the results. It runs in the
+    /// session's worker, which has the regular expressions (the page does not carry them).
     pub fn run(&self, model: Option<Arc<Model>>) {
         self.generation.update_value(|g| *g += 1);
         let generation = self.generation.get_value();
@@ -90,30 +82,50 @@ impl SearchState {
         self.error.set(None);
         self.hits_changed.notify();
         let text = self.query.get_untracked();
-        self.ran.set_value(Some((text.clone(), self.regex.get_untracked())));
+        let regex = self.regex.get_untracked();
+        self.ran.set_value(Some((text.clone(), regex)));
+        if let Some(worker) = crate::session_worker::current()
+            && let Some(older) = self.asked.try_update_value(Option::take).flatten()
+        {
+            worker.forget(older);
+        }
         if text.is_empty() {
             self.done.set(true);
             self.running.set(false);
             return;
         }
-        let query = match Query::new(&text, self.regex.get_untracked()) {
-            Ok(query) => query,
-            Err(message) => {
-                self.error.set(Some(message));
-                self.done.set(true);
-                self.running.set(false);
-                return;
-            }
-        };
         let Some(model) = model else { return };
         self.done.set(false);
         self.running.set(true);
         self.open.set(true);
-        let size: usize = model.corpus.bytes.iter().map(Vec::len).sum();
-        if size > WORKER_THRESHOLD {
-            self.run_in_worker(&model, generation, &text);
-        } else {
-            self.run_here(model, query, generation);
+        let search = *self;
+        let asked = crate::session_worker::for_model(&model).and_then(|worker| {
+            let id = worker.next_id();
+            self.asked.set_value(Some(id));
+            worker.ask(id, ToWorker::Search { id, query: text, regex }, move |reply, _| match reply {
+                FromWorker::Hits { count, done, hits, .. } => {
+                    search.add(generation, hits, count);
+                    if done {
+                        search.finish(generation);
+                    }
+                    done
+                }
+                FromWorker::Failed { message, .. } | FromWorker::Error { message } => {
+                    search.fail(generation, message);
+                    true
+                }
+                _ => false,
+            })
+        });
+        if let Err(message) = asked {
+            self.fail(generation, message);
+        }
+    }
+
+    /// Makes the session's worker ready for a search (the search box is opened).
+    pub fn prepare(&self, model: Option<Arc<Model>>) {
+        if let Some(model) = model {
+            let _ = crate::session_worker::for_model(&model);
         }
     }
 
@@ -147,57 +159,11 @@ impl SearchState {
         }
     }
 
-    /// On the page, a few thousand entries at a time, yielding in between.
-    fn run_here(&self, model: Arc<Model>, query: Query, generation: u64) {
-        let search = *self;
-        leptos::task::spawn_local(async move {
-            let entries = model.corpus.entries.len();
-            let mut start = 0;
-            while start < entries {
-                if !search.still(generation) {
-                    return;
-                }
-                let end = (start + STEP_ENTRIES).min(entries);
-                let mut hits = Vec::new();
-                let count = query.search(&model.corpus, start..end, &mut |h| hits.push(h));
-                search.add(generation, hits, count);
-                start = end;
-                gloo::timers::future::TimeoutFuture::new(0).await;
-            }
-            search.finish(generation);
-        });
-    }
-
-    fn run_in_worker(&self, model: &Arc<Model>, generation: u64, text: &str) {
-        let exists = self.worker.with_value(Option::is_some);
-        if !exists {
-            match SearchWorker::start(model, *self) {
-                Ok(worker) => self.worker.set_value(Some(worker)),
-                Err(message) => {
-                    self.error.set(Some(message));
-                    self.finish(generation);
-                    return;
-                }
-            }
+    fn fail(&self, generation: u64, message: String) {
+        if self.still(generation) {
+            self.error.set(Some(message));
+            self.finish(generation);
         }
-        let request = Envelope::new(ToWorker::Search {
-            id: generation,
-            query: text.to_owned(),
-            regex: self.regex.get_untracked(),
-        });
-        let request = match request.encode() {
-            Ok(request) => request,
-            Err(message) => {
-                self.error.set(Some(message));
-                self.finish(generation);
-                return;
-            }
-        };
-        self.worker.with_value(|w| {
-            if let Some(w) = w {
-                w.send(request);
-            }
-        });
     }
 }
 
@@ -209,74 +175,4 @@ impl Default for SearchState {
 
 pub fn use_search() -> SearchState {
     expect_context::<SearchState>()
-}
-
-/// A worker holding a copy of the model for searching large sessions.
-struct SearchWorker {
-    worker: web_sys::Worker,
-    ready: Rc<RefCell<bool>>,
-    queue: Rc<RefCell<Vec<Encoded>>>,
-    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
-}
-
-impl SearchWorker {
-    fn start(model: &Model, search: SearchState) -> Result<SearchWorker, String> {
-        let worker = crate::files::spawn_worker()?;
-        // The model and the file bytes, each in a buffer the worker takes over.
-        let encoded = crate::worker::encode_model(&model.corpus, &model.graph)?;
-        let buffers =
-            std::iter::once(buffer_of(&encoded)).chain(model.corpus.bytes.iter().map(|b| buffer_of(b))).collect();
-        let init = Envelope::new(ToWorker::SearchInit).with_buffers(buffers).encode()?;
-        let ready = Rc::new(RefCell::new(false));
-        let queue: Rc<RefCell<Vec<Encoded>>> = Rc::new(RefCell::new(Vec::new()));
-        let on_message = {
-            let worker = worker.clone();
-            let ready = ready.clone();
-            let queue = queue.clone();
-            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
-                // A reply that cannot be read is ignored.
-                let Ok(reply) = Envelope::<FromWorker>::decode(event.data()) else { return };
-                match reply.message {
-                    FromWorker::Ready => {
-                        let _ = init.post_to(&worker);
-                        *ready.borrow_mut() = true;
-                        for request in queue.borrow_mut().drain(..) {
-                            let _ = request.post_to(&worker);
-                        }
-                    }
-                    FromWorker::Hits { id, count, done, hits } => {
-                        search.add(id, hits, count);
-                        if done {
-                            search.finish(id);
-                        }
-                    }
-                    FromWorker::Error { message } => {
-                        search.error.set(Some(message));
-                        search.running.set(false);
-                        search.done.set(true);
-                    }
-                    _ => {}
-                }
-            })
-        };
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        Ok(SearchWorker { worker, ready, queue, _on_message: on_message })
-    }
-
-    /// Sends a request once the worker holds the model (it queues until then).
-    fn send(&self, request: Encoded) {
-        if *self.ready.borrow() {
-            let _ = request.post_to(&self.worker);
-        } else {
-            self.queue.borrow_mut().push(request);
-        }
-    }
-}
-
-impl Drop for SearchWorker {
-    fn drop(&mut self) {
-        // A message already on its way finds no handler, not the closure dropped here.
-        self.worker.set_onmessage(None);
-        self.worker.terminate();
-    }
 }

@@ -3,7 +3,9 @@
 //! them, builds the graph, and posts back the serialised model as a transferred buffer. The
 //! page reads the same files' bytes itself meanwhile, so they never cross between threads.
 //! The page stays responsive whatever the size, and Cancel is `worker.terminate()`. The same
-//! worker, given a model, searches it for the page (large sessions).
+//! program, given the open session's model, searches it and makes its shares for the page
+//! ([`crate::session_worker`]): their code (regular expressions, the redaction's detectors) is
+//! not in the page's download.
 //!
 //! The messages both ways, and the conversation they make, are typed and documented in
 //! [`crate::protocol`]: a request this worker cannot read is answered with an error.
@@ -68,7 +70,35 @@ async fn answer(scope: &web_sys::DedicatedWorkerGlobalScope, request: Envelope<T
         }
         ToWorker::Load { paths, slice, preview } => load(scope, &paths, &request.files, slice, preview).await,
         ToWorker::SearchInit => search_init(&request.buffers),
-        ToWorker::Search { id, query, regex } => search(scope, id, &query, regex).await,
+        // The requests on the kept model answer their failures as theirs, by id.
+        ToWorker::Search { id, query, regex } => {
+            let searched = search(scope, id, &query, regex).await;
+            answer_failure(scope, id, searched)
+        }
+        ToWorker::Matches { id, query, regex, texts } => {
+            let matched = sessionscope_engine::search::Query::new(&query, regex).and_then(|query| {
+                let ranges = texts
+                    .iter()
+                    .map(|text| query.matches(text).into_iter().map(|(s, e)| (s as u32, e as u32)).collect())
+                    .collect();
+                protocol::send(scope, FromWorker::Matches { id, ranges })
+            });
+            answer_failure(scope, id, matched)
+        }
+        ToWorker::ShareScan { id, scope: shared, without_agents, options } => {
+            let scanned = share_scan(scope, id, shared, without_agents, &options).await;
+            answer_failure(scope, id, scanned)
+        }
+        ToWorker::ShareWrite { id, keep, parts, selected, markdown } => {
+            let written = kept().and_then(|kept| {
+                let (header, bytes) =
+                    crate::sharing::in_worker::write(&kept.0, &kept.1, &keep, &parts, selected, markdown)?;
+                let reply =
+                    Envelope::new(FromWorker::ShareWritten { id, header }).with_buffers(vec![buffer_of(&bytes)]);
+                protocol::post(scope, &reply)
+            });
+            answer_failure(scope, id, written)
+        }
         // A unit's failure is answered as the unit's, so the page knows which one failed.
         ToWorker::IndexUnit { unit, folder, paths } => {
             match index_unit(scope, unit, &folder, &paths, &request.files).await {
@@ -114,10 +144,15 @@ async fn answer(scope: &web_sys::DedicatedWorkerGlobalScope, request: Envelope<T
             crate::database::answer(scope, &path, &request.files, looked_for_wal).await
         }
         ToWorker::SearchUnit { unit, paths, query, regex } => {
-            match search_unit(scope, unit, &paths, &request.files, &query, regex).await {
+            let query_error = sessionscope_engine::search::Query::new(&query, regex).err();
+            let searched = match query_error {
+                Some(_) => Err(String::new()),
+                None => search_unit(scope, unit, &paths, &request.files, &query, regex).await,
+            };
+            match searched {
                 Err(_) => protocol::send(
                     scope,
-                    FromWorker::UnitHits { unit, hits: Vec::new(), count: 0, complete: false, bytes: 0.0 },
+                    FromWorker::UnitHits { unit, hits: Vec::new(), count: 0, complete: false, bytes: 0.0, query_error },
                 ),
                 done => done,
             }
@@ -275,18 +310,62 @@ thread_local! {
 }
 
 thread_local! {
-    /// The model a search worker searches, and the id of the newest search.
-    static SEARCHED: std::cell::RefCell<Option<std::rc::Rc<Corpus>>> = const { std::cell::RefCell::new(None) };
+    /// The model of the open session's worker (`crate::session_worker`), and the id of the
+    /// newest search.
+    static SEARCHED: std::cell::RefCell<Option<std::rc::Rc<(Corpus, Graph)>>> = const { std::cell::RefCell::new(None) };
     static NEWEST: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
 }
 
-/// Takes the model and the file bytes to search (from the page, which has them).
+/// Takes the model and the file bytes of the open session (from the page, which has them).
 fn search_init(buffers: &[js_sys::ArrayBuffer]) -> Result<(), String> {
+    // A warm-up still running stops.
+    LOADING.with(|l| l.set(true));
     let Some((model, files)) = buffers.split_first() else { return Err("no model to search".into()) };
     let bytes: Vec<Vec<u8>> = files.iter().map(bytes_of).collect();
-    let (corpus, _graph) = decode_model(&bytes_of(model), bytes)?;
-    SEARCHED.with(|s| *s.borrow_mut() = Some(std::rc::Rc::new(corpus)));
+    let model = decode_model(&bytes_of(model), bytes)?;
+    SEARCHED.with(|s| *s.borrow_mut() = Some(std::rc::Rc::new(model)));
     Ok(())
+}
+
+/// The open session's model, as [`ToWorker::SearchInit`] gave it.
+fn kept() -> Result<std::rc::Rc<(Corpus, Graph)>, String> {
+    SEARCHED.with(|s| s.borrow().clone()).ok_or_else(|| "the session's worker holds no session".to_owned())
+}
+
+/// Answers request `id`'s failure as its own ([`FromWorker::Failed`]).
+fn answer_failure(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    id: u64,
+    result: Result<(), String>,
+) -> Result<(), String> {
+    match result {
+        Err(message) => protocol::send(scope, FromWorker::Failed { id, message }),
+        done => done,
+    }
+}
+
+/// Scans a scope of the open session for the share dialog, answering its progress between
+/// slices and its findings at the end; a newer scan stops it.
+async fn share_scan(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    id: u64,
+    shared: sessionscope_engine::share::scope::Scope,
+    without_agents: bool,
+    options: &sessionscope_engine::redact::DetectOptions,
+) -> Result<(), String> {
+    let kept = kept()?;
+    let progress = |done, total| {
+        let _ = protocol::send(scope, FromWorker::ShareProgress { id, done, total });
+    };
+    let scanned =
+        crate::sharing::in_worker::scan(&kept.0, &kept.1, id, shared, without_agents, options, progress, || {
+            pause(scope)
+        })
+        .await?;
+    match scanned {
+        Some(report) => protocol::send(scope, FromWorker::ShareScanned { id, report }),
+        None => Ok(()),
+    }
 }
 
 /// Searches in steps, posting the hits of each; a newer search stops an older one.
@@ -294,7 +373,8 @@ async fn search(scope: &web_sys::DedicatedWorkerGlobalScope, id: u64, text: &str
     const STEP: usize = 4000;
     NEWEST.with(|n| n.set(Some(id)));
     let query = sessionscope_engine::search::Query::new(text, regex)?;
-    let Some(corpus) = SEARCHED.with(|s| s.borrow().clone()) else { return Err("nothing to search".into()) };
+    let kept = kept()?;
+    let corpus = &kept.0;
     let entries = corpus.entries.len();
     let mut start = 0;
     loop {
@@ -303,7 +383,7 @@ async fn search(scope: &web_sys::DedicatedWorkerGlobalScope, id: u64, text: &str
         }
         let end = (start + STEP).min(entries);
         let mut hits = Vec::new();
-        let count = query.search(&corpus, start..end, &mut |h| hits.push(h));
+        let count = query.search(corpus, start..end, &mut |h| hits.push(h));
         let done = end >= entries;
         let _ = protocol::send(scope, FromWorker::Hits { id, count, done, hits });
         if done {
@@ -467,7 +547,7 @@ async fn search_unit(
         );
         web_sys::console::debug_1(&message.into());
     }
-    protocol::send(scope, FromWorker::UnitHits { unit, hits, count, complete, bytes })
+    protocol::send(scope, FromWorker::UnitHits { unit, hits, count, complete, bytes, query_error: None })
 }
 
 /// Searches one file of a unit, slice by slice, reading no further once the unit's hits are

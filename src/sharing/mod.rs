@@ -2,6 +2,7 @@
 //! unlocking passphrase-protected ones; the share dialog's open and close, and (in [`scan`])
 //! the share it prepares.
 
+pub mod in_worker;
 pub mod scan;
 
 use leptos::prelude::*;

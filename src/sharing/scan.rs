@@ -7,23 +7,20 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 use sessionscope_engine::dag::SessionId;
 use sessionscope_engine::model::EntryId;
-use sessionscope_engine::redact::{DetectOptions, DropParts, Redactor};
+use sessionscope_engine::redact::{DetectOptions, DropParts};
+use sessionscope_engine::share::SHARE_FRAGMENT;
 use sessionscope_engine::share::bundle::BundleHeader;
 use sessionscope_engine::share::envelope::{self, ITERATIONS, MAX_LINK_CHARS};
-use sessionscope_engine::share::markdown::{MarkdownOptions, corpus_markdown};
-use sessionscope_engine::share::redacted::{self, Redacted};
-use sessionscope_engine::share::scope::{Scope, ScopeLines, resolve};
-use sessionscope_engine::share::{Bundle, Cursor, SHARE_FRAGMENT};
+use sessionscope_engine::share::scope::Scope;
 
 use crate::model::Model;
 use crate::outline::RowKey;
+use crate::protocol::{FromWorker, ToWorker, bytes_of};
 use crate::render::units::human_bytes;
 use crate::state::ViewerState;
-
-/// Bytes handled per slice before the page gets a frame.
-const SLICE_BYTES: usize = 2 << 20;
 
 /// What to share, as the form offers it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,7 +71,7 @@ impl Default for Detectors {
 }
 
 /// One finding as the review list shows it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FindingRow {
     pub index: usize,
     pub kind: String,
@@ -94,13 +91,13 @@ pub enum ScanStatus {
     Failed(String),
 }
 
-/// A scanned scope, ready to be written out.
-struct Review {
-    model: Arc<Model>,
-    scope: Scope,
-    lines: ScopeLines,
-    redactor: Redactor,
-    title: String,
+/// What the session's worker found in a scope ([`crate::sharing::in_worker::scan`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScanReport {
+    pub findings: Vec<FindingRow>,
+    /// The scope's lines, and their bytes before redaction.
+    pub lines: usize,
+    pub bytes: u64,
 }
 
 /// A link made from the reviewed scan.
@@ -133,7 +130,9 @@ pub struct ShareScan {
     pub patterns: RwSignal<String>,
     pub status: RwSignal<ScanStatus>,
     pub findings: RwSignal<Vec<FindingRow>>,
-    review: StoredValue<Option<Review>, LocalStorage>,
+    /// The size of the scope scanned last: `(lines, bytes)`. The scan itself is kept in the
+    /// session's worker, which writes the share from it.
+    scanned: StoredValue<Option<(usize, u64)>>,
     /// Which scan is the latest: an older one still running stops.
     ticket: StoredValue<u64>,
     /// The link made from the scan as reviewed; gone when the scan or a decision changes.
@@ -187,7 +186,7 @@ impl ShareScan {
             patterns: RwSignal::new(String::new()),
             status: RwSignal::new(ScanStatus::Idle),
             findings: RwSignal::new(Vec::new()),
-            review: StoredValue::new_local(None),
+            scanned: StoredValue::new(None),
             ticket: StoredValue::new(0),
             link: RwSignal::new(None),
             model: StoredValue::new(model),
@@ -237,8 +236,8 @@ impl ShareScan {
         format!("from “{}” to “{}”", at(self.range_from.get()), at(self.range_to.get()))
     }
 
-    /// Starts a scan of the scope, replacing the one running; reads (and so tracks) the scope,
-    /// the detectors, the patterns and the parts.
+    /// Starts a scan of the scope in the session's worker, replacing the one running; reads (and
+    /// so tracks) the scope, the detectors, the patterns and the parts.
     fn scan(&self) {
         let scope = self.scope();
         let d = self.detectors.get();
@@ -248,6 +247,7 @@ impl ShareScan {
         self.ticket.update_value(|t| *t += 1);
         let mine = self.ticket.get_value();
         self.link.set(None);
+        self.scanned.set_value(None);
         self.status.set(ScanStatus::Scanning { done: 0, total: 0 });
         let scan = *self;
         let model = self.model.get_value();
@@ -264,33 +264,36 @@ impl ShareScan {
                 home_paths: d.home_paths,
                 env_dumps: d.env_dumps,
             };
-            let mut redactor = match Redactor::new(&options) {
-                Ok(r) => r,
-                Err(error) => {
-                    scan.status.set(ScanStatus::Failed(error.to_string()));
-                    return;
-                }
-            };
-            let lines = resolve(&model.corpus, &model.graph, &scope, without_agents);
-            let title = redacted::scope_title(&model.graph, &scope);
-            redacted::scan_title(&title, &mut redactor);
-            let total = lines.line_count();
-            let mut cursor = Cursor::default();
-            loop {
-                let done = redacted::scan(&model.corpus, &lines, &mut cursor, SLICE_BYTES, &mut redactor);
-                if done {
-                    break;
-                }
-                scan.status.set(ScanStatus::Scanning { done: cursor.done, total });
-                gloo::timers::future::TimeoutFuture::new(0).await;
-                if scan.ticket.try_get_value() != Some(mine) {
-                    return;
-                }
+            let current = move || scan.ticket.try_get_value() == Some(mine);
+            let asked = crate::session_worker::for_model(&model).and_then(|worker| {
+                let id = worker.next_id();
+                let request = ToWorker::ShareScan { id, scope, without_agents, options };
+                worker.ask(id, request, move |reply, _| {
+                    if !current() {
+                        return true;
+                    }
+                    match reply {
+                        FromWorker::ShareProgress { done, total, .. } => {
+                            scan.status.set(ScanStatus::Scanning { done, total });
+                            false
+                        }
+                        FromWorker::ShareScanned { report, .. } => {
+                            scan.scanned.set_value(Some((report.lines, report.bytes)));
+                            scan.findings.set(report.findings);
+                            scan.status.set(ScanStatus::Ready);
+                            true
+                        }
+                        FromWorker::Failed { message, .. } | FromWorker::Error { message } => {
+                            scan.status.set(ScanStatus::Failed(message));
+                            true
+                        }
+                        _ => false,
+                    }
+                })
+            });
+            if let Err(message) = asked {
+                scan.status.set(ScanStatus::Failed(message));
             }
-            let rows = rows_of(&redactor);
-            scan.review.set_value(Some(Review { model, scope, lines, redactor, title }));
-            scan.findings.set(rows);
-            scan.status.set(ScanStatus::Ready);
         });
     }
 
@@ -301,13 +304,6 @@ impl ShareScan {
 
     /// Keeps (or redacts) the findings at `indices`.
     pub fn set_keep(&self, indices: &[usize], keep: bool) {
-        self.review.update_value(|r| {
-            if let Some(r) = r {
-                for &i in indices {
-                    r.redactor.set_keep(i, keep);
-                }
-            }
-        });
         self.findings.update(|rows| {
             for row in rows.iter_mut().filter(|row| indices.contains(&row.index)) {
                 row.keep = keep;
@@ -324,11 +320,7 @@ impl ShareScan {
 
     /// The size of the scanned scope before redaction.
     pub fn scope_size(&self) -> Option<String> {
-        self.review.with_value(|r| {
-            r.as_ref().map(|r| {
-                format!("{} lines, {} before redaction", r.lines.line_count(), human_bytes(r.lines.byte_count() as u64))
-            })
-        })
+        self.scanned.get_value().map(|(lines, bytes)| format!("{lines} lines, {} before redaction", human_bytes(bytes)))
     }
 
     /// Makes a link from the reviewed scan (sealed with `passphrase`, if one is given), or says
@@ -371,73 +363,42 @@ impl ShareScan {
 
     /// Downloads the reviewed scan as Markdown.
     pub async fn download_markdown(self) -> Result<Option<String>, String> {
-        let bundle = self.redacted(self.parts.get_untracked(), None).await?;
-        // The redacted files are read back as dropped files are, in a worker.
-        let model = crate::files::parse_in_worker(&bundle.files, |_| {}).await?.decode()?;
-        let body = corpus_markdown(&model.corpus, &model.graph, &MarkdownOptions::default());
-        let text = format!(
-            "{body}\n---\n_Shared with sessionscope ({}); secrets and personal data replaced by placeholders such as `[REDACTED:github-token#1]`._\n",
-            bundle.header.scope
-        );
-        let name = format!("{}.md", crate::download::file_stem(&bundle.header.title));
+        let (header, text) = self.written(self.parts.get_untracked(), None, true).await?;
+        let name = format!("{}.md", crate::download::file_stem(&header.title));
+        let text = String::from_utf8_lossy(&text);
         crate::download::download_text(&name, "text/markdown", &text);
         Ok(Some(format!("Saved {name} ({}).", human_bytes(text.len() as u64))))
     }
 
-    /// The redacted files of the reviewed scope, written in slices, with their header.
-    async fn redacted(&self, parts: Parts, selected: Option<String>) -> Result<Bundle, String> {
-        let review = self.review;
-        let parts = parts.engine();
-        let mut out = Redacted::default();
-        let mut cursor = Cursor::default();
-        loop {
-            let done = review
-                .with_value(|r| {
-                    r.as_ref().map(|r| {
-                        redacted::apply(
-                            &r.model.corpus,
-                            &r.lines,
-                            &mut cursor,
-                            SLICE_BYTES,
-                            &r.redactor,
-                            &parts,
-                            &mut out,
-                        )
-                    })
-                })
-                .ok_or("scan first")?;
-            if done {
-                break;
-            }
-            gloo::timers::future::TimeoutFuture::new(0).await;
+    /// The reviewed scope, redacted by the session's worker: the share's payload (or the scope
+    /// as Markdown, if `markdown`), and its header.
+    async fn written(
+        &self,
+        parts: Parts,
+        selected: Option<String>,
+        markdown: bool,
+    ) -> Result<(BundleHeader, Vec<u8>), String> {
+        if !self.ready() {
+            return Err("scan first".to_owned());
         }
-        review
-            .with_value(|r| {
-                r.as_ref().map(|r| {
-                    let selected = selected.filter(|uuid| {
-                        r.model.entry_by_uuid(uuid).is_some_and(|e| {
-                            let entry = &r.model.corpus.entries[e.index()];
-                            r.lines
-                                .files
-                                .iter()
-                                .any(|f| f.file == entry.file && f.lines.iter().any(|l| l.line == entry.line))
-                        })
-                    });
-                    let header = BundleHeader {
-                        title: redacted::redact_title(&r.title, &r.redactor),
-                        scope: redacted::redact_title(&r.scope.describe(&r.model.graph), &r.redactor),
-                        selected,
-                        redaction: redacted::redaction_note(
-                            &r.redactor,
-                            &parts,
-                            out.dropped_lines + r.lines.agents_left_out,
-                        ),
-                        ..Default::default()
-                    };
-                    std::mem::take(&mut out).into_bundle(header)
-                })
-            })
-            .ok_or_else(|| "scan first".to_owned())
+        let keep = self.findings.with_untracked(|rows| {
+            let mut keep = vec![false; rows.iter().map(|r| r.index + 1).max().unwrap_or(0)];
+            for row in rows {
+                keep[row.index] = row.keep;
+            }
+            keep
+        });
+        let model = self.model.get_value();
+        let worker = crate::session_worker::for_model(&model)?;
+        let id = worker.next_id();
+        let request = ToWorker::ShareWrite { id, keep, parts: parts.engine(), selected, markdown };
+        match worker.answer(id, request).await? {
+            (FromWorker::ShareWritten { header, .. }, buffers) => {
+                let bytes = buffers.first().map(bytes_of).ok_or("the worker wrote nothing")?;
+                Ok((header, bytes))
+            }
+            _ => Err("the session's worker answered something else".to_owned()),
+        }
     }
 
     /// The reviewed scope as an envelope in base64url: compressed, and encrypted if a
@@ -448,8 +409,7 @@ impl ShareScan {
         passphrase: &str,
         selected: Option<String>,
     ) -> Result<(String, BundleHeader), String> {
-        let bundle = self.redacted(parts, selected).await?;
-        let payload = bundle.encode();
+        let (header, payload) = self.written(parts, selected, false).await?;
         let sealed = if passphrase.is_empty() {
             envelope::seal_plain(&payload)
         } else {
@@ -457,7 +417,7 @@ impl ShareScan {
             let (sealing, cipher) = crate::crypto::encrypt(passphrase, &compressed, ITERATIONS).await?;
             envelope::seal_encrypted(&sealing, &cipher)
         };
-        Ok((envelope::to_base64url(&sealed), bundle.header))
+        Ok((envelope::to_base64url(&sealed), header))
     }
 }
 
@@ -486,36 +446,4 @@ fn preview(model: &Model, entry: EntryId) -> String {
     let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
     let short: String = line.chars().take(60).collect();
     format!("{}: {}{}", e.kind.name(), short, if line.chars().count() > 60 { "…" } else { "" })
-}
-
-fn rows_of(redactor: &Redactor) -> Vec<FindingRow> {
-    redactor
-        .findings()
-        .iter()
-        .enumerate()
-        .map(|(index, f)| {
-            let context = f
-                .contexts
-                .first()
-                .map(|c| {
-                    let place = if c.line.is_title() {
-                        "title".to_owned()
-                    } else {
-                        format!("line {}, {}", c.line.line, c.field)
-                    };
-                    format!("{place}: …{}{}{}…", c.before, f.placeholder, c.after)
-                })
-                .unwrap_or_default();
-            FindingRow {
-                index,
-                kind: f.kind.id().to_owned(),
-                label: f.kind.label().to_owned(),
-                placeholder: f.placeholder.clone(),
-                secret: f.secret.clone(),
-                count: f.count,
-                keep: f.keep,
-                context,
-            }
-        })
-        .collect()
 }

@@ -14,7 +14,7 @@ use leptos::prelude::*;
 use sessionscope_engine::history::{FileProblem, HistoryHit, SessionRow, group_into_units, needs_hint, unit_hint};
 
 use sessionscope_engine::history_cache::{CachedTrigrams, CachedUnit, FileStamp, IndexCache, encode_trigrams};
-use sessionscope_engine::search::Query;
+use sessionscope_engine::search::RawText;
 use sessionscope_engine::trigrams::TrigramSet;
 
 use crate::files::{PickedFile, now_ms};
@@ -53,12 +53,12 @@ impl UnitTrigrams {
 }
 
 impl HistoryUnit {
-    /// Whether a search for `query` must read this unit: `false` only when its trigrams, made of
-    /// its files as they still are, rule the query out.
-    fn may_hold(&self, query: &Query) -> bool {
-        match &self.trigrams {
-            Some(trigrams) if query.has_raw_form() && trigrams.read == stamps_of(&self.files) => {
-                query.may_match_trigrams(&trigrams.set)
+    /// Whether a search for the query whose raw form is `raw` must read this unit: `false` only
+    /// when its trigrams, made of its files as they still are, rule the query out.
+    fn may_hold(&self, raw: Option<&RawText>) -> bool {
+        match (&self.trigrams, raw) {
+            (Some(trigrams), Some(raw)) if trigrams.read == stamps_of(&self.files) => {
+                raw.may_match_trigrams(&trigrams.set)
             }
             _ => true,
         }
@@ -1405,15 +1405,9 @@ impl HistoryState {
     /// Searches every unit of the history for `query`, a regular expression if `regex`.
     pub fn run_search(&self, query: String, regex: bool) {
         self.stop_search();
-        let compiled = match Query::new(&query, regex) {
-            Ok(compiled) => compiled,
-            Err(error) => {
-                self.search.set_value(SearchResults { query, regex, error: Some(error), ..SearchResults::default() });
-                self.search_pass.set(None);
-                self.search_changed.update(|n| *n += 1);
-                return;
-            }
-        };
+        // A regular expression is checked by the workers (the page has none): one that is not
+        // valid stops the search with the reason at the first answer.
+        let raw = RawText::of(&query, regex);
         let (order, ruled_out) = self.units.with_value(|units| {
             let mut seen = std::collections::HashSet::new();
             // The units of the listed rows first, in the list's order, then the rest.
@@ -1421,7 +1415,9 @@ impl HistoryState {
             order.extend(0..units.len() as u32);
             order.retain(|u| seen.insert(*u));
             // Units whose trigrams rule the query out are not read.
-            order.into_iter().partition::<Vec<u32>, _>(|&u| units.get(u as usize).is_none_or(|u| u.may_hold(&compiled)))
+            order
+                .into_iter()
+                .partition::<Vec<u32>, _>(|&u| units.get(u as usize).is_none_or(|u| u.may_hold(raw.as_ref())))
         });
         let sizes = self.unit_sizes();
         self.units.with_value(|units| {
@@ -1494,6 +1490,16 @@ impl HistoryState {
                 let (files, bytes) =
                     self.units.with_value(|u| u.get(unit as usize).map_or((0, 0.0), |u| (u.files.len(), u.bytes)));
                 match reply {
+                    FromWorker::UnitHits { query_error: Some(error), .. } => {
+                        // Every unit would say the same: the search stops.
+                        self.search.update_value(|s| s.error = Some(error));
+                        let state = *self;
+                        leptos::task::spawn_local(async move {
+                            state.stop_search();
+                            state.search_pass.set(None);
+                            state.search_changed.update(|n| *n += 1);
+                        });
+                    }
                     FromWorker::UnitHits { hits, count, complete, bytes: read, .. } => self.search.update_value(|s| {
                         s.first_answer_ms.get_or_insert_with(now_ms);
                         s.bytes_read += read;

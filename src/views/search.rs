@@ -5,11 +5,12 @@
 use leptos::html;
 use leptos::prelude::*;
 use sessionscope_engine::dag::{OpId, ToolCategory};
-use sessionscope_engine::search::{Field, Hit, Query};
+use sessionscope_engine::search::{Field, Hit};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::outline::RowKey;
+use crate::protocol::{FromWorker, ToWorker};
 use crate::search::{SearchState, use_search};
 use crate::state::{ViewerState, use_viewer};
 use crate::views::tree::row::row_dom_id;
@@ -142,7 +143,11 @@ pub fn SearchBox() -> impl IntoView {
                 prop:value=move || search.query.get()
                 on:input=on_input
                 on:keydown=on_keydown
-                on:focus=move |_| search.open.set(true)
+                on:focus=move |_| {
+                    search.open.set(true);
+                    // The session's worker, which searches, gets ready while the query is typed.
+                    search.prepare(viewer.model_untracked());
+                }
             />
             <label class="search-option">
                 <input
@@ -272,35 +277,47 @@ pub fn go_to(viewer: &ViewerState, search: SearchState, index: usize) {
 }
 
 /// Highlights the matches inside the selected row once it is drawn (CSS Custom Highlight API,
-/// where the browser has it; the row is selected either way).
+/// where the browser has it; the row is selected either way). The session's worker finds them,
+/// with the search's own regular expression.
 fn highlight_later(viewer: &ViewerState, query: String, regex: bool) {
     let viewer = *viewer;
-    let run = move || {
-        let Some(key) = viewer.selected.get_untracked() else { return };
-        let Ok(query) = Query::new(&query, regex) else { return };
-        highlight(&row_dom_id(key), &query);
-    };
     leptos::task::spawn_local(async move {
         for _ in 0..3 {
             gloo::timers::future::TimeoutFuture::new(60).await;
-            run();
+            let Some(key) = viewer.selected.get_untracked() else { return };
+            highlight(&row_dom_id(key), &query, regex).await;
         }
     });
 }
 
-fn highlight(row_id: &str, query: &Query) {
+async fn highlight(row_id: &str, query: &str, regex: bool) {
+    let Some(worker) = crate::session_worker::current() else { return };
     let Some(window) = web_sys::window() else { return };
     let Some(document) = window.document() else { return };
     let Some(row) = document.get_element_by_id(row_id) else { return };
     let Ok(walker) = document.create_tree_walker_with_what_to_show(&row, 4) else { return };
-    let ranges = js_sys::Array::new();
+    let mut nodes = Vec::new();
+    let mut texts = Vec::new();
     while let Ok(Some(node)) = walker.next_node() {
         let Some(text) = node.text_content() else { continue };
-        for (start, end) in query.matches(&text) {
+        nodes.push(node);
+        texts.push(text);
+    }
+    let id = worker.next_id();
+    let request = ToWorker::Matches { id, query: query.to_owned(), regex, texts: texts.clone() };
+    let Ok((FromWorker::Matches { ranges, .. }, _)) = worker.answer(id, request).await else { return };
+    let found = js_sys::Array::new();
+    for ((node, text), matches) in nodes.iter().zip(&texts).zip(ranges) {
+        // The row was drawn again meanwhile: its old nodes are not highlighted.
+        if !node.is_connected() {
+            continue;
+        }
+        for (start, end) in matches {
+            let (Some(before), Some(to_end)) = (text.get(..start as usize), text.get(..end as usize)) else { continue };
             let Ok(range) = document.create_range() else { continue };
-            let utf16 = |byte: usize| text[..byte].encode_utf16().count() as u32;
-            if range.set_start(&node, utf16(start)).is_ok() && range.set_end(&node, utf16(end)).is_ok() {
-                ranges.push(&range);
+            let utf16 = |prefix: &str| prefix.encode_utf16().count() as u32;
+            if range.set_start(node, utf16(before)).is_ok() && range.set_end(node, utf16(to_end)).is_ok() {
+                found.push(&range);
             }
         }
     }
@@ -310,7 +327,7 @@ fn highlight(row_id: &str, query: &Query) {
     let (Some(constructor), false) = (constructor.dyn_ref::<js_sys::Function>(), highlights.is_undefined()) else {
         return;
     };
-    let Ok(highlight) = js_sys::Reflect::construct(constructor, &ranges) else { return };
+    let Ok(highlight) = js_sys::Reflect::construct(constructor, &found) else { return };
     let set = js_sys::Reflect::get(&highlights, &"set".into()).unwrap_or(JsValue::UNDEFINED);
     if let Some(set) = set.dyn_ref::<js_sys::Function>() {
         let _ = set.call2(&highlights, &"search-hit".into(), &highlight);

@@ -201,6 +201,17 @@ test("a regex search finds a hit inside a collapsed subagent and reveals it", as
   const selected = tree(app.page).locator("[role=treeitem][aria-selected=true]");
   await selected.filter({ hasText: "rem_euclid" }).waitFor();
   assert.equal(await app.page.getByRole("search").getByRole("status").innerText(), "1 of 1 match");
+  // The match is highlighted in the selected row (the session's worker finds it there).
+  await app.page.waitForFunction(() => CSS.highlights.get("search-hit")?.size > 0);
+  const highlighted = await app.page.evaluate(() => [...CSS.highlights.get("search-hit")].map((r) => r.toString()));
+  assert.ok(highlighted.some((text) => text.startsWith("rem_euclid|checked_")), JSON.stringify(highlighted));
+  // A pattern that is not a regular expression says why, and finds nothing.
+  await box.fill("checked_(div");
+  await app.page.getByRole("search").getByRole("status").filter({ hasText: /^not a valid regular expression/ }).waitFor();
+  assert.equal(await results.getByRole("listitem").count(), 0);
+  // Made valid again, it searches again.
+  await box.fill("checked_(div)");
+  await app.page.getByRole("search").getByRole("status").filter({ hasText: /\d+ match/ }).waitFor();
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });

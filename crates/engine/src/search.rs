@@ -54,25 +54,41 @@ pub struct Query {
     /// For a plain query whose text a JSON writer never escapes (printable ASCII but `"`, `\`,
     /// `/`, which some writers escape as `\/`, and `<`, `>`, `&`, which Go's writer escapes), the
     /// same match over raw file bytes: a file or line it does not match cannot hold a hit.
-    raw: Option<AsciiFinder>,
+    raw: Option<RawText>,
 }
 
-/// Printable ASCII text found in bytes whatever its ASCII case: its rarest byte is looked for
-/// (both cases at once, with `memchr`), then the whole text around it. Much faster than a
-/// case-insensitive regular expression in wasm, which has no vectorised literal search.
+/// The raw form of a plain query: printable ASCII text found in bytes whatever its ASCII case.
+/// Its rarest byte is looked for (both cases at once, with `memchr`), then the whole text around
+/// it. Much faster than a case-insensitive regular expression in wasm, which has no vectorised
+/// literal search. It needs no regular expression, so the page asks it of a history's trigram
+/// sets without the code of one.
 #[derive(Clone, Debug)]
-struct AsciiFinder {
+pub struct RawText {
     /// The text, in lower case.
     needle: Vec<u8>,
     /// The index in `needle` of the byte looked for.
     pivot: usize,
 }
 
-impl AsciiFinder {
-    fn new(text: &[u8]) -> AsciiFinder {
+impl RawText {
+    /// The raw form of a query, if it has one: a plain query (not a regular expression) whose
+    /// text a JSON writer never escapes (printable ASCII but `"`, `\\`, `/`, which some writers
+    /// escape as `\/`, and `<`, `>`, `&`, which Go's writer escapes).
+    pub fn of(text: &str, is_regex: bool) -> Option<RawText> {
+        let unescaped =
+            text.bytes().all(|b| (b' '..=b'~').contains(&b) && !matches!(b, b'"' | b'\\' | b'/' | b'<' | b'>' | b'&'));
+        (!is_regex && unescaped && !text.is_empty()).then(|| RawText::new(text.as_bytes()))
+    }
+
+    fn new(text: &[u8]) -> RawText {
         let needle = text.to_ascii_lowercase();
         let pivot = (0..needle.len()).min_by_key(|&i| commonness(needle[i])).unwrap_or(0);
-        AsciiFinder { needle, pivot }
+        RawText { needle, pivot }
+    }
+
+    /// Whether a unit whose raw bytes gave `set` may hold the text: `false` only when it cannot.
+    pub fn may_match_trigrams(&self, set: &crate::trigrams::TrigramSet) -> bool {
+        set.may_hold(&self.needle)
     }
 
     /// Where the text starts at or after `from`.
@@ -123,9 +139,7 @@ impl Query {
             return Err("the query is empty".into());
         }
         let pattern = if is_regex { text.to_owned() } else { regex::escape(text) };
-        let unescaped =
-            text.bytes().all(|b| (b' '..=b'~').contains(&b) && !matches!(b, b'"' | b'\\' | b'/' | b'<' | b'>' | b'&'));
-        let raw = (!is_regex && unescaped).then(|| AsciiFinder::new(text.as_bytes()));
+        let raw = RawText::of(text, is_regex);
         RegexBuilder::new(&pattern)
             .case_insensitive(true)
             .size_limit(1 << 22)
@@ -145,7 +159,7 @@ impl Query {
     /// whole-history search skips reading it. Answers `true` whenever [`Query::may_match_raw`]
     /// would for those bytes.
     pub fn may_match_trigrams(&self, set: &crate::trigrams::TrigramSet) -> bool {
-        self.raw.as_ref().is_none_or(|raw| set.may_hold(&raw.needle))
+        self.raw.as_ref().is_none_or(|raw| raw.may_match_trigrams(set))
     }
 
     /// Whether raw bytes can rule lines out: a plain query whose text no JSON writer escapes.
@@ -344,7 +358,7 @@ mod tests {
             needle in proptest::collection::vec(proptest::sample::select(b"abAB zxX".to_vec()), 1..5),
             from in 0usize..210,
         ) {
-            let finder = AsciiFinder::new(&needle);
+            let finder = RawText::new(&needle);
             let from = from.min(haystack.len());
             let expected = (from..haystack.len())
                 .find(|&i| haystack.get(i..i + needle.len()).is_some_and(|w| w.eq_ignore_ascii_case(&needle)));

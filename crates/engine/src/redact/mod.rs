@@ -135,7 +135,7 @@ pub fn credential_ids() -> Vec<&'static str> {
 }
 
 /// Which detectors run. Credential rules always do.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DetectOptions {
     /// Regular expressions (Rust `regex` syntax); with a capture group, group 1 is replaced.
     /// To match a literal text, escape it (`regex::escape`).
@@ -243,7 +243,7 @@ pub const MAX_CONTEXTS: usize = 3;
 const CONTEXT_CHARS: usize = 40;
 
 /// Parts of a Claude Code log that can be dropped whole.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DropParts {
     /// `thinking` and `redacted_thinking` content blocks.
     pub thinking: bool,

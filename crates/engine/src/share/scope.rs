@@ -9,7 +9,7 @@ use crate::dag::{ConversationId, Fork, Graph, SessionId};
 use crate::model::{Corpus, EntryId, FileId, Format};
 
 /// What to share.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Scope {
     /// Every loaded file.
     All,

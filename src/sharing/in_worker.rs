@@ -1,0 +1,274 @@
+//! The share dialog's work that runs in the open session's worker (`crate::session_worker`),
+//! so the page carries neither the detectors nor the regular expressions they are made of
+//! (`docs/size.md`): the redaction scan of a scope, and the redacted files written from it
+//! once the findings are reviewed. The worker keeps the newest scan between the two; the page
+//! keeps the review (which findings stay visible) and sends it with each write.
+
+use std::cell::{Cell, RefCell};
+
+use sessionscope_engine::Corpus;
+use sessionscope_engine::Loader;
+use sessionscope_engine::dag::Graph;
+use sessionscope_engine::redact::{DetectOptions, DropParts, Redactor};
+use sessionscope_engine::share::bundle::BundleHeader;
+use sessionscope_engine::share::markdown::{MarkdownOptions, corpus_markdown};
+use sessionscope_engine::share::redacted::{self, Redacted};
+use sessionscope_engine::share::scope::{Scope, ScopeLines, resolve};
+use sessionscope_engine::share::{Bundle, Cursor};
+
+use super::scan::{FindingRow, ScanReport};
+
+/// Bytes scanned per slice, between which newer requests are let in.
+const SLICE_BYTES: usize = 2 << 20;
+
+/// A scanned scope, ready to be written out.
+struct Scanned {
+    scope: Scope,
+    lines: ScopeLines,
+    redactor: Redactor,
+    title: String,
+}
+
+thread_local! {
+    static SCANNED: RefCell<Option<Scanned>> = const { RefCell::new(None) };
+    /// The newest scan asked for: an older one still running stops.
+    static NEWEST_SCAN: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Scans `scope` of the model for what `options` looks for, slice by slice: `progress(done,
+/// total)` between slices, and `pause` to let newer requests in. `None` when a newer scan
+/// was asked for meanwhile.
+#[allow(clippy::too_many_arguments)]
+pub async fn scan<P: std::future::Future<Output = ()>>(
+    corpus: &Corpus,
+    graph: &Graph,
+    id: u64,
+    scope: Scope,
+    without_agents: bool,
+    options: &DetectOptions,
+    progress: impl Fn(usize, usize),
+    pause: impl Fn() -> P,
+) -> Result<Option<ScanReport>, String> {
+    scan_in_slices(corpus, graph, id, scope, without_agents, options, progress, pause, SLICE_BYTES).await
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn scan_in_slices<P: std::future::Future<Output = ()>>(
+    corpus: &Corpus,
+    graph: &Graph,
+    id: u64,
+    scope: Scope,
+    without_agents: bool,
+    options: &DetectOptions,
+    progress: impl Fn(usize, usize),
+    pause: impl Fn() -> P,
+    slice_bytes: usize,
+) -> Result<Option<ScanReport>, String> {
+    NEWEST_SCAN.set(id);
+    SCANNED.take();
+    let mut redactor = Redactor::new(options).map_err(|error| error.to_string())?;
+    let lines = resolve(corpus, graph, &scope, without_agents);
+    let title = redacted::scope_title(graph, &scope);
+    redacted::scan_title(&title, &mut redactor);
+    let total = lines.line_count();
+    let mut cursor = Cursor::default();
+    while !redacted::scan(corpus, &lines, &mut cursor, slice_bytes, &mut redactor) {
+        progress(cursor.done, total);
+        pause().await;
+        if NEWEST_SCAN.get() != id {
+            return Ok(None);
+        }
+    }
+    let report = ScanReport { findings: rows_of(&redactor), lines: total, bytes: lines.byte_count() as u64 };
+    SCANNED.set(Some(Scanned { scope, lines, redactor, title }));
+    Ok(Some(report))
+}
+
+/// The kept scan's scope redacted, findings kept visible where `keep` says so: the share's
+/// payload, or the scope as Markdown if `markdown`, and the share's header.
+pub fn write(
+    corpus: &Corpus,
+    graph: &Graph,
+    keep: &[bool],
+    parts: &DropParts,
+    selected: Option<String>,
+    markdown: bool,
+) -> Result<(BundleHeader, Vec<u8>), String> {
+    SCANNED.with_borrow_mut(|scanned| {
+        let scanned = scanned.as_mut().ok_or("scan first")?;
+        for (index, &keep) in keep.iter().enumerate() {
+            scanned.redactor.set_keep(index, keep);
+        }
+        let bundle = redact(corpus, graph, scanned, parts, selected);
+        if !markdown {
+            return Ok((bundle.header.clone(), bundle.encode()));
+        }
+        // The redacted files are read back, as a dropped file is, and written as Markdown.
+        let shared = Loader::read_all(bundle.files.iter().map(|(path, bytes)| (path.as_str(), bytes.as_slice())));
+        let shared_graph = Graph::build(&shared);
+        let body = corpus_markdown(&shared, &shared_graph, &MarkdownOptions::default());
+        let text = format!(
+            "{body}\n---\n_Shared with sessionscope ({}); secrets and personal data replaced by placeholders such as `[REDACTED:github-token#1]`._\n",
+            bundle.header.scope
+        );
+        Ok((bundle.header, text.into_bytes()))
+    })
+}
+
+/// The redacted files of the scanned scope, with their header.
+fn redact(corpus: &Corpus, graph: &Graph, scanned: &Scanned, parts: &DropParts, selected: Option<String>) -> Bundle {
+    let mut out = Redacted::default();
+    let mut cursor = Cursor::default();
+    while !redacted::apply(corpus, &scanned.lines, &mut cursor, usize::MAX, &scanned.redactor, parts, &mut out) {}
+    // The message to show first, if the scope holds it.
+    let selected = selected.filter(|uuid| {
+        corpus.entries.iter().any(|entry| {
+            corpus.entry_uuid(entry) == uuid
+                && scanned
+                    .lines
+                    .files
+                    .iter()
+                    .any(|f| f.file == entry.file && f.lines.iter().any(|l| l.line == entry.line))
+        })
+    });
+    let header = BundleHeader {
+        title: redacted::redact_title(&scanned.title, &scanned.redactor),
+        scope: redacted::redact_title(&scanned.scope.describe(graph), &scanned.redactor),
+        selected,
+        redaction: redacted::redaction_note(
+            &scanned.redactor,
+            parts,
+            out.dropped_lines + scanned.lines.agents_left_out,
+        ),
+        ..Default::default()
+    };
+    out.into_bundle(header)
+}
+
+/// The findings as the review list shows them.
+fn rows_of(redactor: &Redactor) -> Vec<FindingRow> {
+    redactor
+        .findings()
+        .iter()
+        .enumerate()
+        .map(|(index, f)| {
+            let context = f
+                .contexts
+                .first()
+                .map(|c| {
+                    let place = if c.line.is_title() {
+                        "title".to_owned()
+                    } else {
+                        format!("line {}, {}", c.line.line, c.field)
+                    };
+                    format!("{place}: …{}{}{}…", c.before, f.placeholder, c.after)
+                })
+                .unwrap_or_default();
+            FindingRow {
+                index,
+                kind: f.kind.id().to_owned(),
+                label: f.kind.label().to_owned(),
+                placeholder: f.placeholder.clone(),
+                secret: f.secret.clone(),
+                count: f.count,
+                keep: f.keep,
+                context,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sessionscope_engine::share::bundle::Bundle;
+
+    fn example() -> (Corpus, Graph) {
+        let corpus = Loader::read_all(crate::example::FILES.iter().copied());
+        let graph = Graph::build(&corpus);
+        (corpus, graph)
+    }
+
+    /// Runs a future whose pauses are all ready at once.
+    fn run<F: std::future::Future>(future: F) -> F::Output {
+        let mut future = std::pin::pin!(future);
+        let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+        loop {
+            if let std::task::Poll::Ready(output) = future.as_mut().poll(&mut context) {
+                return output;
+            }
+        }
+    }
+
+    #[test]
+    fn a_scan_finds_what_the_detectors_look_for_and_the_write_redacts_it() {
+        let (corpus, graph) = example();
+        let options = DetectOptions { user_patterns: vec!["cargo test".into()], ..DetectOptions::default() };
+        let report = run(scan(&corpus, &graph, 1, Scope::All, false, &options, |_, _| {}, || async {}))
+            .unwrap()
+            .expect("no newer scan");
+        assert!(report.lines > 0 && report.bytes > 0);
+        let user = report.findings.iter().find(|f| f.kind == "user-pattern").expect("the user's pattern is found");
+        assert!(user.count > 0 && !user.keep, "{user:?}");
+
+        let (header, payload) = write(&corpus, &graph, &[], &DropParts::default(), None, false).unwrap();
+        let bundle = Bundle::decode(&payload).unwrap();
+        assert_eq!(bundle.header, header);
+        let shared: Vec<u8> = bundle.files.iter().flat_map(|(_, bytes)| bytes.clone()).collect();
+        let shared = String::from_utf8_lossy(&shared);
+        assert!(shared.contains(&user.placeholder) && !shared.contains(&user.secret), "the secret is replaced");
+
+        // Kept visible, it is written as it is.
+        let keep: Vec<bool> = report.findings.iter().map(|f| f.index == user.index).collect();
+        let (_, payload) = write(&corpus, &graph, &keep, &DropParts::default(), None, false).unwrap();
+        let shared: Vec<u8> = Bundle::decode(&payload).unwrap().files.into_iter().flat_map(|(_, b)| b).collect();
+        assert!(String::from_utf8_lossy(&shared).contains(&user.secret));
+
+        // The review is sent whole with each write: redacted again, it is replaced again.
+        let redact_all = vec![false; report.findings.len()];
+        let (_, markdown) = write(&corpus, &graph, &redact_all, &DropParts::default(), None, true).unwrap();
+        let markdown = String::from_utf8(markdown).unwrap();
+        assert!(markdown.contains("Shared with sessionscope") && markdown.contains(&user.placeholder));
+    }
+
+    #[test]
+    fn a_newer_scan_stops_an_older_and_a_write_needs_a_scan() {
+        let (corpus, graph) = example();
+        let options = DetectOptions::default();
+        let steps = Cell::new(0);
+        // Scanned in small slices, a scan reports its progress between them.
+        let done = run(scan_in_slices(
+            &corpus,
+            &graph,
+            5,
+            Scope::All,
+            false,
+            &options,
+            |done, total| {
+                assert!(done <= total);
+                steps.set(steps.get() + 1);
+            },
+            || async {},
+            1024,
+        ));
+        assert!(done.unwrap().is_some() && steps.get() > 1, "{} steps", steps.get());
+        // A scan whose pause lets a newer one in gives up, and keeps nothing to write from.
+        let stopped = run(scan_in_slices(
+            &corpus,
+            &graph,
+            6,
+            Scope::All,
+            false,
+            &options,
+            |_, _| {},
+            || async { NEWEST_SCAN.set(7) },
+            1024,
+        ));
+        assert_eq!(stopped.unwrap(), None);
+        assert_eq!(write(&corpus, &graph, &[], &DropParts::default(), None, false).unwrap_err(), "scan first");
+        // A pattern that is not a regular expression fails the scan, with the reason.
+        let bad = DetectOptions { user_patterns: vec!["(".into()], ..DetectOptions::default() };
+        let error = run(scan(&corpus, &graph, 8, Scope::All, false, &bad, |_, _| {}, || async {})).unwrap_err();
+        assert!(error.contains('('), "{error}");
+    }
+}
