@@ -1,5 +1,5 @@
 // The page and its workers (the protocol of src/protocol.rs) in a real browser: search of a
-// large session in a worker, a request the worker cannot read answered with an error that the
+// large session in the session's worker, a request the worker cannot read answered with an error that the
 // page shows, and replies the page cannot read ignored.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ROOT, serveDist, launchBrowser, openApp, dropFiles, dropGeneratedSession, tree } from "./harness.mjs";
 
 const KETTLE = readFileSync(join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl"));
-/** Above this many bytes loaded, the page searches in a worker (`search::WORKER_THRESHOLD`). */
+/** A session this big takes a while to search: its hits come in steps. */
 const WORKER_THRESHOLD = 16 << 20;
 let server;
 let browser;
@@ -38,7 +38,7 @@ test("a large session is searched in a worker, whose hits arrive typed and lead 
   const workers = [];
   app.page.on("worker", (worker) => workers.push(worker));
   const size = await dropGeneratedSession(app.page, { name: "large", messages: 9000, plantEvery: 500 });
-  assert.ok(size > WORKER_THRESHOLD, `the session (${size} bytes) is large enough to be searched in a worker`);
+  assert.ok(size > WORKER_THRESHOLD, `the session (${size} bytes) is large`);
   await app.page.getByRole("region", { name: "Load summary" }).waitFor({ timeout: 120_000 });
   const before = await settledWorkers(app.page, workers);
 
@@ -74,11 +74,11 @@ test("a request the worker cannot read is answered with an error", async () => {
     const next = () => new Promise((ok) => worker.addEventListener("message", (event) => ok(event.data), { once: true }));
     const replies = [await next()];
     for (const request of [
-      { message: { kind: "launch" }, files: [], buffers: [] },
+      { message: "launch", files: [], buffers: [] },
       42,
-      { message: { kind: "search", body: { id: "seven", query: "x", regex: false } }, files: [], buffers: [] },
-      { message: { kind: "load", body: { paths: ["a.jsonl"], slice: 1, preview: false } }, files: [], buffers: [] },
-      { message: { kind: "load", body: { paths: ["a.jsonl"], slice: 1, preview: false } }, files: ["not a file"], buffers: [] },
+      { message: { search: { id: "seven", query: "x", regex: false } }, files: [], buffers: [] },
+      { message: { load: { paths: ["a.jsonl"], slice: 1, preview: false } }, files: [], buffers: [] },
+      { message: { load: { paths: ["a.jsonl"], slice: 1, preview: false } }, files: ["not a file"], buffers: [] },
     ]) {
       const reply = next();
       worker.postMessage(request);
@@ -87,11 +87,11 @@ test("a request the worker cannot read is answered with an error", async () => {
     worker.terminate();
     return replies;
   });
-  assert.deepEqual(replies[0], { message: { kind: "ready" }, files: [], buffers: [] });
-  for (const reply of replies.slice(1)) assert.equal(reply.message.kind, "error", JSON.stringify(reply));
-  assert.match(replies[1].message.body.message, /launch/);
-  assert.match(replies[4].message.body.message, /1 path\(s\) for 0 file\(s\)/);
-  assert.match(replies[5].message.body.message, /not all files/);
+  assert.deepEqual(replies[0], { message: "ready", files: [], buffers: [] });
+  for (const reply of replies.slice(1)) assert.ok(reply.message.error, JSON.stringify(reply));
+  assert.match(replies[1].message.error.message, /launch/);
+  assert.match(replies[4].message.error.message, /1 path\(s\) for 0 file\(s\)/);
+  assert.match(replies[5].message.error.message, /not all files/);
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });
@@ -102,7 +102,7 @@ test("a load the worker cannot read says why, and replies the page cannot read a
   await app.page.evaluate(() => {
     const post = Worker.prototype.postMessage;
     Worker.prototype.postMessage = function (data, transfer) {
-      if (data?.message?.kind === "load") data = { ...data, message: { ...data.message, body: { ...data.message.body, paths: 7 } } };
+      if (data?.message?.load) data = { ...data, message: { load: { ...data.message.load, paths: 7 } } };
       return post.call(this, data, transfer);
     };
   });
@@ -115,8 +115,8 @@ test("a load the worker cannot read says why, and replies the page cannot read a
   await app2.page.evaluate(() => {
     const post = Worker.prototype.postMessage;
     Worker.prototype.postMessage = function (data, transfer) {
-      if (data?.message?.kind === "load") {
-        for (const junk of [{ message: { kind: "bogus" }, files: [], buffers: [] }, 17, { message: { kind: "progress", body: { done: "x" } } }, { message: { kind: "done" } }]) {
+      if (data?.message?.load) {
+        for (const junk of [{ message: "bogus", files: [], buffers: [] }, 17, { message: { progress: { done: "x" } } }, { message: "done" }]) {
           // Later, not from inside the page's handler that is posting this request.
           setTimeout(() => this.dispatchEvent(new MessageEvent("message", { data: junk })), 0);
         }
