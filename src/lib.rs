@@ -20,6 +20,7 @@ pub mod outline;
 pub mod panel;
 pub mod pool;
 pub mod protocol;
+pub mod queued_worker;
 pub mod render;
 pub mod row_names;
 pub mod search;

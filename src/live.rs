@@ -15,7 +15,8 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::files::PickedFile;
 use crate::model::Model;
-use crate::protocol::{Encoded, Envelope, FromWorker, ToWorker, buffer_of, bytes_of};
+use crate::protocol::{Envelope, FromWorker, ToWorker, buffer_of, bytes_of};
+use crate::queued_worker::QueuedWorker;
 
 /// A followed session up to this size is kept as it is read (its bytes are held twice, by the
 /// loader and by the model shown); a bigger one is read again whole in a worker.
@@ -161,9 +162,7 @@ type Answer = Rc<RefCell<Option<oneshot::Sender<Result<Model, String>>>>>;
 /// The worker that keeps a followed session's loader: requests are posted in order, queued
 /// until the worker runs; a snapshot is answered with the model and the files' bytes.
 struct FollowWorker {
-    worker: web_sys::Worker,
-    ready: Rc<std::cell::Cell<bool>>,
-    queue: Rc<RefCell<Vec<Encoded>>>,
+    worker: QueuedWorker,
     answer: Answer,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
@@ -171,12 +170,7 @@ struct FollowWorker {
 
 impl FollowWorker {
     fn start() -> Result<FollowWorker, String> {
-        let (worker, ready) = match crate::files::take_spare() {
-            Some(spare) => spare,
-            None => (crate::files::spawn_worker()?, false),
-        };
-        let ready = Rc::new(std::cell::Cell::new(ready));
-        let queue: Rc<RefCell<Vec<Encoded>>> = Rc::default();
+        let worker = QueuedWorker::start()?;
         let answer: Answer = Rc::default();
         let reply = {
             let answer = answer.clone();
@@ -188,16 +182,11 @@ impl FollowWorker {
         };
         let reply = Rc::new(reply);
         let on_message = {
-            let (worker, ready, queue, reply) = (worker.clone(), ready.clone(), queue.clone(), reply.clone());
+            let (worker, reply) = (worker.clone(), reply.clone());
             Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
                 let Ok(envelope) = Envelope::<FromWorker>::decode(event.data()) else { return };
                 match envelope.message {
-                    FromWorker::Ready => {
-                        ready.set(true);
-                        for request in queue.borrow_mut().drain(..) {
-                            let _ = request.post_to(&worker);
-                        }
-                    }
+                    FromWorker::Ready => worker.ready(),
                     FromWorker::Followed => {
                         let Some((model, files)) = envelope.buffers.split_first() else {
                             return reply(Err("the worker sent no model".to_owned()));
@@ -215,18 +204,15 @@ impl FollowWorker {
             event.prevent_default();
             reply(Err(format!("the worker following the session stopped: {}", event.message())));
         });
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        Ok(FollowWorker { worker, ready, queue, answer, _on_message: on_message, _on_error: on_error })
+        worker.worker().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.worker().set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Ok(FollowWorker { worker, answer, _on_message: on_message, _on_error: on_error })
     }
 
     /// Posts a request, or queues it until the worker runs.
     fn send(&self, request: Envelope<ToWorker>) {
-        let Ok(encoded) = request.encode() else { return };
-        if self.ready.get() {
-            let _ = encoded.post_to(&self.worker);
-        } else {
-            self.queue.borrow_mut().push(encoded);
+        if let Ok(encoded) = request.encode() {
+            let _ = self.worker.post(encoded);
         }
     }
 
@@ -241,9 +227,7 @@ impl FollowWorker {
 impl Drop for FollowWorker {
     fn drop(&mut self) {
         // A message already on its way finds no handler, not the closures dropped here.
-        self.worker.set_onmessage(None);
-        self.worker.set_onerror(None);
-        self.worker.terminate();
+        self.worker.stop();
     }
 }
 

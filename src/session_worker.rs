@@ -24,21 +24,20 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::model::Model;
-use crate::protocol::{Encoded, Envelope, FromWorker, ToWorker, buffer_of};
+use crate::protocol::{Envelope, FromWorker, ToWorker, buffer_of};
+use crate::queued_worker::QueuedWorker;
 
 /// Gets each reply to one request; answers `true` once it wants no more.
 type Listener = Box<dyn FnMut(FromWorker, Vec<ArrayBuffer>) -> bool>;
 
 pub struct SessionWorker {
-    worker: web_sys::Worker,
+    worker: QueuedWorker,
     /// The model it holds a copy of (compared by address: a new load is a new `Arc`).
     model: *const Model,
-    ready: Rc<Cell<bool>>,
-    /// Requests posted before the worker held the model.
-    queue: Rc<RefCell<Vec<Encoded>>>,
     listeners: Rc<RefCell<HashMap<u64, Listener>>>,
     next_id: Cell<u64>,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
 }
 
 thread_local! {
@@ -64,65 +63,36 @@ pub fn current() -> Option<Rc<SessionWorker>> {
 /// Lets the worker go, and its copy of the model (another model is loaded).
 pub fn release() {
     if let Some(worker) = CURRENT.with_borrow_mut(Option::take) {
-        worker.worker.set_onmessage(None);
-        worker.worker.terminate();
+        worker.worker.stop();
+    }
+}
+
+/// Tells every listener `message`, and forgets them: none is left waiting.
+fn tell_all(listeners: &RefCell<HashMap<u64, Listener>>, message: &str) {
+    let waiting: Vec<Listener> = listeners.borrow_mut().drain().map(|(_, l)| l).collect();
+    for mut listener in waiting {
+        listener(FromWorker::Error { message: message.to_owned() }, Vec::new());
     }
 }
 
 impl SessionWorker {
     fn start(model: &Model) -> Result<SessionWorker, String> {
-        let (worker, ready_now) = match crate::files::take_spare() {
-            Some(spare) => {
-                // The next drop finds another waiting.
-                crate::files::prepare_worker_soon();
-                spare
-            }
-            None => (crate::files::spawn_worker()?, false),
-        };
-        // The model and the file bytes, each in a buffer the worker takes over.
+        let worker = QueuedWorker::start()?;
+        // The model and the file bytes, each in a buffer the worker takes over: the first
+        // request, so every other finds the model there.
         let encoded = crate::worker::encode_model(&model.corpus, &model.graph)?;
         let buffers =
             std::iter::once(buffer_of(&encoded)).chain(model.corpus.bytes.iter().map(|b| buffer_of(b))).collect();
-        let init = Envelope::new(ToWorker::SearchInit).with_buffers(buffers).encode()?;
-        let ready = Rc::new(Cell::new(false));
-        let queue: Rc<RefCell<Vec<Encoded>>> = Rc::new(RefCell::new(Vec::new()));
+        worker.post(Envelope::new(ToWorker::SearchInit).with_buffers(buffers).encode()?)?;
         let listeners: Rc<RefCell<HashMap<u64, Listener>>> = Rc::new(RefCell::new(HashMap::new()));
-        let hand_over = {
-            let worker = worker.clone();
-            let ready = ready.clone();
-            let queue = queue.clone();
-            move || {
-                let _ = init.post_to(&worker);
-                ready.set(true);
-                for request in queue.borrow_mut().drain(..) {
-                    let _ = request.post_to(&worker);
-                }
-            }
-        };
-        let mut hand_over = Some(hand_over);
-        if ready_now && let Some(hand_over) = hand_over.take() {
-            hand_over();
-        }
         let on_message = {
-            let listeners = listeners.clone();
+            let (worker, listeners) = (worker.clone(), listeners.clone());
             Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
                 // A reply that cannot be read is ignored.
                 let Ok(reply) = Envelope::<FromWorker>::decode(event.data()) else { return };
                 let id = match &reply.message {
-                    FromWorker::Ready => {
-                        if let Some(hand_over) = hand_over.take() {
-                            hand_over();
-                        }
-                        return;
-                    }
-                    FromWorker::Error { message } => {
-                        // Every listener hears it; none is left waiting.
-                        let waiting: Vec<Listener> = listeners.borrow_mut().drain().map(|(_, l)| l).collect();
-                        for mut listener in waiting {
-                            listener(FromWorker::Error { message: message.clone() }, Vec::new());
-                        }
-                        return;
-                    }
+                    FromWorker::Ready => return worker.ready(),
+                    FromWorker::Error { message } => return tell_all(&listeners, message),
                     FromWorker::Hits { id, .. }
                     | FromWorker::Matches { id, .. }
                     | FromWorker::ShareProgress { id, .. }
@@ -138,15 +108,31 @@ impl SessionWorker {
                 }
             })
         };
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        // A worker that stops (out of memory) fails what waits on it; the next request starts
+        // another.
+        let on_error = {
+            let listeners = listeners.clone();
+            let model = model as *const Model;
+            Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |event: web_sys::ErrorEvent| {
+                event.prevent_default();
+                tell_all(&listeners, &format!("the session's worker stopped: {}", event.message()));
+                // Not from inside this handler, which goes with the worker.
+                leptos::task::spawn_local(async move {
+                    if current().is_some_and(|w| std::ptr::eq(w.model, model)) {
+                        release();
+                    }
+                });
+            })
+        };
+        worker.worker().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.worker().set_onerror(Some(on_error.as_ref().unchecked_ref()));
         Ok(SessionWorker {
             worker,
             model: model as *const Model,
-            ready,
-            queue,
             listeners,
             next_id: Cell::new(1),
             _on_message: on_message,
+            _on_error: on_error,
         })
     }
 
@@ -166,12 +152,7 @@ impl SessionWorker {
     ) -> Result<(), String> {
         let encoded = Envelope::new(request).encode()?;
         self.listeners.borrow_mut().insert(id, Box::new(listener));
-        if self.ready.get() {
-            encoded.post_to(&self.worker)
-        } else {
-            self.queue.borrow_mut().push(encoded);
-            Ok(())
-        }
+        self.worker.post(encoded)
     }
 
     /// Posts `request` and waits for its one reply (an error that names it is an `Err`).
