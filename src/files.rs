@@ -256,7 +256,7 @@ async fn walk_whole(entries: Vec<(web_sys::FileSystemEntry, bool)>, in_folder: b
         let listed = futures::future::join_all(folders.iter().map(read_directory)).await;
         level = listed.into_iter().flatten().map(|child| (child, true)).collect();
     }
-    picked.files.sort_by(|a, b| a.path.cmp(&b.path));
+    crate::sort::sort_by(&mut picked.files, |a, b| a.path.cmp(&b.path));
     picked
 }
 

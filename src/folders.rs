@@ -106,7 +106,7 @@ fn folder_of(record: &JsValue) -> Option<Remembered> {
 pub async fn remembered() -> Vec<Remembered> {
     let mut folders: Vec<Remembered> =
         store::all(store::FOLDERS).await.unwrap_or_default().iter().filter_map(folder_of).collect();
-    folders.sort_by(|a, b| b.opened_ms.total_cmp(&a.opened_ms));
+    crate::sort::sort_by(&mut folders, |a, b| b.opened_ms.total_cmp(&a.opened_ms));
     folders
 }
 
@@ -312,7 +312,7 @@ async fn walk_whole(handles: Vec<(String, FileSystemHandle)>) -> Picked {
             }
         }
     }
-    picked.files.sort_by(|a, b| a.path.cmp(&b.path));
+    crate::sort::sort_by(&mut picked.files, |a, b| a.path.cmp(&b.path));
     picked
 }
 

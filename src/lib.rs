@@ -26,6 +26,7 @@ pub mod row_names;
 pub mod search;
 pub mod session_worker;
 pub mod sharing;
+pub mod sort;
 pub mod state;
 pub mod store;
 pub mod theme;

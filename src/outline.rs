@@ -498,7 +498,7 @@ impl Builder<'_> {
             });
             segments[index].1.push(e);
         }
-        segments.sort_by_key(|(root, _)| *root);
+        crate::sort::sort_by_key(&mut segments, |(root, _)| *root);
         // Groups: the segments before the first compaction, then each compaction's segment
         // with the non-compaction segments that follow it.
         let compaction_of_root = |root: EntryId| {

@@ -168,13 +168,13 @@ impl Counter {
 
     fn finish(self, _corpus: &Corpus) -> PanelCounts {
         let mut categories: Vec<(ToolCategory, u32)> = self.categories.into_iter().collect();
-        categories.sort();
+        crate::sort::sort(&mut categories);
         let mut statuses: Vec<(ToolStatus, u32)> = self.statuses.into_iter().collect();
-        statuses.sort();
+        crate::sort::sort(&mut statuses);
         let mut tools: Vec<(String, u32)> = self.tools.into_iter().collect();
-        tools.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        crate::sort::sort_by(&mut tools, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         let mut agents: Vec<(ConversationId, u32)> = self.agents.into_iter().collect();
-        agents.sort();
+        crate::sort::sort(&mut agents);
         PanelCounts { total: self.total, categories, statuses, tools, agents }
     }
 }
@@ -329,7 +329,7 @@ pub fn files_touched(corpus: &Corpus, graph: &Graph, panel: &Panel) -> Vec<Touch
         }
     }
     let mut out: Vec<TouchedFile> = order.into_iter().filter_map(|p| files.remove(&p)).collect();
-    out.sort_by(|a, b| {
+    crate::sort::sort_by(&mut out, |a, b| {
         (b.edits + b.writes).cmp(&(a.edits + a.writes)).then(b.ops.len().cmp(&a.ops.len())).then(a.path.cmp(&b.path))
     });
     out

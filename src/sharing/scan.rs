@@ -153,7 +153,7 @@ impl ShareScan {
                 .map(|f| f.label())
                 .collect()
         });
-        labels.sort_unstable();
+        crate::sort::sort(&mut labels);
         labels.dedup();
         labels
     }

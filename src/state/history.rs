@@ -1609,7 +1609,7 @@ impl HistoryState {
                 totals.last_ms = totals.last_ms.max(row.row.end_ms.or(row.row.start_ms).unwrap_or(i64::MIN));
             }
             let mut all: Vec<ProjectTotals> = by_name.into_values().collect();
-            all.sort_by(|a, b| b.last_ms.cmp(&a.last_ms).then_with(|| a.project.cmp(&b.project)));
+            crate::sort::sort_by(&mut all, |a, b| b.last_ms.cmp(&a.last_ms).then_with(|| a.project.cmp(&b.project)));
             all
         })
     }
@@ -1647,13 +1647,14 @@ fn index_order(units: &[HistoryUnit], first: u32) -> Vec<u32> {
     let mut order: Vec<u32> = (0..units.len() as u32).collect();
     let newest = |unit: &HistoryUnit| unit.files.iter().map(|f| f.file.last_modified()).fold(0.0, f64::max);
     let big = |unit: &HistoryUnit| unit.bytes >= BIG_UNIT_BYTES;
-    order.sort_by(|&a, &b| {
+    crate::sort::sort_by(&mut order, |&a, &b| {
         let (a, b) = (&units[a as usize], &units[b as usize]);
         big(a).cmp(&big(b)).then(newest(b).total_cmp(&newest(a)))
     });
     // The first rows wait for the first unit read: of the newest few, the smallest go first.
-    let lead = order.len().min(LEAD_UNITS);
-    order[..lead].sort_by(|&a, &b| units[a as usize].bytes.total_cmp(&units[b as usize].bytes));
+    let mut rest = order.split_off(order.len().min(LEAD_UNITS));
+    crate::sort::sort_by(&mut order, |&a, &b| units[a as usize].bytes.total_cmp(&units[b as usize].bytes));
+    order.append(&mut rest);
     order.into_iter().map(|u| u + first).collect()
 }
 

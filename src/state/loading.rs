@@ -428,7 +428,7 @@ impl LoadState {
                 all.push(file);
             }
         }
-        all.sort_by(|a, b| a.path.cmp(&b.path));
+        crate::sort::sort_by(&mut all, |a, b| a.path.cmp(&b.path));
         let skipped = picked.skipped_by_name;
         self.skipped_by_name.update(|s| {
             if !add {

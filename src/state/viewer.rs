@@ -367,7 +367,7 @@ impl ViewerState {
         };
         let (toggled, choices, filter, noise) = self.options.with_value(|o| {
             let mut toggled: Vec<String> = o.toggled.iter().filter_map(|&k| row_name(&model, k)).collect();
-            toggled.sort();
+            crate::sort::sort(&mut toggled);
             let mut choices: Vec<(String, u32)> = o
                 .choices
                 .iter()
@@ -376,7 +376,7 @@ impl ViewerState {
                     (alt != f.active).then(|| (entry_uuid(&model, f.node), alt))
                 })
                 .collect();
-            choices.sort();
+            crate::sort::sort(&mut choices);
             (toggled, choices, o.filter.clone(), o.show_noise)
         });
         let mut flags = String::new();

@@ -44,7 +44,7 @@ fn passes(row: &SessionRow, view: &ListView, text: &str) -> bool {
 fn listed(rows: &[Arc<HistoryRow>], view: &ListView) -> Vec<usize> {
     let text = view.text.trim().to_lowercase();
     let mut order: Vec<usize> = (0..rows.len()).filter(|&i| passes(&rows[i].row, view, &text)).collect();
-    order.sort_by(|&a, &b| {
+    crate::sort::sort_by(&mut order, |&a, &b| {
         let (a, b) = (&rows[a].row, &rows[b].row);
         let ordering = match view.sort {
             SortKey::Start => a.start_ms.cmp(&b.start_ms),
@@ -360,7 +360,7 @@ fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> im
     let models = Memo::new(move |_| {
         rows.with(|rows| {
             let mut all: Vec<String> = rows.iter().flat_map(|r| r.row.models.iter().cloned()).collect();
-            all.sort();
+            crate::sort::sort(&mut all);
             all.dedup();
             all
         })
@@ -368,7 +368,7 @@ fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> im
     let agents = Memo::new(move |_| {
         rows.with(|rows| {
             let mut all: Vec<String> = rows.iter().map(|r| r.row.agent.clone()).filter(|a| !a.is_empty()).collect();
-            all.sort();
+            crate::sort::sort(&mut all);
             all.dedup();
             all
         })

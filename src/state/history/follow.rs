@@ -398,7 +398,7 @@ impl HistoryState {
                 leptos::task::spawn_local(async move {
                     state.refresh_pool.set_value(None);
                     let mut next = state.read_next.try_update_value(std::mem::take).unwrap_or_default();
-                    next.sort_unstable();
+                    crate::sort::sort(&mut next);
                     next.dedup();
                     state.read_again(next);
                 });

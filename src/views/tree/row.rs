@@ -438,7 +438,7 @@ fn agent_row(model: &Arc<Model>, conversation: ConversationId) -> AnyView {
             None => tools.push((name, 1)),
         }
     }
-    tools.sort_by_key(|t| std::cmp::Reverse(t.1));
+    crate::sort::sort_by_key(&mut tools, |t| std::cmp::Reverse(t.1));
     let tools_text = tools.iter().take(4).map(|(n, c)| format!("{n} ×{c}")).collect::<Vec<_>>().join(", ");
     let kind = match conv.kind {
         ConversationKind::CompactionAgent => "Compaction agent".to_owned(),
