@@ -45,21 +45,30 @@ impl ChromeState {
         }
     }
 
-    /// The theme toggle: from the system's theme to the other one, then between light and dark.
+    /// The theme toggle: every click shows the other theme. From following the system it picks
+    /// the other one; from a theme picked, it goes back to following the system when the
+    /// system's theme is the other one, so the choice can be undone.
     pub fn switch_theme(&self) {
-        self.theme.update(|t| {
-            *t = match *t {
-                Theme::System => {
-                    if theme::is_dark(Theme::System) {
-                        Theme::Light
-                    } else {
-                        Theme::Dark
-                    }
-                }
-                Theme::Light => Theme::Dark,
-                Theme::Dark => Theme::Light,
-            }
-        });
+        let system_is_dark = theme::is_dark(Theme::System);
+        self.theme.update(|t| *t = next_theme(*t, system_is_dark));
+    }
+}
+
+/// The theme after a click of the toggle, the system's being dark or not.
+fn next_theme(theme: Theme, system_is_dark: bool) -> Theme {
+    let shows_dark = match theme {
+        Theme::System => system_is_dark,
+        Theme::Dark => true,
+        Theme::Light => false,
+    };
+    let other_is_dark = !shows_dark;
+    if theme != Theme::System && other_is_dark == system_is_dark {
+        // The other theme is the system's: follow the system again.
+        Theme::System
+    } else if other_is_dark {
+        Theme::Dark
+    } else {
+        Theme::Light
     }
 }
 
@@ -71,4 +80,26 @@ impl Default for ChromeState {
 
 pub fn use_chrome() -> ChromeState {
     expect_context::<ChromeState>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_toggle_shows_the_other_theme_and_comes_back_to_the_system() {
+        for system_is_dark in [false, true] {
+            let mut theme = Theme::System;
+            let mut shown = Vec::new();
+            for _ in 0..4 {
+                theme = next_theme(theme, system_is_dark);
+                shown.push(theme);
+            }
+            let other = if system_is_dark { Theme::Light } else { Theme::Dark };
+            assert_eq!(shown, [other, Theme::System, other, Theme::System], "system dark: {system_is_dark}");
+        }
+        // A theme picked as the system's own (the system changed since) goes to the other one.
+        assert_eq!(next_theme(Theme::Dark, true), Theme::Light);
+        assert_eq!(next_theme(Theme::Light, false), Theme::Dark);
+    }
 }

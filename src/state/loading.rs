@@ -725,7 +725,27 @@ impl LoadState {
         } else if let Some(name) = link.as_ref().and_then(|l| l.message.as_deref()).filter(|m| m.contains(':')) {
             // A view link names rows other than messages by their stable names.
             self.viewer.reveal_named(name);
+        } else if let Some(missing) = link.as_ref().and_then(|l| link_not_found(l, target.is_some())) {
+            self.chrome.notice.set(Some(missing));
         }
+    }
+}
+
+/// What a link names that the loaded files do not hold, in words (`found_session`: the session
+/// it names, or its message's, is shown).
+fn link_not_found(link: &crate::deeplink::DeepLink, found_session: bool) -> Option<String> {
+    let short = |id: &str| id.chars().take(13).collect::<String>();
+    match (&link.message, &link.session) {
+        (Some(message), _) if found_session => {
+            Some(format!("The link's message {} is not in these files: its session is shown.", short(message)))
+        }
+        (Some(message), _) => {
+            Some(format!("The link's message {} is not in these files: the largest session is shown.", short(message)))
+        }
+        (None, Some(session)) if !found_session => {
+            Some(format!("The link's session {} is not in these files: the largest session is shown.", short(session)))
+        }
+        _ => None,
     }
 }
 

@@ -143,6 +143,7 @@ pub fn SearchBox() -> impl IntoView {
                 prop:value=move || search.query.get()
                 on:input=on_input
                 on:keydown=on_keydown
+                on:click=move |_| search.open.set(true)
                 on:focus=move |_| {
                     search.open.set(true);
                     // The session's worker, which searches, gets ready while the query is typed.
@@ -251,6 +252,8 @@ pub fn go_to(viewer: &ViewerState, search: SearchState, index: usize) {
     let Some(hit) = search.hits.with_value(|h| h.get(index).cloned()) else { return };
     let Some(model) = viewer.model.get_value() else { return };
     search.current.set(Some(index));
+    // The list of hits would cover the row gone to: it closes, and opens again from the box.
+    search.open.set(false);
     let op =
         matches!(hit.field, Field::ToolInput | Field::ToolResult | Field::ToolName)
             .then(|| {

@@ -366,11 +366,21 @@ fn LinkOut(info: LinkInfo, message: RwSignal<Option<String>>) -> impl IntoView {
             ));
         });
     };
+    // The link made comes into view, selected, ready to copy: it is below the review, often
+    // past the window's bottom.
+    let area = NodeRef::<leptos::html::Textarea>::new();
+    Effect::new(move |_| {
+        if let Some(area) = area.get() {
+            area.scroll_into_view_with_bool(false);
+            let _ = area.focus();
+            area.select();
+        }
+    });
     view! {
         <div class="link-out">
             <label class="stacked">
                 {if info.encrypted { "Share link (encrypted: send the passphrase separately)" } else { "Share link" }}
-                <textarea readonly rows="3" aria-label="Share link" prop:value=info.url.clone()></textarea>
+                <textarea node_ref=area readonly rows="3" aria-label="Share link" prop:value=info.url.clone()></textarea>
             </label>
             <div class="meter-row">
                 <meter min="0" max=MAX_LINK_CHARS value=info.chars aria-label="Link size"></meter>

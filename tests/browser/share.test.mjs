@@ -88,6 +88,12 @@ async function createLink(dialog, passphrase) {
   await dialog.getByRole("button", { name: "Create link" }).click();
   const box = dialog.getByRole("textbox", { name: "Share link" });
   await box.waitFor({ timeout: 30_000 });
+  // It comes into the window, focused, its text selected to copy.
+  await dialog.page().waitForFunction(() => {
+    const area = document.activeElement;
+    const bottom = area?.getBoundingClientRect().bottom;
+    return area?.getAttribute("aria-label") === "Share link" && bottom <= innerHeight && area.selectionEnd === area.value.length && area.value.length > 0;
+  });
   return box.inputValue();
 }
 

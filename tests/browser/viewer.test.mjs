@@ -177,6 +177,26 @@ test("a deep link opens the message it names, expanding what hides it", async ()
   await app.context.close();
 });
 
+test("a deep link to a message these files do not hold says so, and shows its session", async () => {
+  const first = JSON.parse(readFileSync(EXAMPLE, "utf8").split("\n").find((l) => l.includes('"type":"user"')));
+  const app = await openApp(browser, server, { url: `${server.url}#s=${first.sessionId}&m=0000dead-beef-4000-8000-000000000000` });
+  await openExample(app.page);
+  await tree(app.page).getByRole("treeitem").first().waitFor();
+  const notice = app.page.getByRole("status").filter({ hasText: "The link's message 0000dead-beef is not in these files: its session is shown." });
+  await notice.waitFor();
+  await notice.getByRole("button", { name: "Dismiss" }).click();
+  await notice.waitFor({ state: "detached" });
+  // A session none of the files holds: the largest is shown instead, and that is said too.
+  const app2 = await openApp(browser, server, { url: `${server.url}#s=no-such-session` });
+  await openExample(app2.page);
+  await tree(app2.page).getByRole("treeitem").first().waitFor();
+  await app2.page.getByRole("status").filter({ hasText: "The link's session no-such-sessi is not in these files: the largest session is shown." }).waitFor();
+  assert.deepEqual(app.errors, []);
+  assert.deepEqual(app2.errors, []);
+  await app.context.close();
+  await app2.context.close();
+});
+
 test("hidden lines are folded by default and revealed in place", async () => {
   const app = await openApp(browser, server);
   await openExample(app.page);
@@ -206,9 +226,21 @@ test("light and dark themes follow the system, and the toggle", async () => {
   const app = await openApp(browser, server, { colorScheme: "dark" });
   const background = () => app.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   assert.equal(await background(), "rgb(13, 17, 23)");
-  await app.page.getByRole("button", { name: "Switch between light and dark" }).click();
+  const toggle = app.page.getByRole("button", { name: "Switch between light and dark" });
+  await toggle.click();
   assert.equal(await app.page.evaluate(() => document.documentElement.dataset.theme), "light");
   assert.equal(await background(), "rgb(255, 255, 255)");
+  assert.equal(await toggle.innerText(), "Theme: light");
+  // The next click shows the dark theme again by following the system, as before the first.
+  await toggle.click();
+  assert.equal(await toggle.innerText(), "Theme: system");
+  assert.equal(await background(), "rgb(13, 17, 23)");
+  // Which the page remembers as such: the system turning light turns the page light.
+  await app.page.reload();
+  await app.page.getByRole("button", { name: "Open example" }).waitFor();
+  await app.page.emulateMedia({ colorScheme: "light" });
+  await app.page.waitForFunction(() => getComputedStyle(document.body).backgroundColor === "rgb(255, 255, 255)");
+  assert.equal(await toggle.innerText(), "Theme: system");
   await app.context.close();
 });
 
