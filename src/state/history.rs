@@ -150,6 +150,19 @@ pub struct ListView {
     pub to: String,
 }
 
+impl ListView {
+    /// Lists every session of the project again: no text, model, agent or days asked for. The
+    /// project and the sort stay.
+    pub fn clear_filters(&mut self) {
+        let defaults = ListView::default();
+        self.text = defaults.text;
+        self.model = defaults.model;
+        self.agent = defaults.agent;
+        self.from = defaults.from;
+        self.to = defaults.to;
+    }
+}
+
 impl Default for ListView {
     fn default() -> Self {
         ListView {

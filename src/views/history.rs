@@ -475,14 +475,22 @@ fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> im
                 />
                 <label>"From " <input type="date" aria-label="From day" prop:value=move || history.view.with(|v| v.from.clone()) on:change=move |e| set(|v, t| v.from = t, event_target_value(&e)) /></label>
                 <label>"To " <input type="date" aria-label="To day" prop:value=move || history.view.with(|v| v.to.clone()) on:change=move |e| set(|v, t| v.to = t, event_target_value(&e)) /></label>
-                <select aria-label="Model" on:change=move |e| set(|v, t| v.model = t, event_target_value(&e))>
+                <select
+                    aria-label="Model"
+                    prop:value=move || history.view.with(|v| v.model.clone())
+                    on:change=move |e| set(|v, t| v.model = t, event_target_value(&e))
+                >
                     <option value="">"Every model"</option>
                     {move || models.get().into_iter().map(|m| {
                         let selected = history.view.with_untracked(|v| v.model == m);
                         view! { <option value=m.clone() selected=selected>{m.clone()}</option> }
                     }).collect::<Vec<_>>()}
                 </select>
-                <select aria-label="Agent" on:change=move |e| set(|v, t| v.agent = t, event_target_value(&e))>
+                <select
+                    aria-label="Agent"
+                    prop:value=move || history.view.with(|v| v.agent.clone())
+                    on:change=move |e| set(|v, t| v.agent = t, event_target_value(&e))
+                >
                     <option value="">"Every agent"</option>
                     {move || agents.get().into_iter().map(|a| {
                         let selected = history.view.with_untracked(|v| v.agent == a);
@@ -501,6 +509,17 @@ fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> im
                 {sort_button(SortKey::Cost, "Cost")}
                 <span class="muted">{move || format!("{} listed", order.with(Vec::len))}</span>
             </div>
+            {move || {
+                let filtered_out = order.with(Vec::is_empty) && rows.with(|r| !r.is_empty());
+                filtered_out.then(|| view! {
+                    <p class="history-empty" role="status">
+                        "No session of this list matches the filters. "
+                        <button type="button" class="button small" on:click=move |_| history.view.update(ListView::clear_filters)>
+                            "Clear filters"
+                        </button>
+                    </p>
+                })
+            }}
             <div class="history-scroll" node_ref=scroller on:scroll=on_scroll>
                 <ul
                     role="listbox"

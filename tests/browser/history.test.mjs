@@ -142,6 +142,18 @@ test("a session opens on demand with only its files, and back finds the list as 
 
   // The keyboard reaches every row: focus the list, move, open.
   await history.getByLabel("Filter by title").fill("");
+  const all = await sessions.getByRole("option").count();
+  // A filter nothing matches says so, and offers to clear the filters (the sort stays).
+  await history.getByLabel("Model").selectOption({ index: 1 });
+  await history.getByLabel("Filter by title").fill("no-such-title-zz");
+  const empty = history.getByRole("status").filter({ hasText: "No session of this list matches the filters." });
+  await empty.waitFor();
+  await empty.getByRole("button", { name: "Clear filters" }).click();
+  await empty.waitFor({ state: "detached" });
+  assert.equal(await history.getByLabel("Filter by title").inputValue(), "");
+  assert.equal(await history.getByLabel("Model").inputValue(), "");
+  assert.equal(await sessions.getByRole("option").count(), all);
+  assert.equal(await history.getByRole("button", { name: "Sort by Messages" }).getAttribute("aria-pressed"), "true");
   await sessions.focus();
   await app.page.keyboard.press("End");
   await app.page.keyboard.press("Home");
