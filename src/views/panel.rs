@@ -268,6 +268,45 @@ fn Operations(panel: Memo<PanelRef>) -> impl IntoView {
             height.set(element.client_height() as f64);
         }
     });
+    // One Tab stop for the list: the row last focused (the first at first). The arrow keys, Home,
+    // End, Page Up and Page Down move the focus between rows, scrolling the row into view.
+    let focus_row = RwSignal::new(0usize);
+    Effect::new(move |_| {
+        panel.track();
+        focus_row.set(0);
+    });
+    let on_keydown = move |event: web_sys::KeyboardEvent| {
+        let count = panel.with_untracked(|p| p.0.rows.len());
+        if count == 0 {
+            return;
+        }
+        let at = focus_row.get_untracked().min(count - 1);
+        let page = ((height.get_untracked() / ROW) as usize).max(1);
+        let to = match event.key().as_str() {
+            "ArrowDown" => (at + 1).min(count - 1),
+            "ArrowUp" => at.saturating_sub(1),
+            "PageDown" => (at + page).min(count - 1),
+            "PageUp" => at.saturating_sub(page),
+            "Home" => 0,
+            "End" => count - 1,
+            _ => return,
+        };
+        event.prevent_default();
+        focus_row.set(to);
+        if let Some(element) = scroller.get_untracked() {
+            let top = to as f64 * ROW;
+            let view_top = element.scroll_top() as f64;
+            let view_height = element.client_height() as f64;
+            if top < view_top {
+                element.set_scroll_top(top as i32);
+            } else if top + ROW > view_top + view_height {
+                element.set_scroll_top((top + ROW - view_height) as i32);
+            }
+            scroll_top.set(element.scroll_top() as f64);
+        }
+        // Once the row is drawn.
+        request_animation_frame(move || focus_panel_row(to));
+    };
     view! {
         <Filters panel=panel />
         <div class="panel-scroll" node_ref=scroller on:scroll=on_scroll>
@@ -276,6 +315,7 @@ fn Operations(panel: Memo<PanelRef>) -> impl IntoView {
                 role="list"
                 aria-label="Operations by turn"
                 style:height=move || format!("{}px", panel.get().0.rows.len() as f64 * ROW)
+                on:keydown=on_keydown
             >
                 {move || {
                     // A row of another model is another row: each model gets a list of its own.
@@ -288,7 +328,9 @@ fn Operations(panel: Memo<PanelRef>) -> impl IntoView {
                                 (start..end).map(|i| (i, panel.0.rows[i])).collect::<Vec<_>>()
                             }
                             key=|item| *item
-                            children=move |(index, row)| view! { <PanelRowView index=index row=row highlighted=highlighted /> }
+                            children=move |(index, row)| {
+                                view! { <PanelRowView index=index row=row highlighted=highlighted focus_row=focus_row window=window /> }
+                            }
                         />
                     }
                 }}
@@ -306,11 +348,36 @@ impl PartialEq for HighlightSet {
     }
 }
 
+/// Focuses the button of row `index` of the operations list, if it is drawn.
+fn focus_panel_row(index: usize) {
+    use wasm_bindgen::JsCast;
+    let selector = format!(".panel-canvas [data-row='{index}'] button");
+    if let Some(button) =
+        document().query_selector(&selector).ok().flatten().and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = button.focus();
+    }
+}
+
 #[component]
-fn PanelRowView(index: usize, row: PanelRow, highlighted: Memo<HighlightSet>) -> impl IntoView {
+fn PanelRowView(
+    index: usize,
+    row: PanelRow,
+    highlighted: Memo<HighlightSet>,
+    focus_row: RwSignal<usize>,
+    window: Memo<(usize, usize)>,
+) -> impl IntoView {
     let viewer = use_viewer();
     let Some(model) = viewer.model.get_value() else { return ().into_any() };
     let top = format!("{}px", index as f64 * ROW);
+    // The Tab stop is the row last focused, or the first drawn when that one is scrolled away.
+    let tab_index = move || {
+        let (start, end) = window.get();
+        let focused = focus_row.get();
+        let stop = if (start..end).contains(&focused) { focused } else { start };
+        if stop == index { "0" } else { "-1" }
+    };
+    let focused = move |_| focus_row.set(index);
     match row {
         PanelRow::Group { turn } => {
             let title = turn_title(&model.corpus, &model.graph, turn);
@@ -325,10 +392,12 @@ fn PanelRowView(index: usize, row: PanelRow, highlighted: Memo<HighlightSet>) ->
             let count = t.ops_len;
             let open = move || !viewer.panel_collapsed.with(|c| c.contains(&turn));
             view! {
-                <div class="panel-row panel-group" role="listitem" style:top=top>
+                <div class="panel-row panel-group" role="listitem" style:top=top data-row=index>
                     <button
                         type="button"
                         class="panel-group-toggle"
+                        tabindex=tab_index
+                        on:focus=focused
                         aria-expanded=move || if open() { "true" } else { "false" }
                         on:click=move |_| viewer.panel_collapsed.update(|c| {
                             if !c.remove(&turn) {
@@ -362,10 +431,13 @@ fn PanelRowView(index: usize, row: PanelRow, highlighted: Memo<HighlightSet>) ->
                     class:op-error=o.status == ToolStatus::Error
                     role="listitem"
                     style:top=top
+                    data-row=index
                 >
                     <button
                         type="button"
                         class="panel-op-button"
+                        tabindex=tab_index
+                        on:focus=focused
                         style:padding-left=indent
                         aria-label=label
                         on:click=move |_| viewer.reveal_op(op)

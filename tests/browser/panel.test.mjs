@@ -302,3 +302,47 @@ test("a file with no session (only a summary line) says so, and its statistics a
   assert.deepEqual(app.foreignRequests(), []);
   await app.context.close();
 });
+
+test("the operations list is one Tab stop, and the arrow keys, Home and End move through it", async () => {
+  const app = await openApp(browser, server, { viewport: { width: 1280, height: 600 } });
+  await app.page.getByRole("button", { name: "Open example" }).click();
+  const list = panel(app.page).getByRole("list", { name: "Operations by turn" });
+  await list.getByRole("button").first().waitFor();
+  const stops = () => list.locator("button[tabindex='0']").count();
+  const focusedRow = () => app.page.evaluate(() => Number(document.activeElement?.closest("[data-row]")?.dataset.row));
+  assert.equal(await stops(), 1, "one button of the list takes the Tab");
+  await list.locator("button[tabindex='0']").focus();
+  assert.equal(await focusedRow(), 0);
+  await app.page.keyboard.press("ArrowDown");
+  assert.equal(await focusedRow(), 1);
+  await app.page.keyboard.press("ArrowDown");
+  await app.page.keyboard.press("ArrowUp");
+  assert.equal(await focusedRow(), 1);
+  // End goes to the last row, scrolled into view and drawn; the Tab stop follows the focus.
+  await app.page.keyboard.press("End");
+  await app.page.waitForFunction(() => document.activeElement?.closest("[data-row]"));
+  const rows = await app.page.evaluate(() => {
+    const canvas = document.querySelector(".panel-canvas");
+    return Math.round(canvas.getBoundingClientRect().height / 28);
+  });
+  const last = await focusedRow();
+  assert.ok(last === rows - 1 && last > 10, `the last row (${last} of ${rows}) has the focus`);
+  const shown = await app.page.evaluate(() => {
+    const view = document.querySelector(".panel-scroll").getBoundingClientRect();
+    const box = document.activeElement.getBoundingClientRect();
+    return box.height > 0 && box.top >= view.top && box.bottom <= view.bottom;
+  });
+  assert.ok(shown, "it is in the list's view");
+  assert.equal(await stops(), 1);
+  assert.equal(await app.page.evaluate(() => document.activeElement.getAttribute("tabindex")), "0");
+  // Enter on a row shows its operation in the graph, as a click does.
+  await app.page.keyboard.press("Home");
+  await app.page.waitForFunction(() => document.activeElement?.closest("[data-row]")?.dataset.row === "0");
+  await app.page.keyboard.press("ArrowDown");
+  const label = await app.page.evaluate(() => document.activeElement.getAttribute("aria-label"));
+  await app.page.keyboard.press("Enter");
+  await tree(app.page).locator("[role=treeitem][aria-selected=true]").waitFor();
+  assert.ok(label, "an operation's button");
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
