@@ -28,6 +28,14 @@ const SHORTCUTS: &[(&str, &[(&str, &str)])] = &[
             ("Escape", "back to the conversation"),
         ],
     ),
+    (
+        "Operations list",
+        &[
+            ("↓, ↑", "next, previous operation or turn"),
+            ("PageDown, PageUp, Home, End", "a screen down, up; the first, the last"),
+            ("Enter", "show the operation in the conversation; open or close a turn"),
+        ],
+    ),
     ("Anywhere", &[("Shift+S", "share, redacted"), ("?", "this list"), ("Escape", "close a dialog")]),
 ];
 

@@ -509,6 +509,7 @@ test("? lists the keyboard shortcuts, and every action in it works from the keyb
   await dialog.waitFor();
   const conversation = await dialog.getByRole("table", { name: "Conversation" }).innerText();
   for (const key of ["j", "k", "[ , ]", "r"]) assert.ok(conversation.includes(key), `lists ${key}`);
+  assert.match(await dialog.getByRole("table", { name: "Operations list" }).innerText(), /next, previous operation/);
   assert.equal(await app.page.evaluate(() => document.activeElement?.textContent), "Close", "the dialog takes the focus");
   await app.page.keyboard.press("Escape");
   await dialog.waitFor({ state: "detached" });
