@@ -27,8 +27,8 @@ pub fn markdown(text: &str) -> AnyView {
     view! { <div class="markdown" inner_html=html></div> }.into_any()
 }
 
-/// The text of a prompt with Claude Code's injected tags made readable: slash commands as
-/// chips, system reminders and command output folded.
+/// The text of a prompt with the tags agents inject made readable: slash commands as chips,
+/// system reminders, command output and Cline's environment details folded.
 pub fn prompt_text(text: &str) -> AnyView {
     let mut parts: Vec<AnyView> = Vec::new();
     if let Some(name) = between(text, "<command-name>", "</command-name>") {
@@ -53,7 +53,7 @@ pub fn prompt_text(text: &str) -> AnyView {
     let mut plain = String::new();
     while let Some(start) = rest.find('<') {
         let after = &rest[start + 1..];
-        let tag: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+        let tag: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_')).collect();
         let folded_name = match tag.as_str() {
             "system-reminder" => Some("System reminder"),
             "local-command-stdout" => Some("Command output"),
@@ -61,6 +61,8 @@ pub fn prompt_text(text: &str) -> AnyView {
             "task-notification" => Some("Task notification"),
             "bash-stdout" => Some("Shell output"),
             "bash-stderr" => Some("Shell errors"),
+            // Cline and Roo Code append the editor's state to prompts, as Markdown headings.
+            "environment_details" => Some("Environment details"),
             _ => None,
         };
         let close = format!("</{tag}>");

@@ -313,6 +313,10 @@ for (const task of TASKS) {
     assert.equal(await rows.count(), 1 + 3, "a row per file of the task");
 
     await tree(page).getByRole("treeitem").filter({ hasText: session.title }).first().waitFor();
+    // The editor's state appended to prompts is folded, not shown as headings.
+    const environment = tree(page).locator("details.folded > summary", { hasText: "Environment details" });
+    await environment.first().waitFor();
+    assert.equal(await tree(page).getByRole("heading", { name: "VSCode Visible Files" }).count(), 0);
     const operations = session.tool_results + session.unpaired_tool_uses;
     const panel = page.getByRole("complementary", { name: "Tool operations" });
     await panel.getByRole("status").filter({ hasText: `${operations} of ${operations} operations` }).waitFor();
