@@ -304,8 +304,12 @@ fn Operations(panel: Memo<PanelRef>) -> impl IntoView {
             }
             scroll_top.set(element.scroll_top() as f64);
         }
-        // Once the row is drawn.
-        request_animation_frame(move || focus_panel_row(to));
+        // Now if the row is drawn (the next one most often is), else once it is.
+        if !focus_panel_row(to) {
+            request_animation_frame(move || {
+                focus_panel_row(to);
+            });
+        }
     };
     view! {
         <Filters panel=panel />
@@ -348,15 +352,17 @@ impl PartialEq for HighlightSet {
     }
 }
 
-/// Focuses the button of row `index` of the operations list, if it is drawn.
-fn focus_panel_row(index: usize) {
+/// Focuses the button of row `index` of the operations list, if it is drawn: answers whether it
+/// was.
+fn focus_panel_row(index: usize) -> bool {
     use wasm_bindgen::JsCast;
     let selector = format!(".panel-canvas [data-row='{index}'] button");
     if let Some(button) =
         document().query_selector(&selector).ok().flatten().and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
     {
-        let _ = button.focus();
+        return button.focus().is_ok();
     }
+    false
 }
 
 #[component]
