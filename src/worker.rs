@@ -357,11 +357,21 @@ async fn share_scan(
     let progress = |done, total| {
         let _ = protocol::send(scope, FromWorker::ShareProgress { id, done, total });
     };
-    let scanned =
-        crate::sharing::in_worker::scan(&kept.0, &kept.1, id, shared, without_agents, options, progress, || {
-            pause(scope)
-        })
-        .await?;
+    let (corpus, graph) = (&kept.0, &kept.1);
+    let let_others_in = || pause(scope);
+    let slice = crate::sharing::in_worker::SLICE_BYTES;
+    let scanned = crate::sharing::in_worker::scan(
+        corpus,
+        graph,
+        id,
+        shared,
+        without_agents,
+        options,
+        progress,
+        let_others_in,
+        slice,
+    )
+    .await?;
     match scanned {
         Some(report) => protocol::send(scope, FromWorker::ShareScanned { id, report }),
         None => Ok(()),

@@ -19,7 +19,7 @@ use sessionscope_engine::share::{Bundle, Cursor};
 use super::scan::{FindingRow, ScanReport};
 
 /// Bytes scanned per slice, between which newer requests are let in.
-const SLICE_BYTES: usize = 2 << 20;
+pub const SLICE_BYTES: usize = 2 << 20;
 
 /// A scanned scope, ready to be written out.
 struct Scanned {
@@ -35,25 +35,11 @@ thread_local! {
     static NEWEST_SCAN: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Scans `scope` of the model for what `options` looks for, slice by slice: `progress(done,
-/// total)` between slices, and `pause` to let newer requests in. `None` when a newer scan
-/// was asked for meanwhile.
+/// Scans `scope` of the model for what `options` looks for, `slice_bytes` at a time
+/// ([`SLICE_BYTES`] in the worker): `progress(done, total)` between slices, and `pause` to let
+/// newer requests in. `None` when a newer scan was asked for meanwhile.
 #[allow(clippy::too_many_arguments)]
 pub async fn scan<P: std::future::Future<Output = ()>>(
-    corpus: &Corpus,
-    graph: &Graph,
-    id: u64,
-    scope: Scope,
-    without_agents: bool,
-    options: &DetectOptions,
-    progress: impl Fn(usize, usize),
-    pause: impl Fn() -> P,
-) -> Result<Option<ScanReport>, String> {
-    scan_in_slices(corpus, graph, id, scope, without_agents, options, progress, pause, SLICE_BYTES).await
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn scan_in_slices<P: std::future::Future<Output = ()>>(
     corpus: &Corpus,
     graph: &Graph,
     id: u64,
@@ -183,12 +169,6 @@ mod tests {
     use super::*;
     use sessionscope_engine::share::bundle::Bundle;
 
-    fn example() -> (Corpus, Graph) {
-        let corpus = Loader::read_all(crate::example::FILES.iter().copied());
-        let graph = Graph::build(&corpus);
-        (corpus, graph)
-    }
-
     /// Runs a future whose pauses are all ready at once.
     fn run<F: std::future::Future>(future: F) -> F::Output {
         let mut future = std::pin::pin!(future);
@@ -202,16 +182,17 @@ mod tests {
 
     #[test]
     fn a_scan_finds_what_the_detectors_look_for_and_the_write_redacts_it() {
-        let (corpus, graph) = example();
+        let model = crate::files::example_model();
+        let (corpus, graph) = (&model.corpus, &model.graph);
         let options = DetectOptions { user_patterns: vec!["cargo test".into()], ..DetectOptions::default() };
-        let report = run(scan(&corpus, &graph, 1, Scope::All, false, &options, |_, _| {}, || async {}))
+        let report = run(scan(corpus, graph, 1, Scope::All, false, &options, |_, _| {}, || async {}, SLICE_BYTES))
             .unwrap()
             .expect("no newer scan");
         assert!(report.lines > 0 && report.bytes > 0);
         let user = report.findings.iter().find(|f| f.kind == "user-pattern").expect("the user's pattern is found");
         assert!(user.count > 0 && !user.keep, "{user:?}");
 
-        let (header, payload) = write(&corpus, &graph, &[], &DropParts::default(), None, false).unwrap();
+        let (header, payload) = write(corpus, graph, &[], &DropParts::default(), None, false).unwrap();
         let bundle = Bundle::decode(&payload).unwrap();
         assert_eq!(bundle.header, header);
         let shared: Vec<u8> = bundle.files.iter().flat_map(|(_, bytes)| bytes.clone()).collect();
@@ -220,26 +201,27 @@ mod tests {
 
         // Kept visible, it is written as it is.
         let keep: Vec<bool> = report.findings.iter().map(|f| f.index == user.index).collect();
-        let (_, payload) = write(&corpus, &graph, &keep, &DropParts::default(), None, false).unwrap();
+        let (_, payload) = write(corpus, graph, &keep, &DropParts::default(), None, false).unwrap();
         let shared: Vec<u8> = Bundle::decode(&payload).unwrap().files.into_iter().flat_map(|(_, b)| b).collect();
         assert!(String::from_utf8_lossy(&shared).contains(&user.secret));
 
         // The review is sent whole with each write: redacted again, it is replaced again.
         let redact_all = vec![false; report.findings.len()];
-        let (_, markdown) = write(&corpus, &graph, &redact_all, &DropParts::default(), None, true).unwrap();
+        let (_, markdown) = write(corpus, graph, &redact_all, &DropParts::default(), None, true).unwrap();
         let markdown = String::from_utf8(markdown).unwrap();
         assert!(markdown.contains("Shared with sessionscope") && markdown.contains(&user.placeholder));
     }
 
     #[test]
     fn a_newer_scan_stops_an_older_and_a_write_needs_a_scan() {
-        let (corpus, graph) = example();
+        let model = crate::files::example_model();
+        let (corpus, graph) = (&model.corpus, &model.graph);
         let options = DetectOptions::default();
         let steps = Cell::new(0);
         // Scanned in small slices, a scan reports its progress between them.
-        let done = run(scan_in_slices(
-            &corpus,
-            &graph,
+        let done = run(scan(
+            corpus,
+            graph,
             5,
             Scope::All,
             false,
@@ -253,22 +235,14 @@ mod tests {
         ));
         assert!(done.unwrap().is_some() && steps.get() > 1, "{} steps", steps.get());
         // A scan whose pause lets a newer one in gives up, and keeps nothing to write from.
-        let stopped = run(scan_in_slices(
-            &corpus,
-            &graph,
-            6,
-            Scope::All,
-            false,
-            &options,
-            |_, _| {},
-            || async { NEWEST_SCAN.set(7) },
-            1024,
-        ));
+        let stopped =
+            run(scan(corpus, graph, 6, Scope::All, false, &options, |_, _| {}, || async { NEWEST_SCAN.set(7) }, 1024));
         assert_eq!(stopped.unwrap(), None);
-        assert_eq!(write(&corpus, &graph, &[], &DropParts::default(), None, false).unwrap_err(), "scan first");
+        assert_eq!(write(corpus, graph, &[], &DropParts::default(), None, false).unwrap_err(), "scan first");
         // A pattern that is not a regular expression fails the scan, with the reason.
         let bad = DetectOptions { user_patterns: vec!["(".into()], ..DetectOptions::default() };
-        let error = run(scan(&corpus, &graph, 8, Scope::All, false, &bad, |_, _| {}, || async {})).unwrap_err();
+        let error =
+            run(scan(corpus, graph, 8, Scope::All, false, &bad, |_, _| {}, || async {}, SLICE_BYTES)).unwrap_err();
         assert!(error.contains('('), "{error}");
     }
 }
