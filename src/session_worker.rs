@@ -17,7 +17,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use js_sys::ArrayBuffer;
 use wasm_bindgen::JsCast;
@@ -32,8 +32,9 @@ type Listener = Box<dyn FnMut(FromWorker, Vec<ArrayBuffer>) -> bool>;
 
 pub struct SessionWorker {
     worker: QueuedWorker,
-    /// The model it holds a copy of (compared by address: a new load is a new `Arc`).
-    model: *const Model,
+    /// The model it holds a copy of. A new load is a new `Arc`; the weak one keeps this one's
+    /// place taken, so no later model is mistaken for it.
+    model: Weak<Model>,
     listeners: Rc<RefCell<HashMap<u64, Listener>>>,
     next_id: Cell<u64>,
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
@@ -46,7 +47,7 @@ thread_local! {
 
 /// The worker holding `model`, started now if there is none (the one for another model goes).
 pub fn for_model(model: &Arc<Model>) -> Result<Rc<SessionWorker>, String> {
-    if let Some(worker) = CURRENT.with_borrow(|c| c.clone()).filter(|w| std::ptr::eq(w.model, Arc::as_ptr(model))) {
+    if let Some(worker) = CURRENT.with_borrow(|c| c.clone()).filter(|w| w.holds(model)) {
         return Ok(worker);
     }
     release();
@@ -76,7 +77,7 @@ fn tell_all(listeners: &RefCell<HashMap<u64, Listener>>, message: &str) {
 }
 
 impl SessionWorker {
-    fn start(model: &Model) -> Result<SessionWorker, String> {
+    fn start(model: &Arc<Model>) -> Result<SessionWorker, String> {
         let worker = QueuedWorker::start()?;
         // The model and the file bytes, each in a buffer the worker takes over: the first
         // request, so every other finds the model there.
@@ -112,13 +113,14 @@ impl SessionWorker {
         // another.
         let on_error = {
             let listeners = listeners.clone();
-            let model = model as *const Model;
+            let model = Arc::downgrade(model);
             Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |event: web_sys::ErrorEvent| {
                 event.prevent_default();
                 tell_all(&listeners, &format!("the session's worker stopped: {}", event.message()));
                 // Not from inside this handler, which goes with the worker.
+                let model = model.clone();
                 leptos::task::spawn_local(async move {
-                    if current().is_some_and(|w| std::ptr::eq(w.model, model)) {
+                    if current().is_some_and(|w| w.model.ptr_eq(&model)) {
                         release();
                     }
                 });
@@ -128,12 +130,17 @@ impl SessionWorker {
         worker.worker().set_onerror(Some(on_error.as_ref().unchecked_ref()));
         Ok(SessionWorker {
             worker,
-            model: model as *const Model,
+            model: Arc::downgrade(model),
             listeners,
             next_id: Cell::new(1),
             _on_message: on_message,
             _on_error: on_error,
         })
+    }
+
+    /// Whether it holds a copy of `model`.
+    fn holds(&self, model: &Arc<Model>) -> bool {
+        std::ptr::eq(self.model.as_ptr(), Arc::as_ptr(model))
     }
 
     /// A new request's id.
