@@ -674,7 +674,40 @@ fn start_load_encoded(
 
     let total_bytes: f64 = files.iter().map(PickedFile::size).sum();
 
+    // The page reads the bytes it will show, slice by slice, while the worker parses them. When
+    // a preview is coming, the page starts once the preview is on screen: reading 100 MB took the
+    // page's thread and a core from the preview's first rows (0.75 s instead of 0.66 s on two
+    // cores), and is still done long before the worker is.
+    let start_reading = {
+        let files: Vec<PickedFile> = files.to_vec();
+        let stop = cancelled.clone();
+        let parts = parts.clone();
+        let assemble = assemble.clone();
+        let finish = finish.clone();
+        move || {
+            leptos::task::spawn_local(async move {
+                match read_bytes(&files, &stop).await {
+                    Ok(bytes) => {
+                        parts.borrow_mut().bytes = Some(bytes);
+                        assemble();
+                    }
+                    Err(message) => finish(Err(message)),
+                }
+            });
+        }
+    };
+    let start_reading: Rc<OnceJob> = Rc::new(RefCell::new(Some(Box::new(start_reading))));
+    // Starts the reading once, from whichever of the places below comes first.
+    let read_now = |start_reading: &OnceJob| {
+        let start = start_reading.borrow_mut().take();
+        if let Some(start) = start {
+            start();
+        }
+    };
+    let preview_coming = on_preview.is_some() && total_bytes >= crate::worker::PREVIEW_FROM_TOTAL as f64;
+
     let on_message = {
+        let start_reading = start_reading.clone();
         let finish = finish.clone();
         let worker = worker.clone();
         let parts = parts.clone();
@@ -708,9 +741,16 @@ fn start_load_encoded(
                     let bytes: Vec<Vec<u8>> = files.iter().map(bytes_of).collect();
                     let shown_bytes = bytes.iter().map(Vec::len).sum::<usize>() as f64;
                     // A preview that cannot be read is no reason to stop: the whole model follows.
-                    if let Ok((corpus, graph)) = crate::worker::decode_model(&bytes_of(model), bytes) {
+                    let shown = crate::worker::decode_model(&bytes_of(model), bytes).map(|(corpus, graph)| {
                         log_timings("preview", started, &timings);
                         on_preview(Preview { model: Model::new(corpus, graph), shown_bytes, total_bytes });
+                    });
+                    // Once the preview is on screen, the page reads.
+                    let start_reading = start_reading.clone();
+                    let read = move || read_now(&start_reading);
+                    match shown {
+                        Ok(()) => after_next_paint(read),
+                        Err(_) => read(),
                     }
                 }
                 FromWorker::Building => on_progress(Progress::building(started)),
@@ -725,6 +765,7 @@ fn start_load_encoded(
                         parts.model = Some(bytes_of(model));
                         parts.made = made.iter().map(bytes_of).collect();
                     }
+                    read_now(&start_reading);
                     assemble();
                 }
                 FromWorker::Error { message } => finish(Err(message)),
@@ -745,19 +786,24 @@ fn start_load_encoded(
         return Err("the files could not be handed to the worker".to_owned());
     }
 
-    // Meanwhile the page reads the bytes it will show, slice by slice.
-    let files: Vec<PickedFile> = files.to_vec();
-    let stop = cancelled.clone();
-    leptos::task::spawn_local(async move {
-        match read_bytes(&files, &stop).await {
-            Ok(bytes) => {
-                parts.borrow_mut().bytes = Some(bytes);
-                assemble();
-            }
-            Err(message) => finish(Err(message)),
-        }
-    });
+    if !preview_coming {
+        read_now(&start_reading);
+    }
     Ok(LoadJob { worker: Some(WorkerParts { worker, _on_message: on_message, _on_error: on_error }), cancelled })
+}
+
+/// A job to run once, by whichever of several callers comes first.
+type OnceJob = RefCell<Option<Box<dyn FnOnce()>>>;
+
+/// Runs `job` once the next frame has been painted (where there are no frames, at once).
+fn after_next_paint(job: impl FnOnce() + 'static) {
+    let Some(window) = web_sys::window() else { return job() };
+    let job = Closure::once_into_js(job);
+    let in_frame = Closure::once_into_js(move || {
+        let Some(window) = web_sys::window() else { return };
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(job.unchecked_ref(), 0);
+    });
+    let _ = window.request_animation_frame(in_frame.unchecked_ref());
 }
 
 /// The worker's timings on the console (debug level), for the benchmarks.

@@ -174,6 +174,9 @@ pub struct LoadTimings {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PreviewTimings {
     pub read_and_parse_ms: f64,
+    /// Of which waiting for the file's bytes, and parsing them.
+    pub waiting_for_reads_ms: f64,
+    pub parse_ms: f64,
     pub preview_ms: f64,
 }
 
@@ -330,7 +333,9 @@ mod tests {
         let from = vec![
             FromWorker::Ready,
             FromWorker::Progress { done: 1024.0, total: 4096.0, path: "b.jsonl".into() },
-            FromWorker::Preview { timings: PreviewTimings { read_and_parse_ms: 12.5, preview_ms: 3.0 } },
+            FromWorker::Preview {
+                timings: PreviewTimings { read_and_parse_ms: 12.5, preview_ms: 3.0, ..Default::default() },
+            },
             FromWorker::Building,
             FromWorker::Done {
                 timings: LoadTimings {

@@ -258,7 +258,13 @@ async fn load(
             let _ = protocol::send(scope, FromWorker::Progress { done, total, path: path.clone() });
             if preview_due {
                 preview_sent = true;
-                post_preview(scope, &loader, now() - started)?;
+                let so_far = PreviewTimings {
+                    read_and_parse_ms: now() - started,
+                    waiting_for_reads_ms: waiting_ms,
+                    parse_ms: parsing_ms,
+                    preview_ms: 0.0,
+                };
+                post_preview(scope, &loader, so_far)?;
             }
         }
         loader.finish_file(id);
@@ -285,14 +291,18 @@ async fn load(
 }
 
 /// Posts what has been read so far as a model of its own, with the bytes it points into.
-fn post_preview(scope: &web_sys::DedicatedWorkerGlobalScope, loader: &Loader, elapsed_ms: f64) -> Result<(), String> {
+fn post_preview(
+    scope: &web_sys::DedicatedWorkerGlobalScope,
+    loader: &Loader,
+    so_far: PreviewTimings,
+) -> Result<(), String> {
     let now = js_sys::Date::now;
     let started = now();
     let corpus = loader.preview();
     let graph = Graph::build(&corpus);
     let model = buffer_of(&encode_model(&corpus, &graph)?);
     let buffers = std::iter::once(model).chain(corpus.bytes.iter().map(|file| buffer_of(file))).collect();
-    let timings = PreviewTimings { read_and_parse_ms: elapsed_ms, preview_ms: now() - started };
+    let timings = PreviewTimings { preview_ms: now() - started, ..so_far };
     let reply = Envelope::new(FromWorker::Preview { timings }).with_buffers(buffers);
     protocol::post(scope, &reply).map_err(|_| "the preview could not be sent".to_owned())
 }

@@ -96,6 +96,8 @@ export async function launchBrowser() {
       "--disable-default-apps",
       "--disable-extensions",
       "--enable-precise-memory-info",
+      // Extra flags for experiments, e.g. CHROMIUM_FLAGS="--js-flags=--no-wasm-lazy-compilation".
+      ...(process.env.CHROMIUM_FLAGS ? process.env.CHROMIUM_FLAGS.split(" ") : []),
     ],
   });
 }
