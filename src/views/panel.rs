@@ -251,7 +251,22 @@ fn Operations(panel: Memo<PanelRef>) -> impl IntoView {
             scroll_top.set(element.scroll_top() as f64);
         }
     });
+    // The rows are drawn once the frame the panel came in with is painted: a session opens with
+    // the conversation's first rows on screen sooner (the list was two fifths of the elements of
+    // a big session's first drawing).
+    let drawn = RwSignal::new(false);
+    request_animation_frame(move || {
+        set_timeout(
+            move || {
+                drawn.try_set(true);
+            },
+            std::time::Duration::ZERO,
+        )
+    });
     let window = Memo::new(move |_| {
+        if !drawn.get() {
+            return (0, 0);
+        }
         let count = panel.get().0.rows.len();
         let first = (scroll_top.get() / ROW) as usize;
         let shown = (height.get() / ROW) as usize + 1;
