@@ -15,3 +15,21 @@ pub mod start;
 pub mod stats;
 pub mod summary;
 pub mod tree;
+
+use leptos::prelude::*;
+
+/// A flag that turns true once the frame the calling view came in with has been painted. What a
+/// view does not need in its first frame (rows below the window, a side list) waits for it, so
+/// that first frame comes sooner.
+pub fn painted_once() -> ReadSignal<bool> {
+    let (painted, set_painted) = signal(false);
+    request_animation_frame(move || {
+        set_timeout(
+            move || {
+                set_painted.try_set(true);
+            },
+            std::time::Duration::ZERO,
+        )
+    });
+    painted
+}

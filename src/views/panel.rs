@@ -254,15 +254,7 @@ fn Operations(panel: Memo<PanelRef>) -> impl IntoView {
     // The rows are drawn once the frame the panel came in with is painted: a session opens with
     // the conversation's first rows on screen sooner (the list was two fifths of the elements of
     // a big session's first drawing).
-    let drawn = RwSignal::new(false);
-    request_animation_frame(move || {
-        set_timeout(
-            move || {
-                drawn.try_set(true);
-            },
-            std::time::Duration::ZERO,
-        )
-    });
+    let drawn = crate::views::painted_once();
     let window = Memo::new(move |_| {
         if !drawn.get() {
             return (0, 0);
