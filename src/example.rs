@@ -115,6 +115,6 @@ pub async fn take() -> Option<Result<Example, String>> {
 
 async fn fetch_and_parse() -> Result<Example, String> {
     let files = crate::files::fetch_example().await?;
-    let model = crate::files::parse_in_worker(&files, |_| {}).await?.decode()?;
+    let model = crate::files::parse_in_worker(&files, |_| {}).await?;
     Ok((files, model))
 }

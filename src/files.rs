@@ -577,42 +577,6 @@ pub fn start_load(
     on_preview: Option<Box<dyn Fn(Preview)>>,
     on_done: impl FnOnce(Result<Model, String>) + 'static,
 ) -> Result<LoadJob, String> {
-    let started = now_ms();
-    start_load_encoded(files, on_progress, on_preview, move |encoded| {
-        let decoding = now_ms();
-        let result = encoded.and_then(|encoded| encoded.decode());
-        web_sys::console::debug_1(
-            &format!(
-                "sessionscope load: model decoded in {:.0} ms, {:.0} ms after the start",
-                now_ms() - decoding,
-                now_ms() - started
-            )
-            .into(),
-        );
-        on_done(result)
-    })
-}
-
-/// A model as the worker sends it: encoded ([`crate::worker::encode_model`]), and the bytes of
-/// its files (those given, then those the loader made).
-pub struct EncodedModel {
-    pub model: Vec<u8>,
-    pub bytes: Vec<Vec<u8>>,
-}
-
-impl EncodedModel {
-    pub fn decode(self) -> Result<Model, String> {
-        crate::worker::decode_model(&self.model, self.bytes).map(|(corpus, graph)| Model::new(corpus, graph))
-    }
-}
-
-/// [`start_load`], with the model left as the worker sends it.
-fn start_load_encoded(
-    files: &[PickedFile],
-    on_progress: impl Fn(Progress) + 'static,
-    on_preview: Option<Box<dyn Fn(Preview)>>,
-    on_done: impl FnOnce(Result<EncodedModel, String>) + 'static,
-) -> Result<LoadJob, String> {
     let request = Envelope::new(ToWorker::Load {
         paths: files.iter().map(|picked| picked.path.clone()).collect(),
         slice: crate::worker::SLICE_BYTES,
@@ -639,7 +603,7 @@ fn start_load_encoded(
     let finish = {
         let on_done = on_done.clone();
         let cancelled = cancelled.clone();
-        move |result: Result<EncodedModel, String>| {
+        move |result: Result<Model, String>| {
             if cancelled.get() {
                 return;
             }
@@ -667,7 +631,15 @@ fn start_load_encoded(
                 bytes.append(&mut p.made);
                 (p.model.take().unwrap_or_default(), bytes)
             };
-            finish(Ok(EncodedModel { model, bytes }));
+            let decoding = now_ms();
+            let decoded = crate::worker::decode_model(&model, bytes).map(|(corpus, graph)| Model::new(corpus, graph));
+            let message = format!(
+                "sessionscope load: model decoded in {:.0} ms, {:.0} ms after the start",
+                now_ms() - decoding,
+                now_ms() - started
+            );
+            web_sys::console::debug_1(&message.into());
+            finish(decoded);
         }
     };
     let assemble = Rc::new(assemble);
@@ -876,9 +848,9 @@ async fn fetch_bytes(window: &web_sys::Window, path: &str) -> Result<Vec<u8>, St
 pub async fn parse_in_worker(
     files: &[(String, Vec<u8>)],
     on_progress: impl Fn(Progress) + 'static,
-) -> Result<EncodedModel, String> {
+) -> Result<Model, String> {
     let (sender, receiver) = futures::channel::oneshot::channel();
-    let job = start_load_encoded(&files_from_bytes(files), on_progress, None, move |result| {
+    let job = start_load(&files_from_bytes(files), on_progress, None, move |result| {
         let _ = sender.send(result);
     })?;
     // Its worker (most often the one started ahead of time) comes back: meanwhile no other is

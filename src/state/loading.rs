@@ -565,7 +565,7 @@ impl LoadState {
         leptos::task::spawn_local(async move {
             let on_progress = move |p: Progress| state.status.set(LoadStatus::Loading(p));
             let picked = files::files_from_bytes(&files);
-            match files::parse_in_worker(&files, on_progress).await.and_then(files::EncodedModel::decode) {
+            match files::parse_in_worker(&files, on_progress).await {
                 Ok(model) => {
                     let selected = header.selected.as_deref().and_then(|uuid| model.entry_by_uuid(uuid));
                     state.files.set_value(picked);
