@@ -534,6 +534,17 @@ pub fn prepare_worker_soon() {
     when_idle(prepare_worker, 2000);
 }
 
+/// Runs `job` once the next frame has been painted (where there are no frames, at once).
+pub fn after_next_paint(job: impl FnOnce() + 'static) {
+    let Some(window) = web_sys::window() else { return job() };
+    let job = Closure::once_into_js(job);
+    let in_frame = Closure::once_into_js(move || {
+        let Some(window) = web_sys::window() else { return };
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(job.unchecked_ref(), 0);
+    });
+    let _ = window.request_animation_frame(in_frame.unchecked_ref());
+}
+
 /// Runs `job` once the page is idle, or after `at_latest_ms` at the latest; where the browser has
 /// no idle callbacks, after half a second.
 pub fn when_idle(job: impl FnOnce() + 'static, at_latest_ms: u32) {
@@ -617,12 +628,14 @@ pub fn start_load(
     let assemble = {
         let parts = parts.clone();
         let finish = finish.clone();
+        let cancelled = cancelled.clone();
         move || {
             let ready = {
                 let p = parts.borrow();
                 p.model.is_some() && p.bytes.is_some()
             };
-            if !ready {
+            // A cancelled load's model is not decoded: nobody is waiting for it.
+            if !ready || cancelled.get() {
                 return;
             }
             let (model, bytes) = {
@@ -766,17 +779,6 @@ pub fn start_load(
 
 /// A job to run once, by whichever of several callers comes first.
 type OnceJob = RefCell<Option<Box<dyn FnOnce()>>>;
-
-/// Runs `job` once the next frame has been painted (where there are no frames, at once).
-fn after_next_paint(job: impl FnOnce() + 'static) {
-    let Some(window) = web_sys::window() else { return job() };
-    let job = Closure::once_into_js(job);
-    let in_frame = Closure::once_into_js(move || {
-        let Some(window) = web_sys::window() else { return };
-        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(job.unchecked_ref(), 0);
-    });
-    let _ = window.request_animation_frame(in_frame.unchecked_ref());
-}
 
 /// The worker's timings on the console (debug level), for the benchmarks.
 fn log_timings(what: &str, started: f64, timings: &impl serde::Serialize) {

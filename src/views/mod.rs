@@ -23,13 +23,8 @@ use leptos::prelude::*;
 /// that first frame comes sooner.
 pub fn painted_once() -> ReadSignal<bool> {
     let (painted, set_painted) = signal(false);
-    request_animation_frame(move || {
-        set_timeout(
-            move || {
-                set_painted.try_set(true);
-            },
-            std::time::Duration::ZERO,
-        )
+    crate::files::after_next_paint(move || {
+        set_painted.try_set(true);
     });
     painted
 }
