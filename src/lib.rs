@@ -15,6 +15,7 @@ pub mod export;
 pub mod files;
 pub mod folders;
 pub mod live;
+pub mod markdown_module;
 pub mod model;
 pub mod outline;
 pub mod panel;

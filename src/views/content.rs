@@ -13,7 +13,6 @@ use sessionscope_engine::model::{Block, BlockKind, Entry, EntryFlags, EntryId, E
 
 use crate::model::Model;
 use crate::render::diff::{self, DiffKind, DiffLine};
-use crate::render::markdown::markdown_to_html;
 use crate::render::terminal::{StyledRun, styled_runs};
 
 /// Results larger than this load on demand.
@@ -21,10 +20,15 @@ pub const LARGE_RESULT_BYTES: usize = 100 * 1024;
 /// Images larger than this (base64) are not shown inline.
 const MAX_INLINE_IMAGE: usize = 8 << 20;
 
-/// Markdown, rendered safely.
+/// Markdown, rendered safely by the Markdown module; its plain text until the module is there
+/// (then drawn again), or if it could not load.
 pub fn markdown(text: &str) -> AnyView {
-    let html = markdown_to_html(text);
-    view! { <div class="markdown" inner_html=html></div> }.into_any()
+    let text = text.to_owned();
+    (move || match crate::markdown_module::to_html(&text) {
+        Some(html) => view! { <div class="markdown" inner_html=html></div> }.into_any(),
+        None => view! { <div class="markdown markdown-text">{text.clone()}</div> }.into_any(),
+    })
+    .into_any()
 }
 
 /// The text of a prompt with the tags agents inject made readable: slash commands as chips,
@@ -248,11 +252,10 @@ fn block_view(model: &Model, entry: &Entry, block: &Block) -> Option<AnyView> {
             let text = text();
             let words = text.split_whitespace().count();
             let label = format!("Thinking · {words} words");
-            let html = markdown_to_html(&text);
             view! {
                 <details class="thinking">
                     <summary>{label}</summary>
-                    <div class="markdown" inner_html=html></div>
+                    {markdown(&text)}
                 </details>
             }
             .into_any()

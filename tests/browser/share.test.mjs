@@ -252,6 +252,8 @@ test("the HTML export opens from disk with the network blocked, and Markdown hol
   await page.getByText("Shared view, redacted").first().waitFor({ timeout: 30_000 });
   await tree(page).getByRole("treeitem").filter({ hasText: FIRST_PROMPT }).first().waitFor({ timeout: 30_000 });
   assertNoSecret(await page.locator("main").innerText(), "exported view");
+  // Markdown is rendered by the Markdown module the file carries, started as it opened.
+  await tree(page).locator(".markdown p", { hasText: FIRST_PROMPT }).first().waitFor();
   // The page holds no parser: the exported file carries its loading worker, started from a
   // blob: URL, and reads other files with it too (here the original, unredacted session).
   await dropFiles(page, [{ name: SESSION_FILE, bytes: readFileSync(PLANTED) }]);
