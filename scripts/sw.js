@@ -10,15 +10,15 @@ const EXAMPLE_FILES = __EXAMPLE_FILES__;
 // The loading worker's files (fixed names): the page parses no logs itself, so even the example
 // needs them, and the page may not have started a worker before the network goes.
 const WORKER_FILES = ["worker_loader.js", "worker.js", "worker_bg.wasm"];
-// Markdown's renderer, a module of its own that the page fetches once it is idle.
-const MARKDOWN_FILES = ["markdown_loader.js", "markdown.js", "markdown_bg.wasm"];
+// The render module (Markdown, diffs), which the page fetches once it is idle.
+const RENDER_FILES = ["render_loader.js", "render.js", "render_bg.wasm"];
 
 self.addEventListener("install", (event) => {
   self.skipWaiting();
   event.waitUntil(
     caches
       .open(CACHE)
-      .then((cache) => cache.addAll([...EXAMPLE_FILES, ...WORKER_FILES, ...MARKDOWN_FILES].map((path) => new URL(path, self.location).href)))
+      .then((cache) => cache.addAll([...EXAMPLE_FILES, ...WORKER_FILES, ...RENDER_FILES].map((path) => new URL(path, self.location).href)))
       .catch(() => {}),
   );
 });

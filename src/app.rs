@@ -38,7 +38,7 @@ pub fn App() -> impl IntoView {
     let sharing = SharingState::new(loading, viewer, chrome);
     provide_context(sharing);
     files::prepare_worker_soon();
-    files::when_idle(crate::markdown_module::load, 2000);
+    files::when_idle(crate::render_module::load, 2000);
     sharing.open_shares();
     history.load_remembered();
 

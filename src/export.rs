@@ -16,10 +16,10 @@ pub const STANDALONE_MARKER: &str = "sessionscope-standalone";
 /// exported file: the page parses no logs itself, so the file carries the worker too.
 const WORKER_GLUE: &str = "sessionscope-worker-glue";
 const WORKER_WASM: &str = "sessionscope-worker-wasm";
-/// The Markdown module's wasm (deflate, base64), and the classic script that holds its glue and
-/// starts it as the exported file opens (`markdown_module` then finds the renderer).
-const MARKDOWN_WASM: &str = "sessionscope-markdown-wasm";
-const MARKDOWN_SCRIPT: &str = "sessionscope-markdown";
+/// The render module's wasm (deflate, base64), and the classic script that holds its glue and
+/// starts it as the exported file opens (`render_module` then finds it).
+const RENDER_WASM: &str = "sessionscope-render-wasm";
+const RENDER_SCRIPT: &str = "sessionscope-render";
 /// The element holding the embedded share (an envelope in base64url).
 pub const SHARE_DATA: &str = "sessionscope-share";
 const STYLE_ID: &str = "sessionscope-style";
@@ -35,9 +35,9 @@ struct Assets {
     /// The loading worker's wasm-bindgen glue (a classic script) and wasm, as `wasm` is.
     worker_glue: String,
     worker_wasm: String,
-    /// The Markdown module's glue (a classic script) and wasm, as the worker's are.
-    markdown_glue: String,
-    markdown_wasm: String,
+    /// The render module's glue (a classic script) and wasm, as the worker's are.
+    render_glue: String,
+    render_wasm: String,
 }
 
 fn document() -> Result<web_sys::Document, String> {
@@ -96,18 +96,18 @@ async fn assets() -> Result<Assets, String> {
         let css = document.get_element_by_id(STYLE_ID).and_then(|s| s.text_content()).unwrap_or_default();
         let (worker_glue, worker_wasm) = embedded_worker().ok_or("the exported page lost its worker")?;
         let text_of = |id: &str| document.get_element_by_id(id).and_then(|e| e.text_content());
-        let markdown_glue = text_of(MARKDOWN_SCRIPT)
+        let render_glue = text_of(RENDER_SCRIPT)
             .and_then(|script| script.split(START_MARKER).next().map(str::to_owned))
-            .ok_or("the exported page lost its Markdown module")?;
-        let markdown_wasm = text_of(MARKDOWN_WASM).ok_or("the exported page lost its Markdown module")?;
+            .ok_or("the exported page lost its render module")?;
+        let render_wasm = text_of(RENDER_WASM).ok_or("the exported page lost its render module")?;
         return Ok(Assets {
             glue,
             css,
             wasm: wasm.text_content().unwrap_or_default().trim().to_owned(),
             worker_glue,
             worker_wasm,
-            markdown_glue,
-            markdown_wasm: markdown_wasm.trim().to_owned(),
+            render_glue,
+            render_wasm: render_wasm.trim().to_owned(),
         });
     }
     let glue = fetch_text(&attribute_of("link[rel=modulepreload]", "href")?).await?;
@@ -116,16 +116,16 @@ async fn assets() -> Result<Assets, String> {
     // The worker's files have fixed names (`worker_loader.js` imports them).
     let worker_glue = fetch_text("./worker.js").await?;
     let worker_wasm = fetch_bytes("./worker_bg.wasm").await?;
-    let markdown_glue = fetch_text("./markdown.js").await?;
-    let markdown_wasm = fetch_bytes("./markdown_bg.wasm").await?;
+    let render_glue = fetch_text("./render.js").await?;
+    let render_wasm = fetch_bytes("./render_bg.wasm").await?;
     Ok(Assets {
         glue,
         css,
         wasm: envelope::to_base64(&envelope::deflate(&wasm)),
         worker_glue,
         worker_wasm: envelope::to_base64(&envelope::deflate(&worker_wasm)),
-        markdown_glue,
-        markdown_wasm: envelope::to_base64(&envelope::deflate(&markdown_wasm)),
+        render_glue,
+        render_wasm: envelope::to_base64(&envelope::deflate(&render_wasm)),
     })
 }
 
@@ -189,32 +189,31 @@ pub async fn html(share: &str, title: &str) -> Result<String, String> {
          await {init}({{ module_or_path: await new Response(inflated).arrayBuffer() }});\n"
     );
     let script = format!("{}{START_MARKER}{start}", assets.glue.replace("</script", "<\\/script"));
-    // The Markdown module starts from the bytes this file carries, and tells the page as the
-    // served page's loader does (`scripts/markdown_loader.js`).
-    let markdown_start = format!(
+    // The render module starts from the bytes this file carries, and tells the page as the
+    // served page's loader does (`scripts/render_loader.js`).
+    let render_start = format!(
         "(async () => {{\n\
-         let render = null;\n\
+         let module = null;\n\
          try {{\n\
-         const packed = document.getElementById(\"{MARKDOWN_WASM}\").textContent.trim();\n\
+         const packed = document.getElementById(\"{RENDER_WASM}\").textContent.trim();\n\
          const raw = Uint8Array.from(atob(packed), (c) => c.charCodeAt(0));\n\
          const inflated = new Blob([raw]).stream().pipeThrough(new DecompressionStream(\"deflate-raw\"));\n\
          await wasm_bindgen({{ module_or_path: await new Response(inflated).arrayBuffer() }});\n\
-         render = wasm_bindgen.markdownToHtml;\n\
+         module = wasm_bindgen;\n\
          }} catch {{}}\n\
-         self.{renderer} = render;\n\
+         self.{module_global} = module;\n\
          dispatchEvent(new Event(\"{arrived}\"));\n\
          }})();\n",
-        renderer = crate::markdown_module::RENDERER,
-        arrived = crate::markdown_module::ARRIVED_EVENT,
+        module_global = crate::render_module::MODULE,
+        arrived = crate::render_module::ARRIVED_EVENT,
     );
-    let markdown_script =
-        format!("{}{START_MARKER}{markdown_start}", assets.markdown_glue.replace("</script", "<\\/script"));
+    let render_script = format!("{}{START_MARKER}{render_start}", assets.render_glue.replace("</script", "<\\/script"));
     let css = assets.css.replace("</style", "<\\/style");
     let script_hash = crate::crypto::csp_hash(&script).await?;
-    let markdown_hash = crate::crypto::csp_hash(&markdown_script).await?;
+    let render_hash = crate::crypto::csp_hash(&render_script).await?;
     let style_hash = crate::crypto::csp_hash(&css).await?;
     let csp = format!(
-        "default-src 'none'; script-src 'wasm-unsafe-eval' '{script_hash}' '{markdown_hash}'; style-src '{style_hash}'; \
+        "default-src 'none'; script-src 'wasm-unsafe-eval' '{script_hash}' '{render_hash}'; style-src '{style_hash}'; \
          img-src data: blob:; worker-src blob:; connect-src 'none'; base-uri 'none'; form-action 'none'"
     );
     let title = escape_html(title);
@@ -231,13 +230,13 @@ pub async fn html(share: &str, title: &str) -> Result<String, String> {
          <script type=\"application/octet-stream\" id=\"{STANDALONE_MARKER}\">{wasm}</script>\n\
          <script type=\"text/plain\" id=\"{WORKER_GLUE}\">{worker_glue}</script>\n\
          <script type=\"application/octet-stream\" id=\"{WORKER_WASM}\">{worker_wasm}</script>\n\
-         <script type=\"application/octet-stream\" id=\"{MARKDOWN_WASM}\">{markdown_wasm}</script>\n\
-         <script id=\"{MARKDOWN_SCRIPT}\">{markdown_script}</script>\n\
+         <script type=\"application/octet-stream\" id=\"{RENDER_WASM}\">{render_wasm}</script>\n\
+         <script id=\"{RENDER_SCRIPT}\">{render_script}</script>\n\
          <script type=\"module\">{script}</script>\n</body>\n</html>\n",
         wasm = assets.wasm,
         worker_glue = assets.worker_glue.replace("</script", "<\\/script"),
         worker_wasm = assets.worker_wasm,
-        markdown_wasm = assets.markdown_wasm,
+        render_wasm = assets.render_wasm,
     ))
 }
 

@@ -588,8 +588,8 @@ pub fn start_load(
     on_preview: Option<Box<dyn Fn(Preview)>>,
     on_done: impl FnOnce(Result<Model, String>) + 'static,
 ) -> Result<LoadJob, String> {
-    // The session will be drawn soon: its Markdown's renderer comes meanwhile, if it has not.
-    crate::markdown_module::load();
+    // The session will be drawn soon: the render module (Markdown, diffs) comes meanwhile, if it has not.
+    crate::render_module::load();
     let request = Envelope::new(ToWorker::Load {
         paths: files.iter().map(|picked| picked.path.clone()).collect(),
         slice: crate::worker::SLICE_BYTES,

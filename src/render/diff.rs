@@ -9,8 +9,12 @@
 
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use similar::{Algorithm, DiffOp, Instant};
+
+/// The unchanged lines shown around each change of an edit.
+pub const CONTEXT_LINES: usize = 3;
 
 /// How long one line diff may search for the shortest edit before it settles for a longer one.
 const LINE_DIFF_TIME: Duration = Duration::from_millis(500);
@@ -24,7 +28,7 @@ const MAX_WORD_DIFF_BYTES: usize = 16 * 1024;
 const MIN_UNCHANGED_SHARE: f32 = 0.4;
 
 /// What a line of a diff is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DiffKind {
     /// A line present in both texts.
     Context,
@@ -36,8 +40,8 @@ pub enum DiffKind {
     Hunk,
 }
 
-/// A line of a unified diff.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A line of a unified diff. Serialized as it crosses from the render module to the page.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiffLine {
     pub kind: DiffKind,
     /// The line's number in the old text (1-based), for context and removed lines.
@@ -52,7 +56,7 @@ pub struct DiffLine {
 }
 
 /// A piece of a changed line: words that the line's counterpart also has, or words that changed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WordSegment {
     pub text: String,
     pub changed: bool,
@@ -77,6 +81,48 @@ fn diff_lines_until(old: &str, new: &str, context: usize, deadline: Option<Insta
     for hunk in similar::group_diff_ops(ops, context) {
         push_hunk(&hunk, &old_lines, &new_lines, &mut lines);
     }
+    lines
+}
+
+/// The render module's diff of edits, JSON in and out: `edits` is a JSON array of `[old, new]`
+/// texts; the answer is the lines of their diffs one after the other ([`CONTEXT_LINES`] of
+/// context), changed words marked. Malformed input gives no lines.
+pub fn diff_edits_json(edits: &str) -> String {
+    let edits: Vec<(String, String)> = serde_json::from_str(edits).unwrap_or_default();
+    let mut lines: Vec<DiffLine> = edits.iter().flat_map(|(old, new)| diff_lines(old, new, CONTEXT_LINES)).collect();
+    mark_changed_words(&mut lines);
+    serde_json::to_string(&lines).unwrap_or_default()
+}
+
+/// The render module's word marking, JSON in and out: `lines` (a JSON array of diff lines, as a
+/// structured patch gives them) with their changed words marked. Malformed input gives no lines.
+pub fn mark_changed_words_json(lines: &str) -> String {
+    let mut lines: Vec<DiffLine> = serde_json::from_str(lines).unwrap_or_default();
+    mark_changed_words(&mut lines);
+    serde_json::to_string(&lines).unwrap_or_default()
+}
+
+/// The diff of two texts without the diff engine: every old line removed, then every new line
+/// added, in one hunk. The page shows it where the render module, which holds the engine, is not
+/// there (yet): longer than the real diff, but it hides nothing. Identical texts give no lines,
+/// as in [`diff_lines`].
+pub fn whole_lines(old: &str, new: &str) -> Vec<DiffLine> {
+    if old == new {
+        return Vec::new();
+    }
+    let old_lines: Vec<&str> = old.lines().collect();
+    let new_lines: Vec<&str> = new.lines().collect();
+    let start = |count: usize| u64::from(count > 0);
+    let mut lines = Vec::with_capacity(old_lines.len() + new_lines.len() + 1);
+    lines.push(hunk_header(
+        start(old_lines.len()),
+        old_lines.len() as u64,
+        start(new_lines.len()),
+        new_lines.len() as u64,
+    ));
+    let numbered = |index: usize| u32::try_from(index + 1).unwrap_or(u32::MAX);
+    lines.extend(old_lines.iter().enumerate().map(|(i, text)| removed_line(numbered(i), (*text).to_owned())));
+    lines.extend(new_lines.iter().enumerate().map(|(i, text)| added_line(numbered(i), (*text).to_owned())));
     lines
 }
 
@@ -370,6 +416,66 @@ fn count_field(hunk: &Value, name: &str, default: u64) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn whole_lines_removes_every_old_line_and_adds_every_new_one() {
+        let lines = whole_lines("keep\nboil\n", "keep\nsimmer\nwait\n");
+        let shown: Vec<(DiffKind, Option<u32>, Option<u32>, &str)> =
+            lines.iter().map(|l| (l.kind, l.old_line, l.new_line, l.text.as_str())).collect();
+        assert_eq!(
+            shown,
+            [
+                (DiffKind::Hunk, None, None, "@@ -1,2 +1,3 @@"),
+                (DiffKind::Removed, Some(1), None, "keep"),
+                (DiffKind::Removed, Some(2), None, "boil"),
+                (DiffKind::Added, None, Some(1), "keep"),
+                (DiffKind::Added, None, Some(2), "simmer"),
+                (DiffKind::Added, None, Some(3), "wait"),
+            ]
+        );
+        assert_eq!(count_changes(&lines), (3, 2));
+    }
+
+    #[test]
+    fn whole_lines_of_a_new_file_and_of_no_change() {
+        // A new file's hunk starts at line 0 of the old text, as diff_lines' does.
+        let written = whole_lines("", "fn main() {}\n");
+        assert_eq!(written, diff_lines("", "fn main() {}\n", CONTEXT_LINES));
+        assert!(whole_lines("same\n", "same\n").is_empty());
+    }
+
+    #[test]
+    fn the_page_gets_the_diff_and_marked_words_of_each_edit_in_order() {
+        let edits = [("let kettle = boil(water);\n", "let kettle = simmer(water);\n"), ("", "fn main() {}\n")];
+        let answer: Vec<DiffLine> =
+            serde_json::from_str(&diff_edits_json(&serde_json::to_string(&edits).unwrap())).unwrap();
+        let mut expected: Vec<DiffLine> =
+            edits.iter().flat_map(|(old, new)| diff_lines(old, new, CONTEXT_LINES)).collect();
+        mark_changed_words(&mut expected);
+        assert_eq!(answer, expected);
+        assert!(answer.iter().any(|line| line.words.iter().any(|w| w.changed && w.text == "simmer")));
+        assert_eq!(answer.last().map(|l| l.text.as_str()), Some("fn main() {}"));
+        // A structured patch's lines, marked as the page sends them.
+        let unmarked: Vec<DiffLine> = edits.iter().flat_map(|(old, new)| diff_lines(old, new, CONTEXT_LINES)).collect();
+        let marked: Vec<DiffLine> =
+            serde_json::from_str(&mark_changed_words_json(&serde_json::to_string(&unmarked).unwrap())).unwrap();
+        assert_eq!(marked, expected);
+    }
+
+    #[test]
+    fn malformed_json_gives_no_lines() {
+        assert_eq!(diff_edits_json("not json"), "[]");
+        assert_eq!(mark_changed_words_json("{\"lines\":1}"), "[]");
+    }
+
+    #[test]
+    fn diff_lines_cross_to_the_page_as_json_unchanged() {
+        let mut lines = diff_lines("let kettle = boil(water);\n", "let kettle = simmer(water);\n", CONTEXT_LINES);
+        mark_changed_words(&mut lines);
+        assert!(lines.iter().any(|l| !l.words.is_empty()), "the test needs marked words");
+        let json = serde_json::to_string(&lines).unwrap();
+        assert_eq!(serde_json::from_str::<Vec<DiffLine>>(&json).unwrap(), lines);
+    }
+
     use super::*;
 
     use serde_json::json;

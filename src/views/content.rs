@@ -20,11 +20,11 @@ pub const LARGE_RESULT_BYTES: usize = 100 * 1024;
 /// Images larger than this (base64) are not shown inline.
 const MAX_INLINE_IMAGE: usize = 8 << 20;
 
-/// Markdown, rendered safely by the Markdown module; its plain text until the module is there
+/// Markdown, rendered safely by the render module; its plain text until the module is there
 /// (then drawn again), or if it could not load.
 pub fn markdown(text: &str) -> AnyView {
     let text = text.to_owned();
-    (move || match crate::markdown_module::to_html(&text) {
+    (move || match crate::render_module::markdown_to_html(&text) {
         Some(html) => view! { <div class="markdown" inner_html=html></div> }.into_any(),
         None => view! { <div class="markdown markdown-text">{text.clone()}</div> }.into_any(),
     })
@@ -355,31 +355,36 @@ fn input_view(model: &Model, op: &ToolOp, name: &str, input: &Value, details: Op
             .into_any()
         }
         "Edit" | "MultiEdit" | "Write" => {
-            let mut lines = details
+            let patch = details
                 .and_then(|d| d.get("structuredPatch"))
                 .filter(|p| p.as_array().is_some_and(|a| !a.is_empty()))
-                .and_then(diff::from_structured_patch)
-                .unwrap_or_else(|| match name {
-                    "Edit" => diff::diff_lines(&text("old_string"), &text("new_string"), 3),
-                    "Write" => diff::diff_lines("", &text("content"), 3),
-                    _ => input
-                        .get("edits")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .flat_map(|edit| {
-                            let old = edit.get("old_string").and_then(Value::as_str).unwrap_or("");
-                            let new = edit.get("new_string").and_then(Value::as_str).unwrap_or("");
-                            diff::diff_lines(old, new, 3)
-                        })
-                        .collect(),
-                });
-            diff::mark_changed_words(&mut lines);
+                .and_then(diff::from_structured_patch);
+            let edits: Vec<(String, String)> = match name {
+                "Edit" => vec![(text("old_string"), text("new_string"))],
+                "Write" => vec![(String::new(), text("content"))],
+                _ => input
+                    .get("edits")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .map(|edit| {
+                        let text = |key: &str| edit.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
+                        (text("old_string"), text("new_string"))
+                    })
+                    .collect(),
+            };
             let path = text("file_path");
+            // The render module diffs and marks the changed words; until it is there (or if it
+            // could not load), the log's patch unmarked, or each edit's lines removed and added whole.
+            let lines = move || match &patch {
+                Some(patch) => crate::render_module::mark_changed_words(patch).unwrap_or_else(|| patch.clone()),
+                None => crate::render_module::diff_edits(&edits)
+                    .unwrap_or_else(|| edits.iter().flat_map(|(old, new)| diff::whole_lines(old, new)).collect()),
+            };
             view! {
                 <div class="tool-input">
                     <p class="file-path">{path}</p>
-                    {diff_view(&lines)}
+                    {move || diff_view(&lines())}
                 </div>
             }
             .into_any()

@@ -1,6 +1,6 @@
-// Markdown in messages, as the page draws it: rendered by the Markdown module (a wasm module of
-// its own, fetched once the page is idle, not part of the first download), with raw HTML and
-// unsafe links kept as text; and as plain text when that module cannot be loaded.
+// Markdown in messages, as the page draws it: rendered by the render module (a wasm module of
+// its own, with the diffs, fetched once the page is idle, not part of the first download), with
+// raw HTML and unsafe links kept as text; and as plain text when that module cannot be loaded.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -34,7 +34,7 @@ async function openReply(page) {
 /** What the fixture's injection attempts would have set, had any run. */
 const pwned = (page) => page.evaluate(() => window.__pwned);
 
-test("the Markdown module is fetched once the start page is ready, not before", async () => {
+test("the render module is fetched once the start page is ready, not before", async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
   // When the start page's button is in the document (as tests/bench/startup.mjs sees it).
@@ -47,12 +47,12 @@ test("the Markdown module is fetched once the start page is ready, not before", 
     }).observe(document, { childList: true, subtree: true });
   });
   await page.goto(server.url);
-  await page.waitForFunction(() => typeof self.sessionscopeMarkdown === "function", null, { timeout: 10_000 });
+  await page.waitForFunction(() => typeof self.sessionscopeRender === "function", null, { timeout: 10_000 });
   const { readyAt, fetched } = await page.evaluate(() => ({
     readyAt: window.__readyAt,
     fetched: performance
       .getEntriesByType("resource")
-      .filter((e) => /\/markdown(_loader\.js|\.js|_bg\.wasm)$/.test(e.name))
+      .filter((e) => /\/render(_loader\.js|\.js|_bg\.wasm)$/.test(e.name))
       .map((e) => [e.name.split("/").pop(), e.startTime]),
   }));
   assert.equal(fetched.length, 3, JSON.stringify(fetched));
@@ -62,12 +62,12 @@ test("the Markdown module is fetched once the start page is ready, not before", 
   await context.close();
 });
 
-test("Markdown is drawn by its own module, with raw HTML and unsafe links kept as text", async () => {
+test("Markdown is drawn by the render module, with raw HTML and unsafe links kept as text", async () => {
   const app = await openApp(browser, server);
   const { page } = app;
   // It comes once the page is idle, before any session is opened.
-  await page.waitForFunction(() => typeof self.sessionscopeMarkdown === "function", null, { timeout: 10_000 });
-  assert.ok(app.requests.some((u) => u.endsWith("/markdown_bg.wasm")));
+  await page.waitForFunction(() => typeof self.sessionscopeRender === "function", null, { timeout: 10_000 });
+  assert.ok(app.requests.some((u) => u.endsWith("/render_bg.wasm")));
 
   const reply = await openReply(page);
   await reply.getByRole("heading", { level: 2, name: "Plan for simmer" }).waitFor();
@@ -106,13 +106,13 @@ test("Markdown is drawn by its own module, with raw HTML and unsafe links kept a
   await app.context.close();
 });
 
-test("without the Markdown module, Markdown shows as its text, still never as HTML", async () => {
-  const app = await openApp(browser, server, { setUp: (context) => context.route("**/markdown_bg.wasm", (route) => route.abort()) });
+test("without the render module, Markdown shows as its text, still never as HTML", async () => {
+  const app = await openApp(browser, server, { setUp: (context) => context.route("**/render_bg.wasm", (route) => route.abort()) });
   const { page } = app;
   const reply = await openReply(page);
   const plain = reply.locator(".markdown-text").last();
   await plain.waitFor();
-  await page.waitForFunction(() => self.sessionscopeMarkdown === null, null, { timeout: 10_000 });
+  await page.waitForFunction(() => self.sessionscopeRender === null, null, { timeout: 10_000 });
   const text = await plain.innerText();
   assert.ok(text.startsWith("## Plan for simmer\n\nThe **kettle**"), text);
   assert.ok(text.includes("<script>window.__pwned=2</script>"), text);
@@ -121,7 +121,7 @@ test("without the Markdown module, Markdown shows as its text, still never as HT
   assert.equal(await tree(page).locator(".markdown img, .markdown script").count(), 0);
   assert.equal(await pwned(page), undefined, "no injected code ran");
   // The refused fetch is the only error.
-  assert.ok(app.errors.every((e) => /markdown_bg\.wasm|Failed to load resource|ERR_FAILED/.test(e)), app.errors.join("\n"));
+  assert.ok(app.errors.every((e) => /render_bg\.wasm|Failed to load resource|ERR_FAILED/.test(e)), app.errors.join("\n"));
   await app.context.close();
 });
 
@@ -130,7 +130,7 @@ test("Markdown drawn as text before its module arrives is drawn again when it do
   const held = new Promise((resolve) => (release = resolve));
   const app = await openApp(browser, server, {
     setUp: (context) =>
-      context.route("**/markdown_bg.wasm", async (route) => {
+      context.route("**/render_bg.wasm", async (route) => {
         await held;
         await route.continue();
       }),

@@ -189,3 +189,29 @@ test("output without escape sequences stays one text node", async () => {
   assert.deepEqual(app.foreignRequests(), []);
   await app.context.close();
 });
+
+test("without the render module, an edit shows its old lines removed and its new lines added, whole", async () => {
+  const app = await openApp(browser, server, { setUp: (context) => context.route("**/render_bg.wasm", (route) => route.abort()) });
+  const { page } = app;
+  await dropFiles(page, [{ name: "coloured-test-run.jsonl", bytes: readFileSync(FIXTURE) }]);
+  await tree(page).getByText("Run the kettle tests and fix the one that fails.").waitFor();
+  await page.waitForFunction(() => self.sessionscopeRender === null, null, { timeout: 10_000 });
+  // Diffed on the page from its old and new strings: every line, nothing hidden.
+  await openToolCall(page, "Edit", "README.md");
+  const whole = page.getByRole("group", { name: "Diff: 3 added, 2 removed" });
+  await whole.waitFor();
+  assert.deepEqual(await whole.locator(".diff-del .diff-text").allInnerTexts(), ["Boil the water first.", "Then add the leaves."]);
+  assert.deepEqual(await whole.locator(".diff-add .diff-text").allInnerTexts(), [
+    "Simmer the water first.",
+    "Then add the leaves.",
+    "Wait three minutes.",
+  ]);
+  // The log's own patch, its lines as they are, no word marked.
+  await openToolCall(page, "Edit", "brew.rs");
+  const patch = page.getByRole("group", { name: "Diff: 1 added, 1 removed" });
+  await patch.waitFor();
+  assert.equal(await patch.getByRole("deletion").count(), 0);
+  assert.equal(await patch.getByRole("insertion").count(), 0);
+  assert.ok(app.errors.every((e) => /render_bg\.wasm|Failed to load resource|ERR_FAILED/.test(e)), app.errors.join("\n"));
+  await app.context.close();
+});
