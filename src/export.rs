@@ -146,13 +146,7 @@ pub fn worker_url() -> Option<String> {
     URL.with(|url| {
         url.get_or_init(|| {
             let (glue, wasm) = embedded_worker()?;
-            let start = format!(
-                "\n;(async () => {{\n\
-                 const raw = Uint8Array.from(atob(\"{wasm}\"), (c) => c.charCodeAt(0));\n\
-                 const inflated = new Blob([raw]).stream().pipeThrough(new DecompressionStream(\"deflate-raw\"));\n\
-                 await wasm_bindgen({{ module_or_path: await new Response(inflated).arrayBuffer() }});\n\
-                 }})();\n"
-            );
+            let start = format!("\n;(async () => {{\n{}}})();\n", start_packed("wasm_bindgen", &format!("\"{wasm}\"")));
             let parts = js_sys::Array::of2(&glue.into(), &start.into());
             let options = web_sys::BlobPropertyBag::new();
             options.set_type("text/javascript");
@@ -161,6 +155,22 @@ pub fn worker_url() -> Option<String> {
         })
         .clone()
     })
+}
+
+/// JavaScript that starts a wasm-bindgen module with `init` (its glue's init function) from its
+/// wasm, packed as an exported file keeps it (deflate, base64) in the string `packed`, a
+/// JavaScript expression. Run inside an async function or a module script.
+fn start_packed(init: &str, packed: &str) -> String {
+    format!(
+        "const raw = Uint8Array.from(atob({packed}), (c) => c.charCodeAt(0));\n\
+         const inflated = new Blob([raw]).stream().pipeThrough(new DecompressionStream(\"deflate-raw\"));\n\
+         await {init}({{ module_or_path: await new Response(inflated).arrayBuffer() }});\n"
+    )
+}
+
+/// The text of the element `id` of an exported file, as a JavaScript expression.
+fn element_text(id: &str) -> String {
+    format!("document.getElementById(\"{id}\").textContent.trim()")
 }
 
 /// The name the glue exports its init function as (`export { …, __wbg_init as default }`).
@@ -182,12 +192,7 @@ fn escape_html(text: &str) -> String {
 pub async fn html(share: &str, title: &str) -> Result<String, String> {
     let assets = assets().await?;
     let init = init_function(&assets.glue);
-    let start = format!(
-        "const packed = document.getElementById(\"{STANDALONE_MARKER}\").textContent.trim();\n\
-         const raw = Uint8Array.from(atob(packed), (c) => c.charCodeAt(0));\n\
-         const inflated = new Blob([raw]).stream().pipeThrough(new DecompressionStream(\"deflate-raw\"));\n\
-         await {init}({{ module_or_path: await new Response(inflated).arrayBuffer() }});\n"
-    );
+    let start = start_packed(&init, &element_text(STANDALONE_MARKER));
     let script = format!("{}{START_MARKER}{start}", assets.glue.replace("</script", "<\\/script"));
     // The render module starts from the bytes this file carries, and tells the page as the
     // served page's loader does (`scripts/render_loader.js`).
@@ -195,15 +200,13 @@ pub async fn html(share: &str, title: &str) -> Result<String, String> {
         "(async () => {{\n\
          let module = null;\n\
          try {{\n\
-         const packed = document.getElementById(\"{RENDER_WASM}\").textContent.trim();\n\
-         const raw = Uint8Array.from(atob(packed), (c) => c.charCodeAt(0));\n\
-         const inflated = new Blob([raw]).stream().pipeThrough(new DecompressionStream(\"deflate-raw\"));\n\
-         await wasm_bindgen({{ module_or_path: await new Response(inflated).arrayBuffer() }});\n\
+         {start}\
          module = wasm_bindgen;\n\
          }} catch {{}}\n\
          self.{module_global} = module;\n\
          dispatchEvent(new Event(\"{arrived}\"));\n\
          }})();\n",
+        start = start_packed("wasm_bindgen", &element_text(RENDER_WASM)),
         module_global = crate::render_module::MODULE,
         arrived = crate::render_module::ARRIVED_EVENT,
     );
