@@ -96,7 +96,8 @@ const WARM_UP_MARKDOWN: &str = "# Plan\n\nThe **kettle** needs a `simmer` mode, 
 /// compiled quickly and simply when first called, and optimised on other threads once it has run
 /// enough. Both used to happen during a big session's first drawing, the first call taking
 /// 25–33 ms and the optimising taking a core from it (first rows of a 100 MB drop: 705 ms against
-/// 600 ms with Markdown on the page). Run 40 times here, they happen before (496 ms).
+/// 600 ms with Markdown on the page). Run 40 times here, in slices at idle, they happen before:
+/// first rows 606 ms against 604 ms for the build with Markdown on the page.
 fn warm_up() {
     warm_up_from(0);
 }
