@@ -1,6 +1,6 @@
 // How fast headless Chromium itself reads a folder of files in workers, with nothing parsed: the
 // floor under the history index (issue 14), which must read every byte of every file. A page
-// of its own (no app) is given the folder's files through a file input; N workers (default 2)
+// of its own (no app) is given the folder as a drop, as the app is; N workers (default 2)
 // each read their share, largest first, in one of these ways:
 //   arrayBuffer  each file whole, or in 8 MiB slices (`slice().arrayBuffer()`), as the app does
 //   sync         the same slices with FileReaderSync
@@ -12,7 +12,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serveDist, launchBrowser } from "../browser/harness.mjs";
+import { serveDist, launchBrowser, dropFolder } from "../browser/harness.mjs";
 
 const args = process.argv.slice(2);
 const folder = args[0];
@@ -24,9 +24,28 @@ const workers = args.includes("--workers") ? Number(args[args.indexOf("--workers
 const ways = args.slice(1).filter((a, i, all) => a !== "--workers" && all[i - 1] !== "--workers");
 if (ways.length === 0) ways.push("arrayBuffer", "byob");
 
-const PAGE = `<!doctype html><input type=file id=files multiple><script>
+const PAGE = `<!doctype html><body style="height:100vh;margin:0"><script>
+// The folder comes as a drop (as a person gives it to the app), walked to its files.
+const walk = async (entry, out) => {
+  if (entry.isFile) out.push(await new Promise((ok, fail) => entry.file(ok, fail)));
+  else {
+    const reader = entry.createReader();
+    for (;;) {
+      const batch = await new Promise((ok, fail) => reader.readEntries(ok, fail));
+      if (batch.length === 0) break;
+      for (const child of batch) await walk(child, out);
+    }
+  }
+  return out;
+};
+addEventListener("dragover", (e) => e.preventDefault());
+addEventListener("drop", (e) => {
+  e.preventDefault();
+  const entries = [...e.dataTransfer.items].map((item) => item.webkitGetAsEntry());
+  window.dropped = Promise.all(entries.map((entry) => walk(entry, []))).then((lists) => lists.flat());
+});
 window.readAll = async (way, workers) => {
-  const files = [...document.getElementById("files").files].sort((a, b) => b.size - a.size);
+  const files = [...(await window.dropped)].sort((a, b) => b.size - a.size);
   const shares = Array.from({ length: workers }, () => []);
   files.forEach((file, i) => shares[i % workers].push(file));
   const started = performance.now();
@@ -116,8 +135,9 @@ const browser = await launchBrowser();
 try {
   const page = await browser.newPage();
   await page.goto(server.url);
-  const files = filesUnder(folder);
-  await page.setInputFiles("#files", files);
+  await dropFolder(page, folder);
+  const walked = await page.evaluate(async () => (await window.dropped).length);
+  console.log(`${walked} files dropped (${filesUnder(folder).length} on disk)`);
   for (const way of ways) {
     for (let run = 0; run < 2; run++) {
       const before = chromiumCpu();
