@@ -231,8 +231,9 @@ pub struct HistoryState {
     pub search_changed: RwSignal<u64>,
     /// A pending redraw, so a burst of answers costs one.
     redraw_due: StoredValue<bool>,
-    /// When [`Self::bump_soon`] last redrew (ms since the epoch).
+    /// When [`Self::bump_soon`] last redrew (ms since the epoch), and how many rows it drew.
     last_redraw_ms: StoredValue<f64>,
+    rows_at_redraw: StoredValue<usize>,
     search_redraw_due: StoredValue<bool>,
     walk: StoredValue<Walk, LocalStorage>,
     /// The remembered folder the history was read from, and its cached index.
@@ -329,6 +330,7 @@ impl HistoryState {
             search_changed: RwSignal::new(0),
             redraw_due: StoredValue::new(false),
             last_redraw_ms: StoredValue::new(0.0),
+            rows_at_redraw: StoredValue::new(0),
             search_redraw_due: StoredValue::new(false),
             walk: StoredValue::new_local(Walk::default()),
             source: StoredValue::new_local(None),
@@ -1243,9 +1245,12 @@ impl HistoryState {
     fn bump_soon(&self) {
         let state = *self;
         let since = now_ms() - self.last_redraw_ms.get_value();
-        let wait = if since >= INDEX_REDRAW_MS { 50.0 } else { INDEX_REDRAW_MS - since };
+        // The first sessions found are drawn at once, however soon after the walk's last redraw.
+        let first_rows = self.rows_at_redraw.get_value() == 0 && self.rows.with_value(|rows| !rows.is_empty());
+        let wait = if first_rows || since >= INDEX_REDRAW_MS { 50.0 } else { INDEX_REDRAW_MS - since };
         once_after(self.redraw_due, wait as i32, move || {
             state.last_redraw_ms.set_value(now_ms());
+            state.rows_at_redraw.set_value(state.rows.with_value(Vec::len));
             state.bump();
         });
     }
