@@ -1245,9 +1245,10 @@ impl HistoryState {
     fn bump_soon(&self) {
         let state = *self;
         let since = now_ms() - self.last_redraw_ms.get_value();
-        // The first sessions found are drawn at once, however soon after the walk's last redraw.
-        let first_rows = self.rows_at_redraw.get_value() == 0 && self.rows.with_value(|rows| !rows.is_empty());
-        let wait = if first_rows || since >= INDEX_REDRAW_MS { 50.0 } else { INDEX_REDRAW_MS - since };
+        // Until sessions are on the page, every burst is drawn 50 ms after it: so a redraw due
+        // when the first sessions are found is never more than 50 ms away.
+        let none_drawn = self.rows_at_redraw.get_value() == 0;
+        let wait = if none_drawn || since >= INDEX_REDRAW_MS { 50.0 } else { INDEX_REDRAW_MS - since };
         once_after(self.redraw_due, wait as i32, move || {
             state.last_redraw_ms.set_value(now_ms());
             state.rows_at_redraw.set_value(state.rows.with_value(Vec::len));
