@@ -231,9 +231,9 @@ pub struct HistoryState {
     pub search_changed: RwSignal<u64>,
     /// A pending redraw, so a burst of answers costs one.
     redraw_due: StoredValue<bool>,
-    /// When [`Self::bump_soon`] last redrew (ms since the epoch), and how many rows it drew.
+    /// When [`Self::bump`] last redrew (ms since the epoch), and whether it drew any session.
     last_redraw_ms: StoredValue<f64>,
-    rows_at_redraw: StoredValue<usize>,
+    rows_drawn: StoredValue<bool>,
     search_redraw_due: StoredValue<bool>,
     walk: StoredValue<Walk, LocalStorage>,
     /// The remembered folder the history was read from, and its cached index.
@@ -330,7 +330,7 @@ impl HistoryState {
             search_changed: RwSignal::new(0),
             redraw_due: StoredValue::new(false),
             last_redraw_ms: StoredValue::new(0.0),
-            rows_at_redraw: StoredValue::new(0),
+            rows_drawn: StoredValue::new(false),
             search_redraw_due: StoredValue::new(false),
             walk: StoredValue::new_local(Walk::default()),
             source: StoredValue::new_local(None),
@@ -980,7 +980,10 @@ impl HistoryState {
         self.end_pass(true);
     }
 
+    /// Redraws the history home and its progress now.
     fn bump(&self) {
+        self.last_redraw_ms.set_value(now_ms());
+        self.rows_drawn.set_value(self.rows.with_value(|rows| !rows.is_empty()));
         self.pass.notify();
         self.changed.update(|n| *n += 1);
     }
@@ -1247,13 +1250,9 @@ impl HistoryState {
         let since = now_ms() - self.last_redraw_ms.get_value();
         // Until sessions are on the page, every burst is drawn 50 ms after it: so a redraw due
         // when the first sessions are found is never more than 50 ms away.
-        let none_drawn = self.rows_at_redraw.get_value() == 0;
-        let wait = if none_drawn || since >= INDEX_REDRAW_MS { 50.0 } else { INDEX_REDRAW_MS - since };
-        once_after(self.redraw_due, wait as i32, move || {
-            state.last_redraw_ms.set_value(now_ms());
-            state.rows_at_redraw.set_value(state.rows.with_value(Vec::len));
-            state.bump();
-        });
+        let wait =
+            if !self.rows_drawn.get_value() || since >= INDEX_REDRAW_MS { 50.0 } else { INDEX_REDRAW_MS - since };
+        once_after(self.redraw_due, wait as i32, move || state.bump());
     }
 
     /// Redraws the search's results at most every 250 ms: a common word answers
