@@ -25,9 +25,6 @@ const ALLOWED_SCHEMES: [&str; 3] = ["http", "https", "mailto"];
 /// The longest language name kept from a code fence's info string.
 const MAX_LANGUAGE_LEN: usize = 40;
 
-/// How much of a message [`markdown_to_plain_first_line`] parses: the preview needs only the beginning.
-const PREVIEW_INPUT_LIMIT: usize = 64 * 1024;
-
 /// Renders markdown to HTML that is safe to insert with `innerHTML`.
 ///
 /// Supports tables, strikethrough and task lists. Raw HTML appears as literal text, links keep only
@@ -46,33 +43,6 @@ pub fn markdown_to_html(text: &str) -> String {
         html = html.replace(&format!(r#" style="text-align: {align}""#), &format!(r#" class="align-{align}""#));
     }
     html
-}
-
-/// Returns a one-line plain-text preview of markdown: the first line with visible text, without markdown
-/// syntax (emphasis, code ticks, link targets, heading and list markers), with runs of whitespace collapsed
-/// to one space, and at most `max_chars` characters long, ending with `…` when it was cut.
-pub fn markdown_to_plain_first_line(text: &str, max_chars: usize) -> String {
-    if max_chars == 0 {
-        return String::new();
-    }
-    let input = replace_nul(prefix_at_char_boundary(text.trim_start(), PREVIEW_INPUT_LIMIT));
-    let mut line = PreviewLine::new(max_chars);
-    for event in Parser::new_ext(&input, parser_options()) {
-        match event {
-            Event::Text(text) | Event::Code(text) | Event::Html(text) | Event::InlineHtml(text) => {
-                line.push_text(&text);
-            }
-            Event::SoftBreak | Event::HardBreak | Event::Rule => line.end_line(),
-            Event::Start(tag) if is_block(&tag) => line.end_line(),
-            Event::End(TagEnd::TableCell) => line.push_text(" "),
-            Event::End(tag) if is_block_end(tag) => line.end_line(),
-            _ => {}
-        }
-        if line.is_finished() {
-            break;
-        }
-    }
-    line.finish()
 }
 
 /// Replaces NUL characters with U+FFFD, as CommonMark requires for security.
@@ -288,110 +258,6 @@ fn push_escaped_href(out: &mut String, href: &str) {
         } else {
             out.push(ch);
         }
-    }
-}
-
-/// The longest prefix of `text` that is at most `max_bytes` long and ends on a character boundary.
-fn prefix_at_char_boundary(text: &str, max_bytes: usize) -> &str {
-    let mut end = max_bytes.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text.get(..end).unwrap_or(text)
-}
-
-fn is_block(tag: &Tag<'_>) -> bool {
-    !matches!(
-        tag,
-        Tag::Emphasis
-            | Tag::Strong
-            | Tag::Strikethrough
-            | Tag::Superscript
-            | Tag::Subscript
-            | Tag::Link { .. }
-            | Tag::Image { .. }
-            | Tag::TableCell
-    )
-}
-
-fn is_block_end(tag: TagEnd) -> bool {
-    !matches!(
-        tag,
-        TagEnd::Emphasis
-            | TagEnd::Strong
-            | TagEnd::Strikethrough
-            | TagEnd::Superscript
-            | TagEnd::Subscript
-            | TagEnd::Link
-            | TagEnd::Image
-            | TagEnd::TableCell
-    )
-}
-
-/// The line of plain text being built by [`markdown_to_plain_first_line`].
-struct PreviewLine {
-    text: String,
-    char_count: usize,
-    max_chars: usize,
-    pending_space: bool,
-    /// Set when the line is complete: it has text and ended, or it has more characters than fit.
-    finished: bool,
-}
-
-impl PreviewLine {
-    fn new(max_chars: usize) -> PreviewLine {
-        PreviewLine { text: String::new(), char_count: 0, max_chars, pending_space: false, finished: false }
-    }
-
-    fn push_text(&mut self, text: &str) {
-        for ch in text.chars() {
-            if self.finished {
-                return;
-            }
-            if ch == '\n' {
-                self.end_line();
-            } else if ch.is_whitespace() || ch.is_control() {
-                self.pending_space = self.char_count > 0;
-            } else {
-                if self.pending_space {
-                    self.push_char(' ');
-                    self.pending_space = false;
-                }
-                self.push_char(ch);
-            }
-        }
-    }
-
-    fn push_char(&mut self, ch: char) {
-        // One character more than fits is kept, to know that the line must be cut.
-        if self.char_count > self.max_chars {
-            self.finished = true;
-            return;
-        }
-        self.text.push(ch);
-        self.char_count += 1;
-    }
-
-    /// Ends the current line: if it has text, it is the preview; if not, the next line is tried.
-    fn end_line(&mut self) {
-        self.pending_space = false;
-        if self.char_count > 0 {
-            self.finished = true;
-        }
-    }
-
-    fn is_finished(&self) -> bool {
-        self.finished
-    }
-
-    fn finish(self) -> String {
-        if self.char_count <= self.max_chars {
-            return self.text;
-        }
-        let mut cut: String = self.text.chars().take(self.max_chars.saturating_sub(1)).collect();
-        cut.truncate(cut.trim_end().len());
-        cut.push('…');
-        cut
     }
 }
 
@@ -829,7 +695,6 @@ mod tests {
         assert_eq!(render(""), "");
         assert_eq!(render("   \n\n  "), "");
         assert_eq!(render("\0"), "<p>\u{FFFD}</p>\n");
-        assert_eq!(markdown_to_plain_first_line("a\0b", 10), "a\u{FFFD}b");
     }
 
     #[test]
@@ -974,68 +839,5 @@ mod tests {
         let mut out = String::new();
         push_escaped_href(&mut out, "https://a.example/x y\"\u{7}&");
         assert_eq!(out, "https://a.example/x%20y%22%07&amp;");
-    }
-
-    #[test]
-    fn preview_strips_markdown() {
-        assert_eq!(markdown_to_plain_first_line("# The **big** `plan`\n\nDetails", 80), "The big plan");
-        assert_eq!(markdown_to_plain_first_line("- [x] first *item*\n- second", 80), "first item");
-        assert_eq!(markdown_to_plain_first_line("1. Read [the docs](https://x.example) now", 80), "Read the docs now");
-        assert_eq!(markdown_to_plain_first_line("> quoted   text\n> more", 80), "quoted text");
-        assert_eq!(markdown_to_plain_first_line("![diagram](https://x.example/d.png) below", 80), "diagram below");
-        assert_eq!(markdown_to_plain_first_line("~~old~~ new", 80), "old new");
-    }
-
-    #[test]
-    fn preview_skips_empty_lines() {
-        assert_eq!(markdown_to_plain_first_line("\n\n   \n\nHello\nworld", 80), "Hello");
-        assert_eq!(markdown_to_plain_first_line("---\n\nAfter the rule", 80), "After the rule");
-        assert_eq!(markdown_to_plain_first_line("**  **\n\nReal text", 80), "Real text");
-        assert_eq!(markdown_to_plain_first_line("", 80), "");
-        assert_eq!(markdown_to_plain_first_line("  \n\t\n", 80), "");
-    }
-
-    #[test]
-    fn preview_of_code_and_raw_html() {
-        assert_eq!(markdown_to_plain_first_line("```rust\n\nfn main() {}\n```", 80), "fn main() {}");
-        assert_eq!(
-            markdown_to_plain_first_line("<command-name>/clear</command-name>\n<command-args></command-args>", 80),
-            "<command-name>/clear</command-name>"
-        );
-        assert_eq!(
-            markdown_to_plain_first_line("<system-reminder>\nBe careful.\n</system-reminder>", 80),
-            "<system-reminder>"
-        );
-    }
-
-    #[test]
-    fn preview_collapses_whitespace() {
-        assert_eq!(markdown_to_plain_first_line("  a\t\tb   c  ", 80), "a b c");
-        assert_eq!(markdown_to_plain_first_line("a  \nb", 80), "a");
-        assert_eq!(markdown_to_plain_first_line("| a | b |\n|---|---|\n| c | d |", 80), "a b");
-    }
-
-    #[test]
-    fn preview_truncates_with_ellipsis() {
-        assert_eq!(markdown_to_plain_first_line("Hello world", 11), "Hello world");
-        assert_eq!(markdown_to_plain_first_line("Hello world", 10), "Hello wor…");
-        assert_eq!(markdown_to_plain_first_line("Hello world", 7), "Hello…");
-        assert_eq!(markdown_to_plain_first_line("Hello world", 1), "…");
-        assert_eq!(markdown_to_plain_first_line("Hello world", 0), "");
-        assert_eq!(markdown_to_plain_first_line("ééééé", 3), "éé…");
-        let long = "word ".repeat(100_000);
-        let preview = markdown_to_plain_first_line(&long, 50);
-        assert_eq!(preview.chars().count(), 50);
-        assert!(preview.ends_with('…'));
-    }
-
-    #[test]
-    fn preview_of_huge_input_is_bounded() {
-        let huge = format!("{}\n\nnot reached", "x".repeat(PREVIEW_INPUT_LIMIT * 3));
-        let preview = markdown_to_plain_first_line(&huge, 20);
-        assert_eq!(preview, format!("{}…", "x".repeat(19)));
-        // A cut inside a multi-byte character must not panic.
-        let multibyte = "é".repeat(PREVIEW_INPUT_LIMIT);
-        assert_eq!(markdown_to_plain_first_line(&multibyte, 3), "éé…");
     }
 }
