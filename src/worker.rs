@@ -608,7 +608,13 @@ async fn search_file(
 const FILES_AHEAD: usize = 4;
 
 /// The first slice a search reads of a file: a common word's hits are often enough after it.
-const SEARCH_FIRST_SLICE_BYTES: usize = 256 << 10;
+/// Each read costs the browser about as much up to a few megabytes (it makes a new pipe and
+/// opens the file for it), so a word found everywhere but sparsely wants big slices, and one
+/// whose hits come early small ones. On the 4.4 GB benchmark history, 3 runs each, builds
+/// alternated: 256 KB gave "function" (2.7 GB read) 9.1–9.5 s (over 10 s in 6 runs of 11 that
+/// day) and "the" 4.2–4.8 s; 512 KB 8.9–9.3 s and 4.6–5.2 s; 2 MiB 8.1–8.6 s and 6.2–7.0 s. The
+/// slowest common word is what a person waits for, so 2 MiB.
+const SEARCH_FIRST_SLICE_BYTES: usize = 2 << 20;
 
 /// A file read slice by slice, the next slice asked for while the current one is used. A file
 /// that is one slice is read as it is: a slice of it costs more. A search reads a small first
