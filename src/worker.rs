@@ -438,12 +438,19 @@ async fn read_unit(
     let mut loader = Loader::new();
     let mut problems = Vec::new();
     let mut figures = ReadFigures::default();
-    // The first slice of every file is asked for at once: a unit is often many small files, and
-    // each read is a round trip to the browser.
-    let readers = files.iter().map(SliceReader::start).collect::<Result<Vec<_>, _>>()?;
-    for (path, mut reader) in paths.iter().zip(readers) {
-        let id = loader.add_file(path, reader.size as u64);
-        // Slice by slice, so a unit never holds a file's bytes twice.
+    // Every small file is asked for at once: a unit is often many small files, and each read is
+    // a round trip to the browser. A big file is read as a stream when its turn comes.
+    let mut small = files
+        .iter()
+        .map(|file| if file.size() > STREAM_ABOVE_BYTES { Ok(None) } else { SliceReader::start(file).map(Some) })
+        .collect::<Result<Vec<_>, _>>()?;
+    for ((path, file), small) in paths.iter().zip(files).zip(small.iter_mut()) {
+        let id = loader.add_file(path, file.size() as u64);
+        let mut reader = match small.take() {
+            Some(reader) => FileReader::Slices(reader),
+            None => FileReader::Stream(ByteStream::start(file)),
+        };
+        // Piece by piece, so a unit never holds a file's bytes twice.
         loop {
             let asked = js_sys::Date::now();
             let Some(slice) = reader.next().await else { break };
@@ -455,8 +462,8 @@ async fn read_unit(
                     loader.push_with(id, len, |room| chunk.copy_to(room));
                 }
                 Err(reason) => {
-                    let reason = if reader.offset > 0.0 {
-                        format!("{reason}; only its first {} bytes were read", reader.offset)
+                    let reason = if reader.offset() > 0.0 {
+                        format!("{reason}; only its first {} bytes were read", reader.offset())
                     } else {
                         reason
                     };
@@ -468,6 +475,90 @@ async fn read_unit(
         loader.finish_file(id);
     }
     Ok((loader.finish(), problems, figures))
+}
+
+/// Files bigger than this are read by the index as a byte stream ([`ByteStream`]), the others
+/// whole. A page that only reads the 4.4 GB benchmark history in 2 workers
+/// (`tests/bench/read-files.mjs`, way `byob`) took 5.8–6.3 s and 9.3–9.8 CPU-s so, against
+/// 10.4–11.2 s and 16.9–18.0 CPU-s in 8 MiB slices (`arrayBuffer`), in the same run: a slice
+/// costs the browser a new pipe and a new buffer, each of whose pages is faulted in, and freed.
+/// Every file read as a stream stalled that page after a few thousand files.
+const STREAM_ABOVE_BYTES: f64 = STREAM_BUFFER_BYTES as f64;
+
+/// The buffer a [`ByteStream`] reads into, again and again.
+const STREAM_BUFFER_BYTES: u32 = 1 << 20;
+
+/// A file read as slices, or as a byte stream.
+enum FileReader<'f> {
+    Slices(SliceReader<'f>),
+    Stream(Result<ByteStream, String>),
+}
+
+impl FileReader<'_> {
+    /// The next bytes of the file: a view to copy before the next call. `None` at its end.
+    async fn next(&mut self) -> Option<Result<Uint8Array, String>> {
+        match self {
+            FileReader::Slices(reader) => reader.next().await,
+            FileReader::Stream(Ok(stream)) => stream.next().await,
+            FileReader::Stream(Err(reason)) => {
+                let reason = std::mem::take(reason);
+                (!reason.is_empty()).then_some(Err(reason))
+            }
+        }
+    }
+
+    /// Bytes read so far.
+    fn offset(&self) -> f64 {
+        match self {
+            FileReader::Slices(reader) => reader.offset,
+            FileReader::Stream(Ok(stream)) => stream.offset,
+            FileReader::Stream(Err(_)) => 0.0,
+        }
+    }
+}
+
+/// A file read as a byte stream into one buffer used again and again ("bring your own buffer"):
+/// the browser makes one pipe for the whole file and fills it ahead while the worker parses, and
+/// no new buffer is made for each read.
+struct ByteStream {
+    reader: web_sys::ReadableStreamByobReader,
+    /// Taken while a read is out, and at the end.
+    buffer: Option<js_sys::ArrayBuffer>,
+    /// Bytes read so far.
+    offset: f64,
+}
+
+impl ByteStream {
+    fn start(file: &web_sys::File) -> Result<ByteStream, String> {
+        let options = web_sys::ReadableStreamGetReaderOptions::new();
+        options.set_mode(web_sys::ReadableStreamReaderMode::Byob);
+        let reader = file
+            .stream()
+            .get_reader_with_options(&options)
+            .dyn_into::<web_sys::ReadableStreamByobReader>()
+            .map_err(|_| "could not be read: this browser cannot read a file as a byte stream".to_owned())?;
+        Ok(ByteStream { reader, buffer: Some(js_sys::ArrayBuffer::new(STREAM_BUFFER_BYTES)), offset: 0.0 })
+    }
+
+    /// The next bytes, a view of the buffer that is good until the next call; `None` at the end.
+    async fn next(&mut self) -> Option<Result<Uint8Array, String>> {
+        let buffer = self.buffer.take()?;
+        let read = self.reader.read_with_array_buffer_view(&Uint8Array::new(&buffer));
+        let result = match JsFuture::from(read).await {
+            Ok(result) => result,
+            Err(error) => return Some(Err(read_error(&error))),
+        };
+        let field = |name: &str| js_sys::Reflect::get(&result, &name.into()).ok();
+        if field("done").and_then(|done| done.as_bool()) != Some(false) {
+            return None;
+        }
+        let Some(bytes) = field("value").and_then(|value| value.dyn_into::<Uint8Array>().ok()) else {
+            return Some(Err("could not be read: the browser's stream gave no bytes".to_owned()));
+        };
+        self.buffer = Some(bytes.buffer());
+        self.offset += f64::from(bytes.length());
+        Some(Ok(bytes))
+    }
 }
 
 /// What reading a unit took: its bytes, and the time spent waiting for the browser to read them.

@@ -39,6 +39,12 @@ function makeHistory() {
   copyAs(join(DAG, "preserved-segment"), beta, "beta");
   copyAs(join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl"), join(gamma, "kettle-rename.jsonl"), "kettle");
   copyAs(join(ROOT, "tests/fixtures/sessions/coloured-test-run.jsonl"), join(gamma, "coloured-test-run.jsonl"), "kettle");
+  // Its first prompt carries a pasted log of 2 MB: a file over 1 MiB is read by the index as a
+  // byte stream, and every line after that prompt must still be read whole.
+  const big = join(gamma, "coloured-test-run.jsonl");
+  const prompt = "Run the kettle tests and fix the one that fails.";
+  writeFileSync(big, readFileSync(big, "utf8").replace(prompt, `${prompt} ${"FAIL test_boil: kettle stays cold. ".repeat(60_000)}`));
+  assert.ok(statSync(big).size > 2 << 20);
   writeFileSync(join(beta, "exported.jsonl"), "name,tokens\nalpha,12\nbeta,7\n");
   return { dir, projects };
 }
