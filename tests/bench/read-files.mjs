@@ -5,7 +5,9 @@
 // their share, largest first, in one of these ways:
 //   arrayBuffer  each file whole, or in 8 MiB slices (`slice().arrayBuffer()`), as the app does
 //   sync         the same slices with FileReaderSync
-//   byob         the file's byte stream into one 8 MiB buffer used again ("bring your own buffer")
+//   byob         as the app's index: a file over 1 MiB as a byte stream into one 1 MiB buffer used
+//                again ("bring your own buffer"), a smaller one whole (streams for every file
+//                stalled this page in Chromium 156 after a few thousand files)
 //   stream       the file's byte stream, each chunk a new buffer
 // Each read is copied once, as the app copies into wasm memory. Prints the time, MB/s, and the
 // CPU seconds (user and system) all of Chromium's processes spent, twice per way.
@@ -78,11 +80,12 @@ window.readAll = async (way, workers) => {
 </script>`;
 
 const WORKER = `const SLICE = 8 << 20;
+const STREAM_BUFFER = 1 << 20;
 const copy = new Uint8Array(SLICE);
 onmessage = async ({ data: { way, files } }) => {
   let bytes = 0;
   const took = (view) => { copy.set(view.subarray(0, SLICE)); bytes += view.byteLength; };
-  let spare = new ArrayBuffer(SLICE);
+  let spare = new ArrayBuffer(STREAM_BUFFER);
   const sync = new FileReaderSync();
   for (const file of files) {
     if (way === "arrayBuffer") {
@@ -98,10 +101,12 @@ onmessage = async ({ data: { way, files } }) => {
       for (let at = 0; at < file.size; at += SLICE) {
         took(new Uint8Array(sync.readAsArrayBuffer(file.size <= SLICE ? file : file.slice(at, at + SLICE))));
       }
+    } else if (way === "byob" && file.size <= STREAM_BUFFER) {
+      took(new Uint8Array(await file.arrayBuffer()));
     } else if (way === "byob") {
       const reader = file.stream().getReader({ mode: "byob" });
       for (;;) {
-        const { value, done } = await reader.read(new Uint8Array(spare, 0, SLICE));
+        const { value, done } = await reader.read(new Uint8Array(spare, 0, STREAM_BUFFER));
         spare = value.buffer;
         if (done) break;
         took(value);
