@@ -448,7 +448,7 @@ async fn read_unit(
         let id = loader.add_file(path, file.size() as u64);
         let mut reader = match small.take() {
             Some(reader) => FileReader::Slices(reader),
-            None => FileReader::Stream(ByteStream::start(file)),
+            None => ByteStream::start(file).map_or_else(|reason| FileReader::Failed(Some(reason)), FileReader::Stream),
         };
         // Piece by piece, so a unit never holds a file's bytes twice.
         loop {
@@ -488,10 +488,12 @@ const STREAM_ABOVE_BYTES: f64 = STREAM_BUFFER_BYTES as f64;
 /// The buffer a [`ByteStream`] reads into, again and again.
 const STREAM_BUFFER_BYTES: u32 = 1 << 20;
 
-/// A file read as slices, or as a byte stream.
+/// A file read as slices, or as a byte stream, or one whose stream could not be started (its
+/// reason, given once as the file's only piece).
 enum FileReader<'f> {
     Slices(SliceReader<'f>),
-    Stream(Result<ByteStream, String>),
+    Stream(ByteStream),
+    Failed(Option<String>),
 }
 
 impl FileReader<'_> {
@@ -499,11 +501,8 @@ impl FileReader<'_> {
     async fn next(&mut self) -> Option<Result<Uint8Array, String>> {
         match self {
             FileReader::Slices(reader) => reader.next().await,
-            FileReader::Stream(Ok(stream)) => stream.next().await,
-            FileReader::Stream(Err(reason)) => {
-                let reason = std::mem::take(reason);
-                (!reason.is_empty()).then_some(Err(reason))
-            }
+            FileReader::Stream(stream) => stream.next().await,
+            FileReader::Failed(reason) => reason.take().map(Err),
         }
     }
 
@@ -511,8 +510,8 @@ impl FileReader<'_> {
     fn offset(&self) -> f64 {
         match self {
             FileReader::Slices(reader) => reader.offset,
-            FileReader::Stream(Ok(stream)) => stream.offset,
-            FileReader::Stream(Err(_)) => 0.0,
+            FileReader::Stream(stream) => stream.offset,
+            FileReader::Failed(_) => 0.0,
         }
     }
 }
