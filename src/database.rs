@@ -23,8 +23,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Array, Reflect, Uint8Array};
-use sessionscope_engine::history::is_database_name;
 use sessionscope_engine::history_cache::FileStamp;
+use sessionscope_engine::import::names::is_database_name;
 use sessionscope_engine::import::records::{
     HEADER_BYTES, SQLITE_MAGIC, SqlValue, TABLES_SQL, apply_wal, database_of_companion, describe_error, queries_for,
     read_header, record_line,

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Array, Reflect, Uint8Array};
-use sessionscope_engine::history::looks_like_a_log;
+use sessionscope_engine::import::names::looks_like_a_log;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;

@@ -4,8 +4,8 @@
 //! handle gives the file as it is now, so a session can be followed as it grows).
 
 use js_sys::{Function, Object, Promise, Reflect};
-use sessionscope_engine::history::looks_like_a_log;
 use sessionscope_engine::history_cache::{CachedTrigrams, IndexCache, decode_trigrams};
+use sessionscope_engine::import::names::looks_like_a_log;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;

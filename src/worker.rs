@@ -15,7 +15,6 @@ use std::collections::VecDeque;
 use js_sys::Uint8Array;
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::history::{FileProblem, HITS_PER_UNIT, UnitSearch};
-use sessionscope_engine::trigrams::TrigramSet;
 use sessionscope_engine::{Corpus, Loader};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -584,7 +583,7 @@ async fn index_unit(
     let mut index = sessionscope_engine::history::index_unit(&corpus, &graph, folder);
     // A unit read whole gets its set of trigrams, for searches to skip it.
     let (stamps, buffers) = if unreadable.is_empty() {
-        let set = TrigramSet::of_corpus(&corpus, bytes as u64);
+        let set = sessionscope_engine::search::trigrams_of(&corpus, bytes as u64);
         let stamps = paths.iter().zip(files).map(|(path, file)| crate::files::stamp_of(path, file)).collect();
         (stamps, vec![protocol::buffer_of(set.as_bytes())])
     } else {

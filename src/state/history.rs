@@ -1703,7 +1703,7 @@ pub fn use_history() -> HistoryState {
 fn problems_of(skipped_by_name: Vec<String>, unreadable: Vec<(String, String)>) -> Vec<FileProblem> {
     skipped_by_name
         .into_iter()
-        .map(|path| FileProblem { path, reason: sessionscope_engine::history::NOT_A_LOG_NAME.to_owned() })
+        .map(|path| FileProblem { path, reason: sessionscope_engine::import::names::NOT_A_LOG_NAME.to_owned() })
         .chain(unreadable.into_iter().map(|(path, reason)| FileProblem { path, reason }))
         .collect()
 }

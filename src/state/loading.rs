@@ -152,7 +152,7 @@ impl LoadState {
                 self.status.set(LoadStatus::Failed(format!(
                     "none of the {} files is {}",
                     picked.skipped_by_name.len(),
-                    sessionscope_engine::history::NOT_A_LOG_NAME
+                    sessionscope_engine::import::names::NOT_A_LOG_NAME
                 )));
             }
             return;
@@ -299,7 +299,7 @@ impl LoadState {
                 match live.grow(&files, &stop).await {
                     Ok(grown) => settled = Some(Ok((live, grown.bytes_read, false))),
                     // A database's record stream is made again whole each time: its rows move.
-                    Err(GrowError::Rewritten(path)) if sessionscope_engine::history::is_database_name(&path) => {}
+                    Err(GrowError::Rewritten(path)) if sessionscope_engine::import::names::is_database_name(&path) => {}
                     Err(GrowError::Rewritten(path)) => {
                         notice = Some(format!("{path} was rewritten since it was read: it was read again whole."))
                     }

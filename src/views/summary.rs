@@ -52,7 +52,7 @@ pub fn LoadSummary() -> impl IntoView {
         let notes: Vec<(String, String)> = corpus
             .files
             .iter()
-            .filter(|f| sessionscope_engine::history::is_database_name(&f.path))
+            .filter(|f| sessionscope_engine::import::names::is_database_name(&f.path))
             .filter_map(|f| crate::database::note(&f.path).map(|note| (f.path.clone(), note)))
             .collect();
         let line_problems: Vec<(String, u32, &'static str, String, Severity)> = corpus
@@ -189,7 +189,7 @@ pub fn LoadSummary() -> impl IntoView {
                                             <td>{path}</td>
                                             <td>"-"</td>
                                             <td>"not-a-log-name"</td>
-                                            <td>{format!("left out: {}", sessionscope_engine::history::NOT_A_LOG_NAME)}</td>
+                                            <td>{format!("left out: {}", sessionscope_engine::import::names::NOT_A_LOG_NAME)}</td>
                                         </tr>
                                     })
                                     .collect::<Vec<_>>()}

@@ -79,7 +79,7 @@ fn bench_parse(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Bytes(total as u64));
     group.bench_function("the trigram set of the 100 MB session", |b| {
-        b.iter(|| sessionscope_engine::trigrams::TrigramSet::of_corpus(&corpus, total as u64))
+        b.iter(|| sessionscope_engine::search::trigrams_of(&corpus, total as u64))
     });
     group.finish();
 

@@ -291,6 +291,17 @@ pub fn each_searched_text(corpus: &Corpus, mut each: impl FnMut(&[u8])) {
     }
 }
 
+/// The trigram set of a parsed unit (`unit_bytes` in all, which sizes the set): the trigrams of
+/// every text a search looks in ([`each_searched_text`]).
+pub fn trigrams_of(corpus: &Corpus, unit_bytes: u64) -> crate::trigrams::TrigramSet {
+    let mut builder = crate::trigrams::TrigramSetBuilder::new(unit_bytes);
+    each_searched_text(corpus, |text| {
+        builder.start_text();
+        builder.add(text);
+    });
+    builder.finish()
+}
+
 /// The text of a raw JSON value to search: a string decoded (only when it has escapes), an
 /// object or array as its JSON text with its strings decoded in place.
 fn searchable(raw: &[u8]) -> Cow<'_, str> {

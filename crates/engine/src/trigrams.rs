@@ -3,7 +3,7 @@
 //!
 //! The index pass parses every unit anyway; it also folds each sequence of three bytes of the
 //! fields a search looks in (text, thinking, tool names, inputs and results, as written in the
-//! file: [`crate::search::each_searched_text`]) into a bit of a small set ([`TrigramSet`], at most
+//! file: `crate::search::trigrams_of` reads them with `each_searched_text`) into a bit of a small set ([`TrigramSet`], at most
 //! 32 KB per unit). Ids, signatures and the JSON around the fields are left out: a signature's
 //! random letters alone would set most bits. A plain query whose text no JSON writer escapes
 //! is found in a field's raw bytes whatever its ASCII case (see
@@ -75,16 +75,6 @@ impl TrigramSet {
     pub fn from_bytes(bytes: Vec<u8>) -> Option<TrigramSet> {
         let valid = bytes.len().is_power_of_two() && (512..=1 << (TRIGRAM_BITS - 3)).contains(&bytes.len());
         valid.then_some(TrigramSet { bits: bytes })
-    }
-
-    /// The set of a parsed unit (`unit_bytes` in all, which sizes the set).
-    pub fn of_corpus(corpus: &crate::Corpus, unit_bytes: u64) -> TrigramSet {
-        let mut builder = TrigramSetBuilder::new(unit_bytes);
-        crate::search::each_searched_text(corpus, |text| {
-            builder.start_text();
-            builder.add(text);
-        });
-        builder.finish()
     }
 
     pub fn as_bytes(&self) -> &[u8] {
@@ -215,7 +205,7 @@ mod tests {
         let options = sessionscope_synth::SynthOptions { target_bytes: 1 << 20, seed: 3, agents: false, broken: false };
         let session = sessionscope_synth::generate(&options).main;
         let corpus = crate::Loader::read_all([("s.jsonl", session.as_slice())]);
-        let set = TrigramSet::of_corpus(&corpus, session.len() as u64);
+        let set = crate::search::trigrams_of(&corpus, session.len() as u64);
         assert!(set.density() < 0.3, "density {}", set.density());
         for absent in ["zanzibar", "quokka", "kettle", "marmalade"] {
             assert!(!String::from_utf8_lossy(&session).to_lowercase().contains(absent));

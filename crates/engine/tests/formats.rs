@@ -1449,7 +1449,7 @@ fn aider_histories_are_sniffed_by_name_and_first_line() {
     let empty = load_one(".aider.chat.history.md", b"");
     assert_eq!(empty.diagnostics[0].kind, DiagnosticKind::EmptyFile);
     // The folder filter takes the name.
-    use sessionscope_engine::history::looks_like_a_log;
+    use sessionscope_engine::import::names::looks_like_a_log;
     assert!(looks_like_a_log("proj/.aider.chat.history.md"));
     assert!(looks_like_a_log("proj/old.aider.chat.history.md"));
     assert!(!looks_like_a_log("proj/README.md"));

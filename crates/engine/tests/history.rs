@@ -300,7 +300,6 @@ fn words_in(bytes: &[u8]) -> Vec<String> {
 fn a_unit_s_trigrams_never_rule_out_a_query_its_search_finds_and_rule_out_words_it_lacks() {
     use sessionscope_engine::history::UnitSearch;
     use sessionscope_engine::search::Query;
-    use sessionscope_engine::trigrams::TrigramSet;
     let temp = TempDir::new("unit-trigrams");
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut roots =
@@ -315,7 +314,7 @@ fn a_unit_s_trigrams_never_rule_out_a_query_its_search_finds_and_rule_out_words_
         for (unit, files) in units_under(root) {
             let bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
             let corpus = sessionscope_engine::Loader::read_all(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
-            let set = TrigramSet::of_corpus(&corpus, bytes);
+            let set = sessionscope_engine::search::trigrams_of(&corpus, bytes);
             units += 1;
             // Words of the unit's files (in every field, in ids, in the JSON around them), some
             // in upper case, and words of no file.

@@ -47,6 +47,7 @@ pub mod copilot;
 pub mod cursor;
 pub mod cursor_ide;
 pub mod gemini;
+pub mod names;
 pub mod ollama;
 pub mod opencode;
 pub mod opencode_storage;
@@ -297,7 +298,7 @@ pub(crate) fn sniff(window: &[u8], whole_file: bool, path: &str) -> Sniff {
     if let Some(kind) = binary_kind(text) {
         // An agent's database is read from its record stream, which whoever opens it makes (the
         // page with sqlite-wasm, the command line with rusqlite), never from its bytes.
-        if text.starts_with(b"SQLite format 3") && crate::history::is_database_name(name) {
+        if text.starts_with(b"SQLite format 3") && names::is_database_name(name) {
             return Sniff::Rejected(format!(
                 "this is {kind}, read through its record stream, not as it is (`sessionscope records {name} > \
                  {name}.jsonl` writes the stream)"

@@ -236,7 +236,7 @@ pub const COMPANION_SUFFIXES: [&str; 3] = ["-wal", "-shm", "-journal"];
 pub fn database_of_companion(path: &str) -> Option<(&str, &'static str)> {
     COMPANION_SUFFIXES.iter().find_map(|&suffix| {
         let database = path.strip_suffix(suffix)?;
-        crate::history::is_database_name(database).then_some((database, suffix))
+        super::names::is_database_name(database).then_some((database, suffix))
     })
 }
 

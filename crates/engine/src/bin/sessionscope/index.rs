@@ -12,9 +12,9 @@ use serde::Serialize;
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::history::{
-    FileProblem, NOT_A_LOG_NAME, SessionRow, Totals, UnitIndex, group_into_units, index_unit, looks_like_a_log,
-    needs_hint, unit_hint,
+    FileProblem, SessionRow, Totals, UnitIndex, group_into_units, index_unit, needs_hint, unit_hint,
 };
+use sessionscope_engine::import::names::{NOT_A_LOG_NAME, looks_like_a_log};
 use sessionscope_engine::import::records::database_of_companion;
 
 /// What `--json` prints.

@@ -203,7 +203,7 @@ fn records(files: &[(PathBuf, String)]) -> ExitCode {
 /// The bytes the engine reads for a file: the file itself, or an agent's database turned into its
 /// record stream (what the reader notes about it goes to stderr). The error is one line.
 pub fn read_source(path: &Path, name: &str) -> Result<Vec<u8>, String> {
-    if !sessionscope_engine::history::is_database_name(name) {
+    if !sessionscope_engine::import::names::is_database_name(name) {
         return std::fs::read(path).map_err(|error| format!("could not be read: {error}"));
     }
     let stream = database::record_stream(path)?;
