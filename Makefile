@@ -12,11 +12,13 @@ serve:
 	@scripts/setup.sh build
 	$(WASM) trunk serve --release --offline
 
-# Everything: formatting, lints, native tests, the release wasm build, the browser tests.
+# Everything: formatting, lints, the layers' import rule, native tests, the release wasm build,
+# the browser tests.
 test:
 	@scripts/setup.sh
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	python3 scripts/layers.py
 	cargo test --workspace --no-fail-fast
 	$(TRUNK_BUILD)
 	npm test

@@ -1,20 +1,26 @@
-//! The app shell: top bar, start screen, loading, and the viewer.
+//! The app shell: it makes the page's clients and states (each state its own context), wires the
+//! outside world (drops, the address bar, Back and Forward) to them, and lays out the top bar,
+//! the start screen, loading, the history home and the viewer.
 
 use leptos::ev;
 use leptos::prelude::*;
 
-use crate::deeplink;
-use crate::files;
-use crate::outline::RowKey;
-use crate::search::SearchState;
-use crate::sharing::{SharingState, use_sharing};
+use crate::client::folders::Folders;
+use crate::client::intake::{Dropped, Intake};
+use crate::client::session_worker::SessionWorkers;
+use crate::client::workers::Workers;
+use crate::logic::deeplink;
+use crate::logic::outline::RowKey;
+use crate::logic::theme::Theme;
+use crate::platform::{address, handles, schedule};
+use crate::state::session_search::SearchState;
+use crate::state::sharing::{SharingState, use_sharing};
 use crate::state::{
     ChromeState, HistoryState, LoadState, LoadStatus, MainTab, ViewerState, use_chrome, use_loading, use_viewer,
 };
-use crate::theme::Theme;
 use crate::views::panel::SidePanel;
 use crate::views::progress::{AddOrReplace, LoadProgress};
-use crate::views::search::SearchBox;
+use crate::views::search_box::SearchBox;
 use crate::views::sessions::SessionList;
 use crate::views::start::{PickButtons, StartScreen};
 use crate::views::stats::Statistics;
@@ -23,27 +29,32 @@ use crate::views::tree::ConversationTree;
 
 #[component]
 pub fn App() -> impl IntoView {
-    // The states, each its own context. Loading drives the viewer, search and chrome; sharing
-    // hands the files of a share to loading.
+    // The page's side of IO: its workers (one started ahead of time), the open session's worker,
+    // how files come in, the folders this browser remembers.
+    let workers = Workers::new();
+    let sessions = SessionWorkers::new(workers.clone());
+    let intake = Intake::new(workers.clone());
+    // The states, each its own context. Loading drives the viewer, search and chrome; the history
+    // and sharing hand files to loading.
     let chrome = ChromeState::new();
     provide_context(chrome);
-    let search = SearchState::new();
+    let search = SearchState::new(sessions.clone());
     provide_context(search);
     let viewer = ViewerState::new();
     provide_context(viewer);
-    let loading = LoadState::new(viewer, search, chrome);
+    let loading = LoadState::new(viewer, search, chrome, workers.clone(), intake.clone());
     provide_context(loading);
-    let history = HistoryState::new(loading);
+    let history = HistoryState::new(loading, workers.clone(), intake, Folders::new());
     provide_context(history);
-    let sharing = SharingState::new(loading, viewer, chrome);
+    let sharing = SharingState::new(loading, viewer, chrome, sessions);
     provide_context(sharing);
-    files::prepare_worker_soon();
-    files::when_idle(crate::render_module::load, 2000);
+    workers.prepare_soon();
+    schedule::when_idle(crate::render::module::load, 2000);
     sharing.open_shares();
     history.load_remembered();
 
     // The outside world: the theme attribute, the address bar, files dropped anywhere.
-    Effect::new(move |_| crate::theme::apply(chrome.theme.get()));
+    Effect::new(move |_| chrome.apply_theme(chrome.theme.get()));
     Effect::new(move |_| {
         let Some(key) = viewer.selected.get() else { return };
         // A link opened with a big load waits for the whole of it, not the first part on screen.
@@ -60,8 +71,10 @@ pub fn App() -> impl IntoView {
         // A session opened from a history names its project too.
         let project = history.opened.get_untracked().and_then(|row| history.row(row)).map(|r| r.row.project.clone());
         match project {
-            Some(project) => deeplink::write_hash(&deeplink::format_in_project(&project, Some(&s.id), uuid.as_deref())),
-            None => deeplink::write_hash(&deeplink::format(&s.id, uuid.as_deref())),
+            Some(project) => {
+                address::replace_fragment(&deeplink::format_in_project(&project, Some(&s.id), uuid.as_deref()))
+            }
+            None => address::replace_fragment(&deeplink::format(&s.id, uuid.as_deref())),
         }
     });
     let dragging = RwSignal::new(false);
@@ -70,7 +83,7 @@ pub fn App() -> impl IntoView {
         if !dragging.get_untracked() {
             // Files are on their way: the worker that will parse them starts now, if it has not,
             // and warms up.
-            files::warm_spare();
+            loading.files_coming();
         }
         dragging.set(true);
     });
@@ -84,11 +97,11 @@ pub fn App() -> impl IntoView {
         dragging.set(false);
         if let Some(data) = event.data_transfer() {
             // The drop's items are read now: they are gone once the event is over.
-            let dropped = files::Dropped::of(&data);
+            let dropped = Dropped::of(&data);
             // One folder, in a browser that gives a handle to it, is remembered and read
             // through its handle, as a folder picked with "Choose a folder…" is.
-            if crate::folders::can_remember()
-                && let Some(handle) = files::Dropped::folder_handle(&data)
+            if handles::can_keep_folders()
+                && let Some(handle) = handles::dropped_folder(&data)
             {
                 history.prewarm();
                 leptos::task::spawn_local(async move {
@@ -125,7 +138,7 @@ pub fn App() -> impl IntoView {
                 view! { <span class="tagline">"Coding-agent session logs, read in your browser"</span> }.into_any()
             }}
             <span class="spacer"></span>
-            <crate::views::history::BackToHistory />
+            <crate::views::history_home::BackToHistory />
             {move || (in_history() && !loaded()).then(|| view! {
                 <div class="topbar-actions">
                     <PickButtons />
@@ -145,7 +158,7 @@ pub fn App() -> impl IntoView {
                     >
                         "Share…"
                     </button>
-                    {move || (history.following.get() && history.opened.get().is_some()).then(|| view! {
+                    {move || (history.following.on.get() && history.opened.get().is_some()).then(|| view! {
                         <button
                             type="button"
                             class="button"
@@ -160,7 +173,7 @@ pub fn App() -> impl IntoView {
                     <button type="button" class="button" on:click=move |_| loading.open_example()>"Example"</button>
                 </div>
             })}
-            <crate::views::keys::KeysButton />
+            <crate::views::shortcuts::KeysButton />
             <ThemeToggle />
         </header>
         <SharedBanner />
@@ -168,7 +181,7 @@ pub fn App() -> impl IntoView {
         <LoadProgress />
         <AddOrReplace />
         <crate::views::share::ShareDialog />
-        <crate::views::keys::KeysDialog />
+        <crate::views::shortcuts::KeysDialog />
         {move || match loading.status.get() {
             LoadStatus::Failed(message) => Some(view! {
                 <p class="load-error" role="alert">{format!("Could not open the files: {message}")}</p>
@@ -179,7 +192,7 @@ pub fn App() -> impl IntoView {
             {move || if sharing.passphrase_needed() {
                 view! { <PassphrasePrompt /> }.into_any()
             } else if in_history() {
-                view! { <crate::views::history::HistoryHome /> }.into_any()
+                view! { <crate::views::history_home::HistoryHome /> }.into_any()
             } else if loaded() {
                 view! { <Viewer /> }.into_any()
             } else {
@@ -208,7 +221,7 @@ fn SharedBanner() -> impl IntoView {
                 <p>
                     <strong>"Shared view, redacted"</strong>
                     " · read-only: this page holds only what its author chose to share, and it came with the link, not from a server. "
-                    {crate::sharing::banner_text(&header)}
+                    {crate::state::sharing::banner_text(&header)}
                 </p>
                 {(!title.is_empty()).then(|| view! { <p class="muted">"Title: "{title}</p> })}
                 {(!kinds.is_empty()).then(|| view! { <p class="muted">"Placeholders: "{kinds}</p> })}
@@ -389,7 +402,7 @@ fn SessionHeader() -> impl IntoView {
 
 /// What the files hold when no line of them is part of a conversation (a summary-only file, a
 /// session whose messages were all cut): their metadata lines and the texts they carry.
-fn no_conversation(model: &crate::model::Model) -> impl IntoView + use<> {
+fn no_conversation(model: &crate::logic::loaded::Model) -> impl IntoView + use<> {
     let corpus = &model.corpus;
     let texts: Vec<String> = corpus
         .metas

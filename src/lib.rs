@@ -1,37 +1,19 @@
 //! sessionscope in the browser: a Leptos single-page app over the engine, compiled to wasm.
 //!
-//! Data flow: dropped files → [`files`] (read in slices into the engine's loader) →
-//! [`model::Model`] → [`state`] (loading puts it in the viewer) → [`views`]. The state is split
-//! by concern, each part its own context; calls between them go one way (see [`state`]).
+//! Layers, one folder each, imports going one way (`docs/architecture.md`, checked by
+//! `scripts/layers.py`): [`views`] → [`state`] → [`client`] → {[`wire`], [`platform`],
+//! [`logic`]}; [`worker`] → {[`wire`], [`platform`]}; [`render`] beside [`logic`]. The page and
+//! its workers are the same library: `src/main.rs` mounts the page ([`app`]), `src/bin/worker.rs`
+//! runs [`worker`], and `src/bin/render.rs` is the render module's own wasm.
 
 pub mod app;
-pub mod bench;
-pub mod crypto;
-pub mod database;
-pub mod deeplink;
-pub mod download;
-pub mod example;
-pub mod export;
-pub mod files;
-pub mod folders;
-pub mod live;
-pub mod model;
-pub mod outline;
-pub mod panel;
-pub mod pool;
-pub mod protocol;
-pub mod queued_worker;
+pub mod client;
+pub mod logic;
+pub mod platform;
 pub mod render;
-pub mod render_module;
-pub mod row_names;
-pub mod search;
-pub mod session_worker;
-pub mod sharing;
-pub mod sort;
 pub mod state;
-pub mod store;
-pub mod theme;
 pub mod views;
+pub mod wire;
 pub mod worker;
 
 /// Replaces the static skeleton of `index.html` with the app.
@@ -44,13 +26,7 @@ pub fn mount() {
     leptos::mount::mount_to(root, app::App).forget();
     // The service worker's install fetches and stores the app's files again: not while the
     // page's first moments (a click on Open example, a drop) need the CPU.
-    let later = wasm_bindgen::closure::Closure::once_into_js(register_service_worker);
-    if let Some(window) = web_sys::window() {
-        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(
-            wasm_bindgen::JsCast::unchecked_ref(&later),
-            SERVICE_WORKER_AFTER_MS,
-        );
-    }
+    platform::schedule::later(SERVICE_WORKER_AFTER_MS, register_service_worker);
 }
 
 /// How long after the app starts its service worker is registered.
@@ -61,7 +37,7 @@ const SERVICE_WORKER_AFTER_MS: i32 = 3000;
 fn register_service_worker() {
     use js_sys::{Function, Reflect};
     use wasm_bindgen::JsCast;
-    if files::standalone() {
+    if platform::page::standalone() {
         return;
     }
     let Some(window) = web_sys::window() else { return };

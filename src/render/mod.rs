@@ -3,5 +3,6 @@
 
 pub mod diff;
 pub mod markdown;
+pub mod module;
 pub mod terminal;
 pub mod units;

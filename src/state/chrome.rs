@@ -4,7 +4,11 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::theme::{self, Theme};
+use crate::logic::theme::Theme;
+use crate::platform::{page, storage};
+
+/// Where the theme chosen is kept.
+const THEME_KEY: &str = "sessionscope.theme";
 
 #[derive(Clone, Copy)]
 pub struct ChromeState {
@@ -22,7 +26,7 @@ pub struct ChromeState {
 impl ChromeState {
     pub fn new() -> ChromeState {
         ChromeState {
-            theme: RwSignal::new(theme::stored_theme()),
+            theme: RwSignal::new(Theme::named(storage::setting(THEME_KEY).as_deref())),
             notice: RwSignal::new(None),
             keys_open: RwSignal::new(false),
             share_open: RwSignal::new(false),
@@ -45,30 +49,16 @@ impl ChromeState {
         }
     }
 
-    /// The theme toggle: every click shows the other theme. From following the system it picks
-    /// the other one; from a theme picked, it goes back to following the system when the
-    /// system's theme is the other one, so the choice can be undone.
+    /// The theme toggle: every click shows the other theme ([`Theme::next`]).
     pub fn switch_theme(&self) {
-        let system_is_dark = theme::is_dark(Theme::System);
-        self.theme.update(|t| *t = next_theme(*t, system_is_dark));
+        let system_is_dark = page::prefers_dark();
+        self.theme.update(|t| *t = t.next(system_is_dark));
     }
-}
 
-/// The theme after a click of the toggle, the system's being dark or not.
-fn next_theme(theme: Theme, system_is_dark: bool) -> Theme {
-    let shows_dark = match theme {
-        Theme::System => system_is_dark,
-        Theme::Dark => true,
-        Theme::Light => false,
-    };
-    let other_is_dark = !shows_dark;
-    if theme != Theme::System && other_is_dark == system_is_dark {
-        // The other theme is the system's: follow the system again.
-        Theme::System
-    } else if other_is_dark {
-        Theme::Dark
-    } else {
-        Theme::Light
+    /// Sets `data-theme` on the root element and keeps the choice.
+    pub fn apply_theme(&self, theme: Theme) {
+        page::set_root_attribute("data-theme", theme.name());
+        storage::set_setting(THEME_KEY, theme.name());
     }
 }
 
@@ -80,26 +70,4 @@ impl Default for ChromeState {
 
 pub fn use_chrome() -> ChromeState {
     expect_context::<ChromeState>()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_toggle_shows_the_other_theme_and_comes_back_to_the_system() {
-        for system_is_dark in [false, true] {
-            let mut theme = Theme::System;
-            let mut shown = Vec::new();
-            for _ in 0..4 {
-                theme = next_theme(theme, system_is_dark);
-                shown.push(theme);
-            }
-            let other = if system_is_dark { Theme::Light } else { Theme::Dark };
-            assert_eq!(shown, [other, Theme::System, other, Theme::System], "system dark: {system_is_dark}");
-        }
-        // A theme picked as the system's own (the system changed since) goes to the other one.
-        assert_eq!(next_theme(Theme::Dark, true), Theme::Light);
-        assert_eq!(next_theme(Theme::Light, false), Theme::Dark);
-    }
 }

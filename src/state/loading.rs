@@ -8,13 +8,48 @@ use leptos::prelude::*;
 use sessionscope_engine::dag::SessionId;
 use sessionscope_engine::share::bundle::{Bundle, BundleHeader};
 
-use crate::files::{self, LoadJob, Picked, PickedFile, Progress};
-use crate::live::{GrowError, LiveSession};
-use crate::model::Model;
-use crate::outline::RowKey;
-use crate::search::SearchState;
+use sessionscope_engine::history::FileProblem;
+use sessionscope_engine::import::names::{NOT_A_LOG_NAME, is_database_name};
+
+use crate::client::example::Example;
+use crate::client::follow_worker::{self, GrowError, LiveSession};
+use crate::client::intake::Intake;
+use crate::client::load_job::{self, LoadError, LoadJob, Preview};
+use crate::client::picked::{Picked, PickedFile};
+use crate::client::workers::Workers;
+use crate::logic::deeplink::{self, DeepLink};
+use crate::logic::load_progress::Progress;
+use crate::logic::loaded::Model;
+use crate::logic::outline::RowKey;
+use crate::platform::address;
+use crate::platform::schedule::{self, now_ms};
 use crate::state::chrome::ChromeState;
+use crate::state::session_search::SearchState;
 use crate::state::viewer::{MainTab, PanelTab, ViewerState};
+use crate::wire::SearchQuery;
+
+/// What loading reads files and starts workers with.
+#[derive(Clone)]
+struct LoadIo {
+    workers: Workers,
+    intake: Intake,
+    example: Example,
+}
+
+/// Why the open session could not be read again.
+enum RefreshError {
+    Load(LoadError),
+    Grow(GrowError),
+}
+
+impl std::fmt::Display for RefreshError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RefreshError::Load(error) => error.fmt(f),
+            RefreshError::Grow(error) => error.fmt(f),
+        }
+    }
+}
 
 /// Where loading stands.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,7 +79,7 @@ struct Carried {
     session: Option<String>,
     selected_uuid: Option<String>,
     show_noise: bool,
-    filter: crate::outline::RowFilter,
+    filter: crate::logic::outline::RowFilter,
     main_tab: MainTab,
     panel_tab: PanelTab,
     searching: bool,
@@ -68,6 +103,7 @@ pub struct LoadState {
     viewer: ViewerState,
     search: SearchState,
     chrome: ChromeState,
+    io: StoredValue<LoadIo, LocalStorage>,
     /// The files behind the model (to load again with more files added).
     files: StoredValue<Vec<PickedFile>, LocalStorage>,
     job: StoredValue<Option<LoadJob>, LocalStorage>,
@@ -79,7 +115,7 @@ pub struct LoadState {
     pub skipped_by_name: RwSignal<Vec<String>>,
     /// Files left out because they could not be read (an agent database that cannot be opened),
     /// with the reason.
-    pub unread: RwSignal<Vec<(String, String)>>,
+    pub unread: RwSignal<Vec<FileProblem>>,
     /// A drop waiting for the answer to "add or replace?".
     pending: RwSignal<Option<Picked>, LocalStorage>,
     /// The header of the share whose files are shown (a link or an exported file), for the
@@ -90,7 +126,7 @@ pub struct LoadState {
     /// The query (text, regex) of a whole-history search whose hit is being opened: the session
     /// is searched for it once shown, and the hit in the linked message is gone to, expanded and
     /// highlighted, as an in-session search hit is.
-    pub search_on_open: StoredValue<Option<(String, bool)>>,
+    pub search_on_open: StoredValue<Option<SearchQuery>>,
     /// A refresh asked for while a load was on its way: its files and notice.
     pending_refresh: StoredValue<Option<PendingRefresh>, LocalStorage>,
     /// The session on screen as read so far, while it is followed: the next refresh reads only
@@ -113,11 +149,19 @@ const REFRESH_RETRY_MS: u32 = 500;
 type PendingRefresh = (Vec<PickedFile>, Option<String>);
 
 impl LoadState {
-    pub fn new(viewer: ViewerState, search: SearchState, chrome: ChromeState) -> LoadState {
+    pub fn new(
+        viewer: ViewerState,
+        search: SearchState,
+        chrome: ChromeState,
+        workers: Workers,
+        intake: Intake,
+    ) -> LoadState {
+        let example = Example::new(workers.clone());
         LoadState {
             viewer,
             search,
             chrome,
+            io: StoredValue::new_local(LoadIo { workers, intake, example }),
             files: StoredValue::new_local(Vec::new()),
             job: StoredValue::new_local(None),
             status: RwSignal::new(LoadStatus::Idle),
@@ -136,6 +180,31 @@ impl LoadState {
         }
     }
 
+    fn workers(&self) -> Workers {
+        self.io.with_value(|io| io.workers.clone())
+    }
+
+    fn intake(&self) -> Intake {
+        self.io.with_value(|io| io.intake.clone())
+    }
+
+    /// Files are on their way (dragged over the page, or a picker about to open): the worker
+    /// that will parse them starts now, if it has not, and warms up.
+    pub fn files_coming(&self) {
+        self.workers().warm_spare();
+    }
+
+    /// Fetches and parses the example ahead of a click (the start page is idle).
+    pub fn prepare_example(&self) {
+        self.io.with_value(|io| io.example.prepare());
+    }
+
+    /// What the reader noted about the database at `path` when it last read it (a write-ahead
+    /// log read, or missing), for the load summary.
+    pub fn database_note(&self, path: &str) -> Option<String> {
+        self.io.with_value(|io| io.intake.database_note(path))
+    }
+
     /// Whether a drop waits for the answer to "add or replace?", tracked.
     pub fn asking(&self) -> bool {
         self.pending.with(Option::is_some)
@@ -146,13 +215,13 @@ impl LoadState {
         if picked.files.is_empty() {
             if !picked.unreadable.is_empty() {
                 let reasons: Vec<String> =
-                    picked.unreadable.iter().map(|(path, reason)| format!("{path}: {reason}")).collect();
+                    picked.unreadable.iter().map(|problem| format!("{}: {}", problem.path, problem.reason)).collect();
                 self.status.set(LoadStatus::Failed(reasons.join("; ")));
             } else if !picked.skipped_by_name.is_empty() {
                 self.status.set(LoadStatus::Failed(format!(
                     "none of the {} files is {}",
                     picked.skipped_by_name.len(),
-                    sessionscope_engine::import::names::NOT_A_LOG_NAME
+                    NOT_A_LOG_NAME
                 )));
             }
             return;
@@ -256,9 +325,9 @@ impl LoadState {
         };
         let state = *self;
         let files_for_model = files.clone();
-        let on_done = move |result: Result<Model, String>, notice: Option<String>| {
+        let on_done = move |result: Result<Model, RefreshError>, notice: Option<String>| {
             leptos::task::spawn_local(async move { state.job_done() });
-            files::prepare_worker_soon();
+            state.workers().prepare_soon();
             match result {
                 Ok(model) => {
                     state.failed_refreshes.set_value(0);
@@ -269,17 +338,18 @@ impl LoadState {
                         state.chrome.notice.set(notice);
                     }
                 }
-                Err(message) => {
-                    web_sys::console::debug_1(&format!("sessionscope follow: read again failed: {message}").into());
-                    state.refresh_failed(files_for_model, message);
+                Err(error) => {
+                    web_sys::console::debug_1(&format!("sessionscope follow: read again failed: {error}").into());
+                    state.refresh_failed(files_for_model, error.to_string());
                 }
             }
         };
         let bytes: f64 = files.iter().map(PickedFile::size).sum();
-        if bytes > crate::live::MAX_BYTES {
+        if bytes > follow_worker::MAX_BYTES {
             // Too big to hold twice: read again whole in a worker.
             self.live.set_value(None);
-            if let Ok(job) = files::start_load(&files, |_| {}, None, move |result| on_done(result, notice)) {
+            let on_done = move |result: Result<Model, LoadError>| on_done(result.map_err(RefreshError::Load), notice);
+            if let Ok(job) = load_job::start_load(&self.workers(), &files, |_| {}, None, on_done) {
                 self.job.set_value(Some(job));
             }
             return;
@@ -289,8 +359,9 @@ impl LoadState {
         let live = if notice.is_none() { self.live.try_update_value(Option::take).flatten() } else { None };
         let cancelled = std::rc::Rc::new(std::cell::Cell::new(false));
         let stop = cancelled.clone();
+        let workers = self.workers();
         leptos::task::spawn_local(async move {
-            let started = files::now_ms();
+            let started = now_ms();
             // Read on from where the last read ended; a file rewritten or dropped, or no loader
             // kept, means reading the session whole.
             let mut notice = notice;
@@ -299,31 +370,31 @@ impl LoadState {
                 match live.grow(&files, &stop).await {
                     Ok(grown) => settled = Some(Ok((live, grown.bytes_read, false))),
                     // A database's record stream is made again whole each time: its rows move.
-                    Err(GrowError::Rewritten(path)) if sessionscope_engine::import::names::is_database_name(&path) => {}
+                    Err(GrowError::Rewritten(path)) if is_database_name(&path) => {}
                     Err(GrowError::Rewritten(path)) => {
                         notice = Some(format!("{path} was rewritten since it was read: it was read again whole."))
                     }
                     Err(GrowError::FileGone) => {}
-                    Err(GrowError::Unreadable(message)) => {
+                    Err(error) => {
                         // What was read stays, to go on from at the next look.
                         if !stop.get() {
                             state.live.set_value(Some(live));
                         }
-                        settled = Some(Err(message));
+                        settled = Some(Err(error));
                     }
                 }
             }
             let read = match settled {
                 Some(read) => read,
-                None => LiveSession::read(&files, &stop).await.map(|l| (l, bytes, true)),
+                None => LiveSession::read(&workers, &files, &stop).await.map(|l| (l, bytes, true)),
             };
             if stop.get() {
                 return;
             }
             match read {
                 Ok((live, bytes_read, whole)) => {
-                    let parsed = files::now_ms();
-                    let model = live.model().await;
+                    let parsed = now_ms();
+                    let model = live.model().await.map_err(RefreshError::Grow);
                     if stop.get() {
                         return;
                     }
@@ -333,13 +404,13 @@ impl LoadState {
                             "sessionscope follow: read {bytes_read:.0} of {bytes:.0} bytes{} in {:.0} ms, model in {:.0} ms",
                             if whole { " (whole)" } else { "" },
                             parsed - started,
-                            files::now_ms() - parsed
+                            now_ms() - parsed
                         )
                         .into(),
                     );
                     on_done(model, notice);
                 }
-                Err(message) => on_done(Err(message), None),
+                Err(error) => on_done(Err(RefreshError::Grow(error)), None),
             }
         });
         self.job.set_value(Some(LoadJob::on_page(cancelled)));
@@ -361,13 +432,13 @@ impl LoadState {
         }
         let state = *self;
         leptos::task::spawn_local(async move {
-            gloo::timers::future::TimeoutFuture::new(REFRESH_RETRY_MS).await;
+            schedule::sleep(REFRESH_RETRY_MS).await;
             // Another session may have been opened meanwhile.
             let same = |shown: &Vec<PickedFile>| shown.iter().map(|f| &f.path).eq(files.iter().map(|f| &f.path));
             if !state.files.with_value(same) {
                 return;
             }
-            state.refresh(crate::folders::fresh_files(None, files).await, None);
+            state.refresh(state.intake().fresh(None, files).await, None);
         });
     }
 
@@ -383,17 +454,17 @@ impl LoadState {
         let state = *self;
         let cancelled = std::rc::Rc::new(std::cell::Cell::new(false));
         let stop = cancelled.clone();
+        let workers = self.workers();
         leptos::task::spawn_local(async move {
-            let started = files::now_ms();
-            let read = LiveSession::read(&files, &stop).await;
+            let started = now_ms();
+            let read = LiveSession::read(&workers, &files, &stop).await;
             if stop.get() {
                 return;
             }
             if let Ok(live) = read {
                 state.live.set_value(Some(live));
                 web_sys::console::debug_1(
-                    &format!("sessionscope follow: open session ready to grow in {:.0} ms", files::now_ms() - started)
-                        .into(),
+                    &format!("sessionscope follow: open session ready to grow in {:.0} ms", now_ms() - started).into(),
                 );
             }
             state.job_done();
@@ -428,7 +499,7 @@ impl LoadState {
                 all.push(file);
             }
         }
-        crate::sort::sort_by(&mut all, |a, b| a.path.cmp(&b.path));
+        crate::logic::sort::sort_by(&mut all, |a, b| a.path.cmp(&b.path));
         let skipped = picked.skipped_by_name;
         self.skipped_by_name.update(|s| {
             if !add {
@@ -452,11 +523,16 @@ impl LoadState {
         let state = *self;
         let total: f64 = all.iter().map(PickedFile::size).sum();
         let first = all.first().map(|f| f.path.clone()).unwrap_or_default();
-        self.status.set(LoadStatus::Loading(Progress::reading(0.0, total, first, files::now_ms())));
+        let now = now_ms();
+        self.status.set(LoadStatus::Loading(Progress::reading(0.0, total, first, now, now)));
         let files_for_model = all.clone();
         // Files added to what is shown would only show less for a moment: no preview then.
         let on_preview = (!add).then(|| Box::new(move |preview| state.show_preview(preview)) as Box<dyn Fn(_)>);
-        let job = files::start_load(
+        // The session will be drawn soon: the render module (Markdown, diffs) comes meanwhile, if it
+        // has not.
+        crate::render::module::load();
+        let job = load_job::start_load(
+            &self.workers(),
             &all,
             move |progress| {
                 if matches!(state.status.get_untracked(), LoadStatus::Loading(_)) {
@@ -467,7 +543,7 @@ impl LoadState {
             move |result| {
                 // The job's closures may be running this very callback: drop it afterwards.
                 leptos::task::spawn_local(async move { state.job_done() });
-                files::prepare_worker_soon();
+                state.workers().prepare_soon();
                 match result {
                     Ok(model) => {
                         if running {
@@ -478,17 +554,16 @@ impl LoadState {
                         state.files.set_value(files_for_model);
                         state.show(model);
                     }
-                    Err(message) => {
+                    Err(error) => {
                         // Files of a followed folder are asked for again and read again.
                         let again = attempt + 1 < LOAD_ATTEMPTS && files_for_model.iter().all(|f| f.handle.is_some());
-                        if again && !message.contains("cancelled") {
+                        if again && !error.is_cancelled() {
                             web_sys::console::debug_1(
-                                &format!("sessionscope load: failed ({message}), read again as the files are now")
-                                    .into(),
+                                &format!("sessionscope load: failed ({error}), read again as the files are now").into(),
                             );
                             leptos::task::spawn_local(async move {
-                                gloo::timers::future::TimeoutFuture::new(REFRESH_RETRY_MS).await;
-                                let files = crate::folders::fresh_files(None, files_for_model).await;
+                                schedule::sleep(REFRESH_RETRY_MS).await;
+                                let files = state.intake().fresh(None, files_for_model).await;
                                 if state.load_generation.get_value() == generation {
                                     let picked = Picked { files, ..Picked::default() };
                                     state.load_attempt(picked, false, running, attempt + 1);
@@ -497,14 +572,14 @@ impl LoadState {
                             return;
                         }
                         state.drop_preview();
-                        state.status.set(LoadStatus::Failed(message));
+                        state.status.set(LoadStatus::Failed(error.to_string()));
                     }
                 }
             },
         );
         match job {
             Ok(job) => self.job.set_value(Some(job)),
-            Err(message) => self.status.set(LoadStatus::Failed(message)),
+            Err(error) => self.status.set(LoadStatus::Failed(error.to_string())),
         }
     }
 
@@ -532,10 +607,11 @@ impl LoadState {
     pub fn open_example(&self) {
         // The spare worker's warm-up would share the CPU with the example's parse and first
         // drawing, which take a few hundred milliseconds on a cold page.
-        files::rest_spare(1000.0);
+        self.workers().rest_spare(1000.0);
         let state = *self;
+        let example = self.io.with_value(|io| io.example.clone());
         leptos::task::spawn_local(async move {
-            let Some(fetched) = crate::example::take().await else { return };
+            let Some(fetched) = example.take().await else { return };
             state.pending_refresh.set_value(None);
             state.live.set_value(None);
             state.cancel_job();
@@ -543,7 +619,7 @@ impl LoadState {
             match fetched {
                 Ok((example, model)) => {
                     state.chrome.notice.set(None);
-                    state.files.set_value(files::files_from_bytes(&example));
+                    state.files.set_value(load_job::files_from_bytes(&example));
                     state.skipped_by_name.set(Vec::new());
                     state.unread.set(Vec::new());
                     state.forget_preview();
@@ -561,11 +637,13 @@ impl LoadState {
         self.live.set_value(None);
         let state = *self;
         let total = files.iter().map(|(_, b)| b.len()).sum::<usize>() as f64;
-        self.status.set(LoadStatus::Loading(Progress::reading(0.0, total, "shared view".into(), files::now_ms())));
+        let now = now_ms();
+        self.status.set(LoadStatus::Loading(Progress::reading(0.0, total, "shared view".into(), now, now)));
+        let workers = self.workers();
         leptos::task::spawn_local(async move {
             let on_progress = move |p: Progress| state.status.set(LoadStatus::Loading(p));
-            let picked = files::files_from_bytes(&files);
-            match files::parse_in_worker(&files, on_progress).await {
+            let picked = load_job::files_from_bytes(&files);
+            match load_job::parse_in_worker(&workers, &files, on_progress).await {
                 Ok(model) => {
                     let selected = header.selected.as_deref().and_then(|uuid| model.entry_by_uuid(uuid));
                     state.files.set_value(picked);
@@ -577,13 +655,13 @@ impl LoadState {
                         state.viewer.reveal_entry(entry);
                     }
                 }
-                Err(message) => state.status.set(LoadStatus::Failed(message)),
+                Err(error) => state.status.set(LoadStatus::Failed(error.to_string())),
             }
         });
     }
 
     /// Shows the first part of a big load while the rest is read. Sharing waits for the whole.
-    pub fn show_preview(&self, preview: files::Preview) {
+    pub fn show_preview(&self, preview: Preview) {
         if !matches!(self.status.get_untracked(), LoadStatus::Loading(_)) {
             return;
         }
@@ -652,7 +730,7 @@ impl LoadState {
     /// preview of the same load, what the user did with it stays: the session they picked, the
     /// selected message, the filters, the tab, the search (run again on everything).
     pub fn show(&self, model: Model) {
-        let link = crate::deeplink::read_hash();
+        let link = deeplink::link_in(&address::fragment());
         let search_on_open = self.search_on_open.try_update_value(Option::take).flatten();
         let carried = self.carried_from_preview().or_else(|| self.carry_next.try_update_value(Option::take).flatten());
         self.preview.set(None);
@@ -716,9 +794,8 @@ impl LoadState {
         }
         if let Some((_, Some(entry))) = target {
             self.viewer.reveal_entry(entry);
-            if let Some((query, regex)) = search_on_open {
-                self.search.query.set(query);
-                self.search.regex.set(regex);
+            if let Some(query) = search_on_open {
+                self.search.set_query(query);
                 self.search.go_to_entry_when_found.set_value(Some(entry));
                 self.search.run(self.viewer.model.get_value());
             }
@@ -733,7 +810,7 @@ impl LoadState {
 
 /// What a link names that the loaded files do not hold, in words (`found_session`: the session
 /// it names, or its message's, is shown).
-fn link_not_found(link: &crate::deeplink::DeepLink, found_session: bool) -> Option<String> {
+fn link_not_found(link: &DeepLink, found_session: bool) -> Option<String> {
     let short = |id: &str| id.chars().take(13).collect::<String>();
     match (&link.message, &link.session) {
         (Some(message), _) if found_session => {

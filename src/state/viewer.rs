@@ -12,11 +12,11 @@ use sessionscope_engine::dag::{ConversationId, ForkId, OpId, SessionId, TurnId};
 use sessionscope_engine::model::EntryId;
 use sessionscope_engine::share::fingerprint::fingerprint;
 
-use crate::deeplink::{self, ViewState};
-use crate::model::Model;
-use crate::outline::{Outline, OutlineOptions, RowFilter, RowKey};
-use crate::panel::PanelFilter;
-use crate::row_names::{conversation_by_name, conversation_name, entry_uuid, row_by_name, row_name};
+use crate::logic::deeplink::{self, ViewState};
+use crate::logic::loaded::Model;
+use crate::logic::outline::{Outline, OutlineOptions, RowFilter, RowKey};
+use crate::logic::panel_rows::PanelFilter;
+use crate::logic::row_names::{conversation_by_name, conversation_name, entry_uuid, row_by_name, row_name};
 
 /// The side panel's views.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,11 +208,13 @@ impl ViewerState {
             let outline = outline.as_mut()?;
             let row = outline.row_of_key(key)?;
             let r = &mut outline.rows[row.index()];
-            if r.collapsed == collapsed || r.first_child.is_none() && !crate::outline::collapsed_by_default(r.kind) {
+            if r.collapsed == collapsed
+                || r.first_child.is_none() && !crate::logic::outline::collapsed_by_default(r.kind)
+            {
                 return None;
             }
             r.collapsed = collapsed;
-            Some(crate::outline::collapsed_by_default(r.kind) != collapsed)
+            Some(crate::logic::outline::collapsed_by_default(r.kind) != collapsed)
         });
         if let Some(Some(toggled)) = changed {
             self.options.update_value(|o| {
@@ -287,7 +289,7 @@ impl ViewerState {
             }
             current = parent;
         }
-        let noise = crate::outline::is_noise(&model.corpus, &model.corpus.entries[entry.index()]);
+        let noise = crate::logic::outline::is_noise(&model.corpus, &model.corpus.entries[entry.index()]);
         self.options.update_value(|o| {
             for (fork, choice) in choices {
                 o.choices.insert(fork, choice);
@@ -367,7 +369,7 @@ impl ViewerState {
         };
         let (toggled, choices, filter, noise) = self.options.with_value(|o| {
             let mut toggled: Vec<String> = o.toggled.iter().filter_map(|&k| row_name(&model, k)).collect();
-            crate::sort::sort(&mut toggled);
+            crate::logic::sort::sort(&mut toggled);
             let mut choices: Vec<(String, u32)> = o
                 .choices
                 .iter()
@@ -376,7 +378,7 @@ impl ViewerState {
                     (alt != f.active).then(|| (entry_uuid(&model, f.node), alt))
                 })
                 .collect();
-            crate::sort::sort(&mut choices);
+            crate::logic::sort::sort(&mut choices);
             (toggled, choices, o.filter.clone(), o.show_noise)
         });
         let mut flags = String::new();
@@ -405,13 +407,7 @@ impl ViewerState {
         // A message is named by its uuid (as in deep links); other rows by their stable names.
         let message = message.map(|m| m.strip_prefix("e:").map(str::to_owned).unwrap_or(m));
         let fragment = deeplink::format_view(&session.id, message.as_deref(), &view);
-        let location = web_sys::window()?.location();
-        Some(format!(
-            "{}{}{}{fragment}",
-            location.origin().ok()?,
-            location.pathname().ok()?,
-            location.search().unwrap_or_default()
-        ))
+        Some(format!("{}{fragment}", crate::platform::address::without_fragment()))
     }
 
     /// Applies the parts of a view-state link that do not depend on the outline. Returns a

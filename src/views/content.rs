@@ -11,7 +11,7 @@ use sessionscope_engine::dag::{OpId, ToolOp, ToolStatus, tools};
 use sessionscope_engine::json::decode_value;
 use sessionscope_engine::model::{Block, BlockKind, Entry, EntryFlags, EntryId, EntryKind};
 
-use crate::model::Model;
+use crate::logic::loaded::Model;
 use crate::render::diff::{self, DiffKind, DiffLine};
 use crate::render::terminal::{StyledRun, styled_runs};
 
@@ -24,7 +24,7 @@ const MAX_INLINE_IMAGE: usize = 8 << 20;
 /// (then drawn again), or if it could not load.
 pub fn markdown(text: &str) -> AnyView {
     let text = text.to_owned();
-    (move || match crate::render_module::markdown_to_html(&text) {
+    (move || match crate::render::module::markdown_to_html(&text) {
         Some(html) => view! { <div class="markdown" inner_html=html></div> }.into_any(),
         None => view! { <div class="markdown markdown-text">{text.clone()}</div> }.into_any(),
     })
@@ -377,8 +377,8 @@ fn input_view(model: &Model, op: &ToolOp, name: &str, input: &Value, details: Op
             // The render module diffs and marks the changed words; until it is there (or if it
             // could not load), the log's patch unmarked, or each edit's lines removed and added whole.
             let lines = move || match &patch {
-                Some(patch) => crate::render_module::mark_changed_words(patch).unwrap_or_else(|| patch.clone()),
-                None => crate::render_module::diff_edits(&edits)
+                Some(patch) => crate::render::module::mark_changed_words(patch).unwrap_or_else(|| patch.clone()),
+                None => crate::render::module::diff_edits(&edits)
                     .unwrap_or_else(|| edits.iter().flat_map(|(old, new)| diff::whole_lines(old, new)).collect()),
             };
             view! {

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use sessionscope_engine::dag::ConversationId;
 use sessionscope_engine::json::{format_timestamp_ms, parse_timestamp_ms};
 
-use crate::outline::RowFilter;
+use crate::logic::outline::RowFilter;
 use crate::state::use_viewer;
 
 #[component]

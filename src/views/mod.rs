@@ -4,13 +4,13 @@
 pub mod content;
 pub mod dialog;
 pub mod filters;
-pub mod history;
-pub mod keys;
+pub mod history_home;
 pub mod panel;
 pub mod progress;
-pub mod search;
+pub mod search_box;
 pub mod sessions;
 pub mod share;
+pub mod shortcuts;
 pub mod start;
 pub mod stats;
 pub mod summary;
@@ -23,7 +23,7 @@ use leptos::prelude::*;
 /// that first frame comes sooner.
 pub fn painted_once() -> ReadSignal<bool> {
     let (painted, set_painted) = signal(false);
-    crate::files::after_next_paint(move || {
+    crate::platform::schedule::after_next_paint(move || {
         set_painted.try_set(true);
     });
     painted

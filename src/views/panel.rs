@@ -9,8 +9,8 @@ use leptos::prelude::*;
 use rustc_hash::FxHashSet;
 use sessionscope_engine::dag::{OpId, ToolStatus};
 
-use crate::outline::RowKey;
-use crate::panel::{Panel, PanelFilter, PanelRow, files_touched, ops_of_row, turn_title};
+use crate::logic::outline::RowKey;
+use crate::logic::panel_rows::{Panel, PanelFilter, PanelRow, files_touched, ops_of_row, turn_title};
 use crate::render::units;
 use crate::state::{PanelTab, use_viewer};
 use crate::views::tree::row::{category_icon, status_badge};

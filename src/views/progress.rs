@@ -6,7 +6,7 @@ use crate::render::units;
 use crate::state::{LoadStatus, use_loading};
 
 /// What the progress label says.
-fn label_of(p: &crate::files::Progress) -> String {
+fn label_of(p: &crate::logic::load_progress::Progress) -> String {
     if p.building {
         "Building the conversation graph…".to_owned()
     } else {

@@ -130,7 +130,7 @@ pub fn SessionList() -> impl IntoView {
         }
         let (key, descending) = sort.get();
         let mut order: Vec<std::sync::Arc<SessionRow>> = rows.clone();
-        crate::sort::sort_by(&mut order, |a, b| {
+        crate::logic::sort::sort_by(&mut order, |a, b| {
             let ordering = match key {
                 SortKey::Title => a.title.to_lowercase().cmp(&b.title.to_lowercase()),
                 SortKey::Start => a.start.cmp(&b.start),

@@ -1,14 +1,14 @@
 //! The share dialog: choose what to share, review every finding of the redaction (grouped by
 //! kind, each kept or redacted), leave out whole parts, then make a link, an HTML file or a
-//! Markdown file. The scan and what is made from it are `crate::sharing::scan`'s; this is
+//! Markdown file. The scan and what is made from it are `crate::state::share_scan`'s; this is
 //! the form.
 
 use leptos::prelude::*;
 use sessionscope_engine::share::envelope::MAX_LINK_CHARS;
 
 use crate::render::units::human_bytes;
-use crate::sharing::scan::{Detectors, FindingRow, LinkInfo, Parts, ScanStatus, ScopeKind, ShareScan};
-use crate::sharing::use_sharing;
+use crate::state::share_scan::{Detectors, FindingRow, LinkInfo, Parts, ScanStatus, ScopeKind, ShareError, ShareScan};
+use crate::state::sharing::use_sharing;
 use crate::state::{use_chrome, use_viewer};
 
 #[component]
@@ -17,7 +17,7 @@ pub fn ShareDialog() -> impl IntoView {
     let chrome = use_chrome();
     // Shift+S opens the dialog from anywhere but a text field.
     let _shortcut = window_event_listener(leptos::ev::keydown, move |event| {
-        if !crate::views::keys::typing_in(&event)
+        if !crate::views::shortcuts::typing_in(&event)
             && event.key() == "S"
             && event.shift_key()
             && !event.ctrl_key()
@@ -59,7 +59,7 @@ fn masked(secret: &str) -> String {
 #[component]
 fn ShareForm() -> impl IntoView {
     let sharing = use_sharing();
-    let Some(scan) = ShareScan::new(&use_viewer()) else { return ().into_any() };
+    let Some(scan) = sharing.new_scan() else { return ().into_any() };
     let close = move || sharing.close_dialog();
     let close_button = NodeRef::<leptos::html::Button>::new();
     crate::views::dialog::focus_on_open(close_button);
@@ -305,7 +305,7 @@ fn ShareOutput(scan: ShareScan) -> impl IntoView {
     let passphrase = RwSignal::new(String::new());
     let busy = RwSignal::new(None::<&'static str>);
     let message = RwSignal::new(None::<String>);
-    let standalone = crate::files::standalone();
+    let standalone = crate::platform::page::standalone();
     let blocked = move || busy.get().is_some() || !scan.ready();
     let make_link = move |_| run(busy, message, "Making the link…", scan.make_link(passphrase.get_untracked()));
     let download_html =
@@ -314,7 +314,7 @@ fn ShareOutput(scan: ShareScan) -> impl IntoView {
     let copy_view_link = move |_| {
         let Some(url) = viewer.view_link() else { return };
         leptos::task::spawn_local(async move {
-            let copied = crate::download::copy_text(&url).await;
+            let copied = crate::platform::download::copy_text(&url).await;
             message.set(Some(if copied {
                 format!(
                     "View link copied ({}): it works for someone who has the same files.",
@@ -346,7 +346,7 @@ fn ShareOutput(scan: ShareScan) -> impl IntoView {
             <p class="muted" role="status">{move || busy.get().map(str::to_owned).or_else(|| message.get())}</p>
             {move || scan.link.get().map(|result| match result {
                 Ok(info) => view! { <LinkOut info message /> }.into_any(),
-                Err(error) => view! { <p class="load-error" role="alert">{error}</p> }.into_any(),
+                Err(error) => view! { <p class="load-error" role="alert">{error.to_string()}</p> }.into_any(),
             })}
         </div>
     }
@@ -359,7 +359,7 @@ fn LinkOut(info: LinkInfo, message: RwSignal<Option<String>>) -> impl IntoView {
     let copy_link = move |_| {
         let url = url.clone();
         leptos::task::spawn_local(async move {
-            let copied = crate::download::copy_text(&url).await;
+            let copied = crate::platform::download::copy_text(&url).await;
             message.set(Some(
                 if copied { "Link copied." } else { "The browser refused the clipboard: copy the link from the box." }
                     .to_owned(),
@@ -399,13 +399,13 @@ fn run(
     busy: RwSignal<Option<&'static str>>,
     message: RwSignal<Option<String>>,
     note: &'static str,
-    action: impl std::future::Future<Output = Result<Option<String>, String>> + 'static,
+    action: impl std::future::Future<Output = Result<Option<String>, ShareError>> + 'static,
 ) {
     busy.set(Some(note));
     message.set(None);
     leptos::task::spawn_local(async move {
         // Let the busy note paint before the work starts.
-        gloo::timers::future::TimeoutFuture::new(0).await;
+        crate::platform::schedule::yield_now().await;
         let outcome = action.await;
         busy.set(None);
         message.set(match outcome {

@@ -4,15 +4,15 @@ use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;
 use wasm_bindgen::JsCast;
 
-use crate::files;
+use crate::platform::handles::can_keep_folders;
+use crate::platform::schedule;
 use crate::state::{HistoryState, LoadStatus, use_history, use_loading};
 
 /// Reads a file input's files and clears it, so picking the same file again works.
 fn on_pick(history: HistoryState, event: web_sys::Event) {
     let Some(input) = event.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
     if let Some(list) = input.files() {
-        let picked = files::from_file_list(&list);
-        leptos::task::spawn_local(async move { history.open_picked(crate::database::opened(picked).await) });
+        history.open_file_list(&list);
     }
     input.set_value("");
 }
@@ -22,13 +22,14 @@ fn on_pick(history: HistoryState, event: web_sys::Event) {
 #[component]
 pub fn PickButtons() -> impl IntoView {
     let history = use_history();
+    let loading = use_loading();
     let folder = view! {
         <input
             type="file"
             class="visually-hidden"
             multiple
             aria-label="Choose a project folder"
-            on:click=|_| files::warm_spare()
+            on:click=move |_| loading.files_coming()
             on:change=move |event| on_pick(history, event)
         />
     }
@@ -42,11 +43,11 @@ pub fn PickButtons() -> impl IntoView {
                 multiple
                 accept=".jsonl,.json,.ndjson,.log,.md,.db,.vscdb,.db-wal,.vscdb-wal,application/json"
                 aria-label="Choose session log files"
-                on:click=|_| files::warm_spare()
+                on:click=move |_| loading.files_coming()
                 on:change=move |event| on_pick(history, event)
             />
         </label>
-        {if crate::folders::can_remember() {
+        {if can_keep_folders() {
             // The browser's folder picker gives a folder the page may keep and read again.
             view! {
                 <button
@@ -54,7 +55,7 @@ pub fn PickButtons() -> impl IntoView {
                     class="button"
                     title="Pick a project or a whole ~/.claude: it is remembered in this browser"
                     on:click=move |_| {
-                        files::warm_spare();
+                        loading.files_coming();
                         history.choose_folder();
                     }
                 >
@@ -73,8 +74,8 @@ pub fn PickButtons() -> impl IntoView {
 fn RememberedFolders() -> impl IntoView {
     let history = use_history();
     move || {
-        let folders = history.remembered.get();
-        let error = history.folder_error.get();
+        let folders = history.remembered.list.get();
+        let error = history.remembered.error.get();
         let list = (!folders.is_empty()).then(|| {
             view! {
                 <section class="remembered" aria-label="Remembered folders">
@@ -196,10 +197,10 @@ pub fn StartScreen() -> impl IntoView {
     let loading = use_loading();
     // The example is what a first visit opens most: it is fetched and parsed while the page waits
     // (not when a shared view or a folder is being opened instead).
-    files::when_idle(
+    schedule::when_idle(
         move || {
             if matches!(loading.status.get_untracked(), LoadStatus::Idle) {
-                crate::example::prepare();
+                loading.prepare_example();
             }
         },
         3000,
@@ -215,7 +216,7 @@ pub fn StartScreen() -> impl IntoView {
                 </button>
             </div>
             <RememberedFolders />
-            {(!crate::folders::can_remember()).then(|| view! {
+            {(!can_keep_folders()).then(|| view! {
                 <p class="dropzone-note">
                     "This browser cannot keep a folder between visits or follow running sessions (it lacks the File System Access API of Chromium-based browsers): choose or drop the folder on each visit."
                 </p>

@@ -7,7 +7,7 @@ use sessionscope_engine::dag::{ConversationKind, SessionId, stats};
 use sessionscope_engine::model::Usage;
 use sessionscope_engine::summary::{agent_label, summarize};
 
-use crate::model::Model;
+use crate::logic::loaded::Model;
 use crate::render::units;
 use crate::state::{ViewerState, use_viewer};
 
@@ -338,7 +338,7 @@ fn download_json(state: &ViewerState) {
     let Some(model) = state.model.get_value() else { return };
     let summary = summarize(&model.corpus, &model.graph);
     let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
-    crate::download::download_text("sessionscope-summary.json", "application/json", &text);
+    crate::platform::download::download_text("sessionscope-summary.json", "application/json", &text);
 }
 
 /// CSV of the token figures: one row per conversation (main threads and agents).
@@ -374,7 +374,7 @@ pub fn csv(model: &Model) -> String {
 
 fn download_csv(state: &ViewerState) {
     let Some(model) = state.model.get_value() else { return };
-    crate::download::download_text("sessionscope-usage.csv", "text/csv", &csv(&model));
+    crate::platform::download::download_text("sessionscope-usage.csv", "text/csv", &csv(&model));
 }
 
 #[cfg(test)]
@@ -390,7 +390,7 @@ mod tests {
 
     #[test]
     fn the_csv_has_a_row_per_conversation_with_the_engine_figures() {
-        let model = crate::files::example_model();
+        let model = crate::logic::loaded::example_model();
         let text = csv(&model);
         let rows: Vec<&str> = text.lines().collect();
         assert_eq!(rows.len(), 1 + model.graph.conversations.len());

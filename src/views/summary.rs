@@ -48,12 +48,12 @@ pub fn LoadSummary() -> impl IntoView {
         // Agent databases that could not be opened are left out, with the reason, as rejected
         // files are; what the reader noted about those it opened is said beside.
         let mut rejected = rejected;
-        rejected.extend(loading.unread.get());
+        rejected.extend(loading.unread.get().into_iter().map(|problem| (problem.path, problem.reason)));
         let notes: Vec<(String, String)> = corpus
             .files
             .iter()
             .filter(|f| sessionscope_engine::import::names::is_database_name(&f.path))
-            .filter_map(|f| crate::database::note(&f.path).map(|note| (f.path.clone(), note)))
+            .filter_map(|f| loading.database_note(&f.path).map(|note| (f.path.clone(), note)))
             .collect();
         let line_problems: Vec<(String, u32, &'static str, String, Severity)> = corpus
             .diagnostics

@@ -8,8 +8,8 @@ use leptos::prelude::*;
 use rustc_hash::FxHashMap;
 use sessionscope_engine::model::{BlockKind, EntryId, EntryKind};
 
-use crate::model::Model;
-use crate::outline::{Outline, RowKey, RowKind};
+use crate::logic::loaded::Model;
+use crate::logic::outline::{Outline, RowKey, RowKind};
 
 /// The visible rows with their offsets.
 #[derive(Default)]
@@ -86,7 +86,7 @@ pub fn compute_layout(model: &Model, outline: &Outline, heights: &FxHashMap<RowK
     let mut y = 0.0;
     for (i, (row, depth)) in visible.into_iter().enumerate() {
         let kind = outline.rows[row.index()].kind;
-        let key = crate::outline::key_of(kind);
+        let key = crate::logic::outline::key_of(kind);
         offsets.push(y);
         y += heights.get(&key).copied().unwrap_or_else(|| estimate(model, kind));
         rows.push((key, depth));

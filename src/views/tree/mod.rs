@@ -3,8 +3,8 @@
 //! cached, and the scroll position is kept steady while they settle. The layout, the keyboard
 //! and the rows are in the modules below; none of them uses this one.
 
-pub mod keys;
 pub mod layout;
+pub mod navigation;
 pub mod row;
 
 use std::sync::Arc;
@@ -16,10 +16,10 @@ use sessionscope_engine::dag::SessionId;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-use crate::outline::RowKey;
+use crate::logic::outline::RowKey;
 use crate::state::use_viewer;
-use crate::views::tree::keys::handle_key;
 use crate::views::tree::layout::{Layout, LayoutRef, TreeContext, compute_layout};
+use crate::views::tree::navigation::handle_key;
 use crate::views::tree::row::{RowView, key_from_dom_id, row_dom_id};
 
 /// Pixels rendered above and below the viewport.

@@ -10,10 +10,10 @@ use sessionscope_engine::dag::{
 };
 use sessionscope_engine::model::{EntryFlags, EntryId, EntryKind};
 
-use crate::model::Model;
-use crate::outline::{RowKey, RowKind, collapsed_by_default};
+use crate::logic::loaded::Model;
+use crate::logic::outline::{RowKey, RowKind, collapsed_by_default};
 use crate::render::units;
-use crate::state::use_viewer;
+use crate::state::{use_search, use_viewer};
 use crate::views::content;
 use crate::views::tree::layout::TreeContext;
 
@@ -93,6 +93,21 @@ pub fn RowView(key: RowKey) -> impl IntoView {
         viewer.selected.set(Some(key));
         focus_tree();
     };
+
+    // A search hit gone to in this row: its matches are highlighted once the row is drawn, and
+    // again when it opens or closes (its text changes).
+    let search = use_search();
+    let highlighted = Memo::new(move |_| search.highlight.with(|h| h.as_ref().is_some_and(|(row, _)| *row == key)));
+    Effect::new(move |_| {
+        if !highlighted.get() {
+            return;
+        }
+        info.track();
+        let Some((_, query)) = search.highlight.get_untracked() else { return };
+        leptos::task::spawn_local(async move {
+            crate::views::search_box::highlight(search, &row_dom_id(key), query).await;
+        });
+    });
 
     // A row new since the session was read last is marked until it has been on screen a while.
     let fresh = Memo::new(move |_| viewer.fresh.with(|f| f.contains(&key)));
@@ -438,7 +453,7 @@ fn agent_row(model: &Arc<Model>, conversation: ConversationId) -> AnyView {
             None => tools.push((name, 1)),
         }
     }
-    crate::sort::sort_by_key(&mut tools, |t| std::cmp::Reverse(t.1));
+    crate::logic::sort::sort_by_key(&mut tools, |t| std::cmp::Reverse(t.1));
     let tools_text = tools.iter().take(4).map(|(n, c)| format!("{n} ×{c}")).collect::<Vec<_>>().join(", ");
     let kind = match conv.kind {
         ConversationKind::CompactionAgent => "Compaction agent".to_owned(),

@@ -231,6 +231,11 @@ pub fn apply_wal(database: &mut Vec<u8>, wal: &[u8]) -> Result<usize, String> {
 /// database, not files of their own.
 pub const COMPANION_SUFFIXES: [&str; 3] = ["-wal", "-shm", "-journal"];
 
+/// The write-ahead log's name beside a database: `opencode.db` → `opencode.db-wal`.
+pub fn wal_name(database: &str) -> String {
+    format!("{database}-wal")
+}
+
 /// The agent database a companion file's path belongs to (`…/opencode.db-wal` →
 /// `…/opencode.db`), with the companion's suffix.
 pub fn database_of_companion(path: &str) -> Option<(&str, &'static str)> {

@@ -1,0 +1,148 @@
+//! Folders the browser lets the page keep (the File System Access API, in Chromium): picked with
+//! the browser's folder picker or dropped, remembered in this browser's IndexedDB with their
+//! cached index and trigram sets, and reopened on a later visit. Walking them is
+//! [`super::intake`]'s.
+
+use js_sys::{Object, Reflect};
+use sessionscope_engine::history_cache::{CachedTrigrams, IndexCache, decode_trigrams};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::FileSystemDirectoryHandle;
+
+use crate::logic::sort;
+use crate::platform::handles::{self, PickError};
+use crate::platform::storage::{StorageError, Store};
+
+/// The page's database.
+const DATABASE: &str = "sessionscope";
+const VERSION: u32 = 1;
+/// Remembered folders, keyed by their id: `{ id, name, handle, openedMs }`.
+const FOLDERS: &str = "folders";
+/// Cached indexes, keyed by their folder's id: the bytes of an `IndexCache`; a folder's trigram
+/// sets beside it, under `<id>#trigrams`.
+const INDEXES: &str = "indexes";
+
+/// A folder the user asked the page to remember.
+#[derive(Clone)]
+pub struct Remembered {
+    pub id: String,
+    pub name: String,
+    pub handle: FileSystemDirectoryHandle,
+    /// When it was last opened, milliseconds since the epoch.
+    pub opened_ms: f64,
+}
+
+/// The folders this browser remembers, and their caches. Clones share the open database.
+#[derive(Clone)]
+pub struct Folders {
+    store: Store,
+}
+
+impl Default for Folders {
+    fn default() -> Self {
+        Folders::new()
+    }
+}
+
+fn record_of(folder: &Remembered) -> JsValue {
+    let record = Object::new();
+    let _ = Reflect::set(&record, &"id".into(), &folder.id.as_str().into());
+    let _ = Reflect::set(&record, &"name".into(), &folder.name.as_str().into());
+    let _ = Reflect::set(&record, &"handle".into(), &folder.handle);
+    let _ = Reflect::set(&record, &"openedMs".into(), &folder.opened_ms.into());
+    record.into()
+}
+
+fn folder_of(record: &JsValue) -> Option<Remembered> {
+    let text = |key: &str| Reflect::get(record, &key.into()).ok().and_then(|v| v.as_string());
+    Some(Remembered {
+        id: text("id")?,
+        name: text("name")?,
+        handle: Reflect::get(record, &"handle".into()).ok()?.dyn_into().ok()?,
+        opened_ms: Reflect::get(record, &"openedMs".into()).ok().and_then(|v| v.as_f64()).unwrap_or(0.0),
+    })
+}
+
+/// Where a remembered folder's trigram sets are kept, beside its cached index.
+fn trigrams_key(id: &str) -> String {
+    format!("{id}#trigrams")
+}
+
+impl Folders {
+    pub fn new() -> Folders {
+        Folders { store: Store::new(DATABASE, VERSION, &[FOLDERS, INDEXES]) }
+    }
+
+    /// Whether this browser can pick and keep folders.
+    pub fn supported() -> bool {
+        handles::can_keep_folders()
+    }
+
+    /// Asks the user for a folder (read only). `Ok(None)` when they cancelled.
+    pub async fn pick(&self) -> Result<Option<FileSystemDirectoryHandle>, PickError> {
+        handles::pick_folder("sessionscope-history").await
+    }
+
+    /// The remembered folders, the last opened first.
+    pub async fn remembered(&self) -> Vec<Remembered> {
+        let mut folders: Vec<Remembered> =
+            self.store.all(FOLDERS).await.unwrap_or_default().iter().filter_map(folder_of).collect();
+        sort::sort_by(&mut folders, |a, b| b.opened_ms.total_cmp(&a.opened_ms));
+        folders
+    }
+
+    /// Remembers a folder (the same folder picked again keeps its id and cached index); answers
+    /// it.
+    pub async fn remember(&self, handle: FileSystemDirectoryHandle) -> Result<Remembered, StorageError> {
+        let mut id = None;
+        for folder in self.remembered().await {
+            if handles::same_entry(&folder.handle, &handle).await {
+                id = Some(folder.id);
+                break;
+            }
+        }
+        let folder = Remembered {
+            id: id.unwrap_or_else(|| {
+                format!("{:x}-{:x}", js_sys::Date::now() as u64, (js_sys::Math::random() * 1e9) as u64)
+            }),
+            name: handle.name(),
+            handle,
+            opened_ms: js_sys::Date::now(),
+        };
+        self.store.put(FOLDERS, &folder.id, &record_of(&folder)).await?;
+        Ok(folder)
+    }
+
+    /// Forgets a folder: its handle and its cached index.
+    pub async fn forget(&self, id: &str) -> Result<(), StorageError> {
+        self.store.delete(INDEXES, id).await?;
+        self.store.delete(INDEXES, &trigrams_key(id)).await?;
+        self.store.delete(FOLDERS, id).await
+    }
+
+    /// The cached index of a remembered folder, if it has one this version can read.
+    pub async fn load_cache(&self, id: &str) -> Option<IndexCache> {
+        let value = self.store.get(INDEXES, id).await.ok()?;
+        let bytes = value.dyn_into::<js_sys::Uint8Array>().ok()?.to_vec();
+        IndexCache::decode(&bytes)
+    }
+
+    /// Keeps a cached index's bytes ([`IndexCache::encode`]) for a remembered folder.
+    pub async fn save_cache(&self, id: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        self.store.put(INDEXES, id, &js_sys::Uint8Array::from(bytes).into()).await
+    }
+
+    /// The trigram sets of a remembered folder's units
+    /// ([`sessionscope_engine::history_cache::encode_trigrams`]), none if it has none this version
+    /// can read.
+    pub async fn load_trigrams(&self, id: &str) -> Vec<CachedTrigrams> {
+        let Ok(value) = self.store.get(INDEXES, &trigrams_key(id)).await else { return Vec::new() };
+        let Ok(bytes) = value.dyn_into::<js_sys::Uint8Array>() else { return Vec::new() };
+        decode_trigrams(&bytes.to_vec()).unwrap_or_default()
+    }
+
+    /// Keeps the trigram sets' bytes for a remembered folder.
+    pub async fn save_trigrams(&self, id: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        self.store.put(INDEXES, &trigrams_key(id), &js_sys::Uint8Array::from(bytes).into()).await
+    }
+}

@@ -1,0 +1,220 @@
+//! Links into the loaded files, in the URL fragment (which never leaves the browser):
+//! - a deep link to a message, `#s=<session>&m=<uuid>`, kept in the address bar as you move;
+//! - a view-state link, `#v=1&fp=<fingerprint>&s=…&m=…&t=…&b=…&f=…`, for someone with the same
+//!   files: it also carries the rows expanded or collapsed, the branch chosen at each fork, the
+//!   filters and the tab, and a fingerprint of the files so a mismatch is detected.
+//!
+//! Rows are named by what stays the same across loads: uuids, tool call ids, agent ids.
+
+/// What a link names.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeepLink {
+    /// The project of a history (`p=`): the history home shows it, a session opens in it.
+    pub project: Option<String>,
+    pub session: Option<String>,
+    pub message: Option<String>,
+    /// The rest is only in view-state links.
+    pub view: Option<ViewState>,
+}
+
+/// The view a view-state link restores.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ViewState {
+    /// [`sessionscope_engine::share::fingerprint::fingerprint`] of the files it was made on.
+    pub fingerprint: String,
+    /// Rows whose collapse state differs from their default (stable row names, see
+    /// `super::row_names::row_name`).
+    pub toggled: Vec<String>,
+    /// `(fork node uuid, alternative)` where not the active one.
+    pub choices: Vec<(String, u32)>,
+    /// Hidden row kinds: `u`ser, `a`ssistant, `t`ools, `s`ystem; `e`rrors only; `n`oise shown.
+    pub flags: String,
+    /// Only this conversation: `main` or an agent id.
+    pub conversation: Option<String>,
+    pub from_ms: Option<i64>,
+    pub to_ms: Option<i64>,
+    /// `stats` for the statistics tab.
+    pub tab: Option<String>,
+}
+
+/// Parses a fragment (any part may be missing).
+pub fn parse(hash: &str) -> DeepLink {
+    let mut link = DeepLink::default();
+    let mut view = ViewState::default();
+    let mut is_view = false;
+    for part in hash.trim_start_matches('#').split('&') {
+        let (key, raw) = part.split_once('=').unwrap_or((part, ""));
+        let value = decode(raw);
+        if value.is_empty() {
+            continue;
+        }
+        // Lists are split before decoding: their items may hold an encoded comma.
+        let items = || raw.split(',').map(decode).filter(|v| !v.is_empty());
+        match key {
+            "p" => link.project = Some(value),
+            "s" => link.session = Some(value),
+            "m" => link.message = Some(value),
+            "v" => is_view = value == "1",
+            "fp" => view.fingerprint = value,
+            "t" => view.toggled = items().collect(),
+            "b" => {
+                view.choices = items()
+                    .filter_map(|pair| {
+                        let (uuid, alt) = pair.rsplit_once('.')?;
+                        Some((uuid.to_owned(), alt.parse().ok()?))
+                    })
+                    .collect()
+            }
+            "f" => view.flags = value,
+            "c" => view.conversation = Some(value),
+            "from" => view.from_ms = value.parse().ok(),
+            "to" => view.to_ms = value.parse().ok(),
+            "tab" => view.tab = Some(value),
+            _ => {}
+        }
+    }
+    if is_view {
+        link.view = Some(view);
+    }
+    link
+}
+
+/// The fragment of a view-state link.
+pub fn format_view(session: &str, message: Option<&str>, view: &ViewState) -> String {
+    let mut out = format!("#v=1&fp={}&s={}", encode(&view.fingerprint), encode(session));
+    if let Some(m) = message {
+        out.push_str(&format!("&m={}", encode(m)));
+    }
+    if !view.toggled.is_empty() {
+        let names: Vec<String> = view.toggled.iter().map(|t| encode(t)).collect();
+        out.push_str(&format!("&t={}", names.join(",")));
+    }
+    if !view.choices.is_empty() {
+        let pairs: Vec<String> = view.choices.iter().map(|(u, a)| format!("{}.{a}", encode(u))).collect();
+        out.push_str(&format!("&b={}", pairs.join(",")));
+    }
+    if !view.flags.is_empty() {
+        out.push_str(&format!("&f={}", encode(&view.flags)));
+    }
+    if let Some(c) = &view.conversation {
+        out.push_str(&format!("&c={}", encode(c)));
+    }
+    if let Some(from) = view.from_ms {
+        out.push_str(&format!("&from={from}"));
+    }
+    if let Some(to) = view.to_ms {
+        out.push_str(&format!("&to={to}"));
+    }
+    if let Some(tab) = &view.tab {
+        out.push_str(&format!("&tab={}", encode(tab)));
+    }
+    out
+}
+
+/// The fragment of a link.
+pub fn format(session: &str, message: Option<&str>) -> String {
+    match message {
+        Some(m) => format!("#s={}&m={}", encode(session), encode(m)),
+        None => format!("#s={}", encode(session)),
+    }
+}
+
+/// The fragment of a link into a history: a project, and in it a session and a message.
+pub fn format_in_project(project: &str, session: Option<&str>, message: Option<&str>) -> String {
+    match session {
+        Some(session) => format!("#p={}&{}", encode(project), format(session, message).trim_start_matches('#')),
+        None => format!("#p={}", encode(project)),
+    }
+}
+
+fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = text.get(i + 1..i + 3)
+            && let Ok(value) = u8::from_str_radix(hex, 16)
+        {
+            out.push(value);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// What a fragment names, if it names anything.
+pub fn link_in(fragment: &str) -> Option<DeepLink> {
+    let link = parse(fragment);
+    (link.project.is_some() || link.session.is_some() || link.message.is_some() || link.view.is_some()).then_some(link)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_round_trip() {
+        let fragment = format("258c7280-ae70", Some("1a2252ee-fde8"));
+        assert_eq!(fragment, "#s=258c7280-ae70&m=1a2252ee-fde8");
+        assert_eq!(
+            parse(&fragment),
+            DeepLink {
+                project: None,
+                session: Some("258c7280-ae70".into()),
+                message: Some("1a2252ee-fde8".into()),
+                view: None
+            }
+        );
+        assert_eq!(parse(&format("a b/c", None)).session.as_deref(), Some("a b/c"));
+        assert_eq!(parse("#share=xyz"), DeepLink::default());
+        assert_eq!(parse("#m=%zz").message.as_deref(), Some("%zz"));
+    }
+
+    #[test]
+    fn history_links_name_the_project() {
+        let fragment = format_in_project("/home/dev/a b", Some("s1"), Some("m1"));
+        assert_eq!(fragment, "#p=%2Fhome%2Fdev%2Fa%20b&s=s1&m=m1");
+        let link = parse(&fragment);
+        assert_eq!(link.project.as_deref(), Some("/home/dev/a b"));
+        assert_eq!((link.session.as_deref(), link.message.as_deref()), (Some("s1"), Some("m1")));
+        assert_eq!(parse(&format_in_project("x", None, None)).project.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn view_links_round_trip_every_part() {
+        let view = ViewState {
+            fingerprint: "0123456789abcdef".into(),
+            toggled: vec!["e:1a2252ee".into(), "o:toolu_01,x".into(), "a:a7e5d21".into()],
+            choices: vec![("9f0c-11".into(), 0), ("77.aa".into(), 2)],
+            flags: "tn".into(),
+            conversation: Some("a7e5d21".into()),
+            from_ms: Some(1_700_000_000_000),
+            to_ms: Some(-5),
+            tab: Some("stats".into()),
+        };
+        let fragment = format_view("258c7280", Some("1a2252ee"), &view);
+        let link = parse(&fragment);
+        assert_eq!(link.session.as_deref(), Some("258c7280"));
+        assert_eq!(link.message.as_deref(), Some("1a2252ee"));
+        assert_eq!(link.view, Some(view));
+        assert!(parse("#s=x&m=y").view.is_none(), "a deep link is not a view link");
+        let minimal = parse(&format_view("s", None, &ViewState::default()));
+        assert_eq!(minimal.view, Some(ViewState::default()));
+    }
+}

@@ -1,0 +1,14 @@
+//! Pure view models, built and tested natively: what is loaded ([`loaded`]), the rows the
+//! conversation graph shows ([`outline`]), the side panel's rows ([`panel_rows`]), stable names
+//! for rows ([`row_names`]), links in the URL fragment ([`deeplink`]), a load's progress
+//! ([`load_progress`]), the theme's choices ([`theme`]) and the one sort of the page's lists
+//! ([`sort`]).
+
+pub mod deeplink;
+pub mod load_progress;
+pub mod loaded;
+pub mod outline;
+pub mod panel_rows;
+pub mod row_names;
+pub mod sort;
+pub mod theme;

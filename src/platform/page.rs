@@ -1,0 +1,61 @@
+//! The page itself: whether it runs standalone (an exported file, or opened from disk), its root
+//! element's attributes, the system's colour scheme, and a hook for the browser benchmarks.
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+
+/// The element holding the app's wasm in an exported file (`client::export`). Its presence also
+/// tells the app it runs standalone: no server, its loading worker started from the file itself.
+pub const STANDALONE_MARKER: &str = "sessionscope-standalone";
+
+/// Whether the app runs without a server: an exported HTML file, or a page opened from disk
+/// (browsers do not start workers from `file://`).
+pub fn standalone() -> bool {
+    let Some(window) = web_sys::window() else { return true };
+    let from_disk = window.location().protocol().is_ok_and(|p| p == "file:");
+    let exported = window.document().and_then(|d| d.get_element_by_id(STANDALONE_MARKER)).is_some();
+    from_disk || exported
+}
+
+/// Whether this page is an exported file (it carries the app's wasm).
+pub fn exported() -> bool {
+    web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(STANDALONE_MARKER)).is_some()
+}
+
+/// Sets (`Some`) or removes (`None`) an attribute of the document's root element.
+pub fn set_root_attribute(name: &str, value: Option<&str>) {
+    let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) else { return };
+    let _ = match value {
+        Some(value) => root.set_attribute(name, value),
+        None => root.remove_attribute(name),
+    };
+}
+
+/// Whether the system asks for dark colours.
+pub fn prefers_dark() -> bool {
+    web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches())
+}
+
+/// Whether the tab is hidden (in the background, minimised).
+pub fn hidden() -> bool {
+    web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden())
+}
+
+/// Bytes of the page's wasm memory (which grows and never shrinks): what holding the open
+/// session costs the page, for the history's memory test and benchmark (`tests/bench/`).
+#[wasm_bindgen(js_name = pageMemoryBytes)]
+pub fn page_memory_bytes() -> f64 {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map_or(0.0, |memory| memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as f64)
+}
+
+/// The event the render module's loader (`scripts/render_loader.js`, or an exported file's
+/// start-up script) sends when the module is ready, or could not be loaded.
+pub const RENDER_ARRIVED_EVENT: &str = "sessionscope-render";
+
+/// The global the render module's functions (its wasm-bindgen exports) are put in once it is
+/// ready, or `null` if it failed.
+pub const RENDER_MODULE_GLOBAL: &str = "sessionscopeRender";

@@ -1,0 +1,885 @@
+//! The history home: projects with their totals, a project's sessions (sortable, filterable,
+//! virtualized), tokens and cost over time, a search of the whole history, the files that could
+//! not be indexed, and exports for spreadsheets.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use sessionscope_engine::history::SessionRow;
+
+use crate::render::units;
+use crate::state::history::{HistoryRow, HistoryState, ListView, SortKey, use_history};
+use crate::wire::SearchQuery;
+
+/// Height of a session row in the list, in pixels (the list is virtualized on it).
+const ROW_HEIGHT: f64 = 56.0;
+/// Rows drawn beyond the visible ones, above and below.
+const OVERSCAN: usize = 6;
+const MS_PER_DAY: i64 = 86_400_000;
+
+/// Whether a row passes the list's filters.
+fn passes(row: &SessionRow, view: &ListView, text: &str) -> bool {
+    if view.project.as_deref().is_some_and(|p| p != row.project) {
+        return false;
+    }
+    if !view.agent.is_empty() && row.agent != view.agent {
+        return false;
+    }
+    if !view.model.is_empty() && !row.models.contains(&view.model) {
+        return false;
+    }
+    let day = row.start_ms.map(|ms| units::iso_time(ms)[..10].to_owned()).unwrap_or_default();
+    if !view.from.is_empty() && (day.is_empty() || day < view.from) {
+        return false;
+    }
+    if !view.to.is_empty() && (day.is_empty() || day > view.to) {
+        return false;
+    }
+    text.is_empty()
+        || row.title.to_lowercase().contains(text)
+        || row.first_prompt.to_lowercase().contains(text)
+        || row.session_id.contains(text)
+}
+
+/// The rows the list shows, as indices into the history's rows, sorted.
+fn listed(rows: &[Arc<HistoryRow>], view: &ListView) -> Vec<usize> {
+    let text = view.text.trim().to_lowercase();
+    let mut order: Vec<usize> = (0..rows.len()).filter(|&i| passes(&rows[i].row, view, &text)).collect();
+    crate::logic::sort::sort_by(&mut order, |&a, &b| {
+        let (a, b) = (&rows[a].row, &rows[b].row);
+        let ordering = match view.sort {
+            SortKey::Start => a.start_ms.cmp(&b.start_ms),
+            SortKey::Title => a.title.to_lowercase().cmp(&b.title.to_lowercase()),
+            SortKey::Project => a.project.cmp(&b.project),
+            SortKey::Duration => a.duration_ms().cmp(&b.duration_ms()),
+            SortKey::Messages => a.messages.cmp(&b.messages),
+            SortKey::ToolCalls => a.tool_calls.cmp(&b.tool_calls),
+            SortKey::Tokens => a.tokens().cmp(&b.tokens()),
+            SortKey::Cost => a.cost_usd.total_cmp(&b.cost_usd),
+        }
+        .then_with(|| a.session_id.cmp(&b.session_id));
+        if view.descending { ordering.reverse() } else { ordering }
+    });
+    order
+}
+
+#[component]
+pub fn HistoryHome() -> impl IntoView {
+    let history = use_history();
+    crate::views::dialog::take_lost_focus(".history-list");
+    let rows = Memo::new(move |_| {
+        history.changed.track();
+        history.rows()
+    });
+    let order = Memo::new(move |_| rows.with(|rows| history.view.with(|view| listed(rows, view))));
+    view! {
+        <section class="history" aria-label="History">
+            <HistoryHeader rows=rows order=order />
+            <HistorySearch />
+            <div class="history-body">
+                <ProjectList rows=rows />
+                <SessionsPane rows=rows order=order />
+            </div>
+            <UsageChart rows=rows order=order />
+            <FileProblems />
+        </section>
+    }
+}
+
+/// What the history holds and how far the index got, with Cancel while it runs.
+#[component]
+fn HistoryHeader(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> impl IntoView {
+    let history = use_history();
+    let totals = move || {
+        rows.with(|rows| {
+            let projects: std::collections::HashSet<&str> = rows.iter().map(|r| r.row.project.as_str()).collect();
+            let tokens: u64 = rows.iter().map(|r| r.row.tokens()).sum();
+            let cost: f64 = rows.iter().map(|r| r.row.cost_usd).sum();
+            format!(
+                "{} sessions in {} projects · {} tokens · ${cost:.2}",
+                rows.len(),
+                projects.len(),
+                units::human_count(tokens)
+            )
+        })
+    };
+    let progress = move || {
+        let pass = history.index.pass.get()?;
+        let text = format!(
+            "{} {} of {} files ({} of {}) · {:.0} MB/s · {:.1} s",
+            if pass.walking {
+                "Indexing (still finding files):"
+            } else if pass.running() {
+                "Indexing:"
+            } else if pass.cancelled {
+                "Index stopped after"
+            } else {
+                "Indexed"
+            },
+            pass.files_done,
+            pass.files,
+            units::human_bytes(pass.bytes_done as u64),
+            units::human_bytes(pass.bytes as u64),
+            pass.megabytes_per_second(),
+            pass.seconds()
+        );
+        let text = if pass.from_cache > 0 {
+            let sessions = if pass.from_cache == 1 { "session file set" } else { "session file sets" };
+            format!("{text} · {} unchanged {sessions} from the cache", pass.from_cache)
+        } else {
+            text
+        };
+        let percent = if pass.bytes > 0.0 { pass.bytes_done / pass.bytes * 100.0 } else { 100.0 };
+        Some(view! {
+            <div class="history-progress" role="status" aria-live="polite">
+                <span>{text}</span>
+                {pass.running().then(|| view! {
+                    <progress max="100" value=percent aria-label="Indexed"></progress>
+                    <button type="button" class="button" on:click=move |_| history.cancel()>"Cancel"</button>
+                })}
+            </div>
+        })
+    };
+    let export = move |json: bool| {
+        let listed: Vec<Arc<HistoryRow>> =
+            rows.with_untracked(|rows| order.with_untracked(|order| order.iter().map(|&i| rows[i].clone()).collect()));
+        if json {
+            let sessions: Vec<&SessionRow> = listed.iter().map(|r| &r.row).collect();
+            let text = serde_json::to_string_pretty(&sessions).unwrap_or_default();
+            crate::platform::download::download_text("sessionscope-history.json", "application/json", &text);
+        } else {
+            crate::platform::download::download_text("sessionscope-history.csv", "text/csv", &to_csv(&listed));
+        }
+    };
+    view! {
+        <div class="history-header">
+            <h1 class="session-title">"History"</h1>
+            <p class="session-facts">{totals}</p>
+            {progress}
+            <RememberedNote />
+            <div class="history-actions">
+                {move || {
+                    history.changed.track();
+                    (history.total_bytes() <= crate::state::history::OPEN_ALL_BYTES).then(|| view! {
+                        <button type="button" class="button" on:click=move |_| history.open_all()>"Open all in one view"</button>
+                    })
+                }}
+                <button type="button" class="button" on:click=move |_| export(false)>"Download CSV"</button>
+                <button type="button" class="button" on:click=move |_| export(true)>"Download JSON"</button>
+            </div>
+        </div>
+    }
+}
+
+/// Which remembered folder the history comes from, with "Forget this folder".
+#[component]
+fn RememberedNote() -> impl IntoView {
+    let history = use_history();
+    move || {
+        history.changed.track();
+        let error = history.remembered.error.get();
+        let folder = history.source_folder().filter(|f| !f.id.is_empty());
+        view! {
+            {error.map(|e| view! { <p class="history-error" role="alert">{e}</p> })}
+            {folder.map(|folder| {
+                let id = folder.id.clone();
+                view! {
+                    <p class="history-remembered">
+                        "Folder "<strong>{folder.name}</strong>
+                        ", remembered in this browser: next time it reopens from its cached index."
+                        {move || history.following.on.get().then_some(" Changes are followed while this tab is shown.")}
+                        <button type="button" class="button" on:click=move |_| history.forget(id.clone())>
+                            "Forget this folder"
+                        </button>
+                    </p>
+                }
+            })}
+        }
+    }
+}
+
+/// The listed sessions as CSV, one row per session.
+fn to_csv(rows: &[Arc<HistoryRow>]) -> String {
+    fn field(text: &str) -> String {
+        // Quoted always; a leading sign that a spreadsheet would read as a formula is defused.
+        let text = if text.starts_with(['=', '+', '-', '@']) { format!("'{text}") } else { text.to_owned() };
+        format!("\"{}\"", text.replace('"', "\"\""))
+    }
+    let mut out = String::from(
+        "session_id,agent,project,title,start,end,duration_s,messages,tool_calls,models,input_tokens,output_tokens,cache_write_tokens,cache_read_tokens,cost_usd,agents,compactions,branches,diagnostics,files,bytes\n",
+    );
+    for row in rows {
+        let r = &row.row;
+        let time = |ms: Option<i64>| ms.map(units::iso_time).unwrap_or_default();
+        let line = [
+            field(&r.session_id),
+            field(&r.agent),
+            field(&r.project),
+            field(&r.title),
+            field(&time(r.start_ms)),
+            field(&time(r.end_ms)),
+            (r.duration_ms() / 1000).to_string(),
+            r.messages.to_string(),
+            r.tool_calls.to_string(),
+            field(&r.models.join(" ")),
+            r.usage.input_tokens.to_string(),
+            r.usage.output_tokens.to_string(),
+            r.usage.cache_creation_input_tokens.to_string(),
+            r.usage.cache_read_input_tokens.to_string(),
+            format!("{:.6}", r.cost_usd),
+            r.agents.to_string(),
+            r.compactions.to_string(),
+            r.branches.to_string(),
+            r.diagnostics.to_string(),
+            r.files.len().to_string(),
+            r.bytes.to_string(),
+        ];
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// Projects with their totals; choosing one lists its sessions.
+#[component]
+fn ProjectList(rows: Memo<Vec<Arc<HistoryRow>>>) -> impl IntoView {
+    let history = use_history();
+    let projects = Memo::new(move |_| {
+        rows.track();
+        history.projects()
+    });
+    let chosen = move || history.view.with(|v| v.project.clone());
+    let choose = move |project: Option<String>| history.choose_project(project, true);
+    let on_key = move |event: web_sys::KeyboardEvent| {
+        let list = projects.get_untracked();
+        let names: Vec<Option<String>> =
+            std::iter::once(None).chain(list.iter().map(|p| Some(p.project.clone()))).collect();
+        let at = names.iter().position(|n| *n == chosen()).unwrap_or(0);
+        let to = match event.key().as_str() {
+            "ArrowDown" => (at + 1).min(names.len() - 1),
+            "ArrowUp" => at.saturating_sub(1),
+            "Home" => 0,
+            "End" => names.len() - 1,
+            _ => return,
+        };
+        event.prevent_default();
+        history.choose_project(names[to].clone(), false);
+    };
+    let option_id = |index: usize| format!("project-{index}");
+    view! {
+        <nav class="history-projects" aria-label="Projects">
+            <ul
+                role="listbox"
+                aria-label="Projects"
+                tabindex="0"
+                class="history-project-list"
+                aria-activedescendant=move || {
+                    let list = projects.get();
+                    let chosen = chosen();
+                    chosen
+                        .and_then(|c| list.iter().position(|p| p.project == c))
+                        .map_or_else(|| "project-all".to_owned(), option_id)
+                }
+                on:keydown=on_key
+            >
+                <li
+                    role="option"
+                    id="project-all"
+                    class="history-project"
+                    aria-selected=move || if chosen().is_none() { "true" } else { "false" }
+                    on:click=move |_| choose(None)
+                >
+                    <span class="project-name">"All projects"</span>
+                    <span class="project-facts muted">{move || {
+                        rows.with(|r| format!("{} sessions", r.len()))
+                    }}</span>
+                </li>
+                <For
+                    each=move || projects.get().into_iter().enumerate()
+                    key=|(i, p)| (*i, p.project.clone(), p.sessions, p.tokens)
+                    let:item
+                >
+                    {
+                        let (index, totals) = item;
+                        let name = totals.project.clone();
+                        let selected_name = name.clone();
+                        let click_name = name.clone();
+                        let last = if totals.last_ms == i64::MIN { String::new() } else { units::iso_time(totals.last_ms)[..10].to_owned() };
+                        let facts = format!(
+                            "{} sessions · {} tokens · ${:.2} · last {last}",
+                            totals.sessions,
+                            units::human_count(totals.tokens),
+                            totals.cost_usd
+                        );
+                        view! {
+                            <li
+                                role="option"
+                                id=option_id(index)
+                                class="history-project"
+                                aria-selected=move || if chosen().as_deref() == Some(selected_name.as_str()) { "true" } else { "false" }
+                                on:click=move |_| choose(Some(click_name.clone()))
+                            >
+                                <span class="project-name" title=name.clone()>{short_project(&name)}</span>
+                                <span class="project-facts muted">{facts}</span>
+                            </li>
+                        }
+                    }
+                </For>
+            </ul>
+        </nav>
+    }
+}
+
+/// A project path as the list shows it: its last two folders.
+fn short_project(project: &str) -> String {
+    let parts: Vec<&str> = project.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    if parts.len() <= 2 { project.to_owned() } else { parts[parts.len() - 2..].join("/") }
+}
+
+/// The filters, the sort and the virtualized list of sessions.
+#[component]
+fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> impl IntoView {
+    let history = use_history();
+    let scroller = NodeRef::<leptos::html::Div>::new();
+    let scroll_top = RwSignal::new(history.scroll_top.get_value());
+    let viewport = RwSignal::new(600.0);
+    // The list comes back where it was left.
+    Effect::new(move |_| {
+        if let Some(element) = scroller.get() {
+            element.set_scroll_top(history.scroll_top.get_value() as i32);
+            viewport.set(f64::from(element.client_height()).max(ROW_HEIGHT));
+        }
+    });
+    let on_scroll = move |_| {
+        if let Some(element) = scroller.get_untracked() {
+            let top = f64::from(element.scroll_top());
+            scroll_top.set(top);
+            history.scroll_top.set_value(top);
+            viewport.set(f64::from(element.client_height()).max(ROW_HEIGHT));
+        }
+    };
+    let models = Memo::new(move |_| {
+        rows.with(|rows| {
+            let mut all: Vec<String> = rows.iter().flat_map(|r| r.row.models.iter().cloned()).collect();
+            crate::logic::sort::sort(&mut all);
+            all.dedup();
+            all
+        })
+    });
+    let agents = Memo::new(move |_| {
+        rows.with(|rows| {
+            let mut all: Vec<String> = rows.iter().map(|r| r.row.agent.clone()).filter(|a| !a.is_empty()).collect();
+            crate::logic::sort::sort(&mut all);
+            all.dedup();
+            all
+        })
+    });
+    let set = move |update: fn(&mut ListView, String), value: String| {
+        history.view.update(|v| update(v, value));
+        history.scroll_top.set_value(0.0);
+        scroll_top.set(0.0);
+        if let Some(element) = scroller.get_untracked() {
+            element.set_scroll_top(0);
+        }
+    };
+    let sort_button = move |key: SortKey, label: &'static str| {
+        let aria = move || {
+            history.view.with(|v| {
+                if v.sort != key {
+                    "none"
+                } else if v.descending {
+                    "descending"
+                } else {
+                    "ascending"
+                }
+            })
+        };
+        view! {
+            <button
+                type="button"
+                class="sort"
+                aria-sort=aria
+                aria-label=move || format!("Sort by {label}")
+                aria-pressed=move || if history.view.with(|v| v.sort == key) { "true" } else { "false" }
+                on:click=move |_| history.view.update(|v| {
+                    if v.sort == key {
+                        v.descending = !v.descending;
+                    } else {
+                        v.sort = key;
+                        v.descending = !matches!(key, SortKey::Title | SortKey::Project);
+                    }
+                })
+            >
+                {label}
+                {move || history.view.with(|v| (v.sort == key).then_some(if v.descending { " ↓" } else { " ↑" }))}
+            </button>
+        }
+    };
+    let move_active = move |event: web_sys::KeyboardEvent| {
+        let list = order.get_untracked();
+        if list.is_empty() {
+            return;
+        }
+        let at = history.active_row.get_untracked().and_then(|r| list.iter().position(|&i| i == r));
+        let page = (viewport.get_untracked() / ROW_HEIGHT).floor().max(1.0) as usize;
+        let last = list.len() - 1;
+        let to = match event.key().as_str() {
+            "ArrowDown" | "j" => at.map_or(0, |a| (a + 1).min(last)),
+            "ArrowUp" | "k" => at.map_or(0, |a| a.saturating_sub(1)),
+            "PageDown" => at.map_or(0, |a| (a + page).min(last)),
+            "PageUp" => at.map_or(0, |a| a.saturating_sub(page)),
+            "Home" => 0,
+            "End" => last,
+            "Enter" | " " => {
+                event.prevent_default();
+                if let Some(a) = at {
+                    history.open(list[a], None);
+                }
+                return;
+            }
+            _ => return,
+        };
+        event.prevent_default();
+        history.active_row.set(Some(list[to]));
+        // The active row comes into view.
+        if let Some(element) = scroller.get_untracked() {
+            let top = to as f64 * ROW_HEIGHT;
+            let height = f64::from(element.client_height());
+            let current = f64::from(element.scroll_top());
+            if top < current {
+                element.set_scroll_top(top as i32);
+            } else if top + ROW_HEIGHT > current + height {
+                element.set_scroll_top((top + ROW_HEIGHT - height) as i32);
+            }
+        }
+    };
+    let visible = move || {
+        let list = order.get();
+        let first = ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
+        let count = (viewport.get() / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN;
+        let end = (first + count).min(list.len());
+        let rows = rows.get();
+        (first.min(end)..end)
+            .map(|position| (position, list[position], rows[list[position]].clone()))
+            .collect::<Vec<_>>()
+    };
+    let now = js_sys::Date::now() as i64;
+    view! {
+        <section class="history-sessions" aria-label="Sessions">
+            <div class="history-filters" role="group" aria-label="Filter sessions">
+                <input
+                    type="search"
+                    placeholder="Filter by title…"
+                    aria-label="Filter by title"
+                    prop:value=move || history.view.with(|v| v.text.clone())
+                    on:input=move |e| set(|v, t| v.text = t, event_target_value(&e))
+                />
+                <label>"From " <input type="date" aria-label="From day" prop:value=move || history.view.with(|v| v.from.clone()) on:change=move |e| set(|v, t| v.from = t, event_target_value(&e)) /></label>
+                <label>"To " <input type="date" aria-label="To day" prop:value=move || history.view.with(|v| v.to.clone()) on:change=move |e| set(|v, t| v.to = t, event_target_value(&e)) /></label>
+                <select
+                    aria-label="Model"
+                    prop:value=move || history.view.with(|v| v.model.clone())
+                    on:change=move |e| set(|v, t| v.model = t, event_target_value(&e))
+                >
+                    <option value="">"Every model"</option>
+                    {move || models.get().into_iter().map(|m| {
+                        let selected = history.view.with_untracked(|v| v.model == m);
+                        view! { <option value=m.clone() selected=selected>{m.clone()}</option> }
+                    }).collect::<Vec<_>>()}
+                </select>
+                <select
+                    aria-label="Agent"
+                    prop:value=move || history.view.with(|v| v.agent.clone())
+                    on:change=move |e| set(|v, t| v.agent = t, event_target_value(&e))
+                >
+                    <option value="">"Every agent"</option>
+                    {move || agents.get().into_iter().map(|a| {
+                        let selected = history.view.with_untracked(|v| v.agent == a);
+                        view! { <option value=a.clone() selected=selected>{a.clone()}</option> }
+                    }).collect::<Vec<_>>()}
+                </select>
+            </div>
+            <div class="history-sort" role="group" aria-label="Sort sessions">
+                {sort_button(SortKey::Start, "Start")}
+                {sort_button(SortKey::Title, "Title")}
+                {sort_button(SortKey::Project, "Project")}
+                {sort_button(SortKey::Duration, "Duration")}
+                {sort_button(SortKey::Messages, "Messages")}
+                {sort_button(SortKey::ToolCalls, "Tool calls")}
+                {sort_button(SortKey::Tokens, "Tokens")}
+                {sort_button(SortKey::Cost, "Cost")}
+                <span class="muted">{move || format!("{} listed", order.with(Vec::len))}</span>
+            </div>
+            {move || {
+                let filtered_out = order.with(Vec::is_empty) && rows.with(|r| !r.is_empty());
+                filtered_out.then(|| view! {
+                    <p class="history-empty" role="status">
+                        "No session of this list matches the filters. "
+                        <button type="button" class="button small" on:click=move |_| history.view.update(ListView::clear_filters)>
+                            "Clear filters"
+                        </button>
+                    </p>
+                })
+            }}
+            <div class="history-scroll" node_ref=scroller on:scroll=on_scroll>
+                <ul
+                    role="listbox"
+                    aria-label="Sessions"
+                    tabindex="0"
+                    class="history-list"
+                    style:height=move || format!("{}px", order.with(Vec::len) as f64 * ROW_HEIGHT)
+                    aria-activedescendant=move || history.active_row.get().map(|r| format!("history-row-{r}"))
+                    on:keydown=move_active
+                >
+                    <For
+                        each=visible
+                        key=|(position, index, _)| (*position, *index)
+                        let:item
+                    >
+                        {
+                            let (position, index, row) = item;
+                            session_option(history, position, index, &row.row, order, now)
+                        }
+                    </For>
+                </ul>
+            </div>
+        </section>
+    }
+}
+
+/// One session in the list.
+fn session_option(
+    history: HistoryState,
+    position: usize,
+    index: usize,
+    row: &SessionRow,
+    order: Memo<Vec<usize>>,
+    now: i64,
+) -> impl IntoView + use<> {
+    let when = row
+        .start_ms
+        .map(|ms| format!("{} ({})", &units::iso_time(ms)[..16], units::relative_time(ms, now)))
+        .unwrap_or_else(|| "no time".to_owned());
+    let facts = format!(
+        "{} · {} · {} msgs · {} tools · {} tokens · ${:.2}{}{}{}",
+        short_project(&row.project),
+        units::human_duration_ms(row.duration_ms()),
+        row.messages,
+        row.tool_calls,
+        units::human_count(row.tokens()),
+        row.cost_usd,
+        if row.agents > 0 { format!(" · {} agents", row.agents) } else { String::new() },
+        if row.compactions > 0 { format!(" · {} compactions", row.compactions) } else { String::new() },
+        if row.diagnostics > 0 { format!(" · {} diagnostics", row.diagnostics) } else { String::new() },
+    );
+    let title = if row.title.is_empty() { row.session_id.clone() } else { row.title.clone() };
+    let agent = row.agent.clone();
+    view! {
+        <li
+            role="option"
+            id=format!("history-row-{index}")
+            class="history-row"
+            aria-selected=move || if history.active_row.get() == Some(index) { "true" } else { "false" }
+            aria-setsize=move || order.with(Vec::len)
+            aria-posinset=position + 1
+            style:top=format!("{}px", position as f64 * ROW_HEIGHT)
+            on:click=move |_| history.open(index, None)
+        >
+            <span class="history-row-title">{title}</span>
+            <span class="history-row-facts muted">
+                <span class="agent-badge">{agent}</span>" "{when}" · "{facts}
+            </span>
+        </li>
+    }
+}
+
+/// Tokens (bars) and cost per day, or per week over a long history, of the listed sessions.
+#[component]
+fn UsageChart(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> impl IntoView {
+    move || {
+        let bins = rows.with(|rows| {
+            order.with(|order| {
+                let mut by_day: std::collections::BTreeMap<i64, (u64, f64)> = std::collections::BTreeMap::new();
+                for &i in order {
+                    let row = &rows[i].row;
+                    let Some(start) = row.start_ms else { continue };
+                    let bin = by_day.entry(start.div_euclid(MS_PER_DAY)).or_default();
+                    bin.0 += row.tokens();
+                    bin.1 += row.cost_usd;
+                }
+                by_day
+            })
+        });
+        let (&first, &last) = (bins.keys().next()?, bins.keys().next_back()?);
+        let days = last - first + 1;
+        let width_days = if days > 180 { 7 } else { 1 };
+        let count = (days + width_days - 1) / width_days;
+        let mut columns = vec![(0u64, 0f64); count as usize];
+        for (day, (tokens, cost)) in &bins {
+            let column = &mut columns[((day - first) / width_days) as usize];
+            column.0 += tokens;
+            column.1 += cost;
+        }
+        let most = columns.iter().map(|c| c.0).max().unwrap_or(0).max(1);
+        let total_cost: f64 = columns.iter().map(|c| c.1).sum();
+        let total_tokens: u64 = columns.iter().map(|c| c.0).sum();
+        let unit = if width_days == 7 { "week" } else { "day" };
+        let label = format!(
+            "Tokens and cost per {unit}, {} to {}: {} tokens, ${total_cost:.2} in all; at most {} tokens in a {unit}",
+            &units::iso_time(first * MS_PER_DAY)[..10],
+            &units::iso_time(last * MS_PER_DAY)[..10],
+            units::human_count(total_tokens),
+            units::human_count(most)
+        );
+        let bar_width = 600.0 / count as f64;
+        let bars: Vec<AnyView> = columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.0 > 0 || c.1 > 0.0)
+            .map(|(i, (tokens, cost))| {
+                let height = (*tokens as f64 / most as f64 * 100.0).max(1.0);
+                let day = &units::iso_time((first + i as i64 * width_days) * MS_PER_DAY)[..10];
+                view! {
+                    <rect x=i as f64 * bar_width y=110.0 - height width=(bar_width - 1.0).max(0.5) height=height class="chart-bar">
+                        <title>{format!("{day}: {} tokens, ${cost:.2}", units::human_count(*tokens))}</title>
+                    </rect>
+                }
+                .into_any()
+            })
+            .collect();
+        Some(view! {
+            <figure class="history-chart">
+                <svg viewBox="0 0 600 112" preserveAspectRatio="none" role="img" aria-label=label.clone()>
+                    {bars}
+                </svg>
+                <figcaption class="muted">{label}</figcaption>
+            </figure>
+        })
+    }
+}
+
+/// Files that hold no session, with the reason.
+#[component]
+fn FileProblems() -> impl IntoView {
+    let history = use_history();
+    move || {
+        history.changed.track();
+        let problems = history.problems();
+        if problems.is_empty() {
+            return None;
+        }
+        let items: Vec<AnyView> = problems
+            .into_iter()
+            .take(500)
+            .map(|p| view! { <li><code>{p.path}</code>": "{p.reason}</li> }.into_any())
+            .collect();
+        Some(view! {
+            <section class="history-problems" aria-label="Files not indexed">
+                <details>
+                    <summary>{format!("{} file(s) hold no session", items.len())}</summary>
+                    <ul>{items}</ul>
+                </details>
+            </section>
+        })
+    }
+}
+
+/// A session's hits: its unit, session id, title and hits.
+type HitSession = (u32, String, String, Vec<sessionscope_engine::history::HistoryHit>);
+
+/// Sessions whose hits a whole-history search shows.
+const SESSIONS_SHOWN: usize = 100;
+/// Hits shown of each session (its count says how many it has; opening it shows them all).
+const HITS_SHOWN_PER_SESSION: usize = 5;
+
+/// Searching every session of the history: hits grouped by project and session, each opens its
+/// session at the hit.
+#[component]
+fn HistorySearch() -> impl IntoView {
+    let history = use_history();
+    let query = RwSignal::new(history.search.results.with_value(|s| s.query.text.clone()));
+    let regex = RwSignal::new(history.search.results.with_value(|s| s.query.regex));
+    let submit = move |event: leptos::ev::SubmitEvent| {
+        event.prevent_default();
+        let text = query.get_untracked();
+        // An empty box (or only spaces) searches nothing: it clears the last search, its error too.
+        if text.trim().is_empty() {
+            history.clear_search();
+        } else {
+            history.run_search(SearchQuery::new(text, regex.get_untracked()));
+        }
+    };
+    let status = move || {
+        history.search.changed.track();
+        let error = history.search.results.with_value(|s| s.error.clone());
+        let pass = history.search.pass.get();
+        let (matches, sessions) = history.search.results.with_value(|s| {
+            let sessions: std::collections::HashSet<(u32, &str)> =
+                s.hits.iter().map(|(u, h)| (*u, h.session_id.as_str())).collect();
+            // A unit's search stops at its hits limit: the count is then at least this.
+            (format!("{}{}", s.matches, if s.more { "+" } else { "" }), sessions.len())
+        });
+        let text = match pass {
+            Some(pass) if pass.running() => format!(
+                "Searching: {matches} matches in {sessions} sessions so far, {} of {} files",
+                pass.files_done, pass.files
+            ),
+            Some(pass) => format!(
+                "{matches} matches in {sessions} sessions{} · {:.1} s{}",
+                if pass.cancelled { " (stopped)" } else { "" },
+                pass.seconds(),
+                match history.search.results.with_value(|s| s.ruled_out) {
+                    0 => String::new(),
+                    1 => " · 1 session not read: the index rules it out".to_owned(),
+                    n => format!(" · {n} sessions not read: the index rules them out"),
+                }
+            ),
+            None => String::new(),
+        };
+        view! {
+            {error.map(|e| view! { <p class="load-error" role="alert">{e}</p> })}
+            <p class="muted" role="status">{text}</p>
+        }
+    };
+    let results = move || {
+        history.search.changed.track();
+        let rows = history.rows();
+        let by_session: std::collections::HashMap<(u32, &str), &HistoryRow> =
+            rows.iter().map(|r| ((r.unit, r.row.session_id.as_str()), &**r)).collect();
+        let groups = history.search.results.with_value(|s| {
+            // Grouped by project, then session, in order of arrival.
+            let mut groups: Vec<(String, Vec<HitSession>)> = Vec::new();
+            for (unit, hit) in &s.hits {
+                let row = by_session.get(&(*unit, hit.session_id.as_str()));
+                let project = row.map(|r| r.row.project.clone()).unwrap_or_default();
+                let title = row.map(|r| r.row.title.clone()).unwrap_or_else(|| hit.session_id.clone());
+                let at = groups.iter().position(|g| g.0 == project).unwrap_or_else(|| {
+                    groups.push((project.clone(), Vec::new()));
+                    groups.len() - 1
+                });
+                let sessions = &mut groups[at].1;
+                match sessions.iter_mut().find(|(u, id, _, _)| *u == *unit && *id == hit.session_id) {
+                    Some(session) => session.3.push(hit.clone()),
+                    None => sessions.push((*unit, hit.session_id.clone(), title, vec![hit.clone()])),
+                }
+            }
+            groups
+        });
+        if groups.is_empty() {
+            return None;
+        }
+        // A common word matches in every session: the first sessions are shown, the count says
+        // how many more there are.
+        let total_sessions: usize = groups.iter().map(|g| g.1.len()).sum();
+        let mut budget = SESSIONS_SHOWN;
+        let view_groups: Vec<AnyView> = groups
+            .into_iter()
+            .filter_map(|(project, sessions)| {
+                if budget == 0 {
+                    return None;
+                }
+                let shown = sessions.len().min(budget);
+                budget -= shown;
+                Some((project, sessions.into_iter().take(shown)))
+            })
+            .map(|(project, sessions)| {
+                let items: Vec<AnyView> = sessions
+                    .map(|(unit, _, title, hits)| {
+                        let count = hits.len();
+                        let hit_items: Vec<AnyView> = hits
+                            .into_iter()
+                            .take(HITS_SHOWN_PER_SESSION)
+                            .map(|hit| {
+                                let chars: Vec<char> = hit.context.chars().collect();
+                                let start = (hit.match_start as usize).min(chars.len());
+                                let end = (start + hit.match_len as usize).min(chars.len());
+                                // Terminal colours in tool output are taken out of the context.
+                                let part = |range: &[char]| {
+                                    let text: String = range.iter().collect();
+                                    crate::render::terminal::strip_ansi(&text).into_owned()
+                                };
+                                let (before, matched, after) = (part(&chars[..start]), part(&chars[start..end]), part(&chars[end..]));
+                                let field = hit.field.name();
+                                view! {
+                                    <li>
+                                        <button type="button" class="search-hit" on:click=move |_| history.open_hit(unit, &hit)>
+                                            <span class="muted">{field}": "</span>{before}<mark>{matched}</mark>{after}
+                                        </button>
+                                    </li>
+                                }
+                                .into_any()
+                            })
+                            .collect();
+                        view! {
+                            <li class="history-hit-session">
+                                <span class="history-row-title">{title}</span>
+                                <span class="muted">{format!(" · {count} hit(s)")}</span>
+                                <ul>{hit_items}</ul>
+                            </li>
+                        }
+                        .into_any()
+                    })
+                    .collect();
+                view! {
+                    <li class="history-hit-project">
+                        <span class="project-name">{project}</span>
+                        <ul>{items}</ul>
+                    </li>
+                }
+                .into_any()
+            })
+            .collect();
+        let more = total_sessions.saturating_sub(SESSIONS_SHOWN);
+        Some(view! {
+            <ul class="history-hits">{view_groups}</ul>
+            {(more > 0).then(|| view! {
+                <p class="muted">{format!("…and {more} more sessions with matches: a narrower search shows them.")}</p>
+            })}
+        })
+    };
+    view! {
+        <section class="history-search" aria-label="Search all sessions">
+            <form on:submit=submit class="history-search-form" role="search">
+                <input
+                    type="search"
+                    placeholder="Search every session…"
+                    aria-label="Search every session"
+                    on:focus=move |_| history.prepare_search()
+                    prop:value=move || query.get()
+                    on:input=move |e| query.set(event_target_value(&e))
+                />
+                <label class="toggle">
+                    <input type="checkbox" prop:checked=move || regex.get() on:change=move |e| regex.set(event_target_checked(&e)) />
+                    " Regex"
+                </label>
+                <button type="submit" class="button">"Search"</button>
+                {move || history.search.pass.get().filter(|p| p.running()).map(|_| view! {
+                    <button type="button" class="button" on:click=move |_| history.stop_search()>"Stop"</button>
+                })}
+            </form>
+            {status}
+            {results}
+        </section>
+    }
+}
+
+/// "← History": back from a session to the history home.
+#[component]
+pub fn BackToHistory() -> impl IntoView {
+    let history = use_history();
+    move || {
+        (history.active.get() && !history.showing.get()).then(|| {
+            view! {
+                <button
+                    type="button"
+                    class="button"
+                    aria-keyshortcuts="Alt+ArrowLeft"
+                    title="Back to the history (Alt+←)"
+                    on:click=move |_| history.back()
+                >
+                    "← History"
+                </button>
+            }
+        })
+    }
+}

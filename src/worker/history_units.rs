@@ -1,0 +1,227 @@
+//! The unit role: one session unit of a history at a time, read file by file and let go. Indexed,
+//! it answers the unit's rows, its files that hold no session, and its trigram set; searched, it
+//! answers the unit's hits, parsing only what may hold the query's text.
+
+use std::collections::VecDeque;
+
+use sessionscope_engine::dag::Graph;
+use sessionscope_engine::history::{FileProblem, HITS_PER_UNIT, UnitIndex, UnitSearch};
+use sessionscope_engine::search::Query;
+use sessionscope_engine::{Corpus, Loader};
+
+use super::readers::{ByteStream, FileReader, PieceError, STREAM_ABOVE_BYTES, SliceReader};
+use super::{Failure, Reply};
+use crate::platform::files::stamp_of;
+use crate::wire::messages::{UnitReply, UnitRequest};
+use crate::wire::{FromWorker, Parcel, SearchQuery, buffer_of};
+
+/// Files of a unit whose reading is asked for ahead of the one being searched.
+const FILES_AHEAD: usize = 4;
+
+/// Answers a request of the unit role. A unit's failure is answered as the unit's: an index that
+/// fails lists the unit's files as not read, a search that fails has no hits.
+pub async fn answer(reply: &Reply, request: UnitRequest, files: &[web_sys::File]) -> Result<(), Failure> {
+    match request {
+        UnitRequest::Index { folder, paths } => match index_unit(reply, &folder, &paths, files).await {
+            Err(Failure(reason)) => {
+                let problems = vec![FileProblem { path: paths.join(", "), reason }];
+                let index = UnitIndex { rows: Vec::new(), problems };
+                let indexed = UnitReply::Indexed { index, bytes: 0.0, read: Vec::new() };
+                Ok(reply.send(FromWorker::Unit(indexed))?)
+            }
+            done => done,
+        },
+        UnitRequest::Search { paths, query } => {
+            let searched = match Query::new(&query.text, query.regex) {
+                Err(error) => Err(Some(error)),
+                Ok(_) => search_unit(reply, &paths, files, &query).await.map_err(|_| None),
+            };
+            match searched {
+                Err(query_error) => {
+                    let hits = UnitReply::Hits { hits: Vec::new(), count: 0, complete: false, bytes: 0.0, query_error };
+                    Ok(reply.send(FromWorker::Unit(hits))?)
+                }
+                Ok(()) => Ok(()),
+            }
+        }
+    }
+}
+
+/// What reading a unit took: its bytes, and the time spent waiting for the browser to read them.
+#[derive(Default)]
+struct ReadFigures {
+    bytes: f64,
+    waiting_ms: f64,
+}
+
+/// The paths of a request and its files, one for one.
+fn check_paths(paths: &[String], files: &[web_sys::File]) -> Result<(), Failure> {
+    if paths.len() != files.len() {
+        return Err(format!("the request names {} path(s) for {} file(s)", paths.len(), files.len()).into());
+    }
+    Ok(())
+}
+
+/// Reads a unit's files into one corpus, file by file, each file's bytes let go once parsed.
+/// Files that cannot be read are answered apart, with their reasons.
+async fn read_unit(
+    paths: &[String],
+    files: &[web_sys::File],
+) -> Result<(Corpus, Vec<FileProblem>, ReadFigures), Failure> {
+    check_paths(paths, files)?;
+    let mut loader = Loader::new();
+    let mut problems = Vec::new();
+    let mut figures = ReadFigures::default();
+    // Every small file is asked for at once: a unit is often many small files, and each read is
+    // a round trip to the browser. A big file is read as a stream when its turn comes.
+    let mut small = files
+        .iter()
+        .map(|file| if file.size() > STREAM_ABOVE_BYTES { Ok(None) } else { SliceReader::start(file).map(Some) })
+        .collect::<Result<Vec<_>, _>>()?;
+    for ((path, file), small) in paths.iter().zip(files).zip(small.iter_mut()) {
+        let id = loader.add_file(path, file.size() as u64);
+        let mut reader = match small.take() {
+            Some(reader) => FileReader::Slices(reader),
+            None => ByteStream::start(file).map_or_else(|reason| FileReader::Failed(Some(reason)), FileReader::Stream),
+        };
+        // Piece by piece, so a unit never holds a file's bytes twice.
+        loop {
+            let asked = js_sys::Date::now();
+            let Some(slice) = reader.next().await else { break };
+            figures.waiting_ms += js_sys::Date::now() - asked;
+            match slice {
+                Ok(chunk) => {
+                    let len = chunk.length() as usize;
+                    figures.bytes += len as f64;
+                    loader.push_with(id, len, |room| chunk.copy_to(room));
+                }
+                Err(reason) => {
+                    let reason = if reader.offset() > 0.0 {
+                        format!("{reason}; only its first {} bytes were read", reader.offset())
+                    } else {
+                        reason.to_string()
+                    };
+                    problems.push(FileProblem { path: path.clone(), reason });
+                    break;
+                }
+            }
+        }
+        loader.finish_file(id);
+    }
+    Ok((loader.finish(), problems, figures))
+}
+
+/// Indexes one unit of a history: its rows, and its files that hold no session.
+async fn index_unit(reply: &Reply, folder: &str, paths: &[String], files: &[web_sys::File]) -> Result<(), Failure> {
+    let started = js_sys::Date::now();
+    let (corpus, unreadable, ReadFigures { bytes, waiting_ms }) = read_unit(paths, files).await?;
+    let read = js_sys::Date::now();
+    let graph = Graph::build(&corpus);
+    let built = js_sys::Date::now();
+    let mut index = sessionscope_engine::history::index_unit(&corpus, &graph, folder);
+    // A unit read whole gets its set of trigrams, for searches to skip it.
+    let (stamps, buffers) = if unreadable.is_empty() {
+        let set = sessionscope_engine::search::trigrams_of(&corpus, bytes as u64);
+        let stamps = paths.iter().zip(files).map(|(path, file)| stamp_of(path, file)).collect();
+        (stamps, vec![buffer_of(set.as_bytes())])
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    index.problems.extend(unreadable);
+    if bytes >= 8e6 {
+        let message = format!(
+            "sessionscope index: {:.1} MB read and parsed in {:.0} ms (waiting for reads {:.0} ms), graph {:.0} ms, summary and trigrams {:.0} ms",
+            bytes / 1e6,
+            read - started,
+            waiting_ms,
+            built - read,
+            js_sys::Date::now() - built,
+        );
+        web_sys::console::debug_1(&message.into());
+    }
+    let indexed = UnitReply::Indexed { index, bytes, read: stamps };
+    Ok(reply.post(Parcel::new(FromWorker::Unit(indexed)).with_buffers(buffers))?)
+}
+
+/// Searches one unit of a history. A unit none of whose files holds the query's text is not
+/// parsed at all.
+async fn search_unit(
+    reply: &Reply,
+    paths: &[String],
+    files: &[web_sys::File],
+    query: &SearchQuery,
+) -> Result<(), Failure> {
+    let query = Query::new(&query.text, query.regex)?;
+    check_paths(paths, files)?;
+    let started = js_sys::Date::now();
+    let mut search = UnitSearch::new(&query, HITS_PER_UNIT);
+    let mut bytes = 0.0;
+    // The main file is read first, alone: a common word's hits are often all in it. Once it is
+    // not enough, a few files' first slices are asked for ahead, so reading overlaps searching.
+    let mut ahead: VecDeque<Result<SliceReader, _>> = VecDeque::new();
+    let mut asked = 0;
+    for (at, path) in paths.iter().enumerate() {
+        let files_ahead = if at == 0 { 1 } else { FILES_AHEAD };
+        while asked < files.len() && asked < at + files_ahead {
+            ahead.push_back(SliceReader::start_for_search(&files[asked]));
+            asked += 1;
+        }
+        let reader = ahead.pop_front();
+        if search.is_full() {
+            search.skip_rest();
+            break;
+        }
+        // A file that cannot be read now was listed when the history was indexed.
+        if let Some(Ok(reader)) = reader {
+            let _ = search_file(&mut search, path, reader, &mut bytes).await;
+        }
+    }
+    let (hits, count, complete) = search.finish();
+    let took = js_sys::Date::now() - started;
+    if took >= 100.0 {
+        let message = format!(
+            "sessionscope search: {}: {:.1} MB read in {took:.0} ms, {} hits{}",
+            paths.first().map_or("a unit", String::as_str),
+            bytes / 1e6,
+            hits.len(),
+            if complete { "" } else { ", stopped at the limit" }
+        );
+        web_sys::console::debug_1(&message.into());
+    }
+    let hits = UnitReply::Hits { hits, count, complete, bytes, query_error: None };
+    Ok(reply.send(FromWorker::Unit(hits))?)
+}
+
+/// Searches one file of a unit, slice by slice, reading no further once the unit's hits are
+/// enough; `bytes` counts what was read.
+async fn search_file(
+    search: &mut UnitSearch<'_>,
+    path: &str,
+    mut reader: SliceReader<'_>,
+    bytes: &mut f64,
+) -> Result<(), PieceError> {
+    let mut searching = None;
+    while let Some(slice) = reader.next().await {
+        let slice = slice?.to_vec();
+        *bytes += slice.len() as f64;
+        let done = reader.is_done();
+        let file_search = match searching.as_mut() {
+            Some(file_search) => file_search,
+            // A file read in one slice is searched whole.
+            None if done => {
+                search.add_file(path, &slice);
+                return Ok(());
+            }
+            None => searching.insert(search.start_file(path, &slice, false)),
+        };
+        search.add_slice(file_search, &slice);
+        if search.is_full() && !done {
+            search.skip_rest();
+            break;
+        }
+    }
+    if let Some(file_search) = searching {
+        search.end_file(file_search);
+    }
+    Ok(())
+}
