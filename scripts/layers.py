@@ -6,7 +6,9 @@ the rules it must keep (docs/architecture.md):
 - the app's layers: every module of src/ lies in a layer, its top folder, and imports only from the
   layers its own layer may use (LAYERS below); `app.rs` puts them together and may use any but the
   worker's;
-- no two modules of the app share a name, so a name says which file it is.
+- no two modules of the app share a name, so a name says which file it is;
+- the view models (`logic/`) use no browser crate, and only the layers that hold signals use
+  Leptos (FORBIDDEN_CRATES below).
 
 An import is any path that names a module of the crate: `crate::a::b`, `super::x`, `self::x`, or a
 name brought in by a `use` (groups and nested groups included). Code under `#[cfg(test)]` is left
@@ -35,6 +37,23 @@ LAYERS = {
     # The root component: it makes the states and lays the views out.
     "app": {"views", "state", "client", "wire", "platform", "logic", "render"},
 }
+
+
+# Crates a layer may not use: the view models are pure (built and tested natively), and only the
+# layers that hold signals use the reactive system.
+FORBIDDEN_CRATES = {
+    "logic": {"web_sys", "js_sys", "wasm_bindgen", "wasm_bindgen_futures", "gloo", "leptos"},
+    "wire": {"leptos", "gloo"},
+    "platform": {"leptos"},
+    "worker": {"leptos"},
+    "client": {"leptos"},
+}
+
+
+def crates_used(path):
+    """The external crates a file names in its code (tests left out)."""
+    text = without_tests_and_comments(open(path, encoding="utf-8").read())
+    return set(re.findall(r"\b([a-z_][a-z_0-9]*)::", text))
 
 
 def modules(root):
@@ -251,6 +270,9 @@ def check(app_root, engine_root):
             other = layer_of(target)
             if other != layer and other not in LAYERS[layer]:
                 problems.append(f"src: {module} ({layer}) imports {target} ({other}), which {layer} may not use")
+    for module in sorted(app):
+        for crate in sorted(crates_used(app[module]) & FORBIDDEN_CRATES.get(layer_of(module), set())):
+            problems.append(f"src: {module} ({layer_of(module)}) uses {crate}, which {layer_of(module)} may not")
     by_name = {}
     for module in app:
         by_name.setdefault(module.split("::")[-1], []).append(module)
@@ -270,6 +292,7 @@ def self_test():
         "app/wire/mod.rs": "//! x\nuse crate::client::{handle::{Handle}, other};\n",
         "app/client/mod.rs": "pub mod handle;\npub mod other;\n",
         "app/client/handle.rs": "use super::other::Thing;\n",
+        "app/logic/mod.rs": "fn f() -> f64 { js_sys::Date::now() }\n",
         "app/client/other.rs": "fn f() { super::handle::g(); }\n// crate::views::x\nconst S: &str = \"crate::views::x\";\n#[cfg(test)]\nmod tests { use crate::views::x; }\n",
         "app/views/handle.rs": "use crate::state::x;\n",
         "app/loose.rs": "",
@@ -289,6 +312,7 @@ def self_test():
         "src: wire (wire) imports client::other (client), which wire may not use",
         "src/loose: in no layer",
         "src: 2 modules are called handle: client::handle, views::handle",
+        "src: logic (logic) uses js_sys, which logic may not",
     ]
     missing = [e for e in expected if not any(p.startswith(e) for p in problems)]
     unexpected = [p for p in problems if not any(p.startswith(e) for e in expected)]
