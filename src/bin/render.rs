@@ -2,7 +2,7 @@
 //! before a session is open — Markdown (pulldown-cmark, `src/render/markdown.rs`) and line and
 //! word diffs (similar, `src/render/diff.rs`). A wasm module of its own, so the page's first
 //! download does not carry them (about 70 KB of Brotli). The page loads it once it is idle, or
-//! when a session is on its way (`sessionscope_web::render_module`), and calls it
+//! when a session is on its way (`sessionscope_web::render::module`), and calls it
 //! synchronously from then on.
 //!
 //! The renderers' files are compiled in here rather than through the page's library, which this

@@ -16,7 +16,7 @@ use crate::platform::page::{RENDER_ARRIVED_EVENT, RENDER_MODULE_GLOBAL, STANDALO
 const WORKER_GLUE: &str = "sessionscope-worker-glue";
 const WORKER_WASM: &str = "sessionscope-worker-wasm";
 /// The render module's wasm (deflate, base64), and the classic script that holds its glue and
-/// starts it as the exported file opens (`render_module` then finds it).
+/// starts it as the exported file opens (`render::module` then finds it).
 const RENDER_WASM: &str = "sessionscope-render-wasm";
 const RENDER_SCRIPT: &str = "sessionscope-render";
 /// The element holding the embedded share (an envelope in base64url).

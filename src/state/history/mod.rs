@@ -64,7 +64,7 @@ pub struct UnitTrigrams {
 }
 
 impl UnitTrigrams {
-    /// The set a worker sent with a unit's index (see [`FromWorker::Indexed`]), if it sent one.
+    /// The set a worker sent with a unit's index (see `UnitReply::Indexed`), if it sent one.
     fn received(read: Vec<FileStamp>, buffers: &[js_sys::ArrayBuffer]) -> Option<UnitTrigrams> {
         let buffer = buffers.first().filter(|_| !read.is_empty())?;
         let set = TrigramSet::from_bytes(crate::wire::bytes_of(buffer))?;
