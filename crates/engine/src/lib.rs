@@ -16,6 +16,7 @@ pub mod history;
 pub mod history_cache;
 pub mod import;
 pub mod index;
+pub mod insights;
 pub mod intern;
 pub mod json;
 pub mod load;

@@ -301,6 +301,8 @@ pub struct Response {
     pub message_id: Span,
     pub request_id: Span,
     pub first_entry: EntryId,
+    /// The line whose usage it keeps (the first of those that reported the most).
+    pub usage_entry: EntryId,
     pub lines: u32,
     pub model: Sym,
     /// The usage of the line that reported the most; partial early lines are not summed.

@@ -399,6 +399,7 @@ pub(crate) fn new_response(file: FileId, first_entry: EntryId, model: Sym, usage
         message_id: Span::EMPTY,
         request_id: Span::EMPTY,
         first_entry,
+        usage_entry: first_entry,
         lines: 1,
         model,
         usage: usage.unwrap_or_default(),

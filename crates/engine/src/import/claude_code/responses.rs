@@ -1,6 +1,7 @@
 //! Responses of Claude Code lines: the lines of one model call (one `message.id` and
 //! `requestId`, one line per content block) make one response, whose usage is the fullest one
-//! its lines report (most output tokens, then most tokens in all).
+//! its lines report: the most tokens in all, the first of equals, as ccusage counts it (its
+//! session totals and 5-hour blocks are the reference).
 
 use std::borrow::Cow;
 
@@ -61,10 +62,10 @@ pub(super) fn record_response(
             response.model = entry.model;
         }
         if let Some(usage) = usage {
-            let better = !response.has_usage
-                || (usage.output_tokens, usage.total()) > (response.usage.output_tokens, response.usage.total());
+            let better = !response.has_usage || usage.total() > response.usage.total();
             if better {
                 response.usage = usage;
+                response.usage_entry = entry_index;
                 response.has_usage = true;
                 if cost.is_some() {
                     response.logged_cost_usd = cost;
