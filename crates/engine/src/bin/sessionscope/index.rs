@@ -16,6 +16,7 @@ use sessionscope_engine::history::{
 };
 use sessionscope_engine::import::names::{NOT_A_LOG_NAME, looks_like_a_log};
 use sessionscope_engine::import::records::database_of_companion;
+use sessionscope_engine::insights::UnitInsights;
 
 /// What `--json` prints.
 #[derive(Serialize)]
@@ -29,8 +30,16 @@ struct Index {
 /// subtask's `history_item.json` names, the parent an OpenCode storage session names.
 const HINT_BYTES: usize = 64 * 1024;
 
-/// Indexes `files` (on disk, with the names they are known by), in name order.
-pub fn run(files: Vec<(PathBuf, String)>, json: bool) -> ExitCode {
+/// A history read unit by unit: each unit's index (and, if asked, its insights), in unit order,
+/// and the files left out by their names.
+pub struct History {
+    pub units: Vec<(UnitIndex, Option<UnitInsights>)>,
+    pub problems: Vec<FileProblem>,
+}
+
+/// Reads `files` (on disk, with the names they are known by) as a history, unit by unit on every
+/// core; with `insights`, each unit's insights are made from the model its index builds.
+pub fn read_history(files: Vec<(PathBuf, String)>, insights: bool) -> History {
     let mut problems = Vec::new();
     let (logs, others): (Vec<_>, Vec<_>) = files.into_iter().partition(|(_, name)| looks_like_a_log(name));
     // SQLite's own files beside a database (its write-ahead log) are read with it.
@@ -47,7 +56,8 @@ pub fn run(files: Vec<(PathBuf, String)>, json: bool) -> ExitCode {
     let units = group_into_units(&names, &hints);
 
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<UnitIndex>>> = Mutex::new(vec![None; units.len()]);
+    type Read = Option<(UnitIndex, Option<UnitInsights>)>;
+    let results: Mutex<Vec<Read>> = Mutex::new(vec![None; units.len()]);
     let threads = std::thread::available_parallelism().map_or(2, usize::from).min(units.len()).max(1);
     std::thread::scope(|scope| {
         for _ in 0..threads {
@@ -55,16 +65,22 @@ pub fn run(files: Vec<(PathBuf, String)>, json: bool) -> ExitCode {
                 loop {
                     let at = next.fetch_add(1, Ordering::Relaxed);
                     let Some(unit) = units.get(at) else { break };
-                    let index = read_unit(unit.files.iter().map(|&i| &logs[i]), &unit.folder);
+                    let read = read_unit(unit.files.iter().map(|&i| &logs[i]), &unit.folder, insights);
                     if let Ok(mut results) = results.lock() {
-                        results[at] = Some(index);
+                        results[at] = Some(read);
                     }
                 }
             });
         }
     });
+    History { units: results.into_inner().unwrap_or_default().into_iter().flatten().collect(), problems }
+}
+
+/// Indexes `files` (on disk, with the names they are known by), in name order.
+pub fn run(files: Vec<(PathBuf, String)>, json: bool) -> ExitCode {
+    let History { units, mut problems } = read_history(files, false);
     let mut sessions = Vec::new();
-    for index in results.into_inner().unwrap_or_default().into_iter().flatten() {
+    for (index, _) in units {
         sessions.extend(index.rows);
         problems.extend(index.problems);
     }
@@ -87,7 +103,11 @@ pub fn run(files: Vec<(PathBuf, String)>, json: bool) -> ExitCode {
 
 /// Reads one unit's files and indexes them; a file that cannot be read is a problem, the rest
 /// of the unit is still read.
-fn read_unit<'a>(files: impl Iterator<Item = &'a (PathBuf, String)>, folder: &str) -> UnitIndex {
+fn read_unit<'a>(
+    files: impl Iterator<Item = &'a (PathBuf, String)>,
+    folder: &str,
+    insights: bool,
+) -> (UnitIndex, Option<UnitInsights>) {
     let mut loader = Loader::new();
     let mut unreadable = Vec::new();
     for (path, name) in files {
@@ -102,7 +122,8 @@ fn read_unit<'a>(files: impl Iterator<Item = &'a (PathBuf, String)>, folder: &st
     let graph = Graph::build(&corpus);
     let mut index = index_unit(&corpus, &graph, folder);
     index.problems.extend(unreadable);
-    index
+    let insights = insights.then(|| UnitInsights::of(&corpus, &graph));
+    (index, insights)
 }
 
 fn first_bytes(path: &PathBuf) -> Option<Vec<u8>> {
@@ -149,18 +170,8 @@ fn print_index(index: &Index) {
 }
 
 /// `YYYY-MM-DD HH:MM` of a time in milliseconds since the epoch (UTC).
-fn iso_minute(ms: i64) -> String {
-    let days = ms.div_euclid(86_400_000);
+pub fn iso_minute(ms: i64) -> String {
     let minutes = ms.rem_euclid(86_400_000) / 60_000;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}", minutes / 60, minutes % 60)
+    let date = sessionscope_engine::insights::report::date_of_day(ms.div_euclid(86_400_000));
+    format!("{date} {:02}:{:02}", minutes / 60, minutes % 60)
 }

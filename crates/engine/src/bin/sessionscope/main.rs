@@ -4,6 +4,14 @@
 //!   sessionscope index <folder>... [--json]     one row per session of a whole history, read
 //!                                                session by session on every core, as the app's
 //!                                                history home lists it
+//!   sessionscope files <folder>... [--json] [--file=<path>] [--project=<project>]
+//!                                                every file the history's tools read or changed
+//!                                                (or one file's changes, in time order)
+//!   sessionscope failures <folder>... [--json]   failed tool calls by tool, project, model and
+//!                                                agent, and the most frequent failures grouped
+//!   sessionscope activity <folder>... [--json] [--utc-offset=±HH:MM]
+//!                                                messages, tokens and cost by hour, and usage in
+//!                                                5-hour blocks as ccusage's `blocks` reports it
 //!   sessionscope dump <file-or-folder>...        the parsed model and its structure, as text
 //!   sessionscope records <database>...          an agent's SQLite database (OpenCode's
 //!                                                opencode.db, Cursor's state.vscdb) as the record
@@ -35,9 +43,13 @@ use sessionscope_engine::{Loader, dump};
 
 mod database;
 mod index;
+mod insights;
 
 const USAGE: &str = "usage: sessionscope summary <file-or-folder>... [--json]
        sessionscope index <folder>... [--json]
+       sessionscope files <folder>... [--json] [--file=<path>] [--project=<project>]
+       sessionscope failures <folder>... [--json]
+       sessionscope activity <folder>... [--json] [--utc-offset=±HH:MM]
        sessionscope dump <file-or-folder>...
        sessionscope records <database>...
        sessionscope share <file-or-folder>... [--link] [--markdown]
@@ -48,6 +60,9 @@ fn flags_of(command: &str) -> Option<&'static [&'static str]> {
     match command {
         "summary" => Some(&["--json"]),
         "index" => Some(&["--json"]),
+        "files" => Some(&["--json", "--file", "--project"]),
+        "failures" => Some(&["--json"]),
+        "activity" => Some(&["--json", "--utc-offset"]),
         "dump" => Some(&[]),
         "records" => Some(&[]),
         "share" => Some(&["--link", "--markdown"]),
@@ -65,6 +80,11 @@ struct Arguments {
 impl Arguments {
     fn has(&self, flag: &str) -> bool {
         self.flags.iter().any(|f| f == flag)
+    }
+
+    /// The value of a flag given as `--flag=value`.
+    fn value(&self, flag: &str) -> Option<&str> {
+        self.flags.iter().find_map(|f| f.strip_prefix(flag)?.strip_prefix('='))
     }
 }
 
@@ -93,7 +113,8 @@ fn parse(args: &[String]) -> Request {
         } else if arg == "--" {
             paths_only = true;
         } else if arg.len() > 1 && arg.starts_with('-') {
-            if !known.contains(&arg.as_str()) {
+            let name = arg.split('=').next().unwrap_or(arg);
+            if !known.contains(&name) {
                 return Request::Wrong(format!("`{command}` has no flag `{arg}`"));
             }
             arguments.flags.push(arg.clone());
@@ -135,6 +156,20 @@ fn main() -> ExitCode {
     files.sort_by(|a, b| a.1.cmp(&b.1));
     if arguments.command == "index" {
         return index::run(files, arguments.has("--json"));
+    }
+    if matches!(arguments.command.as_str(), "files" | "failures" | "activity") {
+        let offset = arguments.value("--utc-offset").map(insights::parse_offset);
+        if offset == Some(None) {
+            eprintln!("sessionscope: --utc-offset takes ±HH:MM, such as --utc-offset=+05:30\n{USAGE}");
+            return ExitCode::from(2);
+        }
+        let asked = insights::Asked {
+            json: arguments.has("--json"),
+            file: arguments.value("--file"),
+            project: arguments.value("--project"),
+            utc_offset_minutes: offset.flatten().unwrap_or(0),
+        };
+        return insights::run(&arguments.command, files, &asked);
     }
     if arguments.command == "records" {
         return records(&files);
