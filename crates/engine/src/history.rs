@@ -8,9 +8,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::dag::Graph;
+use crate::dag::{Graph, ToolOp, ToolStatus};
 use crate::import::opencode_storage::{Kind as StorageKind, StoragePath};
-use crate::model::{Corpus, EntryKind, Format, Usage};
+use crate::model::{Corpus, EntryFlags, EntryKind, Format, Usage};
 use crate::summary::UsageSummary;
 
 /// The files of one session: a main transcript with its subagent files, a Codex rollout, or any
@@ -404,6 +404,9 @@ pub struct SessionRow {
     /// User and assistant messages.
     pub messages: u32,
     pub tool_calls: u32,
+    /// Tool calls whose result is an error ([`call_failed`]).
+    #[serde(default)]
+    pub failed_tool_calls: u32,
     /// Models that answered, in order of first answer.
     pub models: Vec<String>,
     pub usage: UsageSummary,
@@ -467,6 +470,20 @@ pub fn agent_name(format: Format) -> &'static str {
     }
 }
 
+/// Whether a tool call never ran: its response ended in an API error (Pi then ends its calls
+/// with failed results). Such a call is neither a call nor a failure of the tool: the API error
+/// is counted once, as such.
+pub fn never_ran(corpus: &Corpus, op: &ToolOp) -> bool {
+    op.status == ToolStatus::Error
+        && corpus.entries.get(op.call_entry.index()).is_some_and(|e| e.flags.has(EntryFlags::API_ERROR))
+}
+
+/// Whether a tool call failed (its result is an error), the way the session list and the
+/// history's failures count it.
+pub fn call_failed(corpus: &Corpus, op: &ToolOp) -> bool {
+    op.status == ToolStatus::Error && !never_ran(corpus, op)
+}
+
 /// One row per session of a loaded corpus, in the graph's session order. `folder` names the
 /// project when no message names its working directory.
 pub fn session_rows(corpus: &Corpus, graph: &Graph, folder: &str) -> Vec<SessionRow> {
@@ -498,6 +515,14 @@ pub fn session_rows(corpus: &Corpus, graph: &Graph, folder: &str) -> Vec<Session
         let model = corpus.sym(response.model);
         if s < sessions && !model.is_empty() && !models[s].contains(&model) {
             models[s].push(model);
+        }
+    }
+    let mut failed_calls = vec![0u32; sessions];
+    for op in graph.tool_ops.iter().filter(|op| op.call_entry.is_some() && call_failed(corpus, op)) {
+        let Some(node) = graph.nodes.get(op.call_entry.index()) else { continue };
+        let Some(conversation) = graph.conversations.get(node.conversation.index()) else { continue };
+        if let Some(count) = failed_calls.get_mut(conversation.session.index()) {
+            *count += 1;
         }
     }
     let mut diagnostics_per_file = vec![0u32; corpus.files.len()];
@@ -534,6 +559,7 @@ pub fn session_rows(corpus: &Corpus, graph: &Graph, folder: &str) -> Vec<Session
                 end_ms: has_time.then_some(session.last_timestamp_ms),
                 messages: messages[s],
                 tool_calls: session.tool_uses,
+                failed_tool_calls: failed_calls[s],
                 models: models[s].iter().map(|m| (*m).to_owned()).collect(),
                 usage: usage_summary(session.usage_with_agents),
                 cost_usd: (session.cost_with_agents_usd * 1e6).round() / 1e6,

@@ -1,5 +1,6 @@
 //! The index of a remembered history, kept between visits: each unit's rows and file problems,
-//! with the path, size and last-modified time of the files they were read from.
+//! with the path, size and last-modified time of the files they were read from; and beside it,
+//! each unit's trigram set and insights.
 //!
 //! Reopening a history looks each unit up by those stamps: a unit whose files are all unchanged
 //! takes its rows from here and is not read; a new or changed one is indexed again; a unit whose
@@ -12,6 +13,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::history::{FileProblem, SessionRow};
+use crate::insights::UnitInsights;
 use crate::trigrams::TrigramSet;
 
 /// Bumped whenever a row's meaning or the cache's shape changes: an older cache is dropped.
@@ -22,8 +24,9 @@ use crate::trigrams::TrigramSet;
 /// folder is of its parent's unit when its `history_item.json` names it, and Gemini CLI and Qwen
 /// Code subagent files of their session's unit: rows count their subagents. 6: OpenCode's older JSON
 /// storage is read, a session's files one unit with its child sessions', which older versions
-/// listed one by one as files that are no log.)
-pub const CACHE_VERSION: u32 = 6;
+/// listed one by one as files that are no log. 7: rows count their failed tool calls, and each
+/// unit's insights are kept beside the index, [`encode_insights`].)
+pub const CACHE_VERSION: u32 = 7;
 
 /// What identifies a file's content without reading it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -118,14 +121,55 @@ pub struct CachedTrigrams {
 /// The first bytes of [`encode_trigrams`]' output.
 const TRIGRAMS_MAGIC: &[u8; 4] = b"SSTG";
 
-/// The sets as bytes: the magic, [`CACHE_VERSION`], then for each set its stamps (as JSON) and its
-/// bits, each after its length (little-endian `u32`).
+/// The sets as bytes ([`encode_parts`]).
 pub fn encode_trigrams<'a>(sets: impl IntoIterator<Item = (&'a [FileStamp], &'a TrigramSet)>) -> Vec<u8> {
-    let mut out = TRIGRAMS_MAGIC.to_vec();
+    encode_parts(TRIGRAMS_MAGIC, sets.into_iter().map(|(files, set)| (files, set.as_bytes())))
+}
+
+/// The sets of [`encode_trigrams`]' bytes; `None` for another version or bytes that are not
+/// such sets (never trusted in part).
+pub fn decode_trigrams(bytes: &[u8]) -> Option<Vec<CachedTrigrams>> {
+    decode_parts(TRIGRAMS_MAGIC, bytes)?
+        .into_iter()
+        .map(|(files, bytes)| Some(CachedTrigrams { files, set: TrigramSet::from_bytes(bytes.to_vec())? }))
+        .collect()
+}
+
+/// The insights of a remembered history's units ([`crate::insights`]), each with the stamps of
+/// the files they were made of: kept apart from the index, being bigger (a 4 GB history's come
+/// to about 15 MB), and written when a whole index pass ends. Insights whose files changed since
+/// are not used: the unit is read again.
+pub struct CachedInsights {
+    pub files: Vec<FileStamp>,
+    pub insights: UnitInsights,
+}
+
+/// The first bytes of [`encode_insights`]' output.
+const INSIGHTS_MAGIC: &[u8; 4] = b"SSIN";
+
+/// Units' insights as bytes ([`encode_parts`]; each unit's insights as [`UnitInsights::encode`]
+/// makes them).
+pub fn encode_insights<'a>(units: impl IntoIterator<Item = (&'a [FileStamp], &'a [u8])>) -> Vec<u8> {
+    encode_parts(INSIGHTS_MAGIC, units)
+}
+
+/// The insights of [`encode_insights`]' bytes; `None` for another version or bytes that are not
+/// such insights (never trusted in part).
+pub fn decode_insights(bytes: &[u8]) -> Option<Vec<CachedInsights>> {
+    decode_parts(INSIGHTS_MAGIC, bytes)?
+        .into_iter()
+        .map(|(files, bytes)| Some(CachedInsights { files, insights: UnitInsights::decode(bytes)? }))
+        .collect()
+}
+
+/// Parts kept per unit, as bytes: `magic`, [`CACHE_VERSION`], then for each unit its stamps (as
+/// JSON) and its part, each after its length (little-endian `u32`).
+fn encode_parts<'a>(magic: &[u8; 4], parts: impl IntoIterator<Item = (&'a [FileStamp], &'a [u8])>) -> Vec<u8> {
+    let mut out = magic.to_vec();
     out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
-    for (files, set) in sets {
+    for (files, part) in parts {
         let stamps = serde_json::to_vec(files).unwrap_or_default();
-        for part in [stamps.as_slice(), set.as_bytes()] {
+        for part in [stamps.as_slice(), part] {
             out.extend_from_slice(&(part.len() as u32).to_le_bytes());
             out.extend_from_slice(part);
         }
@@ -133,28 +177,27 @@ pub fn encode_trigrams<'a>(sets: impl IntoIterator<Item = (&'a [FileStamp], &'a 
     out
 }
 
-/// The sets of [`encode_trigrams`]' bytes; `None` for another version or bytes that are not
-/// such sets (never trusted in part).
-pub fn decode_trigrams(bytes: &[u8]) -> Option<Vec<CachedTrigrams>> {
-    let rest = bytes.strip_prefix(TRIGRAMS_MAGIC.as_slice())?;
+/// The units' stamps and parts of [`encode_parts`]' bytes; `None` for another magic or version,
+/// or bytes cut short.
+fn decode_parts<'b>(magic: &[u8; 4], bytes: &'b [u8]) -> Option<Vec<(Vec<FileStamp>, &'b [u8])>> {
+    let rest = bytes.strip_prefix(magic.as_slice())?;
     let (version, mut rest) = rest.split_first_chunk::<4>()?;
     if u32::from_le_bytes(*version) != CACHE_VERSION {
         return None;
     }
-    let part = |rest: &mut &[u8]| -> Option<Vec<u8>> {
+    let part = |rest: &mut &'b [u8]| -> Option<&'b [u8]> {
         let (len, after) = rest.split_first_chunk::<4>()?;
         let len = u32::from_le_bytes(*len) as usize;
         let (part, after) = (after.get(..len)?, after.get(len..)?);
         *rest = after;
-        Some(part.to_vec())
+        Some(part)
     };
-    let mut sets = Vec::new();
+    let mut parts = Vec::new();
     while !rest.is_empty() {
-        let files: Vec<FileStamp> = serde_json::from_slice(&part(&mut rest)?).ok()?;
-        let set = TrigramSet::from_bytes(part(&mut rest)?)?;
-        sets.push(CachedTrigrams { files, set });
+        let files: Vec<FileStamp> = serde_json::from_slice(part(&mut rest)?).ok()?;
+        parts.push((files, part(&mut rest)?));
     }
-    Some(sets)
+    Some(parts)
 }
 
 #[cfg(test)]
@@ -238,5 +281,25 @@ mod tests {
         other_version[4] ^= 0xff;
         assert!(decode_trigrams(&other_version).is_none());
         assert!(decode_trigrams(br#"{"version":6,"units":[]}"#).is_none());
+    }
+
+    #[test]
+    fn insights_come_back_as_they_were_saved_and_damaged_bytes_give_none() {
+        let insights = UnitInsights {
+            names: vec!["src/lib.rs".to_owned(), "9d2eb259@v2".to_owned()],
+            versions: vec![crate::insights::Version { path: 0, backup: 1, session: 0, version: 2, time_ms: 9 }],
+            ..UnitInsights::default()
+        };
+        let files = vec![stamp("p/a.jsonl", 100, 5)];
+        let encoded = insights.encode();
+        let bytes = encode_insights([(files.as_slice(), encoded.as_slice())]);
+        let back = decode_insights(&bytes).expect("the insights");
+        assert_eq!(back.len(), 1);
+        assert_eq!((&back[0].files, &back[0].insights), (&files, &insights));
+        for cut in [0, 3, 7, 9, bytes.len() - 1] {
+            assert!(decode_insights(&bytes[..cut]).is_none(), "cut at {cut}");
+        }
+        // Trigram sets are not insights.
+        assert!(decode_insights(&encode_trigrams([])).is_none());
     }
 }

@@ -114,6 +114,12 @@ fn claude_session(session: &str, start: u32, file_error: &str) -> String {
         line(&format!("{s}-2"), Some(&format!("{s}-1")), start + 1, assistant(&format!("m-{s}-2"), call(&format!("t-{s}-1"), "Read", serde_json::json!({"file_path": "/work/app/src/lib.rs"})), 5), s),
         line(&format!("{s}-3"), Some(&format!("{s}-2")), start + 2, result(&format!("t-{s}-1"), "fn total() {}", false), s),
         line(&format!("{s}-4"), Some(&format!("{s}-3")), start + 3, assistant(&format!("m-{s}-4"), call(&format!("t-{s}-2"), "Edit", serde_json::json!({"file_path": "/work/app/src/lib.rs", "old_string": "fn total() {}", "new_string": "fn total() -> u64 {\n    0\n}"})), 7), s),
+        // Claude Code keeps the file as it was before the edit, and says so in a line of its own.
+        serde_json::json!({"type": "file-history-snapshot", "messageId": format!("{s}-4"), "isSnapshotUpdate": true,
+            "snapshot": {"messageId": format!("{s}-1"), "timestamp": "2026-03-02T09:00:00.000Z", "trackedFileBackups": {
+                "/work/app/src/lib.rs": {"backupFileName": "3f2a9c1d@v1", "version": 1, "backupTime": format!("2026-03-02T{:02}:{:02}:30.000Z", 9 + (start + 3) / 60, (start + 3) % 60)},
+                "/work/app/src/new.rs": {"backupFileName": null, "version": 1, "backupTime": "2026-03-02T09:00:00.000Z"}}}})
+        .to_string() + "\n",
         line(&format!("{s}-5"), Some(&format!("{s}-4")), start + 4, result(&format!("t-{s}-2"), "The file /work/app/src/lib.rs has been updated.", false), s),
         line(&format!("{s}-6"), Some(&format!("{s}-5")), start + 5, assistant(&format!("m-{s}-6"), call(&format!("t-{s}-3"), "Bash", serde_json::json!({"command": "cat missing.txt"})), 9), s),
         line(&format!("{s}-7"), Some(&format!("{s}-6")), start + 6, result(&format!("t-{s}-3"), &format!("cat: {file_error}: No such file or directory"), true), s),
@@ -167,6 +173,29 @@ fn a_file_s_changes_across_sessions_and_agents_come_in_time_order() {
     assert_eq!(top.occurrences.iter().map(|p| p.session_id.as_str()).collect::<Vec<_>>(), ["aaa", "bbb"]);
     let bash = failures.by_tool.iter().find(|r| r.name == "Bash").unwrap();
     assert_eq!((bash.calls, bash.failed), (2, 2));
+    // The session list counts them too.
+    let failed: Vec<(&str, u32)> =
+        units.iter().flat_map(|u| u.rows).map(|r| (r.session_id.as_str(), r.failed_tool_calls)).collect();
+    assert_eq!(failed, [("aaa", 1), ("bbb", 1), ("pi-1", 0)]);
+
+    // The version Claude Code kept before each Claude Code edit, one per session (the file the
+    // session made has none); the Pi session kept none.
+    let versions = report::versions_of(&units, "/work/app", "src/lib.rs");
+    let kept: Vec<(&str, &str, u32)> =
+        versions.iter().map(|v| (v.place.session_id.as_str(), v.backup.as_str(), v.version)).collect();
+    assert_eq!(kept, [("aaa", "3f2a9c1d@v1", 1), ("bbb", "3f2a9c1d@v1", 1)]);
+    assert_eq!(lib.versions, 2);
+
+    // A change's texts are read again on demand, by the line of its call.
+    let corpus = Loader::read_all([(files[1].0.as_str(), files[1].1.as_slice())]);
+    let graph = Graph::build(&corpus);
+    let texts = sessionscope_engine::insights::change_texts(&corpus, &graph, &["bbb-4".to_owned()], "src/lib.rs");
+    assert_eq!(texts.len(), 1);
+    assert_eq!((texts[0].entry.as_str(), texts[0].kind), ("bbb-4", ChangeKind::Edit));
+    assert_eq!(texts[0].hunks, [("fn total() {}".to_owned(), "fn total() -> u64 {\n    0\n}".to_owned())]);
+    assert!(
+        sessionscope_engine::insights::change_texts(&corpus, &graph, &["bbb-4".to_owned()], "src/other.rs").is_empty()
+    );
 
     // The busiest hour is the first (one session of seven lines, and half of Pi's).
     let activity = report::activity(&units, &|_| 0, 0);

@@ -18,10 +18,10 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::dag::tools::{Touch, op_files, op_input};
-use crate::dag::{Graph, ToolCategory, ToolStatus, prompt_title};
+use crate::dag::{Graph, ToolCategory, ToolOp, ToolStatus, prompt_title};
 use crate::model::{Corpus, EntryFlags, EntryId, EntryKind};
 use activity::{HOUR_MS, HourCount, UsageEvent};
-use edits::{ChangeKind, edits_of};
+use edits::{ChangeKind, FileEdit, edits_of};
 
 /// One file's change by one tool call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -100,6 +100,20 @@ pub struct ToolCalls {
     pub failed: u32,
 }
 
+/// A version of a file Claude Code kept before a change (its `file-history-snapshot` lines name
+/// them): the file's text as it was, in `file-history/<session id>/<backup>` beside the projects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Version {
+    /// The file (relative to its session's working directory), and the backup's file name, in
+    /// the names.
+    pub path: u32,
+    pub backup: u32,
+    pub session: u32,
+    /// Its number (`@vN`), and when it was kept (`i64::MIN` without a time).
+    pub version: u32,
+    pub time_ms: i64,
+}
+
 /// What a unit of a history knows beyond its rows.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct UnitInsights {
@@ -111,6 +125,7 @@ pub struct UnitInsights {
     pub calls: Vec<ToolCalls>,
     pub usage: Vec<UsageEvent>,
     pub hours: Vec<HourCount>,
+    pub versions: Vec<Version>,
 }
 
 /// Names a unit's strings once each.
@@ -130,6 +145,54 @@ impl Names {
         self.index.insert(name.to_owned(), at);
         at
     }
+}
+
+/// The changes a tool call made to files, read from its input (and, for Claude Code's Write,
+/// from its result, which says whether it made the file).
+pub fn op_edits(corpus: &Corpus, op: &ToolOp) -> Vec<FileEdit> {
+    let name = corpus.sym(op.name);
+    if op.category != ToolCategory::Edit && !(op.category == ToolCategory::Execute && edits::is_shell_tool(name)) {
+        return Vec::new();
+    }
+    let (input, cwd) = op_input(corpus, op);
+    // Claude Code's Write says in its result whether it made the file: its `type`, first.
+    let result = corpus.entries.get(op.result_entry.index()).map(|e| corpus.span_bytes(e.file, e.tool_use_result));
+    let made = result.is_some_and(|r| memchr::memmem::find(&r[..r.len().min(64)], b"\"type\":\"create\"").is_some());
+    let result = made.then(|| serde_json::json!({"type": "create"}));
+    edits_of(name, &input, result.as_ref(), cwd)
+}
+
+/// One change to a file with its texts, for a file's page: what [`Change`] counts, and the
+/// `(old, new)` texts to draw its diff from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChangeText {
+    /// The call's line (a [`Change::entry`]).
+    pub entry: String,
+    pub kind: ChangeKind,
+    pub to: Option<String>,
+    pub hunks: Vec<(String, String)>,
+}
+
+/// The changes to `path` (as [`Change::path`] names it) made by the calls on the lines `entries`
+/// of a parsed unit: read again, on demand, so the index keeps counts and not texts.
+pub fn change_texts(corpus: &Corpus, graph: &Graph, entries: &[String], path: &str) -> Vec<ChangeText> {
+    let wanted: rustc_hash::FxHashSet<&str> = entries.iter().map(String::as_str).collect();
+    let mut out = Vec::new();
+    for op in &graph.tool_ops {
+        let Some(entry) = corpus.entries.get(op.call_entry.index()).filter(|_| op.call_entry.is_some()) else {
+            continue;
+        };
+        let uuid = corpus.entry_uuid(entry);
+        if !wanted.contains(uuid) {
+            continue;
+        }
+        for edit in op_edits(corpus, op) {
+            if edit.path == path || edit.to.as_deref() == Some(path) {
+                out.push(ChangeText { entry: uuid.to_owned(), kind: edit.kind, to: edit.to, hunks: edit.hunks });
+            }
+        }
+    }
+    out
 }
 
 impl UnitInsights {
@@ -165,17 +228,15 @@ impl UnitInsights {
                 continue;
             }
             let Some(session) = session_of_entry(op.call_entry) else { continue };
-            // The calls of a response that ended in an API error never ran (Pi ends them with a
-            // failed result): the API error is counted once, from its line, below.
-            let never_ran = op.status == ToolStatus::Error
-                && corpus.entries.get(op.call_entry.index()).is_some_and(|e| e.flags.has(EntryFlags::API_ERROR));
-            if never_ran {
+            // The calls of a response that ended in an API error never ran: the API error is
+            // counted once, from its line, below.
+            if crate::history::never_ran(corpus, op) {
                 continue;
             }
             let name = corpus.sym(op.name);
             let tool = names.of(name);
             let model = model_of(op.call_entry, &mut names);
-            let failed = op.status == ToolStatus::Error;
+            let failed = crate::history::call_failed(corpus, op);
             let tally = calls.entry((session, tool, model)).or_insert((0, 0));
             tally.0 += 1;
             tally.1 += u32::from(failed);
@@ -217,19 +278,7 @@ impl UnitInsights {
                 }
                 continue;
             }
-            if op.category != ToolCategory::Edit
-                && !(op.category == ToolCategory::Execute && edits::is_shell_tool(name))
-            {
-                continue;
-            }
-            let (input, cwd) = op_input(corpus, op);
-            // Claude Code's Write says in its result whether it made the file: its `type`, first.
-            let result =
-                corpus.entries.get(op.result_entry.index()).map(|e| corpus.span_bytes(e.file, e.tool_use_result));
-            let made =
-                result.is_some_and(|r| memchr::memmem::find(&r[..r.len().min(64)], b"\"type\":\"create\"").is_some());
-            let result = made.then(|| serde_json::json!({"type": "create"}));
-            let changed = edits_of(name, &input, result.as_ref(), cwd);
+            let changed = op_edits(corpus, op);
             if changed.is_empty() {
                 continue;
             }
@@ -310,6 +359,7 @@ impl UnitInsights {
             );
             out.usage.push(UsageEvent::of(id, at, session, names.of(model), &response.usage, cost));
         }
+        out.versions = versions(corpus, &mut names, &|e| session_of_entry(e));
         let mut calls: Vec<ToolCalls> = calls
             .into_iter()
             .map(|((session, tool, model), (calls, failed))| ToolCalls { session, tool, model, calls, failed })
@@ -344,6 +394,7 @@ impl UnitInsights {
             + self.calls.capacity() * size_of::<ToolCalls>()
             + self.usage.capacity() * size_of::<UsageEvent>()
             + self.hours.capacity() * size_of::<HourCount>()
+            + self.versions.capacity() * size_of::<Version>()
     }
 
     /// Its bytes, to send from a worker or keep in a cache (postcard).
@@ -354,4 +405,67 @@ impl UnitInsights {
     pub fn decode(bytes: &[u8]) -> Option<UnitInsights> {
         postcard::from_bytes(bytes).ok()
     }
+}
+
+/// The versions of files Claude Code kept, from a unit's `file-history-snapshot` lines: each
+/// line lists every file tracked so far, so a version is listed once, from where it first shows.
+fn versions(corpus: &Corpus, names: &mut Names, session_of_entry: &dyn Fn(EntryId) -> Option<u32>) -> Vec<Version> {
+    #[derive(Deserialize)]
+    struct Line {
+        snapshot: Snapshot,
+    }
+    #[derive(Deserialize)]
+    struct Snapshot {
+        #[serde(default, rename = "trackedFileBackups")]
+        tracked: FxHashMap<String, Backup>,
+    }
+    #[derive(Deserialize)]
+    struct Backup {
+        #[serde(default, rename = "backupFileName")]
+        backup: Option<String>,
+        #[serde(default)]
+        version: u32,
+        #[serde(default, rename = "backupTime")]
+        time: Option<String>,
+    }
+    let snapshots: Vec<&crate::model::MetaLine> =
+        corpus.metas.iter().filter(|m| corpus.sym(m.type_name) == "file-history-snapshot").collect();
+    if snapshots.is_empty() {
+        return Vec::new();
+    }
+    // A snapshot line names no session: it is its file's, as is the working directory its paths
+    // are relative to.
+    let mut of_file: FxHashMap<u32, (u32, &str)> = FxHashMap::default();
+    for (e, entry) in corpus.entries.iter().enumerate() {
+        if of_file.contains_key(&entry.file) {
+            continue;
+        }
+        if let Some(session) = session_of_entry(EntryId::new(e)) {
+            of_file.insert(entry.file, (session, corpus.sym(corpus.envelope(entry).cwd)));
+        }
+    }
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut out = Vec::new();
+    for meta in snapshots {
+        let Some(&(session, cwd)) = of_file.get(&meta.file) else { continue };
+        let Ok(line) = serde_json::from_slice::<Line>(corpus.span_bytes(meta.file, meta.line_span)) else { continue };
+        let mut tracked: Vec<(String, Backup)> = line.snapshot.tracked.into_iter().collect();
+        tracked.sort_by(|a, b| a.0.cmp(&b.0));
+        for (path, backup) in tracked {
+            // A file made by the session has no version from before it.
+            let Some(name) = backup.backup.filter(|b| !b.is_empty() && !b.contains(['/', '\\'])) else { continue };
+            if !seen.insert((session, name.clone())) {
+                continue;
+            }
+            let time_ms = backup.time.as_deref().and_then(crate::json::parse_timestamp_ms).unwrap_or(i64::MIN);
+            out.push(Version {
+                path: names.of(&crate::dag::tools::relative_path(&path, cwd)),
+                backup: names.of(&name),
+                session,
+                version: backup.version,
+                time_ms,
+            });
+        }
+    }
+    out
 }

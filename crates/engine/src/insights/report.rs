@@ -69,6 +69,8 @@ pub struct FileSummary {
     pub reads: u32,
     pub added: u64,
     pub removed: u64,
+    /// Versions of it Claude Code kept ([`versions_of`]).
+    pub versions: u32,
     /// Its last change (or read, if it was never changed).
     pub last_ms: Option<i64>,
     /// Agents that changed it.
@@ -100,6 +102,10 @@ pub fn files(units: &[UnitRef<'_>]) -> Vec<FileSummary> {
                 summary.agents.push(agent.clone());
             }
             sessions.push((unit.unit, change.session));
+        }
+        for version in &insights.versions {
+            let (summary, _) = entry(&mut by_file, unit.project(version.session), insights.name(version.path));
+            summary.versions += 1;
         }
         for read in &insights.reads {
             let (summary, sessions) = entry(&mut by_file, unit.project(read.session), insights.name(read.path));
@@ -169,6 +175,37 @@ pub fn changes_of(units: &[UnitRef<'_>], project: &str, path: &str) -> Vec<Chang
         }
     }
     out.sort_by_key(|c| c.place.time_ms.unwrap_or(i64::MAX));
+    out
+}
+
+/// A version of a file Claude Code kept (see [`super::Version`]), with where it was kept: its
+/// text is `file-history/<session id>/<backup>` in the folder above the projects.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionRef {
+    pub place: Place,
+    pub backup: String,
+    pub version: u32,
+}
+
+/// The versions Claude Code kept of `path` in `project`, oldest first.
+pub fn versions_of(units: &[UnitRef<'_>], project: &str, path: &str) -> Vec<VersionRef> {
+    let mut out = Vec::new();
+    for unit in units {
+        let insights = unit.insights;
+        for version in &insights.versions {
+            if insights.name(version.path) != path || unit.project(version.session) != project {
+                continue;
+            }
+            out.push(VersionRef {
+                place: place(unit, version.session, "", version.time_ms),
+                backup: insights.name(version.backup).to_owned(),
+                version: version.version,
+            });
+        }
+    }
+    out.sort_by(|a, b| {
+        a.place.time_ms.unwrap_or(i64::MAX).cmp(&b.place.time_ms.unwrap_or(i64::MAX)).then(a.version.cmp(&b.version))
+    });
     out
 }
 

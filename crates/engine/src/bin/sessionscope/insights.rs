@@ -145,8 +145,16 @@ fn files_command(units: &[UnitRef<'_>], asked: &Asked<'_>, out: &mut String) -> 
             }
         };
         let changes = report::changes_of(units, &project, path);
+        let versions = report::versions_of(units, &project, path);
         if asked.json {
-            return print_json(out, &changes);
+            #[derive(Serialize)]
+            struct FileStory<'a> {
+                project: &'a str,
+                path: &'a str,
+                changes: Vec<report::ChangeRef>,
+                versions: Vec<report::VersionRef>,
+            }
+            return print_json(out, &FileStory { project: &project, path, changes, versions });
         }
         for change in &changes {
             let when = change.place.time_ms.map(iso_minute).unwrap_or_default();
@@ -160,6 +168,17 @@ fn files_command(units: &[UnitRef<'_>], asked: &Asked<'_>, out: &mut String) -> 
                 change.place.session_id,
                 change.prompt
             );
+        }
+        if !versions.is_empty() {
+            let _ = writeln!(out, "\nversions kept by Claude Code (file-history/<session>/<backup>):");
+            for version in &versions {
+                let when = version.place.time_ms.map(iso_minute).unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "{when:<16}  v{:<4} {}/{}",
+                    version.version, version.place.session_id, version.backup
+                );
+            }
         }
         return ExitCode::SUCCESS;
     }
