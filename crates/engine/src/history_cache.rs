@@ -162,6 +162,12 @@ pub fn decode_insights(bytes: &[u8]) -> Option<Vec<CachedInsights>> {
         .collect()
 }
 
+/// The units' stamps and undecoded insights of [`encode_insights`]' bytes (for a reader that
+/// hands them on without reading them); `None` for another version or bytes cut short.
+pub fn insight_parts(bytes: &[u8]) -> Option<Vec<(Vec<FileStamp>, &[u8])>> {
+    decode_parts(INSIGHTS_MAGIC, bytes)
+}
+
 /// Parts kept per unit, as bytes: `magic`, [`CACHE_VERSION`], then for each unit its stamps (as
 /// JSON) and its part, each after its length (little-endian `u32`).
 fn encode_parts<'a>(magic: &[u8; 4], parts: impl IntoIterator<Item = (&'a [FileStamp], &'a [u8])>) -> Vec<u8> {

@@ -23,13 +23,15 @@ fn read_history(files: &[(String, Vec<u8>)]) -> Vec<(Vec<SessionRow>, UnitInsigh
         .map(|unit| {
             let corpus = Loader::read_all(unit.files.iter().map(|&i| (files[i].0.as_str(), files[i].1.as_slice())));
             let graph = Graph::build(&corpus);
-            (session_rows(&corpus, &graph, &unit.folder), UnitInsights::of(&corpus, &graph))
+            let rows = session_rows(&corpus, &graph, &unit.folder);
+            let insights = UnitInsights::of(&corpus, &graph, &rows);
+            (rows, insights)
         })
         .collect()
 }
 
 fn refs(units: &[(Vec<SessionRow>, UnitInsights)]) -> Vec<UnitRef<'_>> {
-    units.iter().enumerate().map(|(i, (rows, insights))| UnitRef { unit: i as u32, rows, insights }).collect()
+    units.iter().enumerate().map(|(i, (_, insights))| UnitRef { unit: i as u32, insights }).collect()
 }
 
 /// ccusage's blocks for the real Claude Code fixtures, recorded by
@@ -144,8 +146,8 @@ fn a_file_s_changes_across_sessions_and_agents_come_in_time_order() {
         ("app/bbb.jsonl".to_owned(), claude_session("bbb", 60, "/home/b/missing.txt").into_bytes()),
         ("pi/2026-03-02_pi-1.jsonl".to_owned(), pi.into_bytes()),
     ];
-    let units = read_history(&files);
-    let units = refs(&units);
+    let read = read_history(&files);
+    let units = refs(&read);
     let files_report = report::files(&units);
     let lib = files_report.iter().find(|f| f.path == "src/lib.rs").expect("src/lib.rs is listed");
     assert_eq!((lib.project.as_str(), lib.sessions, lib.changes, lib.reads), ("/work/app", 3, 3, 2));
@@ -175,7 +177,7 @@ fn a_file_s_changes_across_sessions_and_agents_come_in_time_order() {
     assert_eq!((bash.calls, bash.failed), (2, 2));
     // The session list counts them too.
     let failed: Vec<(&str, u32)> =
-        units.iter().flat_map(|u| u.rows).map(|r| (r.session_id.as_str(), r.failed_tool_calls)).collect();
+        read.iter().flat_map(|(rows, _)| rows).map(|r| (r.session_id.as_str(), r.failed_tool_calls)).collect();
     assert_eq!(failed, [("aaa", 1), ("bbb", 1), ("pi-1", 0)]);
 
     // The version Claude Code kept before each Claude Code edit, one per session (the file the

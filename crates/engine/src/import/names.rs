@@ -27,3 +27,39 @@ pub fn is_database_name(path: &str) -> bool {
 
 /// The reason given for a file of a folder that is not read by its name.
 pub const NOT_A_LOG_NAME: &str = "not named like a log (.jsonl, .ndjson, .json, .log, .aider.chat.history.md)";
+
+/// The session and backup name of a file version Claude Code kept before changing a file:
+/// `…/file-history/<session id>/<hash>@v<N>`. Such files are no log: a walk keeps them aside, to
+/// be read only when a file's versions are compared (see `crate::insights::Version`).
+pub fn kept_version(path: &str) -> Option<(&str, &str)> {
+    let mut parts = path.rsplit(['/', '\\']);
+    let (backup, session, folder) = (parts.next()?, parts.next()?, parts.next()?);
+    let (hash, version) = backup.split_once("@v")?;
+    let is_hex = !hash.is_empty() && hash.bytes().all(|b| b.is_ascii_hexdigit());
+    let is_number = !version.is_empty() && version.bytes().all(|b| b.is_ascii_digit());
+    (folder == "file-history" && !session.is_empty() && is_hex && is_number).then_some((session, backup))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_versions_are_known_by_their_place_and_name() {
+        assert_eq!(
+            kept_version(".claude/file-history/258c7280-ae70/9d2eb25925049f64@v2"),
+            Some(("258c7280-ae70", "9d2eb25925049f64@v2"))
+        );
+        assert_eq!(kept_version("file-history\\s1\\ab@v10"), Some(("s1", "ab@v10")));
+        for other in [
+            ".claude/file-history/s1/notes.txt",
+            ".claude/file-history/s1/9d2e@v",
+            ".claude/file-history/s1/xyz@v1",
+            ".claude/history/s1/9d2e@v1",
+            "9d2e@v1",
+            "file-history/9d2e@v1",
+        ] {
+            assert_eq!(kept_version(other), None, "{other}");
+        }
+    }
+}

@@ -89,7 +89,8 @@ pub struct Block {
     pub start_ms: i64,
     /// Five hours after its start; a gap's is the next response's time.
     pub end_ms: i64,
-    /// Its last response's time (none for a gap).
+    /// Its first and last responses' times (none for a gap).
+    pub first_ms: Option<i64>,
     pub actual_end_ms: Option<i64>,
     pub gap: bool,
     /// Its last response is less than five hours old, and its five hours are not over.
@@ -108,9 +109,9 @@ impl Block {
 
     /// Tokens a minute and cost an hour from its first response to its last, as ccusage's burn
     /// rate counts them; none for a block of one moment.
-    pub fn burn_rate(&self, first_ms: i64) -> Option<BurnRate> {
-        let last = self.actual_end_ms?;
-        let minutes = (last - first_ms) as f64 / 60_000.0;
+    pub fn burn_rate(&self) -> Option<BurnRate> {
+        let (first, last) = (self.first_ms?, self.actual_end_ms?);
+        let minutes = (last - first) as f64 / 60_000.0;
         (minutes > 0.0).then(|| BurnRate {
             tokens_per_minute: self.total_tokens() as f64 / minutes,
             cost_per_hour: self.cost_usd / minutes * 60.0,
@@ -184,6 +185,7 @@ pub fn blocks(events: &mut [(UsageEvent, &str)], now_ms: i64) -> Vec<Block> {
             }
         }
         let last = members.last().map(|&i| events[i].0.time_ms);
+        block.first_ms = members.first().map(|&i| events[i].0.time_ms);
         block.actual_end_ms = last;
         block.active = last.is_some_and(|last| now_ms - last < BLOCK_MS) && now_ms < block.end_ms;
         out.push(block);
@@ -255,9 +257,9 @@ mod tests {
         assert_eq!(got[0].actual_end_ms, Some(day + 13 * H + 59 * M));
         assert!(!got[0].active && got[3].active, "only the last block is active, an hour after its response");
         assert_eq!(got[0].total_tokens(), 60 + 3);
-        let rate = got[0].burn_rate(day + 9 * H + 20 * M).unwrap();
+        let rate = got[0].burn_rate().unwrap();
         assert!((rate.tokens_per_minute - 63.0 / 279.0).abs() < 1e-9);
-        assert!(got[1].burn_rate(day + 14 * H + 10 * M).is_none(), "one response has no rate");
+        assert!(got[1].burn_rate().is_none(), "one response has no rate");
         // Exactly five hours after the block's start, or after the last response, is still in.
         let mut edge = vec![event(day, 1), event(day + 5 * H, 1)];
         assert_eq!(blocks(&mut edge, 0).len(), 1);

@@ -114,9 +114,21 @@ pub struct Version {
     pub time_ms: i64,
 }
 
+/// A session of a unit as its insights name it: enough to say where something happened and to
+/// open it there.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionFacts {
+    pub id: String,
+    pub project: String,
+    pub agent: String,
+    pub title: String,
+}
+
 /// What a unit of a history knows beyond its rows.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct UnitInsights {
+    /// The unit's sessions, as its rows list them (the `session` of everything below).
+    pub sessions: Vec<SessionFacts>,
     /// Paths, tools, models and prompt titles, each once; the rest name them by index.
     pub names: Vec<String>,
     pub changes: Vec<Change>,
@@ -201,11 +213,22 @@ impl UnitInsights {
         self.names.get(at as usize).map_or("", String::as_str)
     }
 
-    /// The insights of a parsed unit; sessions are numbered as the graph numbers them (as
-    /// [`crate::history::session_rows`] lists them).
-    pub fn of(corpus: &Corpus, graph: &Graph) -> UnitInsights {
+    /// The insights of a parsed unit whose rows are `rows` (as [`crate::history::session_rows`]
+    /// lists them: sessions are numbered as the graph numbers them).
+    pub fn of(corpus: &Corpus, graph: &Graph, rows: &[crate::history::SessionRow]) -> UnitInsights {
         let mut names = Names::default();
-        let mut out = UnitInsights::default();
+        let mut out = UnitInsights {
+            sessions: rows
+                .iter()
+                .map(|r| SessionFacts {
+                    id: r.session_id.clone(),
+                    project: r.project.clone(),
+                    agent: r.agent.clone(),
+                    title: r.title.clone(),
+                })
+                .collect(),
+            ..UnitInsights::default()
+        };
         let session_of_entry = |entry: EntryId| -> Option<u32> {
             let node = graph.nodes.get(entry.index())?;
             let conversation = graph.conversations.get(node.conversation.index())?;
@@ -383,7 +406,17 @@ impl UnitInsights {
     /// Bytes it takes in memory, about: what a history's page holds for it.
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.names.iter().map(|n| n.capacity() + size_of::<String>()).sum::<usize>()
+        self.sessions
+            .iter()
+            .map(|s| {
+                size_of::<SessionFacts>()
+                    + s.id.capacity()
+                    + s.project.capacity()
+                    + s.agent.capacity()
+                    + s.title.capacity()
+            })
+            .sum::<usize>()
+            + self.names.iter().map(|n| n.capacity() + size_of::<String>()).sum::<usize>()
             + self.changes.iter().map(|c| size_of::<Change>() + c.entry.capacity()).sum::<usize>()
             + self.reads.capacity() * size_of::<Read>()
             + self

@@ -11,20 +11,18 @@ use serde::{Deserialize, Serialize};
 use super::activity::{Block, HOUR_MS, UsageEvent, blocks, dedup};
 use super::edits::ChangeKind;
 use super::failures::mask;
-use super::{FailureKind, UnitInsights};
-use crate::history::SessionRow;
+use super::{FailureKind, SessionFacts, UnitInsights};
 
-/// One unit of a history: its rows and its insights.
+/// One unit of a history (its number in the history) and its insights.
 #[derive(Clone, Copy)]
 pub struct UnitRef<'a> {
     pub unit: u32,
-    pub rows: &'a [SessionRow],
     pub insights: &'a UnitInsights,
 }
 
 impl<'a> UnitRef<'a> {
-    fn row(&self, session: u32) -> Option<&'a SessionRow> {
-        self.rows.get(session as usize)
+    fn row(&self, session: u32) -> Option<&'a SessionFacts> {
+        self.insights.sessions.get(session as usize)
     }
 
     fn project(&self, session: u32) -> &'a str {
@@ -34,11 +32,14 @@ impl<'a> UnitRef<'a> {
 
 /// Where something happened: the session (its unit, its place in the unit's rows, its id) and
 /// the line to open it at.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Place {
     pub unit: u32,
     pub session: u32,
     pub session_id: String,
+    /// The session's title.
+    #[serde(default)]
+    pub title: String,
     pub project: String,
     pub agent: String,
     pub entry: String,
@@ -50,7 +51,8 @@ fn place(unit: &UnitRef<'_>, session: u32, entry: &str, time_ms: i64) -> Place {
     Place {
         unit: unit.unit,
         session,
-        session_id: row.map(|r| r.session_id.clone()).unwrap_or_default(),
+        session_id: row.map(|r| r.id.clone()).unwrap_or_default(),
+        title: row.map(|r| r.title.clone()).unwrap_or_default(),
         project: unit.project(session).to_owned(),
         agent: row.map(|r| r.agent.clone()).unwrap_or_default(),
         entry: entry.to_owned(),
@@ -353,8 +355,9 @@ pub fn failed_calls(units: &[UnitRef<'_>]) -> FxHashMap<(u32, u32), u32> {
 /// One hour of one day, in the user's time.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Cell {
-    /// `YYYY-MM-DD`, and the hour of the day (0–23).
+    /// `YYYY-MM-DD`, its number (days since 1970-01-01), and the hour of the day (0–23).
     pub day: String,
+    pub day_number: i64,
     pub hour: u8,
     pub messages: u64,
     pub tokens: u64,
@@ -365,6 +368,8 @@ pub struct Cell {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DayUsage {
     pub day: String,
+    /// Days since 1970-01-01.
+    pub day_number: i64,
     pub name: String,
     pub tokens: u64,
     pub cost_usd: f64,
@@ -410,6 +415,7 @@ pub fn activity(units: &[UnitRef<'_>], offset_minutes: &dyn Fn(i64) -> i64, now_
         for (map, name) in [(&mut by_model, *model), (&mut by_project, *project)] {
             let usage = map.entry((day, name.to_owned())).or_insert_with(|| DayUsage {
                 day: date_of_day(day),
+                day_number: day,
                 name: name.to_owned(),
                 ..DayUsage::default()
             });
@@ -436,7 +442,7 @@ pub fn activity(units: &[UnitRef<'_>], offset_minutes: &dyn Fn(i64) -> i64, now_
 fn cell(cells: &mut BTreeMap<(i64, u8), Cell>, local_ms: i64) -> &mut Cell {
     let day = local_ms.div_euclid(86_400_000);
     let hour = (local_ms.rem_euclid(86_400_000) / HOUR_MS) as u8;
-    cells.entry((day, hour)).or_insert_with(|| Cell { day: date_of_day(day), hour, ..Cell::default() })
+    cells.entry((day, hour)).or_insert_with(|| Cell { day: date_of_day(day), day_number: day, hour, ..Cell::default() })
 }
 
 /// The date (`YYYY-MM-DD`) of a day counted from 1970-01-01.

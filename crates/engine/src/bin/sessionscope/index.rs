@@ -122,7 +122,7 @@ fn read_unit<'a>(
     let graph = Graph::build(&corpus);
     let mut index = index_unit(&corpus, &graph, folder);
     index.problems.extend(unreadable);
-    let insights = insights.then(|| UnitInsights::of(&corpus, &graph));
+    let insights = insights.then(|| UnitInsights::of(&corpus, &graph, &index.rows));
     (index, insights)
 }
 

@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde::Serialize;
-use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::insights::UnitInsights;
 use sessionscope_engine::insights::report::{self, UnitRef};
 
@@ -29,10 +28,9 @@ pub struct Asked<'a> {
 /// Reads the history and runs `command` (`files`, `failures` or `activity`) on it.
 pub fn run(command: &str, files: Vec<(PathBuf, String)>, asked: &Asked<'_>) -> ExitCode {
     let History { units, .. } = read_history(files, true);
-    let kept: Vec<(Vec<SessionRow>, UnitInsights)> =
-        units.into_iter().map(|(index, insights)| (index.rows, insights.unwrap_or_default())).collect();
+    let kept: Vec<UnitInsights> = units.into_iter().map(|(_, insights)| insights.unwrap_or_default()).collect();
     let units: Vec<UnitRef<'_>> =
-        kept.iter().enumerate().map(|(unit, (rows, insights))| UnitRef { unit: unit as u32, rows, insights }).collect();
+        kept.iter().enumerate().map(|(unit, insights)| UnitRef { unit: unit as u32, insights }).collect();
     let mut out = String::new();
     let code = answer(command, &units, asked, &mut out);
     // A reader that stops early (`| head`) closes the pipe: that is not an error worth a word.
@@ -113,7 +111,14 @@ fn answer(command: &str, units: &[UnitRef<'_>], asked: &Asked<'_>, out: &mut Str
                     block.responses,
                     block.total_tokens(),
                     block.cost_usd,
-                    if block.active { "  (active)" } else { "" }
+                    match (block.active, block.burn_rate()) {
+                        (true, Some(rate)) => format!(
+                            "  (active: {:.0} tokens/min, ${:.2}/h)",
+                            rate.tokens_per_minute, rate.cost_per_hour
+                        ),
+                        (true, None) => "  (active)".to_owned(),
+                        _ => String::new(),
+                    }
                 );
             }
             ExitCode::SUCCESS
