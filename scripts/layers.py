@@ -24,13 +24,15 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 # What each layer of the app may import, besides itself. Imports go views → state → client →
-# {wire, platform, logic}; worker → {wire, platform}; wire and platform know no app type.
+# {wire, platform, logic}; worker → {wire, platform, logic, render} (the pure view models and the
+# drawing of diffs, which a worker draws the history's insights with); wire and platform know no
+# app type.
 LAYERS = {
     "platform": set(),
     "wire": set(),
     "logic": set(),
     "render": {"platform"},
-    "worker": {"wire", "platform"},
+    "worker": {"wire", "platform", "logic", "render"},
     "client": {"wire", "platform", "logic"},
     "state": {"client", "wire", "platform", "logic", "render"},
     "views": {"state", "logic", "render", "platform", "wire"},

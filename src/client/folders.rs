@@ -4,7 +4,7 @@
 //! [`super::intake`]'s.
 
 use js_sys::{Object, Reflect};
-use sessionscope_engine::history_cache::{CachedTrigrams, IndexCache, decode_trigrams};
+use sessionscope_engine::history_cache::{CachedTrigrams, FileStamp, IndexCache, decode_trigrams, insight_parts};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::FileSystemDirectoryHandle;
@@ -19,7 +19,7 @@ const VERSION: u32 = 1;
 /// Remembered folders, keyed by their id: `{ id, name, handle, openedMs }`.
 const FOLDERS: &str = "folders";
 /// Cached indexes, keyed by their folder's id: the bytes of an `IndexCache`; a folder's trigram
-/// sets beside it, under `<id>#trigrams`.
+/// sets beside it, under `<id>#trigrams`, and its units' insights under `<id>#insights`.
 const INDEXES: &str = "indexes";
 
 /// A folder the user asked the page to remember.
@@ -66,6 +66,11 @@ fn folder_of(record: &JsValue) -> Option<Remembered> {
 /// Where a remembered folder's trigram sets are kept, beside its cached index.
 fn trigrams_key(id: &str) -> String {
     format!("{id}#trigrams")
+}
+
+/// Where a remembered folder's units' insights are kept, beside its cached index.
+fn insights_key(id: &str) -> String {
+    format!("{id}#insights")
 }
 
 impl Folders {
@@ -117,6 +122,7 @@ impl Folders {
     pub async fn forget(&self, id: &str) -> Result<(), StorageError> {
         self.store.delete(INDEXES, id).await?;
         self.store.delete(INDEXES, &trigrams_key(id)).await?;
+        self.store.delete(INDEXES, &insights_key(id)).await?;
         self.store.delete(FOLDERS, id).await
     }
 
@@ -144,5 +150,23 @@ impl Folders {
     /// Keeps the trigram sets' bytes for a remembered folder.
     pub async fn save_trigrams(&self, id: &str, bytes: &[u8]) -> Result<(), StorageError> {
         self.store.put(INDEXES, &trigrams_key(id), &js_sys::Uint8Array::from(bytes).into()).await
+    }
+
+    /// The insights of a remembered folder's units, each with the stamps of its files, as bytes
+    /// to hand on to the insights worker
+    /// ([`sessionscope_engine::history_cache::encode_insights`]); none if it has none this
+    /// version can read.
+    pub async fn load_insights(&self, id: &str) -> Vec<(Vec<FileStamp>, Vec<u8>)> {
+        let Ok(value) = self.store.get(INDEXES, &insights_key(id)).await else { return Vec::new() };
+        let Ok(bytes) = value.dyn_into::<js_sys::Uint8Array>() else { return Vec::new() };
+        let bytes = bytes.to_vec();
+        insight_parts(&bytes)
+            .map(|parts| parts.into_iter().map(|(stamps, part)| (stamps, part.to_vec())).collect())
+            .unwrap_or_default()
+    }
+
+    /// Keeps the insights' bytes for a remembered folder.
+    pub async fn save_insights(&self, id: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        self.store.put(INDEXES, &insights_key(id), &js_sys::Uint8Array::from(bytes).into()).await
     }
 }

@@ -12,14 +12,14 @@ use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
 use js_sys::{Array, Reflect};
 use sessionscope_engine::history::FileProblem;
-use sessionscope_engine::import::names::looks_like_a_log;
+use sessionscope_engine::import::names::{kept_version, looks_like_a_log};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{FileSystemDirectoryHandle, FileSystemFileHandle, FileSystemHandle};
 
 use super::databases::{Databases, is_companion};
-use super::picked::{Picked, PickedFile};
+use super::picked::{LaterFile, Picked, PickedFile};
 use super::workers::Workers;
 use crate::logic::sort;
 use crate::platform::errors::HandleError;
@@ -75,6 +75,10 @@ pub fn from_file_list(list: &web_sys::FileList) -> Picked {
             .and_then(|v| v.as_string())
             .filter(|p| !p.is_empty());
         match relative {
+            Some(path) if kept_version(&path).is_some() => {
+                picked.from_folder = true;
+                picked.versions.push(LaterFile::of_file(path, file));
+            }
             Some(path) if !looks_like_a_log(&path) && !is_companion(&path) => {
                 picked.from_folder = true;
                 picked.skipped_by_name.push(path)
@@ -193,7 +197,14 @@ async fn walk_whole<N: Node>(nodes: Vec<(String, N)>, in_folder: bool) -> Picked
         for (path, node) in files {
             // A database's write-ahead log is read with it, its other files left out
             // (`Databases::opened`).
-            if (in_folder || !top) && !looks_like_a_log(&path) && !is_companion(&path) {
+            if (in_folder || !top) && kept_version(&path).is_some() {
+                let node = node.clone();
+                let get = move || -> LocalBoxFuture<'static, Result<web_sys::File, HandleError>> {
+                    let file = node.file();
+                    Box::pin(async move { file.await.map(|picked| picked.file) })
+                };
+                picked.versions.push(LaterFile::new(path, Rc::new(get)));
+            } else if (in_folder || !top) && !looks_like_a_log(&path) && !is_companion(&path) {
                 picked.skipped_by_name.push(path);
             } else {
                 wanted.push((path, node));

@@ -4,6 +4,9 @@
 //!   files: it also carries the rows expanded or collapsed, the branch chosen at each fork, the
 //!   filters and the tab, and a fingerprint of the files so a mismatch is detected.
 //!
+//! - a link into a history's home, `#h=<tab>&p=<project>&file=<path>`: its Files, Failures or
+//!   Activity tab, and a file's page.
+//!
 //! Rows are named by what stays the same across loads: uuids, tool call ids, agent ids.
 
 /// What a link names.
@@ -13,6 +16,10 @@ pub struct DeepLink {
     pub project: Option<String>,
     pub session: Option<String>,
     pub message: Option<String>,
+    /// A tab of the history home (`h=`: `files`, `failures`, `activity`), and a file's page in
+    /// it (`file=`, with `p=` its project).
+    pub home: Option<String>,
+    pub file: Option<String>,
     /// The rest is only in view-state links.
     pub view: Option<ViewState>,
 }
@@ -54,6 +61,8 @@ pub fn parse(hash: &str) -> DeepLink {
             "p" => link.project = Some(value),
             "s" => link.session = Some(value),
             "m" => link.message = Some(value),
+            "h" => link.home = Some(value),
+            "file" => link.file = Some(value),
             "v" => is_view = value == "1",
             "fp" => view.fingerprint = value,
             "t" => view.toggled = items().collect(),
@@ -127,6 +136,15 @@ pub fn format_in_project(project: &str, session: Option<&str>, message: Option<&
     }
 }
 
+/// The fragment of a link into a history home's tab (`files`, `failures`, `activity`), and a
+/// file's page in it.
+pub fn format_home(tab: &str, file: Option<(&str, &str)>) -> String {
+    match file {
+        Some((project, path)) => format!("#h={}&p={}&file={}", encode(tab), encode(project), encode(path)),
+        None => format!("#h={}", encode(tab)),
+    }
+}
+
 fn encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
@@ -161,7 +179,12 @@ fn decode(text: &str) -> String {
 /// What a fragment names, if it names anything.
 pub fn link_in(fragment: &str) -> Option<DeepLink> {
     let link = parse(fragment);
-    (link.project.is_some() || link.session.is_some() || link.message.is_some() || link.view.is_some()).then_some(link)
+    let names = link.project.is_some()
+        || link.session.is_some()
+        || link.message.is_some()
+        || link.home.is_some()
+        || link.view.is_some();
+    names.then_some(link)
 }
 
 #[cfg(test)]
@@ -178,7 +201,7 @@ mod tests {
                 project: None,
                 session: Some("258c7280-ae70".into()),
                 message: Some("1a2252ee-fde8".into()),
-                view: None
+                ..DeepLink::default()
             }
         );
         assert_eq!(parse(&format("a b/c", None)).session.as_deref(), Some("a b/c"));
@@ -194,6 +217,16 @@ mod tests {
         assert_eq!(link.project.as_deref(), Some("/home/dev/a b"));
         assert_eq!((link.session.as_deref(), link.message.as_deref()), (Some("s1"), Some("m1")));
         assert_eq!(parse(&format_in_project("x", None, None)).project.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn home_links_name_the_tab_and_the_file() {
+        let link = link_in(&format_home("files", Some(("/work/a b", "src/lib.rs")))).expect("a link");
+        assert_eq!(link.home.as_deref(), Some("files"));
+        assert_eq!((link.project.as_deref(), link.file.as_deref()), (Some("/work/a b"), Some("src/lib.rs")));
+        assert!(link.session.is_none());
+        let tab = link_in(&format_home("activity", None)).expect("a link");
+        assert_eq!((tab.home.as_deref(), tab.file), (Some("activity"), None));
     }
 
     #[test]

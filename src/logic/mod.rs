@@ -1,10 +1,13 @@
 //! Pure view models, built and tested natively: what is loaded ([`loaded`]), the rows the
 //! conversation graph shows ([`outline`]), the side panel's rows ([`panel_rows`]), stable names
 //! for rows ([`row_names`]), links in the URL fragment ([`deeplink`]), a load's progress
-//! ([`load_progress`]), the theme's choices ([`theme`]) and the one sort of the page's lists
-//! ([`sort`]).
+//! ([`load_progress`]), the theme's choices ([`theme`]), the one sort of the page's lists
+//! ([`sort`]), and the history's activity calendar ([`calendar`]) and its files and usage lists
+//! ([`insight_lists`]).
 
+pub mod calendar;
 pub mod deeplink;
+pub mod insight_lists;
 pub mod load_progress;
 pub mod loaded;
 pub mod outline;

@@ -8,7 +8,8 @@ use leptos::prelude::*;
 use sessionscope_engine::history::SessionRow;
 
 use crate::render::units;
-use crate::state::history::{HistoryRow, HistoryState, ListView, SortKey, use_history};
+use crate::state::history::{HistoryRow, HistoryState, HomeTab, ListView, SortKey, use_history};
+use crate::views::home_tabs::{ActivityTab, FailuresTab, FilesTab, HomeTabs};
 use crate::wire::SearchQuery;
 
 /// Height of a session row in the list, in pixels (the list is virtualized on it).
@@ -54,6 +55,7 @@ fn listed(rows: &[Arc<HistoryRow>], view: &ListView) -> Vec<usize> {
             SortKey::Duration => a.duration_ms().cmp(&b.duration_ms()),
             SortKey::Messages => a.messages.cmp(&b.messages),
             SortKey::ToolCalls => a.tool_calls.cmp(&b.tool_calls),
+            SortKey::FailedCalls => a.failed_tool_calls.cmp(&b.failed_tool_calls),
             SortKey::Tokens => a.tokens().cmp(&b.tokens()),
             SortKey::Cost => a.cost_usd.total_cmp(&b.cost_usd),
         }
@@ -72,15 +74,32 @@ pub fn HistoryHome() -> impl IntoView {
         history.rows()
     });
     let order = Memo::new(move |_| rows.with(|rows| history.view.with(|view| listed(rows, view))));
+    let tab = history.insights.tab;
     view! {
         <section class="history" aria-label="History">
             <HistoryHeader rows=rows order=order />
-            <HistorySearch />
-            <div class="history-body">
-                <ProjectList rows=rows />
-                <SessionsPane rows=rows order=order />
+            <HomeTabs />
+            <div
+                id="home-tab-panel"
+                role="tabpanel"
+                class="home-tab-panel"
+                aria-labelledby=move || format!("home-tab-{}", tab.get().slug())
+            >
+                {move || match tab.get() {
+                    HomeTab::Sessions => view! {
+                        <HistorySearch />
+                        <div class="history-body">
+                            <ProjectList rows=rows />
+                            <SessionsPane rows=rows order=order />
+                        </div>
+                        <UsageChart rows=rows order=order />
+                    }
+                    .into_any(),
+                    HomeTab::Files => view! { <FilesTab /> }.into_any(),
+                    HomeTab::Failures => view! { <FailuresTab /> }.into_any(),
+                    HomeTab::Activity => view! { <ActivityTab /> }.into_any(),
+                }}
             </div>
-            <UsageChart rows=rows order=order />
             <FileProblems />
         </section>
     }
@@ -206,7 +225,7 @@ fn to_csv(rows: &[Arc<HistoryRow>]) -> String {
         format!("\"{}\"", text.replace('"', "\"\""))
     }
     let mut out = String::from(
-        "session_id,agent,project,title,start,end,duration_s,messages,tool_calls,models,input_tokens,output_tokens,cache_write_tokens,cache_read_tokens,cost_usd,agents,compactions,branches,diagnostics,files,bytes\n",
+        "session_id,agent,project,title,start,end,duration_s,messages,tool_calls,failed_tool_calls,models,input_tokens,output_tokens,cache_write_tokens,cache_read_tokens,cost_usd,agents,compactions,branches,diagnostics,files,bytes\n",
     );
     for row in rows {
         let r = &row.row;
@@ -221,6 +240,7 @@ fn to_csv(rows: &[Arc<HistoryRow>]) -> String {
             (r.duration_ms() / 1000).to_string(),
             r.messages.to_string(),
             r.tool_calls.to_string(),
+            r.failed_tool_calls.to_string(),
             field(&r.models.join(" ")),
             r.usage.input_tokens.to_string(),
             r.usage.output_tokens.to_string(),
@@ -506,6 +526,7 @@ fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> im
                 {sort_button(SortKey::Duration, "Duration")}
                 {sort_button(SortKey::Messages, "Messages")}
                 {sort_button(SortKey::ToolCalls, "Tool calls")}
+                {sort_button(SortKey::FailedCalls, "Failed calls")}
                 {sort_button(SortKey::Tokens, "Tokens")}
                 {sort_button(SortKey::Cost, "Cost")}
                 <span class="muted">{move || format!("{} listed", order.with(Vec::len))}</span>
@@ -561,11 +582,12 @@ fn session_option(
         .map(|ms| format!("{} ({})", &units::iso_time(ms)[..16], units::relative_time(ms, now)))
         .unwrap_or_else(|| "no time".to_owned());
     let facts = format!(
-        "{} · {} · {} msgs · {} tools · {} tokens · ${:.2}{}{}{}",
+        "{} · {} · {} msgs · {} tools{} · {} tokens · ${:.2}{}{}{}",
         short_project(&row.project),
         units::human_duration_ms(row.duration_ms()),
         row.messages,
         row.tool_calls,
+        if row.failed_tool_calls > 0 { format!(" ({} failed)", row.failed_tool_calls) } else { String::new() },
         units::human_count(row.tokens()),
         row.cost_usd,
         if row.agents > 0 { format!(" · {} agents", row.agents) } else { String::new() },

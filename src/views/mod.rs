@@ -5,6 +5,7 @@ pub mod content;
 pub mod dialog;
 pub mod filters;
 pub mod history_home;
+pub mod home_tabs;
 pub mod panel;
 pub mod progress;
 pub mod search_box;

@@ -11,6 +11,7 @@
 //! | unit (a history's) | [`UnitRequest`] | [`UnitReply`] | `client::pool` |
 //! | database | [`DatabaseRequest`] | [`DatabaseReply`] | `client::databases` |
 //! | follow | [`FollowRequest`] | [`FollowReply`] | `client::follow_worker` |
+//! | insights (a history's) | [`InsightsRequest`] | [`InsightsReply`] | `client::insights_worker` |
 //!
 //! The conversation: the worker says [`FromWorker::Ready`] once its code runs (anything posted
 //! before is lost, so the page's handle holds requests until then). Every request carries an id
@@ -32,6 +33,7 @@ use sessionscope_engine::search::Hit;
 use sessionscope_engine::share::bundle::BundleHeader;
 use sessionscope_engine::share::scope::Scope;
 
+use super::insights::{ChangeDiff, InsightsReply, InsightsRequest};
 use super::query::SearchQuery;
 use super::share_report::ScanReport;
 
@@ -45,6 +47,7 @@ pub enum ToWorker {
     Unit(UnitRequest),
     Database(DatabaseRequest),
     Follow(FollowRequest),
+    Insights(InsightsRequest),
 }
 
 /// What a worker tells the page: that it runs, a reply of one of its roles, or why a request
@@ -59,6 +62,7 @@ pub enum FromWorker {
     Unit(UnitReply),
     Database(DatabaseReply),
     Follow(FollowReply),
+    Insights(InsightsReply),
     /// The request failed, or could not be read: why, in words for the user.
     Error {
         message: String,
@@ -157,16 +161,30 @@ pub enum UnitRequest {
     Index { folder: String, paths: Vec<String> },
     /// Search the unit's files, answering [`UnitReply::Hits`].
     Search { paths: Vec<String>, query: SearchQuery },
+    /// Read the unit's files again for the diffs of the changes to `file` made by the calls on
+    /// the lines `entries` (the index kept their counts only), answering
+    /// [`UnitReply::ChangeDiffs`].
+    ChangeDiffs { paths: Vec<String>, entries: Vec<String>, file: String },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum UnitReply {
-    /// The unit's sessions, and its files that hold none; `bytes` were read. When every file was
-    /// read whole, the parcel's one buffer holds the unit's
-    /// [`sessionscope_engine::trigrams::TrigramSet`], made from the files as `read` stamps them
-    /// (a search skips the unit if its set rules the query out and its files are still those).
-    Indexed { index: UnitIndex, bytes: f64, read: Vec<FileStamp> },
+    /// The unit's sessions, and its files that hold none; `bytes` were read. With `insights`, the
+    /// parcel's first buffer holds the unit's [`sessionscope_engine::insights::UnitInsights`]
+    /// (as `UnitInsights::encode` makes them). When every file was read whole, the next buffer
+    /// holds the unit's [`sessionscope_engine::trigrams::TrigramSet`], made from the files as
+    /// `read` stamps them (a search skips the unit if its set rules the query out and its files
+    /// are still those).
+    Indexed {
+        index: UnitIndex,
+        bytes: f64,
+        read: Vec<FileStamp>,
+        #[serde(default)]
+        insights: bool,
+    },
+    /// The diffs of the changes asked for, drawn, in the order of the unit's calls.
+    ChangeDiffs { diffs: Vec<ChangeDiff> },
     /// The unit's hits (at most [`sessionscope_engine::history::HITS_PER_UNIT`]), `count` matches
     /// counted, all of them if `complete` (the search stops at that many hits); `bytes` were
     /// read. `query_error`: the query is not a valid regular expression, and why (the page has
@@ -277,6 +295,31 @@ mod tests {
             }),
             ToWorker::Unit(UnitRequest::Index { folder: "p".into(), paths: vec!["p/s.jsonl".into()] }),
             ToWorker::Unit(UnitRequest::Search { paths: vec!["p/s.jsonl".into()], query }),
+            ToWorker::Unit(UnitRequest::ChangeDiffs {
+                paths: vec!["p/s.jsonl".into()],
+                entries: vec!["a1".into()],
+                file: "src/lib.rs".into(),
+            }),
+            ToWorker::Insights(InsightsRequest::Keep { unit: 3 }),
+            ToWorker::Insights(InsightsRequest::Files {
+                query: crate::wire::insights::FileQuery {
+                    text: "auth".into(),
+                    project: Some("/work/app".into()),
+                    changed_only: true,
+                    order: crate::wire::insights::FileOrder::Sessions,
+                },
+                from: 40,
+                count: 20,
+                active: Some(41),
+            }),
+            ToWorker::Insights(InsightsRequest::Activity {
+                metric: crate::wire::insights::CalendarMetric::Tokens,
+                measure: crate::wire::insights::UsageMeasure::Cost,
+                blocks: 20,
+            }),
+            ToWorker::Insights(InsightsRequest::Encode {
+                units: vec![(2, vec![FileStamp { path: "p/s.jsonl".into(), size: 9, modified_ms: 1 }])],
+            }),
             ToWorker::Database(DatabaseRequest { path: "opencode/opencode.db".into(), looked_for_wal: true }),
             ToWorker::Follow(FollowRequest::Add { path: "p/s.jsonl".into(), size: 2048.0 }),
             ToWorker::Follow(FollowRequest::Push { file: 1 }),
@@ -328,7 +371,26 @@ mod tests {
             FromWorker::Session(SessionReply::ShareWritten {
                 header: BundleHeader { title: "t".into(), ..BundleHeader::default() },
             }),
-            FromWorker::Unit(UnitReply::Indexed { index: UnitIndex::default(), bytes: 10.0, read: Vec::new() }),
+            FromWorker::Unit(UnitReply::Indexed {
+                index: UnitIndex::default(),
+                bytes: 10.0,
+                read: Vec::new(),
+                insights: true,
+            }),
+            FromWorker::Unit(UnitReply::ChangeDiffs {
+                diffs: vec![ChangeDiff { entry: "a1".into(), html: "<div class=\"diff\"></div>".into() }],
+            }),
+            FromWorker::Insights(InsightsReply::FileRows {
+                html: "<li></li>".into(),
+                total: 1,
+                all: 4,
+                projects: vec!["/work/app".into()],
+            }),
+            FromWorker::Insights(InsightsReply::FilePage {
+                html: String::new(),
+                read: vec![(0, vec!["a1".into()])],
+                changes: 1,
+            }),
             FromWorker::Unit(UnitReply::Hits {
                 hits: Vec::new(),
                 count: 0,
@@ -393,6 +455,11 @@ mod tests {
                 "session share-write",
                 "unit index",
                 "unit search",
+                "unit change-diffs",
+                "insights keep",
+                "insights files",
+                "insights activity",
+                "insights encode",
                 "database",
                 "follow add",
                 "follow push",
@@ -414,6 +481,9 @@ mod tests {
                 "session share-scanned",
                 "session share-written",
                 "unit indexed",
+                "unit change-diffs",
+                "insights file-rows",
+                "insights file-page",
                 "unit hits",
                 "database opened",
                 "follow snapshot",

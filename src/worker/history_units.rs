@@ -1,17 +1,20 @@
 //! The unit role: one session unit of a history at a time, read file by file and let go. Indexed,
-//! it answers the unit's rows, its files that hold no session, and its trigram set; searched, it
-//! answers the unit's hits, parsing only what may hold the query's text.
+//! it answers the unit's rows, its files that hold no session, its insights and its trigram set;
+//! searched, it answers the unit's hits, parsing only what may hold the query's text; asked for
+//! the texts of changes to a file, it reads the unit again for them.
 
 use std::collections::VecDeque;
 
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::history::{FileProblem, HITS_PER_UNIT, UnitIndex, UnitSearch};
+use sessionscope_engine::insights::UnitInsights;
 use sessionscope_engine::search::Query;
 use sessionscope_engine::{Corpus, Loader};
 
 use super::readers::{ByteStream, FileReader, PieceError, STREAM_ABOVE_BYTES, SliceReader};
-use super::{Failure, Reply};
+use super::{Failure, Reply, draw};
 use crate::platform::files::stamp_of;
+use crate::wire::insights::ChangeDiff;
 use crate::wire::messages::{UnitReply, UnitRequest};
 use crate::wire::{FromWorker, Parcel, SearchQuery, buffer_of};
 
@@ -26,11 +29,36 @@ pub async fn answer(reply: &Reply, request: UnitRequest, files: &[web_sys::File]
             Err(Failure(reason)) => {
                 let problems = vec![FileProblem { path: paths.join(", "), reason }];
                 let index = UnitIndex { rows: Vec::new(), problems };
-                let indexed = UnitReply::Indexed { index, bytes: 0.0, read: Vec::new() };
+                let indexed = UnitReply::Indexed { index, bytes: 0.0, read: Vec::new(), insights: false };
                 Ok(reply.send(FromWorker::Unit(indexed))?)
             }
             done => done,
         },
+        UnitRequest::ChangeDiffs { paths, entries, file } => {
+            // A unit that cannot be read again has no diffs to give: its changes keep their
+            // counts.
+            let diffs = match read_unit(&paths, files).await {
+                Ok((corpus, _, _)) => {
+                    let graph = Graph::build(&corpus);
+                    let texts = sessionscope_engine::insights::change_texts(&corpus, &graph, &entries, &file);
+                    let mut diffs: Vec<ChangeDiff> = Vec::new();
+                    for text in texts {
+                        let html = if text.hunks.is_empty() {
+                            String::new()
+                        } else {
+                            draw::diff_html::edits_html(&text.hunks)
+                        };
+                        match diffs.iter_mut().find(|d| d.entry == text.entry) {
+                            Some(diff) => diff.html.push_str(&html),
+                            None => diffs.push(ChangeDiff { entry: text.entry, html }),
+                        }
+                    }
+                    diffs
+                }
+                Err(_) => Vec::new(),
+            };
+            Ok(reply.send(FromWorker::Unit(UnitReply::ChangeDiffs { diffs }))?)
+        }
         UnitRequest::Search { paths, query } => {
             let searched = match Query::new(&query.text, query.regex) {
                 Err(error) => Err(Some(error)),
@@ -119,18 +147,21 @@ async fn index_unit(reply: &Reply, folder: &str, paths: &[String], files: &[web_
     let graph = Graph::build(&corpus);
     let built = js_sys::Date::now();
     let mut index = sessionscope_engine::history::index_unit(&corpus, &graph, folder);
+    // Its files, its failures and its activity, from the same model: no second pass.
+    let insights = UnitInsights::of(&corpus, &graph, &index.rows).encode();
+    let mut buffers = vec![buffer_of(&insights)];
     // A unit read whole gets its set of trigrams, for searches to skip it.
-    let (stamps, buffers) = if unreadable.is_empty() {
+    let stamps = if unreadable.is_empty() {
         let set = sessionscope_engine::search::trigrams_of(&corpus, bytes as u64);
-        let stamps = paths.iter().zip(files).map(|(path, file)| stamp_of(path, file)).collect();
-        (stamps, vec![buffer_of(set.as_bytes())])
+        buffers.push(buffer_of(set.as_bytes()));
+        paths.iter().zip(files).map(|(path, file)| stamp_of(path, file)).collect()
     } else {
-        (Vec::new(), Vec::new())
+        Vec::new()
     };
     index.problems.extend(unreadable);
     if bytes >= 8e6 {
         let message = format!(
-            "sessionscope index: {:.1} MB read and parsed in {:.0} ms (waiting for reads {:.0} ms), graph {:.0} ms, summary and trigrams {:.0} ms",
+            "sessionscope index: {:.1} MB read and parsed in {:.0} ms (waiting for reads {:.0} ms), graph {:.0} ms, summary, insights and trigrams {:.0} ms",
             bytes / 1e6,
             read - started,
             waiting_ms,
@@ -139,7 +170,7 @@ async fn index_unit(reply: &Reply, folder: &str, paths: &[String], files: &[web_
         );
         web_sys::console::debug_1(&message.into());
     }
-    let indexed = UnitReply::Indexed { index, bytes, read: stamps };
+    let indexed = UnitReply::Indexed { index, bytes, read: stamps, insights: true };
     Ok(reply.post(Parcel::new(FromWorker::Unit(indexed)).with_buffers(buffers))?)
 }
 

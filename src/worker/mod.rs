@@ -5,13 +5,17 @@
 //! responsive whatever the size, and Cancel is `worker.terminate()`. The same program keeps the
 //! open session's model to search and share it ([`session`]): their code (regular expressions,
 //! the redaction's detectors) is not in the page's download. It indexes and searches a history
-//! unit by unit ([`history_units`]), opens agents' databases ([`sqlite`]), follows a session as it
-//! grows ([`follow`]), and warms up while it waits for a role ([`warm_up`]).
+//! unit by unit ([`history_units`]), keeps a history's insights and draws its home's Files,
+//! Failures and Activity tabs ([`history_insights`], [`draw`]), opens agents' databases ([`sqlite`]),
+//! follows a session as it grows ([`follow`]), and warms up while it waits for a role
+//! ([`warm_up`]).
 //!
 //! Every request is answered under its id ([`Reply`]); one that fails, or cannot be read, is
 //! answered [`FromWorker::Error`] with the reason.
 
+pub mod draw;
 pub mod follow;
+pub mod history_insights;
 pub mod history_units;
 pub mod load;
 pub mod readers;
@@ -94,6 +98,7 @@ struct Kept {
     warm_up: warm_up::WarmUp,
     session: session::SessionCopy,
     follow: follow::Followed,
+    insights: history_insights::HistoryInsights,
 }
 
 /// The worker's entry point (called by `src/bin/worker.rs`).
@@ -146,5 +151,6 @@ async fn dispatch(kept: &Kept, reply: &Reply, request: Parcel<ToWorker>) -> Resu
         ToWorker::Unit(request) => history_units::answer(reply, request, &files).await,
         ToWorker::Database(request) => sqlite::answer(reply, &request, &files).await,
         ToWorker::Follow(request) => kept.follow.answer(reply, request, &buffers),
+        ToWorker::Insights(request) => kept.insights.answer(reply, request, &buffers),
     }
 }

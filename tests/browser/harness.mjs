@@ -105,10 +105,11 @@ export async function launchBrowser() {
 /**
  * Opens the app in a fresh context and records every request it makes and every console
  * error. `check()` fails if a request went anywhere but `origin` or an error was logged.
- * `setUp(context)`, if given, runs before the page is opened (to route requests, say).
+ * `setUp(context)`, if given, runs before the page is opened (to route requests, say);
+ * `timezoneId` is the browser's time zone (the machine's without it).
  */
-export async function openApp(browser, server, { url = server.url, colorScheme = "light", viewport, setUp } = {}) {
-  const context = await browser.newContext({ colorScheme, viewport: viewport || { width: 1280, height: 860 } });
+export async function openApp(browser, server, { url = server.url, colorScheme = "light", viewport, setUp, timezoneId } = {}) {
+  const context = await browser.newContext({ colorScheme, viewport: viewport || { width: 1280, height: 860 }, timezoneId });
   await setUp?.(context);
   const page = await context.newPage();
   const requests = [];

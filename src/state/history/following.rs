@@ -383,8 +383,9 @@ impl HistoryState {
         let on_event = move |event: PoolEvent| match event {
             PoolEvent::Answer { unit, reply } => {
                 match reply {
-                    Ok((UnitReply::Indexed { index, read, .. }, buffers)) => {
-                        state.keep_trigrams(unit, UnitTrigrams::received(read, &buffers));
+                    Ok((UnitReply::Indexed { index, read, insights, .. }, buffers)) => {
+                        state.keep_insights(unit, &read, insights, &buffers);
+                        state.keep_trigrams(unit, UnitTrigrams::received(read, insights, &buffers));
                         let paths: HashSet<String> = state.units.with_value(|units| {
                             units
                                 .get(unit as usize)

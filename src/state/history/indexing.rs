@@ -92,8 +92,9 @@ impl HistoryState {
 
     /// Files dropped or picked: a folder of more than one session is indexed as a history;
     /// anything else (files, a folder of one session) opens in the viewer at once, as before.
-    pub fn open_picked(&self, picked: Picked) {
+    pub fn open_picked(&self, mut picked: Picked) {
         self.begin_walk();
+        self.keep_versions(std::mem::take(&mut picked.versions));
         self.remembered.source.set_value(None);
         if !picked.from_folder {
             self.loading.open(picked);
@@ -114,6 +115,7 @@ impl HistoryState {
     /// A drop starts being walked: answers its generation, for [`Self::add_walked`] and
     /// [`Self::end_walk`]. Whatever an earlier walk still sends is let go.
     pub fn begin_walk(&self) -> u64 {
+        self.forget_versions();
         self.index.walk.update_value(|walk| {
             *walk = Walk { generation: walk.generation + 1, ..Walk::default() };
         });
@@ -168,10 +170,11 @@ impl HistoryState {
 
     /// A batch of a drop's files, walked: once the drop holds more than one session they are
     /// indexed, batch by batch as they come.
-    pub async fn add_walked(&self, generation: u64, batch: Picked) {
+    pub async fn add_walked(&self, generation: u64, mut batch: Picked) {
         if !self.is_current_walk(generation) {
             return;
         }
+        self.keep_versions(std::mem::take(&mut batch.versions));
         let started = now_ms();
         let units = HistoryState::units_of(&batch.files).await;
         web_sys::console::debug_1(
@@ -301,7 +304,12 @@ impl HistoryState {
                 let mut placed = Vec::new();
                 let mut added = Vec::new();
                 for unit in walked {
-                    let unchanged = cache.is_some_and(|c| c.lookup(&stamps_of(&unit.files)).is_some());
+                    let stamps = stamps_of(&unit.files);
+                    // A unit is taken from the cache with its insights, or read again for them.
+                    let unchanged = cache.is_some_and(|c| c.lookup(&stamps).is_some())
+                        && by_key
+                            .get(unit.key.as_str())
+                            .is_some_and(|&at| units[at].insights.as_ref().is_some_and(|read| *read == stamps));
                     match by_key.get(unit.key.as_str()) {
                         Some(&at) => placed.push((at, unchanged, unit)),
                         None => added.push(unit),
@@ -320,9 +328,13 @@ impl HistoryState {
                             to_read.push(at as u32);
                         }
                         found.push(at);
-                        // An unchanged unit keeps the trigram set the cache gave it.
-                        let trigrams = if unchanged { units[at].trigrams.take() } else { None };
-                        units[at] = HistoryUnit { trigrams, ..unit };
+                        // An unchanged unit keeps the trigram set and insights the cache gave it.
+                        let (trigrams, insights) = if unchanged {
+                            (units[at].trigrams.take(), units[at].insights.take())
+                        } else {
+                            (None, None)
+                        };
+                        units[at] = HistoryUnit { trigrams, insights, ..unit };
                     }
                     for unit in added {
                         pass.units += 1;
@@ -486,8 +498,9 @@ impl HistoryState {
                 let (files, bytes) =
                     self.units.with_value(|u| u.get(unit as usize).map_or((0, 0.0), |u| (u.files.len(), u.bytes)));
                 match reply {
-                    Ok((UnitReply::Indexed { index, read, .. }, buffers)) => {
-                        self.keep_trigrams(unit, UnitTrigrams::received(read, &buffers));
+                    Ok((UnitReply::Indexed { index, read, insights, .. }, buffers)) => {
+                        self.keep_insights(unit, &read, insights, &buffers);
+                        self.keep_trigrams(unit, UnitTrigrams::received(read, insights, &buffers));
                         // A unit listed from the cache and changed since has rows to replace.
                         if self.index.replacing.try_update_value(|r| r.remove(&unit)).unwrap_or(false) {
                             self.replace_rows(unit, index.rows);
@@ -539,6 +552,7 @@ impl HistoryState {
         self.save_cache();
         if !cancelled {
             self.save_trigrams();
+            self.save_insights();
             self.follow();
         }
         // Once the pool has gone.

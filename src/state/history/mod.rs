@@ -14,6 +14,7 @@
 //! agents write to it). What they share is here: the units, their rows and problems, and the
 //! list's view.
 
+mod figures;
 mod following;
 mod history_search;
 mod indexing;
@@ -31,6 +32,7 @@ use sessionscope_engine::trigrams::TrigramSet;
 
 use crate::client::folders::Folders;
 use crate::client::handle::WorkerError;
+use crate::client::insights_worker::InsightsWorker;
 use crate::client::intake::Intake;
 use crate::client::picked::PickedFile;
 use crate::client::workers::Workers;
@@ -41,6 +43,7 @@ use crate::state::LoadState;
 use crate::wire::messages::UnitRequest;
 use crate::wire::{Parcel, ToWorker};
 
+pub use figures::{FileKey, HistoryInsights, HomeTab};
 pub use following::{FollowStats, Following};
 pub use history_search::{HistorySearch, SearchResults};
 pub use indexing::IndexPass;
@@ -54,6 +57,9 @@ pub struct HistoryUnit {
     pub bytes: f64,
     /// Its trigrams, once indexed (not for a unit listed from a cached index).
     pub trigrams: Option<UnitTrigrams>,
+    /// Whether the insights worker holds its insights (once indexed, or from the cache), and the
+    /// files they were made of (none if a file could not be read whole).
+    insights: Option<Vec<FileStamp>>,
 }
 
 /// A unit's set of trigrams (see [`sessionscope_engine::trigrams`]), and the files it was made of:
@@ -64,9 +70,10 @@ pub struct UnitTrigrams {
 }
 
 impl UnitTrigrams {
-    /// The set a worker sent with a unit's index (see `UnitReply::Indexed`), if it sent one.
-    fn received(read: Vec<FileStamp>, buffers: &[js_sys::ArrayBuffer]) -> Option<UnitTrigrams> {
-        let buffer = buffers.first().filter(|_| !read.is_empty())?;
+    /// The set a worker sent with a unit's index (see `UnitReply::Indexed`: after the unit's
+    /// insights, if it sent them), if it sent one.
+    fn received(read: Vec<FileStamp>, insights: bool, buffers: &[js_sys::ArrayBuffer]) -> Option<UnitTrigrams> {
+        let buffer = buffers.get(usize::from(insights)).filter(|_| !read.is_empty())?;
         let set = TrigramSet::from_bytes(crate::wire::bytes_of(buffer))?;
         Some(UnitTrigrams { read, set })
     }
@@ -151,6 +158,7 @@ pub enum SortKey {
     Duration,
     Messages,
     ToolCalls,
+    FailedCalls,
     Tokens,
     Cost,
 }
@@ -204,6 +212,7 @@ struct HistoryIo {
     workers: Workers,
     intake: Intake,
     folders: Folders,
+    insights: InsightsWorker,
 }
 
 #[derive(Clone, Copy)]
@@ -239,6 +248,8 @@ pub struct HistoryState {
     pub remembered: RememberedFolders,
     /// The remembered folder on screen, followed.
     pub following: Following,
+    /// What the history knows beyond its rows: its files, failures and activity.
+    pub insights: HistoryInsights,
 }
 
 /// Histories up to this size can be opened all together in one view.
@@ -254,7 +265,12 @@ impl HistoryState {
     pub fn new(loading: LoadState, workers: Workers, intake: Intake, folders: Folders) -> HistoryState {
         HistoryState {
             loading,
-            io: StoredValue::new_local(HistoryIo { workers, intake, folders }),
+            io: StoredValue::new_local(HistoryIo {
+                insights: InsightsWorker::new(workers.clone()),
+                workers,
+                intake,
+                folders,
+            }),
             units: StoredValue::new_local(Vec::new()),
             rows: StoredValue::new(Vec::new()),
             problems: StoredValue::new(Vec::new()),
@@ -271,6 +287,7 @@ impl HistoryState {
             search: HistorySearch::new(),
             remembered: RememberedFolders::new(),
             following: Following::new(),
+            insights: HistoryInsights::new(),
         }
     }
 
@@ -284,6 +301,10 @@ impl HistoryState {
 
     fn folders(&self) -> Folders {
         self.io.with_value(|io| io.folders.clone())
+    }
+
+    fn insights_worker(&self) -> InsightsWorker {
+        self.io.with_value(|io| io.insights.clone())
     }
 
     /// The request that reads unit `unit` of the history (`None` if there is no such unit).
@@ -342,7 +363,7 @@ impl HistoryState {
             .map(|unit| {
                 let files: Vec<PickedFile> = unit.files.iter().map(|&i| files[i].clone()).collect();
                 let bytes = files.iter().map(PickedFile::size).sum();
-                HistoryUnit { key: unit.key, folder: unit.folder, files, bytes, trigrams: None }
+                HistoryUnit { key: unit.key, folder: unit.folder, files, bytes, trigrams: None, insights: None }
             })
             .collect()
     }
@@ -378,10 +399,17 @@ impl HistoryState {
         self.active.set(true);
         self.showing.set(true);
         self.loading.close_for_history();
-        if let Some(link) = self.link()
-            && link.project.is_some()
-        {
-            self.view.update(|v| v.project = link.project.clone());
+        self.close_file();
+        self.insights_worker().release();
+        self.insights.tab.set(HomeTab::Sessions);
+        self.insights_changed(true);
+        if let Some(link) = self.link() {
+            if link.project.is_some() && link.home.is_none() {
+                self.view.update(|v| v.project = link.project.clone());
+            }
+            if link.home.is_some() {
+                self.show_linked_home(&link);
+            }
         }
     }
 
@@ -401,6 +429,7 @@ impl HistoryState {
 
     /// Redraws the history home and its progress now.
     fn bump(&self) {
+        self.insights_changed(false);
         self.index.redraw.with_value(Burst::ran);
         self.index.rows_drawn.set_value(self.rows.with_value(|rows| !rows.is_empty()));
         self.index.pass.notify();
@@ -443,16 +472,25 @@ impl HistoryState {
         }
         let link = self.link();
         let names_session = link.as_ref().is_some_and(|l| l.session.is_some());
-        let project = link.and_then(|l| l.project);
+        let project = link.as_ref().and_then(|l| l.project.clone());
         if self.showing.get_untracked() {
             if names_session {
                 self.open_linked_session();
+            } else if let Some(link) = link.filter(|l| l.home.is_some()) {
+                self.show_linked_home(&link);
             } else {
+                if self.insights.tab.get_untracked() != HomeTab::Sessions {
+                    self.close_file();
+                    self.insights.tab.set(HomeTab::Sessions);
+                }
                 self.show_project(project);
             }
         } else if !names_session {
             self.pushed.set_value(false);
-            self.show_project(project);
+            match link.filter(|l| l.home.is_some()) {
+                Some(link) => self.show_linked_home(&link),
+                None => self.show_project(project),
+            }
             self.show_home();
         }
     }
@@ -565,8 +603,7 @@ impl HistoryState {
         self.opened.set(None);
         self.opened_unit.set_value(None);
         self.showing.set(true);
-        let project = self.view.with_untracked(|v| v.project.clone());
-        address::replace_fragment(&project.map(|p| deeplink::format_in_project(&p, None, None)).unwrap_or_default());
+        address::replace_fragment(&self.home_fragment());
     }
 
     /// Leaves the history (something else was opened).
@@ -585,6 +622,9 @@ impl HistoryState {
         self.showing.set(false);
         self.pushed.set_value(false);
         self.index.pass.set(None);
+        self.close_file();
+        self.forget_versions();
+        self.insights_worker().release();
         self.units.set_value(Vec::new());
         self.rows.set_value(Vec::new());
         self.problems.set_value(Vec::new());

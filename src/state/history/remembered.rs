@@ -8,7 +8,7 @@ use std::sync::Arc;
 use futures::future::LocalBoxFuture;
 use leptos::prelude::*;
 use sessionscope_engine::history::SessionRow;
-use sessionscope_engine::history_cache::{CachedTrigrams, CachedUnit, IndexCache, encode_trigrams};
+use sessionscope_engine::history_cache::{CachedTrigrams, CachedUnit, FileStamp, IndexCache, encode_trigrams};
 
 use super::{HistoryRow, HistoryState, HistoryUnit, Pass, UnitTrigrams, stamps_of};
 use crate::client::folders::{Folders, Remembered};
@@ -56,7 +56,7 @@ impl RememberedFolders {
 
 impl HistoryState {
     /// The id of the remembered folder the history was read from, if it was one.
-    fn remembered_id(&self) -> Option<String> {
+    pub(super) fn remembered_id(&self) -> Option<String> {
         self.remembered.source.with_value(|s| s.as_ref().map(|s| s.folder.id.clone())).filter(|id| !id.is_empty())
     }
 
@@ -253,13 +253,15 @@ impl HistoryState {
         let cache = async { if folder.id.is_empty() { None } else { folders.load_cache(&folder.id).await } };
         let trigrams =
             async { if folder.id.is_empty() { Vec::new() } else { folders.load_trigrams(&folder.id).await } };
+        let insights =
+            async { if folder.id.is_empty() { Vec::new() } else { folders.load_insights(&folder.id).await } };
         let check = async {
             match dropped {
                 Some(_) => Ok(()),
                 None => handles::check(&folder.handle).await,
             }
         };
-        let (cache, trigrams, checked) = futures::join!(cache, trigrams, check);
+        let (cache, trigrams, insights, checked) = futures::join!(cache, trigrams, insights, check);
         web_sys::console::debug_1(
             &format!(
                 "sessionscope history: cached index of {} sessions read in {:.0} ms",
@@ -281,7 +283,7 @@ impl HistoryState {
         let generation = self.begin_walk_with_workers(warm);
         self.remembered.source.with_value(|source| {
             if let Some(cache) = source.as_ref().and_then(|s| s.cache.as_ref()) {
-                self.show_cached(cache, trigrams);
+                self.show_cached(cache, trigrams, insights);
             }
         });
         let state = *self;
@@ -311,9 +313,12 @@ impl HistoryState {
     ///
     /// A unit's trigram set saved with the last whole index comes back with it: it is used once
     /// the walk finds the unit's files unchanged.
-    fn show_cached(&self, cache: &IndexCache, trigrams: Vec<CachedTrigrams>) {
+    fn show_cached(&self, cache: &IndexCache, trigrams: Vec<CachedTrigrams>, insights: Vec<(Vec<FileStamp>, Vec<u8>)>) {
         let mut trigrams: HashMap<String, CachedTrigrams> =
             trigrams.into_iter().filter_map(|cached| Some((cached.files.first()?.path.clone(), cached))).collect();
+        let mut insights: HashMap<String, (Vec<FileStamp>, Vec<u8>)> =
+            insights.into_iter().filter_map(|cached| Some((cached.0.first()?.path.clone(), cached))).collect();
+        let mut cached_insights = Vec::new();
         let mut rows = Vec::with_capacity(cache.sessions());
         let mut answered = HashMap::new();
         let mut problems = Vec::new();
@@ -332,12 +337,21 @@ impl HistoryState {
                     .and_then(|first| trigrams.remove(&first.path))
                     .filter(|t| t.files == cached.files)
                     .map(|t| UnitTrigrams { read: t.files, set: t.set });
+                if let Some((read, bytes)) = cached
+                    .files
+                    .first()
+                    .and_then(|first| insights.remove(&first.path))
+                    .filter(|(read, _)| *read == cached.files)
+                {
+                    cached_insights.push((unit, read, bytes));
+                }
                 HistoryUnit {
                     key: cached.key.clone(),
                     folder: cached.folder.clone(),
                     files: Vec::new(),
                     bytes: 0.0,
                     trigrams,
+                    insights: None,
                 }
             })
             .collect();
@@ -355,6 +369,10 @@ impl HistoryState {
             from_cache: 0,
         };
         self.begin_history(units, rows, answered, problems, pass);
+        // The insights worker of this history holds the cached insights from now on.
+        for (unit, read, bytes) in cached_insights {
+            self.keep_cached_insights(unit, read, &bytes);
+        }
         self.index.walk.update_value(|walk| walk.reconciling = true);
         self.bump();
         self.open_linked_session();

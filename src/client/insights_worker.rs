@@ -1,0 +1,68 @@
+//! The history's insights worker: one worker of the insights role per history shown, holding
+//! every unit's insights and drawing the home's Files, Failures and Activity tabs
+//! (`worker::history_insights`). The page forwards each unit's insights to it as they come (their buffer
+//! moves, it is not copied) and asks it for tabs; it starts with the history's first unit and
+//! goes with the history.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::handle::{WorkerError, WorkerHandle};
+use super::workers::Workers;
+use crate::wire::insights::{InsightsReply, InsightsRequest};
+use crate::wire::{FromWorker, Parcel, ToWorker};
+
+/// The insights worker of the history shown, started when first needed. Clones share it.
+#[derive(Clone)]
+pub struct InsightsWorker {
+    workers: Workers,
+    current: Rc<RefCell<Option<WorkerHandle>>>,
+}
+
+impl InsightsWorker {
+    pub fn new(workers: Workers) -> InsightsWorker {
+        InsightsWorker { workers, current: Rc::default() }
+    }
+
+    /// The worker, started now if there is none.
+    fn handle(&self) -> Result<WorkerHandle, WorkerError> {
+        if let Some(handle) = self.current.borrow().as_ref().filter(|h| !h.is_stopped()) {
+            return Ok(handle.clone());
+        }
+        let handle = self.workers.spawn().map_err(WorkerError::CannotStart)?;
+        *self.current.borrow_mut() = Some(handle.clone());
+        Ok(handle)
+    }
+
+    /// Whether a worker that held insights stopped by itself (a crash): what it held is lost.
+    pub fn lost(&self) -> bool {
+        self.current.borrow().as_ref().is_some_and(WorkerHandle::is_stopped)
+    }
+
+    /// Gives it unit `unit`'s insights (as the engine encodes them); `None` forgets them.
+    pub fn keep(&self, unit: u32, insights: Option<js_sys::ArrayBuffer>) -> Result<(), WorkerError> {
+        let parcel = Parcel::new(ToWorker::Insights(InsightsRequest::Keep { unit }));
+        self.handle()?.send(parcel.with_buffers(insights.into_iter().collect()))
+    }
+
+    /// Lets the worker go, and every insight it held (another history is shown).
+    pub fn release(&self) {
+        if let Some(handle) = self.current.borrow_mut().take() {
+            handle.stop();
+        }
+    }
+
+    /// Asks for a tab (or a diff, or the cache's bytes) and waits for the answer, with its
+    /// buffers.
+    pub async fn ask(
+        &self,
+        request: InsightsRequest,
+    ) -> Result<(InsightsReply, Vec<js_sys::ArrayBuffer>), WorkerError> {
+        let parcel = self.handle()?.ask(Parcel::new(ToWorker::Insights(request))).await?;
+        match parcel.message {
+            FromWorker::Insights(reply) => Ok((reply, parcel.buffers)),
+            FromWorker::Error { message } => Err(WorkerError::Failed(message)),
+            _ => Err(WorkerError::Failed("the insights worker answered something else".to_owned())),
+        }
+    }
+}
