@@ -1,13 +1,17 @@
 // A screenshot of each view of the built site (dist/) on the bundled example, for the issue
 // notes: the conversation with the panel, search, statistics, files touched, the share review,
-// the raw view and the keyboard shortcuts; and a Codex rollout, to show other agents' logs.
-//   node scripts/screenshot-views.mjs docs/views [--dark]
+// the raw view and the keyboard shortcuts; a Codex rollout, to show other agents' logs; and, given a
+// history folder, the history home's Files tab, a file's page, Failures and Activity.
+//   node scripts/screenshot-views.mjs docs/views [--dark] [--history <folder>]
+// (a history to show: cargo run --release -p sessionscope-synth --bin gen-history -- --out /tmp/h20 --size 20MB)
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, tree } from "../tests/browser/harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFiles, dropFolder, tree } from "../tests/browser/harness.mjs";
 
 const args = process.argv.slice(2);
-const dir = args.find((a) => !a.startsWith("--")) || "docs/views";
+const historyAt = args.indexOf("--history");
+const historyFolder = historyAt >= 0 ? args[historyAt + 1] : null;
+const dir = args.find((a, i) => !a.startsWith("--") && i !== historyAt + 1) || "docs/views";
 const dark = args.includes("--dark");
 const suffix = dark ? "-dark" : "";
 mkdirSync(dir, { recursive: true });
@@ -70,7 +74,32 @@ try {
   await tree(codex.page).waitFor();
   await shot(codex.page, "codex-rollout");
 
-  for (const a of [app, codex]) {
+  const apps = [app, codex];
+  if (historyFolder) {
+    const home = await openApp(browser, server, { colorScheme: dark ? "dark" : "light", viewport: { width: 1400, height: 900 } });
+    apps.push(home);
+    await dropFolder(home.page, historyFolder);
+    const history = home.page.getByRole("region", { name: "History" });
+    await history.getByRole("status").filter({ hasText: /^Indexed / }).waitFor({ timeout: 120_000 });
+    await history.getByRole("tab", { name: "Files" }).click();
+    const files = history.getByRole("listbox", { name: "Files" });
+    await files.getByRole("option").first().waitFor({ timeout: 30_000 });
+    await shot(home.page, "history-files");
+    // The file changed most often: its changes, each diff read from its session.
+    await history.getByLabel("Sort files by").selectOption("changes");
+    await files.getByRole("option").first().click();
+    const changes = history.getByRole("list", { name: "Changes" });
+    await changes.getByRole("group", { name: /^Diff: / }).first().waitFor({ timeout: 30_000 });
+    await shot(home.page, "history-file");
+    await history.getByRole("tab", { name: "Failures" }).click();
+    await history.getByRole("list", { name: "Failure groups" }).getByRole("listitem").first().waitFor({ timeout: 30_000 });
+    await shot(home.page, "history-failures");
+    await history.getByRole("tab", { name: "Activity" }).click();
+    await history.getByRole("img", { name: /^Activity calendar/ }).waitFor({ timeout: 30_000 });
+    await shot(home.page, "history-activity");
+  }
+
+  for (const a of apps) {
     if (a.foreignRequests().length) throw new Error(`foreign requests: ${a.foreignRequests()}`);
     if (a.errors.length) throw new Error(`errors: ${a.errors}`);
   }

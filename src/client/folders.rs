@@ -4,7 +4,7 @@
 //! [`super::intake`]'s.
 
 use js_sys::{Object, Reflect};
-use sessionscope_engine::history_cache::{CachedTrigrams, FileStamp, IndexCache, decode_trigrams, insight_parts};
+use sessionscope_engine::history_cache::{CachedTrigrams, FileStamp, IndexCache, decode_trigrams, insights_header};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::FileSystemDirectoryHandle;
@@ -152,21 +152,48 @@ impl Folders {
         self.store.put(INDEXES, &trigrams_key(id), &js_sys::Uint8Array::from(bytes).into()).await
     }
 
-    /// The insights of a remembered folder's units, each with the stamps of its files, as bytes
-    /// to hand on to the insights worker
+    /// The insights of a remembered folder's units, each with the stamps of its files, as
+    /// buffers to hand on to the insights worker untouched
     /// ([`sessionscope_engine::history_cache::encode_insights`]); none if it has none this
-    /// version can read.
-    pub async fn load_insights(&self, id: &str) -> Vec<(Vec<FileStamp>, Vec<u8>)> {
+    /// version can read. The cache is read in place, in browser memory: only the stamps come
+    /// into the page's.
+    pub async fn load_insights(&self, id: &str) -> Vec<(Vec<FileStamp>, js_sys::ArrayBuffer)> {
         let Ok(value) = self.store.get(INDEXES, &insights_key(id)).await else { return Vec::new() };
         let Ok(bytes) = value.dyn_into::<js_sys::Uint8Array>() else { return Vec::new() };
-        let bytes = bytes.to_vec();
-        insight_parts(&bytes)
-            .map(|parts| parts.into_iter().map(|(stamps, part)| (stamps, part.to_vec())).collect())
-            .unwrap_or_default()
+        insight_parts_in(&bytes).unwrap_or_default()
     }
 
     /// Keeps the insights' bytes for a remembered folder.
     pub async fn save_insights(&self, id: &str, bytes: &[u8]) -> Result<(), StorageError> {
         self.store.put(INDEXES, &insights_key(id), &js_sys::Uint8Array::from(bytes).into()).await
     }
+}
+
+/// The units of cached insights (`encode_insights`' layout: the header, then each unit's stamps
+/// and insights after their lengths), read where they are: `None` for another version, or bytes
+/// cut short (never trusted in part).
+fn insight_parts_in(bytes: &js_sys::Uint8Array) -> Option<Vec<(Vec<FileStamp>, js_sys::ArrayBuffer)>> {
+    let length = bytes.length();
+    let header = insights_header();
+    if length < header.len() as u32 || bytes.subarray(0, header.len() as u32).to_vec() != header {
+        return None;
+    }
+    // The next part after `at`: where it starts and stops.
+    let part = |at: u32| -> Option<(u32, u32)> {
+        let end = at.checked_add(4).filter(|&end| end <= length)?;
+        let mut len = [0u8; 4];
+        bytes.subarray(at, end).copy_to(&mut len);
+        let stop = end.checked_add(u32::from_le_bytes(len)).filter(|&stop| stop <= length)?;
+        Some((end, stop))
+    };
+    let mut at = header.len() as u32;
+    let mut units = Vec::new();
+    while at < length {
+        let (start, stop) = part(at)?;
+        let stamps: Vec<FileStamp> = serde_json::from_slice(&bytes.subarray(start, stop).to_vec()).ok()?;
+        let (start, stop) = part(stop)?;
+        units.push((stamps, bytes.slice(start, stop).buffer()));
+        at = stop;
+    }
+    Some(units)
 }

@@ -45,6 +45,11 @@ impl InsightsWorker {
         self.handle()?.send(parcel.with_buffers(insights.into_iter().collect()))
     }
 
+    /// Asks it to sum the tabs' reports now (an index pass ended), answering nothing.
+    pub fn prepare(&self) -> Result<(), WorkerError> {
+        self.handle()?.send(Parcel::new(ToWorker::Insights(InsightsRequest::Prepare)))
+    }
+
     /// Lets the worker go, and every insight it held (another history is shown).
     pub fn release(&self) {
         if let Some(handle) = self.current.borrow_mut().take() {

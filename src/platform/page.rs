@@ -43,8 +43,9 @@ pub fn hidden() -> bool {
     web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden())
 }
 
-/// Bytes of the page's wasm memory (which grows and never shrinks): what holding the open
-/// session costs the page, for the history's memory test and benchmark (`tests/bench/`).
+/// Bytes of this wasm instance's memory (which grows and never shrinks): the page's, what holding
+/// the open session costs it, for the history's memory test and benchmark (`tests/bench/`); or a
+/// worker's, for its debug messages.
 #[wasm_bindgen(js_name = pageMemoryBytes)]
 pub fn page_memory_bytes() -> f64 {
     wasm_bindgen::memory()

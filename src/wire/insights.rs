@@ -58,6 +58,9 @@ pub enum InsightsRequest {
     Keep { unit: u32 },
     /// Forget every unit's (another history is shown). Not answered.
     Clear,
+    /// Sum the tabs' reports now, while nothing is asked (an index pass ended), so that a tab
+    /// opened next is only drawn. Not answered.
+    Prepare,
     /// Rows `from..from + count` of the files that pass `query`, `active` marked selected:
     /// answered by [`InsightsReply::FileRows`].
     Files { query: FileQuery, from: u32, count: u32, active: Option<u32> },

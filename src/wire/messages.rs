@@ -301,6 +301,7 @@ mod tests {
                 file: "src/lib.rs".into(),
             }),
             ToWorker::Insights(InsightsRequest::Keep { unit: 3 }),
+            ToWorker::Insights(InsightsRequest::Prepare),
             ToWorker::Insights(InsightsRequest::Files {
                 query: crate::wire::insights::FileQuery {
                     text: "auth".into(),
@@ -457,6 +458,7 @@ mod tests {
                 "unit search",
                 "unit change-diffs",
                 "insights keep",
+                "insights prepare",
                 "insights files",
                 "insights activity",
                 "insights encode",

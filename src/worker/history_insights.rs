@@ -8,23 +8,28 @@
 //! for a window of rows.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
-use sessionscope_engine::history_cache::encode_insights;
+use sessionscope_engine::history_cache::{FileStamp, insights_header};
 use sessionscope_engine::insights::UnitInsights;
-use sessionscope_engine::insights::report::{self, FileSummary, UnitRef};
+use sessionscope_engine::insights::report::{self, ActivityReport, FailureReport, FileSummary, UnitRef};
 
 use super::draw::activity_html::Zone;
 use super::draw::{self, files_html};
 use super::{Failure, Reply};
 use crate::logic::insight_lists::listed_files;
 use crate::wire::insights::{FileQuery, InsightsReply, InsightsRequest};
-use crate::wire::{FromWorker, Parcel, buffer_of, bytes_of};
+use crate::wire::{FromWorker, Parcel, bytes_of};
 
 /// The history's insights, unit by unit, and the Files tab's list as last asked for.
 #[derive(Default)]
 pub struct HistoryInsights {
     units: RefCell<Vec<Option<UnitInsights>>>,
     files: RefCell<Option<FilesList>>,
+    /// The reports as last summed, until a unit's insights change: showing more of a tab, or
+    /// drawing it by another measure, sums nothing again.
+    failures: RefCell<Option<Rc<FailureReport>>>,
+    activity: RefCell<Option<Rc<ActivityReport>>>,
 }
 
 /// The files of the history and the order a query lists them in; made again when a unit's
@@ -43,7 +48,17 @@ impl HistoryInsights {
         request: InsightsRequest,
         buffers: &[js_sys::ArrayBuffer],
     ) -> Result<(), Failure> {
-        let drawn = |html: String| reply.send(FromWorker::Insights(InsightsReply::Drawn { html }));
+        let drawn = |html: String| {
+            web_sys::console::debug_1(
+                &format!(
+                    "sessionscope insights worker: {} units kept, its memory {:.1} MB",
+                    self.units.borrow().iter().flatten().count(),
+                    crate::platform::page::page_memory_bytes() / 1e6
+                )
+                .into(),
+            );
+            reply.send(FromWorker::Insights(InsightsReply::Drawn { html }))
+        };
         match request {
             InsightsRequest::Keep { unit } => {
                 let insights = match buffers.first() {
@@ -59,12 +74,23 @@ impl HistoryInsights {
                     units.resize_with(at + 1, || None);
                 }
                 units[at] = insights;
-                self.files.replace(None);
+                self.forget_reports();
                 Ok(())
             }
             InsightsRequest::Clear => {
                 self.units.replace(Vec::new());
-                self.files.replace(None);
+                self.forget_reports();
+                Ok(())
+            }
+            InsightsRequest::Prepare => {
+                let started = js_sys::Date::now();
+                self.failures_report();
+                self.activity_report();
+                let _ = self.file_rows(FileQuery::default(), 0, 0, None);
+                web_sys::console::debug_1(
+                    &format!("sessionscope insights worker: reports summed in {:.0} ms", js_sys::Date::now() - started)
+                        .into(),
+                );
                 Ok(())
             }
             InsightsRequest::Files { query, from, count, active } => {
@@ -88,20 +114,14 @@ impl HistoryInsights {
                 Ok(reply.send(FromWorker::Insights(InsightsReply::FilePage { html, read, changes }))?)
             }
             InsightsRequest::Failures { groups } => {
-                let failures = self.with_units(report::failures);
+                let failures = self.failures_report();
                 Ok(drawn(draw::failures_html::html(&failures, groups as usize, self.sessions()))?)
             }
             InsightsRequest::Activity { metric, measure, blocks } => {
-                let offsets = RefCell::new(rustc_hash::FxHashMap::<i64, i64>::default());
-                let offset = |time_ms: i64| -> i64 {
-                    *offsets.borrow_mut().entry(time_ms.div_euclid(3_600_000)).or_insert_with(|| {
-                        let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(time_ms as f64));
-                        -(date.get_timezone_offset() as i64)
-                    })
-                };
+                let activity = self.activity_report();
                 let now = js_sys::Date::now() as i64;
-                let activity = self.with_units(|units| report::activity(units, &offset, now));
-                let zone = Zone { offset_minutes: &offset, label: zone_label(offset(now)), now_ms: now };
+                let zone =
+                    Zone { offset_minutes: &browser_offset, label: zone_label(browser_offset(now)), now_ms: now };
                 Ok(drawn(draw::activity_html::html(
                     &activity,
                     metric,
@@ -118,18 +138,77 @@ impl HistoryInsights {
                 Ok(drawn(format!("{}{diff}", html.finish()))?)
             }
             InsightsRequest::Encode { units } => {
-                let kept = self.units.borrow();
-                let encoded: Vec<(Vec<_>, Vec<u8>)> = units
-                    .into_iter()
-                    .filter_map(|(unit, stamps)| Some((stamps, kept.get(unit as usize)?.as_ref()?.encode())))
-                    .collect();
-                let bytes =
-                    encode_insights(encoded.iter().map(|(stamps, bytes)| (stamps.as_slice(), bytes.as_slice())));
+                let bytes = self.encode(&units);
                 let parcel =
-                    Parcel::new(FromWorker::Insights(InsightsReply::Encoded)).with_buffers(vec![buffer_of(&bytes)]);
+                    Parcel::new(FromWorker::Insights(InsightsReply::Encoded)).with_buffers(vec![bytes.buffer()]);
                 Ok(reply.post(parcel)?)
             }
         }
+    }
+
+    /// The units' insights as the cache keeps them
+    /// (`sessionscope_engine::history_cache::encode_insights`), written into browser memory:
+    /// each unit is encoded on its own, and the whole put together there, so this worker's own
+    /// memory never holds the whole twice.
+    fn encode(&self, units: &[(u32, Vec<FileStamp>)]) -> js_sys::Uint8Array {
+        let kept = self.units.borrow();
+        let parts: Vec<(Vec<u8>, Vec<u8>)> = units
+            .iter()
+            .filter_map(|(unit, stamps)| {
+                let insights = kept.get(*unit as usize)?.as_ref()?;
+                Some((serde_json::to_vec(stamps).ok()?, insights.encode()))
+            })
+            .collect();
+        let header = insights_header();
+        let total = header.len() + parts.iter().map(|(a, b)| 8 + a.len() + b.len()).sum::<usize>();
+        let out = js_sys::Uint8Array::new_with_length(total as u32);
+        let mut at = 0u32;
+        let mut write = |bytes: &[u8]| {
+            out.subarray(at, at + bytes.len() as u32).copy_from(bytes);
+            at += bytes.len() as u32;
+        };
+        write(&header);
+        for (stamps, insights) in &parts {
+            for part in [stamps, insights] {
+                write(&(part.len() as u32).to_le_bytes());
+                write(part);
+            }
+        }
+        out
+    }
+
+    /// The failures of every unit kept, summed once until a unit's insights change.
+    fn failures_report(&self) -> Rc<FailureReport> {
+        if let Some(report) = self.failures.borrow().clone() {
+            return report;
+        }
+        let made = Rc::new(self.with_units(report::failures));
+        self.failures.replace(Some(made.clone()));
+        made
+    }
+
+    /// The activity of every unit kept, in the browser's time zone, summed once until a unit's
+    /// insights change.
+    fn activity_report(&self) -> Rc<ActivityReport> {
+        if let Some(report) = self.activity.borrow().clone() {
+            return report;
+        }
+        let offsets = RefCell::new(rustc_hash::FxHashMap::<i64, i64>::default());
+        // The offset of each hour, asked of the browser once.
+        let offset = |time_ms: i64| -> i64 {
+            *offsets.borrow_mut().entry(time_ms.div_euclid(3_600_000)).or_insert_with(|| browser_offset(time_ms))
+        };
+        let now = js_sys::Date::now() as i64;
+        let made = Rc::new(self.with_units(|units| report::activity(units, &offset, now)));
+        self.activity.replace(Some(made.clone()));
+        made
+    }
+
+    /// Forgets what was summed: a unit's insights changed.
+    fn forget_reports(&self) {
+        self.files.replace(None);
+        self.failures.replace(None);
+        self.activity.replace(None);
     }
 
     /// Runs `f` on every unit that has insights.
@@ -179,6 +258,12 @@ impl HistoryInsights {
         let html = files_html::rows_html(&list.files, &list.order, from, count, active.map(|a| a as usize), now);
         (html, list.order.len() as u32, list.files.len() as u32, list.projects.clone())
     }
+}
+
+/// The browser's offset from UTC at a moment, in minutes (east positive).
+fn browser_offset(time_ms: i64) -> i64 {
+    let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(time_ms as f64));
+    -(date.get_timezone_offset() as i64)
 }
 
 /// An offset from UTC in minutes as a zone label: `UTC+05:30`.

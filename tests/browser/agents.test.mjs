@@ -55,7 +55,7 @@ async function makeHome(root) {
 }
 
 /** What a session's row says of it, as the engine's figures: messages, tool calls, cost. */
-const facts = (messages, tools, cost) => `${messages} msgs · ${tools} tools · $${cost}`;
+const facts = (messages, tools, failed, cost) => `${messages} msgs · ${tools} tools (${failed} failed) · $${cost}`;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "sessionscope-agents-"));
@@ -77,7 +77,7 @@ test("every agent's folders under one home are indexed in one pass, each session
   const byAgent = new Map();
   for (const row of expected.sessions) {
     const rows = byAgent.get(row.agent) ?? [];
-    rows.push(facts(row.messages, row.tool_calls, row.cost_usd.toFixed(2)));
+    rows.push(facts(row.messages, row.tool_calls, row.failed_tool_calls, row.cost_usd.toFixed(2)));
     byAgent.set(row.agent, rows);
   }
   assert.equal(byAgent.size, 15, `every agent: ${[...byAgent.keys()].join(", ")}`);
@@ -103,11 +103,11 @@ test("every agent's folders under one home are indexed in one pass, each session
     const shown = [];
     for (const text of await sessions.getByRole("option").allInnerTexts()) {
       assert.ok(text.includes(agent), `${agent}'s row names it: ${text}`);
-      const m = text.match(/(\d+) msgs · (\d+) tools · .* tokens · \$([\d.]+)/);
+      const m = text.match(/(\d+) msgs · (\d+) tools(?: \((\d+) failed\))? · .* tokens · \$([\d.]+)/);
       assert.ok(m, `a row's figures: ${text}`);
-      shown.push(facts(m[1], m[2], m[3]));
+      shown.push(facts(m[1], m[2], m[3] ?? 0, m[4]));
     }
-    assert.deepEqual(shown.sort(), [...rows].sort(), `${agent}: messages, tool calls and cost of each session`);
+    assert.deepEqual(shown.sort(), [...rows].sort(), `${agent}: messages, tool calls, failed calls and cost of each session`);
   }
   const problems = await history.getByRole("region", { name: "Files not indexed" }).count();
   assert.equal(problems, 0, "no file is listed as holding no session");

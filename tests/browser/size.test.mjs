@@ -26,9 +26,14 @@ import { DIST } from "./harness.mjs";
  * were externally tagged, which takes serde's decoder of the replies from 84 KB to 29 KB of code;
  * 638 KB with one sort for the page's lists (src/sort.rs). 581 KB on 2026-11-26 (stop 32):
  * Markdown (pulldown-cmark) and diffs (similar) are a wasm module of their own, the render module,
- * fetched once the page is idle (src/render_module.rs, −57 KB). See docs/size.md.
+ * fetched once the page is idle (src/render_module.rs, −57 KB). 589 KB on 2026-11-27 (stop 35):
+ * the app in layers. 624 KB on 2026-11-27 (stop 36): the history home's Files, Failures and
+ * Activity tabs (+35 KB: their views and controls, the file page's diff filling, the insights
+ * client and its messages, and the reactive code they instantiate; the insights themselves, the
+ * reports and their drawing run in the insights worker). Over issue 17's 600 KB goal: see
+ * docs/size.md.
  */
-const BUDGET = 594_900 + 12_000;
+const BUDGET = 639_000 + 12_000;
 
 /** The files the start page needs: index.html and what it links to (not the worker's). */
 function firstDownload() {

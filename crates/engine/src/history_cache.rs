@@ -153,6 +153,35 @@ pub fn encode_insights<'a>(units: impl IntoIterator<Item = (&'a [FileStamp], &'a
     encode_parts(INSIGHTS_MAGIC, units)
 }
 
+/// The first bytes of [`encode_insights`]' output (its magic and [`CACHE_VERSION`]), for a
+/// writer or reader that puts the parts together elsewhere (a worker writes them into browser
+/// memory, not its own): after them, each unit's stamps (JSON) and insights, each after its
+/// length (little-endian `u32`).
+pub fn insights_header() -> [u8; 8] {
+    let mut header = [0; 8];
+    header[..4].copy_from_slice(INSIGHTS_MAGIC);
+    header[4..].copy_from_slice(&CACHE_VERSION.to_le_bytes());
+    header
+}
+
+/// Units' insights as bytes, as [`encode_insights`] makes them from their encoded parts, each unit
+/// encoded in turn into the output (so that the units' bytes are never all held twice).
+pub fn encode_insights_of<'a>(units: impl IntoIterator<Item = (&'a [FileStamp], &'a UnitInsights)>) -> Vec<u8> {
+    let mut out = INSIGHTS_MAGIC.to_vec();
+    out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
+    let mut scratch = Vec::new();
+    for (files, insights) in units {
+        scratch.clear();
+        scratch = postcard::to_extend(insights, scratch).unwrap_or_default();
+        let stamps = serde_json::to_vec(files).unwrap_or_default();
+        for part in [stamps.as_slice(), scratch.as_slice()] {
+            out.extend_from_slice(&(part.len() as u32).to_le_bytes());
+            out.extend_from_slice(part);
+        }
+    }
+    out
+}
+
 /// The insights of [`encode_insights`]' bytes; `None` for another version or bytes that are not
 /// such insights (never trusted in part).
 pub fn decode_insights(bytes: &[u8]) -> Option<Vec<CachedInsights>> {
@@ -160,12 +189,6 @@ pub fn decode_insights(bytes: &[u8]) -> Option<Vec<CachedInsights>> {
         .into_iter()
         .map(|(files, bytes)| Some(CachedInsights { files, insights: UnitInsights::decode(bytes)? }))
         .collect()
-}
-
-/// The units' stamps and undecoded insights of [`encode_insights`]' bytes (for a reader that
-/// hands them on without reading them); `None` for another version or bytes cut short.
-pub fn insight_parts(bytes: &[u8]) -> Option<Vec<(Vec<FileStamp>, &[u8])>> {
-    decode_parts(INSIGHTS_MAGIC, bytes)
 }
 
 /// Parts kept per unit, as bytes: `magic`, [`CACHE_VERSION`], then for each unit its stamps (as
@@ -302,6 +325,8 @@ mod tests {
         let back = decode_insights(&bytes).expect("the insights");
         assert_eq!(back.len(), 1);
         assert_eq!((&back[0].files, &back[0].insights), (&files, &insights));
+        assert_eq!(encode_insights_of([(files.as_slice(), &insights)]), bytes, "encoded in turn, the same bytes");
+        assert_eq!(&bytes[..8], insights_header().as_slice());
         for cut in [0, 3, 7, 9, bytes.len() - 1] {
             assert!(decode_insights(&bytes[..cut]).is_none(), "cut at {cut}");
         }

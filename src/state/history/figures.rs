@@ -83,11 +83,15 @@ pub struct HistoryInsights {
     /// the change); `diffs_changed` is bumped as they come.
     diffs: StoredValue<HashMap<String, String>>,
     pub diffs_changed: RwSignal<u64>,
-    /// Lines of each unit still to be read for diffs, those being read, and the units queued.
+    /// Lines of each unit still to be read for diffs, those being read (with the file page they
+    /// are for), and the units queued.
     pending: StoredValue<HashMap<u32, Vec<String>>>,
-    asking: StoredValue<HashMap<u32, Vec<String>>>,
+    asking: StoredValue<HashMap<u32, (u64, Vec<String>)>>,
+    /// Which file page the diffs are read for: a unit's answer for an earlier one is let go.
+    page_number: StoredValue<u64>,
     queued: StoredValue<HashSet<u32>>,
-    /// Workers that read the open file's changes again.
+    /// Workers that read the changes of files again: started when the Files tab shows, so that
+    /// their code is loaded by the time a file is opened, and let go with the tab.
     pool: StoredValue<Option<Pool>, LocalStorage>,
     /// When the file page opened, for the benchmarks' log of its first diff.
     file_opened_ms: StoredValue<Option<f64>>,
@@ -106,6 +110,7 @@ impl HistoryInsights {
             diffs_changed: RwSignal::new(0),
             pending: StoredValue::new(HashMap::new()),
             asking: StoredValue::new(HashMap::new()),
+            page_number: StoredValue::new(0),
             queued: StoredValue::new(HashSet::new()),
             pool: StoredValue::new_local(None),
             file_opened_ms: StoredValue::new(None),
@@ -132,9 +137,10 @@ impl HistoryState {
         });
     }
 
-    /// A unit's insights from the cache: `bytes` as the engine encodes them.
-    pub(super) fn keep_cached_insights(&self, unit: u32, read: Vec<FileStamp>, bytes: &[u8]) {
-        if self.insights_worker().keep(unit, Some(crate::wire::buffer_of(bytes))).is_ok() {
+    /// A unit's insights from the cache, as the engine encodes them (in browser memory: they go
+    /// to the insights worker without coming into the page's).
+    pub(super) fn keep_cached_insights(&self, unit: u32, read: Vec<FileStamp>, buffer: js_sys::ArrayBuffer) {
+        if self.insights_worker().keep(unit, Some(buffer)).is_ok() {
             self.units.update_value(|units| {
                 if let Some(at) = units.get_mut(unit as usize) {
                     at.insights = Some(read);
@@ -151,6 +157,14 @@ impl HistoryState {
         if force || !running || since >= REDRAW_WHILE_INDEXING_MS {
             self.insights.last_change_ms.set_value(now_ms());
             self.insights.changed.update(|n| *n += 1);
+        }
+    }
+
+    /// Has the insights worker sum the tabs' reports while nothing is asked: an index pass, or a
+    /// followed session's reading, ended.
+    pub(super) fn prepare_insights(&self) {
+        if self.units.with_value(|units| units.iter().any(|u| u.insights.is_some())) {
+            let _ = self.insights_worker().prepare();
         }
     }
 
@@ -185,6 +199,9 @@ impl HistoryState {
     /// Shows a tab of the home (its link replaces the address; a file's page closes).
     pub fn choose_tab(&self, tab: HomeTab) {
         self.close_file();
+        if tab != HomeTab::Files {
+            self.stop_diffs();
+        }
         self.insights.tab.set(tab);
         address::replace_fragment(&self.home_fragment());
     }
@@ -232,11 +249,16 @@ impl HistoryState {
     }
 
     fn reset_file_page(&self) {
-        self.insights.pool.set_value(None);
+        self.insights.page_number.update_value(|n| *n += 1);
         self.insights.diffs.set_value(HashMap::new());
         self.insights.pending.set_value(HashMap::new());
         self.insights.asking.set_value(HashMap::new());
         self.insights.queued.set_value(HashSet::new());
+    }
+
+    /// Lets the workers that read files' changes go (another history, or another tab).
+    pub(super) fn stop_diffs(&self) {
+        self.insights.pool.set_value(None);
     }
 
     /// Closes the file page (its workers stop).
@@ -267,7 +289,9 @@ impl HistoryState {
     /// calls) from the units that made them, the first unit first; lines read or asked for
     /// already are not asked again.
     pub fn read_diffs(&self, read: Vec<(u32, Vec<String>)>) {
-        let Some(file) = self.insights.file.get_untracked() else { return };
+        if self.insights.file.with_untracked(Option::is_none) {
+            return;
+        }
         let mut order = Vec::new();
         self.insights.diffs.with_value(|diffs| {
             self.insights.pending.update_value(|pending| {
@@ -296,7 +320,13 @@ impl HistoryState {
             order.iter().copied().filter(|&u| units.get(u as usize).is_none_or(|u| u.files.is_empty())).collect()
         });
         if !unreadable.is_empty() {
+            // Their changes keep their counts: no text can be drawn.
+            let page = self.insights.page_number.get_value();
             for unit in &unreadable {
+                let entries = self.insights.pending.try_update_value(|p| p.remove(unit)).flatten().unwrap_or_default();
+                self.insights.asking.update_value(|a| {
+                    a.insert(*unit, (page, entries));
+                });
                 self.diffs_answered(*unit, Vec::new());
             }
             order.retain(|u| !unreadable.contains(u));
@@ -304,44 +334,43 @@ impl HistoryState {
         if order.is_empty() {
             return;
         }
+        self.prepare_diffs();
         let sizes = self.unit_sizes();
-        let pushed = self.insights.pool.with_value(|pool| {
-            pool.as_ref().map(|pool| {
-                pool.set_sizes(sizes.clone());
-                pool.push(order.clone(), Vec::new());
-            })
+        self.insights.pool.with_value(|pool| {
+            if let Some(pool) = pool {
+                pool.set_sizes(sizes);
+                pool.push(order, Vec::new());
+            }
         });
-        if pushed.is_some() {
+    }
+
+    /// Starts the workers that read files' changes again, if none run: the Files tab shows.
+    pub fn prepare_diffs(&self) {
+        if self.insights.pool.with_value(Option::is_some) || self.units.with_value(Vec::is_empty) {
             return;
         }
         let state = *self;
         let make = move |unit: u32| {
-            let entries = state.insights.pending.try_update_value(|p| p.remove(&unit)).flatten().unwrap_or_default();
+            let path = state.insights.file.get_untracked()?.path;
+            // A unit queued for a page since closed has nothing left to read.
+            let entries = state.insights.pending.try_update_value(|p| p.remove(&unit)).flatten()?;
+            let page = state.insights.page_number.get_value();
             state.insights.asking.update_value(|a| {
-                a.entry(unit).or_default().extend(entries.iter().cloned());
+                a.insert(unit, (page, entries.clone()));
             });
-            let path = file.path.clone();
             state.unit_request(unit, |paths, _| UnitRequest::ChangeDiffs { paths, entries, file: path })
         };
-        let on_event = move |event: PoolEvent| match event {
-            PoolEvent::Answer { unit, reply } => {
+        let on_event = move |event: PoolEvent| {
+            if let PoolEvent::Answer { unit, reply } = event {
                 let diffs = match reply {
                     Ok((UnitReply::ChangeDiffs { diffs }, _)) => diffs.into_iter().map(|d| (d.entry, d.html)).collect(),
                     _ => Vec::new(),
                 };
                 state.diffs_answered(unit, diffs);
             }
-            PoolEvent::Finished => {
-                // The pool may be running this very callback: it goes afterwards.
-                leptos::task::spawn_local(async move { state.insights.pool.set_value(None) });
-            }
         };
-        let count = worker_count().min(order.len());
-        match Pool::start(&self.workers(), order, sizes, count, true, make, on_event) {
-            Ok(pool) => {
-                pool.close();
-                self.insights.pool.set_value(Some(pool));
-            }
+        match Pool::start(&self.workers(), Vec::new(), self.unit_sizes(), worker_count(), true, make, on_event) {
+            Ok(pool) => self.insights.pool.set_value(Some(pool)),
             Err(error) => web_sys::console::warn_1(&format!("sessionscope files: {error}").into()),
         }
     }
@@ -351,7 +380,11 @@ impl HistoryState {
         self.insights.queued.update_value(|queued| {
             queued.remove(&unit);
         });
-        let asked = self.insights.asking.try_update_value(|a| a.remove(&unit)).flatten().unwrap_or_default();
+        let asked = self.insights.asking.try_update_value(|a| a.remove(&unit)).flatten();
+        // An answer for the page of another file (or none asked) is let go.
+        let Some((_, asked)) = asked.filter(|(page, _)| *page == self.insights.page_number.get_value()) else {
+            return;
+        };
         self.insights.diffs.update_value(|diffs| {
             for (entry, html) in drawn {
                 diffs.insert(format!("{unit}:{entry}"), html);

@@ -409,6 +409,7 @@ impl HistoryState {
             }
             PoolEvent::Finished => {
                 state.save_cache();
+                state.prepare_insights();
                 leptos::task::spawn_local(async move {
                     state.following.refresh_pool.set_value(None);
                     let mut next = state.following.read_next.try_update_value(std::mem::take).unwrap_or_default();

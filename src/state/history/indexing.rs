@@ -552,6 +552,8 @@ impl HistoryState {
         self.save_cache();
         if !cancelled {
             self.save_trigrams();
+            // The tabs' reports first: a tab opened now waits for no cache to be written.
+            self.prepare_insights();
             self.save_insights();
             self.follow();
         }
@@ -560,9 +562,10 @@ impl HistoryState {
         self.bump();
         web_sys::console::debug_1(
             &format!(
-                "sessionscope history: indexed {} sessions in {:.0} ms",
+                "sessionscope history: indexed {} sessions in {:.0} ms; the page's memory {:.1} MB",
                 self.rows.with_value(Vec::len),
-                self.index.pass.get_untracked().map_or(0.0, |p| p.seconds() * 1000.0)
+                self.index.pass.get_untracked().map_or(0.0, |p| p.seconds() * 1000.0),
+                crate::platform::page::page_memory_bytes() / 1e6
             )
             .into(),
         );

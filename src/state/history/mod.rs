@@ -400,6 +400,7 @@ impl HistoryState {
         self.showing.set(true);
         self.loading.close_for_history();
         self.close_file();
+        self.stop_diffs();
         self.insights_worker().release();
         self.insights.tab.set(HomeTab::Sessions);
         self.insights_changed(true);
@@ -481,6 +482,7 @@ impl HistoryState {
             } else {
                 if self.insights.tab.get_untracked() != HomeTab::Sessions {
                     self.close_file();
+                    self.stop_diffs();
                     self.insights.tab.set(HomeTab::Sessions);
                 }
                 self.show_project(project);
@@ -623,6 +625,7 @@ impl HistoryState {
         self.pushed.set_value(false);
         self.index.pass.set(None);
         self.close_file();
+        self.stop_diffs();
         self.forget_versions();
         self.insights_worker().release();
         self.units.set_value(Vec::new());

@@ -313,10 +313,15 @@ impl HistoryState {
     ///
     /// A unit's trigram set saved with the last whole index comes back with it: it is used once
     /// the walk finds the unit's files unchanged.
-    fn show_cached(&self, cache: &IndexCache, trigrams: Vec<CachedTrigrams>, insights: Vec<(Vec<FileStamp>, Vec<u8>)>) {
+    fn show_cached(
+        &self,
+        cache: &IndexCache,
+        trigrams: Vec<CachedTrigrams>,
+        insights: Vec<(Vec<FileStamp>, js_sys::ArrayBuffer)>,
+    ) {
         let mut trigrams: HashMap<String, CachedTrigrams> =
             trigrams.into_iter().filter_map(|cached| Some((cached.files.first()?.path.clone(), cached))).collect();
-        let mut insights: HashMap<String, (Vec<FileStamp>, Vec<u8>)> =
+        let mut insights: HashMap<String, (Vec<FileStamp>, js_sys::ArrayBuffer)> =
             insights.into_iter().filter_map(|cached| Some((cached.0.first()?.path.clone(), cached))).collect();
         let mut cached_insights = Vec::new();
         let mut rows = Vec::with_capacity(cache.sessions());
@@ -370,8 +375,8 @@ impl HistoryState {
         };
         self.begin_history(units, rows, answered, problems, pass);
         // The insights worker of this history holds the cached insights from now on.
-        for (unit, read, bytes) in cached_insights {
-            self.keep_cached_insights(unit, read, &bytes);
+        for (unit, read, buffer) in cached_insights {
+            self.keep_cached_insights(unit, read, buffer);
         }
         self.index.walk.update_value(|walk| walk.reconciling = true);
         self.bump();

@@ -38,6 +38,8 @@ pub fn FilesTab() -> impl IntoView {
 #[component]
 fn FileList() -> impl IntoView {
     let history = use_history();
+    // The workers that read a file's changes start now: they are ready when a file is opened.
+    history.prepare_diffs();
     let query = RwSignal::new(FileQuery {
         project: history.view.with_untracked(|v| v.project.clone()),
         ..FileQuery::default()

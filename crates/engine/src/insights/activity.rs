@@ -142,24 +142,25 @@ pub fn response_id(message_id: &[u8], request_id: &[u8]) -> u64 {
 
 /// The responses of several units counted once each: of those with one id, the one with the most
 /// tokens (the first of equals), as ccusage keeps one line of each response across every file.
-pub fn dedup<T>(events: Vec<(UsageEvent, T)>) -> Vec<(UsageEvent, T)> {
-    let mut kept: rustc_hash::FxHashMap<u64, usize> = rustc_hash::FxHashMap::default();
-    let mut out: Vec<(UsageEvent, T)> = Vec::with_capacity(events.len());
-    for (event, with) in events {
-        if event.id == 0 {
-            out.push((event, with));
+/// The responses come back ordered by id (those without one first, in their order), sorted in
+/// place: a 4 GB history has a quarter of a million.
+pub fn dedup<T>(mut events: Vec<(UsageEvent, T)>) -> Vec<(UsageEvent, T)> {
+    // Stable: equals keep their order, so the first of them is found first.
+    events.sort_by_key(|(event, _)| event.id);
+    let mut kept = 0;
+    for at in 0..events.len() {
+        let id = events[at].0.id;
+        if id != 0 && kept > 0 && events[kept - 1].0.id == id {
+            if events[at].0.tokens() > events[kept - 1].0.tokens() {
+                events.swap(kept - 1, at);
+            }
             continue;
         }
-        match kept.get(&event.id) {
-            Some(&at) if out[at].0.tokens() >= event.tokens() => {}
-            Some(&at) => out[at] = (event, with),
-            None => {
-                kept.insert(event.id, out.len());
-                out.push((event, with));
-            }
-        }
+        events.swap(kept, at);
+        kept += 1;
     }
-    out
+    events.truncate(kept);
+    events
 }
 
 /// The start of the hour (UTC) of a time.
@@ -170,18 +171,28 @@ pub fn floor_to_hour(time_ms: i64) -> i64 {
 /// The 5-hour blocks of these responses (with the name of each's model), in time order, with
 /// the gaps between them; `now_ms` tells the active one. The responses are sorted here.
 pub fn blocks(events: &mut [(UsageEvent, &str)], now_ms: i64) -> Vec<Block> {
+    blocks_by(events, |_, model| model, now_ms)
+}
+
+/// [`blocks`] of responses carrying anything, `model` naming each one's model.
+pub fn blocks_by<'a, T>(
+    events: &mut [(UsageEvent, T)],
+    model: impl Fn(&UsageEvent, &T) -> &'a str,
+    now_ms: i64,
+) -> Vec<Block> {
     events.sort_by_key(|(event, _)| event.time_ms);
     let mut out: Vec<Block> = Vec::new();
     let mut current: Option<(i64, Vec<usize>)> = None;
-    let close = |out: &mut Vec<Block>, start: i64, members: &[usize], events: &[(UsageEvent, &str)]| {
+    let close = |out: &mut Vec<Block>, start: i64, members: &[usize], events: &[(UsageEvent, T)]| {
         let mut block = Block { start_ms: start, end_ms: start + BLOCK_MS, ..Block::default() };
         for &i in members {
-            let (event, model) = &events[i];
+            let (event, with) = &events[i];
+            let model = model(event, with);
             block.responses += 1;
             block.tokens.add(event);
             block.cost_usd += event.cost_usd;
             if !model.is_empty() && !block.models.iter().any(|m| m == model) {
-                block.models.push((*model).to_owned());
+                block.models.push(model.to_owned());
             }
         }
         let last = members.last().map(|&i| events[i].0.time_ms);
@@ -264,5 +275,16 @@ mod tests {
         let mut edge = vec![event(day, 1), event(day + 5 * H, 1)];
         assert_eq!(blocks(&mut edge, 0).len(), 1);
         assert!(blocks(&mut [], 0).is_empty());
+    }
+
+    #[test]
+    fn a_response_is_counted_once_with_its_largest_usage_and_the_first_of_equals() {
+        let at = |id: u64, input: u64, tag: &'static str| {
+            (UsageEvent { id, input_tokens: input, ..UsageEvent::default() }, tag)
+        };
+        let kept =
+            dedup(vec![at(7, 5, "a"), at(0, 1, "x"), at(7, 9, "b"), at(3, 2, "c"), at(7, 9, "d"), at(0, 1, "y")]);
+        let tags: Vec<&str> = kept.iter().map(|(_, tag)| *tag).collect();
+        assert_eq!(tags, ["x", "y", "c", "b"], "no id: each kept; id 7: its largest, the first of equals");
     }
 }

@@ -163,7 +163,13 @@ impl Names {
 /// from its result, which says whether it made the file).
 pub fn op_edits(corpus: &Corpus, op: &ToolOp) -> Vec<FileEdit> {
     let name = corpus.sym(op.name);
-    if op.category != ToolCategory::Edit && !(op.category == ToolCategory::Execute && edits::is_shell_tool(name)) {
+    let shell = op.category == ToolCategory::Execute && edits::is_shell_tool(name);
+    if op.category != ToolCategory::Edit && !shell {
+        return Vec::new();
+    }
+    // Most commands write no file: one that names none of the ways a command writes one is not
+    // read (a quarter of a history's calls are commands, and reading each cost the index).
+    if shell && !may_write(corpus, op) {
         return Vec::new();
     }
     let (input, cwd) = op_input(corpus, op);
@@ -172,6 +178,21 @@ pub fn op_edits(corpus: &Corpus, op: &ToolOp) -> Vec<FileEdit> {
     let made = result.is_some_and(|r| memchr::memmem::find(&r[..r.len().min(64)], b"\"type\":\"create\"").is_some());
     let result = made.then(|| serde_json::json!({"type": "create"}));
     edits_of(name, &input, result.as_ref(), cwd)
+}
+
+/// Whether a command's call may write a file: its input names a redirection, `tee`, `sed`, `mv`,
+/// `rm`, `cp`, `touch` or a patch (what [`edits::shell_edits`] recognises).
+fn may_write(corpus: &Corpus, op: &ToolOp) -> bool {
+    let (Some(entry), Some(block)) =
+        (corpus.entries.get(op.call_entry.index()), corpus.blocks.get(op.call_block.index()))
+    else {
+        return true;
+    };
+    let raw = corpus.span_bytes(entry.file, block.body);
+    raw.contains(&b'>')
+        || [&b"tee"[..], b"sed", b"mv", b"rm", b"cp", b"touch", b"apply_patch", b"Begin Patch"]
+            .iter()
+            .any(|word| memchr::memmem::find(raw, word).is_some())
 }
 
 /// One change to a file with its texts, for a file's page: what [`Change`] counts, and the
@@ -336,12 +357,18 @@ impl UnitInsights {
             }
         }
         // Interrupted turns and API errors the agent logged as lines of their own.
-        let mut hours: FxHashMap<(i64, u32), u32> = FxHashMap::default();
+        // Messages by hour and session: a session's lines mostly come in time order, so they are
+        // counted in runs, and the runs summed once sorted.
+        let mut runs: Vec<HourCount> = Vec::new();
         for (e, entry) in corpus.entries.iter().enumerate() {
             let id = EntryId::new(e);
             let Some(session) = session_of_entry(id) else { continue };
             if matches!(entry.kind, EntryKind::User | EntryKind::Assistant) && entry.has_timestamp() {
-                *hours.entry((entry.timestamp_ms.div_euclid(HOUR_MS), session)).or_insert(0) += 1;
+                let hour = entry.timestamp_ms.div_euclid(HOUR_MS);
+                match runs.last_mut() {
+                    Some(run) if run.hour == hour && run.session == session => run.messages += 1,
+                    _ => runs.push(HourCount { hour, session, messages: 1 }),
+                }
             }
             let interrupted = entry.flags.has(EntryFlags::INTERRUPTED) && entry.kind == EntryKind::User;
             let api = entry.flags.has(EntryFlags::API_ERROR);
@@ -395,9 +422,14 @@ impl UnitInsights {
             .collect();
         reads.sort_by_key(|r| (r.session, r.path));
         out.reads = reads;
-        let mut hours: Vec<HourCount> =
-            hours.into_iter().map(|((hour, session), messages)| HourCount { hour, session, messages }).collect();
-        hours.sort_by_key(|h| (h.hour, h.session));
+        runs.sort_by_key(|h| (h.hour, h.session));
+        let mut hours: Vec<HourCount> = Vec::with_capacity(runs.len());
+        for run in runs {
+            match hours.last_mut() {
+                Some(last) if last.hour == run.hour && last.session == run.session => last.messages += run.messages,
+                _ => hours.push(run),
+            }
+        }
         out.hours = hours;
         out.names = names.names;
         out

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::activity::{Block, HOUR_MS, UsageEvent, blocks, dedup};
+use super::activity::{Block, HOUR_MS, UsageEvent, blocks_by, dedup};
 use super::edits::ChangeKind;
 use super::failures::mask;
 use super::{FailureKind, SessionFacts, UnitInsights};
@@ -393,49 +393,56 @@ pub fn activity(units: &[UnitRef<'_>], offset_minutes: &dyn Fn(i64) -> i64, now_
     // Cells by (local day number, local hour).
     let mut cells: BTreeMap<(i64, u8), Cell> = BTreeMap::new();
     let local = |time_ms: i64| time_ms + offset_minutes(time_ms) * 60_000;
-    let mut by_model: BTreeMap<(i64, String), DayUsage> = BTreeMap::new();
-    let mut by_project: BTreeMap<(i64, String), DayUsage> = BTreeMap::new();
-    // Each response once, with its model's and its project's names.
-    let mut events: Vec<(UsageEvent, (&str, &str))> = Vec::new();
-    for unit in units {
+    // By day and name, the names borrowed: made into rows once summed.
+    let mut by_model: FxHashMap<(i64, &str), (u64, f64)> = FxHashMap::default();
+    let mut by_project: FxHashMap<(i64, &str), (u64, f64)> = FxHashMap::default();
+    // Each response once, with its unit (by its place in `units`: a 4 GB history has a quarter of
+    // a million responses, and this is the most the report holds at once).
+    let mut events: Vec<(UsageEvent, u32)> = Vec::with_capacity(units.iter().map(|u| u.insights.usage.len()).sum());
+    for (at, unit) in units.iter().enumerate() {
         let insights = unit.insights;
         for hour in &insights.hours {
             cell(&mut cells, local(hour.hour * HOUR_MS)).messages += u64::from(hour.messages);
         }
-        for event in &insights.usage {
-            events.push((*event, (insights.name(event.model), unit.project(event.session))));
-        }
+        events.extend(insights.usage.iter().map(|event| (*event, at as u32)));
     }
-    let events = dedup(events);
-    for (event, (model, project)) in &events {
-        let cell = cell(&mut cells, local(event.time_ms));
+    let mut events = dedup(events);
+    let model_of = |event: &UsageEvent, at: u32| units.get(at as usize).map_or("", |u| u.insights.name(event.model));
+    for (event, at) in &events {
+        let (model, project) = (model_of(event, *at), units.get(*at as usize).map_or("", |u| u.project(event.session)));
+        let at = local(event.time_ms);
+        let cell = cell(&mut cells, at);
         cell.tokens += event.tokens();
         cell.cost_usd += event.cost_usd;
-        let day = local(event.time_ms).div_euclid(86_400_000);
-        for (map, name) in [(&mut by_model, *model), (&mut by_project, *project)] {
-            let usage = map.entry((day, name.to_owned())).or_insert_with(|| DayUsage {
+        let day = at.div_euclid(86_400_000);
+        for (map, name) in [(&mut by_model, model), (&mut by_project, project)] {
+            let usage = map.entry((day, name)).or_default();
+            usage.0 += event.tokens();
+            usage.1 += event.cost_usd;
+        }
+    }
+    let rows = |map: FxHashMap<(i64, &str), (u64, f64)>| {
+        let mut rows: Vec<DayUsage> = map
+            .into_iter()
+            .map(|((day, name), (tokens, cost_usd))| DayUsage {
                 day: date_of_day(day),
                 day_number: day,
                 name: name.to_owned(),
-                ..DayUsage::default()
-            });
-            usage.tokens += event.tokens();
-            usage.cost_usd += event.cost_usd;
-        }
-    }
-    let mut events: Vec<(UsageEvent, &str)> = events.into_iter().map(|(event, (model, _))| (event, model)).collect();
+                tokens,
+                cost_usd,
+            })
+            .collect();
+        rows.sort_by(|a, b| a.day_number.cmp(&b.day_number).then_with(|| a.name.cmp(&b.name)));
+        rows
+    };
+    let (by_model, by_project) = (rows(by_model), rows(by_project));
+    let blocks = blocks_by(&mut events, |event, at| model_of(event, *at), now_ms);
     let cells: Vec<Cell> = cells.into_values().collect();
     let busiest = cells.iter().filter(|c| c.messages > 0).fold(None::<&Cell>, |best, c| match best {
         Some(b) if b.messages >= c.messages => Some(b),
         _ => Some(c),
     });
-    ActivityReport {
-        busiest: busiest.cloned(),
-        cells,
-        by_model: by_model.into_values().collect(),
-        by_project: by_project.into_values().collect(),
-        blocks: blocks(&mut events, now_ms),
-    }
+    ActivityReport { busiest: busiest.cloned(), cells, by_model, by_project, blocks }
 }
 
 /// The cell of a local time (ms since the epoch, shifted to the user's time).
