@@ -5,7 +5,8 @@
 // line; two kept versions compare as a diff. The Failures tab's top group and count, and the
 // Activity calendar's busiest hour (in the browser's time zone), equal `sessionscope failures`
 // and `sessionscope activity`. Log text that looks like markup stays text; the tabs work from the
-// keyboard; a reopened remembered folder draws them from its cache, reading no file.
+// keyboard; a reopened remembered folder draws them from its cache, reading no file; a followed
+// session that grows adds its edit to the Files tab and its usage to the current 5-hour block.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -340,6 +341,66 @@ test("a remembered folder reopens with its figures from the cache, reading no fi
   const top = history.getByRole("list", { name: "Failure groups" }).locator(".failure-count").first();
   await top.waitFor({ timeout: 30_000 });
   assert.equal(await top.innerText(), `${expected.groups[0].count} ×`);
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("a followed session that grows: its new edit joins the Files tab and its usage makes the current 5-hour block, with its burn rate", async () => {
+  const app = await openApp(browser, server);
+  const { page } = app;
+  // The history in the origin-private file system, picked as a folder, so it is followed.
+  const write = (files, append) =>
+    page.evaluate(
+      async ({ files, append }) => {
+        const root = await navigator.storage.getDirectory();
+        const dir = await root.getDirectoryHandle("growing", { create: true });
+        for (const [path, text] of Object.entries(files)) {
+          const parts = path.split("/");
+          let at = dir;
+          for (const part of parts.slice(0, -1)) at = await at.getDirectoryHandle(part, { create: true });
+          const handle = await at.getFileHandle(parts.at(-1), { create: true });
+          const size = append ? (await handle.getFile()).size : 0;
+          const writable = await handle.createWritable({ keepExistingData: append });
+          await writable.write({ type: "write", position: size, data: text });
+          await writable.close();
+        }
+      },
+      { files, append },
+    );
+  await page.evaluate(async () => {
+    const root = await navigator.storage.getDirectory();
+    await root.removeEntry("growing", { recursive: true }).catch(() => {});
+    window.showDirectoryPicker = async () => (await navigator.storage.getDirectory()).getDirectoryHandle("growing");
+  });
+  await write(filesOf(home.root), false);
+  await page.getByRole("button", { name: "Choose a folder…" }).click();
+  const history = page.getByRole("region", { name: "History" });
+  await history.getByRole("status").filter({ hasText: /^Indexed / }).waitFor({ timeout: 60_000 });
+  await history.getByText("Changes are followed").waitFor({ timeout: 30_000 });
+  await history.getByRole("tab", { name: "Files" }).click();
+  const files = history.getByRole("listbox", { name: "Files" });
+  await files.getByRole("option").filter({ hasText: /^src\/lib\.rs/ }).waitFor({ timeout: 30_000 });
+  assert.equal(await files.getByRole("option").filter({ hasText: /^src\/grown\.rs/ }).count(), 0);
+
+  // The agent goes on in session bbb, now: two responses a minute apart, the second an edit.
+  const at = (ago) => new Date(Date.now() - ago).toISOString();
+  const line = (uuid, parent, ago, message) =>
+    JSON.stringify({ type: message.role, uuid, parentUuid: parent, sessionId: "bbb", cwd: "/work/app", timestamp: at(ago), message, ...(message.role === "assistant" ? { requestId: `req-${uuid}` } : {}) }) + "\n";
+  const grown = [
+    line("bbb-8", "bbb-7", 120_000, { role: "user", content: "Add a grown module" }),
+    line("bbb-9", "bbb-8", 60_000, assistant("m-bbb-9", [{ type: "text", text: "Writing it." }], 400)),
+    line("bbb-10", "bbb-9", 1_000, assistant("m-bbb-10", [{ type: "tool_use", id: "t-bbb-9", name: "Write", input: { file_path: "/work/app/src/grown.rs", content: "pub fn grown() {}\n" } }], 600)),
+  ].join("");
+  await write({ "projects/-work-app/bbb.jsonl": grown }, true);
+  const added = files.getByRole("option").filter({ hasText: /^src\/grown\.rs/ });
+  await added.waitFor({ timeout: 30_000 });
+  assert.match(await added.innerText(), /1 session · 1 change/);
+
+  // Its usage is the current block's: since the hour it began, with a burn rate.
+  await history.getByRole("tab", { name: "Activity" }).click();
+  const burn = history.getByRole("status").filter({ hasText: /^Current block, since / });
+  await burn.waitFor({ timeout: 30_000 });
+  assert.match(await burn.innerText(), /: 1,020 tokens, \$[\d.]+; burning [\d,]+ tokens a minute/);
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });

@@ -11,7 +11,7 @@ use crate::state::history::use_history;
 use crate::wire::insights::{FileOrder, FileQuery, InsightsReply, InsightsRequest};
 
 /// Height of a file's row, in pixels, as the worker places them (`worker::draw::files_html`).
-const ROW_HEIGHT: f64 = 48.0;
+const ROW_HEIGHT: f64 = 56.0;
 /// Rows drawn beyond the visible ones, above and below.
 const OVERSCAN: usize = 8;
 /// The Files tab's filters (the projects' choices are added as the worker names them).

@@ -5,7 +5,7 @@
 use sessionscope_engine::insights::FailureKind;
 use sessionscope_engine::insights::report::{FailureGroup, FailureReport, Rate};
 
-use super::{Html, bar, counted, grouped, utc_minute};
+use super::{Html, bar, counted, grouped, short_project, utc_minute};
 
 /// Rows of each rate table.
 const RATE_ROWS: usize = 12;
@@ -38,13 +38,15 @@ pub fn html(report: &FailureReport, groups: usize, sessions: usize) -> String {
         ),
     );
     html.raw(r#"<div class="insight-grid">"#);
-    for (caption, what, rates) in [
-        ("Failures by tool", "Tool", &report.by_tool),
-        ("Failures by project", "Project", &report.by_project),
-        ("Failures by model", "Model", &report.by_model),
-        ("Failures by agent", "Agent", &report.by_agent),
+    // A project is named by its folder, its whole path in the row's title.
+    let whole: fn(&str) -> &str = |name| name;
+    for (caption, what, rates, shown) in [
+        ("Failures by tool", "Tool", &report.by_tool, whole),
+        ("Failures by project", "Project", &report.by_project, short_project as fn(&str) -> &str),
+        ("Failures by model", "Model", &report.by_model, whole),
+        ("Failures by agent", "Agent", &report.by_agent, whole),
     ] {
-        rate_table(&mut html, caption, what, rates);
+        rate_table(&mut html, caption, what, rates, shown);
     }
     html.raw("</div>");
     html.element("h2", &[("class", "insights-heading")], "Most frequent failures");
@@ -68,7 +70,7 @@ pub fn html(report: &FailureReport, groups: usize, sessions: usize) -> String {
 }
 
 /// A table of failure rates, the most failed first, with a bar of each share.
-fn rate_table(html: &mut Html, caption: &str, what: &str, rates: &[Rate]) {
+fn rate_table(html: &mut Html, caption: &str, what: &str, rates: &[Rate], shown: fn(&str) -> &str) {
     let failing: Vec<&Rate> = rates.iter().filter(|r| r.failed > 0).collect();
     html.open("div", &[("class", "insight-table"), ("role", "region"), ("aria-label", caption), ("tabindex", "0")]);
     html.raw("<table>");
@@ -79,7 +81,7 @@ fn rate_table(html: &mut Html, caption: &str, what: &str, rates: &[Rate]) {
     for rate in failing.iter().take(RATE_ROWS) {
         let name = if rate.name.is_empty() { "(none)" } else { rate.name.as_str() };
         html.raw("<tr>");
-        html.element("th", &[("scope", "row"), ("class", "name-cell"), ("title", name)], name);
+        html.element("th", &[("scope", "row"), ("class", "name-cell"), ("title", name)], shown(name));
         html.element("td", &[("class", "number")], &grouped(rate.failed));
         html.element("td", &[("class", "number")], &grouped(rate.calls));
         html.element("td", &[("class", "number")], &format!("{:.1}%", rate.share() * 100.0));
