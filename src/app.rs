@@ -385,6 +385,7 @@ fn SessionHeader() -> impl IntoView {
             <div class="session-header">
                 <h1 class="session-title">{title}</h1>
                 <p class="session-facts"><span class="session-id">{id}</span>" · "{span}" · "{facts}</p>
+                <crate::views::resume::ResumeCommand />
                 <label class="toggle">
                     <input
                         type="checkbox"
@@ -394,7 +395,7 @@ fn SessionHeader() -> impl IntoView {
                     {move || format!(" Show hidden lines (progress, hooks, meta: {})", hidden())}
                 </label>
                 <crate::views::filters::GraphFilters />
-                <p class="keys muted">"Keys: j/k move · Enter/Space or ←/→ collapse and expand · [ ] switch branch · g/G start/end · r raw lines · / search · ? all keys"</p>
+                <p class="keys muted">"Keys: j/k move · } { next/previous prompt · e next failed call · Enter/Space or ←/→ collapse and expand · [ ] switch branch · g/G start/end · r raw lines · / search · ? all keys"</p>
             </div>
         }.into_any())
     }

@@ -12,6 +12,7 @@ pub mod load_progress;
 pub mod loaded;
 pub mod outline;
 pub mod panel_rows;
+pub mod prompt_outline;
 pub mod row_names;
 pub mod sort;
 pub mod theme;

@@ -36,6 +36,30 @@ pub enum RowKind {
     Noise { entry: EntryId },
 }
 
+/// Rows a reader jumps between with the keyboard.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Landmark {
+    /// A prompt a person typed (not a subagent's task, a tool result or injected text).
+    Prompt,
+    /// A tool call whose result is an error.
+    FailedCall,
+}
+
+impl Landmark {
+    pub fn is(self, corpus: &Corpus, graph: &Graph, kind: RowKind) -> bool {
+        match (self, kind) {
+            (Landmark::Prompt, RowKind::Message { first, .. }) => corpus
+                .entries
+                .get(first.index())
+                .is_some_and(|entry| sessionscope_engine::dag::is_prompt(entry) && !entry.is_sidechain()),
+            (Landmark::FailedCall, RowKind::ToolCall { op }) => {
+                graph.op(op).is_some_and(|op| sessionscope_engine::history::call_failed(corpus, op))
+            }
+            _ => false,
+        }
+    }
+}
+
 /// A stable name for a row, kept across rebuilds (collapse toggles, selection, deep links).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum RowKey {
@@ -230,6 +254,55 @@ impl Outline {
             root = self.rows[root.index()].next_sibling;
         }
         out
+    }
+
+    /// Every row in reading order (each row, then what is nested in it), collapsed rows entered
+    /// too; with a filter, the rows it hides are left out.
+    pub fn reading_order(&self) -> Vec<RowId> {
+        let mut out = Vec::with_capacity(self.rows.len());
+        let mut stack: Vec<RowId> = Vec::new();
+        let mut root = self.first_root;
+        while root.is_some() {
+            if !self.is_hidden(root) {
+                stack.push(root);
+            }
+            while let Some(row) = stack.pop() {
+                out.push(row);
+                let start = stack.len();
+                let mut child = self.rows[row.index()].first_child;
+                while child.is_some() {
+                    if !self.is_hidden(child) {
+                        stack.push(child);
+                    }
+                    child = self.rows[child.index()].next_sibling;
+                }
+                stack[start..].reverse();
+            }
+            root = self.rows[root.index()].next_sibling;
+        }
+        out
+    }
+
+    /// The nearest `landmark` row after `from` (before it, going back) in reading order, collapsed
+    /// or not; from no row, the first (the last, going back). `None` past the last one.
+    pub fn landmark(
+        &self,
+        corpus: &Corpus,
+        graph: &Graph,
+        from: Option<RowId>,
+        forward: bool,
+        landmark: Landmark,
+    ) -> Option<RowId> {
+        let order = self.reading_order();
+        let at = from.and_then(|from| order.iter().position(|&r| r == from));
+        let is = |row: &&RowId| landmark.is(corpus, graph, self.rows[row.index()].kind);
+        if forward {
+            let start = at.map_or(0, |at| at + 1);
+            order.get(start..)?.iter().find(is).copied()
+        } else {
+            let end = at.unwrap_or(order.len());
+            order.get(..end)?.iter().rev().find(is).copied()
+        }
     }
 
     fn is_hidden(&self, row: RowId) -> bool {
@@ -693,6 +766,48 @@ mod tests {
                 (depth, name)
             })
             .collect()
+    }
+
+    /// Every `landmark` row, stepping forward from none until there is no next, as their texts.
+    fn landmarks(corpus: &Corpus, graph: &Graph, outline: &Outline, landmark: Landmark) -> Vec<RowId> {
+        let mut out = Vec::new();
+        let mut at = None;
+        while let Some(next) = outline.landmark(corpus, graph, at, true, landmark) {
+            out.push(next);
+            at = Some(next);
+        }
+        out
+    }
+
+    #[test]
+    fn prompts_and_failed_calls_are_found_in_reading_order_inside_collapsed_rows_too() {
+        let (corpus, graph) = example();
+        let outline = Outline::build(&corpus, &graph, SessionId::new(0), &OutlineOptions::default());
+        let text = |row: RowId| match outline.rows[row.index()].kind {
+            RowKind::Message { first, .. } => {
+                corpus.first_text(&corpus.entries[first.index()]).map(|t| t.to_string()).unwrap_or_default()
+            }
+            RowKind::ToolCall { op } => graph.op(op).map(|op| corpus.sym(op.name).to_owned()).unwrap_or_default(),
+            _ => String::new(),
+        };
+        let prompts = landmarks(&corpus, &graph, &outline, Landmark::Prompt);
+        let texts: Vec<String> = prompts.iter().map(|&r| text(r)).collect();
+        // The first prompt is in the history the compaction folded away (a collapsed row); the
+        // compaction's summary and the subagent's task are no prompts; the branch shown has one.
+        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert!(texts[0].starts_with("The `division_rounds_toward_zero` test"), "{texts:?}");
+        assert!(texts[1].starts_with("Now make eval return"), "{texts:?}");
+        assert!(
+            outline.rows[outline.ancestors(prompts[0])[0].index()].collapsed,
+            "the first prompt is under a folded row"
+        );
+        // Back from the last comes to the one before, and nothing is before the first.
+        assert_eq!(outline.landmark(&corpus, &graph, Some(prompts[1]), false, Landmark::Prompt), Some(prompts[0]));
+        assert_eq!(outline.landmark(&corpus, &graph, Some(prompts[0]), false, Landmark::Prompt), None);
+        assert_eq!(outline.landmark(&corpus, &graph, None, false, Landmark::Prompt), Some(prompts[1]));
+        // The failing `cargo test` run is the one failed call.
+        let failed = landmarks(&corpus, &graph, &outline, Landmark::FailedCall);
+        assert_eq!(failed.iter().map(|&r| text(r)).collect::<Vec<_>>(), ["Bash"]);
     }
 
     #[test]

@@ -23,6 +23,7 @@ use crate::logic::row_names::{conversation_by_name, conversation_name, entry_uui
 pub enum PanelTab {
     Operations,
     Files,
+    Prompts,
 }
 
 /// The main area's views.
@@ -345,6 +346,11 @@ impl ViewerState {
     /// Expands the rows above `key`, selects it and brings it into view; nothing if the outline
     /// has no such row. The reveals above first make the row part of the outline (its session,
     /// its branch, noise shown).
+    /// Selects a row and brings it into view, opening the rows it is folded in.
+    pub fn go_to_row(&self, key: RowKey) {
+        self.reveal_row(key);
+    }
+
     fn reveal_row(&self, key: RowKey) {
         let ancestors = self.outline.with_value(|o| {
             let o = o.as_ref()?;

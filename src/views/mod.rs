@@ -8,6 +8,7 @@ pub mod history_home;
 pub mod home_tabs;
 pub mod panel;
 pub mod progress;
+pub mod resume;
 pub mod search_box;
 pub mod sessions;
 pub mod share;

@@ -11,6 +11,7 @@ use sessionscope_engine::dag::{OpId, ToolStatus};
 
 use crate::logic::outline::RowKey;
 use crate::logic::panel_rows::{Panel, PanelFilter, PanelRow, files_touched, ops_of_row, turn_title};
+use crate::logic::prompt_outline::{PromptItem, prompt_outline};
 use crate::render::units;
 use crate::state::{PanelTab, use_viewer};
 use crate::views::tree::row::{category_icon, status_badge};
@@ -46,6 +47,15 @@ pub fn SidePanel() -> impl IntoView {
         PanelRef(Arc::new(panel))
     });
     let tab = viewer.panel_tab;
+    let prompts = Memo::new(move |_| {
+        viewer.outline_rebuilt.track();
+        viewer.session.track();
+        let model = viewer.model.get_value();
+        viewer.outline.with_value(|outline| match (model, outline) {
+            (Some(model), Some(outline)) => prompt_outline(&model.corpus, &model.graph, outline),
+            _ => Vec::new(),
+        })
+    });
     let files_count = Memo::new(move |_| {
         let panel = panel.get();
         viewer.model.get_value().map_or(0, |m| files_touched(&m.corpus, &m.graph, &panel.0).len())
@@ -62,6 +72,7 @@ pub fn SidePanel() -> impl IntoView {
                 {move || match which {
                     PanelTab::Operations => format!("{label} ({})", panel.get().0.counts.total),
                     PanelTab::Files => format!("{label} ({})", files_count.get()),
+                    PanelTab::Prompts => format!("{label} ({})", prompts.get().len()),
                 }}
             </button>
         }
@@ -71,10 +82,12 @@ pub fn SidePanel() -> impl IntoView {
             <div class="panel-tabs" role="tablist" aria-label="Side panel views">
                 {tab_button(PanelTab::Operations, "Operations")}
                 {tab_button(PanelTab::Files, "Files touched")}
+                {tab_button(PanelTab::Prompts, "Prompts")}
             </div>
             {move || match tab.get() {
                 PanelTab::Operations => view! { <Operations panel=panel /> }.into_any(),
                 PanelTab::Files => view! { <FilesTouched panel=panel /> }.into_any(),
+                PanelTab::Prompts => view! { <Prompts prompts=prompts /> }.into_any(),
             }}
         </aside>
     }
@@ -520,5 +533,45 @@ fn FilesTouched(panel: Memo<PanelRef>) -> impl IntoView {
                 <ul class="touched-files" aria-label="Files touched">{rows}</ul>
             </div>
         })
+    }
+}
+
+/// The session's prompts, each a button that goes to it in the conversation (`}` and `{` step
+/// through them from the tree).
+#[component]
+fn Prompts(prompts: Memo<Vec<PromptItem>>) -> impl IntoView {
+    let viewer = use_viewer();
+    move || {
+        let items: Vec<AnyView> = prompts
+            .get()
+            .into_iter()
+            .map(|item| {
+                let key = item.key;
+                let time = item.time_ms.map(units::clock_time).unwrap_or_default();
+                let current = move || viewer.selected.get() == Some(key);
+                view! {
+                    <li>
+                        <button
+                            type="button"
+                            class="prompt-item"
+                            aria-current=move || if current() { "true" } else { "false" }
+                            on:click=move |_| viewer.go_to_row(key)
+                        >
+                            <span class="prompt-time muted">{time}</span>
+                            <span class="prompt-line">{item.line}</span>
+                            <span class="prompt-cost muted">{format!("${:.2}", item.cost_usd)}</span>
+                        </button>
+                    </li>
+                }
+                .into_any()
+            })
+            .collect();
+        let empty = items.is_empty();
+        view! {
+            <div class="prompt-outline">
+                {empty.then(|| view! { <p class="muted">"No prompt in this session: its messages came from an agent or a tool."</p> })}
+                <ol class="prompt-list" aria-label="Prompts">{items}</ol>
+            </div>
+        }
     }
 }

@@ -17,6 +17,8 @@ const SHORTCUTS: &[(&str, &[(&str, &str)])] = &[
             ("← / h", "close the row, or go to its parent"),
             ("Enter, Space", "open or close the row; on a branch switcher, the next branch"),
             ("[ , ]", "previous, next branch at or above the selection"),
+            ("} , {", "next, previous prompt"),
+            ("e, E", "next, previous failed tool call"),
             ("r", "show or hide the raw lines behind the row"),
         ],
     ),

@@ -421,6 +421,10 @@ pub struct SessionRow {
     /// The files that hold it, main transcript first, and their bytes.
     pub files: Vec<String>,
     pub bytes: u64,
+    /// How the session is taken up again in its agent ([`crate::resume::Resume::shell_line`]
+    /// with the project makes the line to paste).
+    #[serde(default)]
+    pub resume: crate::resume::Resume,
 }
 
 impl SessionRow {
@@ -468,6 +472,35 @@ pub fn agent_name(format: Format) -> &'static str {
         Format::CursorIde => "Cursor",
         Format::Pending | Format::Rejected => "",
     }
+}
+
+/// How session `s` of a loaded corpus is resumed in its agent, with the working directory its
+/// first message names (empty when none does) and the agent's name.
+pub fn session_resume(
+    corpus: &Corpus,
+    graph: &Graph,
+    s: usize,
+) -> Option<(crate::resume::Resume, String, &'static str)> {
+    let session = graph.sessions.get(s)?;
+    let files: Vec<&crate::model::FileInfo> =
+        session.files.iter().filter_map(|&f| corpus.files.get(f as usize)).collect();
+    let format = files.iter().map(|f| f.format).find(|f| !agent_name(*f).is_empty()).unwrap_or(Format::Pending);
+    let main = files.iter().find(|f| !f.is_derived()).map_or("", |f| f.path.as_str());
+    let cwd = corpus
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(e, _)| {
+            graph
+                .nodes
+                .get(*e)
+                .and_then(|node| graph.conversations.get(node.conversation.index()))
+                .is_some_and(|c| c.session.index() == s)
+        })
+        .map(|(_, entry)| corpus.sym(corpus.envelope(entry).cwd))
+        .find(|cwd| !cwd.is_empty())
+        .unwrap_or_default();
+    Some((crate::resume::Resume::of(format, &session.id, main), cwd.to_owned(), agent_name(format)))
 }
 
 /// Whether a tool call never ran: its response ended in an API error (Pi then ends its calls
@@ -571,6 +604,7 @@ pub fn session_rows(corpus: &Corpus, graph: &Graph, folder: &str) -> Vec<Session
                     .iter()
                     .map(|&f| diagnostics_per_file.get(f as usize).copied().unwrap_or(0))
                     .sum(),
+                resume: crate::resume::Resume::of(format, &session.id, files.first().map_or("", |f| f.path.as_str())),
                 files: files.iter().map(|f| f.path.clone()).collect(),
                 bytes: files.iter().map(|f| f.size).sum(),
             }

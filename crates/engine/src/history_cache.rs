@@ -26,7 +26,7 @@ use crate::trigrams::TrigramSet;
 /// storage is read, a session's files one unit with its child sessions', which older versions
 /// listed one by one as files that are no log. 7: rows count their failed tool calls, and each
 /// unit's insights are kept beside the index, [`encode_insights`].)
-pub const CACHE_VERSION: u32 = 7;
+pub const CACHE_VERSION: u32 = 8;
 
 /// What identifies a file's content without reading it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

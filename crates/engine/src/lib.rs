@@ -22,6 +22,7 @@ pub mod json;
 pub mod load;
 pub mod model;
 pub mod redact;
+pub mod resume;
 pub mod search;
 pub mod share;
 pub mod span;

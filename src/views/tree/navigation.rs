@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use sessionscope_engine::model::EntryId;
 
-use crate::logic::outline::{RowKey, RowKind};
+use crate::logic::outline::{Landmark, RowKey, RowKind};
 use crate::state::ViewerState;
 use crate::views::tree::layout::LayoutRef;
 
@@ -85,6 +85,21 @@ pub fn handle_key(
         "r" | "R" => {
             if let Some(i) = current {
                 viewer.toggle_raw(layout.rows[i].0);
+            }
+        }
+        // Prompt to prompt, failed call to failed call, into collapsed rows too.
+        "}" | "{" | "e" | "E" => {
+            let landmark = if matches!(key.as_str(), "}" | "{") { Landmark::Prompt } else { Landmark::FailedCall };
+            let forward = matches!(key.as_str(), "}" | "e");
+            let Some(model) = viewer.model_untracked() else { return true };
+            let from = current.map(|i| layout.rows[i].0);
+            let found = viewer.outline.with_value(|o| {
+                let o = o.as_ref()?;
+                let from = from.and_then(|key| o.row_of_key(key));
+                o.landmark(&model.corpus, &model.graph, from, forward, landmark).map(|row| o.key(row))
+            });
+            if let Some(found) = found {
+                viewer.go_to_row(found);
             }
         }
         "[" | "]" => {

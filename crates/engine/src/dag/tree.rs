@@ -63,7 +63,7 @@ enum Key {
 
 /// A user line that a person (or, in a sidechain, the spawning agent) typed: not a tool result,
 /// not injected meta text, not a compaction summary.
-pub(crate) fn is_prompt(entry: &Entry) -> bool {
+pub fn is_prompt(entry: &Entry) -> bool {
     entry.kind == EntryKind::User
         && !entry.flags.has(EntryFlags::HAS_TOOL_RESULT)
         && !entry.flags.has(EntryFlags::META)

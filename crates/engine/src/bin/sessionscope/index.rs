@@ -20,10 +20,63 @@ use sessionscope_engine::insights::UnitInsights;
 
 /// What `--json` prints.
 #[derive(Serialize)]
-struct Index {
-    sessions: Vec<SessionRow>,
+struct Index<'a> {
+    sessions: Vec<Row<'a>>,
     problems: Vec<FileProblem>,
     totals: Totals,
+}
+
+/// A session's row as `--json` prints it: the row, and the line that resumes the session in its
+/// agent (or why there is none).
+#[derive(Serialize)]
+struct Row<'a> {
+    #[serde(flatten)]
+    row: &'a SessionRow,
+    resume_command: Option<String>,
+    resume_unavailable: Option<String>,
+}
+
+impl<'a> Row<'a> {
+    fn of(row: &'a SessionRow) -> Self {
+        Row {
+            row,
+            resume_command: row.resume.shell_line(&row.project),
+            resume_unavailable: row.resume.why_not(&row.agent),
+        }
+    }
+}
+
+/// `sessionscope resume <session id> <folder>...`: the line that resumes the session whose id
+/// is `id` (or starts with it) in its agent, run in its working directory; exit status 1, and
+/// why, when no session or more than one has that id, or its agent has no such command.
+pub fn resume(files: Vec<(PathBuf, String)>, id: &str) -> ExitCode {
+    let History { units, .. } = read_history(files, false);
+    let rows: Vec<SessionRow> = units.into_iter().flat_map(|(index, _)| index.rows).collect();
+    let exact: Vec<&SessionRow> = rows.iter().filter(|r| r.session_id == id).collect();
+    let found = if exact.is_empty() { rows.iter().filter(|r| r.session_id.starts_with(id)).collect() } else { exact };
+    match found.as_slice() {
+        [] => {
+            eprintln!("sessionscope: no session has the id `{id}`");
+            ExitCode::from(1)
+        }
+        [row] => match (row.resume.shell_line(&row.project), row.resume.why_not(&row.agent)) {
+            (Some(line), _) => {
+                println!("{line}");
+                ExitCode::SUCCESS
+            }
+            (None, why) => {
+                eprintln!("sessionscope: {}", why.unwrap_or_default());
+                ExitCode::from(1)
+            }
+        },
+        more => {
+            eprintln!("sessionscope: {} sessions have an id that starts with `{id}`:", more.len());
+            for row in more {
+                eprintln!("  {} ({}, {})", row.session_id, row.agent, row.title);
+            }
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// Bytes of a file read for its unit: the session a loose agent file names, the task a Roo Code
@@ -86,7 +139,7 @@ pub fn run(files: Vec<(PathBuf, String)>, json: bool) -> ExitCode {
     }
     problems.sort_by(|a, b| a.path.cmp(&b.path));
     let totals = Totals::of(&sessions);
-    let index = Index { sessions, problems, totals };
+    let index = Index { sessions: sessions.iter().map(Row::of).collect(), problems, totals };
     if json {
         match serde_json::to_string_pretty(&index) {
             Ok(text) => println!("{text}"),
@@ -138,7 +191,7 @@ fn print_index(index: &Index) {
         "{:<19} {:>8} {:>6} {:>6} {:>10} {:>10}  {:<28} title",
         "start (UTC)", "duration", "msgs", "tools", "tokens", "cost $", "project"
     );
-    for row in &index.sessions {
+    for Row { row, .. } in &index.sessions {
         let start = row.start_ms.map(iso_minute).unwrap_or_default();
         let project: String = row.project.chars().rev().take(28).collect::<Vec<_>>().into_iter().rev().collect();
         let title: String = row.title.chars().take(60).collect();

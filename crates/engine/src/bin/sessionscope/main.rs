@@ -12,6 +12,8 @@
 //!   sessionscope activity <folder>... [--json] [--utc-offset=±HH:MM]
 //!                                                messages, tokens and cost by hour, and usage in
 //!                                                5-hour blocks as ccusage's `blocks` reports it
+//!   sessionscope resume <session-id> <folder>... the line that resumes the session in its agent
+//!                                                (`cd <cwd> && claude --resume <id>`, ...)
 //!   sessionscope dump <file-or-folder>...        the parsed model and its structure, as text
 //!   sessionscope records <database>...          an agent's SQLite database (OpenCode's
 //!                                                opencode.db, Cursor's state.vscdb) as the record
@@ -50,6 +52,7 @@ const USAGE: &str = "usage: sessionscope summary <file-or-folder>... [--json]
        sessionscope files <folder>... [--json] [--file=<path>] [--project=<project>]
        sessionscope failures <folder>... [--json]
        sessionscope activity <folder>... [--json] [--utc-offset=±HH:MM]
+       sessionscope resume <session-id> <folder>...
        sessionscope dump <file-or-folder>...
        sessionscope records <database>...
        sessionscope share <file-or-folder>... [--link] [--markdown]
@@ -63,6 +66,7 @@ fn flags_of(command: &str) -> Option<&'static [&'static str]> {
         "files" => Some(&["--json", "--file", "--project"]),
         "failures" => Some(&["--json"]),
         "activity" => Some(&["--json", "--utc-offset"]),
+        "resume" => Some(&[]),
         "dump" => Some(&[]),
         "records" => Some(&[]),
         "share" => Some(&["--link", "--markdown"]),
@@ -130,7 +134,7 @@ fn parse(args: &[String]) -> Request {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let arguments = match parse(&args) {
+    let mut arguments = match parse(&args) {
         Request::Run(arguments) => arguments,
         Request::Help => {
             println!("{USAGE}");
@@ -141,6 +145,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // `resume` takes a session's id before its folders.
+    let resume_id = (arguments.command == "resume").then(|| arguments.paths.remove(0));
+    if resume_id.is_some() && arguments.paths.is_empty() {
+        eprintln!("sessionscope: `resume` needs a session's id and a folder\n{USAGE}");
+        return ExitCode::from(2);
+    }
     let file_base = file_base(&arguments.paths);
     let mut files = Vec::new();
     for path in &arguments.paths {
@@ -156,6 +166,9 @@ fn main() -> ExitCode {
     files.sort_by(|a, b| a.1.cmp(&b.1));
     if arguments.command == "index" {
         return index::run(files, arguments.has("--json"));
+    }
+    if let Some(id) = resume_id {
+        return index::resume(files, &id);
     }
     if matches!(arguments.command.as_str(), "files" | "failures" | "activity") {
         let offset = arguments.value("--utc-offset").map(insights::parse_offset);
