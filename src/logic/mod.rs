@@ -11,6 +11,7 @@ pub mod insight_lists;
 pub mod load_progress;
 pub mod loaded;
 pub mod outline;
+pub mod palette;
 pub mod panel_rows;
 pub mod prompt_outline;
 pub mod row_names;

@@ -19,6 +19,8 @@ pub struct ChromeState {
     pub keys_open: RwSignal<bool>,
     /// The share dialog is open.
     pub share_open: RwSignal<bool>,
+    /// The command palette is open.
+    pub palette_open: RwSignal<bool>,
     /// Where the focus was before a dialog opened.
     dialog_opener: StoredValue<Option<web_sys::HtmlElement>, LocalStorage>,
 }
@@ -30,6 +32,7 @@ impl ChromeState {
             notice: RwSignal::new(None),
             keys_open: RwSignal::new(false),
             share_open: RwSignal::new(false),
+            palette_open: RwSignal::new(false),
             dialog_opener: StoredValue::new_local(None),
         }
     }

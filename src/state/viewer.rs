@@ -351,6 +351,21 @@ impl ViewerState {
         self.reveal_row(key);
     }
 
+    /// Goes to the next (or previous) prompt or failed call from the selected row, into folded
+    /// rows too; past the last one, the selection stays.
+    pub fn step_landmark(&self, landmark: crate::logic::outline::Landmark, forward: bool) {
+        let Some(model) = self.model.get_value() else { return };
+        let from = self.selected.get_untracked();
+        let found = self.outline.with_value(|o| {
+            let o = o.as_ref()?;
+            let from = from.and_then(|key| o.row_of_key(key));
+            o.landmark(&model.corpus, &model.graph, from, forward, landmark).map(|row| o.key(row))
+        });
+        if let Some(found) = found {
+            self.reveal_row(found);
+        }
+    }
+
     fn reveal_row(&self, key: RowKey) {
         let ancestors = self.outline.with_value(|o| {
             let o = o.as_ref()?;

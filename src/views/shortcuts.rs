@@ -38,7 +38,15 @@ const SHORTCUTS: &[(&str, &[(&str, &str)])] = &[
             ("Enter", "show the operation in the conversation; open or close a turn"),
         ],
     ),
-    ("Anywhere", &[("Shift+S", "share, redacted"), ("?", "this list"), ("Escape", "close a dialog")]),
+    (
+        "Anywhere",
+        &[
+            ("Ctrl+K, ⌘K", "command palette: every action, session and project"),
+            ("Shift+S", "share, redacted"),
+            ("?", "this list"),
+            ("Escape", "close a dialog"),
+        ],
+    ),
 ];
 
 /// Whether a key goes to a text field (where single-key shortcuts must not fire).

@@ -91,16 +91,7 @@ pub fn handle_key(
         "}" | "{" | "e" | "E" => {
             let landmark = if matches!(key.as_str(), "}" | "{") { Landmark::Prompt } else { Landmark::FailedCall };
             let forward = matches!(key.as_str(), "}" | "e");
-            let Some(model) = viewer.model_untracked() else { return true };
-            let from = current.map(|i| layout.rows[i].0);
-            let found = viewer.outline.with_value(|o| {
-                let o = o.as_ref()?;
-                let from = from.and_then(|key| o.row_of_key(key));
-                o.landmark(&model.corpus, &model.graph, from, forward, landmark).map(|row| o.key(row))
-            });
-            if let Some(found) = found {
-                viewer.go_to_row(found);
-            }
+            viewer.step_landmark(landmark, forward);
         }
         "[" | "]" => {
             let step = if key == "]" { 1 } else { -1 };
