@@ -182,7 +182,7 @@ pub fn App() -> impl IntoView {
         <AddOrReplace />
         <crate::views::share::ShareDialog />
         <crate::views::shortcuts::KeysDialog />
-        <crate::views::palette::CommandPalette />
+        <crate::views::command_palette::CommandPalette />
         {move || match loading.status.get() {
             LoadStatus::Failed(message) => Some(view! {
                 <p class="load-error" role="alert">{format!("Could not open the files: {message}")}</p>
