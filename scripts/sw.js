@@ -12,13 +12,16 @@ const EXAMPLE_FILES = __EXAMPLE_FILES__;
 const WORKER_FILES = ["worker_loader.js", "worker.js", "worker_bg.wasm"];
 // The render module (Markdown, diffs), which the page fetches once it is idle.
 const RENDER_FILES = ["render_loader.js", "render.js", "render_bg.wasm"];
+// The web app manifest and its icons (fixed names): the page's scripts never fetch them, the
+// browser does when it pleases, so they are kept at install for an installed app started offline.
+const INSTALL_FILES = ["manifest.webmanifest", "icon-192.png", "icon-512.png"];
 
 self.addEventListener("install", (event) => {
   self.skipWaiting();
   event.waitUntil(
     caches
       .open(CACHE)
-      .then((cache) => cache.addAll([...EXAMPLE_FILES, ...WORKER_FILES, ...RENDER_FILES].map((path) => new URL(path, self.location).href)))
+      .then((cache) => cache.addAll([...EXAMPLE_FILES, ...WORKER_FILES, ...RENDER_FILES, ...INSTALL_FILES].map((path) => new URL(path, self.location).href)))
       .catch(() => {}),
   );
 });

@@ -1,6 +1,7 @@
 //! The app shell: it makes the page's clients and states (each state its own context), wires the
-//! outside world (drops, the address bar, Back and Forward) to them, and lays out the top bar,
-//! the start screen, loading, the history home and the viewer.
+//! outside world (drops, files the installed app is launched with, the address bar, Back and
+//! Forward) to them, and lays out the top bar, the start screen, loading, the history home and the
+//! viewer.
 
 use leptos::ev;
 use leptos::prelude::*;
@@ -12,7 +13,7 @@ use crate::client::workers::Workers;
 use crate::logic::deeplink;
 use crate::logic::outline::RowKey;
 use crate::logic::theme::Theme;
-use crate::platform::{address, handles, schedule};
+use crate::platform::{address, handles, launch, schedule};
 use crate::state::session_search::SearchState;
 use crate::state::sharing::{SharingState, use_sharing};
 use crate::state::{
@@ -52,6 +53,8 @@ pub fn App() -> impl IntoView {
     schedule::when_idle(crate::render::module::load, 2000);
     sharing.open_shares();
     history.load_remembered();
+    // Files the operating system opened with the installed app take the path a pick takes.
+    launch::on_launch(move |files| history.open_launched(files));
 
     // The outside world: the theme attribute, the address bar, files dropped anywhere.
     Effect::new(move |_| chrome.apply_theme(chrome.theme.get()));

@@ -1,8 +1,9 @@
 //! Where files come in: a file input, a drop (plain files, or folders walked through their
 //! directory entries) and a folder handle (picked, dropped in Chromium, or remembered), all by
 //! one walk over a [`Node`] of either kind, handed on batch by batch, with the agent databases of
-//! each batch made their record streams ([`Databases`]). The files of a remembered folder are
-//! asked for again as they are now ([`Intake::fresh`]).
+//! each batch made their record streams ([`Databases`]); and the files an installed app is
+//! launched with ([`Intake::launched`]). The files of a remembered folder are asked for again as
+//! they are now ([`Intake::fresh`]).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -350,6 +351,20 @@ impl Intake {
     /// them), the agent databases among them made their record streams.
     pub async fn picked(&self, picked: Picked) -> Picked {
         self.databases.opened(picked).await
+    }
+
+    /// The files the operating system opened with the installed app (`platform::launch`), read
+    /// through their handles as a pick's files are; one that cannot be read is said to be.
+    pub async fn launched(&self, launched: Vec<FileSystemFileHandle>) -> Picked {
+        let mut picked = Picked::default();
+        for handle in launched {
+            let path = handle.name();
+            match handles::file_now(&handle).await {
+                Ok(file) => picked.files.push(PickedFile { path, file, handle: Some(handle) }),
+                Err(reason) => picked.unreadable.push(FileProblem { path, reason: reason.to_string() }),
+            }
+        }
+        self.picked(picked).await
     }
 
     /// The files of a drop, walking dropped folders through their directory entries, handed to

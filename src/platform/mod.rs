@@ -1,7 +1,8 @@
 //! Browser helpers that know no app type: scheduling and the page's clock, files and file or
 //! folder handles (with typed errors for what the browser refuses), storage, the address bar,
-//! crypto, downloads and the page itself. The layers above use the browser through these, or
-//! through `web_sys` for what is theirs alone (a view's DOM, a worker's messages).
+//! crypto, downloads, the files an installed app is launched with, and the page itself. The
+//! layers above use the browser through these, or through `web_sys` for what is theirs alone (a
+//! view's DOM, a worker's messages).
 
 pub mod address;
 pub mod crypto;
@@ -9,6 +10,7 @@ pub mod download;
 pub mod errors;
 pub mod files;
 pub mod handles;
+pub mod launch;
 pub mod page;
 pub mod schedule;
 pub mod storage;

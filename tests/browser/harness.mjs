@@ -80,25 +80,39 @@ export async function serveDist({ dir = DIST, prefix = "/", extra = {}, precompr
   };
 }
 
-/** Headless Chromium with the flags that keep it off the network (see wasm-toolchain.md). */
+/** The flags that keep Chromium off the network (see wasm-toolchain.md). */
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-default-apps",
+  "--disable-extensions",
+  "--enable-precise-memory-info",
+  // Extra flags for experiments, e.g. CHROMIUM_FLAGS="--js-flags=--no-wasm-lazy-compilation".
+  ...(process.env.CHROMIUM_FLAGS ? process.env.CHROMIUM_FLAGS.split(" ") : []),
+];
+const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+
+/** Headless Chromium with the flags that keep it off the network. */
 export async function launchBrowser() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/**
+ * Headless Chromium with a profile of its own in `userDataDir`, as one context: unlike
+ * `launchBrowser`'s contexts it is no incognito window (Chromium installs no app from one).
+ */
+export async function launchProfile(userDataDir) {
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
     headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--disable-default-apps",
-      "--disable-extensions",
-      "--enable-precise-memory-info",
-      // Extra flags for experiments, e.g. CHROMIUM_FLAGS="--js-flags=--no-wasm-lazy-compilation".
-      ...(process.env.CHROMIUM_FLAGS ? process.env.CHROMIUM_FLAGS.split(" ") : []),
-    ],
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 860 },
+    colorScheme: "light",
   });
 }
 

@@ -90,6 +90,15 @@ impl HistoryState {
         });
     }
 
+    /// Files the operating system opened with the installed app: read as picked files are.
+    pub fn open_launched(&self, launched: Vec<web_sys::FileSystemFileHandle>) {
+        let state = *self;
+        leptos::task::spawn_local(async move {
+            let picked = state.intake().launched(launched).await;
+            state.open_picked(picked);
+        });
+    }
+
     /// Files dropped or picked: a folder of more than one session is indexed as a history;
     /// anything else (files, a folder of one session) opens in the viewer at once, as before.
     pub fn open_picked(&self, mut picked: Picked) {
