@@ -1,12 +1,12 @@
 //! What the app shows: the start screen, loading progress, the load summary, the session
 //! list and the conversation graph.
 
+pub mod command_palette;
 pub mod content;
 pub mod dialog;
 pub mod filters;
 pub mod history_home;
 pub mod home_tabs;
-pub mod command_palette;
 pub mod panel;
 pub mod progress;
 pub mod resume;

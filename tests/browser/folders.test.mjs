@@ -300,6 +300,25 @@ test("a followed folder: an appended line shows in the open session and keeps th
   await app.context.close();
 });
 
+test("a picked folder that holds one session opens it, and follows it: an appended line shows within 3 s", async () => {
+  const app = await openApp(browser, server);
+  const { page } = app;
+  const kettle = readFileSync(join(SESSIONS, "kettle-rename.jsonl"), "utf8");
+  await writeFolder(page, "single", { "-home-dev-gamma/kettle-rename.jsonl": kettle });
+  await pickerAnswers(page, "single");
+  await page.getByRole("button", { name: "Choose a folder…" }).click();
+  // The one session opens by itself, as a single session always did.
+  await page.getByRole("tree").getByText("Please rename the").first().waitFor({ timeout: 60_000 });
+  const last = JSON.parse(kettle.trimEnd().split("\n").at(-1)).uuid;
+  const appended = Date.now();
+  await writeFolder(page, "single", { "-home-dev-gamma/kettle-rename.jsonl": kettleLine("f0110000-0000-4000-8000-000000000009", last, "One session, followed too") }, { append: true });
+  await page.getByRole("tree").getByText("One session, followed too").waitFor({ timeout: 5_000 });
+  const seconds = (Date.now() - appended) / 1000;
+  assert.ok(seconds < 3, `the line showed ${seconds} s after it was written`);
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
 test("a followed folder that goes away while a session is open: the session page says it is no longer followed, and what is shown stays", async () => {
   const app = await openApp(browser, server);
   const { page } = app;

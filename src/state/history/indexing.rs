@@ -43,6 +43,9 @@ pub struct IndexPass {
     pub(super) redraw: StoredValue<Burst, LocalStorage>,
     /// Whether the last redraw drew any session.
     pub(super) rows_drawn: StoredValue<bool>,
+    /// A remembered folder of one session is indexed as a history, to be followed, and its
+    /// session opens once indexed.
+    pub(super) open_only_session: StoredValue<bool>,
 }
 
 impl IndexPass {
@@ -55,6 +58,7 @@ impl IndexPass {
             answered: StoredValue::new(HashMap::new()),
             replacing: StoredValue::new(HashSet::new()),
             pending_open: StoredValue::new(None),
+            open_only_session: StoredValue::new(false),
             redraw: StoredValue::new_local(Burst::default()),
             rows_drawn: StoredValue::new(false),
         }
@@ -125,6 +129,7 @@ impl HistoryState {
     /// [`Self::end_walk`]. Whatever an earlier walk still sends is let go.
     pub fn begin_walk(&self) -> u64 {
         self.forget_versions();
+        self.index.open_only_session.set_value(false);
         self.index.walk.update_value(|walk| {
             *walk = Walk { generation: walk.generation + 1, ..Walk::default() };
         });
@@ -241,8 +246,24 @@ impl HistoryState {
             self.end_reconcile();
             return;
         }
-        let walk = self.index.walk.try_update_value(|walk| std::mem::take(&mut walk.held)).unwrap_or_default();
+        let (walk, held_units) = self
+            .index
+            .walk
+            .try_update_value(|walk| (std::mem::take(&mut walk.held), std::mem::take(&mut walk.held_units)))
+            .unwrap_or_default();
         let indexing = self.index.walk.with_value(|walk| walk.indexing);
+        // A remembered folder is followed whatever it holds: one session is indexed as a
+        // history too (and opens once indexed), so that it is followed as it grows.
+        let remembered = self.remembered.source.with_value(Option::is_some);
+        if !indexing && remembered && walk.from_folder && held_units.len() == 1 {
+            self.index.walk.update_value(|w| {
+                w.generation += 1;
+                w.warm_pool = None;
+            });
+            self.index.open_only_session.set_value(true);
+            self.start_index(held_units, problems_of(walk.skipped_by_name, walk.unreadable), false);
+            return;
+        }
         self.index.walk.update_value(|walk| {
             walk.generation += 1;
             walk.warm_pool = None;
@@ -559,6 +580,10 @@ impl HistoryState {
         // The pool may be running this very callback: it goes afterwards.
         leptos::task::spawn_local(async move { state.index.pool.set_value(None) });
         self.save_cache();
+        if !cancelled && self.index.open_only_session.get_value() && self.rows.with_value(Vec::len) == 1 {
+            self.index.open_only_session.set_value(false);
+            self.open(0, None);
+        }
         if !cancelled {
             self.save_trigrams();
             // The tabs' reports first: a tab opened now waits for no cache to be written.
