@@ -1,7 +1,8 @@
 // A screenshot of each view of the built site (dist/) on the bundled example, for the issue
 // notes: the conversation with the panel, search, statistics, files touched, the share review,
-// the raw view and the keyboard shortcuts; a Codex rollout, to show other agents' logs; and, given a
-// history folder, the history home's Files tab, a file's page, Failures and Activity.
+// the raw view, the keyboard shortcuts, the prompt outline and the command palette; a Codex
+// rollout, to show other agents' logs; and, given a history folder, the history home's Files
+// tab, a file's page, Failures and Activity.
 //   node scripts/screenshot-views.mjs docs/views [--dark] [--history <folder>]
 // (a history to show: cargo run --release -p sessionscope-synth --bin gen-history -- --out /tmp/h20 --size 20MB)
 import { mkdirSync, readFileSync } from "node:fs";
@@ -68,6 +69,16 @@ try {
 
   await page.keyboard.press("?");
   await shot(page, "keys");
+  await page.keyboard.press("Escape");
+
+  // The side panel's prompt outline, and the command palette.
+  await panel.getByRole("tab", { name: /Prompts/ }).click();
+  await shot(page, "prompts");
+  await panel.getByRole("tab", { name: /Operations/ }).click();
+  await page.keyboard.press("Control+k");
+  await page.keyboard.type("pr");
+  await page.getByRole("dialog", { name: "Command palette" }).waitFor();
+  await shot(page, "palette");
   await page.keyboard.press("Escape");
 
   // Another agent's log: a Codex CLI rollout.
