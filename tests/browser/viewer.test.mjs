@@ -276,7 +276,7 @@ test("files in a dropped folder that are not logs are listed, not read", async (
   assert.ok(readdirSync(dir).includes("notes.txt"));
   await dropFolder(app.page, dir);
   const summary = app.page.getByRole("region", { name: "Load summary" });
-  await summary.getByText("1 session(s)").waitFor();
+  await summary.getByText(/^1 session · /).waitFor();
   await summary.getByText(/2 files left out by name/).waitFor();
   await app.context.close();
 });
@@ -416,16 +416,16 @@ test("a second drop asks whether to add the files or replace what is loaded", as
   const dialog = app.page.getByRole("dialog", { name: "Add or replace" });
   await dialog.getByRole("button", { name: "Add" }).click();
   const summary = app.page.getByRole("region", { name: "Load summary" });
-  await summary.getByText(/^2 session\(s\) · 4 file\(s\)/).waitFor();
+  await summary.getByText(/^2 sessions · 4 files · /).waitFor();
   // Escape closes the question and keeps what is loaded, as Cancel does.
   await dropFiles(app.page, [{ name: "kettle-rename.jsonl", bytes: kettle }]);
   await dialog.waitFor();
   await app.page.keyboard.press("Escape");
   await dialog.waitFor({ state: "detached" });
-  await summary.getByText(/^2 session\(s\) · 4 file\(s\)/).waitFor();
+  await summary.getByText(/^2 sessions · 4 files · /).waitFor();
   await dropFiles(app.page, [{ name: "kettle-rename.jsonl", bytes: kettle }]);
   await dialog.getByRole("button", { name: "Replace" }).click();
-  await summary.getByText(/^1 session\(s\) · 1 file\(s\)/).waitFor();
+  await summary.getByText(/^1 session · 1 file · /).waitFor();
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });
