@@ -13,7 +13,9 @@ use crate::client::workers::Workers;
 use crate::logic::deeplink;
 use crate::logic::outline::RowKey;
 use crate::logic::theme::Theme;
+use crate::logic::words::{counted, noun};
 use crate::platform::{address, handles, launch, schedule};
+use crate::render::units;
 use crate::state::session_search::SearchState;
 use crate::state::sharing::{SharingState, use_sharing};
 use crate::state::{
@@ -216,7 +218,7 @@ fn SharedBanner() -> impl IntoView {
             .redaction
             .kinds
             .iter()
-            .map(|(kind, distinct, places)| format!("{kind}: {distinct} ({places} places)"))
+            .map(|(kind, distinct, places)| format!("{kind}: {distinct} ({})", counted(*places, "place")))
             .collect::<Vec<_>>()
             .join(", ");
         let title = header.title.clone();
@@ -359,25 +361,21 @@ fn SessionHeader() -> impl IntoView {
         };
         let title = if s.title.is_empty() { s.id.clone() } else { s.title.clone() };
         let u = s.usage_with_agents;
-        let tokens = crate::render::units::human_count(
-            u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens,
-        );
-        let span = if s.first_timestamp_ms == i64::MAX {
-            String::new()
-        } else {
-            format!(
-                "{} · {}",
-                crate::render::units::iso_time(s.first_timestamp_ms),
-                crate::render::units::human_duration_ms(s.last_timestamp_ms.saturating_sub(s.first_timestamp_ms))
-            )
-        };
+        let token_count = u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+        let tokens = format!("{} {}", units::human_count(token_count), noun(token_count, "token"));
+        let first = (s.first_timestamp_ms != i64::MAX).then_some(s.first_timestamp_ms);
+        let last = (s.last_timestamp_ms != i64::MIN).then_some(s.last_timestamp_ms);
+        let span = first.map(|first| {
+            let duration = crate::views::duration_view(units::span_ms(Some(first), last));
+            view! { " · "{units::iso_time(first)}" · "{duration} }
+        });
         let facts = format!(
-            "{} entries · {} agents · {} compactions · {} branches · {} tool calls · {tokens} tokens · ${:.2}",
-            s.entries,
-            s.agents.len(),
-            s.compactions,
-            s.real_forks,
-            s.tool_uses,
+            "{} · {} · {} · {} · {} · {tokens} · ${:.2}",
+            counted(s.entries, "entry"),
+            counted(s.agents.len(), "agent"),
+            counted(s.compactions, "compaction"),
+            counted(s.real_forks, "branch"),
+            counted(s.tool_uses, "tool call"),
             s.cost_with_agents_usd
         );
         let hidden = move || {
@@ -388,7 +386,7 @@ fn SessionHeader() -> impl IntoView {
         Some(view! {
             <div class="session-header">
                 <h1 class="session-title">{title}</h1>
-                <p class="session-facts"><span class="session-id">{id}</span>" · "{span}" · "{facts}</p>
+                <p class="session-facts"><span class="session-id">{id}</span>{span}" · "{facts}</p>
                 <crate::views::resume::ResumeCommand />
                 <label class="toggle">
                     <input
@@ -421,8 +419,8 @@ fn no_conversation(model: &crate::logic::loaded::Model) -> impl IntoView + use<>
             <h1 class="session-title">"No conversation in these files"</h1>
             <p class="session-facts">
                 {format!(
-                    "{} metadata line(s) and no message: nothing to show as a conversation. The load summary above says what each file was read as.",
-                    corpus.metas.len()
+                    "{} and no message: nothing to show as a conversation. The load summary above says what each file was read as.",
+                    counted(corpus.metas.len(), "metadata line")
                 )}
             </p>
             {(!texts.is_empty()).then(|| view! {

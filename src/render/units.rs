@@ -40,6 +40,28 @@ pub fn human_duration_ms(ms: i64) -> String {
     format!("{sign}{} h {:02} min", minutes / 60, minutes % 60)
 }
 
+/// What a duration that is not known shows: a dash, never "0 ms" (an Aider run has one time, its
+/// start, so how long it took is not known).
+pub const UNKNOWN_DURATION: &str = "—";
+
+/// The words a lone [`UNKNOWN_DURATION`] is labelled with for screen readers and as its title.
+pub const UNKNOWN_DURATION_LABEL: &str = "unknown duration";
+
+/// How long from a first time to a last one, if both are known and they differ: a single time (or
+/// none) says when something happened, not how long it took. A session whose two times are the same
+/// millisecond is so rare that it is shown as unknown too.
+pub fn span_ms(first: Option<i64>, last: Option<i64>) -> Option<i64> {
+    match (first, last) {
+        (Some(first), Some(last)) if first != last => Some(last.saturating_sub(first)),
+        _ => None,
+    }
+}
+
+/// A duration that may not be known: [`human_duration_ms`], or [`UNKNOWN_DURATION`].
+pub fn human_known_duration(ms: Option<i64>) -> String {
+    ms.map_or_else(|| UNKNOWN_DURATION.to_owned(), human_duration_ms)
+}
+
 /// A count: "999", "1.2k", "15.3k", "153k", "1.2M", "3.4B".
 pub fn human_count(n: u64) -> String {
     if n < 1000 {
@@ -140,6 +162,18 @@ mod tests {
     const MINUTE: i64 = 60_000;
     const HOUR: i64 = 60 * MINUTE;
     const DAY: i64 = 24 * HOUR;
+
+    #[test]
+    fn a_duration_is_known_only_from_two_different_times() {
+        assert_eq!(span_ms(Some(1000), Some(4000)), Some(3000));
+        assert_eq!(span_ms(Some(1000), Some(1000)), None, "one time says when, not how long");
+        assert_eq!(span_ms(None, Some(1000)), None);
+        assert_eq!(span_ms(Some(1000), None), None);
+        assert_eq!(span_ms(Some(i64::MIN), Some(i64::MAX)), Some(i64::MAX));
+        assert_eq!(human_known_duration(None), "—");
+        assert_eq!(human_known_duration(Some(0)), "0 ms");
+        assert_eq!(human_known_duration(Some(1500)), "1.5 s");
+    }
 
     #[test]
     fn bytes() {

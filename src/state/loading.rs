@@ -218,11 +218,10 @@ impl LoadState {
                     picked.unreadable.iter().map(|problem| format!("{}: {}", problem.path, problem.reason)).collect();
                 self.status.set(LoadStatus::Failed(reasons.join("; ")));
             } else if !picked.skipped_by_name.is_empty() {
-                self.status.set(LoadStatus::Failed(format!(
-                    "none of the {} files is {}",
-                    picked.skipped_by_name.len(),
-                    NOT_A_LOG_NAME
-                )));
+                self.status.set(LoadStatus::Failed(match picked.skipped_by_name.len() {
+                    1 => format!("the file is {NOT_A_LOG_NAME}"),
+                    n => format!("none of the {n} files is {NOT_A_LOG_NAME}"),
+                }));
             }
             return;
         }

@@ -377,7 +377,9 @@ impl ShareScan {
 
     /// The size of the scanned scope before redaction.
     pub fn scope_size(&self) -> Option<String> {
-        self.scanned.get_value().map(|(lines, bytes)| format!("{lines} lines, {} before redaction", human_bytes(bytes)))
+        self.scanned.get_value().map(|(lines, bytes)| {
+            format!("{}, {} before redaction", crate::logic::words::counted(lines, "line"), human_bytes(bytes))
+        })
     }
 
     /// Makes a link from the reviewed scan (sealed with `passphrase`, if one is given), or says

@@ -144,7 +144,7 @@ pub fn banner_text(header: &BundleHeader) -> String {
     let mut parts = vec![format!("Shared view, redacted: {}", header.scope)];
     let placeholders: u32 = header.redaction.kinds.iter().map(|(_, distinct, _)| distinct).sum();
     if placeholders > 0 {
-        parts.push(format!("{placeholders} values replaced by placeholders"));
+        parts.push(format!("{} replaced by placeholders", crate::logic::words::counted(placeholders, "value")));
     }
     if !header.redaction.dropped_parts.is_empty() {
         parts.push(format!("left out: {}", header.redaction.dropped_parts.join(", ")));

@@ -174,7 +174,7 @@ fn offered(viewer: crate::state::ViewerState, history: crate::state::HistoryStat
     }
     if in_history {
         items.extend(history.projects().into_iter().map(|p| Item {
-            detail: format!("Project · {} session{}", p.sessions, if p.sessions == 1 { "" } else { "s" }),
+            detail: format!("Project · {}", crate::logic::words::counted(p.sessions, "session")),
             label: p.project.clone(),
             key: None,
             action: Action::ShowProject(p.project),

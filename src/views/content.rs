@@ -192,7 +192,7 @@ pub fn raw_lines(model: &Model, entries: &[EntryId]) -> AnyView {
             }
         };
         let place = format!("{path}:{}", entry.line);
-        let size = format!("{} bytes", bytes.len());
+        let size = crate::logic::words::counted(bytes.len(), "byte");
         parts.push(
             view! {
                 <div class="raw-line">
@@ -251,7 +251,7 @@ fn block_view(model: &Model, entry: &Entry, block: &Block) -> Option<AnyView> {
         BlockKind::Thinking => {
             let text = text();
             let words = text.split_whitespace().count();
-            let label = format!("Thinking · {words} words");
+            let label = format!("Thinking · {}", crate::logic::words::counted(words, "word"));
             view! {
                 <details class="thinking">
                     <summary>{label}</summary>

@@ -67,9 +67,11 @@ pub fn GraphFilters() -> impl IntoView {
     };
     let matched = move || {
         viewer.outline_rebuilt.track();
-        viewer
-            .outline
-            .with_value(|o| o.as_ref().filter(|o| o.is_filtering()).map(|o| format!("{} rows match", o.matched)))
+        viewer.outline.with_value(|o| {
+            o.as_ref()
+                .filter(|o| o.is_filtering())
+                .map(|o| if o.matched == 1 { "1 row matches".to_owned() } else { format!("{} rows match", o.matched) })
+        })
     };
     view! {
         <details class="graph-filters">

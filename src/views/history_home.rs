@@ -7,6 +7,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use sessionscope_engine::history::SessionRow;
 
+use crate::logic::words::{counted, noun, plural};
 use crate::render::units;
 use crate::state::history::{HistoryRow, HistoryState, HomeTab, ListView, SortKey, use_history};
 use crate::views::home_tabs::{ActivityTab, FailuresTab, FilesTab, HomeTabs};
@@ -52,7 +53,7 @@ fn listed(rows: &[Arc<HistoryRow>], view: &ListView) -> Vec<usize> {
             SortKey::Start => a.start_ms.cmp(&b.start_ms),
             SortKey::Title => a.title.to_lowercase().cmp(&b.title.to_lowercase()),
             SortKey::Project => a.project.cmp(&b.project),
-            SortKey::Duration => a.duration_ms().cmp(&b.duration_ms()),
+            SortKey::Duration => units::span_ms(a.start_ms, a.end_ms).cmp(&units::span_ms(b.start_ms, b.end_ms)),
             SortKey::Messages => a.messages.cmp(&b.messages),
             SortKey::ToolCalls => a.tool_calls.cmp(&b.tool_calls),
             SortKey::FailedCalls => a.failed_tool_calls.cmp(&b.failed_tool_calls),
@@ -115,17 +116,18 @@ fn HistoryHeader(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> i
             let tokens: u64 = rows.iter().map(|r| r.row.tokens()).sum();
             let cost: f64 = rows.iter().map(|r| r.row.cost_usd).sum();
             format!(
-                "{} sessions in {} projects · {} tokens · ${cost:.2}",
-                rows.len(),
-                projects.len(),
-                units::human_count(tokens)
+                "{} in {} · {} {} · ${cost:.2}",
+                counted(rows.len(), "session"),
+                counted(projects.len(), "project"),
+                units::human_count(tokens),
+                noun(tokens, "token")
             )
         })
     };
     let progress = move || {
         let pass = history.index.pass.get()?;
         let text = format!(
-            "{} {} of {} files ({} of {}) · {:.0} MB/s · {:.1} s",
+            "{} {} of {} {} ({} of {}) · {:.0} MB/s · {:.1} s",
             if pass.walking {
                 "Indexing (still finding files):"
             } else if pass.running() {
@@ -137,14 +139,14 @@ fn HistoryHeader(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> i
             },
             pass.files_done,
             pass.files,
+            noun(pass.files, "file"),
             units::human_bytes(pass.bytes_done as u64),
             units::human_bytes(pass.bytes as u64),
             pass.megabytes_per_second(),
             pass.seconds()
         );
         let text = if pass.from_cache > 0 {
-            let sessions = if pass.from_cache == 1 { "session file set" } else { "session file sets" };
-            format!("{text} · {} unchanged {sessions} from the cache", pass.from_cache)
+            format!("{text} · {} from the cache", counted(pass.from_cache, "unchanged session file set"))
         } else {
             text
         };
@@ -237,7 +239,7 @@ fn to_csv(rows: &[Arc<HistoryRow>]) -> String {
             field(&r.title),
             field(&time(r.start_ms)),
             field(&time(r.end_ms)),
-            (r.duration_ms() / 1000).to_string(),
+            units::span_ms(r.start_ms, r.end_ms).map(|ms| (ms / 1000).to_string()).unwrap_or_default(),
             r.messages.to_string(),
             r.tool_calls.to_string(),
             r.failed_tool_calls.to_string(),
@@ -311,7 +313,7 @@ fn ProjectList(rows: Memo<Vec<Arc<HistoryRow>>>) -> impl IntoView {
                 >
                     <span class="project-name">"All projects"</span>
                     <span class="project-facts muted">{move || {
-                        rows.with(|r| format!("{} sessions", r.len()))
+                        rows.with(|r| counted(r.len(), "session"))
                     }}</span>
                 </li>
                 <For
@@ -326,9 +328,10 @@ fn ProjectList(rows: Memo<Vec<Arc<HistoryRow>>>) -> impl IntoView {
                         let click_name = name.clone();
                         let last = if totals.last_ms == i64::MIN { String::new() } else { units::iso_time(totals.last_ms)[..10].to_owned() };
                         let facts = format!(
-                            "{} sessions · {} tokens · ${:.2} · last {last}",
-                            totals.sessions,
+                            "{} · {} {} · ${:.2} · last {last}",
+                            counted(totals.sessions, "session"),
                             units::human_count(totals.tokens),
+                            noun(totals.tokens, "token"),
                             totals.cost_usd
                         );
                         view! {
@@ -582,17 +585,18 @@ fn session_option(
         .map(|ms| format!("{} ({})", &units::iso_time(ms)[..16], units::relative_time(ms, now)))
         .unwrap_or_else(|| "no time".to_owned());
     let facts = format!(
-        "{} · {} · {} msgs · {} tools{} · {} tokens · ${:.2}{}{}{}",
+        "{} · {} · {} · {}{} · {} {} · ${:.2}{}{}{}",
         short_project(&row.project),
-        units::human_duration_ms(row.duration_ms()),
-        row.messages,
-        row.tool_calls,
+        units::human_known_duration(units::span_ms(row.start_ms, row.end_ms)),
+        counted(row.messages, "message"),
+        counted(row.tool_calls, "tool call"),
         if row.failed_tool_calls > 0 { format!(" ({} failed)", row.failed_tool_calls) } else { String::new() },
         units::human_count(row.tokens()),
+        noun(row.tokens(), "token"),
         row.cost_usd,
-        if row.agents > 0 { format!(" · {} agents", row.agents) } else { String::new() },
-        if row.compactions > 0 { format!(" · {} compactions", row.compactions) } else { String::new() },
-        if row.diagnostics > 0 { format!(" · {} diagnostics", row.diagnostics) } else { String::new() },
+        if row.agents > 0 { format!(" · {}", counted(row.agents, "agent")) } else { String::new() },
+        if row.compactions > 0 { format!(" · {}", counted(row.compactions, "compaction")) } else { String::new() },
+        if row.diagnostics > 0 { format!(" · {}", counted(row.diagnostics, "diagnostic")) } else { String::new() },
     );
     let title = if row.title.is_empty() { row.session_id.clone() } else { row.title.clone() };
     let agent = row.agent.clone();
@@ -647,11 +651,13 @@ fn UsageChart(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> impl
         let total_tokens: u64 = columns.iter().map(|c| c.0).sum();
         let unit = if width_days == 7 { "week" } else { "day" };
         let label = format!(
-            "Tokens and cost per {unit}, {} to {}: {} tokens, ${total_cost:.2} in all; at most {} tokens in a {unit}",
+            "Tokens and cost per {unit}, {} to {}: {} {}, ${total_cost:.2} in all; at most {} {} in a {unit}",
             &units::iso_time(first * MS_PER_DAY)[..10],
             &units::iso_time(last * MS_PER_DAY)[..10],
             units::human_count(total_tokens),
-            units::human_count(most)
+            noun(total_tokens, "token"),
+            units::human_count(most),
+            noun(most, "token")
         );
         let bar_width = 600.0 / count as f64;
         let bars: Vec<AnyView> = columns
@@ -663,7 +669,7 @@ fn UsageChart(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> impl
                 let day = &units::iso_time((first + i as i64 * width_days) * MS_PER_DAY)[..10];
                 view! {
                     <rect x=i as f64 * bar_width y=110.0 - height width=(bar_width - 1.0).max(0.5) height=height class="chart-bar">
-                        <title>{format!("{day}: {} tokens, ${cost:.2}", units::human_count(*tokens))}</title>
+                        <title>{format!("{day}: {} {}, ${cost:.2}", units::human_count(*tokens), noun(*tokens, "token"))}</title>
                     </rect>
                 }
                 .into_any()
@@ -698,7 +704,10 @@ fn FileProblems() -> impl IntoView {
         Some(view! {
             <section class="history-problems" aria-label="Files not indexed">
                 <details>
-                    <summary>{format!("{} file(s) hold no session", items.len())}</summary>
+                    <summary>{match items.len() {
+                        1 => "1 file holds no session".to_owned(),
+                        n => format!("{n} files hold no session"),
+                    }}</summary>
                     <ul>{items}</ul>
                 </details>
             </section>
@@ -738,16 +747,20 @@ fn HistorySearch() -> impl IntoView {
         let (matches, sessions) = history.search.results.with_value(|s| {
             let sessions: std::collections::HashSet<(u32, &str)> =
                 s.hits.iter().map(|(u, h)| (*u, h.session_id.as_str())).collect();
-            // A unit's search stops at its hits limit: the count is then at least this.
-            (format!("{}{}", s.matches, if s.more { "+" } else { "" }), sessions.len())
+            // A unit's search stops at its hits limit: the count is then at least this ("1+
+            // matches").
+            let word = if s.more { plural("match") } else { noun(s.matches, "match") };
+            (format!("{}{} {word}", s.matches, if s.more { "+" } else { "" }), counted(sessions.len(), "session"))
         });
         let text = match pass {
             Some(pass) if pass.running() => format!(
-                "Searching: {matches} matches in {sessions} sessions so far, {} of {} files",
-                pass.files_done, pass.files
+                "Searching: {matches} in {sessions} so far, {} of {} {}",
+                pass.files_done,
+                pass.files,
+                noun(pass.files, "file")
             ),
             Some(pass) => format!(
-                "{matches} matches in {sessions} sessions{} · {:.1} s{}",
+                "{matches} in {sessions}{} · {:.1} s{}",
                 if pass.cancelled { " (stopped)" } else { "" },
                 pass.seconds(),
                 match history.search.results.with_value(|s| s.ruled_out) {
@@ -835,7 +848,7 @@ fn HistorySearch() -> impl IntoView {
                         view! {
                             <li class="history-hit-session">
                                 <span class="history-row-title">{title}</span>
-                                <span class="muted">{format!(" · {count} hit(s)")}</span>
+                                <span class="muted">{format!(" · {}", counted(count, "hit"))}</span>
                                 <ul>{hit_items}</ul>
                             </li>
                         }

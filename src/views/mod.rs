@@ -31,3 +31,23 @@ pub fn painted_once() -> ReadSignal<bool> {
     });
     painted
 }
+
+/// A duration that may not be known: its text ("1.2 s"), or a dash that says "unknown duration" to
+/// screen readers and as its title, never "0 ms".
+pub fn duration_view(ms: Option<i64>) -> AnyView {
+    use crate::render::units;
+    match ms {
+        Some(ms) => units::human_duration_ms(ms).into_any(),
+        None => view! {
+            <span
+                class="unknown-duration"
+                role="img"
+                aria-label=units::UNKNOWN_DURATION_LABEL
+                title=units::UNKNOWN_DURATION_LABEL
+            >
+                {units::UNKNOWN_DURATION}
+            </span>
+        }
+        .into_any(),
+    }
+}

@@ -219,7 +219,12 @@ fn Filters(panel: Memo<PanelRef>) -> impl IntoView {
             <p class="muted panel-count" role="status">
                 {move || {
                     let panel = panel.get();
-                    format!("{} of {} operations", panel.0.listed, panel.0.counts.total)
+                    format!(
+                        "{} of {} {}",
+                        panel.0.listed,
+                        panel.0.counts.total,
+                        crate::logic::words::noun(panel.0.counts.total, "operation")
+                    )
                 }}
             </p>
         </div>

@@ -23,7 +23,8 @@ struct SessionRow {
     index: SessionId,
     title: String,
     start: i64,
-    duration: i64,
+    /// None when the session has fewer than two different times (an Aider run has one).
+    duration: Option<i64>,
     messages: u32,
     tokens: u64,
     agents: Vec<(ConversationId, String)>,
@@ -74,11 +75,10 @@ pub fn SessionList() -> impl IntoView {
                     index: SessionId::new(i),
                     title: if s.title.is_empty() { s.id.clone() } else { s.title.clone() },
                     start: s.first_timestamp_ms,
-                    duration: if s.first_timestamp_ms == i64::MAX {
-                        0
-                    } else {
-                        s.last_timestamp_ms.saturating_sub(s.first_timestamp_ms)
-                    },
+                    duration: units::span_ms(
+                        (s.first_timestamp_ms != i64::MAX).then_some(s.first_timestamp_ms),
+                        (s.last_timestamp_ms != i64::MIN).then_some(s.last_timestamp_ms),
+                    ),
                     messages: messages[i],
                     tokens: u.input_tokens
                         + u.output_tokens
@@ -173,7 +173,7 @@ pub fn SessionList() -> impl IntoView {
                             </button>
                         </td>
                         <td>{start}</td>
-                        <td>{units::human_duration_ms(row.duration)}</td>
+                        <td>{crate::views::duration_view(row.duration)}</td>
                         <td class="number">{row.messages}</td>
                         <td class="number">{units::human_count(row.tokens)}</td>
                         <td class="number">{row.agents.len()}</td>

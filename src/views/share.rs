@@ -201,15 +201,17 @@ fn Findings(scan: ShareScan) -> impl IntoView {
     let show_values = RwSignal::new(false);
     let status = move || match scan.status.get() {
         ScanStatus::Idle => String::new(),
-        ScanStatus::Scanning { done, total } if total > 0 => format!("Scanning… {done} of {total} lines"),
+        ScanStatus::Scanning { done, total } if total > 0 => {
+            format!("Scanning… {done} of {total} {}", crate::logic::words::noun(total, "line"))
+        }
         ScanStatus::Scanning { .. } => "Scanning…".to_owned(),
         ScanStatus::Failed(error) => format!("Cannot scan: {error}"),
         ScanStatus::Ready => {
             let rows = scan.findings.get();
             let redacted = rows.iter().filter(|r| !r.keep).count();
             format!(
-                "{} findings: {} redacted, {} kept. {}",
-                rows.len(),
+                "{}: {} redacted, {} kept. {}",
+                crate::logic::words::counted(rows.len(), "finding"),
                 redacted,
                 rows.len() - redacted,
                 scan.scope_size().unwrap_or_default()

@@ -8,6 +8,7 @@ use sessionscope_engine::model::Usage;
 use sessionscope_engine::summary::{agent_label, summarize};
 
 use crate::logic::loaded::Model;
+use crate::logic::words::{counted, noun};
 use crate::render::units;
 use crate::state::{ViewerState, use_viewer};
 
@@ -119,7 +120,7 @@ pub fn Statistics() -> impl IntoView {
                 let cost = row.cost_usd.map_or_else(|| "no price".to_owned(), |cost| format!("${cost:.4}"));
                 view! {
                     <tr>
-                        <th scope="row">{format!("{} ({} responses)", row.model, row.responses)}</th>
+                        <th scope="row">{format!("{} ({})", row.model, counted(row.responses, "response"))}</th>
                         {usage_cells(&row.usage)}
                         <td class="number">{cost}</td>
                     </tr>
@@ -131,7 +132,7 @@ pub fn Statistics() -> impl IntoView {
             .into_iter()
             .map(|row| {
                 let rate = row.error_percent();
-                let average = row.average_ms().map_or_else(|| "-".into(), units::human_duration_ms);
+                let average = crate::views::duration_view(row.average_ms());
                 view! {
                     <tr>
                         <th scope="row">{row.tool}</th>
@@ -250,8 +251,13 @@ pub fn Statistics() -> impl IntoView {
                     <dt>"Messages per sidechain"</dt><dd>{buckets}{format!(" · average {:.1}", side.average_messages)}</dd>
                     <dt>"Multi-turn"</dt><dd>{format!("{} ({:.0}%)", side.multi_turn, side.multi_turn_share * 100.0)}</dd>
                     <dt>"Nesting"</dt><dd>{format!("{} nested · {depths} · average depth {:.2}", side.nested, side.average_depth)}</dd>
-                    <dt>"Parallel spawns"</dt><dd>{format!("{} turns spawned two or more agents", side.parallel_spawns)}</dd>
-                    <dt>"Duration"</dt><dd>{format!("average {} · median {} · longest {}", units::human_duration_ms(side.average_duration_ms as i64), units::human_duration_ms(side.median_duration_ms), units::human_duration_ms(side.max_duration_ms))}</dd>
+                    <dt>"Parallel spawns"</dt><dd>{format!("{} spawned two or more agents", counted(side.parallel_spawns, "turn"))}</dd>
+                    // Without a sidechain there is no duration to average: unknown, not "0 ms".
+                    <dt>"Duration"</dt><dd>{if side.total == 0 {
+                        crate::views::duration_view(None)
+                    } else {
+                        format!("average {} · median {} · longest {}", units::human_duration_ms(side.average_duration_ms as i64), units::human_duration_ms(side.median_duration_ms), units::human_duration_ms(side.max_duration_ms)).into_any()
+                    }}</dd>
                 </dl>
                 <h2>{format!("Validation ({problem_count})")}</h2>
                 <ul class="problems" aria-label="Validation report">{problems}</ul>
@@ -271,16 +277,19 @@ fn chart(model: &Model, session: SessionId) -> AnyView {
         return view! { <p class="muted">"No token usage in this session."</p> }.into_any();
     }
     let corpus = &model.corpus;
+    // A turn's duration is known when its first and last entries have times (an Aider run has one
+    // time, its start, so its turns have none).
     let duration = |t: &sessionscope_engine::dag::Turn| {
         let start = if t.prompt.is_some() { t.prompt } else { t.first_assistant };
         if start.is_none() {
-            return 0;
+            return None;
         }
         let (a, b) = (&corpus.entries[start.index()], &corpus.entries[t.last_entry.index()]);
-        if a.has_timestamp() && b.has_timestamp() { b.timestamp_ms.saturating_sub(a.timestamp_ms).max(0) } else { 0 }
+        (a.has_timestamp() && b.has_timestamp()).then(|| b.timestamp_ms.saturating_sub(a.timestamp_ms).max(0))
     };
     let max_tokens = turns.iter().map(|t| t.usage.total()).max().unwrap_or(1).max(1) as f64;
-    let max_duration = turns.iter().map(|t| duration(t)).max().unwrap_or(1).max(1) as f64;
+    let longest = turns.iter().filter_map(|t| duration(t)).max();
+    let max_duration = longest.unwrap_or(1).max(1) as f64;
     let (width, height) = (800.0, 160.0);
     let step = width / turns.len() as f64;
     let bar = (step * 0.7).max(1.0);
@@ -293,11 +302,12 @@ fn chart(model: &Model, session: SessionId) -> AnyView {
         let input = u.input_tokens as f64 / max_tokens * height;
         let output = u.output_tokens as f64 / max_tokens * height;
         let title = format!(
-            "turn {}: {} tokens ({} output), {}",
+            "turn {}: {} {} ({} output), {}",
             i + 1,
             grouped(u.total()),
+            noun(u.total(), "token"),
             grouped(u.output_tokens),
-            units::human_duration_ms(duration(t))
+            duration(t).map_or_else(|| units::UNKNOWN_DURATION_LABEL.to_owned(), units::human_duration_ms)
         );
         bars.push(view! {
             <g>
@@ -307,13 +317,17 @@ fn chart(model: &Model, session: SessionId) -> AnyView {
                 <rect class="bar-output" x=x y=height - cached - input - output width=bar height=output />
             </g>
         });
-        points.push(format!("{:.1},{:.1}", x + bar / 2.0, height - duration(t) as f64 / max_duration * height));
+        // A turn of unknown duration has no point on the line.
+        if let Some(d) = duration(t) {
+            points.push(format!("{:.1},{:.1}", x + bar / 2.0, height - d as f64 / max_duration * height));
+        }
     }
     let label = format!(
-        "Tokens per turn ({} turns, at most {} tokens) and turn durations (at most {})",
-        turns.len(),
+        "Tokens per turn ({}, at most {} {}) and turn durations ({})",
+        counted(turns.len(), "turn"),
         grouped(max_tokens as u64),
-        units::human_duration_ms(max_duration as i64)
+        noun(max_tokens as u64, "token"),
+        longest.map_or_else(|| "unknown".to_owned(), |ms| format!("at most {}", units::human_duration_ms(ms)))
     );
     view! {
         <figure class="chart">

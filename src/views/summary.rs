@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 use sessionscope_engine::model::{Format, Severity};
 
+use crate::logic::words::counted;
 use crate::state::{use_loading, use_viewer};
 
 #[component]
@@ -88,7 +89,7 @@ pub fn LoadSummary() -> impl IntoView {
             "Read as: {}",
             per_label
                 .iter()
-                .map(|(label, n)| format!("{label} ({n} file{})", if *n == 1 { "" } else { "s" }))
+                .map(|(label, n)| format!("{label} ({})", counted(*n, "file")))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
@@ -96,13 +97,13 @@ pub fn LoadSummary() -> impl IntoView {
         let given = corpus.files.iter().filter(|f| !f.is_derived()).count();
         let skipped = counts.skipped;
         let headline = format!(
-            "{} session(s) · {} file(s) · {} lines · {} agent conversation(s) linked{} · {} line(s) skipped",
-            graph.sessions.len(),
-            given,
-            counts.lines,
-            agents - unlinked,
+            "{} · {} · {} · {} linked{} · {} skipped",
+            counted(graph.sessions.len(), "session"),
+            counted(given, "file"),
+            counted(counts.lines, "line"),
+            counted(agents.saturating_sub(unlinked), "agent conversation"),
             if unlinked > 0 { format!(", {unlinked} unlinked") } else { String::new() },
-            skipped
+            counted(skipped, "line")
         );
         let has_details = !line_problems.is_empty() || !rejected.is_empty() || !skipped_names.is_empty();
         let files_with_problems = rejected.len();
@@ -138,7 +139,7 @@ pub fn LoadSummary() -> impl IntoView {
                                 .collect::<Vec<_>>()}
                         </tbody>
                     </table>
-                    {(file_count > 2000).then(|| view! { <p>{format!("{} more file(s) not listed.", file_count - 2000)}</p> })}
+                    {(file_count > 2000).then(|| view! { <p>{format!("{} not listed.", counted(file_count - 2000, "more file"))}</p> })}
                 </details>
                 {rejected
                     .into_iter()
@@ -153,9 +154,10 @@ pub fn LoadSummary() -> impl IntoView {
                 {has_details.then(|| view! {
                     <details class="diagnostics">
                         <summary>{format!(
-                            "Diagnostics ({problem_count} line(s) with a problem, {} file(s) with a problem, {} file(s) left out by name)",
-                            files_with_problems,
-                            skipped_names.len()
+                            "Diagnostics ({} with a problem, {} with a problem, {} left out by name)",
+                            counted(problem_count, "line"),
+                            counted(files_with_problems, "file"),
+                            counted(skipped_names.len(), "file")
                         )}</summary>
                         <table class="diagnostics-table">
                             <thead>

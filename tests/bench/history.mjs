@@ -169,7 +169,7 @@ try {
     for (;;) {
       const text = await searchStatus.innerText().catch(() => "");
       if (firstHit === null && (await search.locator(".search-hit").count()) > 0) firstHit = Date.now() - started;
-      if (/^\d+\+? matches in \d+ sessions · /.test(text)) {
+      if (/^\d+\+? match(?:es)? in \d+ sessions? · /.test(text)) {
         console.log(`search "${word}": first hit ${firstHit ?? "none"} ms, done ${Date.now() - started} ms: ${text}`);
         break;
       }

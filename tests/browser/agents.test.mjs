@@ -103,7 +103,7 @@ test("every agent's folders under one home are indexed in one pass, each session
     const shown = [];
     for (const text of await sessions.getByRole("option").allInnerTexts()) {
       assert.ok(text.includes(agent), `${agent}'s row names it: ${text}`);
-      const m = text.match(/(\d+) msgs · (\d+) tools(?: \((\d+) failed\))? · .* tokens · \$([\d.]+)/);
+      const m = text.match(/(\d+) messages? · (\d+) tool calls?(?: \((\d+) failed\))? · .* tokens? · \$([\d.]+)/);
       assert.ok(m, `a row's figures: ${text}`);
       shown.push(facts(m[1], m[2], m[3] ?? 0, m[4]));
     }

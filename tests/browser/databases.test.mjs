@@ -305,7 +305,7 @@ test("a folder of agents' databases is indexed: each database's sessions, its lo
   }
   // The broken and the foreign database, with the command line's reasons.
   const problems = history.getByRole("region", { name: "Files not indexed" });
-  await problems.getByText(/file\(s\) hold no session/).click();
+  await problems.getByText(/files? holds? no session/).click();
   const listed = await problems.innerText();
   for (const problem of expected.problems) {
     assert.ok(listed.includes(problem.reason), `${problem.path}: ${problem.reason}\n${listed}`);

@@ -238,7 +238,7 @@ test("a followed folder: an appended line shows in the open session and keeps th
   // and the totals count it.
   const kettle = files["-home-dev-gamma/kettle-rename.jsonl"];
   const last = JSON.parse(kettle.trimEnd().split("\n").at(-1)).uuid;
-  const totals = page.getByRole("status").filter({ hasText: /session\(s\) · \d+ file\(s\)/ });
+  const totals = page.getByRole("status").filter({ hasText: /sessions? · \d+ files? · / });
   const linesNow = async () => Number(/(\d+) lines/.exec(await totals.innerText())[1]);
   const linesBefore = await linesNow();
   const appended = Date.now();

@@ -202,7 +202,7 @@ for (const c of CASES) {
     const operations = c.operationsShown ?? session.tool_results + session.unpaired_tool_uses;
     assert.ok(operations > 0, "the fixture has tool calls");
     const panel = page.getByRole("complementary", { name: "Tool operations" });
-    await panel.getByRole("status").filter({ hasText: `${operations} of ${operations} operations` }).waitFor();
+    await panel.getByRole("status").filter({ hasText: new RegExp(`^${operations} of ${operations} operations?$`) }).waitFor();
     // Files touched: the agent's own edit tools count (Codex apply_patch, file_change).
     if (c.touched) {
       await panel.getByRole("tab", { name: /Files touched/ }).click();
@@ -359,7 +359,7 @@ test("a dropped Cursor CLI transcript folder is one session, its subagents neste
   for (const agent of session.agents.filter((a) => a.spawn_tool_use_id)) {
     const task = items.filter({ hasText: agent.description }).first();
     await task.locator(".twisty").click();
-    const agentRow = items.filter({ hasText: agent.agent_type }).filter({ hasText: `${agent.entries} messages` }).first();
+    const agentRow = items.filter({ hasText: agent.agent_type }).filter({ hasText: new RegExp(`(?<!\\d)${agent.entries} message`) }).first();
     await agentRow.waitFor();
     assert.equal(await level(agentRow), (await level(task)) + 1, `${agent.description}: a child of its Task call`);
   }
@@ -407,7 +407,7 @@ test("a dropped Roo Code tasks folder is one session, each subtask a child of th
   // The parent's new_task call, and under it, one level deeper, the subtask's conversation.
   const call = items.filter({ hasText: `${child.description} (code)` }).first();
   await open(call);
-  const childRow = items.filter({ hasText: child.description }).filter({ hasText: `${child.entries} messages` }).first();
+  const childRow = items.filter({ hasText: child.description }).filter({ hasText: new RegExp(`(?<!\\d)${child.entries} message`) }).first();
   await childRow.waitFor();
   assert.equal(await level(childRow), (await level(call)) + 1, "the subtask is a child of its new_task call");
   // Inside it, its own new_task call, and under that its own subtask, one level deeper again.
@@ -417,7 +417,7 @@ test("a dropped Roo Code tasks folder is one session, each subtask a child of th
   assert.ok((await level(innerCall)) > (await level(childRow)), "the subtask's call is inside the subtask");
   const grandchildRow = items
     .filter({ hasText: grandchild.description })
-    .filter({ hasText: `${grandchild.entries} messages` })
+    .filter({ hasText: new RegExp(`(?<!\\d)${grandchild.entries} message`) })
     .first();
   await grandchildRow.waitFor();
   assert.equal(await level(grandchildRow), (await level(innerCall)) + 1, "a subtask of a subtask, under its call");

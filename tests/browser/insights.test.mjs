@@ -244,7 +244,7 @@ test("the tabs are an ARIA tab list the arrow keys move through, and the files o
   const files = history.getByRole("listbox", { name: "Files" });
   await files.getByRole("option").first().waitFor({ timeout: 30_000 });
   await history.getByLabel("Filter by path").fill("lib");
-  await history.getByRole("status").filter({ hasText: /^1 files listed$/ }).waitFor({ timeout: 30_000 });
+  await history.getByRole("status").filter({ hasText: /^1 file listed$/ }).waitFor({ timeout: 30_000 });
   await files.focus();
   await app.page.keyboard.press("ArrowDown");
   await app.page.keyboard.press("Enter");
@@ -276,7 +276,7 @@ test("an empty history's tabs say so rather than draw an empty frame", async () 
     const history = app.page.getByRole("region", { name: "History" });
     await history.getByRole("status").filter({ hasText: /^Indexed / }).waitFor({ timeout: 60_000 });
     for (const [tab, said] of [
-      ["Files", /No tool call of the 2 session\(s\) of this history read or changed a file/],
+      ["Files", /No tool call of the 2 sessions of this history read or changed a file/],
       ["Failures", /No tool call, interrupted turn or API error in the 2 sessions of this history/],
       ["Activity", /No message of the 2 sessions of this history has a time/],
     ]) {

@@ -275,7 +275,7 @@ test("graph filters: errors only shows the failing call, even inside the folded 
   await app.page.getByRole("button", { name: "Open example" }).click();
   await app.page.getByText("Filter the graph").click();
   await app.page.getByRole("group", { name: "Graph filters" }).getByLabel("Errors only").check();
-  await app.page.getByRole("group", { name: "Graph filters" }).getByText("1 rows match").waitFor();
+  await app.page.getByRole("group", { name: "Graph filters" }).getByText("1 row matches").waitFor();
   const items = await allTreeItems(app.page);
   const calls = items.filter((i) => /Bash|Edit|Read|Grep/.test(i.text) && i.text.includes("ms"));
   assert.equal(calls.length, 1);
@@ -290,7 +290,7 @@ test("a file with no session (only a summary line) says so, and its statistics a
   await dropFiles(app.page, [{ name: "summary-only.jsonl", bytes: Buffer.from(line + "\n") }]);
   const note = app.page.getByRole("status").filter({ hasText: "No conversation in these files" });
   await note.waitFor();
-  assert.match(await note.innerText(), /1 metadata line\(s\) and no message/);
+  assert.match(await note.innerText(), /1 metadata line and no message/);
   assert.deepEqual(await note.getByRole("listitem").allInnerTexts(), ["summary: Fixing the parser"]);
   // The Statistics tab used to index the missing session and stop the app.
   await app.page.getByRole("tab", { name: "Statistics" }).click();

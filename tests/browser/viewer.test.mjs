@@ -39,7 +39,7 @@ test("a dropped project folder nests each subagent under the tool call that spaw
   await dropFolder(app.page, join(ENGINE_FIXTURES, "dag/agents"));
   // Two sessions (one is an orphan agent's): a history, opened all in one view.
   await app.page.getByRole("button", { name: "Open all in one view" }).click();
-  await app.page.getByRole("region", { name: "Load summary" }).getByText("5 agent conversation(s) linked, 1 unlinked").waitFor();
+  await app.page.getByRole("region", { name: "Load summary" }).getByText("5 agent conversations linked, 1 unlinked").waitFor();
   // The session list holds both sessions, the orphan agent's included.
   const sessions = app.page.getByRole("region", { name: "Sessions" });
   await sessions.getByRole("button", { name: "Audit the lamp crate" }).click();
@@ -76,7 +76,7 @@ test("a real project folder links its subagent files", async (t) => {
   // Two sessions: a history, opened all in one view.
   await app.page.getByRole("button", { name: "Open all in one view" }).click();
   const summary = app.page.getByRole("region", { name: "Load summary" });
-  await summary.getByText("6 agent conversation(s) linked").waitFor();
+  await summary.getByText("6 agent conversations linked").waitFor();
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });
@@ -252,7 +252,7 @@ test("the load summary lists skipped lines with their numbers and reasons", asyn
   ]);
   const summary = app.page.getByRole("region", { name: "Load summary" });
   // Four broken lines, and the one line of the HTML file.
-  await summary.getByText("5 line(s) skipped").waitFor();
+  await summary.getByText("5 lines skipped").waitFor();
   await summary.getByRole("alert").filter({ hasText: "page.html" }).filter({ hasText: "HTML" }).waitFor();
   await summary.getByText(/^Diagnostics/).click();
   const rows = summary.getByRole("row");
@@ -276,8 +276,8 @@ test("files in a dropped folder that are not logs are listed, not read", async (
   assert.ok(readdirSync(dir).includes("notes.txt"));
   await dropFolder(app.page, dir);
   const summary = app.page.getByRole("region", { name: "Load summary" });
-  await summary.getByText("1 session(s)").waitFor();
-  await summary.getByText(/2 file\(s\) left out by name/).waitFor();
+  await summary.getByText(/^1 session · /).waitFor();
+  await summary.getByText(/2 files left out by name/).waitFor();
   await app.context.close();
 });
 
@@ -421,16 +421,16 @@ test("a second drop asks whether to add the files or replace what is loaded", as
   const dialog = app.page.getByRole("dialog", { name: "Add or replace" });
   await dialog.getByRole("button", { name: "Add" }).click();
   const summary = app.page.getByRole("region", { name: "Load summary" });
-  await summary.getByText(/^2 session\(s\) · 4 file\(s\)/).waitFor();
+  await summary.getByText(/^2 sessions · 4 files · /).waitFor();
   // Escape closes the question and keeps what is loaded, as Cancel does.
   await dropFiles(app.page, [{ name: "kettle-rename.jsonl", bytes: kettle }]);
   await dialog.waitFor();
   await app.page.keyboard.press("Escape");
   await dialog.waitFor({ state: "detached" });
-  await summary.getByText(/^2 session\(s\) · 4 file\(s\)/).waitFor();
+  await summary.getByText(/^2 sessions · 4 files · /).waitFor();
   await dropFiles(app.page, [{ name: "kettle-rename.jsonl", bytes: kettle }]);
   await dialog.getByRole("button", { name: "Replace" }).click();
-  await summary.getByText(/^1 session\(s\) · 1 file\(s\)/).waitFor();
+  await summary.getByText(/^1 session · 1 file · /).waitFor();
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });

@@ -125,7 +125,7 @@ test("a load the worker cannot read says why, and replies the page cannot read a
     };
   });
   await dropFiles(app2.page, [{ name: "kettle-rename.jsonl", bytes: KETTLE }]);
-  await app2.page.getByRole("region", { name: "Load summary" }).getByText("1 session(s)", { exact: false }).first().waitFor();
+  await app2.page.getByRole("region", { name: "Load summary" }).getByText(/^1 session · /).first().waitFor();
   await tree(app2.page).getByRole("treeitem").first().waitFor();
   assert.equal(await app2.page.getByRole("alert").filter({ hasText: "Could not open" }).count(), 0);
   assert.deepEqual(app.errors, []);

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::{Coverage, act, by_id, error_view};
+use crate::logic::words::counted;
 use crate::state::history::use_history;
 use crate::wire::insights::{FileOrder, FileQuery, InsightsReply, InsightsRequest};
 
@@ -219,7 +220,7 @@ fn FileList() -> impl IntoView {
             let text = if sessions == 0 {
                 "No session has been indexed yet.".to_owned()
             } else {
-                format!("No tool call of the {sessions} session(s) of this history read or changed a file.")
+                format!("No tool call of the {} of this history read or changed a file.", counted(sessions, "session"))
             };
             Some(view! { <p class="insights-empty" role="status">{text}</p> }.into_any())
         } else if total.get() == 0 {
@@ -249,7 +250,7 @@ fn FileList() -> impl IntoView {
             <Coverage />
             <div class="history-filters" role="group" aria-label="Filter files">
                 <div class="history-filters" node_ref=filters on:input=on_filter on:change=on_filter inner_html=FILTERS></div>
-                <span class="muted" role="status">{move || format!("{} files listed", total.get())}</span>
+                <span class="muted" role="status">{move || format!("{} listed", counted(total.get(), "file"))}</span>
             </div>
             {error_view(error)}
             {empty}

@@ -15,6 +15,7 @@ mod files_tab;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::logic::words::counted;
 use crate::platform::schedule::now_ms;
 use crate::state::history::{HistoryState, HomeTab, use_history};
 use crate::wire::insights::{InsightsReply, InsightsRequest};
@@ -81,9 +82,12 @@ pub fn Coverage() -> impl IntoView {
         let (with, all) = history.insights_coverage();
         let running = history.index.pass.with(|p| p.as_ref().is_some_and(|p| p.running()));
         let text = if running {
-            format!("Indexing: these figures count the {with} sessions read so far, and grow as the index goes on.")
+            format!(
+                "Indexing: these figures count the {} read so far, and grow as the index goes on.",
+                counted(with, "session")
+            )
         } else if with < all {
-            format!("These figures count {with} of the {all} sessions: the others could not be read.")
+            format!("These figures count {with} of the {}: the others could not be read.", counted(all, "session"))
         } else {
             return None;
         };

@@ -12,6 +12,7 @@ use sessionscope_engine::model::{EntryFlags, EntryId, EntryKind};
 
 use crate::logic::loaded::Model;
 use crate::logic::outline::{RowKey, RowKind, collapsed_by_default};
+use crate::logic::words::{counted, noun};
 use crate::render::units;
 use crate::state::{use_search, use_viewer};
 use crate::views::content;
@@ -462,12 +463,15 @@ fn agent_row(model: &Arc<Model>, conversation: ConversationId) -> AnyView {
     };
     let agent_type = if conv.agent_type.is_empty() { String::new() } else { conv.agent_type.clone() };
     let description = conv.description.clone();
-    let duration = (conv.first_timestamp_ms != i64::MAX && conv.last_timestamp_ms != i64::MIN)
-        .then(|| units::human_duration_ms(conv.last_timestamp_ms.saturating_sub(conv.first_timestamp_ms)));
+    // An agent with fewer than two different times has no duration to show.
+    let duration = units::span_ms(
+        (conv.first_timestamp_ms != i64::MAX).then_some(conv.first_timestamp_ms),
+        (conv.last_timestamp_ms != i64::MIN).then_some(conv.last_timestamp_ms),
+    )
+    .map(units::human_duration_ms);
     let u = conv.usage;
-    let tokens = units::human_count(
-        u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens,
-    );
+    let token_count = u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+    let tokens = format!("{} {}", units::human_count(token_count), noun(token_count, "token"));
     let status = agent_status(model, conversation);
     let linked = match conv.linked_by {
         Some(rule) => format!("linked by {}", rule.name()),
@@ -483,9 +487,9 @@ fn agent_row(model: &Arc<Model>, conversation: ConversationId) -> AnyView {
                 {status}
             </div>
             <div class="agent-stats">
-                <span>{format!("{messages} messages")}</span>
+                <span>{counted(messages, "message")}</span>
                 {(!tools_text.is_empty()).then(|| view! { <span>{format!("tools: {tools_text}")}</span> })}
-                <span>{format!("{tokens} tokens")}</span>
+                <span>{tokens}</span>
                 {duration.map(|d| view! { <span>{d}</span> })}
                 <span class="muted">{format!("{label}{linked}")}</span>
             </div>
@@ -528,7 +532,7 @@ fn compaction_row(model: &Arc<Model>, link: CompactionId) -> AnyView {
         parts.push(trigger.to_owned());
     }
     if l.pre_tokens > 0 {
-        parts.push(format!("{} tokens", units::human_count(l.pre_tokens)));
+        parts.push(format!("{} {}", units::human_count(l.pre_tokens), noun(l.pre_tokens, "token")));
     }
     let text = parts.join(" · ");
     let anchor = if l.boundary.is_some() { l.boundary } else { l.summary };

@@ -79,7 +79,7 @@ fn describe(calendar: &Calendar, metric: Metric, day: usize, hour: usize) -> Str
     let value = calendar.value(day, hour);
     let amount = match metric {
         Metric::Messages => counted(value as u64, "message"),
-        Metric::Tokens => format!("{} tokens", grouped(value as u64)),
+        Metric::Tokens => counted(value as u64, "token"),
         Metric::Cost => format!("${value:.2}"),
     };
     format!("{} {hour:02}:00: {amount}", date_of_day(calendar.first_day + day as i64))
@@ -225,7 +225,7 @@ fn stacked_html(html: &mut Html, title: &str, stacked: &Stacked, measure: UsageM
     let label = format!(
         "{title} per {unit}: {} in all",
         match measure {
-            UsageMeasure::Tokens => format!("{} tokens", grouped(total as u64)),
+            UsageMeasure::Tokens => counted(total as u64, "token"),
             UsageMeasure::Cost => format!("${total:.2}"),
         }
     );
@@ -256,7 +256,7 @@ fn stacked_html(html: &mut Html, title: &str, stacked: &Stacked, measure: UsageM
             html.element(
                 "title",
                 &[],
-                &format!("{unit} of {day}, {}: {} tokens, ${:.2}", stacked.names[n], grouped(part.0), part.1),
+                &format!("{unit} of {day}, {}: {}, ${:.2}", stacked.names[n], counted(part.0, "token"), part.1),
             );
             html.raw("</rect>");
         }
@@ -311,21 +311,21 @@ fn blocks_html(html: &mut Html, blocks: &[Block], shown: usize, zone: &Zone<'_>)
             Some(rate) => {
                 let left_minutes = (block.end_ms - zone.now_ms).max(0) as f64 / 60_000.0;
                 format!(
-                    "Current block, since {}: {} tokens, ${:.2}; burning {} tokens a minute, ${:.2} an hour; by its end at {}, about {} tokens and ${:.2}",
+                    "Current block, since {}: {}, ${:.2}; burning {} a minute, ${:.2} an hour; by its end at {}, about {} and ${:.2}",
                     zone.minute(block.start_ms),
-                    grouped(block.total_tokens()),
+                    counted(block.total_tokens(), "token"),
                     block.cost_usd,
-                    grouped(rate.tokens_per_minute as u64),
+                    counted(rate.tokens_per_minute as u64, "token"),
                     rate.cost_per_hour,
                     zone.minute(block.end_ms),
-                    grouped(block.total_tokens() + (rate.tokens_per_minute * left_minutes) as u64),
+                    counted(block.total_tokens() + (rate.tokens_per_minute * left_minutes) as u64, "token"),
                     block.cost_usd + rate.cost_per_hour * left_minutes / 60.0
                 )
             }
             None => format!(
-                "Current block, since {}: {} tokens, ${:.2}",
+                "Current block, since {}: {}, ${:.2}",
                 zone.minute(block.start_ms),
-                grouped(block.total_tokens()),
+                counted(block.total_tokens(), "token"),
                 block.cost_usd
             ),
         };

@@ -56,7 +56,7 @@ pub fn lines_html(lines: &[DiffLine]) -> String {
     }
     let more = lines.len().saturating_sub(MAX_LINES);
     if more > 0 {
-        html.element("p", &[("class", "muted")], &format!("… {more} more lines"));
+        html.element("p", &[("class", "muted")], &format!("… {}", super::counted(more as u64, "more line")));
     }
     html.close("div");
     html.finish()

@@ -30,9 +30,10 @@ pub fn html(report: &FailureReport, groups: usize, sessions: usize) -> String {
         "p",
         &[("class", "session-facts")],
         &format!(
-            "{} of {} tool calls failed ({share:.1}%) · {} · {}",
+            "{} of {} {} failed ({share:.1}%) · {} · {}",
             grouped(report.tool_failures),
             grouped(report.calls),
+            crate::logic::words::noun(report.calls, "tool call"),
             counted(report.interrupted, "interrupted turn"),
             counted(report.api_errors, "API error")
         ),

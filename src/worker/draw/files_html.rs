@@ -180,7 +180,7 @@ fn change_html(html: &mut Html, index: usize, change: &ChangeRef) {
 fn versions_html(html: &mut Html, versions: &[VersionRef]) {
     let count = versions.len() as u64;
     html.raw(r#"<section class="file-versions" aria-label="Kept versions">"#);
-    html.element("h3", &[("class", "insights-heading")], &format!("{} by Claude Code", counted(count, "version kept")));
+    html.element("h3", &[("class", "insights-heading")], &format!("{} kept by Claude Code", counted(count, "version")));
     html.element(
         "p",
         &[("class", "muted")],

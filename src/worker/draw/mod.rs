@@ -132,9 +132,10 @@ pub fn utc_minute(ms: Option<i64>) -> String {
     }
 }
 
-/// `n thing` or `n things`.
+/// `n thing` or `n things`, the count grouped ("12,345 tokens") and the plural made as the page
+/// makes it ("2 matches", "3 entries").
 pub fn counted(n: u64, thing: &str) -> String {
-    format!("{} {thing}{}", grouped(n), if n == 1 { "" } else { "s" })
+    format!("{} {}", grouped(n), crate::logic::words::noun(n, thing))
 }
 
 /// A project's last folder name.
@@ -184,6 +185,7 @@ mod tests {
     fn numbers_and_names_read_well() {
         assert_eq!(grouped(1_234_567), "1,234,567");
         assert_eq!((counted(1, "change"), counted(2, "change")), ("1 change".into(), "2 changes".into()));
+        assert_eq!(counted(1234, "summary"), "1,234 summaries");
         assert_eq!(short_project("/home/dev/app/"), "app");
         assert_eq!(utc_minute(Some(0)), "1970-01-01 00:00");
     }

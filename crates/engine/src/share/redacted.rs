@@ -187,6 +187,7 @@ pub fn scope_title(graph: &Graph, scope: &Scope) -> String {
     match session.and_then(|s| graph.sessions.get(s.index())) {
         Some(s) if !s.title.is_empty() => s.title.clone(),
         Some(s) => s.id.clone(),
+        None if graph.sessions.len() == 1 => "1 session".to_owned(),
         None => format!("{} sessions", graph.sessions.len()),
     }
 }
