@@ -30,10 +30,11 @@ import { DIST } from "./harness.mjs";
  * the app in layers. 624 KB on 2026-11-27 (stop 36): the history home's Files, Failures and
  * Activity tabs (+35 KB: their views and controls, the file page's diff filling, the insights
  * client and its messages, and the reactive code they instantiate; the insights themselves, the
- * reports and their drawing run in the insights worker). Over issue 17's 600 KB goal: see
- * docs/size.md.
+ * reports and their drawing run in the insights worker). 646 KB the same day: the command
+ * palette, the prompt outline, the resume line, plural words, the launch queue (+22 KB, most of
+ * it Leptos's code for the new views). Over issue 17's 600 KB goal: see docs/size.md.
  */
-const BUDGET = 639_000 + 12_000;
+const BUDGET = 661_500 + 13_500;
 
 /** The files the start page needs: index.html and what it links to (not the worker's). */
 function firstDownload() {
