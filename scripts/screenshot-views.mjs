@@ -63,7 +63,7 @@ try {
 
   await page.getByRole("button", { name: "Share…" }).click();
   const share = page.getByRole("dialog", { name: "Share, redacted" });
-  await share.getByText(/\d+ findings: \d+ redacted/).waitFor({ timeout: 20_000 });
+  await share.getByText(/\d+ findings?: \d+ redacted/).waitFor({ timeout: 20_000 });
   await shot(page, "share");
   await share.getByRole("button", { name: "Close" }).click();
 
