@@ -248,8 +248,14 @@ impl LoadState {
     /// kept for what it will grow by, once it is shown: its first change is then read as fast
     /// as the later ones.
     pub fn open_from_history_followed(&self, files: Vec<PickedFile>, running: bool) {
+        self.open_picked_from_history(Picked { files, ..Picked::default() }, running);
+    }
+
+    /// [`Self::open_from_history_followed`], with what the files came with (names left out, files
+    /// that could not be read) for the load summary.
+    pub fn open_picked_from_history(&self, picked: Picked, running: bool) {
         self.pending.set(None);
-        self.load_attempt(Picked { files, ..Picked::default() }, false, running, 0);
+        self.load_attempt(picked, false, running, 0);
     }
 
     /// Lets go of what is shown (the history home takes its place): the model and its bytes are

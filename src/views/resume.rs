@@ -20,6 +20,7 @@ pub fn ResumeCommand() -> impl IntoView {
         };
         let copy_line = line.clone();
         let shown = line.clone();
+        let title = line.clone();
         let copy = move |_| {
             let line = copy_line.clone();
             leptos::task::spawn_local(async move {
@@ -34,7 +35,7 @@ pub fn ResumeCommand() -> impl IntoView {
             view! {
                 <div class="resume" role="group" aria-label="Resume">
                     <span class="muted">"Resume: "</span>
-                    <code class="resume-line">{line}</code>
+                    <code class="resume-line" title=title>{line}</code>
                     <button type="button" class="button small" aria-label=label on:click=copy>"Copy"</button>
                     <span class="muted" role="status">{move || copied.with(|c| c.as_ref().filter(|(of, _)| *of == shown).map(|(_, said)| *said))}</span>
                 </div>

@@ -44,8 +44,9 @@ pub struct IndexPass {
     /// Whether the last redraw drew any session.
     pub(super) rows_drawn: StoredValue<bool>,
     /// A remembered folder of one session is indexed as a history, to be followed, and its
-    /// session opens once indexed.
-    pub(super) open_only_session: StoredValue<bool>,
+    /// session opens once indexed: with the files its walk left out by name and could not read,
+    /// for the load summary (as a folder of one session opened directly lists them).
+    pub(super) open_only_session: StoredValue<Option<(Vec<String>, Vec<FileProblem>)>>,
 }
 
 impl IndexPass {
@@ -58,7 +59,7 @@ impl IndexPass {
             answered: StoredValue::new(HashMap::new()),
             replacing: StoredValue::new(HashSet::new()),
             pending_open: StoredValue::new(None),
-            open_only_session: StoredValue::new(false),
+            open_only_session: StoredValue::new(None),
             redraw: StoredValue::new_local(Burst::default()),
             rows_drawn: StoredValue::new(false),
         }
@@ -129,7 +130,7 @@ impl HistoryState {
     /// [`Self::end_walk`]. Whatever an earlier walk still sends is let go.
     pub fn begin_walk(&self) -> u64 {
         self.forget_versions();
-        self.index.open_only_session.set_value(false);
+        self.index.open_only_session.set_value(None);
         self.index.walk.update_value(|walk| {
             *walk = Walk { generation: walk.generation + 1, ..Walk::default() };
         });
@@ -260,7 +261,7 @@ impl HistoryState {
                 w.generation += 1;
                 w.warm_pool = None;
             });
-            self.index.open_only_session.set_value(true);
+            self.index.open_only_session.set_value(Some((walk.skipped_by_name.clone(), walk.unreadable.clone())));
             self.start_index(held_units, problems_of(walk.skipped_by_name, walk.unreadable), false);
             return;
         }
@@ -580,8 +581,8 @@ impl HistoryState {
         // The pool may be running this very callback: it goes afterwards.
         leptos::task::spawn_local(async move { state.index.pool.set_value(None) });
         self.save_cache();
-        if !cancelled && self.index.open_only_session.get_value() && self.rows.with_value(Vec::len) == 1 {
-            self.index.open_only_session.set_value(false);
+        if !cancelled && self.index.open_only_session.with_value(Option::is_some) && self.rows.with_value(Vec::len) == 1
+        {
             self.open(0, None);
         }
         if !cancelled {

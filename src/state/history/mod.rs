@@ -34,7 +34,7 @@ use crate::client::folders::Folders;
 use crate::client::handle::WorkerError;
 use crate::client::insights_worker::InsightsWorker;
 use crate::client::intake::Intake;
-use crate::client::picked::PickedFile;
+use crate::client::picked::{Picked, PickedFile};
 use crate::client::workers::Workers;
 use crate::logic::{deeplink, sort};
 use crate::platform::schedule::{Burst, now_ms};
@@ -557,11 +557,15 @@ impl HistoryState {
         // session written lately is likely still running: it is made ready to grow.
         let running = row.row.end_ms.is_some_and(|end| js_sys::Date::now() - (end as f64) < following::HOT_FOR_MS);
         let state = *self;
+        // A folder of one session, opened once indexed, lists what its walk left out.
+        let (left_out, unreadable) =
+            self.index.open_only_session.try_update_value(Option::take).flatten().unwrap_or_default();
         leptos::task::spawn_local(async move {
             // The unit keeps the files its row was read from: the cache pairs them.
             let files = state.intake().fresh(Some(&root), files).await;
             if state.opened.get_untracked() == Some(index) {
-                state.loading.open_from_history_followed(files, running);
+                let picked = Picked { files, skipped_by_name: left_out, unreadable, ..Picked::default() };
+                state.loading.open_picked_from_history(picked, running);
             }
         });
     }
