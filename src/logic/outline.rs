@@ -229,6 +229,12 @@ impl Outline {
     /// The rows shown, in order, with their depth: a preorder walk that does not enter
     /// collapsed rows (with a filter: that skips hidden rows and opens rows with matches below).
     pub fn visible(&self) -> Vec<(RowId, u16)> {
+        self.preorder(|row| self.is_open(row))
+    }
+
+    /// The rows a preorder walk meets, with their depth: rows a filter hides are skipped, and
+    /// a row's children are walked when `enter` says so.
+    fn preorder(&self, enter: impl Fn(RowId) -> bool) -> Vec<(RowId, u16)> {
         let mut out = Vec::new();
         let mut stack: Vec<(RowId, u16)> = Vec::new();
         let mut root = self.first_root;
@@ -238,7 +244,7 @@ impl Outline {
             }
             while let Some((row, depth)) = stack.pop() {
                 out.push((row, depth));
-                if !self.is_open(row) {
+                if !enter(row) {
                     continue;
                 }
                 let start = stack.len();
@@ -259,28 +265,7 @@ impl Outline {
     /// Every row in reading order (each row, then what is nested in it), collapsed rows entered
     /// too; with a filter, the rows it hides are left out.
     pub fn reading_order(&self) -> Vec<RowId> {
-        let mut out = Vec::with_capacity(self.rows.len());
-        let mut stack: Vec<RowId> = Vec::new();
-        let mut root = self.first_root;
-        while root.is_some() {
-            if !self.is_hidden(root) {
-                stack.push(root);
-            }
-            while let Some(row) = stack.pop() {
-                out.push(row);
-                let start = stack.len();
-                let mut child = self.rows[row.index()].first_child;
-                while child.is_some() {
-                    if !self.is_hidden(child) {
-                        stack.push(child);
-                    }
-                    child = self.rows[child.index()].next_sibling;
-                }
-                stack[start..].reverse();
-            }
-            root = self.rows[root.index()].next_sibling;
-        }
-        out
+        self.preorder(|_| true).into_iter().map(|(row, _)| row).collect()
     }
 
     /// The nearest `landmark` row after `from` (before it, going back) in reading order, collapsed

@@ -9,6 +9,19 @@ const MS_PER_MINUTE: i64 = 60 * MS_PER_SECOND;
 const MS_PER_HOUR: i64 = 60 * MS_PER_MINUTE;
 const MS_PER_DAY: i64 = 24 * MS_PER_HOUR;
 
+/// `12,345,678`: exact and readable.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A byte count in decimal units: "512 B", "1.2 KB", "3.4 MB", "1.1 GB".
 pub fn human_bytes(n: u64) -> String {
     if n < 1000 {

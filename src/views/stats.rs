@@ -10,25 +10,13 @@ use sessionscope_engine::summary::{agent_label, summarize};
 use crate::logic::loaded::Model;
 use crate::logic::words::{counted, noun};
 use crate::render::units;
+use crate::render::units::grouped;
 use crate::state::{ViewerState, use_viewer};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Scope {
     Session,
     All,
-}
-
-/// `12,345,678`: exact and readable.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn usage_cells(u: &Usage) -> impl IntoView + use<> {

@@ -474,6 +474,16 @@ pub fn agent_name(format: Format) -> &'static str {
     }
 }
 
+/// A session's files as the history knows them, and the format that names its agent. A record
+/// stream the loader made is no file of the history: the storage files it was made from are
+/// (they join their session by the session they name); its format still names the agent.
+fn session_files<'c>(corpus: &'c Corpus, session: &crate::dag::Session) -> (Format, Vec<&'c crate::model::FileInfo>) {
+    let files: Vec<&crate::model::FileInfo> =
+        session.files.iter().filter_map(|&f| corpus.files.get(f as usize)).collect();
+    let format = files.iter().map(|f| f.format).find(|f| !agent_name(*f).is_empty()).unwrap_or(Format::Pending);
+    (format, files.into_iter().filter(|f| !f.is_derived()).collect())
+}
+
 /// How session `s` of a loaded corpus is resumed in its agent, with the working directory its
 /// first message names (empty when none does) and the agent's name.
 pub fn session_resume(
@@ -482,10 +492,8 @@ pub fn session_resume(
     s: usize,
 ) -> Option<(crate::resume::Resume, String, &'static str)> {
     let session = graph.sessions.get(s)?;
-    let files: Vec<&crate::model::FileInfo> =
-        session.files.iter().filter_map(|&f| corpus.files.get(f as usize)).collect();
-    let format = files.iter().map(|f| f.format).find(|f| !agent_name(*f).is_empty()).unwrap_or(Format::Pending);
-    let main = files.iter().find(|f| !f.is_derived()).map_or("", |f| f.path.as_str());
+    let (format, files) = session_files(corpus, session);
+    let main = files.first().map_or("", |f| f.path.as_str());
     let cwd = corpus
         .entries
         .iter()
@@ -569,12 +577,7 @@ pub fn session_rows(corpus: &Corpus, graph: &Graph, folder: &str) -> Vec<Session
         .iter()
         .enumerate()
         .map(|(s, session)| {
-            let files: Vec<&crate::model::FileInfo> =
-                session.files.iter().filter_map(|&f| corpus.files.get(f as usize)).collect();
-            let format = files.iter().map(|f| f.format).find(|f| !agent_name(*f).is_empty()).unwrap_or(Format::Pending);
-            // A record stream the loader made is no file of the history: the storage files it
-            // was made from are (they join their session by the session they name).
-            let files: Vec<&crate::model::FileInfo> = files.into_iter().filter(|f| !f.is_derived()).collect();
+            let (format, files) = session_files(corpus, session);
             let first_prompt = corpus
                 .entries
                 .get(session.first_prompt.index())

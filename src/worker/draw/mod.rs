@@ -14,6 +14,8 @@ pub mod files_html;
 
 use sessionscope_engine::insights::report::Place;
 
+pub use crate::render::units::grouped;
+
 /// HTML being written.
 #[derive(Default)]
 pub struct Html {
@@ -109,19 +111,6 @@ fn escape_into(out: &mut String, text: &str) {
             c => out.push(c),
         }
     }
-}
-
-/// `12,345,678`: exact and readable.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// A time in UTC to the minute, as the rest of the app shows times: `2026-03-02 09:14`.
