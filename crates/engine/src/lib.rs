@@ -8,6 +8,8 @@
 //! The layers depend one way: [`load`] uses [`import`], which builds the [`model`]; none of them
 //! uses a layer above it. Beneath all three, [`span`], [`json`], [`intern`] and [`index`] (the
 //! typed indices of the model and the graph) know nothing of them. [`dag`], [`search`], [`summary`], [`details`] and [`dump`] read the finished model.
+//! [`marks`] (a person's stars, notes and tags on sessions and entries) stands apart from all of
+//! them.
 
 pub mod dag;
 pub mod details;
@@ -20,6 +22,7 @@ pub mod insights;
 pub mod intern;
 pub mod json;
 pub mod load;
+pub mod marks;
 pub mod model;
 pub mod redact;
 pub mod resume;

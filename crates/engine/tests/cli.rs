@@ -1,5 +1,6 @@
 //! The `sessionscope` command line: its flags (an unknown one is an error, `--help` is not),
-//! and the per-model and per-tool tables of `summary`, on the bundled example.
+//! the per-model and per-tool tables of `summary`, on the bundled example, and `index
+//! --marks=<file>` on two hand-made sessions.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -113,4 +114,121 @@ fn summary_prints_the_tables_per_model_and_per_tool() {
         let calls = tool["calls"].as_u64().expect("calls").to_string();
         assert!(row.split_whitespace().nth(1) == Some(calls.as_str()), "{row}");
     }
+}
+
+/// A folder that is removed when the test ends.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("sessionscope-cli-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const MARKED: &str = "aaaaaaaa-0000-4000-8000-000000000001";
+const UNMARKED: &str = "bbbbbbbb-0000-4000-8000-000000000002";
+
+/// A project folder of two Claude Code sessions of one prompt and one answer each.
+fn write_two_sessions(root: &std::path::Path) -> PathBuf {
+    let project = root.join("projects").join("-home-dev-kettle");
+    std::fs::create_dir_all(&project).expect("a project folder");
+    for id in [MARKED, UNMARKED] {
+        let user = serde_json::json!({
+            "type": "user", "sessionId": id, "cwd": "/home/dev/kettle", "uuid": format!("{id}-u"),
+            "parentUuid": null, "timestamp": "2026-04-02T09:00:00.000Z",
+            "message": { "role": "user", "content": format!("Rename brew in {id}") }
+        });
+        let assistant = serde_json::json!({
+            "type": "assistant", "sessionId": id, "cwd": "/home/dev/kettle", "uuid": format!("{id}-a"),
+            "parentUuid": format!("{id}-u"), "timestamp": "2026-04-02T09:00:03.000Z",
+            "message": { "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+                "content": [{ "type": "text", "text": "Done." }],
+                "usage": { "input_tokens": 1, "output_tokens": 1 } }
+        });
+        std::fs::write(project.join(format!("{id}.jsonl")), format!("{user}\n{assistant}\n")).expect("written");
+    }
+    project
+}
+
+#[test]
+fn index_with_marks_gives_each_marked_row_its_marks() {
+    let temp = TempDir::new("marks");
+    let project = write_two_sessions(&temp.0);
+    let marks = temp.0.join("marks.json");
+    let file = serde_json::json!({
+        "sessionscope": "marks", "version": 1,
+        "sessions": {
+            MARKED: { "note": "check the rename", "tags": ["perf", "Bug"], "updated_ms": 1_732_700_000_000_i64,
+                "entries": { format!("{MARKED}-a"): { "starred": true, "updated_ms": 1_732_700_000_001_i64 } } },
+            "cccccccc-0000-4000-8000-000000000003": { "starred": true, "updated_ms": 1 }
+        }
+    });
+    std::fs::write(&marks, file.to_string()).expect("written");
+    let marks_flag = format!("--marks={}", marks.display());
+    let project = project.to_str().expect("a UTF-8 path");
+
+    let out = run(&["index", "--json", &marks_flag, project]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    let rows = json["sessions"].as_array().expect("sessions");
+    assert_eq!(rows.len(), 2, "{json}");
+    let row = |id: &str| rows.iter().find(|r| r["session_id"] == id).unwrap_or_else(|| panic!("{id} is listed"));
+    assert_eq!(row(MARKED)["marks"], file["sessions"][MARKED], "the session's marks as the file has them");
+    assert!(row(UNMARKED).get("marks").is_none(), "a session without marks has no field");
+
+    let out = run(&["index", project, &marks_flag]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    let line = |id: &str| table.lines().find(|l| l.contains(id)).unwrap_or_else(|| panic!("{id}: {table}"));
+    assert!(line(MARKED).starts_with("★ "), "starred through its entry: {table}");
+    assert!(line(MARKED).ends_with(" #perf #Bug"), "{table}");
+    assert!(!line(UNMARKED).contains('★') && !line(UNMARKED).contains('#'), "{table}");
+
+    let out = run(&["index", project]);
+    assert!(!text(&out.stdout).contains('★'), "no marks without --marks");
+}
+
+#[test]
+fn a_marks_file_that_cannot_be_read_is_a_usage_error() {
+    let temp = TempDir::new("bad-marks");
+    let project = write_two_sessions(&temp.0);
+    let project = project.to_str().expect("a UTF-8 path");
+    let cases = [
+        ("not-json.json", "{ \"sessionscope\": ", "this file is not JSON: "),
+        (
+            "other.json",
+            "{\"sessions\": {}}",
+            "this JSON file holds no sessionscope marks (no \"sessionscope\": \"marks\")",
+        ),
+        (
+            "newer.json",
+            "{\"sessionscope\": \"marks\", \"version\": 9}",
+            "these marks were written by a newer sessionscope (version 9)",
+        ),
+    ];
+    for (name, content, says) in cases {
+        let path = temp.0.join(name);
+        std::fs::write(&path, content).expect("written");
+        let out = run(&["index", "--json", project, &format!("--marks={}", path.display())]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(out.stdout.is_empty(), "{name}: nothing is printed on stdout");
+        let expected = format!("sessionscope: {}: {says}", path.display());
+        assert!(text(&out.stderr).starts_with(&expected), "{name}: {}", text(&out.stderr));
+    }
+    let missing = temp.0.join("missing.json");
+    let out = run(&["index", project, &format!("--marks={}", missing.display())]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).starts_with(&format!("sessionscope: {}: could not be read", missing.display())));
+    let out = run(&["index", project, "--marks"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).starts_with("sessionscope: --marks takes a file"), "{}", text(&out.stderr));
 }

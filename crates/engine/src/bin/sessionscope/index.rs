@@ -17,6 +17,7 @@ use sessionscope_engine::history::{
 use sessionscope_engine::import::names::{NOT_A_LOG_NAME, looks_like_a_log};
 use sessionscope_engine::import::records::database_of_companion;
 use sessionscope_engine::insights::UnitInsights;
+use sessionscope_engine::marks::{Marks, SessionMarks};
 
 /// What `--json` prints.
 #[derive(Serialize)]
@@ -26,22 +27,25 @@ struct Index<'a> {
     totals: Totals,
 }
 
-/// A session's row as `--json` prints it: the row, and the line that resumes the session in its
-/// agent (or why there is none).
+/// A session's row as `--json` prints it: the row, the line that resumes the session in its
+/// agent (or why there is none), and its marks when `--marks` gives some.
 #[derive(Serialize)]
 struct Row<'a> {
     #[serde(flatten)]
     row: &'a SessionRow,
     resume_command: Option<String>,
     resume_unavailable: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    marks: Option<&'a SessionMarks>,
 }
 
 impl<'a> Row<'a> {
-    fn of(row: &'a SessionRow) -> Self {
+    fn of(row: &'a SessionRow, marks: Option<&'a Marks>) -> Self {
         Row {
             row,
             resume_command: row.resume.shell_line(&row.project),
             resume_unavailable: row.resume.why_not(&row.agent),
+            marks: marks.and_then(|m| m.session(&row.session_id)),
         }
     }
 }
@@ -129,8 +133,9 @@ pub fn read_history(files: Vec<(PathBuf, String)>, insights: bool) -> History {
     History { units: results.into_inner().unwrap_or_default().into_iter().flatten().collect(), problems }
 }
 
-/// Indexes `files` (on disk, with the names they are known by), in name order.
-pub fn run(files: Vec<(PathBuf, String)>, json: bool) -> ExitCode {
+/// Indexes `files` (on disk, with the names they are known by), in name order, each session
+/// with its `marks` if there are any.
+pub fn run(files: Vec<(PathBuf, String)>, json: bool, marks: Option<&Marks>) -> ExitCode {
     let History { units, mut problems } = read_history(files, false);
     let mut sessions = Vec::new();
     for (index, _) in units {
@@ -139,7 +144,7 @@ pub fn run(files: Vec<(PathBuf, String)>, json: bool) -> ExitCode {
     }
     problems.sort_by(|a, b| a.path.cmp(&b.path));
     let totals = Totals::of(&sessions);
-    let index = Index { sessions: sessions.iter().map(Row::of).collect(), problems, totals };
+    let index = Index { sessions: sessions.iter().map(|row| Row::of(row, marks)).collect(), problems, totals };
     if json {
         match serde_json::to_string_pretty(&index) {
             Ok(text) => println!("{text}"),
@@ -149,7 +154,7 @@ pub fn run(files: Vec<(PathBuf, String)>, json: bool) -> ExitCode {
             }
         }
     } else {
-        print_index(&index);
+        print_index(&index, marks.is_some());
     }
     ExitCode::SUCCESS
 }
@@ -186,17 +191,22 @@ fn first_bytes(path: &PathBuf) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-fn print_index(index: &Index) {
+/// Prints the table; `marked` (marks were given) puts a gutter before each line, with a star
+/// on a starred session's line, and the session's tags after its title.
+fn print_index(index: &Index, marked: bool) {
+    let gutter = if marked { "  " } else { "" };
     println!(
-        "{:<19} {:>8} {:>6} {:>6} {:>10} {:>10}  {:<28} title",
+        "{gutter}{:<19} {:>8} {:>6} {:>6} {:>10} {:>10}  {:<28} title",
         "start (UTC)", "duration", "msgs", "tools", "tokens", "cost $", "project"
     );
-    for Row { row, .. } in &index.sessions {
+    for Row { row, marks, .. } in &index.sessions {
         let start = row.start_ms.map(iso_minute).unwrap_or_default();
         let project: String = row.project.chars().rev().take(28).collect::<Vec<_>>().into_iter().rev().collect();
         let title: String = row.title.chars().take(60).collect();
+        let star = if marks.is_some_and(SessionMarks::starred) { "★ " } else { gutter };
+        let tags: String = marks.map(|m| m.tags().iter().map(|t| format!(" #{t}")).collect()).unwrap_or_default();
         println!(
-            "{start:<19} {:>8} {:>6} {:>6} {:>10} {:>10.2}  {project:<28} {title}",
+            "{star}{start:<19} {:>8} {:>6} {:>6} {:>10} {:>10.2}  {project:<28} {title}{tags}",
             format!("{}s", row.duration_ms() / 1000),
             row.messages,
             row.tool_calls,

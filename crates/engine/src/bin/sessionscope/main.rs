@@ -1,9 +1,11 @@
 //! `sessionscope`: the engine on the command line.
 //!
 //!   sessionscope summary <file-or-folder>... [--json]
-//!   sessionscope index <folder>... [--json]     one row per session of a whole history, read
+//!   sessionscope index <folder>... [--json] [--marks=<file>]
+//!                                                one row per session of a whole history, read
 //!                                                session by session on every core, as the app's
-//!                                                history home lists it
+//!                                                history home lists it; with the stars, notes and
+//!                                                tags of a marks file the page exported
 //!   sessionscope files <folder>... [--json] [--file=<path>] [--project=<project>]
 //!                                                every file the history's tools read or changed
 //!                                                (or one file's changes, in time order)
@@ -26,14 +28,18 @@
 //!   sessionscope --help
 //!
 //! `summary` prints the files, sessions and agents, then tokens and cost per model and calls
-//! per tool (`--json`: all of it, as the app's Statistics view computes it). A flag the command
-//! does not take is an error: the usage goes to stderr and the exit status is 2. Paths that
-//! start with `-` go after `--`.
+//! per tool (`--json`: all of it, as the app's Statistics view computes it). `index
+//! --marks=<file>` reads a marks file ([`sessionscope_engine::marks`]): each marked session's row
+//! gets a `marks` field in `--json`, and in the table a starred session's line starts with `★`
+//! and its tags follow the title as `#tag`; a marks file that cannot be read is an error with
+//! exit status 2. A flag the command does not take is an error: the usage goes to stderr and the
+//! exit status is 2. Paths that start with `-` go after `--`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use sessionscope_engine::dag::{Graph, SessionId};
+use sessionscope_engine::marks::Marks;
 use sessionscope_engine::model::Corpus;
 use sessionscope_engine::share::SHARE_FRAGMENT;
 use sessionscope_engine::share::envelope::{MAX_LINK_CHARS, seal_plain, to_base64url};
@@ -48,7 +54,7 @@ mod index;
 mod insights;
 
 const USAGE: &str = "usage: sessionscope summary <file-or-folder>... [--json]
-       sessionscope index <folder>... [--json]
+       sessionscope index <folder>... [--json] [--marks=<file>]
        sessionscope files <folder>... [--json] [--file=<path>] [--project=<project>]
        sessionscope failures <folder>... [--json]
        sessionscope activity <folder>... [--json] [--utc-offset=±HH:MM]
@@ -62,7 +68,7 @@ const USAGE: &str = "usage: sessionscope summary <file-or-folder>... [--json]
 fn flags_of(command: &str) -> Option<&'static [&'static str]> {
     match command {
         "summary" => Some(&["--json"]),
-        "index" => Some(&["--json"]),
+        "index" => Some(&["--json", "--marks"]),
         "files" => Some(&["--json", "--file", "--project"]),
         "failures" => Some(&["--json"]),
         "activity" => Some(&["--json", "--utc-offset"]),
@@ -84,6 +90,11 @@ struct Arguments {
 impl Arguments {
     fn has(&self, flag: &str) -> bool {
         self.flags.iter().any(|f| f == flag)
+    }
+
+    /// Whether the flag is given, with a value or without.
+    fn has_any(&self, flag: &str) -> bool {
+        self.flags.iter().any(|f| f == flag || f.strip_prefix(flag).is_some_and(|rest| rest.starts_with('=')))
     }
 
     /// The value of a flag given as `--flag=value`.
@@ -151,6 +162,18 @@ fn main() -> ExitCode {
         eprintln!("sessionscope: `resume` needs a session's id and a folder\n{USAGE}");
         return ExitCode::from(2);
     }
+    // The marks are read first: a file that is not marks stops the command before any work.
+    let marks = if arguments.command == "index" && arguments.has_any("--marks") {
+        match read_marks(&arguments) {
+            Ok(marks) => Some(marks),
+            Err(why) => {
+                eprintln!("sessionscope: {why}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
     let file_base = file_base(&arguments.paths);
     let mut files = Vec::new();
     for path in &arguments.paths {
@@ -165,7 +188,7 @@ fn main() -> ExitCode {
     // Path order, so the result does not depend on the order the file system lists files in.
     files.sort_by(|a, b| a.1.cmp(&b.1));
     if arguments.command == "index" {
-        return index::run(files, arguments.has("--json"));
+        return index::run(files, arguments.has("--json"), marks.as_ref());
     }
     if let Some(id) = resume_id {
         return index::resume(files, &id);
@@ -220,6 +243,17 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// The marks file `--marks=<file>` names, or why it cannot be used (one line, without the
+/// `sessionscope: ` it is printed after).
+fn read_marks(arguments: &Arguments) -> Result<Marks, String> {
+    let path = match arguments.value("--marks") {
+        Some(path) if !path.is_empty() => path,
+        _ => return Err(format!("--marks takes a file, such as --marks=marks.json\n{USAGE}")),
+    };
+    let text = std::fs::read_to_string(path).map_err(|error| format!("{path}: could not be read: {error}"))?;
+    Marks::from_json(&text).map_err(|error| format!("{path}: {error}"))
 }
 
 /// Prints the record stream of each database; a file that is none is an error.
