@@ -19,7 +19,8 @@ use crate::render::units;
 use crate::state::session_search::SearchState;
 use crate::state::sharing::{SharingState, use_sharing};
 use crate::state::{
-    ChromeState, HistoryState, LoadState, LoadStatus, MainTab, ViewerState, use_chrome, use_loading, use_viewer,
+    ChromeState, HistoryState, LoadState, LoadStatus, MainTab, MarksState, ViewerState, use_chrome, use_loading,
+    use_viewer,
 };
 use crate::views::panel::SidePanel;
 use crate::views::progress::{AddOrReplace, LoadProgress};
@@ -49,6 +50,9 @@ pub fn App() -> impl IntoView {
     provide_context(loading);
     let history = HistoryState::new(loading, workers.clone(), intake, Folders::new());
     provide_context(history);
+    let marks = MarksState::new(Folders::new());
+    provide_context(marks);
+    marks.load();
     let sharing = SharingState::new(loading, viewer, chrome, sessions);
     provide_context(sharing);
     workers.prepare_soon();
@@ -57,6 +61,18 @@ pub fn App() -> impl IntoView {
     history.load_remembered();
     // Files the operating system opened with the installed app take the path a pick takes.
     launch::on_launch(move |files| history.open_launched(files));
+
+    // A hidden tab keeps what was seen at once; rows that arrive while it is hidden get the
+    // "new since" divider.
+    crate::platform::page::on_visibility_change(move |hidden| {
+        viewer.set_hidden(hidden);
+        if hidden {
+            history.keep_seen_now();
+        } else {
+            history.look_now();
+        }
+    });
+    let _pagehide = window_event_listener(ev::pagehide, move |_| history.keep_seen_now());
 
     // The outside world: the theme attribute, the address bar, files dropped anywhere.
     Effect::new(move |_| chrome.apply_theme(chrome.theme.get()));
@@ -188,6 +204,7 @@ pub fn App() -> impl IntoView {
         <crate::views::share::ShareDialog />
         <crate::views::shortcuts::KeysDialog />
         <crate::views::command_palette::CommandPalette />
+        <crate::views::marks::MarkDialog />
         {move || match loading.status.get() {
             LoadStatus::Failed(message) => Some(view! {
                 <p class="load-error" role="alert">{format!("Could not open the files: {message}")}</p>
@@ -383,11 +400,13 @@ fn SessionHeader() -> impl IntoView {
             viewer.outline.with_value(|o| o.as_ref().map_or(0, |o| o.hidden_noise))
         };
         let id = s.id.clone();
+        let id_for_marks = s.id.clone();
         Some(view! {
             <div class="session-header">
                 <h1 class="session-title">{title}</h1>
                 <p class="session-facts"><span class="session-id">{id}</span>{span}" · "{facts}</p>
                 <crate::views::resume::ResumeCommand />
+                <crate::views::marks::SessionMarkBar session_id=id_for_marks />
                 <label class="toggle">
                     <input
                         type="checkbox"
@@ -397,7 +416,7 @@ fn SessionHeader() -> impl IntoView {
                     {move || format!(" Show hidden lines (progress, hooks, meta: {})", hidden())}
                 </label>
                 <crate::views::filters::GraphFilters />
-                <p class="keys muted">"Keys: j/k move · } { next/previous prompt · e next failed call · Enter/Space or ←/→ collapse and expand · [ ] switch branch · g/G start/end · r raw lines · / search · ? all keys"</p>
+                <p class="keys muted">"Keys: j/k move · } { next/previous prompt · e next failed call · Enter/Space or ←/→ collapse and expand · [ ] switch branch · g/G start/end · r raw lines · m star · n note · / search · ? all keys"</p>
             </div>
         }.into_any())
     }

@@ -1,6 +1,7 @@
 //! Folders the browser lets the page keep (the File System Access API, in Chromium): picked with
 //! the browser's folder picker or dropped, remembered in this browser's IndexedDB with their
-//! cached index and trigram sets, and reopened on a later visit. Walking them is
+//! cached index and trigram sets (and what was seen of them), and reopened on a later visit; and
+//! the bookmarks, notes and tags of sessions, kept beside them. Walking them is
 //! [`super::intake`]'s.
 
 use js_sys::{Object, Reflect};
@@ -9,6 +10,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::FileSystemDirectoryHandle;
 
+use crate::logic::seen::FolderSeen;
 use crate::logic::sort;
 use crate::platform::handles::{self, PickError};
 use crate::platform::storage::{StorageError, Store};
@@ -19,8 +21,12 @@ const VERSION: u32 = 1;
 /// Remembered folders, keyed by their id: `{ id, name, handle, openedMs }`.
 const FOLDERS: &str = "folders";
 /// Cached indexes, keyed by their folder's id: the bytes of an `IndexCache`; a folder's trigram
-/// sets beside it, under `<id>#trigrams`, and its units' insights under `<id>#insights`.
+/// sets beside it, under `<id>#trigrams`, its units' insights under `<id>#insights`, and what
+/// was seen of its sessions under `<id>#seen` (JSON of a [`FolderSeen`]). The bookmarks, notes and
+/// tags of every session are kept once, under [`MARKS_KEY`] (the JSON of their export file).
 const INDEXES: &str = "indexes";
+/// Where the marks are kept in [`INDEXES`]: no folder's id starts with `#`.
+const MARKS_KEY: &str = "#marks";
 
 /// A folder the user asked the page to remember.
 #[derive(Clone)]
@@ -66,6 +72,11 @@ fn folder_of(record: &JsValue) -> Option<Remembered> {
 /// Where a remembered folder's trigram sets are kept, beside its cached index.
 fn trigrams_key(id: &str) -> String {
     format!("{id}#trigrams")
+}
+
+/// Where what was seen of a remembered folder's sessions is kept, beside its cached index.
+fn seen_key(id: &str) -> String {
+    format!("{id}#seen")
 }
 
 /// Where a remembered folder's units' insights are kept, beside its cached index.
@@ -123,6 +134,7 @@ impl Folders {
         self.store.delete(INDEXES, id).await?;
         self.store.delete(INDEXES, &trigrams_key(id)).await?;
         self.store.delete(INDEXES, &insights_key(id)).await?;
+        self.store.delete(INDEXES, &seen_key(id)).await?;
         self.store.delete(FOLDERS, id).await
     }
 
@@ -166,6 +178,29 @@ impl Folders {
     /// Keeps the insights' bytes for a remembered folder.
     pub async fn save_insights(&self, id: &str, bytes: &[u8]) -> Result<(), StorageError> {
         self.store.put(INDEXES, &insights_key(id), &js_sys::Uint8Array::from(bytes).into()).await
+    }
+}
+
+impl Folders {
+    /// What was seen of a remembered folder's sessions; `None` before its first visit (or if
+    /// what was kept cannot be read).
+    pub async fn load_seen(&self, id: &str) -> Option<FolderSeen> {
+        let text = self.store.get(INDEXES, &seen_key(id)).await.ok()?.as_string()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    pub async fn save_seen(&self, id: &str, seen: &FolderSeen) -> Result<(), StorageError> {
+        let text = serde_json::to_string(seen).map_err(|e| StorageError::Failed(e.to_string()))?;
+        self.store.put(INDEXES, &seen_key(id), &text.into()).await
+    }
+
+    /// The text of the marks' file as kept, if any.
+    pub async fn load_marks(&self) -> Option<String> {
+        self.store.get(INDEXES, MARKS_KEY).await.ok()?.as_string()
+    }
+
+    pub async fn save_marks(&self, text: &str) -> Result<(), StorageError> {
+        self.store.put(INDEXES, MARKS_KEY, &text.into()).await
     }
 }
 

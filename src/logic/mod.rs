@@ -2,8 +2,8 @@
 //! conversation graph shows ([`outline`]), the side panel's rows ([`panel_rows`]), stable names
 //! for rows ([`row_names`]), links in the URL fragment ([`deeplink`]), a load's progress
 //! ([`load_progress`]), the theme's choices ([`theme`]), the one sort of the page's lists
-//! ([`sort`]), the history's activity calendar ([`calendar`]) and its files and usage lists
-//! ([`insight_lists`]), and counts written with their words in the singular or plural ([`words`]).
+//! ([`sort`]), the history's activity calendar ([`calendar`]), its files and usage lists
+//! ([`insight_lists`]) and what of it was seen ([`seen`]), and counts written with their words in the singular or plural ([`words`]).
 
 pub mod calendar;
 pub mod deeplink;
@@ -15,6 +15,7 @@ pub mod palette;
 pub mod panel_rows;
 pub mod prompt_outline;
 pub mod row_names;
+pub mod seen;
 pub mod sort;
 pub mod theme;
 pub mod words;

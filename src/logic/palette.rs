@@ -17,6 +17,10 @@ pub enum Action {
     PreviousPrompt,
     NextFailedCall,
     BackToHistory,
+    StarSession,
+    NoteOnSession,
+    ExportMarks,
+    MarkAllSeen,
     /// A session of the loaded files (its index in the graph).
     ShowSession(usize),
     /// A session of the history (its index among the history's rows).
@@ -51,6 +55,7 @@ pub fn actions(loaded: bool, in_history: bool) -> Vec<Item> {
         Item::action("Choose a folder…", None, Action::ChooseFolder),
         Item::action("Keyboard shortcuts", Some("?"), Action::KeyboardShortcuts),
         Item::action("Switch between light and dark", None, Action::SwitchTheme),
+        Item::action("Export marks (stars, notes, tags)", None, Action::ExportMarks),
     ];
     if loaded {
         items.extend([
@@ -61,10 +66,15 @@ pub fn actions(loaded: bool, in_history: bool) -> Vec<Item> {
             Item::action("Next prompt", Some("}"), Action::NextPrompt),
             Item::action("Previous prompt", Some("{"), Action::PreviousPrompt),
             Item::action("Next failed tool call", Some("e"), Action::NextFailedCall),
+            Item::action("Star or unstar this session", Some("Shift+M"), Action::StarSession),
+            Item::action("Note and tags on this session…", Some("Shift+N"), Action::NoteOnSession),
         ]);
     }
     if loaded && in_history {
         items.push(Item::action("Back to the history", Some("Alt+←"), Action::BackToHistory));
+    }
+    if in_history {
+        items.push(Item::action("Mark all seen", None, Action::MarkAllSeen));
     }
     items
 }

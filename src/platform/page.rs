@@ -60,3 +60,13 @@ pub const RENDER_ARRIVED_EVENT: &str = "sessionscope-render";
 /// The global the render module's functions (its wasm-bindgen exports) are put in once it is
 /// ready, or `null` if it failed.
 pub const RENDER_MODULE_GLOBAL: &str = "sessionscopeRender";
+
+/// Calls `on_change` with whether the tab is hidden each time it is hidden or shown again, for
+/// the page's life.
+pub fn on_visibility_change(on_change: impl Fn(bool) + 'static) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    let closure = Closure::<dyn Fn()>::new(move || on_change(hidden()));
+    let _ = document.add_event_listener_with_callback("visibilitychange", closure.as_ref().unchecked_ref());
+    // The listener lives as long as the page.
+    closure.forget();
+}

@@ -21,6 +21,8 @@ pub struct ChromeState {
     pub share_open: RwSignal<bool>,
     /// The command palette is open.
     pub palette_open: RwSignal<bool>,
+    /// The dialog of a note and tags is open.
+    pub marks_open: RwSignal<bool>,
     /// Where the focus was before a dialog opened.
     dialog_opener: StoredValue<Option<web_sys::HtmlElement>, LocalStorage>,
 }
@@ -33,6 +35,7 @@ impl ChromeState {
             keys_open: RwSignal::new(false),
             share_open: RwSignal::new(false),
             palette_open: RwSignal::new(false),
+            marks_open: RwSignal::new(false),
             dialog_opener: StoredValue::new_local(None),
         }
     }

@@ -21,6 +21,7 @@ use crate::logic::deeplink::{self, DeepLink};
 use crate::logic::load_progress::Progress;
 use crate::logic::loaded::Model;
 use crate::logic::outline::RowKey;
+use crate::logic::seen::SeenMark;
 use crate::platform::address;
 use crate::platform::schedule::{self, now_ms};
 use crate::state::chrome::ChromeState;
@@ -93,6 +94,8 @@ struct Carried {
 struct Refresh {
     toggled: Vec<String>,
     known: rustc_hash::FxHashSet<String>,
+    /// The "new since" divider's row (its entry's uuid) and time, kept where it is.
+    divider: Option<(String, f64)>,
 }
 
 /// Loading: what is being read and how far it got, the files behind what is shown, a drop
@@ -258,6 +261,11 @@ impl LoadState {
         self.load_attempt(picked, false, running, 0);
     }
 
+    /// What was seen of the session about to be opened, for its "new since" divider.
+    pub fn expect_seen(&self, session_id: String, mark: Option<SeenMark>) {
+        self.viewer.seen_on_open.set_value(mark.map(|m| (session_id, m)));
+    }
+
     /// Lets go of what is shown (the history home takes its place): the model and its bytes are
     /// freed, a load in progress stops.
     pub fn close_for_history(&self) {
@@ -326,6 +334,7 @@ impl LoadState {
                         .map(str::to_owned)
                         .collect()
                 },
+                divider: self.viewer.new_since.get_untracked().and_then(|n| Some((uuid_of(&n.key)?, n.since_ms))),
             }),
         };
         let state = *self;
@@ -789,12 +798,22 @@ impl LoadState {
                 })
             });
             self.viewer.selected.set(row);
-            if carried.refresh.is_some() {
+            if let Some(refresh) = &carried.refresh {
+                let divider = refresh.divider.as_ref().and_then(|(uuid, since)| {
+                    let key = RowKey::Entry(model_entry(&self.viewer, uuid)?);
+                    Some(crate::state::viewer::NewSince { key, since_ms: *since })
+                });
+                self.viewer.new_since.set(divider);
                 self.viewer.mark_fresh(fresh);
             }
             if carried.searching {
                 self.search.run(self.viewer.model.get_value());
             }
+            return;
+        }
+        // A session of a remembered history opens at its first message not seen yet, unless a
+        // link names a message.
+        if !matches!(target, Some((_, Some(_)))) && self.viewer.place_new_since() {
             return;
         }
         if let Some((_, Some(entry))) = target {
@@ -811,6 +830,11 @@ impl LoadState {
             self.chrome.notice.set(Some(missing));
         }
     }
+}
+
+/// The entry of the model shown with this uuid.
+fn model_entry(viewer: &ViewerState, uuid: &str) -> Option<sessionscope_engine::model::EntryId> {
+    viewer.model.with_value(|m| m.as_ref()?.entry_by_uuid(uuid))
 }
 
 /// What a link names that the loaded files do not hold, in words (`found_session`: the session

@@ -1,7 +1,7 @@
 //! The viewer of what is loaded: the model shown, the session open in it, its outline and the
 //! options it is built with (noise, filter, collapse toggles, branch choices), the selection,
 //! the row to bring into view, the tabs, the rows showing their raw lines, and the side
-//! panel's filter and folded turns. The parsed model is kept out of the reactive graph (a
+//! panel's filter and folded turns, and where the "new since" divider goes. The parsed model is kept out of the reactive graph (a
 //! `StoredValue` and a `Trigger`); signals carry the small view state.
 
 use std::sync::Arc;
@@ -17,6 +17,7 @@ use crate::logic::loaded::Model;
 use crate::logic::outline::{Outline, OutlineOptions, RowFilter, RowKey};
 use crate::logic::panel_rows::PanelFilter;
 use crate::logic::row_names::{conversation_by_name, conversation_name, entry_uuid, row_by_name, row_name};
+use crate::logic::seen::{SeenMark, first_unseen};
 
 /// The side panel's views.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +67,26 @@ pub struct ViewerState {
     pub fresh: RwSignal<FxHashSet<RowKey>>,
     /// Follow: the newest row of the session is kept in view as rows arrive.
     pub follow_newest: RwSignal<bool>,
+    /// Where the "new since" divider is: the first row the person has not seen.
+    pub new_since: RwSignal<Option<NewSince>>,
+    /// What was seen of the session about to be shown (its id, its mark), for the divider.
+    pub seen_on_open: StoredValue<Option<(String, SeenMark)>>,
+    /// Since when the tab is hidden (`None` while it is shown, and a moment after): rows that
+    /// arrive meanwhile get the divider. Following looks at nothing while the tab is hidden, so
+    /// what was written meanwhile arrives just after it is shown again.
+    hidden_since: StoredValue<Option<f64>>,
+}
+
+/// How long after the tab is shown again rows that arrive count as written while it was hidden:
+/// the follow looks at once, and reading what changed takes a moment.
+const AWAY_GRACE_MS: i32 = 5000;
+
+/// The "new since" divider: above `key`, the first row not seen, saying since when.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NewSince {
+    pub key: RowKey,
+    /// Milliseconds since the epoch.
+    pub since_ms: f64,
 }
 
 impl ViewerState {
@@ -99,6 +120,9 @@ impl ViewerState {
             panel_collapsed: RwSignal::new(FxHashSet::default()),
             fresh: RwSignal::new(FxHashSet::default()),
             follow_newest: RwSignal::new(false),
+            new_since: RwSignal::new(None),
+            seen_on_open: StoredValue::new(None),
+            hidden_since: StoredValue::new(None),
         }
     }
 
@@ -129,6 +153,41 @@ impl ViewerState {
         self.selected.set(None);
         self.main_tab.set(MainTab::Conversation);
         self.fresh.set(FxHashSet::default());
+        self.new_since.set(None);
+    }
+
+    /// The tab was hidden (`true`) or shown again.
+    pub fn set_hidden(&self, hidden: bool) {
+        if hidden {
+            self.hidden_since.set_value(Some(js_sys::Date::now()));
+            return;
+        }
+        // Rows read in the first moments back were written while away.
+        let Some(since) = self.hidden_since.get_value() else { return };
+        let hidden_since = self.hidden_since;
+        crate::platform::schedule::later(AWAY_GRACE_MS, move || {
+            if hidden_since.try_get_value().flatten() == Some(since) && !crate::platform::page::hidden() {
+                hidden_since.try_set_value(None);
+            }
+        });
+    }
+
+    /// Places the "new since" divider of the session shown at its first row not seen, if it is
+    /// the one [`Self::seen_on_open`] names, and brings that row into view. Answers whether it
+    /// did.
+    pub fn place_new_since(&self) -> bool {
+        let Some((id, mark)) = self.seen_on_open.try_update_value(Option::take).flatten() else { return false };
+        let Some(model) = self.model.get_value() else { return false };
+        if model.graph.sessions.get(self.session.get_untracked().index()).is_none_or(|s| s.id != id) {
+            return false;
+        }
+        let Some(key) = self.outline.with_value(|o| first_unseen(&model.corpus, o.as_ref()?, &mark)) else {
+            return false;
+        };
+        self.new_since.set(Some(NewSince { key, since_ms: mark.at_ms }));
+        self.selected.set(Some(key));
+        self.reveal.set(Some(key));
+        true
     }
 
     /// Marks rows as new (the session grew); with Follow on, the newest is selected and shown.
@@ -146,6 +205,19 @@ impl ViewerState {
                 })
                 .collect()
         });
+        // Rows that came while the tab was hidden: the divider goes above the first of them,
+        // once per time away.
+        if let Some(hidden) = self.hidden_since.get_value()
+            && self.new_since.with_untracked(|n| n.is_none_or(|n| n.since_ms != hidden))
+        {
+            let first = self.outline.with_value(|o| {
+                let o = o.as_ref()?;
+                o.visible().into_iter().map(|(r, _)| o.key(r)).find(|key| rows.contains(key))
+            });
+            if let Some(key) = first {
+                self.new_since.set(Some(NewSince { key, since_ms: hidden }));
+            }
+        }
         self.fresh.update(|fresh| fresh.extend(rows));
         if self.follow_newest.get_untracked() {
             self.go_to_newest();

@@ -20,7 +20,14 @@ pub fn CommandPalette() -> impl IntoView {
     let chrome = use_chrome();
     let viewer = use_viewer();
     let history = use_history();
-    let states = States { chrome, viewer, history, loading: use_loading(), sharing: use_sharing() };
+    let states = States {
+        chrome,
+        viewer,
+        history,
+        loading: use_loading(),
+        sharing: use_sharing(),
+        marks: crate::state::use_marks(),
+    };
     let open = chrome.palette_open;
     let query = RwSignal::new(String::new());
     let active = RwSignal::new(0usize);
@@ -202,11 +209,12 @@ struct States {
     history: crate::state::HistoryState,
     loading: crate::state::LoadState,
     sharing: crate::state::SharingState,
+    marks: crate::state::MarksState,
 }
 
 /// Does what an item says, as its button or key would.
 fn perform(states: States, action: Action) {
-    let States { chrome, viewer, history, loading, sharing } = states;
+    let States { chrome, viewer, history, loading, sharing, marks } = states;
     match action {
         Action::OpenExample => loading.open_example(),
         Action::ChooseFiles => {
@@ -231,6 +239,10 @@ fn perform(states: States, action: Action) {
         Action::PreviousPrompt => landmark(viewer, Landmark::Prompt, false),
         Action::NextFailedCall => landmark(viewer, Landmark::FailedCall, true),
         Action::BackToHistory => history.back(),
+        Action::StarSession => crate::views::marks::star_session(viewer, marks),
+        Action::NoteOnSession => crate::views::marks::note_on_session(viewer, marks, chrome),
+        Action::ExportMarks => crate::views::marks::export(marks),
+        Action::MarkAllSeen => history.mark_all_seen(history.view.with_untracked(|v| v.project.clone()).as_deref()),
         Action::ShowSession(index) => viewer.select_session(SessionId::new(index)),
         Action::OpenHistorySession(index) => history.open(index, None),
         Action::ShowProject(project) => {

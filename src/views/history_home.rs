@@ -7,9 +7,11 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use sessionscope_engine::history::SessionRow;
 
+use crate::logic::seen::Unread;
 use crate::logic::words::{counted, noun, plural};
 use crate::render::units;
 use crate::state::history::{HistoryRow, HistoryState, HomeTab, ListView, SortKey, use_history};
+use crate::state::{MarksState, use_marks};
 use crate::views::home_tabs::{ActivityTab, FailuresTab, FilesTab, HomeTabs};
 use crate::wire::SearchQuery;
 
@@ -43,10 +45,12 @@ fn passes(row: &SessionRow, view: &ListView, text: &str) -> bool {
         || row.session_id.contains(text)
 }
 
-/// The rows the list shows, as indices into the history's rows, sorted.
-fn listed(rows: &[Arc<HistoryRow>], view: &ListView) -> Vec<usize> {
+/// The rows the list shows, as indices into the history's rows, sorted; `keep` says which pass
+/// the filters the page keeps apart from the rows (unread, starred, tagged).
+fn listed(rows: &[Arc<HistoryRow>], view: &ListView, keep: impl Fn(&SessionRow) -> bool) -> Vec<usize> {
     let text = view.text.trim().to_lowercase();
-    let mut order: Vec<usize> = (0..rows.len()).filter(|&i| passes(&rows[i].row, view, &text)).collect();
+    let mut order: Vec<usize> =
+        (0..rows.len()).filter(|&i| passes(&rows[i].row, view, &text) && keep(&rows[i].row)).collect();
     crate::logic::sort::sort_by(&mut order, |&a, &b| {
         let (a, b) = (&rows[a].row, &rows[b].row);
         let ordering = match view.sort {
@@ -74,7 +78,21 @@ pub fn HistoryHome() -> impl IntoView {
         history.changed.track();
         history.rows()
     });
-    let order = Memo::new(move |_| rows.with(|rows| history.view.with(|view| listed(rows, view))));
+    let marks = use_marks();
+    let order = Memo::new(move |_| {
+        rows.with(|rows| {
+            history.view.with(|view| {
+                let tag = view.tag.trim();
+                marks.with(|m| {
+                    listed(rows, view, |row| {
+                        (!view.unread_only || history.unread(row) != Unread::Seen)
+                            && (!view.starred_only || m.starred(&row.session_id))
+                            && (tag.is_empty() || m.has_tag(&row.session_id, tag))
+                    })
+                })
+            })
+        })
+    });
     let tab = history.insights.tab;
     view! {
         <section class="history" aria-label="History">
@@ -187,6 +205,7 @@ fn HistoryHeader(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> i
                 }}
                 <button type="button" class="button" on:click=move |_| export(false)>"Download CSV"</button>
                 <button type="button" class="button" on:click=move |_| export(true)>"Download JSON"</button>
+                <crate::views::marks::MarksFile />
             </div>
         </div>
     }
@@ -363,6 +382,7 @@ fn short_project(project: &str) -> String {
 #[component]
 fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> impl IntoView {
     let history = use_history();
+    let marks = use_marks();
     let scroller = NodeRef::<leptos::html::Div>::new();
     let scroll_top = RwSignal::new(history.scroll_top.get_value());
     let viewport = RwSignal::new(600.0);
@@ -521,6 +541,44 @@ fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> im
                         view! { <option value=a.clone() selected=selected>{a.clone()}</option> }
                     }).collect::<Vec<_>>()}
                 </select>
+                {move || (!marks.tags().is_empty()).then(|| view! {
+                    <select
+                        aria-label="Tag"
+                        prop:value=move || history.view.with(|v| v.tag.clone())
+                        on:change=move |e| set(|v, t| v.tag = t, event_target_value(&e))
+                    >
+                        <option value="">"Every tag"</option>
+                        {marks.tags().into_iter().map(|(tag, sessions)| {
+                            let selected = history.view.with_untracked(|v| v.tag.eq_ignore_ascii_case(&tag));
+                            view! { <option value=tag.clone() selected=selected>{format!("#{tag} ({sessions})")}</option> }
+                        }).collect::<Vec<_>>()}
+                    </select>
+                })}
+                <label class="toggle">
+                    <input
+                        type="checkbox"
+                        prop:checked=move || history.view.with(|v| v.starred_only)
+                        on:change=move |e| {
+                            let on = event_target_checked(&e);
+                            history.view.update(|v| v.starred_only = on);
+                        }
+                    />
+                    " Starred"
+                </label>
+                {move || history.tracks_seen().then(|| view! {
+                    <label class="toggle">
+                        <input
+                            type="checkbox"
+                            prop:checked=move || history.view.with(|v| v.unread_only)
+                            on:change=move |e| {
+                                let on = event_target_checked(&e);
+                                history.view.update(|v| v.unread_only = on);
+                            }
+                        />
+                        " New since seen"
+                    </label>
+                    <MarkAllSeen />
+                })}
             </div>
             <div class="history-sort" role="group" aria-label="Sort sessions">
                 {sort_button(SortKey::Start, "Start")}
@@ -562,7 +620,7 @@ fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> im
                     >
                         {
                             let (position, index, row) = item;
-                            session_option(history, position, index, &row.row, order, now)
+                            session_option(history, marks, position, index, &row.row, order, now)
                         }
                     </For>
                 </ul>
@@ -574,6 +632,7 @@ fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> im
 /// One session in the list.
 fn session_option(
     history: HistoryState,
+    marks: MarksState,
     position: usize,
     index: usize,
     row: &SessionRow,
@@ -600,22 +659,74 @@ fn session_option(
     );
     let title = if row.title.is_empty() { row.session_id.clone() } else { row.title.clone() };
     let agent = row.agent.clone();
+    let unread = {
+        let row = row.clone();
+        Memo::new(move |_| history.unread(&row))
+    };
+    let id = row.session_id.clone();
+    let session_marks = Memo::new(move |_| marks.session(&id));
+    let badge = move || {
+        let (text, title) = match unread.get() {
+            Unread::Seen => return None,
+            Unread::Grew(n) => (format!("{n} new"), "Messages written since you last looked"),
+            Unread::New(_) => ("new session".to_owned(), "A session that appeared since you last looked"),
+        };
+        Some(view! { <span class="unread-badge" title=title>{text}</span> })
+    };
+    let star = move || {
+        session_marks.with(|m| m.as_ref().is_some_and(|m| m.starred())).then(|| {
+            view! { <span class="star-mark" role="img" aria-label="Starred">"★ "</span> }
+        })
+    };
+    let tags = move || {
+        session_marks.with(|m| {
+            m.as_ref().map(|m| {
+                m.tags().into_iter().map(|t| view! { <span class="tag">{format!("#{t}")}</span> }).collect::<Vec<_>>()
+            })
+        })
+    };
     view! {
         <li
             role="option"
             id=format!("history-row-{index}")
             class="history-row"
+            class:unread=move || unread.get() != Unread::Seen
             aria-selected=move || if history.active_row.get() == Some(index) { "true" } else { "false" }
             aria-setsize=move || order.with(Vec::len)
             aria-posinset=position + 1
             style:top=format!("{}px", position as f64 * ROW_HEIGHT)
             on:click=move |_| history.open(index, None)
         >
-            <span class="history-row-title">{title}</span>
+            <span class="history-row-title">{star}{title}" "{badge}{tags}</span>
             <span class="history-row-facts muted">
                 <span class="agent-badge">{agent}</span>" "{when}" · "{facts}
             </span>
         </li>
+    }
+}
+
+/// "Mark all seen": every session of the project chosen (of every project) taken as seen.
+#[component]
+fn MarkAllSeen() -> impl IntoView {
+    let history = use_history();
+    let project = move || history.view.with(|v| v.project.clone());
+    let unread = move || history.unread_sessions(project().as_deref());
+    view! {
+        <button
+            type="button"
+            class="button small"
+            disabled=move || unread() == 0
+            title=move || match project() {
+                Some(p) => format!("Take every session of {} as seen", short_project(&p)),
+                None => "Take every session of every project as seen".to_owned(),
+            }
+            on:click=move |_| history.mark_all_seen(project().as_deref())
+        >
+            {move || match unread() {
+                0 => "All seen".to_owned(),
+                n => format!("Mark all seen ({})", counted(n, "session")),
+            }}
+        </button>
     }
 }
 

@@ -7,6 +7,7 @@ pub mod dialog;
 pub mod filters;
 pub mod history_home;
 pub mod home_tabs;
+pub mod marks;
 pub mod panel;
 pub mod progress;
 pub mod resume;

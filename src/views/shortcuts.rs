@@ -20,6 +20,8 @@ const SHORTCUTS: &[(&str, &[(&str, &str)])] = &[
             ("} , {", "next, previous prompt"),
             ("e, E", "next, previous failed tool call"),
             ("r", "show or hide the raw lines behind the row"),
+            ("m, Shift+M", "star or unstar the selected message, the session"),
+            ("n, Shift+N", "a note and tags on the selected message, the session"),
         ],
     ),
     (

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, waitForApp, dropFolder } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, waitForApp, dropFolder, writeFolder, pickerAnswers, chooseFolder, indexed } from "./harness.mjs";
 
 const DAG = join(ROOT, "crates/engine/tests/fixtures/dag");
 const SESSIONS = join(ROOT, "tests/fixtures/sessions");
@@ -50,49 +50,6 @@ function history() {
     "-home-dev-gamma/kettle-rename.jsonl": readFileSync(join(SESSIONS, "kettle-rename.jsonl"), "utf8"),
     "-home-dev-gamma/coloured-test-run.jsonl": readFileSync(join(SESSIONS, "coloured-test-run.jsonl"), "utf8"),
   };
-}
-
-/** Writes files into `root` of the page's origin-private file system; `append` adds to them. */
-async function writeFolder(page, root, files, { append = false } = {}) {
-  await page.evaluate(
-    async ({ root, files, append }) => {
-      let dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(root, { create: true });
-      for (const [path, text] of Object.entries(files)) {
-        const parts = path.split("/");
-        let at = dir;
-        for (const part of parts.slice(0, -1)) at = await at.getDirectoryHandle(part, { create: true });
-        const file = await at.getFileHandle(parts.at(-1), { create: true });
-        const size = (await file.getFile()).size;
-        const writable = await file.createWritable({ keepExistingData: append });
-        if (append) await writable.seek(size);
-        await writable.write(text);
-        await writable.close();
-      }
-    },
-    { root, files, append },
-  );
-}
-
-/** Makes the browser's folder picker answer the origin-private folder `root`. */
-async function pickerAnswers(page, root) {
-  await page.evaluate((root) => {
-    window.showDirectoryPicker = async () => (await navigator.storage.getDirectory()).getDirectoryHandle(root);
-  }, root);
-}
-
-/** Writes `files` into the origin-private folder `root` and picks it, as a user would. */
-async function chooseFolder(page, root, files) {
-  await writeFolder(page, root, files);
-  await pickerAnswers(page, root);
-  await page.getByRole("button", { name: "Choose a folder…" }).click();
-  return indexed(page);
-}
-
-async function indexed(page) {
-  const region = page.getByRole("region", { name: "History" });
-  const status = region.getByRole("status").filter({ hasText: /^Indexed / });
-  await status.waitFor({ timeout: 60_000 });
-  return { region, status: await status.innerText() };
 }
 
 async function sessionTexts(region) {

@@ -327,3 +327,47 @@ export async function dropGeneratedSession(page, { name, messages, plantEvery = 
     { name, messages, plantEvery },
   );
 }
+
+/** Writes files into `root` of the page's origin-private file system; `append` adds to them. */
+export async function writeFolder(page, root, files, { append = false } = {}) {
+  await page.evaluate(
+    async ({ root, files, append }) => {
+      let dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(root, { create: true });
+      for (const [path, text] of Object.entries(files)) {
+        const parts = path.split("/");
+        let at = dir;
+        for (const part of parts.slice(0, -1)) at = await at.getDirectoryHandle(part, { create: true });
+        const file = await at.getFileHandle(parts.at(-1), { create: true });
+        const size = (await file.getFile()).size;
+        const writable = await file.createWritable({ keepExistingData: append });
+        if (append) await writable.seek(size);
+        await writable.write(text);
+        await writable.close();
+      }
+    },
+    { root, files, append },
+  );
+}
+
+/** Makes the browser's folder picker answer the origin-private folder `root`. */
+export async function pickerAnswers(page, root) {
+  await page.evaluate((root) => {
+    window.showDirectoryPicker = async () => (await navigator.storage.getDirectory()).getDirectoryHandle(root);
+  }, root);
+}
+
+/** Writes `files` into the origin-private folder `root` and picks it, as a user would. */
+export async function chooseFolder(page, root, files) {
+  await writeFolder(page, root, files);
+  await pickerAnswers(page, root);
+  await page.getByRole("button", { name: "Choose a folder…" }).click();
+  return indexed(page);
+}
+
+/** Waits until the history is indexed: its region and its status line. */
+export async function indexed(page) {
+  const region = page.getByRole("region", { name: "History" });
+  const status = region.getByRole("status").filter({ hasText: /^Indexed / });
+  await status.waitFor({ timeout: 60_000 });
+  return { region, status: await status.innerText() };
+}

@@ -126,6 +126,13 @@ impl HistoryState {
         self.following.follow.with_value(|f| f.as_ref().map(|f| f.stats))
     }
 
+    /// The tab is shown again: what was written meanwhile is looked for at once.
+    pub fn look_now(&self) {
+        if self.following.on.get_untracked() {
+            self.look();
+        }
+    }
+
     fn look(&self) {
         let hidden = page::hidden();
         // Following gives way to an index or a search of the history.

@@ -581,6 +581,9 @@ impl HistoryState {
         // The pool may be running this very callback: it goes afterwards.
         leptos::task::spawn_local(async move { state.index.pool.set_value(None) });
         self.save_cache();
+        if !cancelled {
+            self.seen_baseline();
+        }
         if !cancelled && self.index.open_only_session.with_value(Option::is_some) && self.rows.with_value(Vec::len) == 1
         {
             self.open(0, None);

@@ -19,6 +19,7 @@ mod following;
 mod history_search;
 mod indexing;
 mod remembered;
+mod unread;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -48,6 +49,7 @@ pub use following::{FollowStats, Following};
 pub use history_search::{HistorySearch, SearchResults};
 pub use indexing::IndexPass;
 pub use remembered::{RememberedFolder, RememberedFolders};
+pub use unread::SeenState;
 
 /// The files of one session unit.
 pub struct HistoryUnit {
@@ -176,11 +178,17 @@ pub struct ListView {
     /// Days, `YYYY-MM-DD`, inclusive; empty for no bound.
     pub from: String,
     pub to: String,
+    /// Only sessions with messages not seen yet.
+    pub unread_only: bool,
+    /// Only sessions starred (or holding a starred message).
+    pub starred_only: bool,
+    /// Only sessions with this tag (on them or on one of their messages); empty for any.
+    pub tag: String,
 }
 
 impl ListView {
-    /// Lists every session of the project again: no text, model, agent or days asked for. The
-    /// project and the sort stay.
+    /// Lists every session of the project again: no text, model, agent, days, unread, star or
+    /// tag asked for. The project and the sort stay.
     pub fn clear_filters(&mut self) {
         let defaults = ListView::default();
         self.text = defaults.text;
@@ -188,6 +196,9 @@ impl ListView {
         self.agent = defaults.agent;
         self.from = defaults.from;
         self.to = defaults.to;
+        self.unread_only = defaults.unread_only;
+        self.starred_only = defaults.starred_only;
+        self.tag = defaults.tag;
     }
 }
 
@@ -202,6 +213,9 @@ impl Default for ListView {
             agent: String::new(),
             from: String::new(),
             to: String::new(),
+            unread_only: false,
+            starred_only: false,
+            tag: String::new(),
         }
     }
 }
@@ -250,6 +264,8 @@ pub struct HistoryState {
     pub following: Following,
     /// What the history knows beyond its rows: its files, failures and activity.
     pub insights: HistoryInsights,
+    /// What the person has seen of a remembered folder's sessions.
+    pub seen: SeenState,
 }
 
 /// Histories up to this size can be opened all together in one view.
@@ -288,6 +304,7 @@ impl HistoryState {
             remembered: RememberedFolders::new(),
             following: Following::new(),
             insights: HistoryInsights::new(),
+            seen: SeenState::new(),
         }
     }
 
@@ -391,6 +408,9 @@ impl HistoryState {
         self.rows.set_value(rows);
         self.problems.set_value(problems);
         self.index.answered.set_value(answered);
+        if self.remembered_id().is_none() {
+            self.begin_seen(None);
+        }
         self.view.set(ListView::default());
         self.scroll_top.set_value(0.0);
         self.active_row.set(None);
@@ -544,6 +564,11 @@ impl HistoryState {
         } else {
             address::replace_fragment(&fragment);
         }
+        // What was seen of it places the "new since" divider; what was seen of the session left
+        // is kept.
+        self.keep_seen_now();
+        let seen = self.seen_mark(&row.row.session_id).filter(|m| row.row.messages > m.messages);
+        self.loading.expect_seen(row.row.session_id.clone(), seen);
         self.opened.set(Some(index));
         self.opened_unit.set_value(Some(row.unit));
         self.active_row.set(Some(index));
@@ -623,6 +648,7 @@ impl HistoryState {
         self.stop_following();
         self.following.refresh_pool.set_value(None);
         self.following.read_next.set_value(Vec::new());
+        self.keep_seen_now();
         self.remembered.source.set_value(None);
         self.active.set(false);
         self.showing.set(false);

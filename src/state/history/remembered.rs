@@ -224,6 +224,10 @@ impl HistoryState {
     /// Forgets a remembered folder: its handle and its cached index leave this browser.
     pub fn forget(&self, id: String) {
         let state = *self;
+        // What was seen of it goes with it, and is not kept again meanwhile.
+        if self.remembered_id().as_deref() == Some(id.as_str()) {
+            self.begin_seen(None);
+        }
         leptos::task::spawn_local(async move {
             if let Err(reason) = state.folders().forget(&id).await {
                 state.remembered.error.set(Some(format!("The folder could not be forgotten: {reason}.")));
@@ -255,13 +259,14 @@ impl HistoryState {
             async { if folder.id.is_empty() { Vec::new() } else { folders.load_trigrams(&folder.id).await } };
         let insights =
             async { if folder.id.is_empty() { Vec::new() } else { folders.load_insights(&folder.id).await } };
+        let seen = async { if folder.id.is_empty() { None } else { folders.load_seen(&folder.id).await } };
         let check = async {
             match dropped {
                 Some(_) => Ok(()),
                 None => handles::check(&folder.handle).await,
             }
         };
-        let (cache, trigrams, insights, checked) = futures::join!(cache, trigrams, insights, check);
+        let (cache, trigrams, insights, seen, checked) = futures::join!(cache, trigrams, insights, seen, check);
         web_sys::console::debug_1(
             &format!(
                 "sessionscope history: cached index of {} sessions read in {:.0} ms",
@@ -279,7 +284,9 @@ impl HistoryState {
         }
         // Without a cache every unit is read: workers start loading while the folder is walked.
         let warm = cache.is_none();
+        self.keep_seen_now();
         self.remembered.source.set_value(Some(Source { folder: folder.clone(), cache }));
+        self.begin_seen(seen);
         let generation = self.begin_walk_with_workers(warm);
         self.remembered.source.with_value(|source| {
             if let Some(cache) = source.as_ref().and_then(|s| s.cache.as_ref()) {

@@ -202,7 +202,56 @@ pub fn ConversationTree() -> impl IntoView {
         session
     });
 
+    // What comes on screen of a remembered history's session is seen: the newest time among the
+    // rows in view goes to the history's marks (while the tab is shown).
+    let history = crate::state::history::use_history();
+    let seen_so_far = StoredValue::new((String::new(), None::<i64>, false));
+    Effect::new(move |_| {
+        let top = scroll_top.get();
+        let height = viewport.get();
+        let layout = layout.get();
+        let layout = &layout.0;
+        if layout.rows.is_empty() || crate::platform::page::hidden() || !history.tracks_seen() {
+            return;
+        }
+        let Some(model) = viewer.model.get_value() else { return };
+        let session = viewer.session.get_untracked();
+        let Some(id) = model.graph.sessions.get(session.index()).map(|s| s.id.clone()) else { return };
+        let first = layout.index_at(top);
+        let last = layout.index_at(top + height - 1.0).max(first);
+        let on_screen: Vec<RowKey> = layout.rows[first..=last].iter().map(|(key, _)| *key).collect();
+        let to_the_end = last + 1 == layout.rows.len();
+        viewer.outline.with_value(|outline| {
+            let Some(outline) = outline.as_ref() else { return };
+            // Only what goes further than last time is handed on.
+            let newest = crate::logic::seen::newest_time(&model.corpus, &model.graph, outline, &on_screen);
+            let (seen_session, through, ended) = seen_so_far.get_value();
+            if seen_session == id && newest <= through && (ended || !to_the_end) {
+                return;
+            }
+            let Some(mark) = crate::logic::seen::seen_through(
+                &model.corpus,
+                &model.graph,
+                outline,
+                session,
+                &on_screen,
+                to_the_end,
+                js_sys::Date::now(),
+            ) else {
+                return;
+            };
+            history.saw(&id, mark);
+            seen_so_far.set_value((id.clone(), newest, to_the_end));
+        });
+    });
+
+    let marks = crate::state::use_marks();
+    let chrome = crate::state::use_chrome();
     let on_keydown = move |event: web_sys::KeyboardEvent| {
+        if crate::views::marks::mark_keys(&event, viewer, marks, chrome) {
+            event.prevent_default();
+            return;
+        }
         if handle_key(&viewer, layout, &event, viewport.get_untracked()) {
             event.prevent_default();
         }

@@ -159,6 +159,27 @@ pub fn RowView(key: RowKey) -> impl IntoView {
     });
     let raw_model = model.clone();
     let raw = move || (raw_open.get() && !raw_entries.is_empty()).then(|| content::raw_lines(&raw_model, &raw_entries));
+    // A message's star, note and tags.
+    let message_mark = match (key, model.graph.sessions.get(viewer.session.get_untracked().index())) {
+        (RowKey::Entry(e), Some(session)) => model.corpus.entries.get(e.index()).map(|entry| {
+            let uuid = model.corpus.entry_uuid(entry).to_owned();
+            view! { <crate::views::marks::MessageMark session_id=session.id.clone() uuid=uuid /> }
+        }),
+        _ => None,
+    };
+    // The first row not seen carries the "new since" divider.
+    let divider = move || {
+        let since = viewer.new_since.with(|n| n.filter(|n| n.key == key).map(|n| n.since_ms))?;
+        let at = units::iso_time(since as i64);
+        let today = units::iso_time(js_sys::Date::now() as i64);
+        let when = if at[..10] == today[..10] { &at[11..16] } else { &at[..16] };
+        let text = format!("New since {when} UTC");
+        Some(view! {
+            <div class="new-since" role="separator" aria-label=text.clone() title=format!("Not seen before: what came after {} UTC", &at[..16])>
+                <span>{text.clone()}</span>
+            </div>
+        })
+    };
     let element = view! {
         <div
             class=class
@@ -191,7 +212,7 @@ pub fn RowView(key: RowKey) -> impl IntoView {
                         })
                 }}
             </span>
-            <div class="row-main">{body} {raw}</div>
+            <div class="row-main">{divider} {body} {message_mark} {raw}</div>
             {raw_toggle}
         </div>
     };
