@@ -2,19 +2,24 @@
 // notes: the conversation with the panel, search, statistics, files touched, the share review,
 // the raw view, the keyboard shortcuts, the prompt outline and the command palette; a Codex
 // rollout, to show other agents' logs; and, given a history folder, the history home's Files
-// tab, a file's page, Failures and Activity.
-//   node scripts/screenshot-views.mjs docs/views [--dark] [--history <folder>]
+// tab, a file's page, Failures and Activity; and a remembered folder of the project's fixtures
+// where sessions grew since they were seen (their unread marks, a star and tags, the "new since"
+// divider). `--width 800` takes them in a narrow window (their names end in `-800`).
+//   node scripts/screenshot-views.mjs docs/views [--dark] [--width 800] [--history <folder>]
 // (a history to show: cargo run --release -p sessionscope-synth --bin gen-history -- --out /tmp/h20 --size 20MB)
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, dropFolder, tree } from "../tests/browser/harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, dropFiles, dropFolder, tree, writeFolder, chooseFolder, indexed, waitForApp } from "../tests/browser/harness.mjs";
 
 const args = process.argv.slice(2);
 const historyAt = args.indexOf("--history");
 const historyFolder = historyAt >= 0 ? args[historyAt + 1] : null;
-const dir = args.find((a, i) => !a.startsWith("--") && i !== historyAt + 1) || "docs/views";
+const widthAt = args.indexOf("--width");
+const width = widthAt >= 0 ? Number(args[widthAt + 1]) : 1400;
+const dir = args.find((a, i) => !a.startsWith("--") && i !== historyAt + 1 && i !== widthAt + 1) || "docs/views";
 const dark = args.includes("--dark");
-const suffix = dark ? "-dark" : "";
+const suffix = `${width === 1400 ? "" : `-${width}`}${dark ? "-dark" : ""}`;
+const viewport = { width, height: 900 };
 mkdirSync(dir, { recursive: true });
 
 const server = await serveDist();
@@ -26,7 +31,7 @@ const shot = async (page, name) => {
   console.log(`wrote ${path}`);
 };
 try {
-  const app = await openApp(browser, server, { colorScheme: dark ? "dark" : "light", viewport: { width: 1400, height: 900 } });
+  const app = await openApp(browser, server, { colorScheme: dark ? "dark" : "light", viewport });
   const page = app.page;
   await page.getByRole("button", { name: "Open example" }).click();
   await tree(page).waitFor();
@@ -82,15 +87,53 @@ try {
   await page.keyboard.press("Escape");
 
   // Another agent's log: a Codex CLI rollout.
-  const codex = await openApp(browser, server, { colorScheme: dark ? "dark" : "light", viewport: { width: 1400, height: 900 } });
+  const codex = await openApp(browser, server, { colorScheme: dark ? "dark" : "light", viewport });
   const rollout = "rollout-2025-10-02T10-11-12-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl";
   await dropFiles(codex.page, [{ name: rollout, bytes: readFileSync(join(ROOT, "crates/engine/tests/fixtures/formats", rollout)) }]);
   await tree(codex.page).waitFor();
   await shot(codex.page, "codex-rollout");
 
-  const apps = [app, codex];
+  // A remembered folder where sessions grew since they were last seen, one starred and tagged.
+  const seen = await openApp(browser, server, { colorScheme: dark ? "dark" : "light", viewport });
+  {
+    const { page } = seen;
+    const sessions = join(ROOT, "tests/fixtures/sessions");
+    const kettle = readFileSync(join(sessions, "kettle-rename.jsonl"), "utf8");
+    const line = (uuid, parent, text, timestamp) =>
+      JSON.stringify({ isSidechain: false, userType: "external", cwd: "/home/dev/projects/kettle", sessionId: "5e550000-0000-4000-8000-00000000beef", version: "2.1.41", parentUuid: parent, type: "user", message: { role: "user", content: text }, uuid, timestamp }) + "\n";
+    await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry("projects", { recursive: true }).catch(() => {}));
+    let region = (await chooseFolder(page, "projects", {
+      "-home-dev-kettle/kettle-rename.jsonl": kettle,
+      "-home-dev-kettle/coloured-test-run.jsonl": readFileSync(join(sessions, "coloured-test-run.jsonl"), "utf8"),
+      "-home-dev-pot/kettle-copy.jsonl": kettle.replaceAll("5e550000", "5e552222").replaceAll("/kettle", "/pot"),
+    })).region;
+    await page.waitForTimeout(300);
+    await writeFolder(page, "projects", { "-home-dev-kettle/kettle-rename.jsonl": line("f1000000-0000-4000-8000-000000000001", "aaaa0005-0000-4000-8000-000000000005", "Now rename `pour` to `serve` as well.", "2026-04-02T10:00:00.000Z") + line("f1000000-0000-4000-8000-000000000002", "f1000000-0000-4000-8000-000000000001", "And say so in the changelog.", "2026-04-02T10:01:00.000Z") }, { append: true });
+    await writeFolder(page, "projects", { "-home-dev-pot/new.jsonl": kettle.replaceAll("5e550000", "5e553333").replaceAll("/kettle", "/pot") });
+    await page.reload();
+    await waitForApp(page);
+    await page.getByRole("button", { name: "Reopen projects" }).click();
+    region = (await indexed(page)).region;
+    const coloured = region.getByRole("option").filter({ hasText: "Run the kettle tests" });
+    await coloured.click();
+    await page.getByRole("button", { name: "Star this session" }).click();
+    await page.getByRole("button", { name: "Note & tags…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Note and tags on this session" });
+    await dialog.getByLabel("Note").fill("The flaky test: fixed by pinning the clock.");
+    await dialog.getByLabel(/^Tags/).fill("tests, flaky");
+    await shot(page, "marks-dialog");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("button", { name: "← History" }).click();
+    await region.getByText("2 new", { exact: true }).waitFor();
+    await shot(page, "history-unread");
+    await region.getByRole("option").filter({ hasText: "2 new" }).click();
+    await tree(page).getByRole("separator", { name: /^New since / }).waitFor();
+    await shot(page, "new-since");
+  }
+
+  const apps = [app, codex, seen];
   if (historyFolder) {
-    const home = await openApp(browser, server, { colorScheme: dark ? "dark" : "light", viewport: { width: 1400, height: 900 } });
+    const home = await openApp(browser, server, { colorScheme: dark ? "dark" : "light", viewport });
     apps.push(home);
     await dropFolder(home.page, historyFolder);
     const history = home.page.getByRole("region", { name: "History" });

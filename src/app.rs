@@ -332,6 +332,8 @@ fn Viewer() -> impl IntoView {
     let viewer = use_viewer();
     crate::views::dialog::take_lost_focus("[role=tree]");
     let tab = viewer.main_tab;
+    // The tab's view is built again only when the tab changes, not each time it is set.
+    let shown = Memo::new(move |_| tab.get());
     let tab_button = move |which: MainTab, label: &'static str| {
         view! {
             <button
@@ -356,7 +358,7 @@ fn Viewer() -> impl IntoView {
                         {tab_button(MainTab::Conversation, "Conversation")}
                         {tab_button(MainTab::Statistics, "Statistics")}
                     </div>
-                    {move || match tab.get() {
+                    {move || match shown.get() {
                         MainTab::Conversation => view! { <ConversationTree /> }.into_any(),
                         MainTab::Statistics => view! { <div class="stats-scroll"><Statistics /></div> }.into_any(),
                     }}

@@ -94,6 +94,8 @@ pub fn HistoryHome() -> impl IntoView {
         })
     });
     let tab = history.insights.tab;
+    // The tab's view is built again only when the tab changes, not each time it is set.
+    let shown = Memo::new(move |_| tab.get());
     view! {
         <section class="history" aria-label="History">
             <HistoryHeader rows=rows order=order />
@@ -104,7 +106,7 @@ pub fn HistoryHome() -> impl IntoView {
                 class="home-tab-panel"
                 aria-labelledby=move || format!("home-tab-{}", tab.get().slug())
             >
-                {move || match tab.get() {
+                {move || match shown.get() {
                     HomeTab::Sessions => view! {
                         <HistorySearch />
                         <div class="history-body">
@@ -594,13 +596,35 @@ fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> im
             </div>
             {move || {
                 let filtered_out = order.with(Vec::is_empty) && rows.with(|r| !r.is_empty());
+                let hint = history.view.with(|v| {
+                    if v.starred_only {
+                        "No starred session here: star one with ☆ Star in its header (Shift+M), or a message with m. "
+                    } else if !v.tag.is_empty() {
+                        "No session here has this tag: add tags with Note & tags… in a session's header (Shift+N). "
+                    } else if v.unread_only {
+                        "Nothing new since you last looked. "
+                    } else {
+                        "No session of this list matches the filters. "
+                    }
+                });
                 filtered_out.then(|| view! {
                     <p class="history-empty" role="status">
-                        "No session of this list matches the filters. "
+                        {hint}
                         <button type="button" class="button small" on:click=move |_| history.view.update(ListView::clear_filters)>
                             "Clear filters"
                         </button>
                     </p>
+                })
+            }}
+            {move || {
+                let done = history.index.pass.with(|p| p.as_ref().is_some_and(|p| !p.running()));
+                (done && rows.with(Vec::is_empty)).then(|| view! {
+                    <div class="history-empty" role="status">
+                        <p><strong>"No session log in this folder."</strong></p>
+                        <p class="muted">
+                            "Claude Code keeps its logs in ~/.claude/projects, Codex in ~/.codex/sessions, Gemini CLI in ~/.gemini/tmp: choose one of those folders (Choose a folder…), or drop a .jsonl log on the page. The files that were looked at and left out are listed below."
+                        </p>
+                    </div>
                 })
             }}
             <div class="history-scroll" node_ref=scroller on:scroll=on_scroll>
@@ -615,7 +639,8 @@ fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> im
                 >
                     <For
                         each=visible
-                        key=|(position, index, _)| (*position, *index)
+                        // A row read again (its session grew) is drawn again.
+                        key=|(position, index, row)| (*position, *index, row.row.bytes, row.row.messages, row.row.end_ms)
                         let:item
                     >
                         {

@@ -77,6 +77,8 @@ pub fn SidePanel() -> impl IntoView {
             </button>
         }
     };
+    // The tab's view is built again only when the tab changes, not each time it is set.
+    let shown = Memo::new(move |_| tab.get());
     view! {
         <aside class="side-panel" role="complementary" aria-label="Tool operations">
             <div class="panel-tabs" role="tablist" aria-label="Side panel views">
@@ -84,7 +86,7 @@ pub fn SidePanel() -> impl IntoView {
                 {tab_button(PanelTab::Files, "Files touched")}
                 {tab_button(PanelTab::Prompts, "Prompts")}
             </div>
-            {move || match tab.get() {
+            {move || match shown.get() {
                 PanelTab::Operations => view! { <Operations panel=panel /> }.into_any(),
                 PanelTab::Files => view! { <FilesTouched panel=panel /> }.into_any(),
                 PanelTab::Prompts => view! { <Prompts prompts=prompts /> }.into_any(),
