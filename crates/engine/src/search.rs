@@ -135,13 +135,20 @@ impl Query {
     /// A plain-text query (case-insensitive) or a regular expression (case-insensitive unless it
     /// says otherwise with `(?-i)`). An invalid regular expression is an error message.
     pub fn new(text: &str, is_regex: bool) -> Result<Query, String> {
+        Query::with_case(text, is_regex, false)
+    }
+
+    /// A query as [`Query::new`] makes it, that matches letters' case as written when
+    /// `case_sensitive` (a regular expression can still say otherwise with `(?i)`). Its raw form
+    /// still ignores case: it only rules out bytes that cannot hold a hit.
+    pub fn with_case(text: &str, is_regex: bool, case_sensitive: bool) -> Result<Query, String> {
         if text.is_empty() {
             return Err("the query is empty".into());
         }
         let pattern = if is_regex { text.to_owned() } else { regex::escape(text) };
         let raw = RawText::of(text, is_regex);
         RegexBuilder::new(&pattern)
-            .case_insensitive(true)
+            .case_insensitive(!case_sensitive)
             .size_limit(1 << 22)
             .build()
             .map(|regex| Query { regex, raw })
@@ -425,6 +432,18 @@ mod tests {
         assert!(!hit.context.contains('\n'));
         assert!(Query::new("(unclosed", true).is_err());
         assert!(Query::new("(unclosed", false).is_ok(), "plain text is taken literally");
+    }
+
+    #[test]
+    fn a_case_sensitive_query_matches_the_case_as_written() {
+        let corpus = corpus(SESSION);
+        let (_, count) = all(&Query::with_case("FAIL", false, true).unwrap(), &corpus);
+        assert_eq!(count, 2, "FAIL? and FAILED, not the lower-case fail");
+        let (_, count) = all(&Query::with_case("fail", false, true).unwrap(), &corpus);
+        assert_eq!(count, 0);
+        let (_, count) = all(&Query::with_case("Pars.r", true, true).unwrap(), &corpus);
+        assert_eq!(count, 0, "a regular expression too");
+        assert!(Query::with_case("fail", false, true).unwrap().may_match_raw(b"FAIL"), "the raw form ignores case");
     }
 
     #[test]

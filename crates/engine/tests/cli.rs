@@ -1,6 +1,7 @@
 //! The `sessionscope` command line: its flags (an unknown one is an error, `--help` is not),
-//! the per-model and per-tool tables of `summary`, on the bundled example, and `index
-//! --marks=<file>` on two hand-made sessions.
+//! its help, completions and suggestions, `-` for stdin, the per-model and per-tool tables of
+//! `summary`, on the bundled example, `index --marks=<file>` and `search` on two hand-made
+//! sessions.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -35,11 +36,11 @@ fn an_unknown_flag_is_an_error_with_the_usage() {
         let out = run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let stderr = text(&out.stderr);
-        assert!(stderr.contains("usage: sessionscope summary"), "{args:?}: {stderr}");
+        assert!(stderr.contains("Usage: sessionscope"), "{args:?}: {stderr}");
         assert!(out.stdout.is_empty(), "{args:?}: nothing is printed on stdout");
     }
     let stderr = text(&run(&["summary", "--bogus", example]).stderr);
-    assert!(stderr.starts_with("sessionscope: `summary` has no flag `--bogus`\n"), "{stderr}");
+    assert!(stderr.starts_with("error: unexpected argument '--bogus' found\n"), "{stderr}");
 }
 
 #[test]
@@ -47,7 +48,7 @@ fn help_prints_the_usage_and_succeeds() {
     for args in [vec!["--help"], vec!["-h"], vec!["summary", "--help"], vec!["share", "-h", "x"]] {
         let out = run(&args);
         assert_eq!(out.status.code(), Some(0), "{args:?}");
-        assert!(text(&out.stdout).starts_with("usage: sessionscope summary"), "{args:?}");
+        assert!(text(&out.stdout).contains("Usage: sessionscope"), "{args:?}");
     }
 }
 
@@ -230,5 +231,156 @@ fn a_marks_file_that_cannot_be_read_is_a_usage_error() {
     assert!(text(&out.stderr).starts_with(&format!("sessionscope: {}: could not be read", missing.display())));
     let out = run(&["index", project, "--marks"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).starts_with("sessionscope: --marks takes a file"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("a value is required for '--marks <FILE>'"), "{}", text(&out.stderr));
+    let out = run(&["index", project, "--marks="]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("a value is required for '--marks <FILE>'"), "{}", text(&out.stderr));
+}
+
+/// Runs the command line with `input` on its stdin.
+fn run_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sessionscope"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the command line runs");
+    child.stdin.take().expect("a stdin").write_all(input).expect("stdin written");
+    child.wait_with_output().expect("the command line ends")
+}
+
+#[test]
+fn each_command_has_help_with_examples_and_the_version() {
+    for command in [
+        "summary",
+        "index",
+        "files",
+        "failures",
+        "activity",
+        "search",
+        "resume",
+        "dump",
+        "records",
+        "share",
+        "completions",
+    ] {
+        let out = run(&[command, "--help"]);
+        assert_eq!(out.status.code(), Some(0), "{command}");
+        let help = text(&out.stdout);
+        assert!(help.contains(&format!("Usage: sessionscope {command}")), "{command}: {help}");
+        assert!(help.contains(&format!("Examples:\n  sessionscope {command} ")), "{command}: {help}");
+    }
+    let out = run(&["--version"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), format!("sessionscope {}\n", env!("CARGO_PKG_VERSION")));
+    let help = text(&run(&["--help"]).stdout);
+    assert!(help.contains("Exit status: 0 when the command ran"), "{help}");
+}
+
+#[test]
+fn completions_name_the_commands() {
+    let out = run(&["completions", "bash"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let script = text(&out.stdout);
+    assert!(script.contains("_sessionscope()"), "a bash function");
+    for command in ["summary", "index", "search", "resume", "completions"] {
+        assert!(script.contains(command), "{command}");
+    }
+    for shell in ["zsh", "fish", "powershell", "elvish"] {
+        let out = run(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        assert!(text(&out.stdout).contains("search"), "{shell}");
+    }
+    assert_eq!(run(&["completions", "tcsh"]).status.code(), Some(2));
+}
+
+#[test]
+fn a_mistyped_command_or_flag_is_an_error_with_a_suggestion() {
+    let out = run(&["indx", "."]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("unrecognized subcommand 'indx'"), "{stderr}");
+    assert!(stderr.contains("a similar subcommand exists: 'index'"), "{stderr}");
+    let stderr = text(&run(&["summary", ".", "--jsn"]).stderr);
+    assert!(stderr.contains("a similar argument exists: '--json'"), "{stderr}");
+    let out = run(&["activity", ".", "--utc-offset=+99"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("takes ±HH:MM"), "{}", text(&out.stderr));
+    let out = run(&["search", "kettle", ".", "--since=2026-02-30"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("takes a day as YYYY-MM-DD"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_dash_reads_a_file_from_stdin() {
+    let example = example().join("e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17.jsonl");
+    let bytes = std::fs::read(&example).expect("the example");
+    let out = run_with_stdin(&["summary", "--json", "-"], &bytes);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let from_stdin: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    assert_eq!(from_stdin["sessions"][0]["session_id"], "e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17");
+    let out = run(&["summary", "--json", example.to_str().expect("a UTF-8 path")]);
+    let from_file: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    assert_eq!(from_stdin["sessions"], from_file["sessions"], "the same sessions as from the file");
+    // A history reads it too.
+    let out = run_with_stdin(&["search", "--json", "division", "-"], &bytes);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let found: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    assert!(found["total"].as_u64().unwrap_or(0) > 0, "{found}");
+}
+
+#[test]
+fn search_finds_a_word_in_its_session() {
+    let temp = TempDir::new("search");
+    let project = write_two_sessions(&temp.0);
+    let project = project.to_str().expect("a UTF-8 path");
+    let search = |args: &[&str]| {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("--json prints JSON")
+    };
+    // The prompt of one session names its own id: only that session holds it.
+    let found = search(&["search", "--json", &format!("in {MARKED}"), project]);
+    assert_eq!(found["total"], 1, "{found}");
+    assert_eq!(found["sessions_searched"], 2, "{found}");
+    let hit = &found["hits"][0];
+    assert_eq!(hit["session_id"], MARKED);
+    assert_eq!(hit["role"], "user");
+    assert_eq!(hit["entry_uuid"], format!("{MARKED}-u"));
+    assert_eq!(hit["project"], "/home/dev/kettle");
+    assert_eq!(hit["agent"], "Claude Code");
+    assert_eq!(hit["time_ms"], 1_775_120_400_000_i64);
+    assert!(hit["snippet"].as_str().is_some_and(|s| s.contains(MARKED)), "{hit}");
+
+    // A regular expression, in the answers of both sessions.
+    let found = search(&["search", "--json", "--regex", r"^D[a-z]+\.$", project]);
+    assert_eq!(found["total"], 2, "{found}");
+    let roles: Vec<&str> = found["hits"].as_array().expect("hits").iter().filter_map(|h| h["role"].as_str()).collect();
+    assert_eq!(roles, ["assistant", "assistant"]);
+    // As plain text, the same query is nowhere.
+    assert_eq!(search(&["search", "--json", r"^D[a-z]+\.$", project])["total"], 0);
+    // Case, and the filters.
+    assert_eq!(search(&["search", "--json", "rename", project])["total"], 2);
+    assert_eq!(search(&["search", "--json", "--case-sensitive", "rename", project])["total"], 0);
+    assert_eq!(search(&["search", "--json", "brew", project, "--project", "kettle"])["total"], 2);
+    assert_eq!(search(&["search", "--json", "brew", project, "--project=teapot"])["total"], 0);
+    assert_eq!(search(&["search", "--json", "brew", project, "--agent=codex"])["total"], 0);
+    assert_eq!(search(&["search", "--json", "brew", project, "--since=2026-04-02", "--until=2026-04-02"])["total"], 2);
+    assert_eq!(search(&["search", "--json", "brew", project, "--until=2026-04-01"])["total"], 0);
+    let found = search(&["search", "--json", "brew", project, "--limit=1"]);
+    assert_eq!((found["total"].as_u64(), found["hits"].as_array().map(Vec::len)), (Some(2), Some(1)));
+    // A word that is nowhere.
+    let found = search(&["search", "--json", "samovar", project]);
+    assert_eq!(found["total"], 0);
+    assert_eq!(found["hits"], serde_json::json!([]));
+
+    // The text: each hit's line, its snippet, then the count.
+    let out = run(&["search", "brew", project]);
+    let printed = text(&out.stdout);
+    assert!(printed.contains("2026-04-02 09:00  user"), "{printed}");
+    assert!(printed.ends_with("2 matches in 2 sessions searched\n"), "{printed}");
 }

@@ -97,6 +97,17 @@ pub struct History {
 /// Reads `files` (on disk, with the names they are known by) as a history, unit by unit on every
 /// core; with `insights`, each unit's insights are made from the model its index builds.
 pub fn read_history(files: Vec<(PathBuf, String)>, insights: bool) -> History {
+    let (units, problems) = each_unit(files, |unit, folder| read_unit(unit.iter().copied(), folder, insights));
+    History { units, problems }
+}
+
+/// Groups `files` (on disk, with the names they are known by) into the history's session units
+/// and answers `read` of each unit (its files, in name order, and its folder), in unit order,
+/// running on every core; with the files left out by their names.
+pub fn each_unit<T: Send>(
+    files: Vec<(PathBuf, String)>,
+    read: impl Fn(&[&(PathBuf, String)], &str) -> T + Sync,
+) -> (Vec<T>, Vec<FileProblem>) {
     let mut problems = Vec::new();
     let (logs, others): (Vec<_>, Vec<_>) = files.into_iter().partition(|(_, name)| looks_like_a_log(name));
     // SQLite's own files beside a database (its write-ahead log) are read with it.
@@ -113,8 +124,7 @@ pub fn read_history(files: Vec<(PathBuf, String)>, insights: bool) -> History {
     let units = group_into_units(&names, &hints);
 
     let next = AtomicUsize::new(0);
-    type Read = Option<(UnitIndex, Option<UnitInsights>)>;
-    let results: Mutex<Vec<Read>> = Mutex::new(vec![None; units.len()]);
+    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..units.len()).map(|_| None).collect());
     let threads = std::thread::available_parallelism().map_or(2, usize::from).min(units.len()).max(1);
     std::thread::scope(|scope| {
         for _ in 0..threads {
@@ -122,15 +132,16 @@ pub fn read_history(files: Vec<(PathBuf, String)>, insights: bool) -> History {
                 loop {
                     let at = next.fetch_add(1, Ordering::Relaxed);
                     let Some(unit) = units.get(at) else { break };
-                    let read = read_unit(unit.files.iter().map(|&i| &logs[i]), &unit.folder, insights);
+                    let files: Vec<&(PathBuf, String)> = unit.files.iter().map(|&i| &logs[i]).collect();
+                    let answer = read(&files, &unit.folder);
                     if let Ok(mut results) = results.lock() {
-                        results[at] = Some(read);
+                        results[at] = Some(answer);
                     }
                 }
             });
         }
     });
-    History { units: results.into_inner().unwrap_or_default().into_iter().flatten().collect(), problems }
+    (results.into_inner().unwrap_or_default().into_iter().flatten().collect(), problems)
 }
 
 /// Indexes `files` (on disk, with the names they are known by), in name order, each session
@@ -186,6 +197,9 @@ fn read_unit<'a>(
 
 fn first_bytes(path: &PathBuf) -> Option<Vec<u8>> {
     use std::io::Read;
+    if crate::is_stdin(path) {
+        return crate::stdin_bytes().ok().map(|bytes| bytes[..bytes.len().min(HINT_BYTES)].to_vec());
+    }
     let mut bytes = Vec::with_capacity(HINT_BYTES);
     std::fs::File::open(path).ok()?.take(HINT_BYTES as u64).read_to_end(&mut bytes).ok()?;
     Some(bytes)

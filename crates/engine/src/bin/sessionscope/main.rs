@@ -1,6 +1,8 @@
 //! `sessionscope`: the engine on the command line.
 //!
 //!   sessionscope summary <file-or-folder>... [--json]
+//!                                                the files, sessions and agents, then tokens and
+//!                                                cost per model and calls per tool
 //!   sessionscope index <folder>... [--json] [--marks=<file>]
 //!                                                one row per session of a whole history, read
 //!                                                session by session on every core, as the app's
@@ -14,6 +16,10 @@
 //!   sessionscope activity <folder>... [--json] [--utc-offset=±HH:MM]
 //!                                                messages, tokens and cost by hour, and usage in
 //!                                                5-hour blocks as ccusage's `blocks` reports it
+//!   sessionscope search <query> <folder>... [--regex] [--case-sensitive] [--project=<p>]
+//!                   [--agent=<a>] [--since=YYYY-MM-DD] [--until=YYYY-MM-DD] [--limit=N] [--json]
+//!                                                the page's whole-history search: each hit's
+//!                                                session, entry time and role, and its text
 //!   sessionscope resume <session-id> <folder>... the line that resumes the session in its agent
 //!                                                (`cd <cwd> && claude --resume <id>`, ...)
 //!   sessionscope dump <file-or-folder>...        the parsed model and its structure, as text
@@ -25,19 +31,30 @@
 //!                                                does (every finding replaced) and prints the
 //!                                                size of its link, or the link fragment, or the
 //!                                                redacted Markdown
-//!   sessionscope --help
+//!   sessionscope completions <bash|zsh|fish|powershell|elvish>
+//!                                                the shell's completion script
+//!   sessionscope [<command>] --help | --version
 //!
-//! `summary` prints the files, sessions and agents, then tokens and cost per model and calls
-//! per tool (`--json`: all of it, as the app's Statistics view computes it). `index
-//! --marks=<file>` reads a marks file ([`sessionscope_engine::marks`]): each marked session's row
-//! gets a `marks` field in `--json`, and in the table a starred session's line starts with `★`
-//! and its tags follow the title as `#tag`; a marks file that cannot be read is an error with
-//! exit status 2. A flag the command does not take is an error: the usage goes to stderr and the
-//! exit status is 2. Paths that start with `-` go after `--`.
+//! The arguments are read with clap ([`cli`]): a flag takes its value as `--flag=value` or
+//! `--flag value`, flags and paths come in any order, and paths that start with `-` go after
+//! `--`. Where a command reads log files, `-` is a file read from stdin. `summary --json` prints
+//! all of it, as the app's Statistics view computes it. `index --marks=<file>` reads a marks file
+//! ([`sessionscope_engine::marks`]): each marked session's row gets a `marks` field in `--json`,
+//! and in the table a starred session's line starts with `★` and its tags follow the title as
+//! `#tag`.
+//!
+//! Exit status: 0 when the command ran; 1 when a file or folder could not be read or a session
+//! was not found; 2 when the command line is wrong (an unknown command or flag, with clap's
+//! suggestion of the nearest one, a missing argument, a value of the wrong form, a marks file
+//! that cannot be used). Help and errors are coloured as the terminal allows, never with
+//! `NO_COLOR` set.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
+use clap::{CommandFactory, FromArgMatches};
 use sessionscope_engine::dag::{Graph, SessionId};
 use sessionscope_engine::marks::Marks;
 use sessionscope_engine::model::Corpus;
@@ -49,169 +66,150 @@ use sessionscope_engine::share::scope::{Scope, resolve};
 use sessionscope_engine::summary::{Summary, summarize};
 use sessionscope_engine::{Loader, dump};
 
+use cli::{Cli, Command};
+
+mod cli;
 mod database;
 mod index;
 mod insights;
+mod search;
 
-const USAGE: &str = "usage: sessionscope summary <file-or-folder>... [--json]
-       sessionscope index <folder>... [--json] [--marks=<file>]
-       sessionscope files <folder>... [--json] [--file=<path>] [--project=<project>]
-       sessionscope failures <folder>... [--json]
-       sessionscope activity <folder>... [--json] [--utc-offset=±HH:MM]
-       sessionscope resume <session-id> <folder>...
-       sessionscope dump <file-or-folder>...
-       sessionscope records <database>...
-       sessionscope share <file-or-folder>... [--link] [--markdown]
-       sessionscope --help";
-
-/// The flags each command takes, or `None` for a command that does not exist.
-fn flags_of(command: &str) -> Option<&'static [&'static str]> {
-    match command {
-        "summary" => Some(&["--json"]),
-        "index" => Some(&["--json", "--marks"]),
-        "files" => Some(&["--json", "--file", "--project"]),
-        "failures" => Some(&["--json"]),
-        "activity" => Some(&["--json", "--utc-offset"]),
-        "resume" => Some(&[]),
-        "dump" => Some(&[]),
-        "records" => Some(&[]),
-        "share" => Some(&["--link", "--markdown"]),
-        _ => None,
-    }
-}
-
-/// A command line that can run: the command, its paths and its flags.
-struct Arguments {
-    command: String,
-    paths: Vec<String>,
-    flags: Vec<String>,
-}
-
-impl Arguments {
-    fn has(&self, flag: &str) -> bool {
-        self.flags.iter().any(|f| f == flag)
-    }
-
-    /// Whether the flag is given, with a value or without.
-    fn has_any(&self, flag: &str) -> bool {
-        self.flags.iter().any(|f| f == flag || f.strip_prefix(flag).is_some_and(|rest| rest.starts_with('=')))
-    }
-
-    /// The value of a flag given as `--flag=value`.
-    fn value(&self, flag: &str) -> Option<&str> {
-        self.flags.iter().find_map(|f| f.strip_prefix(flag)?.strip_prefix('='))
-    }
-}
-
-/// What the command line asks for.
-enum Request {
-    Help,
-    Run(Arguments),
-    /// A command line that cannot run, and why.
-    Wrong(String),
-}
-
-/// Reads the command line: a command, then paths and the command's flags in any order. An
-/// argument starting with `-` is a flag, unless it comes after `--`.
-fn parse(args: &[String]) -> Request {
-    let flags_end = args.iter().position(|a| a == "--").unwrap_or(args.len());
-    if args[..flags_end].iter().any(|a| a == "--help" || a == "-h") {
-        return Request::Help;
-    }
-    let Some(command) = args.first() else { return Request::Wrong("no command given".to_owned()) };
-    let Some(known) = flags_of(command) else { return Request::Wrong(format!("unknown command `{command}`")) };
-    let mut arguments = Arguments { command: command.clone(), paths: Vec::new(), flags: Vec::new() };
-    let mut paths_only = false;
-    for arg in &args[1..] {
-        if paths_only {
-            arguments.paths.push(arg.clone());
-        } else if arg == "--" {
-            paths_only = true;
-        } else if arg.len() > 1 && arg.starts_with('-') {
-            let name = arg.split('=').next().unwrap_or(arg);
-            if !known.contains(&name) {
-                return Request::Wrong(format!("`{command}` has no flag `{arg}`"));
-            }
-            arguments.flags.push(arg.clone());
-        } else {
-            arguments.paths.push(arg.clone());
-        }
-    }
-    if arguments.paths.is_empty() {
-        return Request::Wrong(format!("`{command}` needs a file or folder"));
-    }
-    Request::Run(arguments)
-}
+/// The name a file read from stdin is known by: a log's name, so a history reads it too.
+const STDIN_NAME: &str = "stdin.jsonl";
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut arguments = match parse(&args) {
-        Request::Run(arguments) => arguments,
-        Request::Help => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Request::Wrong(why) => {
-            eprintln!("sessionscope: {why}\n{USAGE}");
-            return ExitCode::from(2);
-        }
+    let command = Cli::command().color(cli::color_choice());
+    let cli = match command.try_get_matches().and_then(|matches| Cli::from_arg_matches(&matches)) {
+        Ok(cli) => cli,
+        // Help and the version exit 0, a wrong command line 2, as clap decides.
+        Err(error) => error.exit(),
     };
-    // `resume` takes a session's id before its folders.
-    let resume_id = (arguments.command == "resume").then(|| arguments.paths.remove(0));
-    if resume_id.is_some() && arguments.paths.is_empty() {
-        eprintln!("sessionscope: `resume` needs a session's id and a folder\n{USAGE}");
+    run(cli.command)
+}
+
+/// A marks file that cannot be used.
+#[derive(Debug)]
+enum MarksError {
+    Unreadable(PathBuf, std::io::Error),
+    NotMarks(PathBuf, sessionscope_engine::marks::MarksError),
+}
+
+impl fmt::Display for MarksError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MarksError::Unreadable(path, error) => write!(f, "{}: could not be read: {error}", path.display()),
+            MarksError::NotMarks(path, error) => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+/// Runs a command.
+fn run(command: Command) -> ExitCode {
+    let name = command.name();
+    let paths = match &command {
+        Command::Completions { shell } => {
+            // Written whole to memory first: clap_complete panics on a write that fails, as one
+            // to a closed pipe does.
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "sessionscope", &mut script);
+            return write_stdout(&script);
+        }
+        Command::Summary(args) => &args.paths,
+        Command::Index(args) => &args.folders.paths,
+        Command::Files(args) => &args.folders.paths,
+        Command::Failures(args) => &args.paths,
+        Command::Activity(args) => &args.folders.paths,
+        Command::Search(args) => &args.paths,
+        Command::Resume(args) => &args.paths,
+        Command::Dump(args) => &args.paths,
+        Command::Records(args) => &args.paths,
+        Command::Share(args) => &args.paths.paths,
+    };
+    if name == "records" && paths.iter().any(|path| is_stdin(path)) {
+        eprintln!("sessionscope: `records` reads a database from a file, not from stdin");
         return ExitCode::from(2);
     }
     // The marks are read first: a file that is not marks stops the command before any work.
-    let marks = if arguments.command == "index" && arguments.has_any("--marks") {
-        match read_marks(&arguments) {
-            Ok(marks) => Some(marks),
+    let marks = match &command {
+        Command::Index(args) => match args.marks.as_deref().map(read_marks).transpose() {
+            Ok(marks) => marks,
             Err(why) => {
                 eprintln!("sessionscope: {why}");
                 return ExitCode::from(2);
             }
-        }
-    } else {
-        None
+        },
+        _ => None,
     };
-    let file_base = file_base(&arguments.paths);
+    let files = match files_of(paths) {
+        Ok(files) => files,
+        Err(code) => return code,
+    };
+    match &command {
+        Command::Index(args) => index::run(files, args.folders.json, marks.as_ref()),
+        Command::Resume(args) => index::resume(files, &args.id),
+        Command::Search(args) => search::run(files, args),
+        Command::Files(args) => {
+            let asked = insights::Asked {
+                json: args.folders.json,
+                file: args.file.as_deref(),
+                project: args.project.as_deref(),
+                utc_offset_minutes: 0,
+            };
+            insights::run(name, files, &asked)
+        }
+        Command::Failures(args) => {
+            let asked = insights::Asked { json: args.json, file: None, project: None, utc_offset_minutes: 0 };
+            insights::run(name, files, &asked)
+        }
+        Command::Activity(args) => {
+            let asked = insights::Asked {
+                json: args.folders.json,
+                file: None,
+                project: None,
+                utc_offset_minutes: args.utc_offset.unwrap_or(0),
+            };
+            insights::run(name, files, &asked)
+        }
+        Command::Records(_) => records(&files),
+        Command::Summary(args) => loaded(&files, |corpus, graph| print_summary(corpus, graph, args.json)),
+        Command::Share(args) => loaded(&files, |corpus, graph| share(corpus, graph, args.link, args.markdown)),
+        Command::Dump(_) => loaded(&files, |corpus, graph| {
+            print!("{}", dump::dump_corpus(corpus));
+            print!("{}", dump::dump_graph(corpus, graph));
+            ExitCode::SUCCESS
+        }),
+        Command::Completions { .. } => ExitCode::SUCCESS,
+    }
+}
+
+/// The files under `paths`, in path order (so the result does not depend on the order the file
+/// system lists files in), with the names they are known by; exit status 1 when a path does not
+/// exist. `-` is the file read from stdin.
+fn files_of(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, ExitCode> {
+    let file_base = file_base(paths);
     let mut files = Vec::new();
-    for path in &arguments.paths {
-        let path = Path::new(path);
+    for path in paths {
+        if is_stdin(path) {
+            if !files.iter().any(|(file, _): &(PathBuf, String)| is_stdin(file)) {
+                files.push((path.clone(), STDIN_NAME.to_owned()));
+            }
+            continue;
+        }
         if !path.exists() {
             eprintln!("sessionscope: {}: no such file or folder", path.display());
-            return ExitCode::from(1);
+            return Err(ExitCode::from(1));
         }
         let base = if path.is_file() { file_base.as_deref() } else { None };
         collect(path, base.unwrap_or_else(|| path.parent().unwrap_or(Path::new(""))), &mut files);
     }
-    // Path order, so the result does not depend on the order the file system lists files in.
     files.sort_by(|a, b| a.1.cmp(&b.1));
-    if arguments.command == "index" {
-        return index::run(files, arguments.has("--json"), marks.as_ref());
-    }
-    if let Some(id) = resume_id {
-        return index::resume(files, &id);
-    }
-    if matches!(arguments.command.as_str(), "files" | "failures" | "activity") {
-        let offset = arguments.value("--utc-offset").map(insights::parse_offset);
-        if offset == Some(None) {
-            eprintln!("sessionscope: --utc-offset takes ±HH:MM, such as --utc-offset=+05:30\n{USAGE}");
-            return ExitCode::from(2);
-        }
-        let asked = insights::Asked {
-            json: arguments.has("--json"),
-            file: arguments.value("--file"),
-            project: arguments.value("--project"),
-            utc_offset_minutes: offset.flatten().unwrap_or(0),
-        };
-        return insights::run(&arguments.command, files, &asked);
-    }
-    if arguments.command == "records" {
-        return records(&files);
-    }
+    Ok(files)
+}
+
+/// Loads `files` as one corpus and answers `then` of it and its graph.
+fn loaded(files: &[(PathBuf, String)], then: impl FnOnce(&Corpus, &Graph) -> ExitCode) -> ExitCode {
     let mut loader = Loader::new();
-    for (file, name) in &files {
+    for (file, name) in files {
         match read_source(file, name) {
             Ok(bytes) => {
                 loader.add_vec(name, bytes);
@@ -221,39 +219,64 @@ fn main() -> ExitCode {
     }
     let corpus = loader.finish();
     let graph = Graph::build(&corpus);
-    match arguments.command.as_str() {
-        "share" => return share(&corpus, &graph, arguments.has("--link"), arguments.has("--markdown")),
-        "dump" => {
-            print!("{}", dump::dump_corpus(&corpus));
-            print!("{}", dump::dump_graph(&corpus, &graph));
-        }
-        _ => {
-            let summary = summarize(&corpus, &graph);
-            if arguments.has("--json") {
-                match serde_json::to_string_pretty(&summary) {
-                    Ok(text) => println!("{text}"),
-                    Err(error) => {
-                        eprintln!("sessionscope: {error}");
-                        return ExitCode::from(1);
-                    }
-                }
-            } else {
-                print_table(&summary);
+    then(&corpus, &graph)
+}
+
+/// Prints `summary`'s tables, or its JSON.
+fn print_summary(corpus: &Corpus, graph: &Graph, json: bool) -> ExitCode {
+    let summary = summarize(corpus, graph);
+    if json {
+        match serde_json::to_string_pretty(&summary) {
+            Ok(text) => println!("{text}"),
+            Err(error) => {
+                eprintln!("sessionscope: {error}");
+                return ExitCode::from(1);
             }
         }
+    } else {
+        print_table(&summary);
     }
     ExitCode::SUCCESS
 }
 
-/// The marks file `--marks=<file>` names, or why it cannot be used (one line, without the
-/// `sessionscope: ` it is printed after).
-fn read_marks(arguments: &Arguments) -> Result<Marks, String> {
-    let path = match arguments.value("--marks") {
-        Some(path) if !path.is_empty() => path,
-        _ => return Err(format!("--marks takes a file, such as --marks=marks.json\n{USAGE}")),
-    };
-    let text = std::fs::read_to_string(path).map_err(|error| format!("{path}: could not be read: {error}"))?;
-    Marks::from_json(&text).map_err(|error| format!("{path}: {error}"))
+/// Writes `bytes` to stdout. A reader that stops early (`| head`) closes the pipe: that is not an
+/// error worth a word.
+fn write_stdout(bytes: &[u8]) -> ExitCode {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("sessionscope: {error}");
+            ExitCode::from(1)
+        }
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+/// The marks file `--marks=<file>` names, or why it cannot be used.
+fn read_marks(path: &Path) -> Result<Marks, MarksError> {
+    let text = std::fs::read_to_string(path).map_err(|error| MarksError::Unreadable(path.to_owned(), error))?;
+    Marks::from_json(&text).map_err(|error| MarksError::NotMarks(path.to_owned(), error))
+}
+
+/// Whether a path is `-`, the file read from stdin.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The bytes of stdin, read once (a command may ask for them more than once); the error is one
+/// line.
+pub fn stdin_bytes() -> Result<&'static [u8], String> {
+    static STDIN: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
+    let read = STDIN.get_or_init(|| {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        std::io::stdin().lock().read_to_end(&mut bytes).map(|_| bytes).map_err(|error| format!("{error}"))
+    });
+    match read {
+        Ok(bytes) => Ok(bytes),
+        Err(why) => Err(format!("stdin could not be read: {why}")),
+    }
 }
 
 /// Prints the record stream of each database; a file that is none is an error.
@@ -285,6 +308,9 @@ fn records(files: &[(PathBuf, String)]) -> ExitCode {
 /// The bytes the engine reads for a file: the file itself, or an agent's database turned into its
 /// record stream (what the reader notes about it goes to stderr). The error is one line.
 pub fn read_source(path: &Path, name: &str) -> Result<Vec<u8>, String> {
+    if is_stdin(path) {
+        return stdin_bytes().map(<[u8]>::to_vec);
+    }
     if !sessionscope_engine::import::names::is_database_name(name) {
         return std::fs::read(path).map_err(|error| format!("could not be read: {error}"));
     }
@@ -299,11 +325,10 @@ pub fn read_source(path: &Path, name: &str) -> Result<Vec<u8>, String> {
 /// task's file (Cline, Roo Code), whose folder is the task's id. Several files keep the layout
 /// they have together, as if the folder that holds them all was given: a transcript and the
 /// files of its `subagents/` folder, or a task's three files, read as they do from their folder.
-fn file_base(paths: &[String]) -> Option<PathBuf> {
+fn file_base(paths: &[PathBuf]) -> Option<PathBuf> {
     let files: Vec<PathBuf> = paths
         .iter()
-        .map(Path::new)
-        .filter(|p| p.is_file())
+        .filter(|p| !is_stdin(p) && p.is_file())
         .map(|p| std::path::absolute(p).unwrap_or(p.into()))
         .collect();
     let mut common = files.first()?.parent()?.to_path_buf();
