@@ -53,8 +53,8 @@ const OUTPUT_CHARS: usize = 1_000;
 /// Runs the server on stdin and stdout until the client closes them.
 pub fn run(folders: &[PathBuf], redact: bool) -> ExitCode {
     let folders = if folders.is_empty() { live::default_folders() } else { folders.to_vec() };
-    for folder in folders.iter().filter(|folder| !folder.exists()) {
-        eprintln!("sessionscope: {}: no such file or folder", folder.display());
+    if let Some(missing) = folders.iter().find(|folder| !folder.exists()) {
+        eprintln!("sessionscope: {}: no such file or folder", missing.display());
         return ExitCode::from(1);
     }
     if folders.is_empty() {

@@ -15,6 +15,9 @@ use crate::index::{group, parallel_map, read_unit};
 /// A file's size and modification time, as last seen; `None` when it could not be looked at.
 type Stamp = Option<(u64, Option<SystemTime>)>;
 
+/// A unit to read: its place among the units, its folder, its files and their stamps.
+type ToRead = (usize, String, Vec<(PathBuf, String)>, Vec<Stamp>);
+
 /// One session unit as it was read: its files (on disk, with the names they are known by), their
 /// stamps, and what its index and insights found.
 pub struct Unit {
@@ -51,7 +54,7 @@ impl Live {
             old.insert(unit.files.as_slice(), unit);
         }
         let mut units: Vec<Option<Arc<Unit>>> = Vec::with_capacity(grouped.units.len());
-        let mut to_read: Vec<(usize, String, Vec<(PathBuf, String)>, Vec<Stamp>)> = Vec::new();
+        let mut to_read: Vec<ToRead> = Vec::new();
         for unit in &grouped.units {
             let files: Vec<(PathBuf, String)> = grouped.files_of(unit).into_iter().cloned().collect();
             let stamps: Vec<Stamp> = files.iter().map(|(path, _)| stamp(path)).collect();
