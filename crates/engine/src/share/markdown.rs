@@ -15,12 +15,15 @@ use crate::model::{Block, BlockId, BlockKind, Corpus, EntryFlags, EntryId, Entry
 pub struct MarkdownOptions {
     /// Lines of a tool's output kept before "… n more lines".
     pub output_lines: usize,
+    /// Characters of a tool's output kept before "… n more characters" (after the lines are
+    /// cut).
+    pub output_chars: usize,
     pub thinking: bool,
 }
 
 impl Default for MarkdownOptions {
     fn default() -> Self {
-        MarkdownOptions { output_lines: 30, thinking: true }
+        MarkdownOptions { output_lines: 30, output_chars: usize::MAX, thinking: true }
     }
 }
 
@@ -209,7 +212,7 @@ fn tool_call(
     if let Some(op) = op.filter(|op| op.result_entry.is_some()) {
         let result = result_text(corpus, op.result_entry, op.result_block);
         let _ = writeln!(out, "Output:\n");
-        fenced("text", &result, options.output_lines, out);
+        fenced_cut("text", &result, options.output_lines, options.output_chars, out);
     }
     let _ = writeln!(out, "</details>\n");
 }
@@ -237,6 +240,18 @@ fn result_text(corpus: &Corpus, entry_id: EntryId, block_index: BlockId) -> Stri
         Ok(other) => other.to_string(),
         Err(_) => String::new(),
     }
+}
+
+/// A code block of a tool's output, cut to `max_lines`, then to `max_chars` characters.
+fn fenced_cut(language: &str, text: &str, max_lines: usize, max_chars: usize, out: &mut String) {
+    let kept: usize = text.lines().take(max_lines).map(|line| line.chars().count() + 1).sum();
+    if kept <= max_chars {
+        return fenced(language, text, max_lines, out);
+    }
+    let end = text.char_indices().nth(max_chars).map_or(text.len(), |(at, _)| at);
+    let cut = &text[..end];
+    fenced(language, cut, usize::MAX, out);
+    let _ = writeln!(out, "*… {} more characters*\n", text[end..].chars().count());
 }
 
 /// A code block whose fence is longer than any backtick run inside, cut to `max_lines`.

@@ -130,6 +130,19 @@ pub enum Command {
                       session.jsonl --link\n  sessionscope share session.jsonl --markdown > session.md"
     )]
     Share(ShareArgs),
+    /// A Model Context Protocol server over stdio: agents list, search and read the history.
+    #[command(
+        long_about = "Serves the history to an agent as a Model Context Protocol server, over stdin and stdout: \
+                      tools to list projects and sessions, search, read a session as Markdown and count usage, \
+                      and each session as the resource sessionscope://session/<id>. The folders are read when \
+                      a tool first asks, kept in memory, and read again file by file as they change; nothing \
+                      is ever written to them. Secrets, keys and the user's name in paths are redacted in \
+                      everything the server answers, unless --no-redact. Without folders, the agents' usual \
+                      places that exist (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, ...).",
+        after_help = "Examples:\n  claude mcp add sessionscope -- sessionscope mcp\n  sessionscope mcp \
+                      ~/.claude/projects ~/.codex/sessions\n  sessionscope mcp --no-redact ~/work/logs"
+    )]
+    Mcp(McpArgs),
     /// Prints the completion script of a shell.
     #[command(
         long_about = "Prints the script that completes sessionscope's commands, flags and paths in a shell, to \
@@ -159,6 +172,7 @@ impl Command {
             Command::Dump(_) => "dump",
             Command::Records(_) => "records",
             Command::Share(_) => "share",
+            Command::Mcp(_) => "mcp",
             Command::Completions { .. } => "completions",
         }
     }
@@ -294,6 +308,17 @@ pub struct ShareArgs {
     pub markdown: bool,
 }
 
+/// `mcp`'s arguments.
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// Folders (or files) of a history; without any, the agents' usual places that exist.
+    #[arg(value_name = "FOLDER", value_hint = ValueHint::AnyPath)]
+    pub folders: Vec<PathBuf>,
+    /// Answers the logs' text as it is, secrets and user names included.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
 /// A day of the calendar, as days since 1970-01-01 (UTC).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Day(pub i64);
@@ -329,7 +354,7 @@ fn parse_utc_offset(text: &str) -> Result<i64, ValueError> {
 }
 
 /// A `YYYY-MM-DD` day.
-fn parse_day(text: &str) -> Result<Day, ValueError> {
+pub fn parse_day(text: &str) -> Result<Day, ValueError> {
     let mut parts = text.splitn(3, '-');
     let mut number = |digits: usize| {
         parts.next().filter(|p| p.len() == digits && p.bytes().all(|b| b.is_ascii_digit())).and_then(|p| p.parse().ok())

@@ -12,7 +12,7 @@ use serde::Serialize;
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::history::{
-    FileProblem, SessionRow, Totals, UnitIndex, group_into_units, index_unit, needs_hint, unit_hint,
+    FileProblem, SessionRow, Totals, Unit, UnitIndex, group_into_units, index_unit, needs_hint, unit_hint,
 };
 use sessionscope_engine::import::names::{NOT_A_LOG_NAME, looks_like_a_log};
 use sessionscope_engine::import::records::database_of_companion;
@@ -101,13 +101,23 @@ pub fn read_history(files: Vec<(PathBuf, String)>, insights: bool) -> History {
     History { units, problems }
 }
 
-/// Groups `files` (on disk, with the names they are known by) into the history's session units
-/// and answers `read` of each unit (its files, in name order, and its folder), in unit order,
-/// running on every core; with the files left out by their names.
-pub fn each_unit<T: Send>(
-    files: Vec<(PathBuf, String)>,
-    read: impl Fn(&[&(PathBuf, String)], &str) -> T + Sync,
-) -> (Vec<T>, Vec<FileProblem>) {
+/// A history's files grouped into session units: the log files, the units (each naming its
+/// files by their place in `logs`), and the files left out by their names.
+pub struct Grouped {
+    pub logs: Vec<(PathBuf, String)>,
+    pub units: Vec<Unit>,
+    pub problems: Vec<FileProblem>,
+}
+
+impl Grouped {
+    /// The files of a unit, in name order.
+    pub fn files_of(&self, unit: &Unit) -> Vec<&(PathBuf, String)> {
+        unit.files.iter().filter_map(|&i| self.logs.get(i)).collect()
+    }
+}
+
+/// Groups `files` (on disk, with the names they are known by) into the history's session units.
+pub fn group(files: Vec<(PathBuf, String)>) -> Grouped {
     let mut problems = Vec::new();
     let (logs, others): (Vec<_>, Vec<_>) = files.into_iter().partition(|(_, name)| looks_like_a_log(name));
     // SQLite's own files beside a database (its write-ahead log) are read with it.
@@ -122,18 +132,21 @@ pub fn each_unit<T: Send>(
         .collect();
     let names: Vec<&str> = logs.iter().map(|(_, name)| name.as_str()).collect();
     let units = group_into_units(&names, &hints);
+    Grouped { logs, units, problems }
+}
 
+/// `map` of each item, in item order, running on every core.
+pub fn parallel_map<I: Sync, T: Send>(items: &[I], map: impl Fn(&I) -> T + Sync) -> Vec<T> {
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..units.len()).map(|_| None).collect());
-    let threads = std::thread::available_parallelism().map_or(2, usize::from).min(units.len()).max(1);
+    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    let threads = std::thread::available_parallelism().map_or(2, usize::from).min(items.len()).max(1);
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
                 loop {
                     let at = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(unit) = units.get(at) else { break };
-                    let files: Vec<&(PathBuf, String)> = unit.files.iter().map(|&i| &logs[i]).collect();
-                    let answer = read(&files, &unit.folder);
+                    let Some(item) = items.get(at) else { break };
+                    let answer = map(item);
                     if let Ok(mut results) = results.lock() {
                         results[at] = Some(answer);
                     }
@@ -141,7 +154,19 @@ pub fn each_unit<T: Send>(
             });
         }
     });
-    (results.into_inner().unwrap_or_default().into_iter().flatten().collect(), problems)
+    results.into_inner().unwrap_or_default().into_iter().flatten().collect()
+}
+
+/// Groups `files` (on disk, with the names they are known by) into the history's session units
+/// and answers `read` of each unit (its files, in name order, and its folder), in unit order,
+/// running on every core; with the files left out by their names.
+pub fn each_unit<T: Send>(
+    files: Vec<(PathBuf, String)>,
+    read: impl Fn(&[&(PathBuf, String)], &str) -> T + Sync,
+) -> (Vec<T>, Vec<FileProblem>) {
+    let grouped = group(files);
+    let results = parallel_map(&grouped.units, |unit| read(&grouped.files_of(unit), &unit.folder));
+    (results, grouped.problems)
 }
 
 /// Indexes `files` (on disk, with the names they are known by), in name order, each session
@@ -172,7 +197,7 @@ pub fn run(files: Vec<(PathBuf, String)>, json: bool, marks: Option<&Marks>) -> 
 
 /// Reads one unit's files and indexes them; a file that cannot be read is a problem, the rest
 /// of the unit is still read.
-fn read_unit<'a>(
+pub fn read_unit<'a>(
     files: impl Iterator<Item = &'a (PathBuf, String)>,
     folder: &str,
     insights: bool,

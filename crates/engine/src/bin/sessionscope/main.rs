@@ -31,6 +31,9 @@
 //!                                                does (every finding replaced) and prints the
 //!                                                size of its link, or the link fragment, or the
 //!                                                redacted Markdown
+//!   sessionscope mcp [<folder>...] [--no-redact]
+//!                                                a Model Context Protocol server over stdio: tools
+//!                                                that list, search and read the history, redacted
 //!   sessionscope completions <bash|zsh|fish|powershell|elvish>
 //!                                                the shell's completion script
 //!   sessionscope [<command>] --help | --version
@@ -72,6 +75,7 @@ mod cli;
 mod database;
 mod index;
 mod insights;
+mod mcp;
 mod search;
 
 /// The name a file read from stdin is known by: a log's name, so a history reads it too.
@@ -124,6 +128,7 @@ fn run(command: Command) -> ExitCode {
         Command::Dump(args) => &args.paths,
         Command::Records(args) => &args.paths,
         Command::Share(args) => &args.paths.paths,
+        Command::Mcp(args) => return mcp::run(&args.folders, !args.no_redact),
     };
     if name == "records" && paths.iter().any(|path| is_stdin(path)) {
         eprintln!("sessionscope: `records` reads a database from a file, not from stdin");
@@ -178,7 +183,7 @@ fn run(command: Command) -> ExitCode {
             print!("{}", dump::dump_graph(corpus, graph));
             ExitCode::SUCCESS
         }),
-        Command::Completions { .. } => ExitCode::SUCCESS,
+        Command::Completions { .. } | Command::Mcp(_) => ExitCode::SUCCESS,
     }
 }
 

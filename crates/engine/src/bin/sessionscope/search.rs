@@ -32,36 +32,36 @@ struct Found<'a> {
 
 /// A hit: where it is, and the text around it.
 #[derive(Serialize)]
-struct FoundHit {
-    session_id: String,
-    project: String,
-    agent: String,
-    title: String,
-    entry_uuid: String,
-    role: &'static str,
-    time_ms: Option<i64>,
-    snippet: String,
+pub struct FoundHit {
+    pub session_id: String,
+    pub project: String,
+    pub agent: String,
+    pub title: String,
+    pub entry_uuid: String,
+    pub role: &'static str,
+    pub time_ms: Option<i64>,
+    pub snippet: String,
 }
 
 /// What searching one unit found.
 #[derive(Default)]
-struct UnitFound {
-    total: u64,
-    hits: Vec<FoundHit>,
+pub struct UnitFound {
+    pub total: u64,
+    pub hits: Vec<FoundHit>,
 }
 
 /// The sessions and days whose hits are kept.
-struct Filters<'a> {
-    project: Option<&'a str>,
-    agent: Option<&'a str>,
-    since_ms: Option<i64>,
+pub struct Filters<'a> {
+    pub project: Option<&'a str>,
+    pub agent: Option<&'a str>,
+    pub since_ms: Option<i64>,
     /// The end of `--until`'s day, excluded.
-    until_ms: Option<i64>,
+    pub until_ms: Option<i64>,
 }
 
 impl Filters<'_> {
     /// Whether a session's hits may be kept, by its project and agent.
-    fn keeps_session(&self, row: Option<&SessionRow>) -> bool {
+    pub fn keeps_session(&self, row: Option<&SessionRow>) -> bool {
         let project_kept = self.project.is_none_or(|wanted| {
             row.is_some_and(|row| {
                 let project = row.project.trim_end_matches(['/', '\\']);
@@ -118,7 +118,7 @@ pub fn run(files: Vec<(PathBuf, String)>, args: &SearchArgs) -> ExitCode {
 
 /// Searches one unit: its matches, and its first `keep` hits, in entry order. A file that cannot
 /// be read is left out (`index` lists it).
-fn search_unit(
+pub fn search_unit(
     unit: &[&(PathBuf, String)],
     folder: &str,
     query: &Query,

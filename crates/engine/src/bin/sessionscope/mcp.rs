@@ -1,0 +1,812 @@
+//! `sessionscope mcp`: a Model Context Protocol server over stdio, on the official Rust SDK
+//! (`rmcp`). Its tools list a history's projects and sessions, search it, read a session as
+//! Markdown and count its usage; each session is also the resource
+//! `sessionscope://session/<id>`. The history is read on the first call, kept in memory
+//! ([`live::Live`]) and read again only where files changed; a session's own files are read
+//! only when it is read or searched. Every text the server answers goes through the engine's
+//! redaction (secrets, keys, the user's name in paths) unless `--no-redact`. Nothing is ever
+//! written to the folders.
+
+mod live;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
+};
+use rmcp::schemars::JsonSchema;
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sessionscope_engine::Loader;
+use sessionscope_engine::dag::Graph;
+use sessionscope_engine::history::SessionRow;
+use sessionscope_engine::insights::report::{self, UnitRef};
+use sessionscope_engine::redact::{DetectOptions, LineRef, Redactor};
+use sessionscope_engine::search::Query;
+use sessionscope_engine::share::markdown::{MarkdownOptions, session_markdown};
+
+use crate::index::{iso_minute, parallel_map};
+use crate::search::{Filters, FoundHit, search_unit};
+use live::{Live, Lookup, Unit};
+
+/// The scheme and path of a session's resource; its id follows.
+const SESSION_URI: &str = "sessionscope://session/";
+
+/// The items a page holds when the call does not say.
+const DEFAULT_LIMIT: usize = 50;
+
+/// The messages of a session `read_session` gives when the call does not say.
+const DEFAULT_MESSAGES: usize = 200;
+
+/// Characters of a tool's output kept in a session's Markdown.
+const OUTPUT_CHARS: usize = 1_000;
+
+/// Runs the server on stdin and stdout until the client closes them.
+pub fn run(folders: &[PathBuf], redact: bool) -> ExitCode {
+    let folders = if folders.is_empty() { live::default_folders() } else { folders.to_vec() };
+    if let Some(missing) = folders.iter().find(|folder| !folder.exists()) {
+        eprintln!("sessionscope: {}: no such file or folder", missing.display());
+        return ExitCode::from(1);
+    }
+    if folders.is_empty() {
+        eprintln!("sessionscope: no agent's history found in the usual places; serving an empty history");
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("sessionscope: {error}");
+            return ExitCode::from(1);
+        }
+    };
+    let server = Server::new(folders, redact);
+    let served = runtime.block_on(async move {
+        let running = server.serve(rmcp::transport::stdio()).await?;
+        running.waiting().await.map_err(|error| std::io::Error::other(error.to_string()))?;
+        Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    });
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("sessionscope: {error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Why a tool gave no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ToolError {
+    /// A day not written `YYYY-MM-DD`.
+    Day(String),
+    /// A query that is not a regular expression.
+    Query(String),
+    /// No session has the id.
+    NoSession(String),
+    /// Several sessions have an id that starts with it.
+    SeveralSessions(String, usize),
+    /// The session's files could not be read.
+    Unreadable(String),
+    /// The redaction could not be set up, so nothing is answered.
+    Redaction(String),
+    /// The work stopped before its end.
+    Stopped(String),
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Day(text) => write!(f, "`{text}` is not a day: write it YYYY-MM-DD, such as 2026-04-02"),
+            ToolError::Query(why) => write!(f, "the query cannot be used: {why}"),
+            ToolError::NoSession(id) => write!(f, "no session has the id `{id}` (list_sessions gives the ids)"),
+            ToolError::SeveralSessions(id, count) => {
+                write!(f, "{count} sessions have an id that starts with `{id}`: give more of it")
+            }
+            ToolError::Unreadable(why) => write!(f, "the session could not be read: {why}"),
+            ToolError::Redaction(why) => write!(f, "the answer could not be redacted, so it is not given: {why}"),
+            ToolError::Stopped(why) => write!(f, "the work stopped: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// `list_sessions`' arguments.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+struct ListSessionsArgs {
+    /// Keeps the sessions of a project: its folder as list_projects gives it, or its last name.
+    project: Option<String>,
+    /// Keeps the sessions of an agent ("Claude Code", "Codex", "Gemini CLI", ...; any case).
+    agent: Option<String>,
+    /// Keeps the sessions a model answered in (any part of its name, any case).
+    model: Option<String>,
+    /// Keeps the sessions active on that day (UTC) or later, YYYY-MM-DD.
+    since: Option<String>,
+    /// Keeps the sessions started on that day (UTC) or earlier, YYYY-MM-DD.
+    until: Option<String>,
+    /// Keeps the sessions whose title holds this text (any case).
+    title: Option<String>,
+    /// Sessions skipped, for the next page (0 by default).
+    offset: Option<usize>,
+    /// Sessions given at most (50 by default).
+    limit: Option<usize>,
+}
+
+/// `search`'s arguments.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+struct SearchArgs {
+    /// The text to find (case-insensitive), or a regular expression with `regex`.
+    query: String,
+    /// Reads the query as a regular expression (Rust syntax).
+    regex: Option<bool>,
+    /// Keeps the hits of a project: its folder as list_projects gives it, or its last name.
+    project: Option<String>,
+    /// Keeps the hits of an agent's sessions ("Claude Code", "Codex", ...; any case).
+    agent: Option<String>,
+    /// Keeps the entries of that day (UTC) or later, YYYY-MM-DD.
+    since: Option<String>,
+    /// Keeps the entries of that day (UTC) or earlier, YYYY-MM-DD.
+    until: Option<String>,
+    /// Hits skipped, for the next page (0 by default).
+    offset: Option<usize>,
+    /// Hits given at most (50 by default).
+    limit: Option<usize>,
+}
+
+/// `read_session`'s arguments.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+struct ReadSessionArgs {
+    /// The session's id (or its start), as list_sessions or search give it.
+    session_id: String,
+    /// Messages skipped, for the next part of a long session (0 by default).
+    offset: Option<usize>,
+    /// Messages given at most (200 by default).
+    limit: Option<usize>,
+}
+
+/// `usage`'s arguments.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+struct UsageArgs {
+    /// Counts the sessions of a project only: its folder, or its last name.
+    project: Option<String>,
+    /// Counts the days from this one (UTC), YYYY-MM-DD.
+    since: Option<String>,
+    /// Counts the days up to this one (UTC), YYYY-MM-DD.
+    until: Option<String>,
+}
+
+/// The server: the history of its folders, and whether its answers are redacted.
+#[derive(Clone)]
+pub struct Server {
+    live: Arc<Mutex<Live>>,
+    redact: bool,
+    tool_router: ToolRouter<Server>,
+}
+
+/// A tool's answer: JSON or Markdown text, or why there is none.
+type Answer = Result<String, ToolError>;
+
+#[tool_router]
+impl Server {
+    fn new(folders: Vec<PathBuf>, redact: bool) -> Server {
+        Server { live: Arc::new(Mutex::new(Live::new(folders))), redact, tool_router: Self::tool_router() }
+    }
+
+    #[tool(
+        description = "Lists the projects (working folders) of the coding-agent history with their session counts, agents, tokens, cost in USD and last activity (UTC), most recent first. Use a project's `project` to filter list_sessions, search and usage."
+    )]
+    async fn list_projects(&self) -> Result<CallToolResult, ErrorData> {
+        let redact = self.redact;
+        Ok(answer(self.with_history(move |live| redacted_json(&list_projects(live), redact)).await))
+    }
+
+    #[tool(
+        description = "Lists sessions, newest activity first, with id, agent, project, title, times (UTC), messages, tool calls, models, tokens and cost; filters by project, agent, model, days (since/until YYYY-MM-DD) and text in the title; paged by offset/limit (50 by default), with the total. Read one with read_session."
+    )]
+    async fn list_sessions(&self, Parameters(args): Parameters<ListSessionsArgs>) -> Result<CallToolResult, ErrorData> {
+        let redact = self.redact;
+        Ok(answer(self.with_history(move |live| list_sessions(live, &args, redact)).await))
+    }
+
+    #[tool(
+        description = "Searches every session's prompts, answers, thinking, tool calls and tool results for a text (case-insensitive) or, with regex, a regular expression; filters by project, agent and days (since/until YYYY-MM-DD); each hit gives its session id, entry uuid, role, time (UTC) and the text around it; paged by offset/limit (50 by default), with the total."
+    )]
+    async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
+        let redact = self.redact;
+        Ok(answer(self.with_history(move |live| search(live, &args, redact)).await))
+    }
+
+    #[tool(
+        description = "Reads a session as Markdown: the user's prompts, the assistant's answers, tool calls with their results cut to about 1,000 characters, then each subagent's conversation; gives messages offset..offset+limit (200 by default) and says the range and the total, so a long session is read in parts."
+    )]
+    async fn read_session(&self, Parameters(args): Parameters<ReadSessionArgs>) -> Result<CallToolResult, ErrorData> {
+        let redact = self.redact;
+        Ok(answer(
+            self.with_history(move |live| {
+                let offset = args.offset.unwrap_or(0);
+                let limit = args.limit.unwrap_or(DEFAULT_MESSAGES).max(1);
+                read_session(live, &args.session_id, offset, limit, redact)
+            })
+            .await,
+        ))
+    }
+
+    #[tool(
+        description = "Counts tokens and cost in USD by model, by project and by day (UTC) over the whole history, or a project's sessions, or some days (since/until YYYY-MM-DD); each response is counted once, as ccusage does."
+    )]
+    async fn usage(&self, Parameters(args): Parameters<UsageArgs>) -> Result<CallToolResult, ErrorData> {
+        let redact = self.redact;
+        Ok(answer(self.with_history(move |live| usage(live, &args, redact)).await))
+    }
+}
+
+impl Server {
+    /// Runs `work` on the history, refreshed, away from the server's thread (reading is work for
+    /// every core).
+    async fn with_history(&self, work: impl FnOnce(&Live) -> Answer + Send + 'static) -> Answer {
+        let live = Arc::clone(&self.live);
+        let done = tokio::task::spawn_blocking(move || {
+            let mut live = lock(&live);
+            live.refresh();
+            work(&live)
+        })
+        .await;
+        done.unwrap_or_else(|error| Err(ToolError::Stopped(error.to_string())))
+    }
+}
+
+/// The history, even when a thread stopped while holding it (it is then as that thread left
+/// it, which a refresh repairs).
+fn lock(live: &Mutex<Live>) -> MutexGuard<'_, Live> {
+    live.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A tool's result: its text, or its error as a result the agent reads.
+fn answer(answer: Answer) -> CallToolResult {
+    match answer {
+        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        Err(error) => CallToolResult::error(vec![ContentBlock::text(error.to_string())]),
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_resources().build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("sessionscope", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "The user's coding-agent sessions (Claude Code, Codex, Gemini CLI, ...). Start with list_projects or \
+                 list_sessions, find past work with search, then read_session with a session id. Times are UTC.",
+            )
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let redact = self.redact;
+        let listed = self
+            .with_history(move |live| {
+                let rows = sorted_rows(live.rows().map(|(_, row)| row).collect());
+                let resources: Vec<Value> = rows
+                    .iter()
+                    .take(DEFAULT_LIMIT)
+                    .map(|row| serde_json::json!({"session_id": row.session_id, "title": title_of(row)}))
+                    .collect();
+                redacted_json(&resources, redact)
+            })
+            .await;
+        let resources: Vec<Value> = listed.ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default();
+        let resources = resources
+            .iter()
+            .filter_map(|item| {
+                let id = item.get("session_id")?.as_str()?;
+                let title = item.get("title")?.as_str()?;
+                Some(Resource::new(format!("{SESSION_URI}{id}"), title).with_mime_type("text/markdown"))
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let template = ResourceTemplate::new(format!("{SESSION_URI}{{session_id}}"), "session")
+            .with_title("A session as Markdown")
+            .with_description("The whole session as read_session gives it: prompts, answers, tool calls, subagents")
+            .with_mime_type("text/markdown");
+        Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri;
+        let Some(id) = uri.strip_prefix(SESSION_URI).map(str::to_owned) else {
+            return Err(ErrorData::resource_not_found(format!("no such resource: {uri}"), None));
+        };
+        let redact = self.redact;
+        match self.with_history(move |live| read_session(live, &id, 0, usize::MAX, redact)).await {
+            Ok(markdown) => {
+                let contents = ResourceContents::text(markdown, uri).with_mime_type("text/markdown");
+                Ok(ReadResourceResult::new(vec![contents]).into())
+            }
+            Err(error @ (ToolError::NoSession(_) | ToolError::SeveralSessions(..))) => {
+                Err(ErrorData::resource_not_found(error.to_string(), None))
+            }
+            Err(error) => Err(ErrorData::internal_error(error.to_string(), None)),
+        }
+    }
+}
+
+/// A project's line in `list_projects`.
+#[derive(Serialize)]
+struct ProjectItem {
+    project: String,
+    sessions: usize,
+    agents: Vec<String>,
+    tokens: u64,
+    cost_usd: f64,
+    last_activity: Option<String>,
+    #[serde(skip)]
+    last_ms: Option<i64>,
+}
+
+/// Every project of the history, most recently active first.
+fn list_projects(live: &Live) -> Value {
+    let mut projects: Vec<ProjectItem> = Vec::new();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (_, row) in live.rows() {
+        let index = *at.entry(row.project.as_str()).or_insert_with(|| {
+            projects.push(ProjectItem {
+                project: row.project.clone(),
+                sessions: 0,
+                agents: Vec::new(),
+                tokens: 0,
+                cost_usd: 0.0,
+                last_activity: None,
+                last_ms: None,
+            });
+            projects.len() - 1
+        });
+        let Some(item) = projects.get_mut(index) else { continue };
+        item.sessions += 1;
+        if !item.agents.contains(&row.agent) {
+            item.agents.push(row.agent.clone());
+        }
+        item.tokens = item.tokens.saturating_add(row.tokens());
+        item.cost_usd += row.cost_usd;
+        item.last_ms = item.last_ms.max(last_ms(row));
+    }
+    for item in &mut projects {
+        item.last_activity = item.last_ms.map(iso_minute);
+        item.cost_usd = cents(item.cost_usd);
+    }
+    projects.sort_by(|a, b| b.last_ms.cmp(&a.last_ms).then_with(|| a.project.cmp(&b.project)));
+    serde_json::json!({ "total": projects.len(), "projects": projects })
+}
+
+/// A session's line in `list_sessions`.
+#[derive(Serialize)]
+struct SessionItem<'a> {
+    session_id: &'a str,
+    agent: &'a str,
+    project: &'a str,
+    title: &'a str,
+    start: Option<String>,
+    last_activity: Option<String>,
+    messages: u32,
+    tool_calls: u32,
+    failed_tool_calls: u32,
+    subagents: u32,
+    models: &'a [String],
+    tokens: u64,
+    cost_usd: f64,
+    resume_command: Option<String>,
+}
+
+impl<'a> SessionItem<'a> {
+    fn of(row: &'a SessionRow) -> Self {
+        SessionItem {
+            session_id: &row.session_id,
+            agent: &row.agent,
+            project: &row.project,
+            title: title_of(row),
+            start: row.start_ms.map(iso_minute),
+            last_activity: last_ms(row).map(iso_minute),
+            messages: row.messages,
+            tool_calls: row.tool_calls,
+            failed_tool_calls: row.failed_tool_calls,
+            subagents: row.agents,
+            models: &row.models,
+            tokens: row.tokens(),
+            cost_usd: cents(row.cost_usd),
+            resume_command: row.resume.shell_line(&row.project),
+        }
+    }
+}
+
+/// The sessions `args` keeps, newest activity first, one page of them.
+fn list_sessions(live: &Live, args: &ListSessionsArgs, redact: bool) -> Answer {
+    let since = args.since.as_deref().map(day_start).transpose()?;
+    let until = args.until.as_deref().map(day_start).transpose()?.map(|start| start.saturating_add(86_400_000));
+    let model = args.model.as_deref().map(str::to_lowercase);
+    let title = args.title.as_deref().map(str::to_lowercase);
+    let rows: Vec<&SessionRow> = live
+        .rows()
+        .map(|(_, row)| row)
+        .filter(|row| args.project.as_deref().is_none_or(|wanted| project_is(row, wanted, redact)))
+        .filter(|row| args.agent.as_deref().is_none_or(|wanted| row.agent.eq_ignore_ascii_case(wanted)))
+        .filter(|row| {
+            model.as_deref().is_none_or(|wanted| row.models.iter().any(|m| m.to_lowercase().contains(wanted)))
+        })
+        .filter(|row| title.as_deref().is_none_or(|wanted| title_of(row).to_lowercase().contains(wanted)))
+        .filter(|row| since.is_none_or(|since| last_ms(row).is_some_and(|last| last >= since)))
+        .filter(|row| until.is_none_or(|end| row.start_ms.or(row.end_ms).is_some_and(|start| start < end)))
+        .collect();
+    let rows = sorted_rows(rows);
+    let (offset, limit) = page(args.offset, args.limit);
+    let sessions: Vec<SessionItem> = rows.iter().skip(offset).take(limit).map(|row| SessionItem::of(row)).collect();
+    let next = next_offset(offset, sessions.len(), rows.len());
+    let listed = serde_json::json!({
+        "total": rows.len(),
+        "offset": offset,
+        "next_offset": next,
+        "sessions": sessions,
+    });
+    redacted_json(&listed, redact)
+}
+
+/// A search's hit as `search` gives it.
+#[derive(Serialize)]
+struct HitItem {
+    session_id: String,
+    entry_uuid: String,
+    role: &'static str,
+    time: Option<String>,
+    project: String,
+    title: String,
+    snippet: String,
+}
+
+impl From<FoundHit> for HitItem {
+    fn from(hit: FoundHit) -> Self {
+        HitItem {
+            session_id: hit.session_id,
+            entry_uuid: hit.entry_uuid,
+            role: hit.role,
+            time: hit.time_ms.map(crate_time),
+            project: hit.project,
+            title: hit.title,
+            snippet: hit.snippet,
+        }
+    }
+}
+
+/// The history searched as `sessionscope search` searches it, one page of the hits.
+fn search(live: &Live, args: &SearchArgs, redact: bool) -> Answer {
+    let query = Query::with_case(&args.query, args.regex.unwrap_or(false), false)
+        .map_err(|why| ToolError::Query(why.to_string()))?;
+    let since_ms = args.since.as_deref().map(day_start).transpose()?;
+    let until_ms = args.until.as_deref().map(day_start).transpose()?.map(|start| start.saturating_add(86_400_000));
+    // A project the agent names as a redacted answer gave it is matched by its real folder.
+    let project = args.project.as_deref().map(|wanted| {
+        live.rows()
+            .map(|(_, row)| row)
+            .find(|row| project_is(row, wanted, redact))
+            .map_or_else(|| wanted.to_owned(), |row| row.project.clone())
+    });
+    let filters = Filters { project: project.as_deref(), agent: args.agent.as_deref(), since_ms, until_ms };
+    let (offset, limit) = page(args.offset, args.limit);
+    let keep = offset.saturating_add(limit);
+    let found = parallel_map(&live.units, |unit| {
+        let files: Vec<&(PathBuf, String)> = unit.files.iter().collect();
+        search_unit(&files, &unit.folder, &query, &filters, keep)
+    });
+    let total: u64 = found.iter().map(|unit| unit.total).sum();
+    let hits: Vec<HitItem> =
+        found.into_iter().flat_map(|unit| unit.hits).skip(offset).take(limit).map(HitItem::from).collect();
+    let next = (hits.len() == limit && (offset + limit) as u64 <= total).then_some(offset + limit);
+    let listed = serde_json::json!({
+        "query": args.query,
+        "total": total,
+        "offset": offset,
+        "next_offset": next,
+        "hits": hits,
+    });
+    redacted_json(&listed, redact)
+}
+
+/// A session as Markdown, messages `offset..offset + limit`, with the range and the total.
+fn read_session(live: &Live, id: &str, offset: usize, limit: usize, redact: bool) -> Answer {
+    let (unit, row) = live.find(id.trim()).map_err(|lookup| match lookup {
+        Lookup::None => ToolError::NoSession(id.to_owned()),
+        Lookup::Several(count) => ToolError::SeveralSessions(id.to_owned(), count),
+    })?;
+    let markdown = session_of(unit, &row.session_id)?;
+    let parts = messages(&markdown);
+    let total = parts.len().saturating_sub(1);
+    let from = offset.min(total);
+    let to = from.saturating_add(limit).min(total);
+    let mut out = String::new();
+    out.push_str(parts.first().copied().unwrap_or_default());
+    let range = if total == 0 {
+        "No messages.".to_owned()
+    } else if from == to {
+        format!("No messages from {offset}: the session has {total}.")
+    } else if from == 0 && to == total {
+        format!("All {total} messages.")
+    } else {
+        format!("Messages {}–{} of {total}.", from + 1, to)
+    };
+    let facts = format!(
+        "_Session `{}` · {} · {}. {range}_\n",
+        row.session_id,
+        row.agent,
+        if row.project.is_empty() { "no project" } else { &row.project }
+    );
+    out.push_str(&facts);
+    for part in parts.iter().skip(1 + from).take(to - from) {
+        out.push_str(part);
+    }
+    if to < total {
+        let more = total - to;
+        let noun = if more == 1 { "message" } else { "messages" };
+        out.push_str(&format!("\n---\n\n_{more} more {noun}: read_session with offset {to}._\n"));
+    }
+    if redact { redacted_text(&out) } else { Ok(out) }
+}
+
+/// The Markdown of the session `id` of a unit, its files read again.
+fn session_of(unit: &Unit, id: &str) -> Answer {
+    let mut loader = Loader::new();
+    let mut unread = Vec::new();
+    for (path, name) in &unit.files {
+        match crate::read_source(path, name) {
+            Ok(bytes) => {
+                loader.add_vec(name, bytes);
+            }
+            Err(why) => unread.push(format!("{name}: {why}")),
+        }
+    }
+    let corpus = loader.finish();
+    let graph = Graph::build(&corpus);
+    let Some(session) = graph.sessions.iter().position(|session| session.id.as_str() == id) else {
+        return Err(if unread.is_empty() {
+            ToolError::Unreadable("its files no longer hold it".to_owned())
+        } else {
+            ToolError::Unreadable(unread.join("; "))
+        });
+    };
+    let options = MarkdownOptions { output_lines: 40, output_chars: OUTPUT_CHARS, thinking: false };
+    Ok(session_markdown(&corpus, &graph, session as u32, &options))
+}
+
+/// A session's Markdown cut into its head (title and facts), then its messages: each starts at a
+/// `### User` or `### Assistant` heading, or a subagent's `## ` heading, outside code blocks.
+fn messages(markdown: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut fence: Option<usize> = None;
+    let mut at = 0;
+    for line in markdown.split_inclusive('\n') {
+        let text = line.trim_end();
+        let ticks = text.len() - text.trim_start_matches('`').len();
+        match fence {
+            Some(open) if ticks >= open && text.trim_start_matches('`').is_empty() => fence = None,
+            Some(_) => {}
+            None if ticks >= 3 => fence = Some(ticks),
+            None => {
+                let heading = text == "### User" || text == "### Assistant" || text.starts_with("## ");
+                if heading {
+                    // The blank line before a heading goes with it.
+                    let cut = if markdown[..at].ends_with("\n\n") { at - 1 } else { at };
+                    if cut > start {
+                        parts.push(&markdown[start..cut]);
+                        start = cut;
+                    }
+                }
+            }
+        }
+        at += line.len();
+    }
+    parts.push(&markdown[start..]);
+    parts
+}
+
+/// The usage of the history (or of some of its sessions and days) by model, project and day.
+fn usage(live: &Live, args: &UsageArgs, redact: bool) -> Answer {
+    let since = args.since.as_deref().map(day_start).transpose()?.map(|ms| ms.div_euclid(86_400_000));
+    let until = args.until.as_deref().map(day_start).transpose()?.map(|ms| ms.div_euclid(86_400_000));
+    let kept: Vec<&Arc<Unit>> = live
+        .units
+        .iter()
+        .filter(|unit| {
+            args.project.as_deref().is_none_or(|wanted| unit.rows.iter().any(|r| project_is(r, wanted, redact)))
+        })
+        .collect();
+    let units: Vec<UnitRef<'_>> =
+        kept.iter().enumerate().map(|(at, unit)| UnitRef { unit: at as u32, insights: &unit.insights }).collect();
+    let activity = report::activity(&units, &|_| 0, now_ms());
+    let in_days = |day: i64| since.is_none_or(|since| day >= since) && until.is_none_or(|until| day <= until);
+    let mut by_model: Vec<(String, u64, f64)> = Vec::new();
+    let mut by_project: Vec<(String, u64, f64)> = Vec::new();
+    let mut by_day: Vec<(String, u64, f64)> = Vec::new();
+    let add = |list: &mut Vec<(String, u64, f64)>, name: &str, tokens: u64, cost: f64| match list
+        .iter_mut()
+        .find(|(n, ..)| n == name)
+    {
+        Some(entry) => {
+            entry.1 = entry.1.saturating_add(tokens);
+            entry.2 += cost;
+        }
+        None => list.push((name.to_owned(), tokens, cost)),
+    };
+    for day in activity.by_model.iter().filter(|day| in_days(day.day_number)) {
+        add(&mut by_model, &day.name, day.tokens, day.cost_usd);
+        add(&mut by_day, &day.day, day.tokens, day.cost_usd);
+    }
+    for day in activity.by_project.iter().filter(|day| in_days(day.day_number)) {
+        add(&mut by_project, &day.name, day.tokens, day.cost_usd);
+    }
+    let tokens: u64 = by_day.iter().map(|d| d.1).sum();
+    let cost: f64 = by_day.iter().map(|d| d.2).sum();
+    by_model.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| b.1.cmp(&a.1)));
+    by_project.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| b.1.cmp(&a.1)));
+    by_day.sort_by(|a, b| a.0.cmp(&b.0));
+    let rows = |list: Vec<(String, u64, f64)>, key: &str| -> Vec<Value> {
+        list.into_iter()
+            .map(|(name, tokens, cost)| serde_json::json!({ key: name, "tokens": tokens, "cost_usd": cents(cost) }))
+            .collect()
+    };
+    let counted = serde_json::json!({
+        "tokens": tokens,
+        "cost_usd": cents(cost),
+        "by_model": rows(by_model, "model"),
+        "by_project": rows(by_project, "project"),
+        "by_day": rows(by_day, "day"),
+    });
+    redacted_json(&counted, redact)
+}
+
+/// The rows, newest activity first (then by id, so the order does not depend on the files').
+fn sorted_rows(mut rows: Vec<&SessionRow>) -> Vec<&SessionRow> {
+    rows.sort_by(|a, b| last_ms(b).cmp(&last_ms(a)).then_with(|| a.session_id.cmp(&b.session_id)));
+    rows
+}
+
+/// A session's last activity: its end, else its start.
+fn last_ms(row: &SessionRow) -> Option<i64> {
+    row.end_ms.or(row.start_ms)
+}
+
+/// A session's title, or its first prompt when it has none.
+fn title_of(row: &SessionRow) -> &str {
+    if row.title.is_empty() { &row.first_prompt } else { &row.title }
+}
+
+/// Whether a session is of the project `wanted` names: its folder, the folder's last name, or
+/// the folder as a redacted answer wrote it.
+fn project_is(row: &SessionRow, wanted: &str, redact: bool) -> bool {
+    let project = row.project.trim_end_matches(['/', '\\']);
+    let wanted = wanted.trim_end_matches(['/', '\\']);
+    project == wanted
+        || project.rsplit(['/', '\\']).next() == Some(wanted)
+        || (redact && wanted.contains('[') && redacted_text(project).is_ok_and(|shown| shown == wanted))
+}
+
+/// Milliseconds since the epoch at the start of a `YYYY-MM-DD` day (UTC).
+fn day_start(text: &str) -> Result<i64, ToolError> {
+    crate::cli::parse_day(text.trim()).map(|day| day.start_ms()).map_err(|_| ToolError::Day(text.to_owned()))
+}
+
+/// The page asked for: the items skipped, and how many are given at most.
+fn page(offset: Option<usize>, limit: Option<usize>) -> (usize, usize) {
+    (offset.unwrap_or(0), limit.unwrap_or(DEFAULT_LIMIT).max(1))
+}
+
+/// The offset of the next page, if there is one.
+fn next_offset(offset: usize, given: usize, total: usize) -> Option<usize> {
+    let next = offset.saturating_add(given);
+    (given > 0 && next < total).then_some(next)
+}
+
+/// An amount of USD rounded to the cent's hundredth, so answers are short.
+fn cents(usd: f64) -> f64 {
+    (usd * 10_000.0).round() / 10_000.0
+}
+
+/// A time as `YYYY-MM-DD HH:MM` (UTC).
+fn crate_time(ms: i64) -> String {
+    iso_minute(ms)
+}
+
+/// Now, in milliseconds since the epoch.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Keys whose values are ids an agent passes back: never redacted.
+const IDS: &[&str] = &["session_id", "entry_uuid"];
+
+/// `value` as pretty JSON, every string but ids redacted unless `redact` is off.
+fn redacted_json(value: &impl Serialize, redact: bool) -> Answer {
+    let mut value = serde_json::to_value(value).map_err(|error| ToolError::Stopped(error.to_string()))?;
+    if redact {
+        let mut redactor = Redactor::new(&DetectOptions::default()).map_err(|e| ToolError::Redaction(e.reason))?;
+        // Every string is scanned first, so a name learned from one path is found in all.
+        strings(&mut value, "", &mut |text| redactor.scan_text_line(LineRef::new(0, 0), text.as_bytes()));
+        strings(&mut value, "", &mut |text| *text = redactor.redact_text(text));
+    }
+    serde_json::to_string_pretty(&value).map_err(|error| ToolError::Stopped(error.to_string()))
+}
+
+/// Calls `each` on every string of `value` but those of the keys in [`IDS`].
+fn strings(value: &mut Value, key: &str, each: &mut dyn FnMut(&mut String)) {
+    match value {
+        Value::String(text) if !IDS.contains(&key) => each(text),
+        Value::Array(items) => items.iter_mut().for_each(|item| strings(item, key, each)),
+        Value::Object(map) => map.iter_mut().for_each(|(key, item)| strings(item, key, each)),
+        _ => {}
+    }
+}
+
+/// A text with its secrets, keys and user names replaced.
+fn redacted_text(text: &str) -> Answer {
+    let mut redactor = Redactor::new(&DetectOptions::default()).map_err(|e| ToolError::Redaction(e.reason))?;
+    redactor.scan_text_line(LineRef::new(0, 0), text.as_bytes());
+    Ok(redactor.redact_text(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_is_cut_into_messages_outside_code_blocks() {
+        let markdown = "# Title\n\n_facts_\n\n### User\n\nhi\n\n### Assistant\n\n```text\n### User\n```\n\nok\n\n## Subagent\n\n### User\n\ntask\n";
+        let parts = messages(markdown);
+        assert_eq!(parts.len(), 5, "{parts:?}");
+        assert_eq!(parts[0], "# Title\n\n_facts_\n");
+        assert!(parts[2].contains("```text\n### User\n```"));
+        assert_eq!(parts.concat(), markdown);
+    }
+
+    #[test]
+    fn ids_stay_and_secrets_go() {
+        let value = serde_json::json!({
+            "session_id": "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+            "snippet": "token ghp_0123456789abcdefghijABCDEFGHIJ012345 in /home/alice/src",
+        });
+        let text = redacted_json(&value, true).unwrap_or_default();
+        assert_eq!(text.matches("ghp_0123456789abcdefghijABCDEFGHIJ012345").count(), 1, "{text}");
+        assert!(!text.contains("alice"), "{text}");
+    }
+
+    #[test]
+    fn days_and_pages() {
+        assert_eq!(day_start("1970-01-02"), Ok(86_400_000));
+        assert!(matches!(day_start("yesterday"), Err(ToolError::Day(_))));
+        assert_eq!(page(None, Some(0)), (0, 1));
+        assert_eq!(next_offset(0, 50, 51), Some(50));
+        assert_eq!(next_offset(50, 1, 51), None);
+    }
+}

@@ -1,0 +1,418 @@
+//! `sessionscope mcp`: the built binary started as an MCP server on a hand-made folder of three
+//! Claude Code sessions, spoken to in JSON-RPC over its stdin and stdout as a client does. Its
+//! answers are checked against `sessionscope index --json` and `search --json` on the same
+//! folder; a planted AWS key, GitHub token and user name never leave it, unless `--no-redact`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const AWS_KEY: &str = "AKIAZ7Q4XW2RT6LMVBN3";
+const GITHUB_TOKEN: &str = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+const USER: &str = "alice";
+
+const FIRST: &str = "aaaaaaaa-0000-4000-8000-000000000001";
+const SECOND: &str = "bbbbbbbb-0000-4000-8000-000000000002";
+const THIRD: &str = "cccccccc-0000-4000-8000-000000000003";
+
+/// A folder that is removed when the test ends.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("sessionscope-mcp-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// One Claude Code line.
+fn line(kind: &str, id: &str, cwd: &str, uuid: &str, parent: Option<&str>, time: &str, message: Value) -> String {
+    json!({
+        "type": kind, "sessionId": id, "cwd": cwd, "uuid": uuid, "parentUuid": parent,
+        "timestamp": time, "message": message
+    })
+    .to_string()
+}
+
+/// A session: a prompt, a Bash call and its result, and an answer.
+fn session(id: &str, cwd: &str, day: &str, model: &str, prompt: &str, output: &str) -> String {
+    let at = |second: u32| format!("{day}T09:00:{second:02}.000Z");
+    let call = format!("toolu_{}", &id[..8]);
+    [
+        line("user", id, cwd, &format!("{id}-u"), None, &at(0), json!({"role": "user", "content": prompt})),
+        line(
+            "assistant",
+            id,
+            cwd,
+            &format!("{id}-a1"),
+            Some(&format!("{id}-u")),
+            &at(2),
+            json!({"id": format!("msg_{}1", &id[..8]), "role": "assistant", "model": model,
+                "content": [{"type": "tool_use", "id": call, "name": "Bash", "input": {"command": "cat .env"}}],
+                "usage": {"input_tokens": 100, "output_tokens": 20}}),
+        ),
+        line(
+            "user",
+            id,
+            cwd,
+            &format!("{id}-r"),
+            Some(&format!("{id}-a1")),
+            &at(3),
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": call, "content": output}]}),
+        ),
+        line(
+            "assistant",
+            id,
+            cwd,
+            &format!("{id}-a2"),
+            Some(&format!("{id}-r")),
+            &at(5),
+            json!({"id": format!("msg_{}2", &id[..8]), "role": "assistant", "model": model,
+                "content": [{"type": "text", "text": "The kettle is fixed."}],
+                "usage": {"input_tokens": 300, "output_tokens": 40}}),
+        ),
+    ]
+    .join("\n")
+        + "\n"
+}
+
+/// Three sessions in two projects of the user `alice`: the first prints a `.env` with an AWS key
+/// and a GitHub token, the third a long output.
+fn write_history(root: &Path) -> PathBuf {
+    let projects = root.join("projects");
+    let kettle = projects.join("-home-alice-kettle");
+    let teapot = projects.join("-home-alice-teapot");
+    std::fs::create_dir_all(&kettle).expect("a project folder");
+    std::fs::create_dir_all(&teapot).expect("a project folder");
+    let secret = format!("AWS_ACCESS_KEY_ID={AWS_KEY}\nGITHUB_TOKEN={GITHUB_TOKEN}\nHOME=/home/{USER}");
+    let files = [
+        (
+            &kettle,
+            FIRST,
+            "/home/alice/kettle",
+            "2026-04-02",
+            "claude-sonnet-4-5-20250929",
+            "Why is the kettle cold?",
+            secret,
+        ),
+        (
+            &teapot,
+            SECOND,
+            "/home/alice/teapot",
+            "2026-04-05",
+            "claude-opus-4-1-20250805",
+            "Pour the tea",
+            "ok".to_owned(),
+        ),
+        (
+            &kettle,
+            THIRD,
+            "/home/alice/kettle",
+            "2026-04-03",
+            "claude-sonnet-4-5-20250929",
+            "Boil the kettle",
+            "x".repeat(3000),
+        ),
+    ];
+    for (folder, id, cwd, day, model, prompt, output) in files {
+        std::fs::write(folder.join(format!("{id}.jsonl")), session(id, cwd, day, model, prompt, &output))
+            .expect("written");
+    }
+    projects
+}
+
+/// The server as a child process, and the lines it writes.
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    next_id: u64,
+    /// Every text a tool or resource answered.
+    said: Vec<String>,
+}
+
+impl Server {
+    fn start(folder: &Path, flags: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sessionscope"))
+            .arg("mcp")
+            .args(flags)
+            .arg(folder)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the server starts");
+        let stdin = child.stdin.take().expect("its stdin");
+        let stdout = child.stdout.take().expect("its stdout");
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = Server { child, stdin, lines, next_id: 1, said: Vec::new() };
+        let init = server.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "sessionscope-test", "version": "1.0.0"}}),
+        );
+        assert_eq!(init["serverInfo"]["name"], "sessionscope", "{init}");
+        assert!(init["capabilities"]["tools"].is_object(), "{init}");
+        assert!(init["capabilities"]["resources"].is_object(), "{init}");
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").expect("the server reads");
+        self.stdin.flush().expect("the server reads");
+    }
+
+    /// The result of a request (or its error, as `{"error": ...}`).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self.lines.recv_timeout(Duration::from_secs(60)).expect("the server answers in time");
+            let message: Value = serde_json::from_str(&line).expect("the server writes JSON lines");
+            if message["id"] != json!(id) {
+                continue;
+            }
+            if let Some(error) = message.get("error") {
+                return json!({ "error": error });
+            }
+            return message["result"].clone();
+        }
+    }
+
+    /// A tool's text answer, and whether it is an error.
+    fn call_text(&mut self, tool: &str, arguments: Value) -> (String, bool) {
+        let result = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{tool}: {result}")).to_owned();
+        self.said.push(text.clone());
+        (text, result["isError"] == json!(true))
+    }
+
+    /// A tool's JSON answer.
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let (text, error) = self.call_text(tool, arguments);
+        assert!(!error, "{tool}: {text}");
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("{tool} answers JSON: {text}"))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What `sessionscope <args>` prints as JSON.
+fn cli_json(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_sessionscope")).args(args).output().expect("the command line runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+fn ids(list: &Value, key: &str) -> Vec<String> {
+    list[key]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|item| item["session_id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn the_tools_answer_as_the_command_line_does_and_keep_secrets() {
+    let temp = TempDir::new("tools");
+    let folder = write_history(&temp.0);
+    let path = folder.to_str().expect("a UTF-8 path");
+    let index = cli_json(&["index", "--json", path]);
+    let mut server = Server::start(&folder, &[]);
+
+    let tools = server.request("tools/list", json!({}));
+    let mut names: Vec<&str> =
+        tools["tools"].as_array().into_iter().flatten().filter_map(|t| t["name"].as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["list_projects", "list_sessions", "read_session", "search", "usage"]);
+    for tool in tools["tools"].as_array().into_iter().flatten() {
+        assert!(tool["description"].as_str().is_some_and(|d| d.len() > 40), "{tool}");
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+    }
+
+    // Projects: the sessions of each, as `index` counts them; the user's name is redacted.
+    let projects = server.call("list_projects", json!({}));
+    assert_eq!(projects["total"], 2, "{projects}");
+    assert_eq!(projects["projects"][0]["project"], "/home/[user]/teapot", "{projects}");
+    assert_eq!(projects["projects"][1]["sessions"], 2, "{projects}");
+    let tokens: u64 = projects["projects"].as_array().into_iter().flatten().filter_map(|p| p["tokens"].as_u64()).sum();
+    let index_tokens: u64 = index["sessions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["usage"]["input_tokens"].as_u64())
+        .sum::<u64>()
+        + index["sessions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s["usage"]["output_tokens"].as_u64())
+            .sum::<u64>();
+    assert_eq!(tokens, index_tokens);
+
+    // Sessions: those of `index`, newest activity first, paged and filtered.
+    let sessions = server.call("list_sessions", json!({}));
+    assert_eq!(sessions["total"], index["sessions"].as_array().map_or(0, Vec::len));
+    assert_eq!(ids(&sessions, "sessions"), [SECOND, THIRD, FIRST]);
+    let first = &sessions["sessions"][2];
+    let row = index["sessions"].as_array().into_iter().flatten().find(|s| s["session_id"] == FIRST).expect("a row");
+    assert_eq!(first["messages"], row["messages"]);
+    assert_eq!(first["tool_calls"], row["tool_calls"]);
+    assert_eq!(first["title"], row["title"]);
+    let page = server.call("list_sessions", json!({"limit": 1, "offset": 1}));
+    assert_eq!(
+        (ids(&page, "sessions"), page["total"].clone(), page["next_offset"].clone()),
+        (vec![THIRD.to_owned()], json!(3), json!(2))
+    );
+    assert_eq!(ids(&server.call("list_sessions", json!({"project": "teapot"})), "sessions"), [SECOND]);
+    assert_eq!(
+        ids(&server.call("list_sessions", json!({"project": "/home/[user]/kettle"})), "sessions"),
+        [THIRD, FIRST]
+    );
+    assert_eq!(ids(&server.call("list_sessions", json!({"model": "OPUS"})), "sessions"), [SECOND]);
+    assert_eq!(
+        ids(&server.call("list_sessions", json!({"since": "2026-04-03", "until": "2026-04-04"})), "sessions"),
+        [THIRD]
+    );
+    assert_eq!(ids(&server.call("list_sessions", json!({"title": "boil"})), "sessions"), [THIRD]);
+    assert_eq!(server.call("list_sessions", json!({"agent": "codex"}))["total"], 0);
+    let (why, error) = server.call_text("list_sessions", json!({"since": "April"}));
+    assert!(error && why.contains("YYYY-MM-DD"), "{why}");
+
+    // Search: the hits and total of `search --json`.
+    for (query, regex) in [("kettle", false), ("fixed", false), (r"^Pour\b", true)] {
+        let mut args = vec!["search", "--json", query, path];
+        if regex {
+            args.push("--regex");
+        }
+        let cli = cli_json(&args);
+        let found = server.call("search", json!({"query": query, "regex": regex}));
+        assert_eq!(found["total"], cli["total"], "{query}: {found}");
+        let pairs = |v: &Value| -> Vec<(Value, Value)> {
+            v["hits"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|h| (h["session_id"].clone(), h["entry_uuid"].clone()))
+                .collect()
+        };
+        assert_eq!(pairs(&found), pairs(&cli), "{query}");
+    }
+    let found = server.call("search", json!({"query": "kettle", "limit": 1, "offset": 1, "project": "kettle"}));
+    assert_eq!(found["hits"].as_array().map_or(0, Vec::len), 1, "{found}");
+    assert_eq!(found["hits"][0]["role"], "assistant", "{found}");
+    assert_eq!(server.call("search", json!({"query": "kettle", "until": "2026-04-02"}))["total"], 2);
+    let (why, error) = server.call_text("search", json!({"query": "(", "regex": true}));
+    assert!(error, "{why}");
+    // The planted secrets are found by what surrounds them, and not shown.
+    let found = server.call("search", json!({"query": "AWS_ACCESS_KEY_ID"}));
+    assert_eq!(found["total"], 1, "{found}");
+    assert!(found["hits"][0]["snippet"].as_str().is_some_and(|s| s.contains("[REDACTED")), "{found}");
+
+    // A session as Markdown, whole or in parts; a long output is cut.
+    let (markdown, error) = server.call_text("read_session", json!({"session_id": FIRST}));
+    assert!(!error, "{markdown}");
+    assert!(markdown.contains("Why is the kettle cold?") && markdown.contains("cat .env"), "{markdown}");
+    assert!(markdown.contains("The kettle is fixed.") && markdown.contains("All 3 messages."), "{markdown}");
+    let (part, _) = server.call_text("read_session", json!({"session_id": &THIRD[..8], "offset": 1, "limit": 1}));
+    assert!(part.contains("Messages 2–2 of 3.") && !part.contains("### User"), "{part}");
+    assert!(part.contains("1 more message: read_session with offset 2"), "{part}");
+    assert!(part.contains("more characters") && !part.contains(&"x".repeat(1100)), "{part}");
+    let (why, error) = server.call_text("read_session", json!({"session_id": "zzz"}));
+    assert!(error && why.contains("no session"), "{why}");
+
+    // Usage: the tokens and cost `index` counts.
+    let usage = server.call("usage", json!({}));
+    assert_eq!(usage["tokens"], json!(index_tokens), "{usage}");
+    let cost = index["totals"]["cost_usd"].as_f64().unwrap_or(0.0);
+    assert!((usage["cost_usd"].as_f64().unwrap_or(-1.0) - cost).abs() < 0.001, "{usage} vs {cost}");
+    assert_eq!(usage["by_day"].as_array().map_or(0, Vec::len), 3, "{usage}");
+    assert_eq!(usage["by_model"].as_array().map_or(0, Vec::len), 2, "{usage}");
+    let teapot = server.call("usage", json!({"project": "teapot"}));
+    assert_eq!(teapot["by_project"][0]["project"], "/home/[user]/teapot", "{teapot}");
+    assert_eq!(server.call("usage", json!({"since": "2026-04-04"}))["by_day"][0]["day"], "2026-04-05");
+
+    // Resources: the template, and a session read by its address.
+    let templates = server.request("resources/templates/list", json!({}));
+    assert_eq!(templates["resourceTemplates"][0]["uriTemplate"], "sessionscope://session/{session_id}", "{templates}");
+    let listed = server.request("resources/list", json!({}));
+    assert_eq!(listed["resources"].as_array().map_or(0, Vec::len), 3, "{listed}");
+    let read = server.request("resources/read", json!({"uri": format!("sessionscope://session/{FIRST}")}));
+    let text = read["contents"][0]["text"].as_str().unwrap_or_default().to_owned();
+    assert!(text.contains("Why is the kettle cold?"), "{read}");
+    server.said.push(text);
+    assert!(server.request("resources/read", json!({"uri": "sessionscope://session/nope"})).get("error").is_some());
+
+    // A new session and a grown one are seen at the next call.
+    let extra = session(
+        "dddddddd-0000-4000-8000-000000000004",
+        "/home/alice/teapot",
+        "2026-04-06",
+        "claude-opus-4-1-20250805",
+        "Another cup",
+        "ok",
+    );
+    std::fs::write(folder.join("-home-alice-teapot/dddddddd-0000-4000-8000-000000000004.jsonl"), extra)
+        .expect("written");
+    let sessions = server.call("list_sessions", json!({}));
+    assert_eq!(sessions["total"], 4, "{sessions}");
+    assert_eq!(sessions["sessions"][0]["title"], "Another cup", "{sessions}");
+
+    for said in &server.said {
+        for secret in [AWS_KEY, GITHUB_TOKEN, USER] {
+            assert!(!said.contains(secret), "`{secret}` left the server: {said}");
+        }
+    }
+}
+
+#[test]
+fn without_redaction_the_text_is_as_logged() {
+    let temp = TempDir::new("raw");
+    let folder = write_history(&temp.0);
+    let mut server = Server::start(&folder, &["--no-redact"]);
+    let found = server.call("search", json!({"query": "AWS_ACCESS_KEY_ID"}));
+    assert!(found["hits"][0]["snippet"].as_str().is_some_and(|s| s.contains(AWS_KEY)), "{found}");
+    let (markdown, _) = server.call_text("read_session", json!({"session_id": FIRST}));
+    assert!(markdown.contains(AWS_KEY) && markdown.contains(GITHUB_TOKEN), "{markdown}");
+    let projects = server.call("list_projects", json!({}));
+    assert_eq!(projects["projects"][0]["project"], "/home/alice/teapot", "{projects}");
+}
+
+#[test]
+fn a_missing_folder_is_an_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_sessionscope"))
+        .args(["mcp", "/no/such/sessionscope/folder"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("the command line runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such file or folder"));
+}
