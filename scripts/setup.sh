@@ -96,13 +96,13 @@ found node "$(node --version)"
 npm_wanted() { node -e "console.log(require('./package-lock.json').packages['node_modules/$1'].version)"; }
 npm_have() { node -e "try{console.log(require('./node_modules/$1/package.json').version)}catch{console.log('')}"; }
 npm_stale() {
-  for pkg in binaryen playwright-core @sqlite.org/sqlite-wasm; do
+  for pkg in binaryen playwright-core @sqlite.org/sqlite-wasm @modelcontextprotocol/sdk; do
     [ "$(npm_wanted "$pkg")" != "$(npm_have "$pkg")" ] && return 0
   done
   return 1
 }
 if npm_stale; then
-  step "installing the npm packages (binaryen's wasm-opt, sqlite-wasm for the site, playwright-core)"
+  step "installing the npm packages (binaryen's wasm-opt, sqlite-wasm for the site, playwright-core, the MCP SDK's client for the MCP test)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 found wasm-opt "$(node_modules/.bin/wasm-opt --version)"
