@@ -3,6 +3,10 @@
 //! `summary`, on the bundled example, `index --marks=<file>` and `search` on two hand-made
 //! sessions.
 
+mod common;
+
+use common::TempDir;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -117,24 +121,6 @@ fn summary_prints_the_tables_per_model_and_per_tool() {
     }
 }
 
-/// A folder that is removed when the test ends.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("sessionscope-cli-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 const MARKED: &str = "aaaaaaaa-0000-4000-8000-000000000001";
 const UNMARKED: &str = "bbbbbbbb-0000-4000-8000-000000000002";
 
@@ -162,7 +148,7 @@ fn write_two_sessions(root: &std::path::Path) -> PathBuf {
 
 #[test]
 fn index_with_marks_gives_each_marked_row_its_marks() {
-    let temp = TempDir::new("marks");
+    let temp = TempDir::new("cli-marks");
     let project = write_two_sessions(&temp.0);
     let marks = temp.0.join("marks.json");
     let file = serde_json::json!({
@@ -200,7 +186,7 @@ fn index_with_marks_gives_each_marked_row_its_marks() {
 
 #[test]
 fn a_marks_file_that_cannot_be_read_is_a_usage_error() {
-    let temp = TempDir::new("bad-marks");
+    let temp = TempDir::new("cli-bad-marks");
     let project = write_two_sessions(&temp.0);
     let project = project.to_str().expect("a UTF-8 path");
     let cases = [
@@ -335,7 +321,7 @@ fn a_dash_reads_a_file_from_stdin() {
 
 #[test]
 fn search_finds_a_word_in_its_session() {
-    let temp = TempDir::new("search");
+    let temp = TempDir::new("cli-search");
     let project = write_two_sessions(&temp.0);
     let project = project.to_str().expect("a UTF-8 path");
     let search = |args: &[&str]| {

@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::TempDir;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -15,24 +17,6 @@ fn run(args: &[&str]) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_sessionscope")).args(args).output().expect("the command line runs");
     assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("JSON")
-}
-
-/// A folder that is removed when the test ends.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("sessionscope-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Three projects of generated sessions, with subagents, beside a CSV named like a log, a file

@@ -3,6 +3,10 @@
 //! answers are checked against `sessionscope index --json` and `search --json` on the same
 //! folder; a planted AWS key, GitHub token and user name never leave it, unless `--no-redact`.
 
+mod common;
+
+use common::TempDir;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -18,24 +22,6 @@ const USER: &str = "alice";
 const FIRST: &str = "aaaaaaaa-0000-4000-8000-000000000001";
 const SECOND: &str = "bbbbbbbb-0000-4000-8000-000000000002";
 const THIRD: &str = "cccccccc-0000-4000-8000-000000000003";
-
-/// A folder that is removed when the test ends.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("sessionscope-mcp-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// One Claude Code line.
 fn line(kind: &str, id: &str, cwd: &str, uuid: &str, parent: Option<&str>, time: &str, message: Value) -> String {
@@ -242,7 +228,7 @@ fn ids(list: &Value, key: &str) -> Vec<String> {
 
 #[test]
 fn the_tools_answer_as_the_command_line_does_and_keep_secrets() {
-    let temp = TempDir::new("tools");
+    let temp = TempDir::new("mcp-tools");
     let folder = write_history(&temp.0);
     let path = folder.to_str().expect("a UTF-8 path");
     let index = cli_json(&["index", "--json", path]);
@@ -395,7 +381,7 @@ fn the_tools_answer_as_the_command_line_does_and_keep_secrets() {
 
 #[test]
 fn without_redaction_the_text_is_as_logged() {
-    let temp = TempDir::new("raw");
+    let temp = TempDir::new("mcp-raw");
     let folder = write_history(&temp.0);
     let mut server = Server::start(&folder, &["--no-redact"]);
     let found = server.call("search", json!({"query": "AWS_ACCESS_KEY_ID"}));

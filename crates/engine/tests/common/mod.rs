@@ -227,3 +227,22 @@ pub fn usage(input: u64, output: u64, cache_write: u64, cache_read: u64) -> Usag
         ..Usage::default()
     }
 }
+
+/// A folder under the system's temporary folder, `sessionscope-<name>-<pid>`, made empty and
+/// removed when the test ends.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("sessionscope-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
