@@ -129,19 +129,17 @@ pub fn newest_time(corpus: &Corpus, graph: &Graph, outline: &Outline, on_screen:
         .max()
 }
 
-/// What was seen of `session` once the rows `on_screen` were shown: its messages up to the
-/// newest time among those rows (every message, when `to_the_end`: the last row was shown).
-/// `None` when the rows say nothing (no time among them, and not the end).
+/// What was seen of `session` once rows up to `through` were shown (the [`newest_time`] of the
+/// rows on screen): its messages up to that time (every message, when `to_the_end`: the last
+/// row was shown). `None` when the rows say nothing (no time among them, and not the end).
 pub fn seen_through(
     corpus: &Corpus,
     graph: &Graph,
-    outline: &Outline,
     session: SessionId,
-    on_screen: &[RowKey],
+    through: Option<i64>,
     to_the_end: bool,
     now_ms: f64,
 ) -> Option<SeenMark> {
-    let through = newest_time(corpus, graph, outline, on_screen);
     if through.is_none() && !to_the_end {
         return None;
     }
@@ -240,10 +238,11 @@ mod tests {
         let outline = Outline::build(&corpus, &graph, session, &OutlineOptions::default());
         let rows = session_rows(&corpus, &graph, "project");
         let keys: Vec<RowKey> = outline.visible().into_iter().map(|(r, _)| outline.key(r)).collect();
-        let whole = seen_through(&corpus, &graph, &outline, session, &keys[keys.len() - 2..], true, 5.0).unwrap();
+        let newest = |keys: &[RowKey]| newest_time(&corpus, &graph, &outline, keys);
+        let whole = seen_through(&corpus, &graph, session, newest(&keys[keys.len() - 2..]), true, 5.0).unwrap();
         assert_eq!(whole.messages, rows[0].messages);
         assert_eq!(whole.at_ms, 5.0);
-        let start = seen_through(&corpus, &graph, &outline, session, &keys[..2], false, 5.0).unwrap();
+        let start = seen_through(&corpus, &graph, session, newest(&keys[..2]), false, 5.0).unwrap();
         assert!(start.messages >= 1 && start.messages < rows[0].messages, "{start:?}");
         assert!(start.through_ms < whole.through_ms);
         // The part seen leaves the rest unread, and the divider at the first row after it.

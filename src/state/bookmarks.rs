@@ -80,6 +80,10 @@ impl MarksState {
     /// The mark on a session (`uuid: None`) or on one of its messages (tracked).
     pub fn mark(&self, id: &str, uuid: Option<&str>) -> Mark {
         self.changed.track();
+        self.mark_untracked(id, uuid)
+    }
+
+    fn mark_untracked(&self, id: &str, uuid: Option<&str>) -> Mark {
         self.marks.with_value(|m| {
             match uuid {
                 Some(uuid) => m.entry(id, uuid).cloned(),
@@ -113,13 +117,7 @@ impl MarksState {
     /// Stars or unstars a session (`uuid: None`) or one of its messages; answers whether it is
     /// starred now.
     pub fn toggle_star(&self, id: &str, uuid: Option<&str>) -> bool {
-        let mut mark = self.marks.with_value(|m| {
-            match uuid {
-                Some(uuid) => m.entry(id, uuid).cloned(),
-                None => m.session(id).map(|s| s.mark.clone()),
-            }
-            .unwrap_or_default()
-        });
+        let mut mark = self.mark_untracked(id, uuid);
         mark.starred = !mark.starred;
         let starred = mark.starred;
         self.set(id, uuid, mark);

@@ -427,6 +427,22 @@ fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> im
             element.set_scroll_top(0);
         }
     };
+    // A filter of the list that is on or off.
+    let check_box = move |label: &'static str, get: fn(&ListView) -> bool, put: fn(&mut ListView, bool)| {
+        view! {
+            <label class="toggle">
+                <input
+                    type="checkbox"
+                    prop:checked=move || history.view.with(get)
+                    on:change=move |e| {
+                        let on = event_target_checked(&e);
+                        history.view.update(|v| put(v, on));
+                    }
+                />
+                {label}
+            </label>
+        }
+    };
     let sort_button = move |key: SortKey, label: &'static str| {
         let aria = move || {
             history.view.with(|v| {
@@ -556,29 +572,9 @@ fn SessionsPane(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> im
                         }).collect::<Vec<_>>()}
                     </select>
                 })}
-                <label class="toggle">
-                    <input
-                        type="checkbox"
-                        prop:checked=move || history.view.with(|v| v.starred_only)
-                        on:change=move |e| {
-                            let on = event_target_checked(&e);
-                            history.view.update(|v| v.starred_only = on);
-                        }
-                    />
-                    " Starred"
-                </label>
+                {check_box(" Starred", |v| v.starred_only, |v, on| v.starred_only = on)}
                 {move || history.tracks_seen().then(|| view! {
-                    <label class="toggle">
-                        <input
-                            type="checkbox"
-                            prop:checked=move || history.view.with(|v| v.unread_only)
-                            on:change=move |e| {
-                                let on = event_target_checked(&e);
-                                history.view.update(|v| v.unread_only = on);
-                            }
-                        />
-                        " New since seen"
-                    </label>
+                    {check_box(" New since seen", |v| v.unread_only, |v, on| v.unread_only = on)}
                     <MarkAllSeen />
                 })}
             </div>

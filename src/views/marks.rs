@@ -226,9 +226,8 @@ pub fn MarksFile() -> impl IntoView {
     let message = RwSignal::new(None::<String>);
     let input = NodeRef::<leptos::html::Input>::new();
     let export = move |_| export(marks);
-    let import = move |event: leptos::ev::Event| {
+    let import = move |_: leptos::ev::Event| {
         let Some(file) = input.get_untracked().and_then(|i| i.files()).and_then(|f| f.get(0)) else { return };
-        let _ = event;
         leptos::task::spawn_local(async move {
             let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string());
             let said = match text.map(|t| marks.import(&t)) {

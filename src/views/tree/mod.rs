@@ -232,9 +232,8 @@ pub fn ConversationTree() -> impl IntoView {
             let Some(mark) = crate::logic::seen::seen_through(
                 &model.corpus,
                 &model.graph,
-                outline,
                 session,
-                &on_screen,
+                newest,
                 to_the_end,
                 js_sys::Date::now(),
             ) else {
