@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The MCP server's figures on a history: `sessionscope mcp <folder>` started and spoken to in
 JSON-RPC over stdio; each call timed, with the server's resident memory after it (and its peak).
-    python3 tests/bench/mcp.py target/release/sessionscope /work/bench-history/4g/projects
+    python3 tests/bench/mcp.py target/release/sessionscope /work/bench-history/4g/projects [--no-cache]
 """
 import json, subprocess, sys, time
 binary, folder = sys.argv[1], sys.argv[2]
-p = subprocess.Popen([binary, "mcp", folder], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+p = subprocess.Popen([binary, "mcp", folder, *sys.argv[3:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 n = 0
 def call(method, params=None):
     global n

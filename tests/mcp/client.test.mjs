@@ -20,15 +20,18 @@ const BINARY = join(ROOT, "target/debug/sessionscope");
 const KEY = "AKIAZ7Q4XW2RT6LMVBN3";
 const SECRET_SESSION = "5e55e5e5-0000-4000-8000-00000000beef";
 let folder;
+/** The environment of every run: what they remember is kept in the test's folder. */
+let env;
 
 /** `sessionscope <args…>` as JSON, from the binary the server runs. */
 function cli(...args) {
-  return JSON.parse(execFileSync(BINARY, args, { maxBuffer: 1 << 26 }).toString());
+  return JSON.parse(execFileSync(BINARY, args, { maxBuffer: 1 << 26, env }).toString());
 }
 
 before(() => {
   execFileSync("cargo", ["build", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope"], { cwd: ROOT, stdio: "inherit" });
   folder = mkdtempSync(join(tmpdir(), "sessionscope-mcp-client-"));
+  env = { ...process.env, SESSIONSCOPE_CACHE_DIR: `${folder}.cache` };
   const kettle = readFileSync(join(SESSIONS, "kettle-rename.jsonl"), "utf8");
   mkdirSync(join(folder, "-home-dev-kettle"));
   writeFileSync(join(folder, "-home-dev-kettle/kettle-rename.jsonl"), kettle);
@@ -40,11 +43,14 @@ before(() => {
   writeFileSync(join(folder, "-home-dev-vault/vault.jsonl"), secret);
 });
 
-after(() => rmSync(folder, { recursive: true, force: true }));
+after(() => {
+  rmSync(folder, { recursive: true, force: true });
+  rmSync(`${folder}.cache`, { recursive: true, force: true });
+});
 
 async function connect(...flags) {
   const client = new Client({ name: "sessionscope-test", version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command: BINARY, args: ["mcp", ...flags, folder], stderr: "ignore" }));
+  await client.connect(new StdioClientTransport({ command: BINARY, args: ["mcp", ...flags, folder], env, stderr: "ignore" }));
   return client;
 }
 

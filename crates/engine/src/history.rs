@@ -629,6 +629,10 @@ pub struct HistoryHit {
     /// The uuid of the message it is in.
     pub uuid: String,
     pub field: crate::search::Field,
+    /// The kind of the entry it is in (`user`, `assistant`, `system`, …: [`crate::model::EntryKind::name`]).
+    pub role: String,
+    /// The entry's time in milliseconds since the epoch, if it has one.
+    pub time_ms: Option<i64>,
     /// The text around the match, and where the match is in it (char offsets).
     pub context: String,
     pub match_start: u32,
@@ -666,6 +670,8 @@ pub fn search_unit(
                 session_id: session.map(|s| s.id.clone()).unwrap_or_default(),
                 uuid: corpus.entry_uuid(entry).to_owned(),
                 field: hit.field,
+                role: entry.kind.name().to_owned(),
+                time_ms: entry.has_timestamp().then_some(entry.timestamp_ms),
                 context: hit.context,
                 match_start: hit.match_start,
                 match_len: hit.match_len,

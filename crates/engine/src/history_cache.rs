@@ -135,6 +135,20 @@ pub fn decode_trigrams(bytes: &[u8]) -> Option<Vec<CachedTrigrams>> {
         .collect()
 }
 
+/// The sets of [`encode_trigrams`]' bytes as [`decode_trigrams`] gives them, each a part of
+/// `bytes` rather than a copy (a file read or mapped once).
+pub fn decode_trigrams_shared(bytes: std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>) -> Option<Vec<CachedTrigrams>> {
+    let all = (*bytes).as_ref();
+    let start = all.as_ptr() as usize;
+    decode_parts(TRIGRAMS_MAGIC, all)?
+        .into_iter()
+        .map(|(files, part)| {
+            let at = part.as_ptr() as usize - start;
+            Some(CachedTrigrams { files, set: TrigramSet::shared(std::sync::Arc::clone(&bytes), at..at + part.len())? })
+        })
+        .collect()
+}
+
 /// The insights of a remembered history's units ([`crate::insights`]), each with the stamps of
 /// the files they were made of: kept apart from the index, being bigger (a 4 GB history's come
 /// to about 15 MB), and written when a whole index pass ends. Insights whose files changed since
@@ -301,6 +315,13 @@ mod tests {
         assert_eq!((&back[0].files, &back[0].set), (&a.0, &a.1));
         assert_eq!((&back[1].files, &back[1].set), (&b.0, &b.1));
         assert!(back[1].set.may_hold(b"ZANZIBAR") && !back[1].set.may_hold(b"kettle"));
+        // Read in place from shared bytes, the sets are the same, and no copy of them is made.
+        let shared: std::sync::Arc<dyn AsRef<[u8]> + Send + Sync> = std::sync::Arc::new(bytes.clone());
+        let in_place = decode_trigrams_shared(std::sync::Arc::clone(&shared)).expect("the sets, in place");
+        assert_eq!(in_place.iter().map(|c| (&c.files, &c.set)).collect::<Vec<_>>(), vec![(&a.0, &a.1), (&b.0, &b.1)]);
+        let within = (*shared).as_ref().as_ptr_range();
+        assert!(in_place.iter().all(|c| within.contains(&c.set.as_bytes().as_ptr())));
+        assert!(decode_trigrams_shared(std::sync::Arc::new(bytes[..bytes.len() - 1].to_vec())).is_none());
         assert_eq!(decode_trigrams(&encode_trigrams([])).map(|s| s.len()), Some(0));
         // Cut short anywhere, another version, other bytes: none of it is trusted.
         for cut in [0, 3, 7, 9, 20, bytes.len() - 1] {

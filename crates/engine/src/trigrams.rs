@@ -64,28 +64,76 @@ fn hashed_bit(trigram: u32, shift: u32) -> usize {
 }
 
 /// The trigrams of a unit's bytes, folded into bits.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct TrigramSet {
-    bits: Vec<u8>,
+    bits: Bits,
+}
+
+/// A set's bits: its own, or a part of bytes it shares with other sets (a cache file read or
+/// mapped once, whose sets are never copied).
+#[derive(Clone)]
+enum Bits {
+    Owned(Vec<u8>),
+    Shared(std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>, std::ops::Range<usize>),
+}
+
+impl std::fmt::Debug for TrigramSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TrigramSet({} bytes, {:.3} full)", self.as_bytes().len(), self.density())
+    }
+}
+
+impl PartialEq for TrigramSet {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for TrigramSet {}
+
+/// Whether a set of this many bytes is one a builder makes.
+fn valid_size(len: usize) -> bool {
+    len.is_power_of_two() && (512..=1 << (TRIGRAM_BITS - 3)).contains(&len)
 }
 
 impl TrigramSet {
     /// A set of `bytes` as made by [`TrigramSetBuilder::finish`] (received from a worker); `None`
     /// when its size is not one a builder makes.
     pub fn from_bytes(bytes: Vec<u8>) -> Option<TrigramSet> {
-        let valid = bytes.len().is_power_of_two() && (512..=1 << (TRIGRAM_BITS - 3)).contains(&bytes.len());
-        valid.then_some(TrigramSet { bits: bytes })
+        valid_size(bytes.len()).then_some(TrigramSet { bits: Bits::Owned(bytes) })
+    }
+
+    /// The set in `range` of bytes shared with other sets, not copied; `None` when the range is
+    /// outside them or not of a size a builder makes.
+    pub fn shared(
+        bytes: std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>,
+        range: std::ops::Range<usize>,
+    ) -> Option<TrigramSet> {
+        let inside = (*bytes).as_ref().get(range.clone()).is_some();
+        (inside && valid_size(range.len())).then_some(TrigramSet { bits: Bits::Shared(bytes, range) })
+    }
+
+    /// A set that may hold anything (every bit set): for a unit whose set could not be made.
+    pub fn full() -> TrigramSet {
+        TrigramSet { bits: Bits::Owned(vec![0xff; 512]) }
     }
 
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bits
+        match &self.bits {
+            Bits::Owned(bits) => bits,
+            Bits::Shared(bytes, range) => (**bytes).as_ref().get(range.clone()).unwrap_or_default(),
+        }
     }
 
     /// Whether bytes holding `text` may have given this set: `false` only when some three bytes
     /// of `text` (ASCII case aside) are in none of its trigrams. Text under three bytes may
     /// always be there.
     pub fn may_hold(&self, text: &[u8]) -> bool {
-        let bits = self.bits.len() * 8;
+        let set = self.as_bytes();
+        let bits = set.len() * 8;
+        if bits == 0 {
+            return true;
+        }
         let mut trigram = 0u32;
         text.iter().enumerate().all(|(i, &b)| {
             trigram = ((trigram << 6) | u32::from(CLASS[b as usize])) & TRIGRAM_MASK;
@@ -93,14 +141,15 @@ impl TrigramSet {
                 return true;
             }
             let bit = bit_of(trigram, bits);
-            self.bits[bit / 8] & (1 << (bit % 8)) != 0
+            set.get(bit / 8).is_none_or(|byte| byte & (1 << (bit % 8)) != 0)
         })
     }
 
     /// The share of bits set, from 0 to 1 (how often the set says "may hold" by chance).
     pub fn density(&self) -> f64 {
-        let set: u32 = self.bits.iter().map(|b| b.count_ones()).sum();
-        f64::from(set) / (self.bits.len() * 8) as f64
+        let bits = self.as_bytes();
+        let set: u32 = bits.iter().map(|b| b.count_ones()).sum();
+        f64::from(set) / (bits.len().max(1) * 8) as f64
     }
 }
 
@@ -154,7 +203,7 @@ impl TrigramSetBuilder {
     }
 
     pub fn finish(self) -> TrigramSet {
-        TrigramSet { bits: self.bits }
+        TrigramSet { bits: Bits::Owned(self.bits) }
     }
 }
 

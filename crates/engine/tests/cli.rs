@@ -8,14 +8,14 @@ mod common;
 use common::TempDir;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn example() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../assets/example")
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sessionscope")).args(args).output().expect("the command line runs")
+    common::sessionscope().args(args).output().expect("the command line runs")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -227,7 +227,7 @@ fn a_marks_file_that_cannot_be_read_is_a_usage_error() {
 fn run_with_stdin(args: &[&str], input: &[u8]) -> Output {
     use std::io::Write;
     use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sessionscope"))
+    let mut child = common::sessionscope()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -357,8 +357,12 @@ fn search_finds_a_word_in_its_session() {
     assert_eq!(search(&["search", "--json", "brew", project, "--agent=codex"])["total"], 0);
     assert_eq!(search(&["search", "--json", "brew", project, "--since=2026-04-02", "--until=2026-04-02"])["total"], 2);
     assert_eq!(search(&["search", "--json", "brew", project, "--until=2026-04-01"])["total"], 0);
+    // With one hit enough, the search stops there: its count says so; --limit=0 counts all.
     let found = search(&["search", "--json", "brew", project, "--limit=1"]);
-    assert_eq!((found["total"].as_u64(), found["hits"].as_array().map(Vec::len)), (Some(2), Some(1)));
+    assert_eq!((found["total"].as_u64(), found["hits"].as_array().map(Vec::len)), (Some(1), Some(1)), "{found}");
+    assert_eq!(found["complete"], false, "{found}");
+    let found = search(&["search", "--json", "brew", project, "--limit=0"]);
+    assert_eq!((found["total"].as_u64(), found["complete"].as_bool()), (Some(2), Some(true)), "{found}");
     // A word that is nowhere.
     let found = search(&["search", "--json", "samovar", project]);
     assert_eq!(found["total"], 0);
@@ -369,4 +373,99 @@ fn search_finds_a_word_in_its_session() {
     let printed = text(&out.stdout);
     assert!(printed.contains("2026-04-02 09:00  user"), "{printed}");
     assert!(printed.ends_with("2 matches in 2 sessions searched\n"), "{printed}");
+}
+
+/// A Claude Code session of one prompt at `time` saying `prompt`, and an answer, in a project.
+fn one_prompt_session(project: &std::path::Path, id: &str, time: &str, prompt: &str) {
+    let user = serde_json::json!({
+        "type": "user", "sessionId": id, "cwd": "/home/dev/kettle", "uuid": format!("{id}-u"),
+        "parentUuid": null, "timestamp": time, "message": { "role": "user", "content": prompt }
+    });
+    let assistant = serde_json::json!({
+        "type": "assistant", "sessionId": id, "cwd": "/home/dev/kettle", "uuid": format!("{id}-a"),
+        "parentUuid": format!("{id}-u"), "timestamp": time,
+        "message": { "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+            "content": [{ "type": "text", "text": "Done." }], "usage": { "input_tokens": 1, "output_tokens": 1 } }
+    });
+    std::fs::write(project.join(format!("{id}.jsonl")), format!("{user}\n{assistant}\n")).expect("written");
+}
+
+#[test]
+fn search_remembers_the_history_and_opens_only_the_sessions_that_may_hold_the_text() {
+    let temp = TempDir::new("cli-search-cache");
+    let project = temp.0.join("projects").join("-home-dev-kettle");
+    std::fs::create_dir_all(&project).expect("a project folder");
+    let ids: Vec<String> = (0..6).map(|i| format!("dddddddd-0000-4000-8000-00000000000{i}")).collect();
+    for (i, id) in ids.iter().enumerate() {
+        let prompt = if i == 2 { "Descale the samovar before the rename" } else { "Rename brew to steep" };
+        one_prompt_session(&project, id, &format!("2026-04-0{}T09:00:00.000Z", i + 1), prompt);
+    }
+    let cache = temp.0.join("cache");
+    let folder = project.to_str().expect("a UTF-8 path");
+    let search = |args: &[&str]| {
+        let out = common::sessionscope()
+            .env("SESSIONSCOPE_CACHE_DIR", &cache)
+            .args(["search", "--json"])
+            .args(args)
+            .output()
+            .expect("the command line runs");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("--json prints JSON")
+    };
+    let hit_sessions = |found: &serde_json::Value| -> Vec<String> {
+        found["hits"]
+            .as_array()
+            .expect("hits")
+            .iter()
+            .filter_map(|h| h["session_id"].as_str().map(str::to_owned))
+            .collect()
+    };
+
+    // The first search reads every session and remembers them; it finds the one that holds it.
+    let found = search(&["samovar", folder]);
+    assert_eq!((found["total"].as_u64(), found["sessions_searched"].as_u64()), (Some(1), Some(6)), "{found}");
+    assert_eq!(hit_sessions(&found), [ids[2].clone()]);
+    let kept = std::fs::read_dir(cache.join("histories")).expect("a remembered history").flatten().next().expect("one");
+    for file in ["index.json", "trigrams.bin", "insights.bin", "folders.txt"] {
+        assert!(kept.path().join(file).is_file(), "{file} is kept");
+    }
+    // The next opens only that session: the others' trigram sets cannot hold the word.
+    let found = search(&["samovar", folder]);
+    assert_eq!((found["total"].as_u64(), found["sessions_read"].as_u64()), (Some(1), Some(1)), "{found}");
+    assert_eq!(search(&["kettle-descaler", folder])["sessions_read"], 0);
+    // A common word: newest session first, and the search stops at the hits it lists.
+    let found = search(&["rename", folder, "--limit=2"]);
+    let newest_first: Vec<String> = [5, 4].iter().map(|&i| ids[i].clone()).collect();
+    assert_eq!(hit_sessions(&found), newest_first, "{found}");
+    assert_eq!(found["complete"], false);
+    assert!(found["sessions_read"].as_u64().is_some_and(|read| read < 6), "{found}");
+    let found = search(&["rename", folder, "--limit=0"]);
+    assert_eq!((found["total"].as_u64(), found["complete"].as_bool()), (Some(6), Some(true)), "{found}");
+
+    // A session that changed is read again, not answered from what was remembered.
+    let grown = project.join(format!("{}.jsonl", ids[4]));
+    let mut bytes = std::fs::read(&grown).expect("read");
+    let more = serde_json::json!({
+        "type": "user", "sessionId": ids[4], "cwd": "/home/dev/kettle", "uuid": "late-u",
+        "parentUuid": format!("{}-a", ids[4]), "timestamp": "2026-04-09T09:00:00.000Z",
+        "message": { "role": "user", "content": "And the samovar too" }
+    });
+    bytes.extend_from_slice(format!("{more}\n").as_bytes());
+    std::fs::write(&grown, bytes).expect("written");
+    let found = search(&["samovar", folder]);
+    assert_eq!(found["total"], 2, "{found}");
+    assert_eq!(hit_sessions(&found), [ids[4].clone(), ids[2].clone()], "the grown session is now the newest");
+
+    // Damaged remembered files are not trusted: the history is read again, and answers the same.
+    for file in ["index.json", "trigrams.bin", "insights.bin"] {
+        std::fs::write(kept.path().join(file), b"\x00not a cache").expect("written");
+    }
+    assert_eq!(search(&["samovar", folder])["total"], 2);
+    assert_eq!(search(&["samovar", folder])["sessions_read"], 2, "remembered again");
+
+    // --no-cache opens every session (their raw bytes rule most out) and keeps nothing.
+    std::fs::remove_dir_all(&cache).expect("removed");
+    let found = search(&["samovar", folder, "--no-cache"]);
+    assert_eq!((found["total"].as_u64(), found["sessions_read"].as_u64()), (Some(2), Some(6)), "{found}");
+    assert!(!cache.join("histories").exists(), "nothing kept");
 }

@@ -10,7 +10,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::*;
 use sessionscope_engine::Corpus;
@@ -42,7 +42,7 @@ fn build_database(sql_fixture: &str, dir: &Path, name: &str) -> PathBuf {
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sessionscope")).args(args).output().expect("the command line runs")
+    common::sessionscope().args(args).output().expect("the command line runs")
 }
 
 fn text(bytes: &[u8]) -> String {

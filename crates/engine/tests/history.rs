@@ -8,13 +8,12 @@ mod common;
 use common::TempDir;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 use sessionscope_synth::{SynthExtras, SynthOptions, generate_with, write_to_dir};
 
 fn run(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_sessionscope")).args(args).output().expect("the command line runs");
+    let out = common::sessionscope().args(args).output().expect("the command line runs");
     assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("JSON")
 }

@@ -9,7 +9,7 @@ use common::TempDir;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
@@ -131,7 +131,7 @@ struct Server {
 
 impl Server {
     fn start(folder: &Path, flags: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sessionscope"))
+        let mut child = common::sessionscope()
             .arg("mcp")
             .args(flags)
             .arg(folder)
@@ -212,7 +212,7 @@ impl Drop for Server {
 
 /// What `sessionscope <args>` prints as JSON.
 fn cli_json(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_sessionscope")).args(args).output().expect("the command line runs");
+    let out = common::sessionscope().args(args).output().expect("the command line runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
@@ -368,9 +368,21 @@ fn the_tools_answer_as_the_command_line_does_and_keep_secrets() {
     );
     std::fs::write(folder.join("-home-alice-teapot/dddddddd-0000-4000-8000-000000000004.jsonl"), extra)
         .expect("written");
-    let sessions = server.call("list_sessions", json!({}));
+    // The server learns of changes from the system's file events, which come within
+    // milliseconds of the write (not before it returns): a call is given a moment to see them.
+    let mut sessions = server.call("list_sessions", json!({}));
+    for _ in 0..40 {
+        if sessions["total"] == 4 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        sessions = server.call("list_sessions", json!({}));
+    }
     assert_eq!(sessions["total"], 4, "{sessions}");
     assert_eq!(sessions["sessions"][0]["title"], "Another cup", "{sessions}");
+    // The grown history is searched as it now is.
+    let found = server.call("search", json!({"query": "Another cup"}));
+    assert_eq!(found["total"], 1, "{found}");
 
     for said in &server.said {
         for secret in [AWS_KEY, GITHUB_TOKEN, USER] {
@@ -394,7 +406,7 @@ fn without_redaction_the_text_is_as_logged() {
 
 #[test]
 fn a_missing_folder_is_an_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_sessionscope"))
+    let out = common::sessionscope()
         .args(["mcp", "/no/such/sessionscope/folder"])
         .stdin(Stdio::null())
         .output()

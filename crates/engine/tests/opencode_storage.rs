@@ -14,7 +14,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::*;
 use sessionscope_engine::Corpus;
@@ -46,7 +46,7 @@ fn entry<'c>(corpus: &'c Corpus, uuid: &str) -> &'c Entry {
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sessionscope")).args(args).output().expect("the command line runs")
+    common::sessionscope().args(args).output().expect("the command line runs")
 }
 
 const BAD_PART: &str = "storage/part/msg_a1/prt_a1_11.json";

@@ -246,3 +246,12 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// The command line, with its remembered histories kept in a folder of this test run (under the
+/// system's temporary folder) rather than the user's cache folder.
+pub fn sessionscope() -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_sessionscope"));
+    let cache = std::env::temp_dir().join(format!("sessionscope-test-cache-{}", std::process::id()));
+    command.env("SESSIONSCOPE_CACHE_DIR", cache);
+    command
+}

@@ -89,7 +89,14 @@ pub enum Command {
                       --case-sensitive) or, with --regex, a regular expression. Escapes in the logs' JSON do not \
                       hide a match. Each hit gives its session's title and project, the entry's time and role, \
                       and the text around the match; --project, --agent, --since and --until keep the hits of \
-                      some sessions or days only, and --limit caps the hits printed (the total counts them all).",
+                      some sessions or days only. Sessions are searched newest activity first, and the search \
+                      stops once it has the --limit hits it prints (--limit=0: every hit, every match counted).\n\n\
+                      The first search of a history reads every session once and remembers each one's rows and \
+                      the three-letter sequences of its text in the user's cache folder \
+                      ($SESSIONSCOPE_CACHE_DIR, else $XDG_CACHE_HOME/sessionscope, else ~/.cache/sessionscope); \
+                      later searches read only the sessions whose files changed, and open only those that may \
+                      hold a plain query's text. --no-cache neither reads nor writes it; deleting the folder \
+                      forgets it.",
         after_help = "Examples:\n  sessionscope search 'connection refused' ~/.claude/projects\n  sessionscope \
                       search --regex 'src/\\w+\\.rs:\\d+' ~/.claude --since=2026-01-01\n  sessionscope search \
                       kettle ~/.claude ~/.codex --agent=Codex --limit=10 --json"
@@ -135,8 +142,9 @@ pub enum Command {
         long_about = "Serves the history to an agent as a Model Context Protocol server, over stdin and stdout: \
                       tools to list projects and sessions, search, read a session as Markdown and count usage, \
                       and each session as the resource sessionscope://session/<id>. The folders are read when \
-                      a tool first asks, kept in memory, and read again file by file as they change; nothing \
-                      is ever written to them. Secrets, keys and the user's name in paths are redacted in \
+                      a tool first asks (from the history `search` remembers, where its files are unchanged), \
+                      kept in memory, and read again file by file as they change; nothing is ever written to \
+                      them. Secrets, keys and the user's name in paths are redacted in \
                       everything the server answers, unless --no-redact. Without folders, the agents' usual \
                       places that exist (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, ...).",
         after_help = "Examples:\n  claude mcp add sessionscope -- sessionscope mcp\n  sessionscope mcp \
@@ -268,12 +276,16 @@ pub struct SearchArgs {
     /// Keeps the entries of that day (UTC) or earlier.
     #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_day)]
     pub until: Option<Day>,
-    /// The hits printed at most (0: all of them); the total counts them all.
+    /// The hits printed at most, newest sessions first; the search stops once it has them (0: all
+    /// of them, every match counted).
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub limit: usize,
     /// Prints JSON.
     #[arg(long)]
     pub json: bool,
+    /// Neither reads nor writes the remembered history (every session is read; see `--help`).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// `resume`'s arguments.
@@ -317,6 +329,9 @@ pub struct McpArgs {
     /// Answers the logs' text as it is, secrets and user names included.
     #[arg(long)]
     pub no_redact: bool,
+    /// Neither reads nor writes the remembered history (the first call reads every session).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// A day of the calendar, as days since 1970-01-01 (UTC).

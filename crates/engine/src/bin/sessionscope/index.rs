@@ -18,6 +18,8 @@ use sessionscope_engine::import::names::{NOT_A_LOG_NAME, looks_like_a_log};
 use sessionscope_engine::import::records::database_of_companion;
 use sessionscope_engine::insights::UnitInsights;
 use sessionscope_engine::marks::{Marks, SessionMarks};
+use sessionscope_engine::search::trigrams_of;
+use sessionscope_engine::trigrams::TrigramSet;
 
 /// What `--json` prints.
 #[derive(Serialize)]
@@ -97,7 +99,10 @@ pub struct History {
 /// Reads `files` (on disk, with the names they are known by) as a history, unit by unit on every
 /// core; with `insights`, each unit's insights are made from the model its index builds.
 pub fn read_history(files: Vec<(PathBuf, String)>, insights: bool) -> History {
-    let (units, problems) = each_unit(files, |unit, folder| read_unit(unit.iter().copied(), folder, insights));
+    let (units, problems) = each_unit(files, |unit, folder| {
+        let read = read_unit(unit.iter().copied(), folder, insights, false);
+        (read.index, read.insights)
+    });
     History { units, problems }
 }
 
@@ -195,18 +200,29 @@ pub fn run(files: Vec<(PathBuf, String)>, json: bool, marks: Option<&Marks>) -> 
     ExitCode::SUCCESS
 }
 
+/// What reading one unit gives: its index, and if asked its insights and trigram set.
+pub struct UnitRead {
+    pub index: UnitIndex,
+    pub insights: Option<UnitInsights>,
+    pub set: Option<TrigramSet>,
+}
+
 /// Reads one unit's files and indexes them; a file that cannot be read is a problem, the rest
-/// of the unit is still read.
+/// of the unit is still read. With `insights` and `trigrams`, the unit's insights and the trigram
+/// set of its searched text are made from the model its index builds.
 pub fn read_unit<'a>(
     files: impl Iterator<Item = &'a (PathBuf, String)>,
     folder: &str,
     insights: bool,
-) -> (UnitIndex, Option<UnitInsights>) {
+    trigrams: bool,
+) -> UnitRead {
     let mut loader = Loader::new();
     let mut unreadable = Vec::new();
+    let mut bytes_read = 0u64;
     for (path, name) in files {
         match crate::read_source(path, name) {
             Ok(bytes) => {
+                bytes_read += bytes.len() as u64;
                 loader.add_vec(name, bytes);
             }
             Err(reason) => unreadable.push(FileProblem { path: name.clone(), reason }),
@@ -217,7 +233,8 @@ pub fn read_unit<'a>(
     let mut index = index_unit(&corpus, &graph, folder);
     index.problems.extend(unreadable);
     let insights = insights.then(|| UnitInsights::of(&corpus, &graph, &index.rows));
-    (index, insights)
+    let set = trigrams.then(|| trigrams_of(&corpus, bytes_read));
+    UnitRead { index, insights, set }
 }
 
 fn first_bytes(path: &PathBuf) -> Option<Vec<u8>> {

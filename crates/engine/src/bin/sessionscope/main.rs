@@ -75,8 +75,10 @@ mod cli;
 mod database;
 mod index;
 mod insights;
+mod live;
 mod mcp;
 mod search;
+mod store;
 
 /// The name a file read from stdin is known by: a log's name, so a history reads it too.
 const STDIN_NAME: &str = "stdin.jsonl";
@@ -128,7 +130,7 @@ fn run(command: Command) -> ExitCode {
         Command::Dump(args) => &args.paths,
         Command::Records(args) => &args.paths,
         Command::Share(args) => &args.paths.paths,
-        Command::Mcp(args) => return mcp::run(&args.folders, !args.no_redact),
+        Command::Mcp(args) => return mcp::run(&args.folders, !args.no_redact, !args.no_cache),
     };
     if name == "records" && paths.iter().any(|path| is_stdin(path)) {
         eprintln!("sessionscope: `records` reads a database from a file, not from stdin");
@@ -352,18 +354,38 @@ fn file_base(paths: &[PathBuf]) -> Option<PathBuf> {
     Some(common)
 }
 
-/// Files under `path`, with names relative to `base` (so `subagents/` folders stay visible).
+/// Files under `path`, with names relative to `base` (so `subagents/` folders stay visible). A
+/// folder's entries are told apart by the kind the listing gives (no look at each file), a link
+/// by what it points to.
 fn collect(path: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>) {
     if path.is_dir() {
-        if let Ok(read) = std::fs::read_dir(path) {
-            for entry in read.flatten() {
-                collect(&entry.path(), base, out);
-            }
-        }
+        collect_folder(path, base, out);
     } else {
-        let name = path.strip_prefix(base).unwrap_or(path).to_string_lossy().replace('\\', "/");
-        out.push((path.to_owned(), name));
+        out.push((path.to_owned(), name_under(path, base)));
     }
+}
+
+fn collect_folder(folder: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>) {
+    let Ok(read) = std::fs::read_dir(folder) else { return };
+    for entry in read.flatten() {
+        let path = entry.path();
+        let is_dir = match entry.file_type() {
+            Ok(kind) if kind.is_symlink() => path.is_dir(),
+            Ok(kind) => kind.is_dir(),
+            Err(_) => path.is_dir(),
+        };
+        if is_dir {
+            collect_folder(&path, base, out);
+        } else {
+            let name = name_under(&path, base);
+            out.push((path, name));
+        }
+    }
+}
+
+/// A file's name relative to `base`, with `/` between its parts.
+fn name_under(path: &Path, base: &Path) -> String {
+    path.strip_prefix(base).unwrap_or(path).to_string_lossy().replace('\\', "/")
 }
 
 /// Redacts every session (and its active branch) with the default options, every finding

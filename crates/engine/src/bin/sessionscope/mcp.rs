@@ -7,8 +7,6 @@
 //! redaction (secrets, keys, the user's name in paths) unless `--no-redact`. Nothing is ever
 //! written to the folders.
 
-mod live;
-
 use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,9 +32,10 @@ use sessionscope_engine::redact::{DetectOptions, LineRef, Redactor};
 use sessionscope_engine::search::Query;
 use sessionscope_engine::share::markdown::{MarkdownOptions, session_markdown};
 
-use crate::index::{iso_minute, parallel_map};
-use crate::search::{Filters, FoundHit, search_unit};
-use live::{Live, Lookup, Unit};
+use crate::index::iso_minute;
+use crate::live::{self, Live, Lookup, Unit};
+use crate::search::{Filters, FoundHit};
+use crate::store::Store;
 
 /// The scheme and path of a session's resource; its id follows.
 const SESSION_URI: &str = "sessionscope://session/";
@@ -51,7 +50,7 @@ const DEFAULT_MESSAGES: usize = 200;
 const OUTPUT_CHARS: usize = 1_000;
 
 /// Runs the server on stdin and stdout until the client closes them.
-pub fn run(folders: &[PathBuf], redact: bool) -> ExitCode {
+pub fn run(folders: &[PathBuf], redact: bool, cache: bool) -> ExitCode {
     let folders = if folders.is_empty() { live::default_folders() } else { folders.to_vec() };
     if let Some(missing) = folders.iter().find(|folder| !folder.exists()) {
         eprintln!("sessionscope: {}: no such file or folder", missing.display());
@@ -67,7 +66,8 @@ pub fn run(folders: &[PathBuf], redact: bool) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let server = Server::new(folders, redact);
+    let store = if cache { Store::of(&folders) } else { None };
+    let server = Server::new(Live::of_folders(folders, store), redact);
     let served = runtime.block_on(async move {
         let running = server.serve(rmcp::transport::stdio()).await?;
         running.waiting().await.map_err(|error| std::io::Error::other(error.to_string()))?;
@@ -191,6 +191,8 @@ struct UsageArgs {
 #[derive(Clone)]
 pub struct Server {
     live: Arc<Mutex<Live>>,
+    /// Held while the units' sets and insights are made apart from the history.
+    making: Arc<Mutex<()>>,
     redact: bool,
     tool_router: ToolRouter<Server>,
 }
@@ -200,8 +202,13 @@ type Answer = Result<String, ToolError>;
 
 #[tool_router]
 impl Server {
-    fn new(folders: Vec<PathBuf>, redact: bool) -> Server {
-        Server { live: Arc::new(Mutex::new(Live::new(folders))), redact, tool_router: Self::tool_router() }
+    fn new(live: Live, redact: bool) -> Server {
+        Server {
+            live: Arc::new(Mutex::new(live)),
+            making: Arc::new(Mutex::new(())),
+            redact,
+            tool_router: Self::tool_router(),
+        }
     }
 
     #[tool(
@@ -209,7 +216,7 @@ impl Server {
     )]
     async fn list_projects(&self) -> Result<CallToolResult, ErrorData> {
         let redact = self.redact;
-        Ok(answer(self.with_history(move |live| redacted_json(&list_projects(live), redact)).await))
+        Ok(answer(self.with_history(ROWS, move |live| redacted_json(&list_projects(live), redact)).await))
     }
 
     #[tool(
@@ -217,7 +224,7 @@ impl Server {
     )]
     async fn list_sessions(&self, Parameters(args): Parameters<ListSessionsArgs>) -> Result<CallToolResult, ErrorData> {
         let redact = self.redact;
-        Ok(answer(self.with_history(move |live| list_sessions(live, &args, redact)).await))
+        Ok(answer(self.with_history(ROWS, move |live| list_sessions(live, &args, redact)).await))
     }
 
     #[tool(
@@ -225,7 +232,7 @@ impl Server {
     )]
     async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
         let redact = self.redact;
-        Ok(answer(self.with_history(move |live| search(live, &args, redact)).await))
+        Ok(answer(self.with_history(SETS, move |live| search(live, &args, redact)).await))
     }
 
     #[tool(
@@ -234,7 +241,7 @@ impl Server {
     async fn read_session(&self, Parameters(args): Parameters<ReadSessionArgs>) -> Result<CallToolResult, ErrorData> {
         let redact = self.redact;
         Ok(answer(
-            self.with_history(move |live| {
+            self.with_history(ROWS, move |live| {
                 let offset = args.offset.unwrap_or(0);
                 let limit = args.limit.unwrap_or(DEFAULT_MESSAGES).max(1);
                 read_session(live, &args.session_id, offset, limit, redact)
@@ -248,28 +255,58 @@ impl Server {
     )]
     async fn usage(&self, Parameters(args): Parameters<UsageArgs>) -> Result<CallToolResult, ErrorData> {
         let redact = self.redact;
-        Ok(answer(self.with_history(move |live| usage(live, &args, redact)).await))
+        Ok(answer(self.with_history(INSIGHTS, move |live| usage(live, &args, redact)).await))
     }
 }
 
+/// What a tool needs of each unit beyond its rows: `search` the trigram sets, `usage` the
+/// insights.
+#[derive(Clone, Copy)]
+struct Needs {
+    sets: bool,
+    insights: bool,
+}
+
+const ROWS: Needs = Needs { sets: false, insights: false };
+const SETS: Needs = Needs { sets: true, insights: false };
+const INSIGHTS: Needs = Needs { sets: false, insights: true };
+
 impl Server {
-    /// Runs `work` on the history, refreshed, away from the server's thread (reading is work for
-    /// every core).
-    async fn with_history(&self, work: impl FnOnce(&Live) -> Answer + Send + 'static) -> Answer {
-        let live = Arc::clone(&self.live);
+    /// Runs `work` on the history, refreshed and with what it `needs` made, away from the
+    /// server's thread (reading is work for every core). Once answered, what the units still
+    /// lack is made while the server waits for the next call, so that the first call answers as
+    /// soon as the rows are read and a later search or usage finds its sets and insights ready.
+    async fn with_history(&self, needs: Needs, work: impl FnOnce(&Live) -> Answer + Send + 'static) -> Answer {
+        let (live, making) = (Arc::clone(&self.live), Arc::clone(&self.making));
         let done = tokio::task::spawn_blocking(move || {
-            let mut live = lock(&live);
-            live.refresh();
-            work(&live)
+            if lock(&live).lacks(needs.sets, needs.insights) {
+                // What is being made meanwhile is waited for, then what is still lacking made.
+                let _made = lock(&making);
+                lock(&live).fill(needs.sets, needs.insights);
+            }
+            let mut history = lock(&live);
+            history.refresh();
+            work(&history)
         })
         .await;
+        // Once answered, what the units lack is made while the server waits for the next call,
+        // without holding the history: the calls that need no more are answered meanwhile.
+        let (live, making) = (Arc::clone(&self.live), Arc::clone(&self.making));
+        tokio::task::spawn_blocking(move || {
+            let Ok(_making) = making.try_lock() else { return };
+            let lacking = lock(&live).lacking(true, true);
+            if !lacking.is_empty() {
+                let made = live::make(&lacking, true, true);
+                lock(&live).take(made);
+            }
+        });
         done.unwrap_or_else(|error| Err(ToolError::Stopped(error.to_string())))
     }
 }
 
 /// The history, even when a thread stopped while holding it (it is then as that thread left
 /// it, which a refresh repairs).
-fn lock(live: &Mutex<Live>) -> MutexGuard<'_, Live> {
+fn lock<T>(live: &Mutex<T>) -> MutexGuard<'_, T> {
     live.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -300,7 +337,7 @@ impl ServerHandler for Server {
     ) -> Result<ListResourcesResult, ErrorData> {
         let redact = self.redact;
         let listed = self
-            .with_history(move |live| {
+            .with_history(ROWS, move |live| {
                 let rows = sorted_rows(live.rows().map(|(_, row)| row).collect());
                 let resources: Vec<Value> = rows
                     .iter()
@@ -344,7 +381,7 @@ impl ServerHandler for Server {
             return Err(ErrorData::resource_not_found(format!("no such resource: {uri}"), None));
         };
         let redact = self.redact;
-        match self.with_history(move |live| read_session(live, &id, 0, usize::MAX, redact)).await {
+        match self.with_history(ROWS, move |live| read_session(live, &id, 0, usize::MAX, redact)).await {
             Ok(markdown) => {
                 let contents = ResourceContents::text(markdown, uri).with_mime_type("text/markdown");
                 Ok(ReadResourceResult::new(vec![contents]).into())
@@ -480,7 +517,7 @@ fn list_sessions(live: &Live, args: &ListSessionsArgs, redact: bool) -> Answer {
 struct HitItem {
     session_id: String,
     entry_uuid: String,
-    role: &'static str,
+    role: String,
     time: Option<String>,
     project: String,
     title: String,
@@ -517,17 +554,15 @@ fn search(live: &Live, args: &SearchArgs, redact: bool) -> Answer {
     let filters = Filters { project: project.as_deref(), agent: args.agent.as_deref(), since_ms, until_ms };
     let (offset, limit) = page(args.offset, args.limit);
     let keep = offset.saturating_add(limit);
-    let found = parallel_map(&live.units, |unit| {
-        let files: Vec<&(PathBuf, String)> = unit.files.iter().collect();
-        search_unit(&files, &unit.folder, &query, &filters, keep)
-    });
-    let total: u64 = found.iter().map(|unit| unit.total).sum();
-    let hits: Vec<HitItem> =
-        found.into_iter().flat_map(|unit| unit.hits).skip(offset).take(limit).map(HitItem::from).collect();
-    let next = (hits.len() == limit && (offset + limit) as u64 <= total).then_some(offset + limit);
+    let found = crate::search::search(live, &query, &filters, keep);
+    let total = found.total;
+    let complete = found.complete;
+    let hits: Vec<HitItem> = found.hits.into_iter().skip(offset).take(limit).map(HitItem::from).collect();
+    let next = (hits.len() == limit && (!complete || ((offset + limit) as u64) < total)).then_some(offset + limit);
     let listed = serde_json::json!({
         "query": args.query,
         "total": total,
+        "complete": complete,
         "offset": offset,
         "next_offset": next,
         "hits": hits,
@@ -643,8 +678,11 @@ fn usage(live: &Live, args: &UsageArgs, redact: bool) -> Answer {
             args.project.as_deref().is_none_or(|wanted| unit.rows.iter().any(|r| project_is(r, wanted, redact)))
         })
         .collect();
-    let units: Vec<UnitRef<'_>> =
-        kept.iter().enumerate().map(|(at, unit)| UnitRef { unit: at as u32, insights: &unit.insights }).collect();
+    let units: Vec<UnitRef<'_>> = kept
+        .iter()
+        .enumerate()
+        .filter_map(|(at, unit)| Some(UnitRef { unit: at as u32, insights: unit.insights.as_ref()? }))
+        .collect();
     let activity = report::activity(&units, &|_| 0, now_ms());
     let in_days = |day: i64| since.is_none_or(|since| day >= since) && until.is_none_or(|until| day <= until);
     let mut by_model: Vec<(String, u64, f64)> = Vec::new();

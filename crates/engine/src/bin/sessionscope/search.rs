@@ -1,33 +1,46 @@
 //! `sessionscope search`: a whole history searched as the page's history search does, with the
-//! engine's query ([`sessionscope_engine::search::Query`]). The history is read as `index` reads
-//! it, unit by unit on every core. A unit none of whose files holds a plain query's text is not
-//! parsed, and one whose matching lines hold no hit ([`UnitSearch`], as the page's workers search)
-//! is parsed no further; a unit that holds hits is read whole, so each hit gets its session's row
-//! (title, project, agent) and its entry's time and role.
+//! engine's query ([`sessionscope_engine::search::Query`]), over a [`Live`] history: each unit's
+//! rows and trigram set come from the [`Store`] where its files are unchanged since the last run
+//! (else the unit is read once, on every core, and remembered). A unit whose set lacks some three
+//! bytes of a plain query is not opened; a Claude Code file is searched by its matching lines
+//! only ([`UnitSearch`], as the page's workers search). Units are searched newest activity first,
+//! and the search stops taking units once it has the hits it lists (`--limit=0`: all of them).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
-use sessionscope_engine::Loader;
-use sessionscope_engine::dag::Graph;
-use sessionscope_engine::history::{SessionRow, UnitSearch, project_of_folder, session_rows};
+use sessionscope_engine::history::{SessionRow, UnitSearch};
 use sessionscope_engine::search::Query;
 
 use crate::cli::SearchArgs;
-use crate::index::{each_unit, iso_minute};
+use crate::index::{iso_minute, parallel_map};
+use crate::live::{Live, Unit};
+use crate::store::Store;
 
 /// What `--json` prints.
 #[derive(Serialize)]
-struct Found<'a> {
+struct Printed<'a> {
     query: &'a str,
-    /// The matches of the sessions and days kept, listed or not.
-    total: u64,
-    /// The history's session units searched (a session with its agents' files, as `index`
-    /// groups them).
-    sessions_searched: usize,
-    hits: Vec<FoundHit>,
+    #[serde(flatten)]
+    found: &'a Found,
+}
+
+/// What a search of a history found.
+#[derive(Serialize)]
+pub struct Found {
+    /// The matches counted: all those of the sessions and days kept when `complete`, else those
+    /// of the sessions searched before the hits were enough.
+    pub total: u64,
+    pub complete: bool,
+    /// The history's session units (a session with its agents' files, as `index` groups them).
+    pub sessions_searched: usize,
+    /// The units whose files were opened (the others were ruled out by their trigram sets, their
+    /// rows or the hits being enough).
+    pub sessions_read: usize,
+    pub hits: Vec<FoundHit>,
 }
 
 /// A hit: where it is, and the text around it.
@@ -38,16 +51,9 @@ pub struct FoundHit {
     pub agent: String,
     pub title: String,
     pub entry_uuid: String,
-    pub role: &'static str,
+    pub role: String,
     pub time_ms: Option<i64>,
     pub snippet: String,
-}
-
-/// What searching one unit found.
-#[derive(Default)]
-pub struct UnitFound {
-    pub total: u64,
-    pub hits: Vec<FoundHit>,
 }
 
 /// The sessions and days whose hits are kept.
@@ -60,21 +66,32 @@ pub struct Filters<'a> {
 }
 
 impl Filters<'_> {
-    /// Whether a session's hits may be kept, by its project and agent.
-    pub fn keeps_session(&self, row: Option<&SessionRow>) -> bool {
+    /// Whether a session's hits may be kept, by its project and agent, and its times overlapping
+    /// the days kept.
+    fn keeps_session(&self, row: &SessionRow) -> bool {
         let project_kept = self.project.is_none_or(|wanted| {
-            row.is_some_and(|row| {
-                let project = row.project.trim_end_matches(['/', '\\']);
-                project == wanted || project.rsplit(['/', '\\']).next() == Some(wanted)
-            })
+            let project = row.project.trim_end_matches(['/', '\\']);
+            project == wanted || project.rsplit(['/', '\\']).next() == Some(wanted)
         });
-        let agent_kept = self.agent.is_none_or(|wanted| row.is_some_and(|row| row.agent.eq_ignore_ascii_case(wanted)));
-        project_kept && agent_kept
+        let agent_kept = self.agent.is_none_or(|wanted| row.agent.eq_ignore_ascii_case(wanted));
+        let (start, end) = (row.start_ms.or(row.end_ms), row.end_ms.or(row.start_ms));
+        let days_kept = !self.has_days()
+            || match (start, end) {
+                (Some(start), Some(end)) => {
+                    self.since_ms.is_none_or(|since| end >= since) && self.until_ms.is_none_or(|until| start < until)
+                }
+                _ => false,
+            };
+        project_kept && agent_kept && days_kept
+    }
+
+    fn has_days(&self) -> bool {
+        self.since_ms.is_some() || self.until_ms.is_some()
     }
 
     /// Whether an entry of a given time (else its session's start) may be kept, by its day.
     fn keeps_time(&self, time_ms: Option<i64>) -> bool {
-        if self.since_ms.is_none() && self.until_ms.is_none() {
+        if !self.has_days() {
             return true;
         }
         time_ms.is_some_and(|t| self.since_ms.is_none_or(|since| t >= since) && self.until_ms.is_none_or(|end| t < end))
@@ -97,13 +114,17 @@ pub fn run(files: Vec<(PathBuf, String)>, args: &SearchArgs) -> ExitCode {
         until_ms: args.until.map(|day| day.start_ms().saturating_add(86_400_000)),
     };
     let keep = if args.limit == 0 { usize::MAX } else { args.limit };
-    let (units, _) = each_unit(files, |unit, folder| search_unit(unit, folder, &query, &filters, keep));
-    let sessions_searched = units.len();
-    let total = units.iter().map(|unit| unit.total).sum();
-    let hits: Vec<FoundHit> = units.into_iter().flat_map(|unit| unit.hits).take(keep).collect();
-    let found = Found { query: &args.query, total, sessions_searched, hits };
+    let store = if args.no_cache { None } else { Store::of(&args.paths) };
+    let mut live = Live::of_files(files, store);
+    live.refresh();
+    // The sets are made to be remembered: without a store, a search reads each unit's raw
+    // bytes once instead.
+    if !args.no_cache {
+        live.fill(true, false);
+    }
+    let found = search(&live, &query, &filters, keep);
     let out = if args.json {
-        match serde_json::to_string_pretty(&found) {
+        match serde_json::to_string_pretty(&Printed { query: &args.query, found: &found }) {
             Ok(text) => text + "\n",
             Err(error) => {
                 eprintln!("sessionscope: {error}");
@@ -113,88 +134,114 @@ pub fn run(files: Vec<(PathBuf, String)>, args: &SearchArgs) -> ExitCode {
     } else {
         table(&found)
     };
-    crate::write_stdout(out.as_bytes())
+    let written = crate::write_stdout(out.as_bytes());
+    // The history's memory goes back with the process: freeing its units one by one would cost
+    // more than the search on a big history.
+    std::mem::forget(live);
+    written
 }
 
-/// Searches one unit: its matches, and its first `keep` hits, in entry order. A file that cannot
-/// be read is left out (`index` lists it).
-pub fn search_unit(
-    unit: &[&(PathBuf, String)],
-    folder: &str,
-    query: &Query,
-    filters: &Filters<'_>,
-    keep: usize,
-) -> UnitFound {
-    let files: Vec<(&str, Vec<u8>)> = unit
-        .iter()
-        .filter_map(|&(path, name)| crate::read_source(path, name).ok().map(|bytes| (name.as_str(), bytes)))
-        .collect();
-    // A plain query rules out a unit by its raw bytes, then by the lines that hold its text,
-    // before the unit is parsed whole.
-    if query.has_raw_form() {
-        if !files.iter().any(|(_, bytes)| query.may_match_raw(bytes)) {
-            return UnitFound::default();
+/// Searches a history's units, newest activity first, until `keep` hits are found (on every
+/// core: a unit is taken only while the hits found are fewer); the hits are the first `keep` in
+/// that order.
+pub fn search(live: &Live, query: &Query, filters: &Filters<'_>, keep: usize) -> Found {
+    let mut order: Vec<&Unit> = live.units.iter().map(|unit| unit.as_ref()).collect();
+    order.sort_by_key(|unit| std::cmp::Reverse(unit.last_ms()));
+    let found_so_far = AtomicUsize::new(0);
+    let units = parallel_map(&order, |unit| {
+        if found_so_far.load(Ordering::Relaxed) >= keep {
+            return None;
         }
-        let mut search = UnitSearch::new(query, 1);
-        for (name, bytes) in &files {
-            if search.is_full() {
-                break;
-            }
-            search.add_file(name, bytes);
+        let found = search_unit(unit, query, filters, keep);
+        found_so_far.fetch_add(found.hits.len(), Ordering::Relaxed);
+        Some(found)
+    });
+    let searched = units.iter().flatten().count();
+    let complete = searched == units.len() && units.iter().flatten().all(|unit| unit.complete);
+    let units: Vec<UnitFound> = units.into_iter().flatten().collect();
+    Found {
+        total: units.iter().map(|unit| unit.total).sum(),
+        complete,
+        sessions_searched: live.units.len(),
+        sessions_read: units.iter().filter(|unit| unit.read).count(),
+        hits: units.into_iter().flat_map(|unit| unit.hits).take(keep).collect(),
+    }
+}
+
+/// What searching one unit found.
+struct UnitFound {
+    total: u64,
+    /// Whether every match of the unit was counted.
+    complete: bool,
+    /// Whether its files were opened.
+    read: bool,
+    hits: Vec<FoundHit>,
+}
+
+impl UnitFound {
+    fn none() -> UnitFound {
+        UnitFound { total: 0, complete: true, read: false, hits: Vec::new() }
+    }
+}
+
+/// Searches one unit for its first `keep` hits, in entry order. A unit whose trigram set cannot
+/// hold a plain query, or none of whose sessions the filters keep, is not opened. Where the
+/// filters keep only some of its sessions or days, every match is looked at and only those kept
+/// are counted. A file that cannot be read is left out (`index` lists it).
+fn search_unit(unit: &Unit, query: &Query, filters: &Filters<'_>, keep: usize) -> UnitFound {
+    if unit.set.as_ref().is_some_and(|set| !query.may_match_trigrams(set)) {
+        return UnitFound::none();
+    }
+    let kept: HashMap<&str, &SessionRow> =
+        unit.rows.iter().filter(|row| filters.keeps_session(row)).map(|row| (row.session_id.as_str(), row)).collect();
+    if kept.is_empty() {
+        return UnitFound::none();
+    }
+    let partial = kept.len() < unit.rows.len() || filters.has_days();
+    let mut search = UnitSearch::new(query, if partial { usize::MAX } else { keep });
+    for (path, name) in &unit.files {
+        if search.is_full() {
+            search.skip_rest();
+            break;
         }
-        if search.finish().0.is_empty() {
-            return UnitFound::default();
+        if let Ok(bytes) = crate::read_source(path, name) {
+            search.add_file(name, &bytes);
         }
     }
-    let mut loader = Loader::new();
-    for (name, bytes) in files {
-        loader.add_vec(name, bytes);
-    }
-    let corpus = loader.finish();
-    let graph = Graph::build(&corpus);
-    let rows = session_rows(&corpus, &graph, project_of_folder(folder));
-    let row_of: HashMap<&str, &SessionRow> = rows.iter().map(|row| (row.session_id.as_str(), row)).collect();
-    let mut kept_sessions: HashMap<&str, bool> = HashMap::new();
-    let mut found = UnitFound::default();
-    for (at, entry) in corpus.entries.iter().enumerate() {
-        let session_id = graph
-            .nodes
-            .get(at)
-            .and_then(|node| graph.conversations.get(node.conversation.index()))
-            .and_then(|conversation| graph.sessions.get(conversation.session.index()))
-            .map_or("", |session| session.id.as_str());
-        let row = row_of.get(session_id).copied();
-        if !*kept_sessions.entry(session_id).or_insert_with(|| filters.keeps_session(row)) {
+    let (hits, count, complete) = search.finish();
+    let first_row = unit.rows.first();
+    let mut found = UnitFound { total: count, complete, read: true, hits: Vec::new() };
+    for hit in hits {
+        let row = match kept.get(hit.session_id.as_str()) {
+            Some(row) => Some(*row),
+            // A hit whose session the unit's rows do not name (its lines alone made another).
+            None if !partial => first_row,
+            None => continue,
+        };
+        if partial && !filters.keeps_time(hit.time_ms.or(row.and_then(|row| row.start_ms))) {
             continue;
         }
-        let time_ms = entry.has_timestamp().then_some(entry.timestamp_ms);
-        if !filters.keeps_time(time_ms.or(row.and_then(|row| row.start_ms))) {
-            continue;
-        }
-        let hits = &mut found.hits;
-        let matches = query.search(&corpus, at..at + 1, &mut |hit| {
-            if hits.len() >= keep {
-                return;
-            }
-            hits.push(FoundHit {
-                session_id: session_id.to_owned(),
-                project: row.map(|row| row.project.clone()).unwrap_or_default(),
-                agent: row.map(|row| row.agent.clone()).unwrap_or_default(),
-                title: row.map(|row| row.title.clone()).unwrap_or_default(),
-                entry_uuid: corpus.entry_uuid(entry).to_owned(),
-                role: entry.kind.name(),
-                time_ms,
-                snippet: hit.context,
-            });
+        found.hits.push(FoundHit {
+            session_id: row.map_or(hit.session_id, |row| row.session_id.clone()),
+            project: row.map(|row| row.project.clone()).unwrap_or_default(),
+            agent: row.map(|row| row.agent.clone()).unwrap_or_default(),
+            title: row.map(|row| row.title.clone()).unwrap_or_default(),
+            entry_uuid: hit.uuid,
+            role: hit.role,
+            time_ms: hit.time_ms,
+            snippet: hit.context,
         });
-        found.total += matches;
+    }
+    if partial {
+        found.total = found.hits.len() as u64;
+        found.hits.truncate(keep);
     }
     found
 }
 
 /// The hits as text: for each, a line with its entry's time and role, its session's project,
 /// title and id, then the text around the match; then the count.
-fn table(found: &Found<'_>) -> String {
+fn table(found: &Found) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     for hit in &found.hits {
@@ -205,11 +252,16 @@ fn table(found: &Found<'_>) -> String {
     }
     let shown =
         if (found.hits.len() as u64) < found.total { format!(" ({} shown)", found.hits.len()) } else { String::new() };
+    let (more, stopped) = if found.complete {
+        ("", String::new())
+    } else {
+        ("+", "; stopped once the hits were enough (--limit=0 counts every match)".to_owned())
+    };
     let _ = writeln!(
         out,
-        "{} {} in {} sessions searched{shown}",
+        "{}{more} {} in {} sessions searched{shown}{stopped}",
         found.total,
-        if found.total == 1 { "match" } else { "matches" },
+        if found.total == 1 && found.complete { "match" } else { "matches" },
         found.sessions_searched
     );
     out

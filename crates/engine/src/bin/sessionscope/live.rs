@@ -1,0 +1,403 @@
+//! A history kept in memory between questions: each session unit's rows, insights and trigram
+//! set. A refresh takes the units whose files are unchanged from memory, or on the first refresh
+//! from the [`Store`] (what the last run remembered), and reads the units that are new or whose
+//! files changed (by size and modification time) for their rows only, as `index` does; the sets
+//! and insights a question needs are made when it asks ([`Live::fill`]), and then remembered. `sessionscope mcp` keeps one for its whole run, `sessionscope search`
+//! for one search. A history of folders is watched (the system's file events): while nothing
+//! in them changed, a refresh does not list them again.
+
+use std::collections::HashMap;
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use sessionscope_engine::history::{FileProblem, SessionRow};
+use sessionscope_engine::history_cache::{CachedUnit, FileStamp};
+use sessionscope_engine::insights::UnitInsights;
+use sessionscope_engine::trigrams::TrigramSet;
+
+use crate::index::{group, parallel_map, read_unit};
+use crate::store::{Remembered, Store, ToKeep, stamp};
+
+/// One session unit as it was read: its files (on disk, with the names they are known by), their
+/// stamps, and what its index, insights and trigram set found.
+pub struct Unit {
+    key: String,
+    pub folder: String,
+    pub files: Vec<(PathBuf, String)>,
+    /// `None` for a file that could not be looked at (or stdin): the unit is then read again by
+    /// every refresh, and never remembered.
+    stamps: Vec<Option<FileStamp>>,
+    pub rows: Vec<SessionRow>,
+    /// Its insights and trigram set, once made ([`Live::fill`]) or taken from the store.
+    pub insights: Option<UnitInsights>,
+    pub set: Option<TrigramSet>,
+    problems: Vec<FileProblem>,
+}
+
+impl Unit {
+    /// The unit's last activity: its newest session's end (else start).
+    pub fn last_ms(&self) -> Option<i64> {
+        self.rows.iter().filter_map(|row| row.end_ms.or(row.start_ms)).max()
+    }
+
+    /// The stamps of all its files, if each could be looked at.
+    fn all_stamps(&self) -> Option<Vec<FileStamp>> {
+        self.stamps.iter().cloned().collect()
+    }
+}
+
+/// Says when something changed in some folders, from the system's file events (inotify,
+/// FSEvents, ReadDirectoryChangesW).
+struct Watch {
+    _watcher: notify::RecommendedWatcher,
+    changed: Arc<AtomicBool>,
+}
+
+impl Watch {
+    /// A watch on `folders` (a file's own folder for a file, so that a database's write-ahead
+    /// log beside it counts), or `None` when the system cannot watch one of them (the history
+    /// is then listed again by every refresh).
+    fn of(folders: &[PathBuf]) -> Option<Watch> {
+        use notify::{EventKind, RecursiveMode, Watcher as _};
+        let changed = Arc::new(AtomicBool::new(true));
+        let flag = Arc::clone(&changed);
+        let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            // Reading a file is no change; anything else, an error or a missed event included, is.
+            if !matches!(&event, Ok(event) if matches!(event.kind, EventKind::Access(_))) {
+                flag.store(true, Ordering::SeqCst);
+            }
+        })
+        .ok()?;
+        for folder in folders {
+            let watched = if folder.is_dir() {
+                watcher.watch(folder, RecursiveMode::Recursive)
+            } else {
+                watcher.watch(folder.parent().unwrap_or(Path::new(".")), RecursiveMode::NonRecursive)
+            };
+            watched.ok()?;
+        }
+        Some(Watch { _watcher: watcher, changed })
+    }
+
+    /// Whether something changed since the last time this was asked.
+    fn take_changed(&self) -> bool {
+        self.changed.swap(false, Ordering::SeqCst)
+    }
+}
+
+/// A unit a refresh reads: its place among the units, the unit, its files and their stamps.
+type ToRead<'a> = (usize, &'a sessionscope_engine::history::Unit, Vec<(PathBuf, String)>, Vec<Option<FileStamp>>);
+
+/// Where a history's files come from.
+enum Source {
+    /// Folders listed again by each refresh.
+    Folders(Vec<PathBuf>),
+    /// Files listed once, by the caller.
+    Files(Vec<(PathBuf, String)>),
+}
+
+/// The history of some folders, as last read.
+pub struct Live {
+    source: Source,
+    store: Option<Store>,
+    /// The folders' watch, if the system gives one.
+    watch: Option<Watch>,
+    /// Whether the store's insights are read (a search needs none; they are then read only to
+    /// be written again).
+    insights: bool,
+    /// Whether the units changed since the store was last written.
+    dirty: bool,
+    /// Whether the store was looked in (the first refresh does).
+    loaded: bool,
+    /// The units, in the order the history groups them.
+    pub units: Vec<Arc<Unit>>,
+    /// The files left out, by their names or because they could not be read.
+    pub problems: Vec<FileProblem>,
+    /// Units read by the last refresh from their files, and taken from the store.
+    pub last_read: usize,
+    pub last_remembered: usize,
+}
+
+impl Live {
+    /// A history of `folders`, listed again by each refresh, remembered in `store`, with each
+    /// unit's insights.
+    pub fn of_folders(folders: Vec<PathBuf>, store: Option<Store>) -> Live {
+        let watch = Watch::of(&folders);
+        Live { watch, ..Live::new(Source::Folders(folders), store, true) }
+    }
+
+    /// A history of files already listed, without the insights of the units the store holds.
+    pub fn of_files(files: Vec<(PathBuf, String)>, store: Option<Store>) -> Live {
+        Live::new(Source::Files(files), store, false)
+    }
+
+    fn new(source: Source, store: Option<Store>, insights: bool) -> Live {
+        Live {
+            source,
+            store,
+            watch: None,
+            insights,
+            dirty: false,
+            loaded: false,
+            units: Vec::new(),
+            problems: Vec::new(),
+            last_read: 0,
+            last_remembered: 0,
+        }
+    }
+
+    /// Lists the folders again and reads the units that are new or whose files changed; the
+    /// first refresh takes the units the store holds unchanged from it. Keeps what changed in the
+    /// store.
+    pub fn refresh(&mut self) {
+        // The flag is taken before the folders are listed: a change made while they are is
+        // seen by the next refresh.
+        if self.watch.as_ref().is_some_and(|watch| !watch.take_changed()) {
+            self.last_read = 0;
+            self.last_remembered = 0;
+            return;
+        }
+        let files = match &self.source {
+            Source::Folders(folders) => list_files(folders),
+            Source::Files(files) => files.clone(),
+        };
+        let grouped = group(files);
+        let mut remembered = match (&self.store, self.loaded) {
+            (Some(store), false) => store.load(self.insights),
+            _ => Remembered::default(),
+        };
+        let first = !self.loaded;
+        self.loaded = true;
+        let mut old: HashMap<&[(PathBuf, String)], &Arc<Unit>> = HashMap::new();
+        for unit in &self.units {
+            old.insert(unit.files.as_slice(), unit);
+        }
+        let mut units: Vec<Option<Arc<Unit>>> = Vec::with_capacity(grouped.units.len());
+        let mut to_read: Vec<ToRead<'_>> = Vec::new();
+        let mut from_store = 0;
+        for unit in &grouped.units {
+            let files: Vec<(PathBuf, String)> = grouped.files_of(unit).into_iter().cloned().collect();
+            let stamps: Vec<Option<FileStamp>> = files.iter().map(|(path, name)| stamp(path, name)).collect();
+            let complete: Option<Vec<FileStamp>> = stamps.iter().cloned().collect();
+            if let (Some(kept), Some(_)) = (old.get(files.as_slice()), &complete)
+                && kept.stamps == stamps
+            {
+                units.push(Some(Arc::clone(kept)));
+                continue;
+            }
+            if let Some(all) = &complete
+                && let Some(cached) = remembered.index.lookup(all)
+            {
+                let (set, insights) = (remembered.sets.remove(all), remembered.insights.remove(all));
+                units.push(Some(Arc::new(Unit {
+                    key: unit.key.clone(),
+                    folder: unit.folder.clone(),
+                    files,
+                    stamps,
+                    rows: cached.rows.clone(),
+                    insights,
+                    set,
+                    problems: cached.problems.clone(),
+                })));
+                from_store += 1;
+                continue;
+            }
+            to_read.push((units.len(), unit, files, stamps));
+            units.push(None);
+        }
+        let remembered_units = remembered.index.units().len();
+        drop(remembered);
+        let read = parallel_map(&to_read, |(_, unit, files, _)| read_unit(files.iter(), &unit.folder, false, false));
+        self.last_read = to_read.len();
+        self.last_remembered = from_store;
+        for ((at, unit, files, stamps), read) in to_read.into_iter().zip(read) {
+            let unit = Unit {
+                key: unit.key.clone(),
+                folder: unit.folder.clone(),
+                files,
+                stamps,
+                rows: read.index.rows,
+                insights: read.insights,
+                set: read.set,
+                problems: read.index.problems,
+            };
+            if let Some(slot) = units.get_mut(at) {
+                *slot = Some(Arc::new(unit));
+            }
+        }
+        let before = std::mem::take(&mut self.units);
+        self.units = units.into_iter().flatten().collect();
+        self.dirty |= self.last_read > 0
+            || (first && from_store != remembered_units)
+            || (!first && before.len() != self.units.len());
+        let mut problems = grouped.problems;
+        problems.extend(self.units.iter().flat_map(|unit| unit.problems.iter().cloned()));
+        problems.sort_by(|a, b| a.path.cmp(&b.path));
+        self.problems = problems;
+    }
+
+    /// Whether some unit lacks its trigram set (`sets`) or insights (`insights`).
+    pub fn lacks(&self, sets: bool, insights: bool) -> bool {
+        self.units.iter().any(|unit| (sets && unit.set.is_none()) || (insights && unit.insights.is_none()))
+    }
+
+    /// Makes the trigram sets (`sets`) and insights (`insights`) the units lack, reading their
+    /// files again on every core, then keeps the history in the store if it changed.
+    pub fn fill(&mut self, sets: bool, insights: bool) {
+        let lacking = self.lacking(sets, insights);
+        let made = make(&lacking, sets, insights);
+        self.take(made);
+    }
+
+    /// The units that lack their trigram set (`sets`) or insights (`insights`), to [`make`]
+    /// away from the history (it can answer meanwhile) and then [`Live::take`].
+    pub fn lacking(&self, sets: bool, insights: bool) -> Vec<Arc<Unit>> {
+        let lacks = |unit: &Unit| (sets && unit.set.is_none()) || (insights && unit.insights.is_none());
+        let lacking: Vec<Arc<Unit>> = self.units.iter().filter(|unit| lacks(unit)).cloned().collect();
+        if lacking.len() > 50 && std::io::stderr().is_terminal() {
+            eprintln!(
+                "sessionscope: reading {} sessions once to remember them; later runs read only what changed",
+                lacking.len()
+            );
+        }
+        lacking
+    }
+
+    /// Takes units [`make`] made in place of those they were made from, if a refresh has not
+    /// replaced those meanwhile; then keeps the history in the store if it changed.
+    pub fn take(&mut self, made: Vec<(Arc<Unit>, Unit)>) {
+        let at: HashMap<*const Unit, usize> =
+            self.units.iter().enumerate().map(|(at, unit)| (Arc::as_ptr(unit), at)).collect();
+        for (was, unit) in made {
+            if let Some(&at) = at.get(&Arc::as_ptr(&was))
+                && let Some(slot) = self.units.get_mut(at)
+            {
+                *slot = Arc::new(unit);
+                self.dirty = true;
+            }
+        }
+        if self.dirty {
+            self.remember();
+            self.dirty = false;
+        }
+    }
+
+    /// Keeps the units whose files could all be looked at in the store (with the insights the
+    /// store holds for those taken from it without theirs).
+    fn remember(&self) {
+        let Some(store) = &self.store else { return };
+        let kept_insights =
+            if self.units.iter().any(|unit| unit.insights.is_none()) { store.insights() } else { HashMap::new() };
+        let keep: Vec<ToKeep<'_>> = self
+            .units
+            .iter()
+            .filter_map(|unit| {
+                let files = unit.all_stamps()?;
+                let insights = unit.insights.as_ref().or_else(|| kept_insights.get(&files));
+                let cached = CachedUnit {
+                    key: unit.key.clone(),
+                    folder: unit.folder.clone(),
+                    files,
+                    rows: unit.rows.clone(),
+                    problems: unit.problems.clone(),
+                };
+                Some(ToKeep { unit: cached, set: unit.set.as_ref(), insights })
+            })
+            .collect();
+        if let Err(error) = store.save(&keep) {
+            eprintln!(
+                "sessionscope: the history could not be remembered in {} ({error}); the next run reads it again",
+                store.dir().display()
+            );
+        }
+    }
+
+    /// Every session's row, with its unit.
+    pub fn rows(&self) -> impl Iterator<Item = (&Arc<Unit>, &SessionRow)> {
+        self.units.iter().flat_map(|unit| unit.rows.iter().map(move |row| (unit, row)))
+    }
+
+    /// The session whose id is `id`, or the only one whose id starts with it.
+    pub fn find(&self, id: &str) -> Result<(&Arc<Unit>, &SessionRow), Lookup> {
+        if let Some(found) = self.rows().find(|(_, row)| row.session_id == id) {
+            return Ok(found);
+        }
+        let mut starting = self.rows().filter(|(_, row)| !id.is_empty() && row.session_id.starts_with(id));
+        match (starting.next(), starting.count()) {
+            (Some(found), 0) => Ok(found),
+            (Some(_), more) => Err(Lookup::Several(more + 1)),
+            (None, _) => Err(Lookup::None),
+        }
+    }
+}
+
+/// The units given, each with its trigram set (`sets`) and insights (`insights`) made, their
+/// files read again on every core.
+pub fn make(units: &[Arc<Unit>], sets: bool, insights: bool) -> Vec<(Arc<Unit>, Unit)> {
+    let read = parallel_map(units, |unit| {
+        read_unit(unit.files.iter(), &unit.folder, insights || unit.insights.is_some(), sets || unit.set.is_some())
+    });
+    units
+        .iter()
+        .zip(read)
+        .map(|(was, read)| {
+            let unit = Unit {
+                key: was.key.clone(),
+                folder: was.folder.clone(),
+                files: was.files.clone(),
+                stamps: was.stamps.clone(),
+                rows: read.index.rows,
+                insights: read.insights.or_else(|| was.insights.clone()),
+                set: read.set.or_else(|| was.set.clone()),
+                problems: read.index.problems,
+            };
+            (Arc::clone(was), unit)
+        })
+        .collect()
+}
+
+/// Why no session was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    None,
+    Several(usize),
+}
+
+/// The files under `folders` that exist, with the names they are known by (relative to each
+/// folder's parent), in name order.
+pub fn list_files(folders: &[PathBuf]) -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    for folder in folders.iter().filter(|folder| folder.exists()) {
+        crate::collect(folder, folder.parent().unwrap_or(Path::new("")), &mut files);
+    }
+    files.sort_by(|a, b| a.1.cmp(&b.1));
+    files.dedup_by(|a, b| a.0 == b.0);
+    files
+}
+
+/// The agents' usual places under the home folder (see docs/formats.md) that exist.
+pub fn default_folders() -> Vec<PathBuf> {
+    let Some(home) = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")).map(PathBuf::from) else {
+        return Vec::new();
+    };
+    const PLACES: &[&str] = &[
+        ".claude/projects",
+        ".codex/sessions",
+        ".gemini/tmp",
+        ".qwen/projects",
+        ".qwen/tmp",
+        ".pi/agent/sessions",
+        ".copilot/session-state",
+        ".local/share/amp/threads",
+        ".cursor/projects",
+        ".local/share/opencode/opencode.db",
+        ".local/share/opencode/storage",
+        ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
+        ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+        "Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
+        "Library/Application Support/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+    ];
+    PLACES.iter().map(|place| home.join(place)).filter(|path| path.exists()).collect()
+}

@@ -1,0 +1,180 @@
+//! What the command line remembers of a history between runs, as the page remembers a folder in
+//! IndexedDB: each session unit's rows and file problems, its trigram set and its insights, with
+//! the stamps (name, size, modification time) of the files they were read from, in the engine's
+//! cache formats ([`sessionscope_engine::history_cache`]). A unit whose files are unchanged is
+//! not read again; `search` skips a unit whose set cannot hold its text without opening it.
+//!
+//! The files live under the user's cache folder (`$SESSIONSCOPE_CACHE_DIR`, else
+//! `$XDG_CACHE_HOME/sessionscope`, else `~/.cache/sessionscope`), one folder per set of history
+//! folders, named by a hash of their absolute paths; the folders themselves are never written to.
+//! They hold no message text beyond a session's title and first prompt (as the page's cache).
+//! A cache that cannot be read is ignored and written afresh; one that cannot be written only
+//! costs the next run its speed (a note on stderr says so once).
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::UNIX_EPOCH;
+
+use sessionscope_engine::history_cache::{
+    CachedUnit, FileStamp, IndexCache, decode_insights, decode_trigrams_shared, encode_insights_of, encode_trigrams,
+};
+use sessionscope_engine::insights::UnitInsights;
+use sessionscope_engine::trigrams::TrigramSet;
+
+/// The files of one history's cache.
+const INDEX_FILE: &str = "index.json";
+const TRIGRAMS_FILE: &str = "trigrams.bin";
+const INSIGHTS_FILE: &str = "insights.bin";
+/// The folders the cache is of, one per line, for a person looking in the cache folder.
+const FOLDERS_FILE: &str = "folders.txt";
+
+/// Where one history's cache is kept.
+pub struct Store {
+    dir: PathBuf,
+}
+
+/// What a cache held: each unit as it was read, by its files' stamps.
+#[derive(Default)]
+pub struct Remembered {
+    pub index: IndexCache,
+    pub sets: HashMap<Vec<FileStamp>, TrigramSet>,
+    pub insights: HashMap<Vec<FileStamp>, UnitInsights>,
+}
+
+/// A unit to remember: its key, folder, files' stamps, and what reading it found.
+pub struct ToKeep<'a> {
+    pub unit: CachedUnit,
+    pub set: Option<&'a TrigramSet>,
+    pub insights: Option<&'a UnitInsights>,
+}
+
+impl Store {
+    /// The cache of the history made of `folders` (files or folders, as given), or `None` when
+    /// there is no cache folder to use.
+    pub fn of(folders: &[PathBuf]) -> Option<Store> {
+        let root = cache_root()?;
+        let mut absolute: Vec<String> = folders
+            .iter()
+            .map(|folder| {
+                let path = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.clone());
+                path.to_string_lossy().into_owned()
+            })
+            .collect();
+        absolute.sort();
+        absolute.dedup();
+        let key = format!("{:016x}", fnv1a(absolute.join("\n").as_bytes()));
+        let store = Store { dir: root.join("histories").join(key) };
+        store.note_folders(&absolute);
+        Some(store)
+    }
+
+    /// The cache's folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// What the cache holds (its insights only if asked: a search needs none); empty when it
+    /// holds nothing usable (another version, damaged). The trigram sets are mapped from their
+    /// file, not copied: a search reads a few bytes of each.
+    pub fn load(&self, insights: bool) -> Remembered {
+        let index = std::fs::read(self.dir.join(INDEX_FILE))
+            .ok()
+            .and_then(|bytes| IndexCache::decode(&bytes))
+            .unwrap_or_default();
+        let sets = map(&self.dir.join(TRIGRAMS_FILE))
+            .and_then(decode_trigrams_shared)
+            .map(|sets| sets.into_iter().map(|cached| (cached.files, cached.set)).collect())
+            .unwrap_or_default();
+        let insights = if insights { self.insights() } else { HashMap::new() };
+        Remembered { index, sets, insights }
+    }
+
+    /// The units' insights the cache holds, by their files' stamps.
+    pub fn insights(&self) -> HashMap<Vec<FileStamp>, UnitInsights> {
+        std::fs::read(self.dir.join(INSIGHTS_FILE))
+            .ok()
+            .and_then(|bytes| decode_insights(&bytes))
+            .map(|units| units.into_iter().map(|cached| (cached.files, cached.insights)).collect())
+            .unwrap_or_default()
+    }
+
+    /// Keeps `units` as the history's cache, in place of what it held; each file is written whole
+    /// beside it and then renamed over it, so that a reader never sees half of one.
+    pub fn save(&self, units: &[ToKeep<'_>]) -> Result<(), std::io::Error> {
+        std::fs::create_dir_all(&self.dir)?;
+        let index = IndexCache::new(units.iter().map(|keep| keep.unit.clone()).collect()).encode();
+        let sets = encode_trigrams(units.iter().filter_map(|keep| Some((keep.unit.files.as_slice(), keep.set?))));
+        let insights =
+            encode_insights_of(units.iter().filter_map(|keep| Some((keep.unit.files.as_slice(), keep.insights?))));
+        for (name, bytes) in [(INDEX_FILE, index), (TRIGRAMS_FILE, sets), (INSIGHTS_FILE, insights)] {
+            let temporary = self.dir.join(format!("{name}.{}.tmp", std::process::id()));
+            let written = std::fs::File::create(&temporary).and_then(|mut file| file.write_all(&bytes));
+            if let Err(error) = written.and_then(|()| std::fs::rename(&temporary, self.dir.join(name))) {
+                let _ = std::fs::remove_file(&temporary);
+                return Err(error);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes which folders the cache is of, if it is not written yet.
+    fn note_folders(&self, folders: &[String]) {
+        let path = self.dir.join(FOLDERS_FILE);
+        if !path.exists() && std::fs::create_dir_all(&self.dir).is_ok() {
+            let _ = std::fs::write(path, folders.join("\n") + "\n");
+        }
+    }
+}
+
+/// The cache folder: `$SESSIONSCOPE_CACHE_DIR`, `$XDG_CACHE_HOME/sessionscope`, or the
+/// system's (`~/Library/Caches/sessionscope` on macOS, `%LOCALAPPDATA%\sessionscope` on
+/// Windows, `~/.cache/sessionscope` elsewhere).
+fn cache_root() -> Option<PathBuf> {
+    let from = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty()).map(PathBuf::from);
+    if let Some(dir) = from("SESSIONSCOPE_CACHE_DIR") {
+        return Some(dir);
+    }
+    if let Some(dir) = from("XDG_CACHE_HOME") {
+        return Some(dir.join("sessionscope"));
+    }
+    if cfg!(windows) {
+        return from("LOCALAPPDATA").map(|dir| dir.join("sessionscope"));
+    }
+    let home = from("HOME")?;
+    if cfg!(target_os = "macos") {
+        return Some(home.join("Library/Caches/sessionscope"));
+    }
+    Some(home.join(".cache/sessionscope"))
+}
+
+/// A file's stamp as the cache keeps it, under the name it is known by; `None` when it cannot be
+/// looked at (or is stdin, which is never remembered).
+pub fn stamp(path: &Path, name: &str) -> Option<FileStamp> {
+    if crate::is_stdin(path) {
+        return None;
+    }
+    let meta = std::fs::metadata(path).ok()?;
+    let modified_ms = meta
+        .modified()
+        .ok()
+        .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |since| i64::try_from(since.as_millis()).unwrap_or(i64::MAX));
+    Some(FileStamp { path: name.to_owned(), size: meta.len(), modified_ms })
+}
+
+/// A file's bytes mapped into memory (read by the pages touched only). The cache's files are
+/// replaced by a rename, never written in place, so a mapping stays whole.
+fn map(path: &Path) -> Option<Arc<dyn AsRef<[u8]> + Send + Sync>> {
+    let file = std::fs::File::open(path).ok()?;
+    // SAFETY: the file is one of the cache's, which this program only ever replaces whole (see
+    // `Store::save`); a mapping of the replaced file keeps its bytes.
+    let mapped = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    Some(Arc::new(mapped))
+}
+
+/// The 64-bit FNV-1a hash of some bytes: names a cache folder (not a secret, only a name).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
