@@ -1,29 +1,19 @@
 //! Self-contained HTML export: one file holding the app (its JS, CSS and compressed wasm
 //! inlined), and a redacted share embedded as data. Opened from disk with the network off, it
 //! shows the same viewer; its Content-Security-Policy allows only its own inline code and no
-//! connection at all.
+//! connection at all. The file itself is written by the engine (`share::page`, which `sessionscope
+//! open` writes too); this gathers the app's files from the page or its server, and hashes.
 
 use js_sys::Uint8Array;
-use sessionscope_engine::share::envelope;
+use sessionscope_engine::share::page::{
+    PageAssets, PartHashes, RENDER_SCRIPT, RENDER_WASM, SHARE_DATA, START_MARKER, STYLE_ID, WORKER_GLUE, WORKER_WASM,
+    pack_wasm, page_html, page_parts, start_packed,
+};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::platform::crypto::CryptoError;
-use crate::platform::page::{RENDER_ARRIVED_EVENT, RENDER_MODULE_GLOBAL, STANDALONE_MARKER};
-
-/// The elements holding the loading worker's glue (text) and wasm (deflate, base64) in an
-/// exported file: the page parses no logs itself, so the file carries the worker too.
-const WORKER_GLUE: &str = "sessionscope-worker-glue";
-const WORKER_WASM: &str = "sessionscope-worker-wasm";
-/// The render module's wasm (deflate, base64), and the classic script that holds its glue and
-/// starts it as the exported file opens (`render::module` then finds it).
-const RENDER_WASM: &str = "sessionscope-render-wasm";
-const RENDER_SCRIPT: &str = "sessionscope-render";
-/// The element holding the embedded share (an envelope in base64url).
-pub const SHARE_DATA: &str = "sessionscope-share";
-const STYLE_ID: &str = "sessionscope-style";
-/// Separates the wasm-bindgen glue from the start-up code in the exported module script.
-const START_MARKER: &str = "\n//# sessionscope: start\n";
+use crate::platform::page::STANDALONE_MARKER;
 
 /// Why an exported file could not be made.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,20 +44,6 @@ impl From<CryptoError> for ExportError {
 
 fn unreadable(url: &str, why: impl Into<String>) -> ExportError {
     ExportError::Unreadable { url: url.to_owned(), why: why.into() }
-}
-
-/// What an exported file inlines.
-struct Assets {
-    glue: String,
-    css: String,
-    /// The wasm, deflate-compressed, in standard base64.
-    wasm: String,
-    /// The loading worker's wasm-bindgen glue (a classic script) and wasm, as `wasm` is.
-    worker_glue: String,
-    worker_wasm: String,
-    /// The render module's glue (a classic script) and wasm, as the worker's are.
-    render_glue: String,
-    render_wasm: String,
 }
 
 fn document() -> Result<web_sys::Document, ExportError> {
@@ -114,7 +90,7 @@ fn attribute_of(selector: &'static str, attribute: &str) -> Result<String, Expor
 
 /// The app's own files: read back from this page if it is an export, else from the server
 /// that serves the app (its own origin).
-async fn assets() -> Result<Assets, ExportError> {
+async fn assets() -> Result<PageAssets, ExportError> {
     let document = document()?;
     if let Some(wasm) = document.get_element_by_id(STANDALONE_MARKER) {
         let script = document
@@ -131,7 +107,7 @@ async fn assets() -> Result<Assets, ExportError> {
             .and_then(|script| script.split(START_MARKER).next().map(str::to_owned))
             .ok_or(ExportError::Missing("its render module"))?;
         let render_wasm = text_of(RENDER_WASM).ok_or(ExportError::Missing("its render module"))?;
-        return Ok(Assets {
+        return Ok(PageAssets {
             glue,
             css,
             wasm: wasm.text_content().unwrap_or_default().trim().to_owned(),
@@ -149,14 +125,14 @@ async fn assets() -> Result<Assets, ExportError> {
     let worker_wasm = fetch_bytes("./worker_bg.wasm").await?;
     let render_glue = fetch_text("./render.js").await?;
     let render_wasm = fetch_bytes("./render_bg.wasm").await?;
-    Ok(Assets {
+    Ok(PageAssets {
         glue,
         css,
-        wasm: envelope::to_base64(&envelope::deflate(&wasm)),
+        wasm: pack_wasm(&wasm),
         worker_glue,
-        worker_wasm: envelope::to_base64(&envelope::deflate(&worker_wasm)),
+        worker_wasm: pack_wasm(&worker_wasm),
         render_glue,
-        render_wasm: envelope::to_base64(&envelope::deflate(&render_wasm)),
+        render_wasm: pack_wasm(&render_wasm),
     })
 }
 
@@ -181,105 +157,14 @@ pub fn worker_url() -> Option<String> {
     web_sys::Url::create_object_url_with_blob(&blob).ok()
 }
 
-/// JavaScript that starts a wasm-bindgen module with `init` (its glue's init function) from its
-/// wasm, packed as an exported file keeps it (deflate, base64) in the string `packed`, a
-/// JavaScript expression. Run inside an async function or a module script.
-fn start_packed(init: &str, packed: &str) -> String {
-    format!(
-        "const raw = Uint8Array.from(atob({packed}), (c) => c.charCodeAt(0));\n\
-         const inflated = new Blob([raw]).stream().pipeThrough(new DecompressionStream(\"deflate-raw\"));\n\
-         await {init}({{ module_or_path: await new Response(inflated).arrayBuffer() }});\n"
-    )
-}
-
-/// The text of the element `id` of an exported file, as a JavaScript expression.
-fn element_text(id: &str) -> String {
-    format!("document.getElementById(\"{id}\").textContent.trim()")
-}
-
-/// The name the glue exports its init function as (`export { …, __wbg_init as default }`).
-fn init_function(glue: &str) -> String {
-    glue.rfind(" as default")
-        .and_then(|end| {
-            let start = glue[..end].rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))? + 1;
-            Some(glue[start..end].to_owned())
-        })
-        .filter(|name| !name.is_empty())
-        .unwrap_or_else(|| "__wbg_init".to_owned())
-}
-
-fn escape_html(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
-/// The exported file for a share envelope (base64url).
+/// The exported file for a share envelope (base64url) ([`page_html`]).
 pub async fn html(share: &str, title: &str) -> Result<String, ExportError> {
     let assets = assets().await?;
-    let init = init_function(&assets.glue);
-    let start = start_packed(&init, &element_text(STANDALONE_MARKER));
-    let script = format!("{}{START_MARKER}{start}", assets.glue.replace("</script", "<\\/script"));
-    // The render module starts from the bytes this file carries, and tells the page as the
-    // served page's loader does (`scripts/render_loader.js`).
-    let render_start = format!(
-        "(async () => {{\n\
-         let module = null;\n\
-         try {{\n\
-         {start}\
-         module = wasm_bindgen;\n\
-         }} catch {{}}\n\
-         self.{module_global} = module;\n\
-         dispatchEvent(new Event(\"{arrived}\"));\n\
-         }})();\n",
-        start = start_packed("wasm_bindgen", &element_text(RENDER_WASM)),
-        module_global = RENDER_MODULE_GLOBAL,
-        arrived = RENDER_ARRIVED_EVENT,
-    );
-    let render_script = format!("{}{START_MARKER}{render_start}", assets.render_glue.replace("</script", "<\\/script"));
-    let css = assets.css.replace("</style", "<\\/style");
-    let script_hash = crate::platform::crypto::csp_hash(&script).await?;
-    let render_hash = crate::platform::crypto::csp_hash(&render_script).await?;
-    let style_hash = crate::platform::crypto::csp_hash(&css).await?;
-    let csp = format!(
-        "default-src 'none'; script-src 'wasm-unsafe-eval' '{script_hash}' '{render_hash}'; style-src '{style_hash}'; \
-         img-src data: blob:; worker-src blob:; connect-src 'none'; base-uri 'none'; form-action 'none'"
-    );
-    let title = escape_html(title);
-    Ok(format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n\
-         <meta name=\"referrer\" content=\"no-referrer\">\n<meta name=\"color-scheme\" content=\"light dark\">\n\
-         <meta name=\"generator\" content=\"sessionscope\">\n\
-         <title>{title} · sessionscope (shared, redacted)</title>\n<link rel=\"icon\" href=\"data:,\">\n\
-         <style id=\"{STYLE_ID}\">{css}</style>\n</head>\n<body>\n\
-         <div id=\"app\"><p class=\"dropzone-note\">Loading the shared view… (this file needs JavaScript; nothing is loaded from the network)</p></div>\n\
-         <script type=\"application/octet-stream\" id=\"{SHARE_DATA}\">{share}</script>\n\
-         <script type=\"application/octet-stream\" id=\"{STANDALONE_MARKER}\">{wasm}</script>\n\
-         <script type=\"text/plain\" id=\"{WORKER_GLUE}\">{worker_glue}</script>\n\
-         <script type=\"application/octet-stream\" id=\"{WORKER_WASM}\">{worker_wasm}</script>\n\
-         <script type=\"application/octet-stream\" id=\"{RENDER_WASM}\">{render_wasm}</script>\n\
-         <script id=\"{RENDER_SCRIPT}\">{render_script}</script>\n\
-         <script type=\"module\">{script}</script>\n</body>\n</html>\n",
-        wasm = assets.wasm,
-        worker_glue = assets.worker_glue.replace("</script", "<\\/script"),
-        worker_wasm = assets.worker_wasm,
-        render_wasm = assets.render_wasm,
-    ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_init_function_is_found_in_the_glue() {
-        assert_eq!(init_function("function a() {}\nexport { initSync, __wbg_init as default };\n"), "__wbg_init");
-        assert_eq!(init_function("export { initSync, $init2 as default };"), "$init2");
-        assert_eq!(init_function("no export here"), "__wbg_init");
-    }
-
-    #[test]
-    fn titles_are_escaped() {
-        assert_eq!(escape_html("<script>\"&"), "&lt;script&gt;&quot;&amp;");
-    }
+    let parts = page_parts(&assets);
+    let hashes = PartHashes {
+        script: crate::platform::crypto::csp_hash(&parts.script).await?,
+        render_script: crate::platform::crypto::csp_hash(&parts.render_script).await?,
+        css: crate::platform::crypto::csp_hash(&parts.css).await?,
+    };
+    Ok(page_html(&assets, &parts, &hashes, share, title))
 }

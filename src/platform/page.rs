@@ -4,9 +4,10 @@
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-/// The element holding the app's wasm in an exported file (`client::export`). Its presence also
-/// tells the app it runs standalone: no server, its loading worker started from the file itself.
-pub const STANDALONE_MARKER: &str = "sessionscope-standalone";
+/// The element holding the app's wasm in an exported file, whose presence tells the app it runs
+/// standalone; the render module's event and global (the engine's export writes them into the
+/// file's start-up script).
+pub use sessionscope_engine::share::page::{RENDER_ARRIVED_EVENT, RENDER_MODULE_GLOBAL, STANDALONE_MARKER};
 
 /// Whether the app runs without a server: an exported HTML file, or a page opened from disk
 /// (browsers do not start workers from `file://`).
@@ -52,14 +53,6 @@ pub fn page_memory_bytes() -> f64 {
         .dyn_into::<js_sys::WebAssembly::Memory>()
         .map_or(0.0, |memory| memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as f64)
 }
-
-/// The event the render module's loader (`scripts/render_loader.js`, or an exported file's
-/// start-up script) sends when the module is ready, or could not be loaded.
-pub const RENDER_ARRIVED_EVENT: &str = "sessionscope-render";
-
-/// The global the render module's functions (its wasm-bindgen exports) are put in once it is
-/// ready, or `null` if it failed.
-pub const RENDER_MODULE_GLOBAL: &str = "sessionscopeRender";
 
 /// Calls `on_change` with whether the tab is hidden each time it is hidden or shown again, for
 /// the page's life.

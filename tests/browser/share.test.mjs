@@ -4,7 +4,8 @@
 // planted secret may appear in any output.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, mkdtempSync } from "node:fs";
+import { readFileSync, mkdtempSync, writeFileSync, chmodSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -266,6 +267,56 @@ test("the HTML export opens from disk with the network blocked, and Markdown hol
   assert.deepEqual(errors, []);
   await offline.close();
   await app.context.close();
+});
+
+test("`sessionscope open` writes the same file from the command line and starts the browser with it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "sessionscope-open-"));
+  // A stand-in browser: it notes the file it was given.
+  const given = join(dir, "browser-was-given");
+  const browserScript = join(dir, "browser.sh");
+  writeFileSync(browserScript, `#!/bin/sh\nprintf '%s' "$1" > '${given}'\n`);
+  chmodSync(browserScript, 0o755);
+  const printed = execFileSync(
+    "cargo",
+    [
+      ...["run", "--quiet", "-p", "sessionscope-engine", "--bin", "sessionscope", "--", "open", PLANTED],
+      ...["--site", join(ROOT, "dist"), "--redact", "Project Bluebird"],
+    ],
+    { cwd: ROOT, env: { ...process.env, BROWSER: browserScript, TMPDIR: dir }, maxBuffer: 1 << 26 },
+  )
+    .toString()
+    .trim();
+  assert.match(printed, /\.sessionscope\.html$/, "the file's path is printed");
+  assert.ok(printed.startsWith(dir), `written to the temporary folder: ${printed}`);
+  assert.equal(readFileSync(given, "utf8"), printed, "the browser was started with the file");
+  const html = readFileSync(printed, "utf8");
+  assert.match(html, /connect-src 'none'/);
+  assert.doesNotMatch(html, /<(link|script)[^>]+(src|href)="(https?:)?\/\//, "nothing is loaded from elsewhere");
+  const data = html.match(/<script type="application\/octet-stream" id="sessionscope-share">([^<]*)<\/script>/)[1];
+  const body = unpackShare(data).body;
+  assert.ok(body.includes(FIRST_PROMPT), "the share holds the session");
+  assert.match(body, /\[REDACTED:user-pattern#1\]/, "the pattern given with --redact is applied");
+  assertNoSecret(body, "sessionscope open's share");
+  assertNoSecret(html, "sessionscope open");
+
+  const offline = await browser.newContext({ offline: true });
+  const requests = [];
+  await offline.route("**/*", (route) => {
+    requests.push(route.request().url());
+    return route.request().url().startsWith("file:") ? route.continue() : route.abort();
+  });
+  const page = await offline.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  await page.goto(pathToFileURL(printed).href);
+  await page.getByText("Shared view, redacted").first().waitFor({ timeout: 30_000 });
+  await tree(page).getByRole("treeitem").filter({ hasText: FIRST_PROMPT }).first().waitFor({ timeout: 30_000 });
+  await tree(page).locator(".markdown p", { hasText: FIRST_PROMPT }).first().waitFor();
+  assertNoSecret(await page.locator("main").innerText(), "the opened view");
+  assert.deepEqual(requests.filter((u) => !u.startsWith("file:") && !u.startsWith("blob:")), [], "the file asked for nothing");
+  assert.deepEqual(errors, [], "its policy let every inline script and style run");
+  await offline.close();
 });
 
 test("a link too long for a URL is refused with advice", async () => {

@@ -469,3 +469,23 @@ fn search_remembers_the_history_and_opens_only_the_sessions_that_may_hold_the_te
     assert_eq!((found["total"].as_u64(), found["sessions_read"].as_u64()), (Some(2), Some(6)), "{found}");
     assert!(!cache.join("histories").exists(), "nothing kept");
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_command_quietly() {
+    let example = example();
+    for args in [vec!["summary"], vec!["dump"], vec!["index"]] {
+        let mut child = common::sessionscope()
+            .args(&args)
+            .arg(&example)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the command line runs");
+        // The reader goes away before anything is written, as `| head` does after its lines.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("it ends");
+        let stderr = text(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?} says nothing: {stderr}");
+    }
+}

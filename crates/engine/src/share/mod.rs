@@ -7,6 +7,7 @@ pub mod bundle;
 pub mod envelope;
 pub mod fingerprint;
 pub mod markdown;
+pub mod page;
 pub mod redacted;
 pub mod scope;
 

@@ -137,6 +137,21 @@ pub enum Command {
                       session.jsonl --link\n  sessionscope share session.jsonl --markdown > session.md"
     )]
     Share(ShareArgs),
+    /// Opens a session in the browser: the page's self-contained HTML file, written to a
+    /// temporary file.
+    #[command(
+        long_about = "Opens a session in the default browser with no server, as speedscope's command line does: the \
+                      session is redacted as the page's Share dialog redacts it (secrets, keys, the user's name in \
+                      paths), put in the self-contained HTML file the page exports (the app inlined, no network), \
+                      written to a temporary file, and opened with $BROWSER or the system's opener. The file's path \
+                      is printed. Of several sessions, the one active last is opened unless --session names \
+                      another. The app's built files come from --site, $SESSIONSCOPE_SITE, an install's \
+                      share/sessionscope/site, or the repository's dist/ (`make dist`).",
+        after_help = "Examples:\n  sessionscope open ~/.claude/projects/-home-me-app/3beb80b1-66fd-44f1-9d70-8c7e34a0a341.jsonl\n  \
+                      sessionscope open ~/.claude/projects/-home-me-app --session 3beb80b1\n  \
+                      sessionscope open session.jsonl --output session.html --no-browser"
+    )]
+    Open(OpenArgs),
     /// A Model Context Protocol server over stdio: agents list, search and read the history.
     #[command(
         long_about = "Serves the history to an agent as a Model Context Protocol server, over stdin and stdout: \
@@ -180,6 +195,7 @@ impl Command {
             Command::Dump(_) => "dump",
             Command::Records(_) => "records",
             Command::Share(_) => "share",
+            Command::Open(_) => "open",
             Command::Mcp(_) => "mcp",
             Command::Completions { .. } => "completions",
         }
@@ -318,6 +334,29 @@ pub struct ShareArgs {
     /// Prints each session redacted, as Markdown.
     #[arg(long)]
     pub markdown: bool,
+}
+
+/// `open`'s arguments.
+#[derive(Args, Debug)]
+pub struct OpenArgs {
+    #[command(flatten)]
+    pub paths: Paths,
+    /// The session to open, by its id or the start of it (else the one active last).
+    #[arg(long, value_name = "SESSION-ID")]
+    pub session: Option<String>,
+    /// Writes the file here instead of a temporary file.
+    #[arg(long, short, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub output: Option<PathBuf>,
+    /// Writes the file and prints its path, without starting a browser.
+    #[arg(long)]
+    pub no_browser: bool,
+    /// The folder of the app's built files (`dist/`).
+    #[arg(long, value_name = "FOLDER", value_hint = ValueHint::DirPath)]
+    pub site: Option<PathBuf>,
+    /// Also redacts what this regular expression matches (its group 1 if it has one), as the
+    /// Share dialog's own patterns do; may be given more than once.
+    #[arg(long, value_name = "REGEX")]
+    pub redact: Vec<String>,
 }
 
 /// `mcp`'s arguments.

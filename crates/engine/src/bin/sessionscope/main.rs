@@ -77,6 +77,7 @@ mod index;
 mod insights;
 mod live;
 mod mcp;
+mod open;
 mod search;
 mod store;
 
@@ -84,6 +85,7 @@ mod store;
 const STDIN_NAME: &str = "stdin.jsonl";
 
 fn main() -> ExitCode {
+    restore_broken_pipe();
     let command = Cli::command().color(cli::color_choice());
     let cli = match command.try_get_matches().and_then(|matches| Cli::from_arg_matches(&matches)) {
         Ok(cli) => cli,
@@ -91,6 +93,17 @@ fn main() -> ExitCode {
         Err(error) => error.exit(),
     };
     run(cli.command)
+}
+
+/// Lets a write to a closed pipe end the program quietly, as other Unix tools end
+/// (`sessionscope summary … | head`): Rust ignores the signal, so such a write would otherwise
+/// fail, and `println!` panic.
+fn restore_broken_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called first in `main`, before any thread starts; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
 
 /// A marks file that cannot be used.
@@ -130,6 +143,7 @@ fn run(command: Command) -> ExitCode {
         Command::Dump(args) => &args.paths,
         Command::Records(args) => &args.paths,
         Command::Share(args) => &args.paths.paths,
+        Command::Open(args) => &args.paths.paths,
         Command::Mcp(args) => return mcp::run(&args.folders, !args.no_redact, !args.no_cache),
     };
     if name == "records" && paths.iter().any(|path| is_stdin(path)) {
@@ -180,6 +194,7 @@ fn run(command: Command) -> ExitCode {
         Command::Records(_) => records(&files),
         Command::Summary(args) => loaded(&files, |corpus, graph| print_summary(corpus, graph, args.json)),
         Command::Share(args) => loaded(&files, |corpus, graph| share(corpus, graph, args.link, args.markdown)),
+        Command::Open(args) => open::run(&files, args),
         Command::Dump(_) => loaded(&files, |corpus, graph| {
             print!("{}", dump::dump_corpus(corpus));
             print!("{}", dump::dump_graph(corpus, graph));
