@@ -30,6 +30,9 @@ pub struct Unit {
     /// every refresh, and never remembered.
     stamps: Vec<Option<FileStamp>>,
     pub rows: Vec<SessionRow>,
+    /// Whether `rows` were read (a history that reads its units [`Reading::Later`] lists them
+    /// without).
+    pub rows_known: bool,
     /// Its insights and trigram set, once made ([`Live::fill`]) or taken from the store.
     pub insights: Option<UnitInsights>,
     pub set: Option<TrigramSet>,
@@ -90,6 +93,18 @@ impl Watch {
 /// A unit a refresh reads: its place among the units, the unit, its files and their stamps.
 type ToRead<'a> = (usize, &'a sessionscope_engine::history::Unit, Vec<(PathBuf, String)>, Vec<Option<FileStamp>>);
 
+/// What a refresh reads of a unit it cannot take from memory or the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Its rows only, as `index` does: the first answer comes soonest ([`Live::fill`] makes the
+    /// rest).
+    Rows,
+    /// Its rows, trigram set and insights, in one pass: what the store keeps.
+    Whole,
+    /// Nothing: the unit is listed, and read by whoever needs it.
+    Later,
+}
+
 /// Where a history's files come from.
 enum Source {
     /// Folders listed again by each refresh.
@@ -109,6 +124,7 @@ pub struct Live {
     insights: bool,
     /// Whether the units changed since the store was last written.
     dirty: bool,
+    reading: Reading,
     /// Whether the store was looked in (the first refresh does).
     loaded: bool,
     /// The units, in the order the history groups them.
@@ -125,21 +141,23 @@ impl Live {
     /// unit's insights.
     pub fn of_folders(folders: Vec<PathBuf>, store: Option<Store>) -> Live {
         let watch = Watch::of(&folders);
-        Live { watch, ..Live::new(Source::Folders(folders), store, true) }
+        Live { watch, ..Live::new(Source::Folders(folders), store, true, Reading::Rows) }
     }
 
-    /// A history of files already listed, without the insights of the units the store holds.
-    pub fn of_files(files: Vec<(PathBuf, String)>, store: Option<Store>) -> Live {
-        Live::new(Source::Files(files), store, false)
+    /// A history of files already listed, without the insights of the units the store holds; a
+    /// unit not in the store is read as `reading` says.
+    pub fn of_files(files: Vec<(PathBuf, String)>, store: Option<Store>, reading: Reading) -> Live {
+        Live::new(Source::Files(files), store, false, reading)
     }
 
-    fn new(source: Source, store: Option<Store>, insights: bool) -> Live {
+    fn new(source: Source, store: Option<Store>, insights: bool, reading: Reading) -> Live {
         Live {
             source,
             store,
             watch: None,
             insights,
             dirty: false,
+            reading,
             loaded: false,
             units: Vec::new(),
             problems: Vec::new(),
@@ -197,6 +215,7 @@ impl Live {
                     files,
                     stamps,
                     rows: cached.rows.clone(),
+                    rows_known: true,
                     insights,
                     set,
                     problems: cached.problems.clone(),
@@ -209,24 +228,50 @@ impl Live {
         }
         let remembered_units = remembered.index.units().len();
         drop(remembered);
-        let read = parallel_map(&to_read, |(_, unit, files, _)| read_unit(files.iter(), &unit.folder, false, false));
+        let reading = self.reading;
+        if reading == Reading::Whole && to_read.len() > 50 && std::io::stderr().is_terminal() {
+            eprintln!(
+                "sessionscope: reading {} sessions once to remember them; later runs read only what changed",
+                to_read.len()
+            );
+        }
+        let read = parallel_map(&to_read, |(_, unit, files, _)| match reading {
+            Reading::Later => None,
+            Reading::Rows => Some(read_unit(files.iter(), &unit.folder, false, false)),
+            Reading::Whole => Some(read_unit(files.iter(), &unit.folder, true, true)),
+        });
         self.last_read = to_read.len();
         self.last_remembered = from_store;
         for ((at, unit, files, stamps), read) in to_read.into_iter().zip(read) {
-            let unit = Unit {
-                key: unit.key.clone(),
-                folder: unit.folder.clone(),
-                files,
-                stamps,
-                rows: read.index.rows,
-                insights: read.insights,
-                set: read.set,
-                problems: read.index.problems,
+            let unit = match read {
+                Some(read) => Unit {
+                    key: unit.key.clone(),
+                    folder: unit.folder.clone(),
+                    files,
+                    stamps,
+                    rows: read.index.rows,
+                    rows_known: true,
+                    insights: read.insights,
+                    set: read.set,
+                    problems: read.index.problems,
+                },
+                None => Unit {
+                    key: unit.key.clone(),
+                    folder: unit.folder.clone(),
+                    files,
+                    stamps,
+                    rows: Vec::new(),
+                    rows_known: false,
+                    insights: None,
+                    set: None,
+                    problems: Vec::new(),
+                },
             };
             if let Some(slot) = units.get_mut(at) {
                 *slot = Some(Arc::new(unit));
             }
         }
+        self.last_read = if reading == Reading::Later { 0 } else { self.last_read };
         let before = std::mem::take(&mut self.units);
         self.units = units.into_iter().flatten().collect();
         self.dirty |= self.last_read > 0
@@ -294,6 +339,9 @@ impl Live {
             .units
             .iter()
             .filter_map(|unit| {
+                if !unit.rows_known {
+                    return None;
+                }
                 let files = unit.all_stamps()?;
                 let insights = unit.insights.as_ref().or_else(|| kept_insights.get(&files));
                 let cached = CachedUnit {
@@ -349,6 +397,7 @@ pub fn make(units: &[Arc<Unit>], sets: bool, insights: bool) -> Vec<(Arc<Unit>, 
                 files: was.files.clone(),
                 stamps: was.stamps.clone(),
                 rows: read.index.rows,
+                rows_known: true,
                 insights: read.insights.or_else(|| was.insights.clone()),
                 set: read.set.or_else(|| was.set.clone()),
                 problems: read.index.problems,

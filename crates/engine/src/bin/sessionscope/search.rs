@@ -12,12 +12,12 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
-use sessionscope_engine::history::{SessionRow, UnitSearch};
+use sessionscope_engine::history::{HistoryHit, SessionRow, UnitSearch};
 use sessionscope_engine::search::Query;
 
 use crate::cli::SearchArgs;
 use crate::index::{iso_minute, parallel_map};
-use crate::live::{Live, Unit};
+use crate::live::{Live, Reading, Unit};
 use crate::store::Store;
 
 /// What `--json` prints.
@@ -85,6 +85,11 @@ impl Filters<'_> {
         project_kept && agent_kept && days_kept
     }
 
+    /// Whether any filter is set.
+    fn any(&self) -> bool {
+        self.project.is_some() || self.agent.is_some() || self.has_days()
+    }
+
     fn has_days(&self) -> bool {
         self.since_ms.is_some() || self.until_ms.is_some()
     }
@@ -115,11 +120,14 @@ pub fn run(files: Vec<(PathBuf, String)>, args: &SearchArgs) -> ExitCode {
     };
     let keep = if args.limit == 0 { usize::MAX } else { args.limit };
     let store = if args.no_cache { None } else { Store::of(&args.paths) };
-    let mut live = Live::of_files(files, store);
+    // With a store, a unit not in it is read whole and remembered; without, a unit is read for
+    // its rows only if it holds hits.
+    let reading = if store.is_some() { Reading::Whole } else { Reading::Later };
+    let mut live = Live::of_files(files, store, reading);
     live.refresh();
-    // The sets are made to be remembered: without a store, a search reads each unit's raw
-    // bytes once instead.
-    if !args.no_cache {
+    // Units the store holds without their sets (the MCP server keeps a unit before it has
+    // made its set) get them, to be remembered.
+    if reading == Reading::Whole {
         live.fill(true, false);
     }
     let found = search(&live, &query, &filters, keep);
@@ -187,18 +195,57 @@ impl UnitFound {
 /// Searches one unit for its first `keep` hits, in entry order. A unit whose trigram set cannot
 /// hold a plain query, or none of whose sessions the filters keep, is not opened. Where the
 /// filters keep only some of its sessions or days, every match is looked at and only those kept
-/// are counted. A file that cannot be read is left out (`index` lists it).
+/// are counted. A unit listed without its rows is searched first, and read for its rows only if
+/// it holds hits (or the filters need them). A file that cannot be read is left out (`index`
+/// lists it).
 fn search_unit(unit: &Unit, query: &Query, filters: &Filters<'_>, keep: usize) -> UnitFound {
     if unit.set.as_ref().is_some_and(|set| !query.may_match_trigrams(set)) {
         return UnitFound::none();
     }
+    if unit.rows_known {
+        return search_rows(unit, &unit.rows, query, filters, keep);
+    }
+    if filters.any() {
+        return search_rows(unit, &rows_of(unit), query, filters, keep);
+    }
+    let (hits, count, complete) = hits_of(unit, query, keep);
+    if hits.is_empty() {
+        return UnitFound { total: count, complete, read: true, hits: Vec::new() };
+    }
+    let rows = rows_of(unit);
+    let by_id: HashMap<&str, &SessionRow> = rows.iter().map(|row| (row.session_id.as_str(), row)).collect();
+    UnitFound { total: count, complete, read: true, hits: found_hits(hits, &by_id, rows.first(), None) }
+}
+
+/// The rows of a unit listed without them, its files read.
+fn rows_of(unit: &Unit) -> Vec<SessionRow> {
+    crate::index::read_unit(unit.files.iter(), &unit.folder, false, false).index.rows
+}
+
+/// Searches a unit whose rows are known.
+fn search_rows(unit: &Unit, rows: &[SessionRow], query: &Query, filters: &Filters<'_>, keep: usize) -> UnitFound {
     let kept: HashMap<&str, &SessionRow> =
-        unit.rows.iter().filter(|row| filters.keeps_session(row)).map(|row| (row.session_id.as_str(), row)).collect();
+        rows.iter().filter(|row| filters.keeps_session(row)).map(|row| (row.session_id.as_str(), row)).collect();
     if kept.is_empty() {
         return UnitFound::none();
     }
-    let partial = kept.len() < unit.rows.len() || filters.has_days();
-    let mut search = UnitSearch::new(query, if partial { usize::MAX } else { keep });
+    let partial = kept.len() < rows.len() || filters.has_days();
+    let (hits, count, complete) = hits_of(unit, query, if partial { usize::MAX } else { keep });
+    let mut found = UnitFound { total: count, complete, read: true, hits: Vec::new() };
+    if partial {
+        found.hits = found_hits(hits, &kept, None, Some(filters));
+        found.total = found.hits.len() as u64;
+        found.hits.truncate(keep);
+    } else {
+        found.hits = found_hits(hits, &kept, rows.first(), None);
+    }
+    found
+}
+
+/// A unit's first `keep` hits (its files searched as the page's workers search them), the matches
+/// counted, and whether the count is complete.
+fn hits_of(unit: &Unit, query: &Query, keep: usize) -> (Vec<HistoryHit>, u64, bool) {
+    let mut search = UnitSearch::new(query, keep);
     for (path, name) in &unit.files {
         if search.is_full() {
             search.skip_rest();
@@ -208,33 +255,34 @@ fn search_unit(unit: &Unit, query: &Query, filters: &Filters<'_>, keep: usize) -
             search.add_file(name, &bytes);
         }
     }
-    let (hits, count, complete) = search.finish();
-    let first_row = unit.rows.first();
-    let mut found = UnitFound { total: count, complete, read: true, hits: Vec::new() };
+    search.finish()
+}
+
+/// The hits with their sessions' rows. A hit whose session the rows do not name (its lines alone
+/// made another) goes with `fallback`, or is left out without one; with `filters`, a hit of
+/// another day is left out too.
+fn found_hits(
+    hits: Vec<HistoryHit>,
+    rows: &HashMap<&str, &SessionRow>,
+    fallback: Option<&SessionRow>,
+    filters: Option<&Filters<'_>>,
+) -> Vec<FoundHit> {
+    let mut found = Vec::new();
     for hit in hits {
-        let row = match kept.get(hit.session_id.as_str()) {
-            Some(row) => Some(*row),
-            // A hit whose session the unit's rows do not name (its lines alone made another).
-            None if !partial => first_row,
-            None => continue,
-        };
-        if partial && !filters.keeps_time(hit.time_ms.or(row.and_then(|row| row.start_ms))) {
+        let Some(row) = rows.get(hit.session_id.as_str()).copied().or(fallback) else { continue };
+        if filters.is_some_and(|filters| !filters.keeps_time(hit.time_ms.or(row.start_ms))) {
             continue;
         }
-        found.hits.push(FoundHit {
-            session_id: row.map_or(hit.session_id, |row| row.session_id.clone()),
-            project: row.map(|row| row.project.clone()).unwrap_or_default(),
-            agent: row.map(|row| row.agent.clone()).unwrap_or_default(),
-            title: row.map(|row| row.title.clone()).unwrap_or_default(),
+        found.push(FoundHit {
+            session_id: row.session_id.clone(),
+            project: row.project.clone(),
+            agent: row.agent.clone(),
+            title: row.title.clone(),
             entry_uuid: hit.uuid,
             role: hit.role,
             time_ms: hit.time_ms,
             snippet: hit.context,
         });
-    }
-    if partial {
-        found.total = found.hits.len() as u64;
-        found.hits.truncate(keep);
     }
     found
 }
