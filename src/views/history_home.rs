@@ -228,7 +228,11 @@ fn RememberedNote() -> impl IntoView {
                 view! {
                     <p class="history-remembered">
                         "Folder "<strong>{folder.name}</strong>
-                        ", remembered in this browser: next time it reopens from its cached index."
+                        {move || if history.remembered.index_kept.get() {
+                            ", remembered in this browser: next time it reopens from its cached index."
+                        } else {
+                            ", remembered in this browser; keeping its index for the next visit…"
+                        }}
                         {move || history.following.on.get().then_some(" Changes are followed while this tab is shown.")}
                         <button type="button" class="button" on:click=move |_| history.forget(id.clone())>
                             "Forget this folder"

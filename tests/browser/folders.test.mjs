@@ -66,7 +66,8 @@ test("a picked folder is remembered, reopens after a reload from its cached inde
   assert.doesNotMatch(status, /from the cache/, "the first visit reads every file");
   const first = await sessionTexts(region);
   assert.ok(first.length >= 5, `sessions listed: ${first.length}`);
-  await region.getByText("remembered in this browser").waitFor();
+  // The page says when the index is kept: a reload before would read the folder again.
+  await region.getByText("next time it reopens from its cached index").waitFor();
 
   // The next visit: one click reopens it, every session from the cache, the same list.
   await page.reload();

@@ -451,3 +451,27 @@ fn qwen_code_background_agents_nest_under_the_calls_their_meta_files_or_prompts_
     assert_eq!(rows[0].usage.input_tokens, 9100);
     assert!(history::file_problems(&corpus, &graph).is_empty());
 }
+
+#[test]
+fn a_session_as_markdown_quotes_each_subagent_under_the_call_that_started_it() {
+    use sessionscope_engine::share::markdown::{MarkdownOptions, session_markdown};
+    let (corpus, graph) = load_checked(&fixture_folder("subagents/qwen"));
+    let markdown = session_markdown(&corpus, &graph, 0, &MarkdownOptions::default());
+    let at = |text: &str| markdown.find(text).unwrap_or_else(|| panic!("{text:?} is not in:\n{markdown}"));
+    // Each linked agent is quoted right after its call, before the main thread goes on.
+    let first_call = at("<summary>agent: List the importers</summary>");
+    let first_agent = at("> **Subagent (explore): List the importers**");
+    let second_call = at("<details><summary>agent: List the tests</summary>");
+    let second_agent = at("> **Subagent (general-purpose): List the tests**");
+    let main_goes_on = at("The OFX importer has no tests.");
+    assert!(first_call < first_agent && first_agent < second_call, "{markdown}");
+    assert!(second_call < second_agent && second_agent < main_goes_on, "{markdown}");
+    assert!(markdown[first_agent..second_call].contains("> csv.ts reads CSV, ofx.ts reads OFX."));
+    // Its messages are quoted too: no heading of its own starts a line.
+    assert!(markdown[first_agent..second_call].lines().all(|line| line.is_empty() || line.starts_with('>')));
+    // The agent no call started comes after, in a section of its own; each agent is written once.
+    let alone = at("\n## Subagent (general-purpose): Check the licence headers\n");
+    assert!(alone > main_goes_on);
+    assert_eq!(markdown.matches("List the importers**").count(), 1);
+    assert_eq!(markdown.matches("## Subagent").count(), 1);
+}

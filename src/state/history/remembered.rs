@@ -41,6 +41,9 @@ pub struct RememberedFolders {
     pub error: RwSignal<Option<String>>,
     /// The remembered folder the history was read from, and its cached index.
     pub(super) source: StoredValue<Option<Source>, LocalStorage>,
+    /// False while the index of the pass that just ended is being kept (a reload before it is
+    /// would read the folder again).
+    pub index_kept: RwSignal<bool>,
 }
 
 impl RememberedFolders {
@@ -50,6 +53,7 @@ impl RememberedFolders {
             handles: StoredValue::new_local(Vec::new()),
             error: RwSignal::new(None),
             source: StoredValue::new_local(None),
+            index_kept: RwSignal::new(true),
         }
     }
 }
@@ -118,9 +122,13 @@ impl HistoryState {
             }
         });
         let folders = self.folders();
+        let kept = self.remembered.index_kept;
+        kept.set(false);
         leptos::task::spawn_local(async move {
             let started = now_ms();
-            match folders.save_cache(&id, &bytes).await {
+            let saved = folders.save_cache(&id, &bytes).await;
+            kept.set(true);
+            match saved {
                 Ok(()) => web_sys::console::debug_1(
                     &format!(
                         "sessionscope history: cached index saved, {} KB in {:.0} ms",

@@ -47,7 +47,9 @@ pub fn files_markdown(files: &[(String, Vec<u8>)], options: &MarkdownOptions) ->
     corpus_markdown(&corpus, &graph, options)
 }
 
-/// One session: its main thread along the active branch, then each agent's conversation.
+/// One session: its main thread along the active branch, each subagent's conversation quoted
+/// under the tool call that started it (and its own subagents under theirs); then the agents no
+/// call on that path started, each in a section.
 pub fn session_markdown(corpus: &Corpus, graph: &Graph, session: u32, options: &MarkdownOptions) -> String {
     let Some(s) = graph.sessions.get(session as usize) else { return String::new() };
     let mut out = String::new();
@@ -69,24 +71,47 @@ pub fn session_markdown(corpus: &Corpus, graph: &Graph, session: u32, options: &
         facts.push(format!("${:.2}", s.cost_with_agents_usd));
     }
     let _ = writeln!(out, "_{}_\n", facts.join(" · "));
+    let mut written = Written { session: &s.agents, done: Vec::new() };
     if s.main.is_some() {
-        thread(corpus, graph, s.main, options, &mut out);
+        thread(corpus, graph, s.main, options, &mut written, &mut out);
     }
     for &agent in &s.agents {
-        let Some(conv) = graph.conversations.get(agent.index()) else { continue };
-        let kind = match conv.kind {
-            ConversationKind::CompactionAgent => "Compaction agent".to_owned(),
-            _ if conv.agent_type.is_empty() => "Subagent".to_owned(),
-            _ => format!("Subagent ({})", conv.agent_type),
-        };
-        let description = if conv.description.is_empty() { String::new() } else { format!(": {}", conv.description) };
-        let _ = writeln!(out, "\n## {}{}\n", kind, inline(&description));
-        thread(corpus, graph, agent, options, &mut out);
+        if written.done.contains(&agent) {
+            continue;
+        }
+        written.done.push(agent);
+        let _ = writeln!(out, "\n## {}\n", agent_heading(graph, agent));
+        thread(corpus, graph, agent, options, &mut written, &mut out);
     }
     out
 }
 
-fn thread(corpus: &Corpus, graph: &Graph, conversation: ConversationId, options: &MarkdownOptions, out: &mut String) {
+/// The agents of a session, and those already written (each is written once).
+struct Written<'a> {
+    session: &'a [ConversationId],
+    done: Vec<ConversationId>,
+}
+
+/// An agent's kind and what its call described.
+fn agent_heading(graph: &Graph, agent: ConversationId) -> String {
+    let Some(conv) = graph.conversations.get(agent.index()) else { return "Subagent".to_owned() };
+    let kind = match conv.kind {
+        ConversationKind::CompactionAgent => "Compaction agent".to_owned(),
+        _ if conv.agent_type.is_empty() => "Subagent".to_owned(),
+        _ => format!("Subagent ({})", conv.agent_type),
+    };
+    let description = if conv.description.is_empty() { String::new() } else { format!(": {}", conv.description) };
+    format!("{kind}{}", inline(&description))
+}
+
+fn thread(
+    corpus: &Corpus,
+    graph: &Graph,
+    conversation: ConversationId,
+    options: &MarkdownOptions,
+    written: &mut Written<'_>,
+    out: &mut String,
+) {
     let mut last_speaker = "";
     let mut last_response = ResponseId::NONE;
     for entry_id in graph.thread(conversation) {
@@ -120,7 +145,7 @@ fn thread(corpus: &Corpus, graph: &Graph, conversation: ConversationId, options:
                 }
                 last_speaker = "assistant";
                 last_response = entry.response;
-                assistant_blocks(corpus, graph, entry_id, options, out);
+                assistant_blocks(corpus, graph, entry_id, options, written, out);
             }
             EntryKind::System if corpus.sym(entry.subtype) == "compact_boundary" => {
                 let _ = writeln!(out, "\n---\n\n*Conversation compacted.*\n");
@@ -157,7 +182,14 @@ fn texts(corpus: &Corpus, entry_id: EntryId) -> Vec<String> {
         .collect()
 }
 
-fn assistant_blocks(corpus: &Corpus, graph: &Graph, entry_id: EntryId, options: &MarkdownOptions, out: &mut String) {
+fn assistant_blocks(
+    corpus: &Corpus,
+    graph: &Graph,
+    entry_id: EntryId,
+    options: &MarkdownOptions,
+    written: &mut Written<'_>,
+    out: &mut String,
+) {
     let entry = &corpus.entries[entry_id.index()];
     if entry.flags.has(EntryFlags::STRING_CONTENT) {
         let _ = writeln!(out, "{}\n", corpus.first_text(entry).unwrap_or_default().trim_end());
@@ -175,7 +207,8 @@ fn assistant_blocks(corpus: &Corpus, graph: &Graph, entry_id: EntryId, options: 
                 let _ = writeln!(out, "</details>\n");
             }
             BlockKind::ToolUse | BlockKind::ServerToolUse => {
-                tool_call(corpus, graph, entry_id, block_index, options, out)
+                tool_call(corpus, graph, entry_id, block_index, options, out);
+                spawned(corpus, graph, entry_id, block_index, options, written, out);
             }
             BlockKind::Image => {
                 let _ = writeln!(out, "*[image]*\n");
@@ -215,6 +248,46 @@ fn tool_call(
         fenced_cut("text", &result, options.output_lines, options.output_chars, out);
     }
     let _ = writeln!(out, "</details>\n");
+}
+
+/// The conversations of the agents a tool call started, each quoted under it with its heading.
+fn spawned(
+    corpus: &Corpus,
+    graph: &Graph,
+    entry_id: EntryId,
+    block_index: BlockId,
+    options: &MarkdownOptions,
+    written: &mut Written<'_>,
+    out: &mut String,
+) {
+    let agents: Vec<ConversationId> = written
+        .session
+        .iter()
+        .copied()
+        .filter(|agent| {
+            graph
+                .conversations
+                .get(agent.index())
+                .is_some_and(|conv| conv.spawn_entry == entry_id && conv.spawn_block == block_index)
+        })
+        .collect();
+    for agent in agents {
+        if written.done.contains(&agent) {
+            continue;
+        }
+        written.done.push(agent);
+        let mut inner = String::new();
+        let _ = writeln!(inner, "**{}**\n", agent_heading(graph, agent));
+        thread(corpus, graph, agent, options, written, &mut inner);
+        for line in inner.trim_end().lines() {
+            if line.is_empty() {
+                let _ = writeln!(out, ">");
+            } else {
+                let _ = writeln!(out, "> {line}");
+            }
+        }
+        let _ = writeln!(out);
+    }
 }
 
 fn result_text(corpus: &Corpus, entry_id: EntryId, block_index: BlockId) -> String {

@@ -236,7 +236,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Reads a session as Markdown: the user's prompts, the assistant's answers, tool calls with their results cut to about 1,000 characters, then each subagent's conversation; gives messages offset..offset+limit (200 by default) and says the range and the total, so a long session is read in parts."
+        description = "Reads a session as Markdown: the user's prompts, the assistant's answers, tool calls with their results cut to about 1,000 characters, each subagent's conversation quoted under the call that started it; gives messages offset..offset+limit (200 by default) and says the range and the total, so a long session is read in parts."
     )]
     async fn read_session(&self, Parameters(args): Parameters<ReadSessionArgs>) -> Result<CallToolResult, ErrorData> {
         let redact = self.redact;
