@@ -7,10 +7,16 @@ TRUNK_BUILD := $(WASM) trunk build --release --offline
 
 .PHONY: serve test dist
 
-# Builds the app and serves it on http://127.0.0.1:8080 (Ctrl+C to stop).
-serve:
-	@scripts/setup.sh build
-	$(WASM) trunk serve --release --offline
+# What the site is built from: when none changed since the last build, the site is not built
+# again (`make serve` after `make test` serves what the test built).
+SITE_SOURCES := $(shell find src crates/engine/src style assets scripts -type f 2>/dev/null) \
+	index.html Trunk.toml Cargo.toml Cargo.lock crates/engine/Cargo.toml .cargo/config.toml
+SITE := dist/.built
+
+# Builds the app if a source changed, and serves it on http://127.0.0.1:8080 (Ctrl+C to stop).
+# (`trunk serve --release` rebuilds on every change instead, for working on the app.)
+serve: $(SITE)
+	node scripts/serve.mjs dist 8080
 
 # Everything: formatting, lints, the layers' import rule, native tests, the release wasm build,
 # the browser tests.
@@ -20,10 +26,17 @@ test:
 	cargo clippy --workspace --all-targets -- -D warnings
 	python3 scripts/layers.py
 	cargo test --workspace --no-fail-fast
-	$(TRUNK_BUILD)
+	@$(MAKE) --no-print-directory $(SITE)
 	npm test
 
-# The release static site in dist/, with relative URLs: copy it to any static host.
+# The release static site in dist/, with relative URLs: copy it to any static host. Built
+# again every time it is asked for by name; `$(SITE)` only when a source is newer.
 dist:
 	@scripts/setup.sh build
 	$(TRUNK_BUILD)
+	@touch $(SITE)
+
+$(SITE): $(SITE_SOURCES)
+	@scripts/setup.sh build
+	$(TRUNK_BUILD)
+	@touch $(SITE)

@@ -1,11 +1,11 @@
 // Shared pieces of the browser tests: a static server for the built site, headless Chromium
 // (Debian's, driven by playwright-core), and recorders for requests and console errors.
 import { execFileSync } from "node:child_process";
-import { createServer } from "node:http";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, join, normalize, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { serveFolder } from "../../scripts/static-server.mjs";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 // SESSIONSCOPE_DIST serves another build (to compare two builds in one sitting, say).
@@ -15,69 +15,12 @@ const REAL_FIXTURES = process.env.SESSIONSCOPE_REAL_FIXTURES || resolve(ROOT, ".
 /** Set by `.ci/run`: missing real fixtures then fail the tests that read them instead of skipping them. */
 const REQUIRE_REAL_FIXTURES = "SESSIONSCOPE_REQUIRE_REAL_FIXTURES";
 
-const TYPES = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".wasm": "application/wasm",
-  ".json": "application/json",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".webmanifest": "application/manifest+json",
-};
-
 /**
- * Serves `dir` on 127.0.0.1 under `prefix` (e.g. "/some/prefix/"). Every request is recorded.
+ * Serves `dir` on 127.0.0.1 under `prefix` (e.g. "/some/prefix/"), on a free port. Every request
+ * is recorded ([`scripts/static-server.mjs`]).
  */
 export async function serveDist({ dir = DIST, prefix = "/", extra = {}, precompressed = false } = {}) {
-  if (!existsSync(join(dir, "index.html"))) {
-    throw new Error(`${dir}/index.html is missing: build the site first (make dist)`);
-  }
-  const served = [];
-  const server = createServer((req, res) => {
-    served.push(req.url);
-    const url = new URL(req.url, "http://localhost");
-    if (extra[url.pathname]) {
-      // Extra files for benchmarks (a generated session), served from anywhere.
-      res.writeHead(200, { "content-type": "application/octet-stream" });
-      res.end(readFileSync(extra[url.pathname]));
-      return;
-    }
-    if (!url.pathname.startsWith(prefix)) {
-      res.writeHead(404).end("not found");
-      return;
-    }
-    let path = decodeURIComponent(url.pathname.slice(prefix.length)) || "index.html";
-    if (path.endsWith("/")) path += "index.html";
-    const file = normalize(join(dir, path));
-    if (!file.startsWith(dir) || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404).end("not found");
-      return;
-    }
-    const type = TYPES[extname(file)] || "application/octet-stream";
-    // With `precompressed`, the build's .br or .gz copy is served, as a static host that serves
-    // precompressed files does.
-    const accepted = String(req.headers["accept-encoding"] || "");
-    for (const [encoding, suffix] of [["br", ".br"], ["gzip", ".gz"]]) {
-      if (precompressed && accepted.includes(encoding) && existsSync(file + suffix)) {
-        res.writeHead(200, { "content-type": type, "content-encoding": encoding, vary: "accept-encoding" });
-        res.end(readFileSync(file + suffix));
-        return;
-      }
-    }
-    res.writeHead(200, { "content-type": type });
-    res.end(readFileSync(file));
-  });
-  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-  const { port } = server.address();
-  const origin = `http://127.0.0.1:${port}`;
-  return {
-    origin,
-    url: `${origin}${prefix}`,
-    served,
-    close: () => new Promise((ok) => server.close(ok)),
-  };
+  return serveFolder({ dir, prefix, extra, precompressed, port: 0 });
 }
 
 /** The flags that keep Chromium off the network (see wasm-toolchain.md). */
