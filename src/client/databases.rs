@@ -5,8 +5,8 @@
 //! stream as any log.
 //!
 //! A database is recognised where files come in (a drop, a pick, a walked folder, a file of a
-//! remembered folder asked for again: [`Databases::opened`], [`Databases::fresh`]) by its name
-//! ([`is_database_name`]) and first bytes, and handed to a worker of the database role (the one
+//! remembered folder asked for again: [`Databases::opened`], [`Databases::fresh`]) by its first
+//! bytes, then its tables; its name is only a hint ([`may_be_database_name`]), and handed to a worker of the database role (the one
 //! started ahead of time, or one started for the purpose), which reads it with sqlite-wasm
 //! (`worker::sqlite`). The page stays free meanwhile.
 //!
@@ -21,7 +21,7 @@ use std::rc::Rc;
 
 use sessionscope_engine::history::FileProblem;
 use sessionscope_engine::history_cache::FileStamp;
-use sessionscope_engine::import::names::is_database_name;
+use sessionscope_engine::import::names::{may_be_database, may_be_database_name};
 use sessionscope_engine::import::records::{SQLITE_MAGIC, database_of_companion, wal_name};
 
 use super::handle::{StartError, WorkerError, WorkerHandle};
@@ -154,9 +154,13 @@ impl Databases {
                 _ => picked.skipped_by_name.push(companion.path),
             }
         }
+        // A database is known by its first bytes ([`Self::open`] reads them), its name only a hint:
+        // a folder's files are looked at if named like a database, a file given by itself if
+        // not named like a text log.
+        let maybe = if picked.from_folder { may_be_database_name } else { may_be_database };
         let mut wanted = Vec::new();
         for (at, file) in picked.files.iter().enumerate() {
-            if !is_database_name(&file.path) {
+            if !maybe(&file.path) {
                 continue;
             }
             let wal = wals.iter().position(|w| w.path == wal_name(&file.path));
@@ -196,7 +200,7 @@ impl Databases {
     ) -> Vec<PickedFile> {
         let mut worker = None;
         for (at, file) in files.iter_mut().enumerate() {
-            if !is_database_name(&file.path) {
+            if !may_be_database_name(&file.path) {
                 continue;
             }
             let known = self

@@ -9,7 +9,7 @@ use sessionscope_engine::dag::SessionId;
 use sessionscope_engine::share::bundle::{Bundle, BundleHeader};
 
 use sessionscope_engine::history::FileProblem;
-use sessionscope_engine::import::names::{NOT_A_LOG_NAME, is_database_name};
+use sessionscope_engine::import::names::{NOT_A_LOG_NAME, may_be_database_name};
 
 use crate::client::example::Example;
 use crate::client::follow_worker::{self, GrowError, LiveSession};
@@ -384,7 +384,7 @@ impl LoadState {
                 match live.grow(&files, &stop).await {
                     Ok(grown) => settled = Some(Ok((live, grown.bytes_read, false))),
                     // A database's record stream is made again whole each time: its rows move.
-                    Err(GrowError::Rewritten(path)) if is_database_name(&path) => {}
+                    Err(GrowError::Rewritten(path)) if may_be_database_name(&path) => {}
                     Err(GrowError::Rewritten(path)) => {
                         notice = Some(format!("{path} was rewritten since it was read: it was read again whole."))
                     }

@@ -53,7 +53,6 @@ pub fn LoadSummary() -> impl IntoView {
         let notes: Vec<(String, String)> = corpus
             .files
             .iter()
-            .filter(|f| sessionscope_engine::import::names::is_database_name(&f.path))
             .filter_map(|f| loading.database_note(&f.path).map(|note| (f.path.clone(), note)))
             .collect();
         let line_problems: Vec<(String, u32, &'static str, String, Severity)> = corpus

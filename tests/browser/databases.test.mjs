@@ -283,6 +283,42 @@ test("a database cut short, a damaged one and one of another schema each say why
   await app.context.close();
 });
 
+test("a database is known by its bytes and tables, not its name: a copy dropped as ledger-backup.db opens, and a folder's renamed copies are indexed as the command line indexes them", async () => {
+  const app = await openApp(browser, server);
+  const page = app.page;
+  await dropFiles(page, [{ name: "ledger-backup.db", bytes: db.opencode }]);
+  await tree(page).waitFor();
+  const loadSummary = page.getByRole("region", { name: "Load summary" });
+  await loadSummary.getByText("Read as: OpenCode database (1 file)").waitFor();
+  const sessions = page.getByRole("region", { name: "Sessions" });
+  if ((await sessions.count()) > 0) await sessions.getByRole("button", { name: "Fix the parser" }).first().click();
+  await tree(page).getByRole("treeitem").filter({ hasText: "Fix the parser bug in src/parse.rs" }).first().waitFor();
+  await app.context.close();
+
+  const folder = join(dir, "renamed");
+  put("renamed/backups/opencode.db.bak", db.opencode);
+  put("renamed/cursor/state.vscdb.backup", db.cursor);
+  put("renamed/notes.db", Buffer.from("plain words, no database"));
+  const expected = engineIndex(folder);
+  assert.ok(expected.sessions.some((row) => row.title === "Fix the parser"), "the command line indexes the renamed copy");
+  const second = await openApp(browser, server);
+  await dropFolder(second.page, folder);
+  const history = second.page.getByRole("region", { name: "History" });
+  await history.getByRole("status").filter({ hasText: /^Indexed / }).waitFor({ timeout: 60_000 });
+  const listed = history.getByRole("listbox", { name: "Sessions" });
+  assert.equal(await listed.getByRole("option").count(), expected.sessions.length, "every session the command line indexes");
+  for (const title of ["Fix the parser", "Rename the flag"]) {
+    await listed.getByRole("option").filter({ hasText: title }).first().waitFor();
+  }
+  const problems = history.getByRole("region", { name: "Files not indexed" });
+  await problems.getByText(/files? holds? no session/).click();
+  const notes = expected.problems.find((p) => p.path.endsWith("notes.db"));
+  assert.ok(notes, "the command line lists notes.db");
+  assert.ok((await problems.innerText()).includes(notes.reason), `notes.db: ${notes.reason}`);
+  assert.deepEqual(second.errors, []);
+  await second.context.close();
+});
+
 test("a folder of agents' databases is indexed: each database's sessions, its log read with it, the broken ones listed with their reasons", async () => {
   const folder = join(dir, "agents");
   put("agents/opencode/opencode.db", db.walMode);

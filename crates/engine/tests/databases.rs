@@ -500,3 +500,58 @@ fn a_write_ahead_log_applied_to_the_bytes_reads_as_sqlite_reads_both() {
     drop(writer);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_database_is_known_by_its_bytes_and_tables_whatever_its_name() {
+    let dir = scratch("renamed");
+    let original = build_database(OPENCODE_SQL, &dir.join("live"), "opencode.db");
+    let cursor = build_database(CURSOR_SQL, &dir.join("live"), "state.vscdb");
+    let copies = dir.join("copies");
+    std::fs::create_dir_all(&copies).expect("a folder");
+    for name in ["ledger-backup.db", "opencode.db.bak", "nameless"] {
+        std::fs::copy(&original, copies.join(name)).expect("copied");
+    }
+    std::fs::copy(&cursor, copies.join("state.vscdb.backup")).expect("copied");
+    // Not a database, though named like one; a text log is never taken for one.
+    std::fs::write(copies.join("notes.db"), "plain words").expect("written");
+
+    let sessions_of = |path: &Path| -> Vec<String> {
+        let out = run(&["summary", "--json", path_str(path)]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+        let mut ids: Vec<String> = json["sessions"]
+            .as_array()
+            .expect("sessions")
+            .iter()
+            .filter_map(|s| s["session_id"].as_str().map(str::to_owned))
+            .collect();
+        ids.sort();
+        ids
+    };
+    let expected = sessions_of(&original);
+    assert!(expected.contains(&"ses_root".to_owned()), "{expected:?}");
+    for name in ["ledger-backup.db", "opencode.db.bak", "nameless"] {
+        assert_eq!(sessions_of(&copies.join(name)), expected, "{name} is read as the database it is");
+    }
+    assert_eq!(sessions_of(&copies.join("state.vscdb.backup")), sessions_of(&cursor));
+
+    // A folder: the files named like databases are looked at, and told apart by their bytes.
+    let out = run(&["index", "--json", path_str(&copies)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    let paths: Vec<&str> =
+        json["sessions"].as_array().expect("sessions").iter().filter_map(|s| s["files"][0].as_str()).collect();
+    for name in ["ledger-backup.db", "opencode.db.bak", "state.vscdb.backup"] {
+        assert!(paths.iter().any(|p| p.ends_with(name)), "{name} is indexed: {paths:?}");
+    }
+    let problems: Vec<(String, String)> = json["problems"]
+        .as_array()
+        .expect("problems")
+        .iter()
+        .map(|p| (p["path"].as_str().unwrap_or("").to_owned(), p["reason"].as_str().unwrap_or("").to_owned()))
+        .collect();
+    let notes = problems.iter().find(|(path, _)| path.ends_with("notes.db")).expect("notes.db is listed");
+    assert!(notes.1.contains("not a session log") || notes.1.contains("not an SQLite database"), "{notes:?}");
+    // A file without a database's name in a folder is left by its name, as before.
+    assert!(problems.iter().any(|(path, reason)| path.ends_with("nameless") && reason.contains("not named like")));
+}

@@ -14,7 +14,7 @@ pub fn looks_like_a_log(path: &str) -> bool {
         || name.ends_with(".json")
         || name.ends_with(".log")
         || super::aider::is_history_name(&name)
-        || is_database_name(&name)
+        || may_be_database_name(&name)
 }
 
 /// Whether a file is an agent's SQLite database, read through its record stream
@@ -25,8 +25,29 @@ pub fn is_database_name(path: &str) -> bool {
     (name.starts_with("opencode") && name.ends_with(".db")) || name.ends_with(".vscdb")
 }
 
+/// Whether a file may be an agent's SQLite database, to be told by its first bytes and then its
+/// tables (the name is only a hint: a backup or a copy of `opencode.db` is named anything): a
+/// database's name ([`is_database_name`]), or one with a database's extension anywhere in it
+/// (`.db`, `.sqlite`, `.sqlite3`, `.db3`, `.vscdb`: `ledger-backup.db`, `opencode.db.bak`,
+/// `state.vscdb.backup`). SQLite's own files beside a database (`-wal`, `-shm`, `-journal`) are not.
+pub fn may_be_database_name(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path).to_ascii_lowercase();
+    is_database_name(&name)
+        || name.split('.').skip(1).any(|part| matches!(part, "db" | "sqlite" | "sqlite3" | "db3" | "vscdb"))
+}
+
+/// Whether a file given by itself (dropped, or named on the command line) may be an agent's
+/// database whatever its name: any file but one named like a text log, whose first bytes then
+/// tell.
+pub fn may_be_database(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path).to_ascii_lowercase();
+    let text_log = [".jsonl", ".ndjson", ".json", ".log", ".md", ".txt"].iter().any(|ext| name.ends_with(ext));
+    may_be_database_name(&name) || !text_log
+}
+
 /// The reason given for a file of a folder that is not read by its name.
-pub const NOT_A_LOG_NAME: &str = "not named like a log (.jsonl, .ndjson, .json, .log, .aider.chat.history.md)";
+pub const NOT_A_LOG_NAME: &str =
+    "not named like a log (.jsonl, .ndjson, .json, .log, .aider.chat.history.md) or a database (.db, .sqlite, .vscdb)";
 
 /// The session and backup name of a file version Claude Code kept before changing a file:
 /// `…/file-history/<session id>/<hash>@v<N>`. Such files are no log: a walk keeps them aside, to

@@ -97,9 +97,7 @@ pub struct Header {
 /// SQLite would only call malformed.
 pub fn read_header(head: &[u8], len: u64) -> Result<Header, String> {
     if head.len() < SQLITE_MAGIC.len() || &head[..SQLITE_MAGIC.len()] != SQLITE_MAGIC {
-        return Err("is not an SQLite database (named like OpenCode's or Cursor's, but its first bytes are not \
-                    SQLite's)"
-            .to_owned());
+        return Err("is not an SQLite database (named like one, but its first bytes are not SQLite's)".to_owned());
     }
     let cut_short = |expected: u64| {
         format!(
@@ -241,7 +239,7 @@ pub fn wal_name(database: &str) -> String {
 pub fn database_of_companion(path: &str) -> Option<(&str, &'static str)> {
     COMPANION_SUFFIXES.iter().find_map(|&suffix| {
         let database = path.strip_suffix(suffix)?;
-        super::names::is_database_name(database).then_some((database, suffix))
+        super::names::may_be_database_name(database).then_some((database, suffix))
     })
 }
 

@@ -333,7 +333,10 @@ pub fn read_source(path: &Path, name: &str) -> Result<Vec<u8>, String> {
     if is_stdin(path) {
         return stdin_bytes().map(<[u8]>::to_vec);
     }
-    if !sessionscope_engine::import::names::is_database_name(name) {
+    // A database is known by its first bytes; its name is only a hint (a copy is named anything).
+    use sessionscope_engine::import::names::{is_database_name, may_be_database};
+    let database = is_database_name(name) || (may_be_database(name) && starts_like_sqlite(path));
+    if !database {
         return std::fs::read(path).map_err(|error| format!("could not be read: {error}"));
     }
     let stream = database::record_stream(path)?;
@@ -341,6 +344,14 @@ pub fn read_source(path: &Path, name: &str) -> Result<Vec<u8>, String> {
         eprintln!("sessionscope: {name}: {note}");
     }
     Ok(stream.bytes)
+}
+
+/// Whether a file's first bytes are an SQLite database's.
+fn starts_like_sqlite(path: &Path) -> bool {
+    use std::io::Read;
+    let magic = sessionscope_engine::import::records::SQLITE_MAGIC;
+    let mut head = [0u8; 16];
+    std::fs::File::open(path).and_then(|mut file| file.read_exact(&mut head)).is_ok() && &head == magic
 }
 
 /// What the files given one by one are named from. One file alone is named by its name, except a
