@@ -3,9 +3,12 @@
 JSON-RPC over stdio; each call timed, with the server's resident memory after it (and its peak).
     python3 tests/bench/mcp.py target/release/sessionscope /work/bench-history/4g/projects [--no-cache]
 """
-import json, subprocess, sys, time
+import atexit, json, subprocess, sys, time
 binary, folder = sys.argv[1], sys.argv[2]
 p = subprocess.Popen([binary, "mcp", folder, *sys.argv[3:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+# The server goes with the script, however it ends (a reader that stops early included): one left
+# running would go on making its sets and take the next run's cores.
+atexit.register(p.kill)
 n = 0
 def call(method, params=None):
     global n

@@ -123,7 +123,18 @@ const TRIGRAMS_MAGIC: &[u8; 4] = b"SSTG";
 
 /// The sets as bytes ([`encode_parts`]).
 pub fn encode_trigrams<'a>(sets: impl IntoIterator<Item = (&'a [FileStamp], &'a TrigramSet)>) -> Vec<u8> {
-    encode_parts(TRIGRAMS_MAGIC, sets.into_iter().map(|(files, set)| (files, set.as_bytes())))
+    let mut out = Vec::new();
+    let _ = write_trigrams(&mut out, sets);
+    out
+}
+
+/// The sets, as [`encode_trigrams`] makes them, written to `out` unit by unit (a history's sets
+/// are never all held twice).
+pub fn write_trigrams<'a>(
+    out: &mut impl std::io::Write,
+    sets: impl IntoIterator<Item = (&'a [FileStamp], &'a TrigramSet)>,
+) -> std::io::Result<()> {
+    write_parts(out, TRIGRAMS_MAGIC, sets.into_iter().map(|(files, set)| (files, set.as_bytes())))
 }
 
 /// The sets of [`encode_trigrams`]' bytes; `None` for another version or bytes that are not
@@ -181,19 +192,29 @@ pub fn insights_header() -> [u8; 8] {
 /// Units' insights as bytes, as [`encode_insights`] makes them from their encoded parts, each unit
 /// encoded in turn into the output (so that the units' bytes are never all held twice).
 pub fn encode_insights_of<'a>(units: impl IntoIterator<Item = (&'a [FileStamp], &'a UnitInsights)>) -> Vec<u8> {
-    let mut out = INSIGHTS_MAGIC.to_vec();
-    out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
+    let mut out = Vec::new();
+    let _ = write_insights_of(&mut out, units);
+    out
+}
+
+/// Units' insights, as [`encode_insights_of`] makes them, written to `out` unit by unit.
+pub fn write_insights_of<'a>(
+    out: &mut impl std::io::Write,
+    units: impl IntoIterator<Item = (&'a [FileStamp], &'a UnitInsights)>,
+) -> std::io::Result<()> {
+    out.write_all(INSIGHTS_MAGIC)?;
+    out.write_all(&CACHE_VERSION.to_le_bytes())?;
     let mut scratch = Vec::new();
     for (files, insights) in units {
         scratch.clear();
         scratch = postcard::to_extend(insights, scratch).unwrap_or_default();
         let stamps = serde_json::to_vec(files).unwrap_or_default();
         for part in [stamps.as_slice(), scratch.as_slice()] {
-            out.extend_from_slice(&(part.len() as u32).to_le_bytes());
-            out.extend_from_slice(part);
+            out.write_all(&(part.len() as u32).to_le_bytes())?;
+            out.write_all(part)?;
         }
     }
-    out
+    Ok(())
 }
 
 /// The insights of [`encode_insights`]' bytes; `None` for another version or bytes that are not
@@ -208,16 +229,27 @@ pub fn decode_insights(bytes: &[u8]) -> Option<Vec<CachedInsights>> {
 /// Parts kept per unit, as bytes: `magic`, [`CACHE_VERSION`], then for each unit its stamps (as
 /// JSON) and its part, each after its length (little-endian `u32`).
 fn encode_parts<'a>(magic: &[u8; 4], parts: impl IntoIterator<Item = (&'a [FileStamp], &'a [u8])>) -> Vec<u8> {
-    let mut out = magic.to_vec();
-    out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
+    let mut out = Vec::new();
+    let _ = write_parts(&mut out, magic, parts);
+    out
+}
+
+/// The bytes of [`encode_parts`], written to `out` part by part.
+fn write_parts<'a>(
+    out: &mut impl std::io::Write,
+    magic: &[u8; 4],
+    parts: impl IntoIterator<Item = (&'a [FileStamp], &'a [u8])>,
+) -> std::io::Result<()> {
+    out.write_all(magic)?;
+    out.write_all(&CACHE_VERSION.to_le_bytes())?;
     for (files, part) in parts {
         let stamps = serde_json::to_vec(files).unwrap_or_default();
         for part in [stamps.as_slice(), part] {
-            out.extend_from_slice(&(part.len() as u32).to_le_bytes());
-            out.extend_from_slice(part);
+            out.write_all(&(part.len() as u32).to_le_bytes())?;
+            out.write_all(part)?;
         }
     }
-    out
+    Ok(())
 }
 
 /// The units' stamps and parts of [`encode_parts`]' bytes; `None` for another magic or version,

@@ -384,7 +384,13 @@ impl Live {
 /// The units given, each with its trigram set (`sets`) and insights (`insights`) made, their
 /// files read again on every core.
 pub fn make(units: &[Arc<Unit>], sets: bool, insights: bool) -> Vec<(Arc<Unit>, Unit)> {
+    // Units are read together only while their bytes stay under a budget: two of a history's
+    // biggest sessions at once, each with its model, insights and set, would pass the memory a
+    // server that answers meanwhile should hold.
+    let budget = Budget::new(MAKE_BUDGET_BYTES);
     let read = parallel_map(units, |unit| {
+        let bytes = unit.stamps.iter().flatten().map(|stamp| stamp.size).sum();
+        let _held = budget.take(bytes);
         read_unit(unit.files.iter(), &unit.folder, insights || unit.insights.is_some(), sets || unit.set.is_some())
     });
     units
@@ -405,6 +411,46 @@ pub fn make(units: &[Arc<Unit>], sets: bool, insights: bool) -> Vec<(Arc<Unit>, 
             (Arc::clone(was), unit)
         })
         .collect()
+}
+
+/// The bytes of units [`make`] reads at once (a bigger unit is read alone).
+const MAKE_BUDGET_BYTES: u64 = 96 << 20;
+
+/// Bytes being read, under a limit: a taker waits while others hold bytes and its own would pass
+/// the limit (alone, it always goes).
+struct Budget {
+    used: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+    limit: u64,
+}
+
+/// Bytes taken from a [`Budget`], given back when dropped.
+struct Held<'a> {
+    budget: &'a Budget,
+    bytes: u64,
+}
+
+impl Budget {
+    fn new(limit: u64) -> Budget {
+        Budget { used: std::sync::Mutex::new(0), freed: std::sync::Condvar::new(), limit }
+    }
+
+    fn take(&self, bytes: u64) -> Held<'_> {
+        let mut used = self.used.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        while *used > 0 && used.saturating_add(bytes) > self.limit {
+            used = self.freed.wait(used).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        *used += bytes;
+        Held { budget: self, bytes }
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        let mut used = self.budget.used.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *used = used.saturating_sub(self.bytes);
+        self.budget.freed.notify_all();
+    }
 }
 
 /// Why no session was found.

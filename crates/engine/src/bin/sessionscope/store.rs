@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
 use sessionscope_engine::history_cache::{
-    CachedUnit, FileStamp, IndexCache, decode_insights, decode_trigrams_shared, encode_insights_of, encode_trigrams,
+    CachedUnit, FileStamp, IndexCache, decode_insights, decode_trigrams_shared, write_insights_of, write_trigrams,
 };
 use sessionscope_engine::insights::UnitInsights;
 use sessionscope_engine::trigrams::TrigramSet;
@@ -100,23 +100,38 @@ impl Store {
             .unwrap_or_default()
     }
 
-    /// Keeps `units` as the history's cache, in place of what it held; each file is written whole
-    /// beside it and then renamed over it, so that a reader never sees half of one.
+    /// Keeps `units` as the history's cache, in place of what it held. Each file is written unit
+    /// by unit beside it (a history's sets are never held twice) and then renamed over it, so
+    /// that a reader never sees half of one.
     pub fn save(&self, units: &[ToKeep<'_>]) -> Result<(), std::io::Error> {
         std::fs::create_dir_all(&self.dir)?;
         let index = IndexCache::new(units.iter().map(|keep| keep.unit.clone()).collect()).encode();
-        let sets = encode_trigrams(units.iter().filter_map(|keep| Some((keep.unit.files.as_slice(), keep.set?))));
-        let insights =
-            encode_insights_of(units.iter().filter_map(|keep| Some((keep.unit.files.as_slice(), keep.insights?))));
-        for (name, bytes) in [(INDEX_FILE, index), (TRIGRAMS_FILE, sets), (INSIGHTS_FILE, insights)] {
-            let temporary = self.dir.join(format!("{name}.{}.tmp", std::process::id()));
-            let written = std::fs::File::create(&temporary).and_then(|mut file| file.write_all(&bytes));
-            if let Err(error) = written.and_then(|()| std::fs::rename(&temporary, self.dir.join(name))) {
-                let _ = std::fs::remove_file(&temporary);
-                return Err(error);
-            }
+        self.replace(INDEX_FILE, |out| out.write_all(&index))?;
+        self.replace(TRIGRAMS_FILE, |out| {
+            write_trigrams(out, units.iter().filter_map(|keep| Some((keep.unit.files.as_slice(), keep.set?))))
+        })?;
+        self.replace(INSIGHTS_FILE, |out| {
+            write_insights_of(out, units.iter().filter_map(|keep| Some((keep.unit.files.as_slice(), keep.insights?))))
+        })
+    }
+
+    /// Writes the file `name` with `write`, beside it first, then renamed over it.
+    fn replace(
+        &self,
+        name: &str,
+        write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let temporary = self.dir.join(format!("{name}.{}.tmp", std::process::id()));
+        let written = std::fs::File::create(&temporary).and_then(|file| {
+            let mut out = std::io::BufWriter::new(file);
+            write(&mut out)?;
+            out.flush()
+        });
+        let done = written.and_then(|()| std::fs::rename(&temporary, self.dir.join(name)));
+        if done.is_err() {
+            let _ = std::fs::remove_file(&temporary);
         }
-        Ok(())
+        done
     }
 
     /// Writes which folders the cache is of, if it is not written yet.
