@@ -67,6 +67,28 @@ function unpackShare(text) {
   return { header: JSON.parse(payload.slice(0, newline)), body: payload.slice(newline + 1) };
 }
 
+/**
+ * Opens an exported file from disk in a context with the network off, every request but the
+ * file's own refused and recorded, and the page's errors recorded; waits for the shared view and
+ * its first prompt.
+ */
+async function openOffline(path) {
+  const offline = await browser.newContext({ offline: true });
+  const requests = [];
+  await offline.route("**/*", (route) => {
+    requests.push(route.request().url());
+    return route.request().url().startsWith("file:") ? route.continue() : route.abort();
+  });
+  const page = await offline.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  await page.goto(pathToFileURL(path).href);
+  await page.getByText("Shared view, redacted").first().waitFor({ timeout: 30_000 });
+  await tree(page).getByRole("treeitem").filter({ hasText: FIRST_PROMPT }).first().waitFor({ timeout: 30_000 });
+  return { offline, page, requests, errors };
+}
+
 async function loadPlanted(app) {
   await dropFiles(app.page, [{ name: SESSION_FILE, bytes: readFileSync(PLANTED) }]);
   await tree(app.page).getByRole("treeitem").filter({ hasText: FIRST_PROMPT }).first().waitFor();
@@ -238,20 +260,7 @@ test("the HTML export opens from disk with the network blocked, and Markdown hol
   assertNoSecret(markdown, "Markdown export");
   assertLocalOnly(app, "exporting");
 
-  // Offline: every request but the file itself is refused and recorded.
-  const offline = await browser.newContext({ offline: true });
-  const requests = [];
-  await offline.route("**/*", (route) => {
-    requests.push(route.request().url());
-    return route.request().url().startsWith("file:") ? route.continue() : route.abort();
-  });
-  const page = await offline.newPage();
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  await page.goto(pathToFileURL(htmlPath).href);
-  await page.getByText("Shared view, redacted").first().waitFor({ timeout: 30_000 });
-  await tree(page).getByRole("treeitem").filter({ hasText: FIRST_PROMPT }).first().waitFor({ timeout: 30_000 });
+  const { offline, page, requests, errors } = await openOffline(htmlPath);
   assertNoSecret(await page.locator("main").innerText(), "exported view");
   // Markdown is rendered by the Markdown module the file carries, started as it opened.
   await tree(page).locator(".markdown p", { hasText: FIRST_PROMPT }).first().waitFor();
@@ -299,19 +308,7 @@ test("`sessionscope open` writes the same file from the command line and starts 
   assertNoSecret(body, "sessionscope open's share");
   assertNoSecret(html, "sessionscope open");
 
-  const offline = await browser.newContext({ offline: true });
-  const requests = [];
-  await offline.route("**/*", (route) => {
-    requests.push(route.request().url());
-    return route.request().url().startsWith("file:") ? route.continue() : route.abort();
-  });
-  const page = await offline.newPage();
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  await page.goto(pathToFileURL(printed).href);
-  await page.getByText("Shared view, redacted").first().waitFor({ timeout: 30_000 });
-  await tree(page).getByRole("treeitem").filter({ hasText: FIRST_PROMPT }).first().waitFor({ timeout: 30_000 });
+  const { offline, page, requests, errors } = await openOffline(printed);
   await tree(page).locator(".markdown p", { hasText: FIRST_PROMPT }).first().waitFor();
   assertNoSecret(await page.locator("main").innerText(), "the opened view");
   assert.deepEqual(requests.filter((u) => !u.startsWith("file:") && !u.startsWith("blob:")), [], "the file asked for nothing");

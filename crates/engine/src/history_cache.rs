@@ -197,24 +197,16 @@ pub fn encode_insights_of<'a>(units: impl IntoIterator<Item = (&'a [FileStamp], 
     out
 }
 
-/// Units' insights, as [`encode_insights_of`] makes them, written to `out` unit by unit.
+/// Units' insights, as [`encode_insights_of`] makes them, written to `out` unit by unit (each
+/// unit's insights encoded in turn, so that the units' bytes are never all held at once).
 pub fn write_insights_of<'a>(
     out: &mut impl std::io::Write,
     units: impl IntoIterator<Item = (&'a [FileStamp], &'a UnitInsights)>,
 ) -> std::io::Result<()> {
-    out.write_all(INSIGHTS_MAGIC)?;
-    out.write_all(&CACHE_VERSION.to_le_bytes())?;
-    let mut scratch = Vec::new();
-    for (files, insights) in units {
-        scratch.clear();
-        scratch = postcard::to_extend(insights, scratch).unwrap_or_default();
-        let stamps = serde_json::to_vec(files).unwrap_or_default();
-        for part in [stamps.as_slice(), scratch.as_slice()] {
-            out.write_all(&(part.len() as u32).to_le_bytes())?;
-            out.write_all(part)?;
-        }
-    }
-    Ok(())
+    let encoded = units
+        .into_iter()
+        .map(|(files, insights)| (files, postcard::to_extend(insights, Vec::new()).unwrap_or_default()));
+    write_parts(out, INSIGHTS_MAGIC, encoded)
 }
 
 /// The insights of [`encode_insights`]' bytes; `None` for another version or bytes that are not
@@ -238,13 +230,13 @@ fn encode_parts<'a>(magic: &[u8; 4], parts: impl IntoIterator<Item = (&'a [FileS
 fn write_parts<'a>(
     out: &mut impl std::io::Write,
     magic: &[u8; 4],
-    parts: impl IntoIterator<Item = (&'a [FileStamp], &'a [u8])>,
+    parts: impl IntoIterator<Item = (&'a [FileStamp], impl AsRef<[u8]>)>,
 ) -> std::io::Result<()> {
     out.write_all(magic)?;
     out.write_all(&CACHE_VERSION.to_le_bytes())?;
     for (files, part) in parts {
         let stamps = serde_json::to_vec(files).unwrap_or_default();
-        for part in [stamps.as_slice(), part] {
+        for part in [stamps.as_slice(), part.as_ref()] {
             out.write_all(&(part.len() as u32).to_le_bytes())?;
             out.write_all(part)?;
         }

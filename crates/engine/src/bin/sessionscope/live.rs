@@ -17,7 +17,7 @@ use sessionscope_engine::history_cache::{CachedUnit, FileStamp};
 use sessionscope_engine::insights::UnitInsights;
 use sessionscope_engine::trigrams::TrigramSet;
 
-use crate::index::{group, parallel_map, read_unit};
+use crate::index::{UnitRead, group, parallel_map, read_unit};
 use crate::store::{Remembered, Store, ToKeep, stamp};
 
 /// One session unit as it was read: its files (on disk, with the names they are known by), their
@@ -40,6 +40,38 @@ pub struct Unit {
 }
 
 impl Unit {
+    /// A unit listed with its files, not read yet.
+    fn listed(key: String, folder: String, files: Vec<(PathBuf, String)>, stamps: Vec<Option<FileStamp>>) -> Unit {
+        Unit {
+            key,
+            folder,
+            files,
+            stamps,
+            rows: Vec::new(),
+            rows_known: false,
+            insights: None,
+            set: None,
+            problems: Vec::new(),
+        }
+    }
+
+    /// The unit with what reading it gave (the insights and set it had, if reading made none).
+    fn read(self, read: UnitRead) -> Unit {
+        Unit {
+            rows: read.index.rows,
+            rows_known: true,
+            insights: read.insights.or(self.insights),
+            set: read.set.or(self.set),
+            problems: read.index.problems,
+            ..self
+        }
+    }
+
+    /// Whether it lacks its trigram set (`sets`) or insights (`insights`).
+    fn lacks(&self, sets: bool, insights: bool) -> bool {
+        (sets && self.set.is_none()) || (insights && self.insights.is_none())
+    }
+
     /// The unit's last activity: its newest session's end (else start).
     pub fn last_ms(&self) -> Option<i64> {
         self.rows.iter().filter_map(|row| row.end_ms.or(row.start_ms)).max()
@@ -131,9 +163,6 @@ pub struct Live {
     pub units: Vec<Arc<Unit>>,
     /// The files left out, by their names or because they could not be read.
     pub problems: Vec<FileProblem>,
-    /// Units read by the last refresh from their files, and taken from the store.
-    pub last_read: usize,
-    pub last_remembered: usize,
 }
 
 impl Live {
@@ -161,8 +190,6 @@ impl Live {
             loaded: false,
             units: Vec::new(),
             problems: Vec::new(),
-            last_read: 0,
-            last_remembered: 0,
         }
     }
 
@@ -173,8 +200,6 @@ impl Live {
         // The flag is taken before the folders are listed: a change made while they are is
         // seen by the next refresh.
         if self.watch.as_ref().is_some_and(|watch| !watch.take_changed()) {
-            self.last_read = 0;
-            self.last_remembered = 0;
             return;
         }
         let files = match &self.source {
@@ -208,17 +233,13 @@ impl Live {
             if let Some(all) = &complete
                 && let Some(cached) = remembered.index.lookup(all)
             {
-                let (set, insights) = (remembered.sets.remove(all), remembered.insights.remove(all));
                 units.push(Some(Arc::new(Unit {
-                    key: unit.key.clone(),
-                    folder: unit.folder.clone(),
-                    files,
-                    stamps,
                     rows: cached.rows.clone(),
                     rows_known: true,
-                    insights,
-                    set,
+                    insights: remembered.insights.remove(all),
+                    set: remembered.sets.remove(all),
                     problems: cached.problems.clone(),
+                    ..Unit::listed(unit.key.clone(), unit.folder.clone(), files, stamps)
                 })));
                 from_store += 1;
                 continue;
@@ -240,43 +261,22 @@ impl Live {
             Reading::Rows => Some(read_unit(files.iter(), &unit.folder, false, false)),
             Reading::Whole => Some(read_unit(files.iter(), &unit.folder, true, true)),
         });
-        self.last_read = to_read.len();
-        self.last_remembered = from_store;
+        // A unit listed for later is no change to remember.
+        let read_now = if reading == Reading::Later { 0 } else { to_read.len() };
         for ((at, unit, files, stamps), read) in to_read.into_iter().zip(read) {
+            let listed = Unit::listed(unit.key.clone(), unit.folder.clone(), files, stamps);
             let unit = match read {
-                Some(read) => Unit {
-                    key: unit.key.clone(),
-                    folder: unit.folder.clone(),
-                    files,
-                    stamps,
-                    rows: read.index.rows,
-                    rows_known: true,
-                    insights: read.insights,
-                    set: read.set,
-                    problems: read.index.problems,
-                },
-                None => Unit {
-                    key: unit.key.clone(),
-                    folder: unit.folder.clone(),
-                    files,
-                    stamps,
-                    rows: Vec::new(),
-                    rows_known: false,
-                    insights: None,
-                    set: None,
-                    problems: Vec::new(),
-                },
+                Some(read) => listed.read(read),
+                None => listed,
             };
             if let Some(slot) = units.get_mut(at) {
                 *slot = Some(Arc::new(unit));
             }
         }
-        self.last_read = if reading == Reading::Later { 0 } else { self.last_read };
         let before = std::mem::take(&mut self.units);
         self.units = units.into_iter().flatten().collect();
-        self.dirty |= self.last_read > 0
-            || (first && from_store != remembered_units)
-            || (!first && before.len() != self.units.len());
+        self.dirty |=
+            read_now > 0 || (first && from_store != remembered_units) || (!first && before.len() != self.units.len());
         let mut problems = grouped.problems;
         problems.extend(self.units.iter().flat_map(|unit| unit.problems.iter().cloned()));
         problems.sort_by(|a, b| a.path.cmp(&b.path));
@@ -285,7 +285,7 @@ impl Live {
 
     /// Whether some unit lacks its trigram set (`sets`) or insights (`insights`).
     pub fn lacks(&self, sets: bool, insights: bool) -> bool {
-        self.units.iter().any(|unit| (sets && unit.set.is_none()) || (insights && unit.insights.is_none()))
+        self.units.iter().any(|unit| unit.lacks(sets, insights))
     }
 
     /// Makes the trigram sets (`sets`) and insights (`insights`) the units lack, reading their
@@ -299,8 +299,7 @@ impl Live {
     /// The units that lack their trigram set (`sets`) or insights (`insights`), to [`make`]
     /// away from the history (it can answer meanwhile) and then [`Live::take`].
     pub fn lacking(&self, sets: bool, insights: bool) -> Vec<Arc<Unit>> {
-        let lacks = |unit: &Unit| (sets && unit.set.is_none()) || (insights && unit.insights.is_none());
-        let lacking: Vec<Arc<Unit>> = self.units.iter().filter(|unit| lacks(unit)).cloned().collect();
+        let lacking: Vec<Arc<Unit>> = self.units.iter().filter(|unit| unit.lacks(sets, insights)).cloned().collect();
         if lacking.len() > 50 && std::io::stderr().is_terminal() {
             eprintln!(
                 "sessionscope: reading {} sessions once to remember them; later runs read only what changed",
@@ -397,17 +396,8 @@ pub fn make(units: &[Arc<Unit>], sets: bool, insights: bool) -> Vec<(Arc<Unit>, 
         .iter()
         .zip(read)
         .map(|(was, read)| {
-            let unit = Unit {
-                key: was.key.clone(),
-                folder: was.folder.clone(),
-                files: was.files.clone(),
-                stamps: was.stamps.clone(),
-                rows: read.index.rows,
-                rows_known: true,
-                insights: read.insights.or_else(|| was.insights.clone()),
-                set: read.set.or_else(|| was.set.clone()),
-                problems: read.index.problems,
-            };
+            let listed = Unit::listed(was.key.clone(), was.folder.clone(), was.files.clone(), was.stamps.clone());
+            let unit = Unit { insights: was.insights.clone(), set: was.set.clone(), ..listed }.read(read);
             (Arc::clone(was), unit)
         })
         .collect()
