@@ -164,9 +164,17 @@ pub fn search(live: &Live, query: &Query, filters: &Filters<'_>, keep: usize) ->
         found_so_far.fetch_add(found.hits.len(), Ordering::Relaxed);
         Some(found)
     });
-    let searched = units.iter().flatten().count();
-    let complete = searched == units.len() && units.iter().flatten().all(|unit| unit.complete);
-    let units: Vec<UnitFound> = units.into_iter().flatten().collect();
+    // Which units were taken beyond the one whose hits made enough depends on the threads'
+    // timing: the answer keeps the units up to that one only (they are always searched), so that
+    // it is the same from run to run.
+    let mut hits = 0usize;
+    let enough = units.iter().position(|unit| {
+        hits = hits.saturating_add(unit.as_ref().map_or(0, |unit| unit.hits.len()));
+        hits >= keep
+    });
+    let kept = enough.map_or(units.len(), |at| at + 1);
+    let complete = kept == units.len() && units.iter().all(|unit| unit.as_ref().is_some_and(|unit| unit.complete));
+    let units: Vec<UnitFound> = units.into_iter().take(kept).flatten().collect();
     Found {
         total: units.iter().map(|unit| unit.total).sum(),
         complete,
