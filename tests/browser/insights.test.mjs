@@ -321,11 +321,16 @@ test("a remembered folder reopens with its figures from the cache, reading no fi
     }
     window.showDirectoryPicker = async () => (await navigator.storage.getDirectory()).getDirectoryHandle("history");
   }, filesOf(home.root));
+  // The insights are kept once the pass ends: listened for before the pass starts, since the
+  // message can come before the status is seen.
+  const insightsKept = page.waitForEvent("console", {
+    predicate: (m) => /sessionscope history: insights \d+ KB/.test(m.text()),
+    timeout: 90_000,
+  });
   await page.getByRole("button", { name: "Choose a folder…" }).click();
   const history = page.getByRole("region", { name: "History" });
   await history.getByRole("status").filter({ hasText: /^Indexed / }).waitFor({ timeout: 60_000 });
-  // The insights are kept once the pass ends.
-  await page.waitForEvent("console", { predicate: (m) => /sessionscope history: insights \d+ KB/.test(m.text()), timeout: 30_000 });
+  await insightsKept;
 
   await page.reload();
   await page.getByRole("button", { name: "Reopen history" }).click();
