@@ -18,12 +18,17 @@ pub mod worker;
 
 /// Replaces the static skeleton of `index.html` with the app.
 pub fn mount() {
-    console_error_panic_hook::set_once();
+    platform::crash::install();
     let document = leptos::prelude::document();
     let Some(root) = document.get_element_by_id("app") else { return };
     root.set_inner_html("");
     let root: web_sys::HtmlElement = wasm_bindgen::JsCast::unchecked_into(root);
     leptos::mount::mount_to(root, app::App).forget();
+    if platform::crash::panic_asked() {
+        platform::schedule::later(300, || {
+            panic!("a panic asked for by the address ({})", platform::crash::PANIC_FOR_TESTS)
+        });
+    }
     // The service worker's install fetches and stores the app's files again: not while the
     // page's first moments (a click on Open example, a drop) need the CPU.
     platform::schedule::later(SERVICE_WORKER_AFTER_MS, register_service_worker);

@@ -14,9 +14,10 @@ use crate::logic::loaded::Model;
 use crate::platform::errors::ReadError;
 use crate::platform::{files, schedule};
 use crate::wire::codec::{CodecError, decode_model};
-use crate::wire::limits::{PREVIEW_FROM_TOTAL, SLICE_BYTES};
+use crate::wire::limits::{HOLD_MAX_BYTES, PREVIEW_FROM_TOTAL, SLICE_BYTES};
 use crate::wire::messages::{LoadReply, LoadRequest};
 use crate::wire::{FromWorker, Parcel, ToWorker, bytes_of};
+use sessionscope_engine::load::held_sizes;
 
 /// Why a load gave no model.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -290,11 +291,14 @@ fn log_timings(what: &str, started: f64, timings: &impl serde::Serialize) {
 }
 
 /// Every file's bytes, each in one buffer sized up front.
+/// A file past what a load holds ([`HOLD_MAX_BYTES`]) is read up to its share, as the worker
+/// keeps it.
 async fn read_bytes(files: &[PickedFile], cancelled: &Cell<bool>) -> Result<Vec<Vec<u8>>, LoadError> {
     let mut all = Vec::with_capacity(files.len());
-    for picked in files {
-        let size = picked.file.size();
-        let mut bytes = Vec::with_capacity(size as usize);
+    let shares = held_sizes(files.iter().map(|picked| picked.file.size() as u64), HOLD_MAX_BYTES);
+    for (picked, share) in files.iter().zip(shares) {
+        let size = picked.file.size().min(share as f64);
+        let mut bytes = Vec::with_capacity(share.min(picked.file.size() as u64) as usize);
         let mut offset = 0.0;
         while offset < size {
             if cancelled.get() {

@@ -585,8 +585,19 @@ impl LoadState {
                             });
                             return;
                         }
-                        state.drop_preview();
-                        state.status.set(LoadStatus::Failed(error.to_string()));
+                        // What was shown of it stays on screen, and the message says so.
+                        let message = match state.preview.get_untracked() {
+                            Some(shown) => {
+                                state.forget_preview();
+                                format!(
+                                    "{error}. The first {} of {}, read before, stay on screen",
+                                    sessionscope_engine::load::size_words(shown.shown_bytes as u64),
+                                    sessionscope_engine::load::size_words(shown.total_bytes as u64)
+                                )
+                            }
+                            None => error.to_string(),
+                        };
+                        state.status.set(LoadStatus::Failed(message));
                     }
                 }
             },

@@ -1,7 +1,7 @@
 //! The load summary: what was found, what was linked, what was skipped and why.
 
 use leptos::prelude::*;
-use sessionscope_engine::model::{Format, Severity};
+use sessionscope_engine::model::{DiagnosticKind, Format, Severity};
 
 use crate::logic::words::counted;
 use crate::state::{use_loading, use_viewer};
@@ -104,12 +104,31 @@ pub fn LoadSummary() -> impl IntoView {
             if unlinked > 0 { format!(", {unlinked} unlinked") } else { String::new() },
             counted(skipped, "line")
         );
+        // A file past what the page holds is shown in part: said first, with what to do.
+        let left_out: Vec<String> = corpus
+            .diagnostics
+            .iter()
+            .filter(|d| d.kind == DiagnosticKind::LeftOut)
+            .map(|d| {
+                let path = corpus.files.get(d.file as usize).map_or("", |f| f.path.as_str());
+                format!("Only the first part of {path} is shown: {}.", d.message)
+            })
+            .collect();
+        let headline = if counts.left_out > 0 {
+            format!("{headline} · {} left out", counted(counts.left_out, "line"))
+        } else {
+            headline
+        };
         let has_details = !line_problems.is_empty() || !rejected.is_empty() || !skipped_names.is_empty();
         let files_with_problems = rejected.len();
         let problem_count = line_problems.len();
         Some(view! {
             <section class="load-summary" aria-label="Load summary">
                 <p class="load-headline" role="status">{headline}</p>
+                {left_out
+                    .into_iter()
+                    .map(|text| view! { <p class="load-left-out" role="alert">{text}</p> })
+                    .collect::<Vec<_>>()}
                 <details class="files-read">
                     <summary>{read_as}</summary>
                     <table class="files-table" aria-label="Files read">

@@ -12,3 +12,18 @@ pub const PREVIEW_BYTES: usize = 2 << 20;
 
 /// Agents' databases up to this size are opened (their bytes are held in memory, once by SQLite).
 pub const DATABASE_MAX_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// The most bytes of log files one load holds (and one unit of a history's index): the files in
+/// order, each whole while this lasts, the last one read cut after a whole line, the lines of the
+/// rest counted, not read (`Loader::hold_at_most`). A page's memory is at most 4 GiB, and a
+/// 32-bit buffer at most 2 GiB; the page and its worker each hold the bytes and the model, so a
+/// 1.5 GB session (2.5× its size in the tab) is about the most either can.
+pub const HOLD_MAX_BYTES: u64 = 1536 << 20;
+
+/// What a person can do about the lines a load left out: the end of their diagnostic.
+pub fn left_out_why() -> String {
+    format!(
+        "this page holds up to {} of log files at once; `sessionscope open <file>` (the command line) opens the whole file",
+        sessionscope_engine::load::size_words(HOLD_MAX_BYTES)
+    )
+}

@@ -15,6 +15,7 @@ use super::readers::{ByteStream, FileReader, PieceError, STREAM_ABOVE_BYTES, Sli
 use super::{Failure, Reply, draw};
 use crate::platform::files::stamp_of;
 use crate::wire::insights::ChangeDiff;
+use crate::wire::limits::{HOLD_MAX_BYTES, left_out_why};
 use crate::wire::messages::{UnitReply, UnitRequest};
 use crate::wire::{FromWorker, Parcel, SearchQuery, buffer_of};
 
@@ -98,6 +99,7 @@ async fn read_unit(
 ) -> Result<(Corpus, Vec<FileProblem>, ReadFigures), Failure> {
     check_paths(paths, files)?;
     let mut loader = Loader::new();
+    loader.hold_at_most(HOLD_MAX_BYTES, left_out_why());
     let mut problems = Vec::new();
     let mut figures = ReadFigures::default();
     // Every small file is asked for at once: a unit is often many small files, and each read is

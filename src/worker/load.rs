@@ -10,7 +10,7 @@ use super::{Failure, Reply};
 use crate::platform::errors::ReadError;
 use crate::platform::files;
 use crate::wire::codec::encode_model;
-use crate::wire::limits::{PREVIEW_BYTES, PREVIEW_FROM_TOTAL};
+use crate::wire::limits::{HOLD_MAX_BYTES, PREVIEW_BYTES, PREVIEW_FROM_TOTAL, left_out_why};
 use crate::wire::messages::{LoadReply, LoadRequest, LoadTimings, PreviewTimings};
 use crate::wire::{FromWorker, Parcel, buffer_of};
 
@@ -29,6 +29,8 @@ pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File])
     let started = now();
     let (mut waiting_ms, mut parsing_ms, mut done) = (0.0, 0.0, 0.0);
     let mut loader = Loader::new();
+    // The page reads the same share of each file (`client::load_job`).
+    loader.hold_at_most(HOLD_MAX_BYTES, left_out_why());
     for (path, file) in paths.iter().zip(given) {
         let size = file.size();
         let id = loader.add_file(path, size as u64);

@@ -608,7 +608,7 @@ pub fn session_rows(corpus: &Corpus, graph: &Graph, folder: &str) -> Vec<Session
                     .map(|&f| diagnostics_per_file.get(f as usize).copied().unwrap_or(0))
                     .sum(),
                 resume: crate::resume::Resume::of(format, &session.id, files.first().map_or("", |f| f.path.as_str())),
-                files: files.iter().map(|f| f.path.clone()).collect(),
+                files: files.iter().filter(|f| !f.is_part()).map(|f| f.path.clone()).collect(),
                 bytes: files.iter().map(|f| f.size).sum(),
             }
         })
@@ -913,7 +913,9 @@ pub fn file_problems(corpus: &Corpus, graph: &Graph) -> Vec<FileProblem> {
         .files
         .iter()
         .enumerate()
-        .filter(|(f, file)| !in_session[*f] && file.format != Format::AgentMeta && !file.is_derived())
+        .filter(|(f, file)| {
+            !in_session[*f] && file.format != Format::AgentMeta && !file.is_derived() && !file.is_part()
+        })
         .map(|(f, file)| {
             let diagnostic = corpus.diagnostics.iter().find(|d| d.file as usize == f && d.line == 0);
             let reason = match (file.format, diagnostic) {

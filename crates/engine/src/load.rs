@@ -12,6 +12,13 @@
 //! (`DocRecord`: where each begins, how it ended up); the records partition the lines, so each
 //! line is counted once, under the outcome of the record it lies in, and a failed record is a
 //! diagnostic at the line it begins on.
+//!
+//! A file of lines bigger than a span can reach ([`Span::MAX_LEN`], 2 GiB) is read in parts: when
+//! its buffer is full, the line in progress moves to a new buffer, a file of its own in the corpus
+//! ([`FileInfo::continues`]), and the lines go on being numbered where they were. A loader told to
+//! hold at most so many bytes ([`Loader::hold_at_most`], a browser tab) keeps each file up to its
+//! share ([`held_sizes`]), cut after the last whole line, and counts the lines of the rest: they
+//! are left out, with one diagnostic that says which and why.
 
 use crate::import::{self, DocRecord, LineOutcome, Sink, Sniff};
 use crate::json;
@@ -34,13 +41,68 @@ pub struct Loader {
     /// File bytes, kept apart from the sink so lines can be parsed from them while the sink grows.
     pub(crate) bytes: Vec<Vec<u8>>,
     states: Vec<FileState>,
+    /// What is left of the bytes the loader holds at most, and why it holds no more.
+    budget: Option<Budget>,
+    /// The most bytes one part of a file holds: [`Span::MAX_LEN`], less in tests.
+    part_max: usize,
+}
+
+#[derive(Clone)]
+struct Budget {
+    remaining: u64,
+    why: String,
 }
 
 /// What becomes of a chunk pushed to a file.
 enum Admit {
     Nothing,
+    /// A rejected file's lines are counted, not kept.
     CountOnly,
+    /// A file past what it holds: its lines are counted as left out.
+    LeftOut,
     Append,
+    /// Only the first `room` bytes fit: the rest is left out (`cut`), or goes to a new part.
+    Split {
+        room: usize,
+        cut: bool,
+    },
+}
+
+/// Where a file was cut, and what of it was left out after.
+#[derive(Clone, Default)]
+struct Cut {
+    /// The first line left out, and its offset.
+    line: u32,
+    offset: u64,
+    newlines: u64,
+    /// Whether the bytes left out end without a newline (one more line).
+    tail: bool,
+    why: CutWhy,
+}
+
+/// Why a file was cut.
+#[derive(Clone, Copy, Default)]
+enum CutWhy {
+    /// It passed what the loader holds ([`Loader::hold_at_most`]).
+    #[default]
+    Held,
+    /// One of its lines is longer than a part of a file can be ([`Span::MAX_LEN`]).
+    LongLine,
+}
+
+/// How many bytes of each file a loader holds when it holds at most `budget` bytes: the files in
+/// order, each whole while the budget lasts. The page reads the same share of each file as its
+/// loading worker keeps.
+pub fn held_sizes(sizes: impl IntoIterator<Item = u64>, budget: u64) -> Vec<u64> {
+    let mut remaining = budget;
+    sizes.into_iter().map(|size| take_share(&mut remaining, size)).collect()
+}
+
+/// A file's share of what is left of a budget (all of it for a file of unknown size, 0).
+fn take_share(remaining: &mut u64, size: u64) -> u64 {
+    let share = if size == 0 { *remaining } else { size.min(*remaining) };
+    *remaining -= share.min(*remaining).min(size);
+    share
 }
 
 #[derive(Clone, Default)]
@@ -63,6 +125,12 @@ struct FileState {
     rejected_tail: bool,
     /// What the importer of the file's format carries from line to line (other agents' logs).
     importer: Option<Box<import::State>>,
+    /// The most bytes of the file kept ([`Loader::hold_at_most`]).
+    held: Option<u64>,
+    /// Set once the file passed what it holds.
+    cut: Option<Cut>,
+    /// The file's next part, once this one is full.
+    next_part: Option<FileId>,
 }
 
 impl Default for Loader {
@@ -73,7 +141,28 @@ impl Default for Loader {
 
 impl Loader {
     pub fn new() -> Loader {
-        Loader { sink: Sink::new(), bytes: Vec::new(), states: Vec::new() }
+        Loader { sink: Sink::new(), bytes: Vec::new(), states: Vec::new(), budget: None, part_max: Span::MAX_LEN }
+    }
+
+    /// Holds at most `bytes` of the files added from now on, together ([`held_sizes`]): a file
+    /// past its share is cut after its last whole line, and its other lines are counted as left
+    /// out, with a diagnostic that ends with `why` (what a person can do about it).
+    pub fn hold_at_most(&mut self, bytes: u64, why: impl Into<String>) {
+        self.budget = Some(Budget { remaining: bytes, why: why.into() });
+    }
+
+    /// A loader whose files are read in parts of at most `bytes` (tests: parts without 2 GiB).
+    #[doc(hidden)]
+    pub fn with_part_max(bytes: usize) -> Loader {
+        Loader { part_max: bytes.clamp(2 * SNIFF_BYTES, Span::MAX_LEN), ..Loader::new() }
+    }
+
+    /// The part of a file that bytes pushed to it now go to: the file, or its latest part.
+    fn current(&self, mut file: FileId) -> FileId {
+        while let Some(next) = self.states.get(file as usize).and_then(|s| s.next_part) {
+            file = next;
+        }
+        file
     }
 
     /// Registers a file about to be read. `size_hint` (the file size, if known) lets the buffer
@@ -95,17 +184,12 @@ impl Loader {
             agent_meta: None,
             session_from_path: session_from_path(path),
             sources: Vec::new(),
+            continues: None,
         });
-        let capacity = if size_hint as usize <= Span::MAX_LEN { size_hint as usize } else { 0 };
-        self.bytes.push(Vec::with_capacity(capacity));
-        self.states.push(FileState { next_line: 1, ..FileState::default() });
-        if size_hint as usize > Span::MAX_LEN {
-            self.reject(
-                id,
-                DiagnosticKind::FileTooLarge,
-                format!("the file is {size_hint} bytes; files over {} bytes cannot be opened", Span::MAX_LEN),
-            );
-        }
+        let held = self.budget.as_mut().map(|budget| take_share(&mut budget.remaining, size_hint));
+        let capacity = size_hint.min(held.unwrap_or(u64::MAX)).min(self.part_max as u64);
+        self.bytes.push(Vec::with_capacity(usize::try_from(capacity).unwrap_or(0)));
+        self.states.push(FileState { next_line: 1, held, ..FileState::default() });
         id
     }
 
@@ -118,13 +202,9 @@ impl Loader {
     /// line it completes: bytes held elsewhere (a JavaScript buffer) are copied once, straight
     /// into place.
     pub fn push_with(&mut self, file: FileId, len: usize, fill: impl FnOnce(&mut [u8])) {
+        let file = self.current(file);
         match self.admit(file, len) {
             Admit::Nothing => {}
-            Admit::CountOnly => {
-                let mut chunk = vec![0; len];
-                fill(&mut chunk);
-                self.count_rejected(file, &chunk);
-            }
             Admit::Append => {
                 let buffer = &mut self.bytes[file as usize];
                 let start = buffer.len();
@@ -132,15 +212,20 @@ impl Loader {
                 fill(&mut buffer[start..]);
                 self.parse_complete_lines(file, false);
             }
+            admit => {
+                let mut chunk = vec![0; len];
+                fill(&mut chunk);
+                self.take(file, admit, &chunk);
+            }
         }
     }
 
     /// Appends a chunk given as an owned buffer: the first chunk of a file becomes its buffer, not
     /// copied.
     pub fn push_vec(&mut self, file: FileId, chunk: Vec<u8>) {
+        let file = self.current(file);
         match self.admit(file, chunk.len()) {
             Admit::Nothing => {}
-            Admit::CountOnly => self.count_rejected(file, &chunk),
             Admit::Append => {
                 let buffer = &mut self.bytes[file as usize];
                 if buffer.is_empty() {
@@ -150,12 +235,46 @@ impl Loader {
                 }
                 self.parse_complete_lines(file, false);
             }
+            // A first chunk bigger than a part keeps its first part's bytes where they are.
+            Admit::Split { room, cut: false } if self.bytes[file as usize].is_empty() && room > 0 => {
+                let mut chunk = chunk;
+                let later = chunk.split_off(room);
+                self.states[file as usize].pushed -= later.len() as u64;
+                self.bytes[file as usize] = chunk;
+                self.parse_complete_lines(file, false);
+                self.push_vec(file, later);
+            }
+            admit => self.take(file, admit, &chunk),
         }
     }
 
-    /// Whether a chunk of `len` bytes is appended to a file, only counted (a rejected file), or
-    /// dropped (a finished file, an empty chunk). A chunk that would take the file past
-    /// [`Span::MAX_LEN`] rejects it.
+    /// Takes a chunk that is not simply appended: counted (a rejected file, lines left out), or
+    /// split at what the file holds (cut there, or continued in a new part).
+    fn take(&mut self, file: FileId, admit: Admit, chunk: &[u8]) {
+        match admit {
+            Admit::Nothing | Admit::Append => {}
+            Admit::CountOnly => self.count_rejected(file, chunk),
+            Admit::LeftOut => self.count_left_out(file, chunk),
+            Admit::Split { room, cut } => {
+                let (now, later) = chunk.split_at(room.min(chunk.len()));
+                self.bytes[file as usize].extend_from_slice(now);
+                self.parse_complete_lines(file, false);
+                // A line longer than a whole part cannot be held either.
+                if cut || self.states[file as usize].parsed_upto == 0 {
+                    let why = if cut { CutWhy::Held } else { CutWhy::LongLine };
+                    self.cut(file, later, why);
+                } else {
+                    self.states[file as usize].pushed -= later.len() as u64;
+                    let next = self.next_part(file);
+                    self.push(next, later);
+                }
+            }
+        }
+    }
+
+    /// Whether a chunk of `len` bytes is appended to a file, only counted (a rejected file, lines
+    /// left out), split (it passes what the file holds), or dropped (a finished file, an empty
+    /// chunk).
     fn admit(&mut self, file: FileId, len: usize) -> Admit {
         let Some(state) = self.states.get_mut(file as usize) else { return Admit::Nothing };
         if state.finished || len == 0 {
@@ -165,16 +284,112 @@ impl Loader {
         if self.sink.corpus.files[file as usize].format == Format::Rejected {
             return Admit::CountOnly;
         }
-        let size = self.bytes[file as usize].len() + len;
-        if size > Span::MAX_LEN {
-            self.reject(
-                file,
-                DiagnosticKind::FileTooLarge,
-                format!("the file is over {size} bytes; files over {} bytes cannot be opened", Span::MAX_LEN),
-            );
-            return Admit::Nothing;
+        if state.cut.is_some() {
+            return Admit::LeftOut;
         }
-        Admit::Append
+        let kept = self.bytes[file as usize].len();
+        let to_hold = usize::try_from(state.held.unwrap_or(u64::MAX)).unwrap_or(usize::MAX);
+        let room_held = to_hold.saturating_sub(kept);
+        let room_part = self.part_max.saturating_sub(kept);
+        if len <= room_held.min(room_part) {
+            Admit::Append
+        } else {
+            Admit::Split { room: room_held.min(room_part), cut: room_held <= room_part }
+        }
+    }
+
+    /// Cuts a file after its last whole line: the bytes after it, and `rest`, are left out. A
+    /// document (one JSON value) cannot be cut: it is refused.
+    fn cut(&mut self, file: FileId, rest: &[u8], why: CutWhy) {
+        let f = file as usize;
+        let format = self.sink.corpus.files[f].format;
+        if import::is_document(format) {
+            let read = size_words(self.states[f].pushed);
+            let message = format!(
+                "the file is over {read} and read whole, which is more than can be held: {}",
+                self.cut_reason(why)
+            );
+            self.reject(file, DiagnosticKind::LeftOut, message);
+            self.count_rejected(file, rest);
+            return;
+        }
+        let state = &mut self.states[f];
+        let buffer = &mut self.bytes[f];
+        // A file whose format is not known yet has parsed nothing: it is cut after its last
+        // newline, and what is kept is read when it ends.
+        let (from, line) = if format == Format::Pending {
+            let from = memchr::memrchr(b'\n', buffer).map_or(0, |i| i + 1);
+            (from, 1 + memchr::memchr_iter(b'\n', &buffer[..from]).count() as u32)
+        } else {
+            (state.parsed_upto.min(buffer.len()), state.next_line)
+        };
+        let partial = buffer.split_off(from);
+        state.scan_from = state.scan_from.min(from);
+        let mut cut = Cut { line, offset: from as u64, newlines: 0, tail: false, why };
+        for part in [&partial[..], rest] {
+            cut.newlines += memchr::memchr_iter(b'\n', part).count() as u64;
+            if let Some(&last) = part.last() {
+                cut.tail = last != b'\n';
+            }
+        }
+        state.cut = Some(cut);
+    }
+
+    /// Why a file was cut, in words that end a diagnostic.
+    fn cut_reason(&self, why: CutWhy) -> String {
+        match why {
+            CutWhy::Held => self.budget.as_ref().map_or_else(String::new, |b| b.why.clone()),
+            CutWhy::LongLine => {
+                format!("a line there is longer than the {} a line can be", size_words(self.part_max as u64))
+            }
+        }
+    }
+
+    /// Counts the lines of a chunk of a file past what it holds.
+    fn count_left_out(&mut self, file: FileId, chunk: &[u8]) {
+        let Some(cut) = self.states.get_mut(file as usize).and_then(|s| s.cut.as_mut()) else { return };
+        cut.newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        if let Some(&last) = chunk.last() {
+            cut.tail = last != b'\n';
+        }
+    }
+
+    /// Starts a file's next part, once this one is full: the line in progress moves to it, and
+    /// its lines go on being numbered from there.
+    fn next_part(&mut self, file: FileId) -> FileId {
+        let f = file as usize;
+        let next = self.sink.corpus.files.len() as FileId;
+        let in_progress = {
+            let state = &self.states[f];
+            let from = state.parsed_upto.min(self.bytes[f].len());
+            self.bytes[f].split_off(from)
+        };
+        let kept = self.bytes[f].len() as u64;
+        let mut info = self.sink.corpus.files[f].clone();
+        let size_left = info.size.saturating_sub(kept);
+        info.size = size_left;
+        info.counts = LineCounts::default();
+        info.continues = Some(file);
+        self.sink.corpus.files[f].size = kept;
+        self.sink.corpus.files.push(info);
+        let state = &mut self.states[f];
+        state.pushed -= in_progress.len() as u64;
+        state.finished = true;
+        state.next_part = Some(next);
+        let part = FileState {
+            next_line: state.next_line,
+            importer: state.importer.take(),
+            held: state.held.map(|held| held.saturating_sub(kept)),
+            pushed: in_progress.len() as u64,
+            scan_from: in_progress.len(),
+            sniff_newlines: SNIFF_LINES,
+            ..FileState::default()
+        };
+        let mut buffer = Vec::with_capacity(usize::try_from(size_left.min(self.part_max as u64)).unwrap_or(0));
+        buffer.extend_from_slice(&in_progress);
+        self.bytes.push(buffer);
+        self.states.push(part);
+        next
     }
 
     /// Counts the lines of a chunk of a rejected file, whose bytes are not kept.
@@ -186,6 +401,7 @@ impl Loader {
 
     /// Marks a file complete: its last line, if it has no newline, is parsed now.
     pub fn finish_file(&mut self, file: FileId) {
+        let file = self.current(file);
         let Some(state) = self.states.get(file as usize) else { return };
         if state.finished {
             return;
@@ -210,6 +426,9 @@ impl Loader {
             counts.lines += lines;
             counts.skipped += lines;
         }
+        if let Some(cut) = self.states[file as usize].cut.clone() {
+            self.account_cut(file, &cut);
+        }
         let state = &mut self.states[file as usize];
         state.finished = true;
         let size = self.bytes[file as usize].len() as u64;
@@ -230,6 +449,25 @@ impl Loader {
                 message: "the file is empty".into(),
             });
         }
+    }
+
+    /// Counts the lines a cut left out, and says which and why.
+    fn account_cut(&mut self, file: FileId, cut: &Cut) {
+        let lines = cut.newlines + u64::from(cut.tail);
+        let counts = &mut self.sink.corpus.files[file as usize].counts;
+        counts.lines += lines;
+        counts.left_out += lines;
+        let pushed = self.states[file as usize].pushed;
+        let last = u64::from(cut.line) + lines.saturating_sub(1);
+        let message = format!(
+            "lines {}–{last} ({} of the file's {}) were not read: {}",
+            cut.line,
+            size_words(pushed.saturating_sub(cut.offset)),
+            size_words(pushed),
+            self.cut_reason(cut.why)
+        );
+        let kind = DiagnosticKind::LeftOut;
+        self.sink.corpus.diagnostics.push(Diagnostic { file, line: cut.line, offset: cut.offset, kind, message });
     }
 
     /// Reads whole files, given as `(path, bytes)` pairs, into one corpus.
@@ -344,9 +582,18 @@ impl Loader {
         self.bytes.get(file as usize).map_or(&[][..], Vec::as_slice)
     }
 
-    /// How many bytes of a file were pushed, kept or not (a rejected file keeps none).
-    pub fn file_len(&self, file: FileId) -> u64 {
-        self.states.get(file as usize).map_or(0, |s| s.pushed)
+    /// How many bytes of a file were pushed, kept or not (a rejected file keeps none), over all
+    /// its parts.
+    pub fn file_len(&self, mut file: FileId) -> u64 {
+        let mut pushed = 0;
+        while let Some(state) = self.states.get(file as usize) {
+            pushed += state.pushed;
+            match state.next_part {
+                Some(next) => file = next,
+                None => break,
+            }
+        }
+        pushed
     }
 
     /// Bytes read so far over all files.
@@ -717,6 +964,21 @@ enum Counted {
     Metadata,
     Ignored,
     Skipped,
+}
+
+/// A byte count in decimal units, as people read them: "512 B", "3.4 MB", "2.4 GB".
+pub fn size_words(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if bytes < 1000 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1000.0;
+    let mut unit = 0;
+    while value >= 999.95 && unit + 1 < UNITS.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
 }
 
 /// Lines of a file: its newlines, plus a last line without one.

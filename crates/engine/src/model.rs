@@ -388,6 +388,8 @@ pub enum DiagnosticKind {
     /// The whole file is not a log this version can read.
     NotASessionLog,
     FileTooLarge,
+    /// The lines of a file past what the loader holds were counted, not read.
+    LeftOut,
     EmptyFile,
     /// The file's lines after the first are read as a different format than the first.
     UnexpectedLine,
@@ -406,6 +408,7 @@ impl DiagnosticKind {
             DiagnosticKind::BlankLine => "blank-line",
             DiagnosticKind::NotASessionLog => "not-a-session-log",
             DiagnosticKind::FileTooLarge => "file-too-large",
+            DiagnosticKind::LeftOut => "left-out",
             DiagnosticKind::EmptyFile => "empty-file",
             DiagnosticKind::UnexpectedLine => "unexpected-line",
         }
@@ -413,7 +416,7 @@ impl DiagnosticKind {
 
     pub fn severity(self) -> Severity {
         match self {
-            DiagnosticKind::InvalidUtf8 | DiagnosticKind::LoneSurrogate => Severity::Warning,
+            DiagnosticKind::InvalidUtf8 | DiagnosticKind::LoneSurrogate | DiagnosticKind::LeftOut => Severity::Warning,
             DiagnosticKind::DuplicateUuid | DiagnosticKind::BlankLine | DiagnosticKind::EmptyFile => Severity::Info,
             _ => Severity::Error,
         }
@@ -582,6 +585,9 @@ pub struct LineCounts {
     pub skipped: u64,
     /// Lines that are not lost but hold nothing: blank lines, duplicates of loaded entries.
     pub ignored: u64,
+    /// Lines past what the loader holds of the file (a browser tab), counted but not read.
+    #[serde(default)]
+    pub left_out: u64,
 }
 
 impl LineCounts {
@@ -591,11 +597,12 @@ impl LineCounts {
         self.metadata += other.metadata;
         self.skipped += other.skipped;
         self.ignored += other.ignored;
+        self.left_out += other.left_out;
     }
 
     /// Every line is accounted for exactly once.
     pub fn balanced(&self) -> bool {
-        self.lines == self.entries + self.metadata + self.skipped + self.ignored
+        self.lines == self.entries + self.metadata + self.skipped + self.ignored + self.left_out
     }
 }
 
@@ -618,6 +625,10 @@ pub struct FileInfo {
     /// Empty for every file that was given.
     #[serde(default)]
     pub sources: Vec<FileId>,
+    /// The part of the same file this one continues, for a file too big for one buffer (over
+    /// 2 GiB): its lines go on where that part's ended. `None` for a file's first part.
+    #[serde(default)]
+    pub continues: Option<FileId>,
 }
 
 impl FileInfo {
@@ -629,6 +640,11 @@ impl FileInfo {
     /// given: it is not on disk, and its lines are those files' records.
     pub fn is_derived(&self) -> bool {
         !self.sources.is_empty()
+    }
+
+    /// Whether this is a later part of a file read in parts ([`FileInfo::continues`]).
+    pub fn is_part(&self) -> bool {
+        self.continues.is_some()
     }
 
     /// What the load summary says the file was read as.

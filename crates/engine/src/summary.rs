@@ -229,24 +229,39 @@ pub fn summarize(corpus: &Corpus, graph: &Graph) -> Summary {
             .or_else(|| crate::dag::pricing::cost(corpus.sym(response.model), &response.usage))
             .unwrap_or(0.0);
     }
+    // A file read in parts (over 2 GiB) is one file here: its parts' counts go to its first.
+    let first_part = |mut file: usize| {
+        while let Some(before) = corpus.files.get(file).and_then(|f| f.continues) {
+            file = before as usize;
+        }
+        file
+    };
+    let mut whole: Vec<(crate::model::LineCounts, Usage, f64)> = vec![Default::default(); corpus.files.len()];
+    for (file, (info, (usage, cost))) in corpus.files.iter().zip(file_usage).enumerate() {
+        let slot = &mut whole[first_part(file)];
+        slot.0.add(&info.counts);
+        slot.1.add(&usage);
+        slot.2 += cost;
+    }
     let per_file = corpus
         .files
         .iter()
-        .zip(file_usage)
-        .map(|(file, (usage, cost))| FileSummary {
+        .zip(whole)
+        .filter(|(file, _)| !file.is_part())
+        .map(|(file, (counts, usage, cost))| FileSummary {
             path: file.path.clone(),
             format: file.format.name(),
-            lines: file.counts.lines,
-            entries: file.counts.entries,
-            metadata: file.counts.metadata,
-            skipped: file.counts.skipped,
+            lines: counts.lines,
+            entries: counts.entries,
+            metadata: counts.metadata,
+            skipped: counts.skipped,
             usage: usage.into(),
             cost_usd: round_cents(cost),
         })
         .collect();
     Summary {
         // The files given: a record stream the loader made of OpenCode storage files is not one.
-        files: corpus.files.iter().filter(|f| !f.is_derived()).count(),
+        files: corpus.files.iter().filter(|f| !f.is_derived() && !f.is_part()).count(),
         lines: counts.lines,
         entries: counts.entries,
         metadata_lines: counts.metadata,

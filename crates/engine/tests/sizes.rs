@@ -1,0 +1,168 @@
+//! Files of any size: a file bigger than one buffer can be (2 GiB) is read in parts and gives
+//! the same sessions as if it were one; a loader that holds at most so many bytes (a browser tab)
+//! reads each file up to its share, cut after a whole line, and counts the lines it left out.
+//! The limits are made small here, so the files are too.
+
+mod common;
+
+use common::*;
+use sessionscope_engine::Loader;
+use sessionscope_engine::dag::Graph;
+use sessionscope_engine::load::{held_sizes, size_words};
+use sessionscope_engine::model::{Corpus, DiagnosticKind};
+use sessionscope_engine::summary::summarize;
+
+/// A synthetic session of about `bytes`, with broken lines: its main file's name and bytes.
+fn session(bytes: u64, seed: u64) -> (String, Vec<u8>) {
+    let session = sessionscope_synth::generate(&sessionscope_synth::SynthOptions {
+        target_bytes: bytes,
+        seed,
+        agents: false,
+        broken: true,
+    });
+    (session.main_file_name(), session.main)
+}
+
+/// Every entry as (line, uuid, line's bytes), in the order read: what a reader sees of it.
+fn entries(corpus: &Corpus) -> Vec<(u32, String, Vec<u8>)> {
+    corpus
+        .entries
+        .iter()
+        .map(|e| (e.line, corpus.span_text(e.file, e.uuid).into_owned(), corpus.line_bytes(e).to_vec()))
+        .collect()
+}
+
+/// Every diagnostic as (line, kind, message), without the file it names (a part has its own id).
+fn diagnostics(corpus: &Corpus) -> Vec<(u32, DiagnosticKind, String)> {
+    corpus.diagnostics.iter().map(|d| (d.line, d.kind, d.message.clone())).collect()
+}
+
+fn read_in_parts(name: &str, bytes: &[u8], part_max: usize, chunk: usize) -> Corpus {
+    let mut loader = Loader::with_part_max(part_max);
+    let id = loader.add_file(name, bytes.len() as u64);
+    if chunk == 0 {
+        loader.push_vec(id, bytes.to_vec());
+    } else {
+        for piece in bytes.chunks(chunk) {
+            loader.push(id, piece);
+        }
+    }
+    loader.finish_file(id);
+    loader.finish()
+}
+
+#[test]
+fn a_file_bigger_than_a_part_reads_as_the_same_session() {
+    let (name, bytes) = session(1 << 20, 7);
+    let whole = load_one(&name, &bytes);
+    let whole_graph = Graph::build(&whole);
+    for chunk in [0, 4096, 100_000, 300_000] {
+        let parts = read_in_parts(&name, &bytes, 200_000, chunk);
+        let label = format!("1 MB in parts of 200 KB, pushed in chunks of {chunk} bytes");
+        assert!(parts.files.len() >= 5, "{label}: {} part(s)", parts.files.len());
+        assert!(
+            parts.files.iter().skip(1).all(|f| f.is_part() && f.path == name),
+            "{label}: later parts name the file"
+        );
+        assert!(parts.bytes.iter().all(|b| b.len() <= 200_000), "{label}: no part passes its limit");
+        assert_eq!(parts.bytes.iter().map(Vec::len).sum::<usize>(), bytes.len(), "{label}: every byte is kept once");
+        assert_eq!(entries(&parts), entries(&whole), "{label}: the same entries, numbered the same");
+        assert_eq!(diagnostics(&parts), diagnostics(&whole), "{label}: the same diagnostics");
+        let graph = Graph::build(&parts);
+        let (a, b) = (summarize(&parts, &graph), summarize(&whole, &whole_graph));
+        assert_eq!(
+            serde_json::to_value(&a).unwrap(),
+            serde_json::to_value(&b).unwrap(),
+            "{label}: the same summary (one file, its lines, sessions, usage)"
+        );
+        assert!(parts.counts().balanced(), "{label}: every line is accounted for");
+    }
+}
+
+#[test]
+fn a_line_longer_than_a_part_is_left_out_with_its_reason() {
+    let (name, mut bytes) = session(300_000, 3);
+    if !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+    }
+    let first_lines = count_lines(&bytes);
+    // A line of 300 KB, then more lines.
+    bytes.extend_from_slice(b"{\"type\":\"user\",\"text\":\"");
+    bytes.extend(std::iter::repeat_n(b'x', 300_000));
+    bytes.extend_from_slice(b"\"}\n{\"type\":\"summary\",\"summary\":\"after\"}\n");
+    let corpus = read_in_parts(&name, &bytes, 200_000, 65_536);
+    let counts = corpus.counts();
+    assert!(counts.balanced());
+    assert_eq!(counts.lines, first_lines + 2, "every line is counted");
+    assert_eq!(counts.left_out, 2, "the long line and the one after it are left out");
+    let left = corpus.diagnostics.iter().find(|d| d.kind == DiagnosticKind::LeftOut).expect("a diagnostic says so");
+    assert_eq!(u64::from(left.line), first_lines + 1);
+    assert!(left.message.contains("longer than the 200.0 KB a line can be"), "{}", left.message);
+}
+
+#[test]
+fn a_held_file_is_cut_after_its_last_whole_line_and_its_other_lines_are_counted() {
+    let (name, bytes) = session(1 << 20, 11);
+    let held = 300_000;
+    let cut_at = memchr::memrchr(b'\n', &bytes[..held]).unwrap() + 1;
+    let expected = load_one(&name, &bytes[..cut_at]);
+    let why = "this page holds up to 300 KB; open the whole file with `sessionscope open`";
+    for chunk in [0, 1000, 65_536, 299_999, 300_001] {
+        let mut loader = Loader::new();
+        loader.hold_at_most(held as u64, why);
+        let id = loader.add_file(&name, bytes.len() as u64);
+        if chunk == 0 {
+            loader.push_vec(id, bytes.clone());
+        } else {
+            bytes.chunks(chunk).for_each(|piece| loader.push(id, piece));
+        }
+        loader.finish_file(id);
+        let corpus = loader.finish();
+        let label = format!("chunks of {chunk} bytes");
+        assert_eq!(corpus.bytes[0].len(), cut_at, "{label}: kept up to the last whole line in its share");
+        assert_eq!(entries(&corpus), entries(&expected), "{label}: the lines kept are read as usual");
+        let counts = corpus.counts();
+        assert!(counts.balanced(), "{label}: every line is accounted for");
+        assert_eq!(counts.lines, count_lines(&bytes), "{label}: the lines left out are counted");
+        assert_eq!(counts.left_out, count_lines(&bytes) - count_lines(&bytes[..cut_at]), "{label}");
+        let left: Vec<_> = corpus.diagnostics.iter().filter(|d| d.kind == DiagnosticKind::LeftOut).collect();
+        assert_eq!(left.len(), 1, "{label}: one diagnostic says what was left out");
+        assert_eq!(u64::from(left[0].line), count_lines(&bytes[..cut_at]) + 1, "{label}: from the first line not read");
+        assert_eq!(left[0].offset, cut_at as u64);
+        assert!(left[0].message.ends_with(why), "{label}: {}", left[0].message);
+        let sizes =
+            format!("({} of the file's {})", size_words((bytes.len() - cut_at) as u64), size_words(bytes.len() as u64));
+        assert!(left[0].message.contains(&sizes), "{label}: {} has {sizes}", left[0].message);
+    }
+}
+
+#[test]
+fn files_share_what_is_held_in_order() {
+    assert_eq!(held_sizes([100, 200, 300], 250), vec![100, 150, 0]);
+    assert_eq!(held_sizes([100, 200], 1000), vec![100, 200]);
+    let (a, a_bytes) = session(200_000, 1);
+    let (b, b_bytes) = session(200_000, 2);
+    let mut loader = Loader::new();
+    loader.hold_at_most(250_000, "why");
+    for (name, bytes) in [(&a, &a_bytes), (&b, &b_bytes)] {
+        let id = loader.add_file(name, bytes.len() as u64);
+        bytes.chunks(8192).for_each(|piece| loader.push(id, piece));
+        loader.finish_file(id);
+    }
+    let corpus = loader.finish();
+    let shares = held_sizes([a_bytes.len() as u64, b_bytes.len() as u64], 250_000);
+    assert_eq!(corpus.bytes[0].len(), a_bytes.len(), "the first file is whole");
+    assert!(corpus.bytes[1].len() as u64 <= shares[1] && shares[1] - (corpus.bytes[1].len() as u64) < 20_000);
+    assert_eq!(corpus.files[1].counts.lines, count_lines(&b_bytes));
+    assert!(corpus.files[1].counts.left_out > 0 && corpus.counts().balanced());
+    // A file with no share left is counted, line by line, and read not at all.
+    let mut loader = Loader::new();
+    loader.hold_at_most(0, "why");
+    let id = loader.add_file(&a, a_bytes.len() as u64);
+    loader.push(id, &a_bytes);
+    loader.finish_file(id);
+    let corpus = loader.finish();
+    assert!(corpus.entries.is_empty());
+    assert_eq!(corpus.files[0].counts.left_out, count_lines(&a_bytes));
+    assert_eq!(corpus.diagnostics.iter().filter(|d| d.kind == DiagnosticKind::LeftOut).count(), 1);
+}

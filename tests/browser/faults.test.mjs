@@ -1,0 +1,111 @@
+// Faults and sizes the page must survive, in headless Chromium: a panic of the page's own code
+// ends in a dialog with a Reload button (never a half-drawn, silent page); a worker that fails in
+// the middle of a load says so and the page still works; a single log over 2 GiB (made by the
+// generator here) shows its first rows, then as much as the page holds, and says what it left
+// out and what to do.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, readdirSync, statfsSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, serveDist, launchBrowser, openApp, dropFolder, dropGeneratedSession, tree } from "./harness.mjs";
+
+let server;
+let browser;
+
+before(async () => {
+  server = await serveDist();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test("a panic of the page's code shows what happened and a Reload button, which reloads", async () => {
+  const app = await openApp(browser, server, { url: `${server.url}?debug=panic` });
+  const dialog = app.page.getByRole("alertdialog", { name: "sessionscope stopped" });
+  await dialog.waitFor({ timeout: 10_000 });
+  assert.match(await dialog.innerText(), /remembered folders, marks and cached indexes are kept/);
+  assert.match(await dialog.innerText(), /What happened: a panic asked for by the address \(debug=panic\)/);
+  const reload = dialog.getByRole("button", { name: "Reload" });
+  assert.equal(await reload.evaluate((b) => b === document.activeElement), true, "the Reload button has the focus");
+  // The panic was reported on the console too (the harness records it as an error).
+  assert.ok(app.errors.some((e) => e.includes("a panic asked for by the address")), app.errors.join("\n"));
+  await Promise.all([app.page.waitForURL((url) => !url.search.includes("debug=panic")), app.page.keyboard.press("Enter")]);
+  await app.page.getByRole("button", { name: "Open example" }).waitFor({ timeout: 30_000 });
+  assert.equal(await dialog.count(), 0, "the reloaded page is whole");
+  await app.context.close();
+});
+
+test("a worker that fails in the middle of a load says so, what was shown stays, and the page still works", async () => {
+  const app = await openApp(browser, server);
+  // The spare worker, started ahead, takes the load: once it has posted the preview, it throws,
+  // as a worker out of memory does.
+  await app.page.waitForFunction(() => document.readyState === "complete");
+  await app.page.waitForTimeout(1000);
+  const workers = app.page.workers();
+  assert.ok(workers.length > 0, "a worker is started ahead");
+  for (const worker of workers) {
+    await worker.evaluate(() => {
+      const post = self.postMessage.bind(self);
+      self.postMessage = (data, transfer) => {
+        post(data, transfer);
+        if (JSON.stringify(data?.message ?? "").includes("preview")) setTimeout(() => { throw new Error("injected fault"); }, 0);
+      };
+    });
+  }
+  await dropGeneratedSession(app.page, { name: "doomed", messages: 20000 });
+  const alert = app.page.getByRole("alert").filter({ hasText: /^Could not open the files: the loading worker stopped: .*injected fault\. The first [\d.]+ MB of [\d.]+ MB, read before, stay on screen$/ });
+  await alert.waitFor({ timeout: 30_000 });
+  assert.ok((await tree(app.page).getByRole("treeitem").count()) > 0, "the rows shown stay");
+  assert.match(await tree(app.page).getByRole("treeitem").first().innerText(), /Question 0/);
+  // The page still answers: a new drop loads, in a new worker.
+  await dropGeneratedSession(app.page, { name: "after", messages: 5 });
+  // What stayed on screen is loaded: the page asks whether to add to it.
+  await app.page.getByRole("dialog", { name: "Add or replace" }).getByRole("button", { name: "Replace" }).click();
+  await app.page.getByRole("region", { name: "Load summary" }).getByText(/^1 session · 1 file · 10 lines/).waitFor({ timeout: 30_000 });
+  assert.equal(await alert.count(), 0, "the message goes with the next load");
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+/** Free bytes where the test writes its big file. */
+function freeBytes(dir) {
+  const stats = statfsSync(dir);
+  return stats.bavail * stats.bsize;
+}
+
+test("a single log over 2 GiB shows its first rows, then what the page holds, and says what it left out", async (t) => {
+  if (freeBytes(tmpdir()) < 6e9) {
+    t.skip(`needs 6 GB free in ${tmpdir()} for a 2.4 GB log`);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "sessionscope-2g-"));
+  try {
+    execFileSync("cargo", ["run", "--quiet", "--release", "-p", "sessionscope-synth", "--bin", "gen-session", "--", "--out", dir, "--size", "2300MB", "--seed", "9", "--agents", "0"], { cwd: ROOT, stdio: "inherit" });
+    const name = readdirSync(dir).find((f) => f.endsWith(".jsonl"));
+    const size = statSync(join(dir, name)).size;
+    assert.ok(size > 2 ** 31, `the log is over 2 GiB (${size} bytes)`);
+    const app = await openApp(browser, server);
+    const started = Date.now();
+    await dropFolder(app.page, join(dir, name));
+    await tree(app.page).getByRole("treeitem").first().waitFor({ timeout: 60_000 });
+    const firstRows = Date.now() - started;
+    const summary = app.page.getByRole("region", { name: "Load summary" });
+    const leftOut = summary.getByRole("alert").filter({ hasText: `Only the first part of ${name} is shown` });
+    await leftOut.waitFor({ timeout: 300_000 });
+    const words = await leftOut.innerText();
+    assert.match(words, /lines [\d,]+–[\d,]+ \([\d.]+ [MG]B of the file's 2\.4 GB\) were not read: this page holds up to 1\.6 GB of log files at once; `sessionscope open <file>` \(the command line\) opens the whole file\./);
+    assert.match(await summary.getByRole("status").first().innerText(), /^1 session · 1 file · [\d,]+ lines · .* · [\d,]+ lines left out$/);
+    assert.ok((await tree(app.page).getByRole("treeitem").count()) > 0, "the rows read are shown");
+    assert.equal(await app.page.getByRole("alertdialog").count(), 0, "no panic");
+    assert.deepEqual(app.errors, []);
+    console.log(`# 2.4 GB log: first rows after ${firstRows} ms, whole load after ${Date.now() - started} ms`);
+    await app.context.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
