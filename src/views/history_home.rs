@@ -228,10 +228,12 @@ fn RememberedNote() -> impl IntoView {
                 view! {
                     <p class="history-remembered">
                         "Folder "<strong>{folder.name}</strong>
-                        {move || if history.remembered.index_kept.get() {
-                            ", remembered in this browser: next time it reopens from its cached index."
-                        } else {
-                            ", remembered in this browser; keeping its index for the next visit…"
+                        {move || match (history.remembered.index_kept.get(), history.remembered.index_not_kept.get()) {
+                            (true, Some(reason)) => format!(
+                                ", remembered in this browser, but its index could not be kept ({reason}): next time it is read again."
+                            ),
+                            (true, None) => ", remembered in this browser: next time it reopens from its cached index.".to_owned(),
+                            (false, _) => ", remembered in this browser; keeping its index for the next visit…".to_owned(),
                         }}
                         {move || history.following.on.get().then_some(" Changes are followed while this tab is shown.")}
                         <button type="button" class="button" on:click=move |_| history.forget(id.clone())>

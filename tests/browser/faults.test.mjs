@@ -6,10 +6,10 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, readdirSync, statfsSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, readdirSync, statfsSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFolder, dropGeneratedSession, tree } from "./harness.mjs";
+import { ROOT, serveDist, launchBrowser, openApp, waitForApp, dropFolder, dropGeneratedSession, tree, chooseFolder, indexed } from "./harness.mjs";
 
 let server;
 let browser;
@@ -107,5 +107,97 @@ test("a single log over 2 GiB shows its first rows, then what the page holds, an
     await app.context.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A small history: three sessions of the project's own fixtures, in two projects. */
+function smallHistory() {
+  const sessions = join(ROOT, "tests/fixtures/sessions");
+  return {
+    "-home-dev-gamma/kettle-rename.jsonl": readFileSync(join(sessions, "kettle-rename.jsonl"), "utf8"),
+    "-home-dev-gamma/coloured-test-run.jsonl": readFileSync(join(sessions, "coloured-test-run.jsonl"), "utf8"),
+    "-home-dev-delta/kettle-copy.jsonl": readFileSync(join(sessions, "kettle-rename.jsonl"), "utf8").replaceAll("5e550000", "5e552222"),
+  };
+}
+
+async function listed(region) {
+  return (await region.getByRole("listbox", { name: "Sessions" }).getByRole("option").allInnerTexts()).sort();
+}
+
+test("a corrupted cache entry on reopen is read again from the files, and the list is the same", async () => {
+  const app = await openApp(browser, server);
+  const { page } = app;
+  await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry("spoiled", { recursive: true }).catch(() => {}));
+  let { region } = await chooseFolder(page, "spoiled", smallHistory());
+  const first = await listed(region);
+  assert.equal(first.length, 3);
+  await region.getByText("next time it reopens from its cached index").waitFor();
+  // Every cached index is damaged: its bytes cut in half, then scrambled.
+  const spoiled = await page.evaluate(
+    () =>
+      new Promise((ok, fail) => {
+        const open = indexedDB.open("sessionscope");
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const t = open.result.transaction("indexes", "readwrite");
+          const store = t.objectStore("indexes");
+          let count = 0;
+          store.openCursor().onsuccess = (event) => {
+            const cursor = event.target.result;
+            if (!cursor) return;
+            const value = cursor.value;
+            const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : value instanceof Uint8Array ? value : new TextEncoder().encode(JSON.stringify(value));
+            const damaged = bytes.slice(0, Math.floor(bytes.length / 2)).map((b, i) => (i % 7 === 3 ? b ^ 0x5a : b));
+            cursor.update(value instanceof ArrayBuffer || value instanceof Uint8Array ? damaged : { damaged });
+            count++;
+            cursor.continue();
+          };
+          t.oncomplete = () => ok(count);
+          t.onerror = () => fail(t.error);
+        };
+      }),
+  );
+  assert.ok(spoiled > 0, "a cached index was there to spoil");
+  await page.reload();
+  await waitForApp(page);
+  await page.getByRole("region", { name: "Remembered folders" }).getByRole("button", { name: "Reopen spoiled" }).click();
+  let status;
+  ({ region, status } = await indexed(page));
+  assert.doesNotMatch(status, /from the cache/, `the damaged cache is not used: ${status}`);
+  assert.match(status, /^Indexed 3 of 3 files \((?!0 B)/, `the files are read again: ${status}`);
+  assert.deepEqual(await listed(region), first);
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("IndexedDB refused (a private window) or full: the folder is still indexed and listed, and the page says what is not kept", async () => {
+  for (const fault of ["refused", "full"]) {
+    const app = await openApp(browser, server, {
+      setUp: (context) =>
+        context.addInitScript((fault) => {
+          if (fault === "refused") {
+            IDBFactory.prototype.open = function () {
+              throw new DOMException("A mutation operation was attempted on a database that did not allow mutations.", "InvalidStateError");
+            };
+          } else {
+            // The folder is remembered; its index, the big write, is over the quota.
+            const put = IDBObjectStore.prototype.put;
+            IDBObjectStore.prototype.put = function (...args) {
+              if (this.name === "indexes") throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+              return put.apply(this, args);
+            };
+          }
+        }, fault),
+    });
+    const { page } = app;
+    const root = `private-${fault}`;
+    await page.evaluate(async (root) => (await navigator.storage.getDirectory()).removeEntry(root, { recursive: true }).catch(() => {}), root);
+    const { region } = await chooseFolder(page, root, smallHistory());
+    assert.equal((await listed(region)).length, 3, `${fault}: every session is listed`);
+    const said = await page.locator("body").innerText();
+    const expected = fault === "refused" ? /is open, but it could not be remembered: .*Next time it is chosen and read again/ : /remembered in this browser, but its index could not be kept \(.+\): next time it is read again\./;
+    assert.match(said, expected, `${fault}: the page says what is not kept:\n${said.slice(0, 1500)}`);
+    assert.doesNotMatch(said, /next time it reopens from its cached index/, `${fault}: it does not promise a cache`);
+    await app.context.close();
   }
 });

@@ -44,6 +44,8 @@ pub struct RememberedFolders {
     /// False while the index of the pass that just ended is being kept (a reload before it is
     /// would read the folder again).
     pub index_kept: RwSignal<bool>,
+    /// Why the index of the last pass could not be kept (the storage is full, or refused).
+    pub index_not_kept: RwSignal<Option<String>>,
 }
 
 impl RememberedFolders {
@@ -54,6 +56,7 @@ impl RememberedFolders {
             error: RwSignal::new(None),
             source: StoredValue::new_local(None),
             index_kept: RwSignal::new(true),
+            index_not_kept: RwSignal::new(None),
         }
     }
 }
@@ -123,11 +126,13 @@ impl HistoryState {
         });
         let folders = self.folders();
         let kept = self.remembered.index_kept;
+        let not_kept = self.remembered.index_not_kept;
         kept.set(false);
         leptos::task::spawn_local(async move {
             let started = now_ms();
             let saved = folders.save_cache(&id, &bytes).await;
             kept.set(true);
+            not_kept.set(saved.as_ref().err().map(ToString::to_string));
             match saved {
                 Ok(()) => web_sys::console::debug_1(
                     &format!(
@@ -203,9 +208,16 @@ impl HistoryState {
             Err(reason) => {
                 // It opens all the same, without being remembered.
                 web_sys::console::warn_1(&format!("sessionscope: the folder is not remembered: {reason}").into());
+                let name = handle.name();
                 let folder =
-                    Remembered { id: String::new(), name: handle.name(), handle, opened_ms: js_sys::Date::now() };
-                self.open_remembered(folder, dropped).await
+                    Remembered { id: String::new(), name: name.clone(), handle, opened_ms: js_sys::Date::now() };
+                self.open_remembered(folder, dropped).await;
+                // Said once it is open (opening clears what was said before).
+                if self.remembered.error.get_untracked().is_none() {
+                    self.remembered.error.set(Some(format!(
+                        "{name} is open, but it could not be remembered: {reason}. Next time it is chosen and read again (a private window keeps nothing)."
+                    )));
+                }
             }
         }
     }
