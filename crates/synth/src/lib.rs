@@ -206,35 +206,82 @@ pub const MARKED_EVERY: usize = 64;
 /// The rare word of a planned history: in a few sessions only.
 pub const HISTORY_MARKER: &str = "zanzibar";
 
+/// What a planned history looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Shape {
+    /// Many small sessions (median about 1 MB), one of about 120 MB from 1 GB on: the
+    /// benchmark's history (`docs/history-index.md`).
+    #[default]
+    Everyday,
+    /// Fewer, larger sessions with a long tail, as issue 40's history: a few of 50–200 MB
+    /// (200, 150, 100, 80 and 60 MB from 1 GB on, scaled down below), the others log-normal
+    /// around 2.5 MB, each with its subagent files.
+    BigFiles,
+}
+
+impl Shape {
+    /// The shape named on a command line: `everyday` or `big-files`.
+    pub fn parse(name: &str) -> Option<Shape> {
+        match name {
+            "everyday" => Some(Shape::Everyday),
+            "big-files" => Some(Shape::BigFiles),
+            _ => None,
+        }
+    }
+}
+
 /// Plans a whole history of about `total_bytes` over `projects` projects, like a user's
 /// `~/.claude/projects` after months of use: session sizes are log-normal (median about 1 MB,
 /// a long tail), and a history of 1 GB or more holds one session of about 120 MB. Every
 /// session has its own seed, so its ids and start time differ.
 pub fn plan_history(total_bytes: u64, projects: usize, seed: u64) -> Vec<HistorySession> {
-    const MEDIAN: f64 = 1_000_000.0;
-    const SIGMA: f64 = 1.4;
+    plan_history_shaped(total_bytes, projects, seed, Shape::Everyday)
+}
+
+/// Plans a history of the given [`Shape`] (see [`plan_history`] for the everyday one).
+pub fn plan_history_shaped(total_bytes: u64, projects: usize, seed: u64, shape: Shape) -> Vec<HistorySession> {
+    let (median, sigma, most) = match shape {
+        Shape::Everyday => (1_000_000.0, 1.4, 80_000_000.0),
+        Shape::BigFiles => (2_500_000.0, 1.1, 40_000_000.0),
+    };
     let mut rng = rng::Rng::new(seed ^ 0x4857_5354);
     let projects = projects.max(1);
     let names: Vec<String> = (0..projects).map(|i| format!("{}-{i:02}", text::project_word(i))).collect();
     let mut plan = Vec::new();
     let mut planned = 0u64;
-    if total_bytes >= 1 << 30 {
+    let big: Vec<u64> = match shape {
+        Shape::Everyday if total_bytes >= 1 << 30 => vec![120 << 20],
+        Shape::Everyday => Vec::new(),
+        // The tail scales with the history below 4 GB, so a small one has it too.
+        Shape::BigFiles => {
+            let scale = (total_bytes as f64 / 4e9).min(1.0);
+            [200u64, 150, 100, 80, 60]
+                .iter()
+                .map(|mb| ((mb << 20) as f64 * scale) as u64)
+                .filter(|&b| b >= 1 << 20)
+                .collect()
+        }
+    };
+    for (i, bytes) in big.into_iter().enumerate() {
+        if planned + bytes > total_bytes {
+            break;
+        }
         plan.push(HistorySession {
-            project_name: names[0].clone(),
+            project_name: names[i % projects].clone(),
             options: SynthOptions {
-                target_bytes: 120 << 20,
-                seed: seed.wrapping_mul(1_000_003),
+                target_bytes: bytes,
+                seed: seed.wrapping_mul(1_000_003).wrapping_sub(i as u64),
                 ..SynthOptions::default()
             },
             marker: None,
         });
-        planned += 120 << 20;
+        planned += bytes;
     }
     while planned < total_bytes {
         // A standard normal deviate by Box-Muller.
         let (u, v) = (rng.unit().max(1e-12), rng.unit());
         let normal = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos();
-        let size = (MEDIAN * (SIGMA * normal).exp()).clamp(20_000.0, 80_000_000.0) as u64;
+        let size = (median * (sigma * normal).exp()).clamp(20_000.0, most) as u64;
         let size = size.min(total_bytes - planned).max(20_000);
         let project = names[rng.index(projects)].clone();
         let session_seed = seed.wrapping_mul(1_000_003).wrapping_add(plan.len() as u64 + 1);

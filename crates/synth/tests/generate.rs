@@ -378,3 +378,34 @@ fn a_planned_history_names_its_rare_word_in_a_few_first_prompts_only() {
         assert_eq!(text.matches(HISTORY_MARKER).count() > 0, planned.marker.is_some());
     }
 }
+
+#[test]
+fn a_big_files_history_has_fewer_larger_sessions_and_a_long_tail() {
+    use sessionscope_synth::{Shape, plan_history, plan_history_shaped};
+    let total = 4000 * MB;
+    let everyday = plan_history(total, 60, 3);
+    let big = plan_history_shaped(total, 60, 3, Shape::BigFiles);
+    let sizes = |plan: &[sessionscope_synth::HistorySession]| -> Vec<u64> {
+        let mut sizes: Vec<u64> = plan.iter().map(|s| s.options.target_bytes).collect();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        sizes
+    };
+    let (e, b) = (sizes(&everyday), sizes(&big));
+    for plan in [&e, &b] {
+        let sum: u64 = plan.iter().sum();
+        assert!(sum >= total && sum < total + MB, "about the size asked for: {sum}");
+    }
+    // Issue 40's history: 911 sessions in 4.1 GB; the benchmark's 1,606 in 4.4 GB.
+    assert!(b.len() * 3 < e.len() * 2, "fewer sessions: {} against {}", b.len(), e.len());
+    assert!((700..1100).contains(&b.len()), "about as many as issue 40's history: {}", b.len());
+    assert_eq!(b[0], 200 << 20, "the largest is 200 MB");
+    assert!(b.iter().filter(|&&s| s >= 50 << 20).count() >= 5, "five of 50 MB or more: {:?}", &b[..6]);
+    assert!(b[b.len() / 2] > e[e.len() / 2], "a larger median");
+    assert_eq!(Shape::parse("big-files"), Some(Shape::BigFiles));
+    assert_eq!(Shape::parse("everyday"), Some(Shape::Everyday));
+    assert_eq!(Shape::parse("huge"), None);
+    // A smaller history keeps a (smaller) tail.
+    let small = plan_history_shaped(400 * MB, 12, 3, Shape::BigFiles);
+    let first = small[0].options.target_bytes;
+    assert!((15 * MB..25 * MB).contains(&first), "a tenth of 200 MB: {first}");
+}

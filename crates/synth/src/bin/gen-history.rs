@@ -6,17 +6,21 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use sessionscope_synth::{SynthExtras, generate_with, parse_size, plan_history, write_to_dir};
+use sessionscope_synth::{Shape, SynthExtras, generate_with, parse_size, plan_history_shaped, write_to_dir};
 
-const USAGE: &str = "usage: gen-history --out <dir> --size <N>[MB|GB] [--projects P] [--seed S]
+const USAGE: &str =
+    "usage: gen-history --out <dir> --size <N>[MB|GB] [--projects P] [--seed S] [--shape everyday|big-files]
 
 Writes <dir>/projects/-home-dev-projects-<name>/<sessionId>.jsonl with subagent folders, for P
-projects (default 30), about N bytes in all: log-normal session sizes (median about 1 MB), and
-from 1 GB on one session of about 120 MB. Same seed, same bytes.";
+projects (default 30), about N bytes in all. Same seed, same bytes.
+  --shape everyday   (default) log-normal session sizes (median about 1 MB), and from 1 GB on
+                     one session of about 120 MB
+  --shape big-files  fewer, larger sessions (median about 2.5 MB) and a long tail: from 4 GB on
+                     sessions of 200, 150, 100, 80 and 60 MB (scaled down with a smaller N)";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
-    let (mut out, mut size, mut projects, mut seed) = (None, None, 30usize, 42u64);
+    let (mut out, mut size, mut projects, mut seed, mut shape) = (None, None, 30usize, 42u64, Shape::Everyday);
     while let Some(flag) = args.next() {
         let value = args.next();
         let parsed = match (flag.as_str(), value) {
@@ -30,6 +34,7 @@ fn main() -> ExitCode {
             }
             ("--projects", Some(v)) => v.parse().map(|p| projects = p).is_ok(),
             ("--seed", Some(v)) => v.parse().map(|s| seed = s).is_ok(),
+            ("--shape", Some(v)) => Shape::parse(&v).map(|s| shape = s).is_some(),
             _ => false,
         };
         if !parsed {
@@ -42,7 +47,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let started = Instant::now();
-    let plan = plan_history(size, projects, seed);
+    let plan = plan_history_shaped(size, projects, seed, shape);
     let next = AtomicUsize::new(0);
     let written = Mutex::new((0usize, 0u64));
     let failed = Mutex::new(None);
