@@ -9,8 +9,9 @@
 //! hundreds of milliseconds (the browser optimises hot code as it runs), three times slower.
 //! wasm memory does not shrink: only a worker that has just read a very big unit is let go and a
 //! fresh one takes its place, so that memory is given back. A worker that stops (a crash, memory
-//! exhausted) fails only the units it was reading; a fresh one goes on with the rest. Dropping
-//! the pool stops every worker.
+//! exhausted) is replaced by a fresh one, and its units are read again (up to twice: another
+//! worker may take one, and stop too; a unit whose third worker stops is answered with the
+//! reason). Dropping the pool stops every worker.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -24,6 +25,9 @@ use crate::wire::{FromWorker, Parcel, ToWorker};
 
 /// A worker that has read at least this many bytes of one unit is replaced after it answers.
 const FRESH_WORKER_AFTER_BYTES: f64 = 64.0 * 1024.0 * 1024.0;
+
+/// Times a unit whose worker stopped is read again.
+const RETRIES: u8 = 2;
 
 /// Units a worker is given at once.
 const IN_FLIGHT: usize = 3;
@@ -57,6 +61,8 @@ struct Shared {
     handler: Box<Handler>,
     stopped: Cell<bool>,
     slots: RefCell<Vec<Option<Slot>>>,
+    /// How many times each unit whose worker stopped was queued again.
+    retried: RefCell<std::collections::HashMap<u32, u8>>,
 }
 
 struct Slot {
@@ -113,6 +119,7 @@ impl Pool {
             handler: Box::new(handler),
             stopped: Cell::new(false),
             slots: RefCell::new((0..count).map(|_| None).collect()),
+            retried: RefCell::default(),
         });
         if shared.queue.borrow().is_empty() && !more_coming {
             (shared.handler)(PoolEvent::Finished);
@@ -202,7 +209,20 @@ fn answered(weak: &Weak<Shared>, slot: usize, units: &Rc<RefCell<Vec<u32>>>, uni
     }
     units.borrow_mut().retain(|&u| u != unit);
     let crashed = matches!(&answer, PoolEvent::Answer { reply: Err(WorkerError::Stopped(_)), .. });
-    (shared.handler)(answer);
+    // A unit whose worker stopped is read again, up to twice: the fault may have been another
+    // unit's (memory), or the browser's.
+    let again = crashed && {
+        let mut retried = shared.retried.borrow_mut();
+        let tries = retried.entry(unit).or_default();
+        *tries += 1;
+        *tries <= RETRIES
+    };
+    if again {
+        web_sys::console::warn_1(&format!("sessionscope: a worker stopped; unit {unit} is read again").into());
+        shared.queue.borrow_mut().push_front(unit);
+    } else {
+        (shared.handler)(answer);
+    }
     if shared.stopped.get() {
         return;
     }

@@ -824,11 +824,26 @@ fn UsageChart(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> impl
     }
 }
 
-/// Files that hold no session, with the reason.
+/// Files that hold no session, with the reason; first, said aloud, the session file sets that
+/// could not be indexed at all (their worker stopped three times).
 #[component]
 fn FileProblems() -> impl IntoView {
     let history = use_history();
-    move || {
+    let failed = move || {
+        history.changed.track();
+        let failed = history.failed_units();
+        let first = failed.first()?.clone();
+        let what = match failed.len() {
+            1 => format!("1 session file set could not be indexed ({}): {}.", first.path, first.reason),
+            n => format!("{n} session file sets could not be indexed ({} and others): {}.", first.path, first.reason),
+        };
+        Some(view! {
+            <p class="history-error" role="alert">
+                {what}" Their sessions are not listed; reopen the folder to try them again."
+            </p>
+        })
+    };
+    let problems = move || {
         history.changed.track();
         let problems = history.problems();
         if problems.is_empty() {
@@ -850,7 +865,8 @@ fn FileProblems() -> impl IntoView {
                 </details>
             </section>
         })
-    }
+    };
+    view! { {failed} {problems} }
 }
 
 /// A session's hits: its unit, session id, title and hits.

@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, readdirSync, statfsSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, readdirSync, statfsSync, statSync, truncateSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, serveDist, launchBrowser, openApp, waitForApp, dropFolder, dropGeneratedSession, tree, chooseFolder, indexed } from "./harness.mjs";
@@ -199,5 +199,177 @@ test("IndexedDB refused (a private window) or full: the folder is still indexed 
     assert.match(said, expected, `${fault}: the page says what is not kept:\n${said.slice(0, 1500)}`);
     assert.doesNotMatch(said, /next time it reopens from its cached index/, `${fault}: it does not promise a cache`);
     await app.context.close();
+  }
+});
+
+/** A generated history of the big-files shape on disk (made once), and its `projects` folder. */
+let generated;
+function generatedHistory() {
+  if (generated) return generated;
+  const dir = mkdtempSync(join(tmpdir(), "sessionscope-faults-"));
+  execFileSync(
+    "cargo",
+    ["run", "--quiet", "--release", "-p", "sessionscope-synth", "--bin", "gen-history", "--", "--out", dir, "--size", "200MB", "--projects", "6", "--shape", "big-files", "--seed", "5"],
+    { cwd: ROOT, stdio: "ignore" },
+  );
+  generated = { dir, projects: join(dir, "projects") };
+  return generated;
+}
+
+after(() => {
+  if (generated) rmSync(generated.dir, { recursive: true, force: true });
+});
+
+/**
+ * Watches every worker of the page (those running and those to come) for its replies that hold
+ * `key` (`indexed`, `hits`). `always`: each throws once it has posted one, as a worker out of
+ * memory stops. `busy()` makes only the workers that have answered one already throw after
+ * their next: those of the pass under way, not the fresh ones that replace them.
+ */
+async function watchWorkers(page, key, { always = false } = {}) {
+  const watch = (worker) =>
+    worker
+      .evaluate(
+        ({ key, always }) => {
+          const has = (o, k, d = 0) => o !== null && typeof o === "object" && d < 3 && (k in o || Object.values(o).some((v) => has(v, k, d + 1)));
+          const post = self.postMessage.bind(self);
+          self.answered = 0;
+          self.postMessage = (data, transfer) => {
+            post(data, transfer);
+            if (!has(data?.message, key)) return;
+            self.answered++;
+            if ((always || self.breakNext) && !self.broken) {
+              self.broken = true;
+              setTimeout(() => { throw new Error("injected fault"); }, 0);
+            }
+          };
+        },
+        { key, always },
+      )
+      .catch(() => {});
+  page.on("worker", watch);
+  await Promise.all(page.workers().map(watch));
+  return {
+    async busy() {
+      for (let tries = 0; tries < 200; tries++) {
+        const answered = await Promise.all(page.workers().map((w) => w.evaluate(() => self.answered || 0).catch(() => 0)));
+        if (answered.some((n) => n > 0)) break;
+        await page.waitForTimeout(20);
+      }
+      await Promise.all(page.workers().map((w) => w.evaluate(() => { if (self.answered > 0) self.breakNext = true; }).catch(() => {})));
+    },
+  };
+}
+
+/** The number in "N sessions in M projects" of the history's headline. */
+async function sessionCount(region) {
+  const headline = await region.getByText(/^\d+ sessions? in \d+ projects?/).first().innerText();
+  return Number(/^(\d+)/.exec(headline)[1]);
+}
+
+test("a worker that stops during an index pass: its units are read again; a unit whose third worker stops too is said aloud", async () => {
+  const history = generatedHistory();
+  // Once: the workers of the pass stop after their next answer; fresh ones read again what they held.
+  let app = await openApp(browser, server);
+  const watched = await watchWorkers(app.page, "indexed");
+  await dropFolder(app.page, history.projects);
+  await watched.busy();
+  let { region, status } = await indexed(app.page);
+  const all = await sessionCount(region);
+  assert.ok(all >= 30, `the history's sessions: ${all}`);
+  assert.deepEqual(await region.getByRole("alert").allInnerTexts(), [], `nothing is lost: ${status}`);
+  await app.context.close();
+
+  // Without a fault, the same count.
+  app = await openApp(browser, server);
+  await dropFolder(app.page, history.projects);
+  ({ region } = await indexed(app.page));
+  assert.equal(await sessionCount(region), all, "the same sessions as a pass without a fault");
+  await app.context.close();
+
+  // Every worker, fresh ones too, stops after its first answer: some units fail three times.
+  app = await openApp(browser, server);
+  await watchWorkers(app.page, "indexed", { always: true });
+  await dropFolder(app.page, history.projects);
+  ({ region } = await indexed(app.page));
+  const alert = region.getByRole("alert").filter({ hasText: /^\d+ session file sets? could not be indexed \(projects\/.+\): the worker reading it stopped: Uncaught Error: injected fault\. Their sessions are not listed; reopen the folder to try them again\.$/ });
+  await alert.waitFor();
+  const failed = Number(/^(\d+)/.exec(await alert.innerText())[1]);
+  assert.ok(failed > 0 && (await sessionCount(region)) <= all - failed, "the sessions of the failed units are not listed, and said so");
+  assert.doesNotMatch(await region.innerText(), /files? holds? no session/, "they are not called files that hold no session");
+  await app.context.close();
+});
+
+test("a worker that stops during a search: its units are searched again, and those that keep failing are said with the counts", async () => {
+  const history = generatedHistory();
+  const app = await openApp(browser, server);
+  await dropFolder(app.page, history.projects);
+  const { region } = await indexed(app.page);
+  const search = region.getByRole("region", { name: "Search all sessions" });
+  const run = async (word) => {
+    await search.getByLabel("Search every session").fill(word);
+    await search.getByRole("button", { name: "Search" }).click();
+    const done = search.getByRole("status").filter({ hasText: /^\d+\+? match(es)? in \d+ sessions? · / });
+    await done.waitFor({ timeout: 60_000 });
+    return done.innerText();
+  };
+  const clean = await run("Keep the");
+  await watchWorkers(app.page, "hits", { always: true });
+  await run("Keep the");
+  const alert = search.getByRole("alert").filter({ hasText: /^\d+ session file sets? could not be searched \(projects\/.+\): the worker reading it stopped: Uncaught Error: injected fault\. The counts are without (it|them); search again to try (it|them)\.$/ });
+  await alert.waitFor({ timeout: 30_000 });
+  assert.match(clean, /^\d+ matches in \d+ sessions/);
+  await app.context.close();
+});
+
+test("the tab hidden, then shown, during an index pass: the pass ends with every session", async () => {
+  const history = generatedHistory();
+  const app = await openApp(browser, server);
+  const { page } = app;
+  await dropFolder(page, history.projects);
+  await page.getByRole("region", { name: "History" }).getByText(/^Indexing/).first().waitFor({ timeout: 30_000 });
+  const visibility = (hidden) =>
+    page.evaluate((hidden) => {
+      Object.defineProperty(document, "hidden", { configurable: true, get: () => hidden });
+      Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (hidden ? "hidden" : "visible") });
+      document.dispatchEvent(new Event("visibilitychange"));
+    }, hidden);
+  await visibility(true);
+  await page.waitForTimeout(1500);
+  await visibility(false);
+  const { region, status } = await indexed(page);
+  const files = Number(/^Indexed (\d+) of (\d+) files/.exec(status)?.[2]);
+  assert.match(status, new RegExp(`^Indexed ${files} of ${files} files`), status);
+  const shown = await sessionCount(region);
+  // The same count as a pass left alone.
+  const other = await openApp(browser, server);
+  await dropFolder(other.page, history.projects);
+  const alone = await indexed(other.page);
+  assert.equal(shown, await sessionCount(alone.region));
+  assert.equal(await region.getByRole("alert").count(), 0);
+  assert.deepEqual(app.errors, []);
+  await other.context.close();
+  await app.context.close();
+});
+
+test("a log truncated, or deleted, while it is read: the page says so, and what was shown stays", async () => {
+  for (const fault of ["truncated", "deleted"]) {
+    const dir = mkdtempSync(join(tmpdir(), `sessionscope-${fault}-`));
+    try {
+      execFileSync("cargo", ["run", "--quiet", "--release", "-p", "sessionscope-synth", "--bin", "gen-session", "--", "--out", dir, "--size", "400MB", "--seed", "4", "--agents", "0"], { cwd: ROOT, stdio: "ignore" });
+      const name = readdirSync(dir).find((f) => f.endsWith(".jsonl"));
+      const path = join(dir, name);
+      const app = await openApp(browser, server);
+      await dropFolder(app.page, path);
+      await tree(app.page).getByRole("treeitem").first().waitFor({ timeout: 60_000 });
+      if (fault === "truncated") truncateSync(path, 1_000_000);
+      else unlinkSync(path);
+      const alert = app.page.getByRole("alert").filter({ hasText: new RegExp(`^Could not open the files: .*${name.replace(".", "\\.")}.*could not be read.*\\. The first [\\d.]+ MB of [\\d.]+ MB, read before, stay on screen$`) });
+      await alert.waitFor({ timeout: 60_000 });
+      assert.ok((await tree(app.page).getByRole("treeitem").count()) > 0, `${fault}: the rows shown stay`);
+      await app.context.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 });

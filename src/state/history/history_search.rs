@@ -57,6 +57,9 @@ pub struct SearchResults {
     pub first_answer_ms: Option<f64>,
     pub bytes_read: f64,
     pub error: Option<String>,
+    /// Units that could not be searched (their worker stopped, three times): the counts are without
+    /// them.
+    pub failed_units: usize,
 }
 
 impl HistoryState {
@@ -162,7 +165,13 @@ impl HistoryState {
                     Err(error) => {
                         let key = self.unit_key(unit);
                         let message = unit_failure(error);
-                        self.search.results.update_value(|s| s.error = Some(format!("{key}: {message}")));
+                        self.search.results.update_value(|s| {
+                            s.failed_units += 1;
+                            s.error = Some(match s.failed_units {
+                                1 => format!("1 session file set could not be searched ({key}): {message}. The counts are without it; search again to try it."),
+                                n => format!("{n} session file sets could not be searched ({key} and others): {message}. The counts are without them; search again to try them."),
+                            });
+                        });
                     }
                 }
                 self.search.pass.update_untracked(|pass| {

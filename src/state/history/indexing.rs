@@ -548,7 +548,8 @@ impl HistoryState {
                     Ok(_) => {}
                     Err(error) => {
                         let key = self.unit_key(unit);
-                        self.problems.update_value(|p| p.push(FileProblem { path: key, reason: unit_failure(error) }));
+                        let failed = FileProblem { path: key, reason: unit_failure(error) };
+                        self.failed_units.update_value(|f| f.push(failed));
                     }
                 }
                 // Counted now, drawn with the next redraw: a redraw per answer kept the page busy

@@ -236,6 +236,9 @@ pub struct HistoryState {
     units: StoredValue<Vec<HistoryUnit>, LocalStorage>,
     rows: StoredValue<Vec<Arc<HistoryRow>>>,
     problems: StoredValue<Vec<FileProblem>>,
+    /// Units that could not be indexed (their worker stopped, three times): their key and why. Their
+    /// files may well hold sessions, so they are not among the problems.
+    failed_units: StoredValue<Vec<FileProblem>>,
     /// Bumped when rows or problems change (at most every few frames while indexing).
     pub changed: RwSignal<u64>,
     /// A history is loaded (its home may be hidden behind an open session).
@@ -290,6 +293,7 @@ impl HistoryState {
             units: StoredValue::new_local(Vec::new()),
             rows: StoredValue::new(Vec::new()),
             problems: StoredValue::new(Vec::new()),
+            failed_units: StoredValue::new(Vec::new()),
             changed: RwSignal::new(0),
             active: RwSignal::new(false),
             showing: RwSignal::new(false),
@@ -361,6 +365,11 @@ impl HistoryState {
         self.problems.get_value()
     }
 
+    /// The units this pass could not index, with why.
+    pub fn failed_units(&self) -> Vec<FileProblem> {
+        self.failed_units.get_value()
+    }
+
     pub fn unit_key(&self, unit: u32) -> String {
         self.units.with_value(|units| units.get(unit as usize).map(|u| u.key.clone()).unwrap_or_default())
     }
@@ -407,6 +416,7 @@ impl HistoryState {
         self.units.set_value(units);
         self.rows.set_value(rows);
         self.problems.set_value(problems);
+        self.failed_units.set_value(Vec::new());
         self.index.answered.set_value(answered);
         if self.remembered_id().is_none() {
             self.begin_seen(None);
@@ -661,6 +671,7 @@ impl HistoryState {
         self.units.set_value(Vec::new());
         self.rows.set_value(Vec::new());
         self.problems.set_value(Vec::new());
+        self.failed_units.set_value(Vec::new());
         self.bump();
     }
 
