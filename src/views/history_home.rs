@@ -671,7 +671,7 @@ fn session_option(
         .map(|ms| format!("{} ({})", &units::iso_time(ms)[..16], units::relative_time(ms, now)))
         .unwrap_or_else(|| "no time".to_owned());
     let facts = format!(
-        "{} · {} · {} · {}{} · {} {} · ${:.2}{}{}{}",
+        "{} · {} · {} · {}{} · {} {} · ${:.2}{}{}{}{}",
         short_project(&row.project),
         units::human_known_duration(units::span_ms(row.start_ms, row.end_ms)),
         counted(row.messages, "message"),
@@ -683,6 +683,12 @@ fn session_option(
         if row.agents > 0 { format!(" · {}", counted(row.agents, "agent")) } else { String::new() },
         if row.compactions > 0 { format!(" · {}", counted(row.compactions, "compaction")) } else { String::new() },
         if row.diagnostics > 0 { format!(" · {}", counted(row.diagnostics, "diagnostic")) } else { String::new() },
+        // A session bigger than the page holds is listed with what was read of it.
+        if row.left_out_lines > 0 {
+            format!(" · partly read: {} left out", counted(row.left_out_lines, "line"))
+        } else {
+            String::new()
+        },
     );
     let title = if row.title.is_empty() { row.session_id.clone() } else { row.title.clone() };
     let agent = row.agent.clone();

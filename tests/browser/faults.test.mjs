@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, readdirSync, statfsSync, statSync, truncateSync, unlinkSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, readdirSync, statfsSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, serveDist, launchBrowser, openApp, waitForApp, dropFolder, dropGeneratedSession, tree, chooseFolder, indexed } from "./harness.mjs";
@@ -371,5 +371,30 @@ test("a log truncated, or deleted, while it is read: the page says so, and what 
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+});
+
+test("a history that holds a session bigger than the page holds lists it, saying it was partly read", async (t) => {
+  if (freeBytes(tmpdir()) < 5e9) {
+    t.skip(`needs 5 GB free in ${tmpdir()} for a 1.8 GB log`);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "sessionscope-partly-"));
+  try {
+    const project = join(dir, "projects", "-home-dev-projects-big");
+    execFileSync("cargo", ["run", "--quiet", "--release", "-p", "sessionscope-synth", "--bin", "gen-session", "--", "--out", project, "--size", "1750MB", "--seed", "6", "--agents", "0"], { cwd: ROOT, stdio: "ignore" });
+    writeFileSync(join(project, "kettle-rename.jsonl"), readFileSync(join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl")));
+    const app = await openApp(browser, server);
+    await dropFolder(app.page, join(dir, "projects"));
+    const { region } = await indexed(app.page);
+    const rows = await region.getByRole("listbox", { name: "Sessions" }).getByRole("option").allInnerTexts();
+    assert.equal(rows.length, 2, rows.join("\n"));
+    const partly = rows.filter((r) => /· partly read: \d+ lines left out/.test(r));
+    assert.equal(partly.length, 1, `the big session says it was partly read:\n${rows.join("\n")}`);
+    assert.doesNotMatch(await region.innerText(), /holds? no session/, "it is not among the files that hold no session");
+    assert.deepEqual(app.errors, []);
+    await app.context.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -425,6 +425,14 @@ pub struct SessionRow {
     /// with the project makes the line to paste).
     #[serde(default)]
     pub resume: crate::resume::Resume,
+    /// Lines of its files past what the reader held (a browser tab holds at most so many bytes),
+    /// counted but not read: the row says what the rest holds. Almost always 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub left_out_lines: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl SessionRow {
@@ -610,6 +618,7 @@ pub fn session_rows(corpus: &Corpus, graph: &Graph, folder: &str) -> Vec<Session
                 resume: crate::resume::Resume::of(format, &session.id, files.first().map_or("", |f| f.path.as_str())),
                 files: files.iter().filter(|f| !f.is_part()).map(|f| f.path.clone()).collect(),
                 bytes: files.iter().map(|f| f.size).sum(),
+                left_out_lines: files.iter().map(|f| f.counts.left_out).sum(),
             }
         })
         .collect()

@@ -166,3 +166,26 @@ fn files_share_what_is_held_in_order() {
     assert_eq!(corpus.files[0].counts.left_out, count_lines(&a_bytes));
     assert_eq!(corpus.diagnostics.iter().filter(|d| d.kind == DiagnosticKind::LeftOut).count(), 1);
 }
+
+#[test]
+fn a_history_row_says_how_many_lines_of_its_session_were_left_out() {
+    let (name, bytes) = session(600_000, 13);
+    let mut loader = Loader::new();
+    loader.hold_at_most(200_000, "why");
+    let id = loader.add_file(&name, bytes.len() as u64);
+    loader.push(id, &bytes);
+    loader.finish_file(id);
+    let corpus = loader.finish();
+    let graph = Graph::build(&corpus);
+    let rows = sessionscope_engine::history::session_rows(&corpus, &graph, "p");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].left_out_lines, corpus.files[0].counts.left_out);
+    assert!(rows[0].left_out_lines > 0);
+    let json = serde_json::to_value(&rows[0]).unwrap();
+    assert_eq!(json["left_out_lines"], rows[0].left_out_lines);
+    // A session read whole says nothing of it, and its JSON has no such field.
+    let whole = load_one(&name, &bytes);
+    let rows = sessionscope_engine::history::session_rows(&whole, &Graph::build(&whole), "p");
+    assert_eq!(rows[0].left_out_lines, 0);
+    assert!(serde_json::to_value(&rows[0]).unwrap().get("left_out_lines").is_none());
+}
