@@ -290,15 +290,15 @@ fn log_timings(what: &str, started: f64, timings: &impl serde::Serialize) {
     web_sys::console::debug_1(&message.into());
 }
 
-/// Every file's bytes, each in one buffer sized up front.
-/// A file past what a load holds ([`HOLD_MAX_BYTES`]) is read up to its share, as the worker
-/// keeps it.
+/// Every file's bytes, each in one buffer sized up front. A file past what a load holds
+/// ([`HOLD_MAX_BYTES`]) is read up to its share, as the worker keeps it.
 async fn read_bytes(files: &[PickedFile], cancelled: &Cell<bool>) -> Result<Vec<Vec<u8>>, LoadError> {
     let mut all = Vec::with_capacity(files.len());
     let shares = held_sizes(files.iter().map(|picked| picked.file.size() as u64), HOLD_MAX_BYTES);
     for (picked, share) in files.iter().zip(shares) {
-        let size = picked.file.size().min(share as f64);
-        let mut bytes = Vec::with_capacity(share.min(picked.file.size() as u64) as usize);
+        let held = share.min(picked.file.size() as u64);
+        let size = held as f64;
+        let mut bytes = Vec::with_capacity(held as usize);
         let mut offset = 0.0;
         while offset < size {
             if cancelled.get() {

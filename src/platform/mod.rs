@@ -1,8 +1,8 @@
 //! Browser helpers that know no app type: scheduling and the page's clock, files and file or
 //! folder handles (with typed errors for what the browser refuses), storage, the address bar,
-//! crypto, downloads, the dialog of a page that panicked, the files an installed app is launched with, and the page itself. The
-//! layers above use the browser through these, or through `web_sys` for what is theirs alone (a
-//! view's DOM, a worker's messages).
+//! crypto, downloads, the dialog of a page that panicked, the files an installed app is launched
+//! with, and the page itself. The layers above use the browser through these, or through
+//! `web_sys` for what is theirs alone (a view's DOM, a worker's messages).
 
 pub mod address;
 pub mod crash;

@@ -1,8 +1,8 @@
 //! Sizes, durations, counts and times in short human-readable form.
 //!
-//! Numbers keep one decimal while they are below 100 in their unit ("1.2 KB", "15.3k") and none above
-//! ("153 KB"); a value that rounds up to 1000 moves to the next unit ("1.0 MB", not "1000 KB"). Times are
-//! in UTC, so that they match the timestamps of the logs.
+//! Sizes and large counts are the engine's (`sessionscope_engine::units`): one decimal below 100 in
+//! their unit ("1.2 KB", "15.3k"), none above ("153 KB"). Times are in UTC, so that they match the
+//! timestamps of the logs.
 
 const MS_PER_SECOND: i64 = 1000;
 const MS_PER_MINUTE: i64 = 60 * MS_PER_SECOND;
@@ -22,13 +22,10 @@ pub fn grouped(n: u64) -> String {
     out
 }
 
-/// A byte count in decimal units: "512 B", "1.2 KB", "3.4 MB", "1.1 GB".
-pub fn human_bytes(n: u64) -> String {
-    if n < 1000 {
-        return format!("{n} B");
-    }
-    scaled(n, &[" KB", " MB", " GB", " TB", " PB", " EB"])
-}
+/// A byte count in decimal units: "512 B", "1.2 KB", "3.4 MB", "1.1 GB" (the engine's, so its
+/// messages write sizes as the views do).
+pub use sessionscope_engine::units::human_bytes;
+use sessionscope_engine::units::scaled;
 
 /// A duration: "850 ms", "1.2 s", "42 s", "3 min 5 s", "2 h 04 min". Rounded to the shown precision;
 /// negative durations get a minus sign.
@@ -122,27 +119,6 @@ pub fn iso_time(ms: i64) -> String {
     let (year, month, day) = civil_from_days(days);
     let seconds = milliseconds_of_day / MS_PER_SECOND;
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", seconds / 3600, seconds / 60 % 60, seconds % 60)
-}
-
-/// Formats `n` (at least 1000) with the first unit that keeps it below 1000, each unit 1000 times the one
-/// before. The units must cover the whole `u64` range (six units).
-fn scaled(n: u64, units: &[&str]) -> String {
-    let mut divisor: u64 = 1;
-    for unit in units {
-        divisor = divisor.saturating_mul(1000);
-        // The value in tenths of the unit, rounded to nearest.
-        let tenths = (u128::from(n) * 10 + u128::from(divisor) / 2) / u128::from(divisor);
-        if tenths < 1000 {
-            return format!("{}.{}{unit}", tenths / 10, tenths % 10);
-        }
-        let whole = (u128::from(n) + u128::from(divisor) / 2) / u128::from(divisor);
-        if whole < 1000 {
-            return format!("{whole}{unit}");
-        }
-    }
-    // Only reached if the units run out; shows the largest unit anyway.
-    let last_unit = units.last().copied().unwrap_or("");
-    format!("{}{last_unit}", n / divisor.max(1))
 }
 
 fn plural(count: u128, unit: &str) -> String {

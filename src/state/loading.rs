@@ -591,8 +591,8 @@ impl LoadState {
                                 state.forget_preview();
                                 format!(
                                     "{error}. The first {} of {}, read before, stay on screen",
-                                    sessionscope_engine::load::size_words(shown.shown_bytes as u64),
-                                    sessionscope_engine::load::size_words(shown.total_bytes as u64)
+                                    sessionscope_engine::units::human_bytes(shown.shown_bytes as u64),
+                                    sessionscope_engine::units::human_bytes(shown.total_bytes as u64)
                                 )
                             }
                             None => error.to_string(),

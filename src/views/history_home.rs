@@ -10,7 +10,7 @@ use sessionscope_engine::history::SessionRow;
 use crate::logic::seen::Unread;
 use crate::logic::words::{counted, noun, plural};
 use crate::render::units;
-use crate::state::history::{HistoryRow, HistoryState, HomeTab, ListView, SortKey, use_history};
+use crate::state::history::{HistoryRow, HistoryState, HomeTab, IndexKept, ListView, SortKey, use_history};
 use crate::state::{MarksState, use_marks};
 use crate::views::home_tabs::{ActivityTab, FailuresTab, FilesTab, HomeTabs};
 use crate::wire::SearchQuery;
@@ -228,12 +228,12 @@ fn RememberedNote() -> impl IntoView {
                 view! {
                     <p class="history-remembered">
                         "Folder "<strong>{folder.name}</strong>
-                        {move || match (history.remembered.index_kept.get(), history.remembered.index_not_kept.get()) {
-                            (true, Some(reason)) => format!(
+                        {move || match history.remembered.index_kept.get() {
+                            IndexKept::NotKept(reason) => format!(
                                 ", remembered in this browser, but its index could not be kept ({reason}): next time it is read again."
                             ),
-                            (true, None) => ", remembered in this browser: next time it reopens from its cached index.".to_owned(),
-                            (false, _) => ", remembered in this browser; keeping its index for the next visit…".to_owned(),
+                            IndexKept::Kept => ", remembered in this browser: next time it reopens from its cached index.".to_owned(),
+                            IndexKept::Keeping => ", remembered in this browser; keeping its index for the next visit…".to_owned(),
                         }}
                         {move || history.following.on.get().then_some(" Changes are followed while this tab is shown.")}
                         <button type="button" class="button" on:click=move |_| history.forget(id.clone())>

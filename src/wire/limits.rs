@@ -24,6 +24,6 @@ pub const HOLD_MAX_BYTES: u64 = 1536 << 20;
 pub fn left_out_why() -> String {
     format!(
         "this page holds up to {} of log files at once; `sessionscope open <file>` (the command line) opens the whole file",
-        sessionscope_engine::load::size_words(HOLD_MAX_BYTES)
+        sessionscope_engine::units::human_bytes(HOLD_MAX_BYTES)
     )
 }

@@ -24,6 +24,11 @@ after(async () => {
   await server?.close();
 });
 
+/** Runs one of the project's generators (`gen-session`, `gen-history`), built for release. */
+function synth(bin, args, stdio = "ignore") {
+  execFileSync("cargo", ["run", "--quiet", "--release", "-p", "sessionscope-synth", "--bin", bin, "--", ...args], { cwd: ROOT, stdio });
+}
+
 test("a panic of the page's code shows what happened and a Reload button, which reloads", async () => {
   const app = await openApp(browser, server, { url: `${server.url}?debug=panic` });
   const dialog = app.page.getByRole("alertdialog", { name: "sessionscope stopped" });
@@ -46,17 +51,8 @@ test("a worker that fails in the middle of a load says so, what was shown stays,
   // as a worker out of memory does.
   await app.page.waitForFunction(() => document.readyState === "complete");
   await app.page.waitForTimeout(1000);
-  const workers = app.page.workers();
-  assert.ok(workers.length > 0, "a worker is started ahead");
-  for (const worker of workers) {
-    await worker.evaluate(() => {
-      const post = self.postMessage.bind(self);
-      self.postMessage = (data, transfer) => {
-        post(data, transfer);
-        if (JSON.stringify(data?.message ?? "").includes("preview")) setTimeout(() => { throw new Error("injected fault"); }, 0);
-      };
-    });
-  }
+  assert.ok(app.page.workers().length > 0, "a worker is started ahead");
+  await watchWorkers(app.page, "preview", { always: true });
   await dropGeneratedSession(app.page, { name: "doomed", messages: 20000 });
   const alert = app.page.getByRole("alert").filter({ hasText: /^Could not open the files: the loading worker stopped: .*injected fault\. The first [\d.]+ MB of [\d.]+ MB, read before, stay on screen$/ });
   await alert.waitFor({ timeout: 30_000 });
@@ -85,7 +81,7 @@ test("a single log over 2 GiB shows its first rows, then what the page holds, an
   }
   const dir = mkdtempSync(join(tmpdir(), "sessionscope-2g-"));
   try {
-    execFileSync("cargo", ["run", "--quiet", "--release", "-p", "sessionscope-synth", "--bin", "gen-session", "--", "--out", dir, "--size", "2300MB", "--seed", "9", "--agents", "0"], { cwd: ROOT, stdio: "inherit" });
+    synth("gen-session", ["--out", dir, "--size", "2300MB", "--seed", "9", "--agents", "0"], "inherit");
     const name = readdirSync(dir).find((f) => f.endsWith(".jsonl"));
     const size = statSync(join(dir, name)).size;
     assert.ok(size > 2 ** 31, `the log is over 2 GiB (${size} bytes)`);
@@ -207,11 +203,7 @@ let generated;
 function generatedHistory() {
   if (generated) return generated;
   const dir = mkdtempSync(join(tmpdir(), "sessionscope-faults-"));
-  execFileSync(
-    "cargo",
-    ["run", "--quiet", "--release", "-p", "sessionscope-synth", "--bin", "gen-history", "--", "--out", dir, "--size", "200MB", "--projects", "6", "--shape", "big-files", "--seed", "5"],
-    { cwd: ROOT, stdio: "ignore" },
-  );
+  synth("gen-history", ["--out", dir, "--size", "200MB", "--projects", "6", "--shape", "big-files", "--seed", "5"]);
   generated = { dir, projects: join(dir, "projects") };
   return generated;
 }
@@ -356,7 +348,7 @@ test("a log truncated, or deleted, while it is read: the page says so, and what 
   for (const fault of ["truncated", "deleted"]) {
     const dir = mkdtempSync(join(tmpdir(), `sessionscope-${fault}-`));
     try {
-      execFileSync("cargo", ["run", "--quiet", "--release", "-p", "sessionscope-synth", "--bin", "gen-session", "--", "--out", dir, "--size", "400MB", "--seed", "4", "--agents", "0"], { cwd: ROOT, stdio: "ignore" });
+      synth("gen-session", ["--out", dir, "--size", "400MB", "--seed", "4", "--agents", "0"]);
       const name = readdirSync(dir).find((f) => f.endsWith(".jsonl"));
       const path = join(dir, name);
       const app = await openApp(browser, server);
@@ -382,7 +374,7 @@ test("a history that holds a session bigger than the page holds lists it, saying
   const dir = mkdtempSync(join(tmpdir(), "sessionscope-partly-"));
   try {
     const project = join(dir, "projects", "-home-dev-projects-big");
-    execFileSync("cargo", ["run", "--quiet", "--release", "-p", "sessionscope-synth", "--bin", "gen-session", "--", "--out", project, "--size", "1750MB", "--seed", "6", "--agents", "0"], { cwd: ROOT, stdio: "ignore" });
+    synth("gen-session", ["--out", project, "--size", "1750MB", "--seed", "6", "--agents", "0"]);
     writeFileSync(join(project, "kettle-rename.jsonl"), readFileSync(join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl")));
     const app = await openApp(browser, server);
     await dropFolder(app.page, join(dir, "projects"));

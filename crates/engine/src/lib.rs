@@ -31,6 +31,7 @@ pub mod share;
 pub mod span;
 pub mod summary;
 pub mod trigrams;
+pub mod units;
 
 pub use load::Loader;
 pub use model::Corpus;

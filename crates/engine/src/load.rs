@@ -24,6 +24,7 @@ use crate::import::{self, DocRecord, LineOutcome, Sink, Sniff};
 use crate::json;
 use crate::model::*;
 use crate::span::{Span, Sym};
+use crate::units::human_bytes;
 
 /// Bytes of a file looked at before deciding what format it is.
 const SNIFF_BYTES: usize = 64 * 1024;
@@ -74,10 +75,29 @@ struct Cut {
     /// The first line left out, and its offset.
     line: u32,
     offset: u64,
-    newlines: u64,
-    /// Whether the bytes left out end without a newline (one more line).
-    tail: bool,
+    left_out: LineTally,
     why: CutWhy,
+}
+
+/// The lines of bytes that are counted, not kept: their newlines, and whether the last bytes seen
+/// end without one (one more line).
+#[derive(Clone, Copy, Default)]
+struct LineTally {
+    newlines: u64,
+    tail: bool,
+}
+
+impl LineTally {
+    fn add(&mut self, bytes: &[u8]) {
+        self.newlines += memchr::memchr_iter(b'\n', bytes).count() as u64;
+        if let Some(&last) = bytes.last() {
+            self.tail = last != b'\n';
+        }
+    }
+
+    fn lines(self) -> u64 {
+        self.newlines + u64::from(self.tail)
+    }
 }
 
 /// Why a file was cut.
@@ -100,8 +120,11 @@ pub fn held_sizes(sizes: impl IntoIterator<Item = u64>, budget: u64) -> Vec<u64>
 
 /// A file's share of what is left of a budget (all of it for a file of unknown size, 0).
 fn take_share(remaining: &mut u64, size: u64) -> u64 {
-    let share = if size == 0 { *remaining } else { size.min(*remaining) };
-    *remaining -= share.min(*remaining).min(size);
+    if size == 0 {
+        return *remaining;
+    }
+    let share = size.min(*remaining);
+    *remaining -= share;
     share
 }
 
@@ -121,8 +144,7 @@ struct FileState {
     /// Bytes pushed so far, kept or not.
     pushed: u64,
     /// Lines counted in a file that is rejected, whose bytes are not kept.
-    rejected_newlines: u64,
-    rejected_tail: bool,
+    rejected: LineTally,
     /// What the importer of the file's format carries from line to line (other agents' logs).
     importer: Option<Box<import::State>>,
     /// The most bytes of the file kept ([`Loader::hold_at_most`]).
@@ -304,7 +326,7 @@ impl Loader {
         let f = file as usize;
         let format = self.sink.corpus.files[f].format;
         if import::is_document(format) {
-            let read = size_words(self.states[f].pushed);
+            let read = human_bytes(self.states[f].pushed);
             let message = format!(
                 "the file is over {read} and read whole, which is more than can be held: {}",
                 self.cut_reason(why)
@@ -325,13 +347,9 @@ impl Loader {
         };
         let partial = buffer.split_off(from);
         state.scan_from = state.scan_from.min(from);
-        let mut cut = Cut { line, offset: from as u64, newlines: 0, tail: false, why };
-        for part in [&partial[..], rest] {
-            cut.newlines += memchr::memchr_iter(b'\n', part).count() as u64;
-            if let Some(&last) = part.last() {
-                cut.tail = last != b'\n';
-            }
-        }
+        let mut cut = Cut { line, offset: from as u64, left_out: LineTally::default(), why };
+        cut.left_out.add(&partial);
+        cut.left_out.add(rest);
         state.cut = Some(cut);
     }
 
@@ -340,17 +358,15 @@ impl Loader {
         match why {
             CutWhy::Held => self.budget.as_ref().map_or_else(String::new, |b| b.why.clone()),
             CutWhy::LongLine => {
-                format!("a line there is longer than the {} a line can be", size_words(self.part_max as u64))
+                format!("a line there is longer than the {} a line can be", human_bytes(self.part_max as u64))
             }
         }
     }
 
     /// Counts the lines of a chunk of a file past what it holds.
     fn count_left_out(&mut self, file: FileId, chunk: &[u8]) {
-        let Some(cut) = self.states.get_mut(file as usize).and_then(|s| s.cut.as_mut()) else { return };
-        cut.newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
-        if let Some(&last) = chunk.last() {
-            cut.tail = last != b'\n';
+        if let Some(cut) = self.states.get_mut(file as usize).and_then(|s| s.cut.as_mut()) {
+            cut.left_out.add(chunk);
         }
     }
 
@@ -394,9 +410,9 @@ impl Loader {
 
     /// Counts the lines of a chunk of a rejected file, whose bytes are not kept.
     fn count_rejected(&mut self, file: FileId, chunk: &[u8]) {
-        let Some(state) = self.states.get_mut(file as usize) else { return };
-        state.rejected_newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
-        state.rejected_tail = chunk.last() != Some(&b'\n');
+        if let Some(state) = self.states.get_mut(file as usize) {
+            state.rejected.add(chunk);
+        }
     }
 
     /// Marks a file complete: its last line, if it has no newline, is parsed now.
@@ -421,7 +437,7 @@ impl Loader {
         // A file may have been rejected just now, by the sniff of its last bytes.
         if self.sink.corpus.files[file as usize].format == Format::Rejected {
             let state = &self.states[file as usize];
-            let lines = state.rejected_newlines + u64::from(state.rejected_tail);
+            let lines = state.rejected.lines();
             let counts = &mut self.sink.corpus.files[file as usize].counts;
             counts.lines += lines;
             counts.skipped += lines;
@@ -453,7 +469,7 @@ impl Loader {
 
     /// Counts the lines a cut left out, and says which and why.
     fn account_cut(&mut self, file: FileId, cut: &Cut) {
-        let lines = cut.newlines + u64::from(cut.tail);
+        let lines = cut.left_out.lines();
         let counts = &mut self.sink.corpus.files[file as usize].counts;
         counts.lines += lines;
         counts.left_out += lines;
@@ -462,8 +478,8 @@ impl Loader {
         let message = format!(
             "lines {}–{last} ({} of the file's {}) were not read: {}",
             cut.line,
-            size_words(pushed.saturating_sub(cut.offset)),
-            size_words(pushed),
+            human_bytes(pushed.saturating_sub(cut.offset)),
+            human_bytes(pushed),
             self.cut_reason(cut.why)
         );
         let kind = DiagnosticKind::LeftOut;
@@ -609,8 +625,7 @@ impl Loader {
         let state = &mut self.states[file as usize];
         let buffer = std::mem::take(&mut self.bytes[file as usize]);
         let pending = &buffer[state.parsed_upto.min(buffer.len())..];
-        state.rejected_newlines += memchr::memchr_iter(b'\n', pending).count() as u64;
-        state.rejected_tail = !pending.is_empty() && pending.last() != Some(&b'\n');
+        state.rejected.add(pending);
         // Lines parsed before the rejection (none, in practice: files are sniffed first) keep
         // their counts.
     }
@@ -964,21 +979,6 @@ enum Counted {
     Metadata,
     Ignored,
     Skipped,
-}
-
-/// A byte count in decimal units, as people read them: "512 B", "3.4 MB", "2.4 GB".
-pub fn size_words(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
-    if bytes < 1000 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1000.0;
-    let mut unit = 0;
-    while value >= 999.95 && unit + 1 < UNITS.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
 }
 
 /// Lines of a file: its newlines, plus a last line without one.

@@ -8,9 +8,10 @@ mod common;
 use common::*;
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
-use sessionscope_engine::load::{held_sizes, size_words};
+use sessionscope_engine::load::held_sizes;
 use sessionscope_engine::model::{Corpus, DiagnosticKind};
 use sessionscope_engine::summary::summarize;
+use sessionscope_engine::units::human_bytes;
 
 /// A synthetic session of about `bytes`, with broken lines: its main file's name and bytes.
 fn session(bytes: u64, seed: u64) -> (String, Vec<u8>) {
@@ -97,7 +98,7 @@ fn a_line_longer_than_a_part_is_left_out_with_its_reason() {
     assert_eq!(counts.left_out, 2, "the long line and the one after it are left out");
     let left = corpus.diagnostics.iter().find(|d| d.kind == DiagnosticKind::LeftOut).expect("a diagnostic says so");
     assert_eq!(u64::from(left.line), first_lines + 1);
-    assert!(left.message.contains("longer than the 200.0 KB a line can be"), "{}", left.message);
+    assert!(left.message.contains("longer than the 200 KB a line can be"), "{}", left.message);
 }
 
 #[test]
@@ -130,8 +131,11 @@ fn a_held_file_is_cut_after_its_last_whole_line_and_its_other_lines_are_counted(
         assert_eq!(u64::from(left[0].line), count_lines(&bytes[..cut_at]) + 1, "{label}: from the first line not read");
         assert_eq!(left[0].offset, cut_at as u64);
         assert!(left[0].message.ends_with(why), "{label}: {}", left[0].message);
-        let sizes =
-            format!("({} of the file's {})", size_words((bytes.len() - cut_at) as u64), size_words(bytes.len() as u64));
+        let sizes = format!(
+            "({} of the file's {})",
+            human_bytes((bytes.len() - cut_at) as u64),
+            human_bytes(bytes.len() as u64)
+        );
         assert!(left[0].message.contains(&sizes), "{label}: {} has {sizes}", left[0].message);
     }
 }

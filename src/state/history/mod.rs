@@ -48,7 +48,7 @@ pub use figures::{FileKey, HistoryInsights, HomeTab};
 pub use following::{FollowStats, Following};
 pub use history_search::{HistorySearch, SearchResults};
 pub use indexing::IndexPass;
-pub use remembered::{RememberedFolder, RememberedFolders};
+pub use remembered::{IndexKept, RememberedFolder, RememberedFolders};
 pub use unread::SeenState;
 
 /// The files of one session unit.

@@ -41,11 +41,18 @@ pub struct RememberedFolders {
     pub error: RwSignal<Option<String>>,
     /// The remembered folder the history was read from, and its cached index.
     pub(super) source: StoredValue<Option<Source>, LocalStorage>,
-    /// False while the index of the pass that just ended is being kept (a reload before it is
-    /// would read the folder again).
-    pub index_kept: RwSignal<bool>,
-    /// Why the index of the last pass could not be kept (the storage is full, or refused).
-    pub index_not_kept: RwSignal<Option<String>>,
+    /// Whether the index of the pass that just ended is kept for the next visit.
+    pub index_kept: RwSignal<IndexKept>,
+}
+
+/// Where the index of a remembered folder's last pass stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IndexKept {
+    /// Being written: a reload before it is would read the folder again.
+    Keeping,
+    Kept,
+    /// The storage refused it (full, or refused): why.
+    NotKept(String),
 }
 
 impl RememberedFolders {
@@ -55,8 +62,7 @@ impl RememberedFolders {
             handles: StoredValue::new_local(Vec::new()),
             error: RwSignal::new(None),
             source: StoredValue::new_local(None),
-            index_kept: RwSignal::new(true),
-            index_not_kept: RwSignal::new(None),
+            index_kept: RwSignal::new(IndexKept::Kept),
         }
     }
 }
@@ -126,13 +132,11 @@ impl HistoryState {
         });
         let folders = self.folders();
         let kept = self.remembered.index_kept;
-        let not_kept = self.remembered.index_not_kept;
-        kept.set(false);
+        kept.set(IndexKept::Keeping);
         leptos::task::spawn_local(async move {
             let started = now_ms();
             let saved = folders.save_cache(&id, &bytes).await;
-            kept.set(true);
-            not_kept.set(saved.as_ref().err().map(ToString::to_string));
+            kept.set(saved.as_ref().map_or_else(|reason| IndexKept::NotKept(reason.to_string()), |()| IndexKept::Kept));
             match saved {
                 Ok(()) => web_sys::console::debug_1(
                     &format!(
