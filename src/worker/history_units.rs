@@ -123,7 +123,7 @@ async fn read_unit(
                 Ok(chunk) => {
                     let len = chunk.length() as usize;
                     figures.bytes += len as f64;
-                    loader.push_with(id, len, |room| chunk.copy_to(room));
+                    loader.push_with(id, len, |room| chunk.copy_to_uninit(room));
                 }
                 Err(reason) => {
                     let reason = if reader.offset() > 0.0 {

@@ -55,7 +55,7 @@ pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File])
                 pending = Some(files::slice(file, end, following)?);
             }
             let t2 = now();
-            loader.push_with(id, chunk_len, |room| chunk.copy_to(room));
+            loader.push_with(id, chunk_len, |room| chunk.copy_to_uninit(room));
             waiting_ms += t1 - t0;
             parsing_ms += now() - t2;
             done += end - offset;

@@ -9,9 +9,10 @@
 // `--live-mb` makes the session written to that big before the run (Follow is turned on, so the
 // newest row stays in view), and prints what each read of it cost on the page. `--idle 0`
 // skips the idle measure.
-import { appendFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serveDist, launchBrowser, dropFolder, waitForApp } from "../browser/harness.mjs";
+import { browserCpuSeconds } from "./processes.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
@@ -63,40 +64,6 @@ function uuidOf(i) {
   return `b0b0b0b0-0000-4000-8000-${String(i).padStart(12, "0")}`;
 }
 
-/** Processes below `root`: the Chromium tree of this run. */
-function descendants(root) {
-  const children = new Map();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (!children.has(parent)) children.set(parent, []);
-      children.get(parent).push(Number(name));
-    } catch {}
-  }
-  const out = [];
-  const stack = [...(children.get(root) ?? [])];
-  while (stack.length) {
-    const pid = stack.pop();
-    out.push(pid);
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return out;
-}
-
-/** CPU seconds (user + system) used so far by Chromium's processes. */
-function browserCpuSeconds() {
-  let ticks = 0;
-  for (const pid of descendants(process.pid)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {}
-  }
-  return ticks / 100;
-}
 
 const server = await serveDist();
 const browser = await launchBrowser();

@@ -4,12 +4,13 @@
 // every Chromium process: page, workers, GPU, browser), the time to the first rows of a typical
 // and of the largest session, and a search of every session for a rare and a common word (first
 // hit, done).
-//   node tests/bench/history.mjs <folder> [--rare WORD] [--common WORD]
+//   node tests/bench/history.mjs <folder> [--rare WORD] [--common WORD] [--index-only]
+// With --index-only it stops after the index's figures (for builds alternated in one run).
 // <folder> holds `projects/`, e.g. one written by
 //   cargo run --release -p sessionscope-synth --bin gen-history -- --out /tmp/h1g --size 1GB
-import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { serveDist, launchBrowser, dropFolder } from "../browser/harness.mjs";
+import { browserMemory } from "./processes.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
@@ -21,50 +22,7 @@ if (!folder) {
 const projects = join(folder, "projects");
 const rare = option("--rare", "zanzibar");
 const common = option("--common", "function");
-
-/** Processes below `root`: the Chromium tree of this run. */
-function descendants(root) {
-  const children = new Map();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (!children.has(parent)) children.set(parent, []);
-      children.get(parent).push(Number(name));
-    } catch {}
-  }
-  const out = [];
-  const stack = [...(children.get(root) ?? [])];
-  while (stack.length) {
-    const pid = stack.pop();
-    out.push(pid);
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return out;
-}
-
-/**
- * Memory of Chromium's processes, in bytes: `pss` (proportional set size, from smaps_rollup: the
- * kernel walks each process's page tables for it, which is costly while workers hold gigabytes
- * of wasm memory) and `rss` (resident set size, from statm: a counter, cheap, but pages shared
- * between processes count in each).
- */
-function browserMemory({ pss = false } = {}) {
-  let total = 0;
-  for (const pid of descendants(process.pid)) {
-    try {
-      if (pss) {
-        const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-        const found = /^Pss:\s+(\d+) kB/m.exec(rollup);
-        if (found) total += Number(found[1]) * 1024;
-      } else {
-        total += Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * 4096;
-      }
-    } catch {}
-  }
-  return total;
-}
+const indexOnly = args.includes("--index-only");
 
 const mb = (bytes) => (bytes / 1e6).toFixed(0);
 const server = await serveDist();
@@ -130,6 +88,13 @@ try {
     `browser memory: RSS ${mb(empty)} MB empty page, peak ${mb(peak)} MB while indexing (+${mb(peak - empty)} MB); ` +
       `PSS every 2 s ${mb(emptyPss)} MB empty, peak ${mb(peakPss)} MB (+${mb(peakPss - emptyPss)} MB)`,
   );
+
+  if (indexOnly) {
+    if (errors.length) throw new Error(`errors on the page: ${errors.join("; ")}`);
+    await browser.close();
+    await server.close();
+    process.exit(0);
+  }
 
   /** Opens the session whose option `pick` chooses, and answers ms to its first rows. */
   const openSession = async (pick) => {

@@ -8,38 +8,14 @@
 // <folder> holds `projects/`, e.g. one written by
 //   cargo run --release -p sessionscope-synth --bin gen-history -- --out /tmp/h1g --size 1GB
 // Run it on another build with SESSIONSCOPE_DIST=<its dist folder>.
-import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { serveDist, launchBrowser, dropFolder } from "../browser/harness.mjs";
+import { browserMemory } from "./processes.mjs";
 
 const folder = process.argv[2];
 if (!folder) {
   console.error("usage: node tests/bench/insights.mjs <folder holding projects/>");
   process.exit(2);
-}
-
-/** RSS of Chromium's processes (this run's), in bytes. */
-function browserRss() {
-  const children = new Map();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (!children.has(parent)) children.set(parent, []);
-      children.get(parent).push(Number(name));
-    } catch {}
-  }
-  let total = 0;
-  const stack = [...(children.get(process.pid) ?? [])];
-  while (stack.length) {
-    const pid = stack.pop();
-    try {
-      total += Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * 4096;
-    } catch {}
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return total;
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -55,7 +31,7 @@ try {
   await page.goto(server.url);
   await page.getByRole("button", { name: "Open example" }).waitFor();
   await page.waitForTimeout(1500);
-  const empty = browserRss();
+  const empty = browserMemory();
   const started = Date.now();
   await dropFolder(page, join(folder, "projects"));
   const history = page.getByRole("region", { name: "History" });
@@ -64,7 +40,7 @@ try {
   await page.waitForTimeout(3000);
   console.log(logs.filter((l) => /indexed \d+ sessions|insights \d+ KB/.test(l)).join("\n"));
   const indexedMemory = await page.evaluate(() => window.wasmBindings.pageMemoryBytes());
-  console.log(`memory once indexed: the page's wasm ${mb(indexedMemory)} MB; browser RSS ${mb(browserRss() - empty)} MB above the empty page`);
+  console.log(`memory once indexed: the page's wasm ${mb(indexedMemory)} MB; browser RSS ${mb(browserMemory() - empty)} MB above the empty page`);
   if (process.env.INDEX_ONLY) process.exit(0);
 
   /** Clicks a tab and answers ms from the click until `ready` is visible. */
@@ -117,7 +93,7 @@ try {
 
   const pageMemory = await page.evaluate(() => window.wasmBindings.pageMemoryBytes());
   const worker = logs.filter((l) => /insights worker: .* its memory/.test(l)).slice(-1)[0] ?? "no insights worker message";
-  console.log(`memory: the page's wasm ${mb(pageMemory)} MB; ${worker}; browser RSS ${mb(browserRss() - empty)} MB above the empty page`);
+  console.log(`memory: the page's wasm ${mb(pageMemory)} MB; ${worker}; browser RSS ${mb(browserMemory() - empty)} MB above the empty page`);
 } finally {
   await browser.close();
   await server.close();

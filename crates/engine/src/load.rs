@@ -20,6 +20,8 @@
 //! share ([`held_sizes`]), cut after the last whole line, and counts the lines of the rest: they
 //! are left out, with one diagnostic that says which and why.
 
+use std::mem::MaybeUninit;
+
 use crate::import::{self, DocRecord, LineOutcome, Sink, Sniff};
 use crate::json;
 use crate::model::*;
@@ -217,26 +219,24 @@ impl Loader {
 
     /// Appends a chunk of a file and parses every line it completes.
     pub fn push(&mut self, file: FileId, chunk: &[u8]) {
-        self.push_with(file, chunk.len(), |room| room.copy_from_slice(chunk));
+        self.push_with(file, chunk.len(), |room| room.write_copy_of_slice(chunk));
     }
 
     /// Appends a chunk of `len` bytes that `fill` writes into the file's buffer, and parses every
     /// line it completes: bytes held elsewhere (a JavaScript buffer) are copied once, straight
-    /// into place.
-    pub fn push_with(&mut self, file: FileId, len: usize, fill: impl FnOnce(&mut [u8])) {
+    /// into place, with no zeros written first. `fill` gets the room, not yet written, and gives
+    /// it back written (as `Uint8Array::copy_to_uninit` and `write_copy_of_slice` do).
+    pub fn push_with(&mut self, file: FileId, len: usize, fill: impl Fill) {
         let file = self.current(file);
         match self.admit(file, len) {
             Admit::Nothing => {}
             Admit::Append => {
-                let buffer = &mut self.bytes[file as usize];
-                let start = buffer.len();
-                buffer.resize(start + len, 0);
-                fill(&mut buffer[start..]);
+                append_filled(&mut self.bytes[file as usize], len, fill);
                 self.parse_complete_lines(file, false);
             }
             admit => {
-                let mut chunk = vec![0; len];
-                fill(&mut chunk);
+                let mut chunk = Vec::new();
+                append_filled(&mut chunk, len, fill);
                 self.take(file, admit, &chunk);
             }
         }
@@ -1059,6 +1059,31 @@ fn session_from_path(path: &str) -> Option<String> {
     (!stem.starts_with("agent-")).then(|| stem.to_owned())
 }
 
+/// What writes a chunk into the room [`Loader::push_with`] makes for it: given the room, not yet
+/// written, it writes all of it and gives it back.
+pub trait Fill: for<'a> FnOnce(&'a mut [MaybeUninit<u8>]) -> &'a mut [u8] {}
+
+impl<F: for<'a> FnOnce(&'a mut [MaybeUninit<u8>]) -> &'a mut [u8]> Fill for F {}
+
+/// Appends `len` bytes to `buffer`, written by `fill` straight into its spare room, with no zeros
+/// written first. A fill that does not give back the whole room it was given (which only a wrong
+/// caller does) leaves zeros there instead.
+pub fn append_filled(buffer: &mut Vec<u8>, len: usize, fill: impl Fill) {
+    buffer.reserve(len);
+    let start = buffer.len();
+    let room = &mut buffer.spare_capacity_mut()[..len];
+    let at = room.as_ptr() as usize;
+    let filled = fill(room);
+    let whole = filled.as_ptr() as usize == at && filled.len() == len;
+    if !whole {
+        buffer.spare_capacity_mut()[..len].fill(MaybeUninit::new(0));
+    }
+    // SAFETY: the `len` bytes after `start` are written: either `fill` gave back a `&mut [u8]`
+    // over exactly them (safe code can make one only by writing them: the room was its only
+    // reference to that memory), or they were just filled with zeros.
+    unsafe { buffer.set_len(start + len) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1079,6 +1104,18 @@ mod tests {
                 .as_deref(),
             Some("0199a213-81c0-7800-8aa1-bbab2a035a53")
         );
+    }
+
+    #[test]
+    fn a_fill_writes_its_room_in_place_and_a_wrong_one_leaves_zeros() {
+        let mut buffer = b"ab".to_vec();
+        append_filled(&mut buffer, 3, |room| room.write_copy_of_slice(b"cde"));
+        assert_eq!(buffer, b"abcde");
+        // A fill that gives back other bytes than its room is not believed.
+        append_filled(&mut buffer, 2, |_room| Box::leak(b"xy".to_vec().into_boxed_slice()));
+        assert_eq!(buffer, b"abcde\0\0");
+        append_filled(&mut buffer, 2, |room| &mut room[..1].write_copy_of_slice(b"z")[..]);
+        assert_eq!(buffer, b"abcde\0\0\0\0");
     }
 
     #[test]
