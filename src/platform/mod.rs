@@ -1,10 +1,12 @@
-//! Browser helpers that know no app type: scheduling and the page's clock, files and file or
-//! folder handles (with typed errors for what the browser refuses), storage, the address bar,
-//! crypto, downloads, the dialog of a page that panicked, the files an installed app is launched
-//! with, and the page itself. The layers above use the browser through these, or through
-//! `web_sys` for what is theirs alone (a view's DOM, a worker's messages).
+//! Browser helpers that know no app type: scheduling and the page's clock, files (read whole, in
+//! slices, or as byte streams) and file or folder handles (with typed errors for what the browser
+//! refuses), storage, the address bar, crypto, downloads, the dialog of a page that panicked, the
+//! files an installed app is launched with, and the page itself. The layers above use the browser
+//! through these, or through `web_sys` for what is theirs alone (a view's DOM, a worker's
+//! messages).
 
 pub mod address;
+pub mod byte_stream;
 pub mod crash;
 pub mod crypto;
 pub mod download;

@@ -11,8 +11,9 @@ use sessionscope_engine::insights::UnitInsights;
 use sessionscope_engine::search::Query;
 use sessionscope_engine::{Corpus, Loader};
 
-use super::readers::{ByteStream, FileReader, PieceError, STREAM_ABOVE_BYTES, SliceReader};
+use super::readers::{FileReader, SliceReader};
 use super::{Failure, Reply, draw};
+use crate::platform::byte_stream::{ByteStream, PieceError, STREAM_ABOVE_BYTES};
 use crate::platform::files::stamp_of;
 use crate::wire::insights::ChangeDiff;
 use crate::wire::limits::{HOLD_MAX_BYTES, left_out_why};

@@ -1,55 +1,15 @@
 //! Reading a file's bytes in a worker, piece by piece into the engine's loader: as slices asked
 //! for ahead ([`SliceReader`], a search's small first slice then bigger ones), or as a byte stream
-//! into one buffer used again ([`ByteStream`]). A piece that cannot be read gives the reason, as
+//! into one buffer used again ([`ByteStream`], shared with the page). A piece that cannot be read gives the reason, as
 //! the browser gives it ([`ReadError`]).
 
 use js_sys::Uint8Array;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::platform::byte_stream::{ByteStream, PieceError};
 use crate::platform::errors::ReadError;
 use crate::platform::files;
 use crate::wire::limits::SLICE_BYTES;
-
-/// Why a piece of a file could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PieceError {
-    /// The browser refused.
-    Refused(ReadError),
-    /// This browser cannot read a file as a byte stream.
-    NoByteStreams,
-    /// The browser's stream answered a read with no bytes.
-    NoBytes,
-}
-
-impl std::fmt::Display for PieceError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PieceError::Refused(error) => error.fmt(f),
-            PieceError::NoByteStreams => {
-                f.write_str("could not be read: this browser cannot read a file as a byte stream")
-            }
-            PieceError::NoBytes => f.write_str("could not be read: the browser's stream gave no bytes"),
-        }
-    }
-}
-
-impl From<ReadError> for PieceError {
-    fn from(error: ReadError) -> PieceError {
-        PieceError::Refused(error)
-    }
-}
-
-/// Files bigger than this are read by the index as a byte stream ([`ByteStream`]), the others
-/// whole. A page that only reads the 4.4 GB benchmark history in 2 workers
-/// (`tests/bench/read-files.mjs`, way `byob`) took 5.8–6.3 s and 9.3–9.8 CPU-s so, against
-/// 10.4–11.2 s and 16.9–18.0 CPU-s in 8 MiB slices (`arrayBuffer`), in the same run: a slice
-/// costs the browser a new pipe and a new buffer, each of whose pages is faulted in, and freed.
-/// Every file read as a stream stalled that page after a few thousand files.
-pub const STREAM_ABOVE_BYTES: f64 = STREAM_BUFFER_BYTES as f64;
-
-/// The buffer a [`ByteStream`] reads into, again and again.
-const STREAM_BUFFER_BYTES: u32 = 1 << 20;
 
 /// A file read as slices, or as a byte stream, or one whose stream could not be started (its
 /// reason, given once as the file's only piece).
@@ -73,53 +33,9 @@ impl FileReader<'_> {
     pub fn offset(&self) -> f64 {
         match self {
             FileReader::Slices(reader) => reader.offset,
-            FileReader::Stream(stream) => stream.offset,
+            FileReader::Stream(stream) => stream.offset(),
             FileReader::Failed(_) => 0.0,
         }
-    }
-}
-
-/// A file read as a byte stream into one buffer used again and again ("bring your own buffer"):
-/// the browser makes one pipe for the whole file and fills it ahead while the worker parses, and
-/// no new buffer is made for each read.
-pub struct ByteStream {
-    reader: web_sys::ReadableStreamByobReader,
-    /// Taken while a read is out, and at the end.
-    buffer: Option<js_sys::ArrayBuffer>,
-    /// Bytes read so far.
-    offset: f64,
-}
-
-impl ByteStream {
-    pub fn start(file: &web_sys::File) -> Result<ByteStream, PieceError> {
-        let options = web_sys::ReadableStreamGetReaderOptions::new();
-        options.set_mode(web_sys::ReadableStreamReaderMode::Byob);
-        let reader = file
-            .stream()
-            .get_reader_with_options(&options)
-            .dyn_into::<web_sys::ReadableStreamByobReader>()
-            .map_err(|_| PieceError::NoByteStreams)?;
-        Ok(ByteStream { reader, buffer: Some(js_sys::ArrayBuffer::new(STREAM_BUFFER_BYTES)), offset: 0.0 })
-    }
-
-    /// The next bytes, a view of the buffer that is good until the next call; `None` at the end.
-    pub async fn next(&mut self) -> Option<Result<Uint8Array, PieceError>> {
-        let buffer = self.buffer.take()?;
-        let read = self.reader.read_with_array_buffer_view(&Uint8Array::new(&buffer));
-        let result = match JsFuture::from(read).await {
-            Ok(result) => result,
-            Err(error) => return Some(Err(PieceError::Refused(ReadError::from(&error)))),
-        };
-        let field = |name: &str| js_sys::Reflect::get(&result, &name.into()).ok();
-        if field("done").and_then(|done| done.as_bool()) != Some(false) {
-            return None;
-        }
-        let Some(bytes) = field("value").and_then(|value| value.dyn_into::<Uint8Array>().ok()) else {
-            return Some(Err(PieceError::NoBytes));
-        };
-        self.buffer = Some(bytes.buffer());
-        self.offset += f64::from(bytes.length());
-        Some(Ok(bytes))
     }
 }
 

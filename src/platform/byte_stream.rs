@@ -1,0 +1,121 @@
+//! Reading a file as a byte stream into one buffer used again ([`ByteStream`]), piece by piece,
+//! in a worker or on the page, or whole into wasm memory ([`read_all`]); a piece that cannot be read gives the reason, as the browser gives
+//! it ([`PieceError`]).
+
+use js_sys::Uint8Array;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use super::errors::ReadError;
+
+/// Why a piece of a file could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PieceError {
+    /// The browser refused.
+    Refused(ReadError),
+    /// This browser cannot read a file as a byte stream.
+    NoByteStreams,
+    /// The browser's stream answered a read with no bytes.
+    NoBytes,
+}
+
+impl std::fmt::Display for PieceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PieceError::Refused(error) => error.fmt(f),
+            PieceError::NoByteStreams => {
+                f.write_str("could not be read: this browser cannot read a file as a byte stream")
+            }
+            PieceError::NoBytes => f.write_str("could not be read: the browser's stream gave no bytes"),
+        }
+    }
+}
+
+impl From<ReadError> for PieceError {
+    fn from(error: ReadError) -> PieceError {
+        PieceError::Refused(error)
+    }
+}
+
+/// Files bigger than this are read as a byte stream (by the index, and by the page for a load) ([`ByteStream`]), the others
+/// whole. A page that only reads the 4.4 GB benchmark history in 2 workers
+/// (`tests/bench/read-files.mjs`, way `byob`) took 5.8–6.3 s and 9.3–9.8 CPU-s so, against
+/// 10.4–11.2 s and 16.9–18.0 CPU-s in 8 MiB slices (`arrayBuffer`), in the same run: a slice
+/// costs the browser a new pipe and a new buffer, each of whose pages is faulted in, and freed.
+/// Every file read as a stream stalled that page after a few thousand files.
+pub const STREAM_ABOVE_BYTES: f64 = STREAM_BUFFER_BYTES as f64;
+
+/// The buffer a [`ByteStream`] reads into, again and again.
+const STREAM_BUFFER_BYTES: u32 = 1 << 20;
+
+/// A file (or any blob: a file's first part) read as a byte stream into one buffer used again and
+/// again ("bring your own buffer"): the browser makes one pipe for the whole file and fills it
+/// ahead while its reader works, and no new buffer is made for each read.
+pub struct ByteStream {
+    reader: web_sys::ReadableStreamByobReader,
+    /// Taken while a read is out, and at the end.
+    buffer: Option<js_sys::ArrayBuffer>,
+    /// Bytes read so far.
+    offset: f64,
+}
+
+impl ByteStream {
+    pub fn start(file: &web_sys::Blob) -> Result<ByteStream, PieceError> {
+        let options = web_sys::ReadableStreamGetReaderOptions::new();
+        options.set_mode(web_sys::ReadableStreamReaderMode::Byob);
+        let reader = file
+            .stream()
+            .get_reader_with_options(&options)
+            .dyn_into::<web_sys::ReadableStreamByobReader>()
+            .map_err(|_| PieceError::NoByteStreams)?;
+        Ok(ByteStream { reader, buffer: Some(js_sys::ArrayBuffer::new(STREAM_BUFFER_BYTES)), offset: 0.0 })
+    }
+
+    /// Bytes read so far.
+    pub fn offset(&self) -> f64 {
+        self.offset
+    }
+
+    /// The next bytes, a view of the buffer that is good until the next call; `None` at the end.
+    pub async fn next(&mut self) -> Option<Result<Uint8Array, PieceError>> {
+        let buffer = self.buffer.take()?;
+        let read = self.reader.read_with_array_buffer_view(&Uint8Array::new(&buffer));
+        let result = match JsFuture::from(read).await {
+            Ok(result) => result,
+            Err(error) => return Some(Err(PieceError::Refused(ReadError::from(&error)))),
+        };
+        let field = |name: &str| js_sys::Reflect::get(&result, &name.into()).ok();
+        if field("done").and_then(|done| done.as_bool()) != Some(false) {
+            return None;
+        }
+        let Some(bytes) = field("value").and_then(|value| value.dyn_into::<Uint8Array>().ok()) else {
+            return Some(Err(PieceError::NoBytes));
+        };
+        self.buffer = Some(bytes.buffer());
+        self.offset += f64::from(bytes.length());
+        Some(Ok(bytes))
+    }
+}
+
+/// The first `len` bytes of `file` (all of it if it is shorter), read as a byte stream straight
+/// into one buffer of that size, no zeros written first: for a big file, about twice as fast as
+/// slices, and never two copies at once. `None` if `go_on` said to stop, between two pieces.
+pub async fn read_all(file: &web_sys::Blob, len: f64, go_on: impl Fn() -> bool) -> Result<Option<Vec<u8>>, PieceError> {
+    let part = if len < file.size() {
+        file.slice_with_f64_and_f64(0.0, len).map_err(|error| PieceError::Refused(ReadError::from(&error)))?
+    } else {
+        file.clone()
+    };
+    let mut bytes = Vec::with_capacity(part.size() as usize);
+    let mut stream = ByteStream::start(&part)?;
+    while let Some(piece) = stream.next().await {
+        if !go_on() {
+            return Ok(None);
+        }
+        let piece = piece?;
+        sessionscope_engine::load::append_filled(&mut bytes, piece.length() as usize, |room| {
+            piece.copy_to_uninit(room)
+        });
+    }
+    Ok(Some(bytes))
+}
