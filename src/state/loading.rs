@@ -799,7 +799,9 @@ impl LoadState {
             self.viewer.main_tab.set(carried.main_tab);
             self.viewer.panel_tab.set(carried.panel_tab);
         }
-        self.viewer.show_model(Some(Arc::new(model)), session);
+        let model = Arc::new(model);
+        self.files.with_value(|files| self.search.read_from(&model, files));
+        self.viewer.show_model(Some(model), session);
         self.status.set(LoadStatus::Loaded);
         if let Some(carried) = carried {
             let row = selected.and_then(|e| {

@@ -10,6 +10,7 @@ use sessionscope_engine::model::EntryId;
 use sessionscope_engine::search::Hit;
 
 use crate::client::handle::{Flow, WorkerError};
+use crate::client::picked::PickedFile;
 use crate::client::session_worker::SessionWorkers;
 use crate::logic::loaded::Model;
 use crate::logic::outline::RowKey;
@@ -141,6 +142,12 @@ impl SearchState {
             Ok(id) => self.asked.set_value(Some(id)),
             Err(error) => self.fail(error),
         }
+    }
+
+    /// The model shown and the files it was read from: a big session's worker reads them, and
+    /// takes no copy of the page's bytes.
+    pub fn read_from(&self, model: &Arc<Model>, files: &[PickedFile]) {
+        self.sessions.with_value(|sessions| sessions.read_from(model, files));
     }
 
     /// Makes the session's worker ready for a search (the search box is opened).

@@ -114,8 +114,12 @@ pub enum LoadReply {
 #[serde(rename_all = "kebab-case")]
 pub enum SessionRequest {
     /// Keep the open session's model: the parcel's buffers hold the model (as
-    /// [`super::codec::encode_model`] makes it), then the bytes of each of its files.
-    Keep,
+    /// [`super::codec::encode_model`] makes it), then the bytes of each of its files whose
+    /// `read_from_files` is `None`. The others (a big session's) come as the parcel's files, in
+    /// order, with the bytes of each the page holds (its first part, for a file bigger than a
+    /// load holds): the worker reads them a window at a time as it searches, and whole only to
+    /// share. Such a model comes without its graph, which the worker builds to share.
+    Keep { read_from_files: Vec<Option<f64>> },
     /// Search the kept model, answering [`SessionReply::Hits`] step by step. A newer search stops
     /// an older one.
     Search { query: SearchQuery },
@@ -276,7 +280,7 @@ mod tests {
                 slice: 8 << 20,
                 preview: true,
             }),
-            ToWorker::Session(SessionRequest::Keep),
+            ToWorker::Session(SessionRequest::Keep { read_from_files: vec![Some(3e8), None] }),
             ToWorker::Session(SessionRequest::Search { query: query.clone() }),
             ToWorker::Session(SessionRequest::Matches {
                 query: SearchQuery::new("cargo", false),

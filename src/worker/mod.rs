@@ -147,7 +147,7 @@ async fn dispatch(kept: &Kept, reply: &Reply, request: Parcel<ToWorker>) -> Resu
             Ok(())
         }
         ToWorker::Load(load) => load::load(reply, &load, &files).await,
-        ToWorker::Session(request) => kept.session.answer(reply, request, &buffers).await,
+        ToWorker::Session(request) => kept.session.answer(reply, request, &buffers, &files).await,
         ToWorker::Unit(request) => history_units::answer(reply, request, &files).await,
         ToWorker::Database(request) => sqlite::answer(reply, &request, &files).await,
         ToWorker::Follow(request) => kept.follow.answer(reply, request, &buffers),

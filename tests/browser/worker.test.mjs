@@ -1,5 +1,5 @@
 // The page and its workers (the protocol of src/protocol.rs) in a real browser: search of a
-// large session in the session's worker, a request the worker cannot read answered with an error that the
+// large session in the session's worker (a big one read from its file, not copied), a request the worker cannot read answered with an error that the
 // page shows, and replies the page cannot read ignored.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -63,6 +63,45 @@ test("a large session is searched in a worker, whose hits arrive typed and lead 
   await status.filter({ hasText: /^8 matches$/ }).waitFor({ timeout: 60_000 });
   assert.equal(workers.length, before + 1, "the worker is reused for the next search");
   assert.match(await results.getByRole("listitem").last().innerText(), /zanzibar-8500/);
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("a big session's worker reads it from its file, a window at a time, not from a copy of the page's bytes; sharing it reads the file whole", async () => {
+  const app = await openApp(browser, server);
+  const said = [];
+  // Workers' console messages reach the page's too, whenever the worker was started.
+  app.page.on("console", (m) => said.push(m.text()));
+  // 120,000 messages, about 280 MB: over the 256 MB from which a session is big
+  // (READ_AFTER_PARSE_FROM), built in the page as a file of its own.
+  const size = await dropGeneratedSession(app.page, { name: "big", messages: 120000, plantEvery: 2500 });
+  assert.ok(size > 256 * 1024 * 1024, `the session (${size} bytes) is big`);
+  await app.page.getByRole("region", { name: "Load summary" }).waitFor({ timeout: 180_000 });
+
+  const search = app.page.getByRole("search");
+  const status = search.getByRole("status");
+  await search.getByLabel("Search text").fill("ZANZIBAR");
+  // Every 2,500th answer of 120,000 holds the word.
+  await status.filter({ hasText: /^48 matches$/ }).waitFor({ timeout: 120_000 });
+  const kept = said.find((text) => text.startsWith("sessionscope session: model of"));
+  assert.match(kept ?? "", /\(1 of its files read from disk\)/, "the worker reads the session's file itself");
+  const results = app.page.getByRole("list", { name: "Search results" });
+  assert.match(await results.getByRole("listitem").first().innerText(), /Answer 0: zanzibar-0 lorem/);
+  assert.match(await results.getByRole("listitem").last().innerText(), /zanzibar-117500/);
+  await search.getByLabel("Search text").press("Enter");
+  await tree(app.page).locator("[role=treeitem][aria-selected=true]").filter({ hasText: "zanzibar-0" }).waitFor();
+  // A regular expression: 15000, 25000, ... 115000.
+  await search.getByLabel("Search text").fill("");
+  await search.getByLabel("Regex").check();
+  await search.getByLabel("Search text").fill("zanzibar-\\d+5000\\b");
+  await status.filter({ hasText: /^11 matches$/ }).waitFor({ timeout: 120_000 });
+
+  // The share dialog's scan needs every byte and the graph: the worker reads the file whole and
+  // builds the graph, then scans.
+  await app.page.getByRole("button", { name: "Share…" }).click();
+  const dialog = app.page.getByRole("dialog", { name: "Share, redacted" });
+  await dialog.getByLabel("Your own patterns").fill("zanzibar-115000");
+  await dialog.getByText(/\d+ findings?: \d+ redacted/).waitFor({ timeout: 180_000 });
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });

@@ -14,6 +14,7 @@
 pub mod dag;
 pub mod details;
 pub mod dump;
+pub mod exact_vec;
 pub mod history;
 pub mod history_cache;
 pub mod import;

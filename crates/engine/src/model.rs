@@ -660,11 +660,15 @@ pub struct Corpus {
     /// The bytes of each file, indexed like `files`. Not serialised: they travel separately.
     #[serde(skip)]
     pub bytes: Vec<Vec<u8>>,
+    #[serde(deserialize_with = "crate::exact_vec::deserialize")]
     pub entries: Vec<Entry>,
+    #[serde(deserialize_with = "crate::exact_vec::deserialize")]
     pub blocks: Vec<Block>,
+    #[serde(deserialize_with = "crate::exact_vec::deserialize")]
     pub responses: Vec<Response>,
     pub compactions: Vec<Compaction>,
     pub envelopes: Vec<Envelope>,
+    #[serde(deserialize_with = "crate::exact_vec::deserialize")]
     pub metas: Vec<MetaLine>,
     pub diagnostics: Vec<Diagnostic>,
     pub symbols: Interner,

@@ -9,7 +9,7 @@ use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 
 use crate::json;
-use crate::model::{BlockId, BlockKind, Corpus, Entry, EntryFlags, EntryId};
+use crate::model::{BlockId, BlockKind, Corpus, Entry, EntryFlags, EntryId, FileId};
 use crate::span::Span;
 
 /// What part of an entry a hit is in.
@@ -196,12 +196,26 @@ impl Query {
     /// Searches entries `range` of `corpus`, calling `found` for each hit. Returns the number
     /// of matches (more than the hits when a field matches many times).
     pub fn search(&self, corpus: &Corpus, range: std::ops::Range<usize>, found: &mut dyn FnMut(Hit)) -> u64 {
+        self.search_in(corpus, &Windows::none(), range, found)
+    }
+
+    /// [`Query::search`] with some files' bytes given as windows: the bytes of entries `range`
+    /// ([`searched_extents`]), read for them alone, where the corpus does not hold the file.
+    pub fn search_in(
+        &self,
+        corpus: &Corpus,
+        windows: &Windows,
+        range: std::ops::Range<usize>,
+        found: &mut dyn FnMut(Hit),
+    ) -> u64 {
         let mut count = 0;
         for e in range {
             let Some(entry) = corpus.entries.get(e) else { break };
             let e = EntryId::new(e);
             each_field(corpus, entry, |field, block, text| match text {
-                FieldText::Raw(span) => count += self.look(corpus, entry.file, e, field, block, span, found),
+                FieldText::Raw(span) => {
+                    count += self.look(windows.span_bytes(corpus, entry.file, span), e, field, block, found)
+                }
                 FieldText::Name(name) => {
                     count += self.find(name, |start, end| {
                         let (context, match_start, match_len) = snippet(name, start, end);
@@ -213,21 +227,11 @@ impl Query {
         count
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn look(
-        &self,
-        corpus: &Corpus,
-        file: u32,
-        entry: EntryId,
-        field: Field,
-        block: BlockId,
-        span: Span,
-        found: &mut dyn FnMut(Hit),
-    ) -> u64 {
-        if span.is_empty() {
+    fn look(&self, raw: &[u8], entry: EntryId, field: Field, block: BlockId, found: &mut dyn FnMut(Hit)) -> u64 {
+        if raw.is_empty() {
             return 0;
         }
-        let text = searchable(corpus.span_bytes(file, span));
+        let text = searchable(raw);
         self.find(&text, |start, end| {
             let (context, match_start, match_len) = snippet(&text, start, end);
             found(Hit { entry, field, block, context, match_start, match_len });
@@ -284,6 +288,61 @@ fn each_field<'c>(corpus: &'c Corpus, entry: &Entry, mut each: impl FnMut(Field,
             each(field, index, FieldText::Raw(span));
         }
     }
+}
+
+/// Windows of files a corpus does not hold: for each file, `None` (the corpus holds its bytes)
+/// or where its window starts and the window's bytes. A span outside its window reads as empty.
+#[derive(Default)]
+pub struct Windows {
+    pub files: Vec<Option<(u64, Vec<u8>)>>,
+}
+
+impl Windows {
+    /// No windows: every file's bytes are the corpus'.
+    pub fn none() -> Windows {
+        Windows::default()
+    }
+
+    /// The bytes of `span` of `file`: from its window if it has one, else from the corpus.
+    pub fn span_bytes<'a>(&'a self, corpus: &'a Corpus, file: FileId, span: Span) -> &'a [u8] {
+        match self.files.get(file as usize) {
+            Some(Some((start, bytes))) if !span.is_arena() => {
+                let range = span.range();
+                let start = usize::try_from(*start).unwrap_or(usize::MAX);
+                match (range.start.checked_sub(start), range.end.checked_sub(start)) {
+                    (Some(from), Some(to)) => bytes.get(from..to).unwrap_or_default(),
+                    _ => &[],
+                }
+            }
+            _ => corpus.span_bytes(file, span),
+        }
+    }
+}
+
+/// The bytes of each file a search of entries `range` reads: (file, start, end) for each file
+/// with a field to read, in the order of the files. A worker that does not hold a big session's
+/// bytes reads these windows for a step of its search ([`Query::search_in`]).
+pub fn searched_extents(corpus: &Corpus, range: std::ops::Range<usize>) -> Vec<(FileId, u64, u64)> {
+    let mut extents: Vec<(FileId, u64, u64)> = Vec::new();
+    for entry in corpus.entries.get(range).unwrap_or_default() {
+        each_field(corpus, entry, |_, _, text| {
+            let FieldText::Raw(span) = text else { return };
+            if span.is_arena() || span.is_empty() {
+                return;
+            }
+            let range = span.range();
+            let (start, end) = (range.start as u64, range.end as u64);
+            match extents.iter_mut().find(|(file, _, _)| *file == entry.file) {
+                Some(extent) => {
+                    extent.1 = extent.1.min(start);
+                    extent.2 = extent.2.max(end);
+                }
+                None => extents.push((entry.file, start, end)),
+            }
+        });
+    }
+    extents.sort_by_key(|(file, _, _)| *file);
+    extents
 }
 
 /// Calls `each` with the raw bytes of every field a search of `corpus` looks in (each entry's

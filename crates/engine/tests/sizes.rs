@@ -193,3 +193,56 @@ fn a_history_row_says_how_many_lines_of_its_session_were_left_out() {
     assert_eq!(rows[0].left_out_lines, 0);
     assert!(serde_json::to_value(&rows[0]).unwrap().get("left_out_lines").is_none());
 }
+
+/// A session's worker that does not hold a big session's bytes searches it step by step, each
+/// step reading only the windows of the files its entries' fields are in. It finds every hit a
+/// search of the whole finds, in the same order, for plain words and a regular expression, over
+/// a main file and its subagents' files.
+#[test]
+fn a_search_in_windows_finds_what_a_search_of_the_whole_finds() {
+    use sessionscope_engine::search::{Query, Windows, searched_extents};
+    let session = sessionscope_synth::generate(&sessionscope_synth::SynthOptions {
+        target_bytes: 600_000,
+        seed: 11,
+        agents: true,
+        broken: true,
+    });
+    assert!(!session.agents.is_empty(), "the session has subagents' files");
+    let mut files = vec![(session.main_file_name(), session.main.clone())];
+    files.extend(session.agents.iter().cloned());
+    let mut loader = Loader::new();
+    for (path, bytes) in &files {
+        let id = loader.add_file(path, bytes.len() as u64);
+        loader.push(id, bytes);
+        loader.finish_file(id);
+    }
+    let corpus = loader.finish();
+    for (text, regex) in [("the", false), ("Read", false), ("zanzibar", false), (r"fn \w+\(", true), ("é", false)] {
+        let query = Query::new(text, regex).expect("a valid query");
+        let mut whole = Vec::new();
+        let count = query.search(&corpus, 0..corpus.entries.len(), &mut |hit| whole.push(hit));
+        if text != "zanzibar" {
+            assert!(!whole.is_empty(), "{text} is in the session");
+        }
+        let mut windowed = Vec::new();
+        let mut windowed_count = 0;
+        let mut widest = 0;
+        for start in (0..corpus.entries.len()).step_by(37) {
+            let range = start..(start + 37).min(corpus.entries.len());
+            let mut windows = Windows::none();
+            windows.files.resize(corpus.files.len(), None);
+            for (file, from, to) in searched_extents(&corpus, range.clone()) {
+                let bytes = corpus.bytes[file as usize][from as usize..to as usize].to_vec();
+                widest = widest.max(bytes.len());
+                windows.files[file as usize] = Some((from, bytes));
+            }
+            // The corpus' own bytes are not read: only the windows are.
+            let mut bare = corpus.clone();
+            bare.bytes.iter_mut().for_each(Vec::clear);
+            windowed_count += query.search_in(&bare, &windows, range, &mut |hit| windowed.push(hit));
+        }
+        assert_eq!((windowed_count, windowed.len()), (count, whole.len()), "{text}: same counts");
+        assert_eq!(windowed, whole, "{text}: same hits");
+        assert!(widest < session.main.len() / 4, "{text}: a step reads a window, not a whole file ({widest} bytes)");
+    }
+}

@@ -343,6 +343,7 @@ impl ProblemRule {
 /// The reconstructed structure of everything loaded.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Graph {
+    #[serde(deserialize_with = "crate::exact_vec::deserialize")]
     pub nodes: Vec<Node>,
     pub conversations: Vec<Conversation>,
     pub sessions: Vec<Session>,
@@ -350,12 +351,16 @@ pub struct Graph {
     /// For each entry, the real fork it is the node of, or `ForkId::NONE`.
     pub fork_of: Vec<ForkId>,
     pub compactions: Vec<CompactionLink>,
+    #[serde(deserialize_with = "crate::exact_vec::deserialize")]
     pub tool_ops: Vec<ToolOp>,
+    #[serde(deserialize_with = "crate::exact_vec::deserialize")]
     pub turns: Vec<Turn>,
     pub problems: Vec<Problem>,
     /// For each entry, the tool op of the call or result it holds first, or `OpId::NONE`.
+    #[serde(deserialize_with = "crate::exact_vec::deserialize")]
     pub op_of_entry: Vec<OpId>,
     /// For each entry, its turn.
+    #[serde(deserialize_with = "crate::exact_vec::deserialize")]
     pub turn_of_entry: Vec<TurnId>,
     /// Agent conversations that no rule could link to a spawning call.
     pub unlinked_agents: Vec<ConversationId>,
