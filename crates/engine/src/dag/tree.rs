@@ -11,8 +11,9 @@ use crate::json;
 use crate::model::{Entry, EntryFlags, EntryKind, MetaLine};
 use crate::span::Span;
 
-/// Entry index by uuid.
-pub(crate) struct UuidIndex {
+/// Entry index by uuid: 16 bytes an entry (a hash and an index, checked against the entry's own
+/// uuid), not a copy of each uuid.
+pub struct UuidIndex {
     table: HashTable<(u64, EntryId)>,
     hasher: FxBuildHasher,
 }
