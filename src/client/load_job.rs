@@ -187,6 +187,10 @@ pub fn start_load(
     let assemble = Rc::new(assemble);
 
     let total_bytes: f64 = files.iter().map(PickedFile::size).sum();
+    // A big load is read by the page once its worker is done and stopped, so the tab never holds
+    // its bytes twice.
+    let read_after_parse = total_bytes >= READ_AFTER_PARSE_FROM as f64;
+    let on_progress = Rc::new(on_progress);
 
     // The page reads the bytes it will show, slice by slice, while the worker parses them. When
     // a preview is coming, the page starts once the preview is on screen: reading 100 MB took the
@@ -198,9 +202,20 @@ pub fn start_load(
         let parts = parts.clone();
         let assemble = assemble.clone();
         let finish = finish.clone();
+        let on_progress = on_progress.clone();
         move || {
             wasm_bindgen_futures::spawn_local(async move {
-                match read_bytes(&files, &stop).await {
+                // A big load's bytes are read after its worker is done: the progress says so.
+                let total = files.iter().map(PickedFile::size).sum::<f64>().min(HOLD_MAX_BYTES as f64);
+                let reading_started = schedule::now_ms();
+                let last_said = Cell::new(0.0);
+                let on_read = |done: f64| {
+                    if read_after_parse && done - last_said.get() >= PROGRESS_EVERY_BYTES {
+                        last_said.set(done);
+                        on_progress(Progress::taking_in(done, total, reading_started, schedule::now_ms()));
+                    }
+                };
+                match read_bytes(&files, &stop, &on_read).await {
                     Ok(bytes) => {
                         parts.borrow_mut().bytes = Some(bytes);
                         assemble();
@@ -219,9 +234,6 @@ pub fn start_load(
         }
     };
     let preview_coming = on_preview.is_some() && total_bytes >= PREVIEW_FROM_TOTAL as f64;
-    // A big load is read by the page once its worker is done and stopped, so the tab never holds
-    // its bytes twice.
-    let read_after_parse = total_bytes >= READ_AFTER_PARSE_FROM as f64;
     let parser = worker.downgrade();
 
     let listener = {
@@ -306,15 +318,25 @@ fn log_timings(what: &str, started: f64, timings: &impl serde::Serialize) {
 /// Every file's bytes, each in one buffer sized up front. A file past what a load holds
 /// ([`HOLD_MAX_BYTES`]) is read up to its share, as the worker keeps it. A big file is read as a
 /// byte stream (twice as fast as slices: one pipe, one buffer used again), a small one in slices.
-async fn read_bytes(files: &[PickedFile], cancelled: &Cell<bool>) -> Result<Vec<Vec<u8>>, LoadError> {
+async fn read_bytes(
+    files: &[PickedFile],
+    cancelled: &Cell<bool>,
+    on_read: &dyn Fn(f64),
+) -> Result<Vec<Vec<u8>>, LoadError> {
     let mut all = Vec::with_capacity(files.len());
     let shares = held_sizes(files.iter().map(|picked| picked.file.size() as u64), HOLD_MAX_BYTES);
+    let mut before = 0.0;
     for (picked, share) in files.iter().zip(shares) {
         let held = share.min(picked.file.size() as u64) as f64;
         let read = |error: PieceError| LoadError::Read(picked.path.clone(), error);
         if held > STREAM_ABOVE_BYTES {
-            match read_all(&picked.file, held, || !cancelled.get()).await {
+            let go_on = |done: f64| {
+                on_read(before + done);
+                !cancelled.get()
+            };
+            match read_all(&picked.file, held, go_on).await {
                 Ok(Some(bytes)) => {
+                    before += bytes.len() as f64;
                     all.push(bytes);
                     continue;
                 }
@@ -336,11 +358,16 @@ async fn read_bytes(files: &[PickedFile], cancelled: &Cell<bool>) -> Result<Vec<
             let array = js_sys::Uint8Array::new(&buffer);
             append_filled(&mut bytes, array.length() as usize, |room| array.copy_to_uninit(room));
             offset = end;
+            on_read(before + offset);
         }
+        before += bytes.len() as f64;
         all.push(bytes);
     }
     Ok(all)
 }
+
+/// The page says how far it has read a big load's bytes every this many bytes.
+const PROGRESS_EVERY_BYTES: f64 = 16e6;
 
 /// A worker that parsed less than this for [`parse_in_worker`] is kept for the next load.
 const KEEP_WARM_UNDER_BYTES: usize = 16 << 20;

@@ -9,20 +9,44 @@ pub struct Progress {
     pub path: String,
     pub started_ms: f64,
     pub now_ms: f64,
+    pub phase: Phase,
+}
+
+/// What a load is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Its worker reads and parses the files.
+    Reading,
     /// Parsing is done; the graph is being built and sent back.
-    pub building: bool,
+    Building,
+    /// The worker is done, and the page reads the files' bytes (a big load, read after its
+    /// worker so the tab does not hold them twice).
+    TakingIn,
 }
 
 impl Progress {
     /// `done` of `total` bytes read, `path` the file being read, at `now_ms`, in a load that
     /// started at `started_ms`.
     pub fn reading(done: f64, total: f64, path: String, started_ms: f64, now_ms: f64) -> Progress {
-        Progress { done_bytes: done, total_bytes: total, path, started_ms, now_ms, building: false }
+        Progress { done_bytes: done, total_bytes: total, path, started_ms, now_ms, phase: Phase::Reading }
+    }
+
+    /// The page has read `done` of `total` bytes, its worker done: `now_ms` is when it started
+    /// reading, for the rate.
+    pub fn taking_in(done: f64, total: f64, started_ms: f64, now_ms: f64) -> Progress {
+        Progress {
+            done_bytes: done,
+            total_bytes: total,
+            path: String::new(),
+            started_ms,
+            now_ms,
+            phase: Phase::TakingIn,
+        }
     }
 
     /// Every file is read; the graph is being built.
     pub fn building(started_ms: f64, now_ms: f64) -> Progress {
-        Progress { done_bytes: 1.0, total_bytes: 1.0, path: String::new(), started_ms, now_ms, building: true }
+        Progress { done_bytes: 1.0, total_bytes: 1.0, path: String::new(), started_ms, now_ms, phase: Phase::Building }
     }
 
     pub fn percent(&self) -> f64 {
@@ -46,6 +70,11 @@ mod tests {
         assert_eq!(halfway.megabytes_per_second(), 50.0);
         assert_eq!(Progress::reading(0.0, 0.0, String::new(), 5.0, 5.0).percent(), 100.0, "nothing to read");
         assert_eq!(Progress::reading(1.0, 1.0, String::new(), 5.0, 5.0).megabytes_per_second(), 0.0, "no time yet");
-        assert!(Progress::building(0.0, 1.0).building);
+        assert_eq!(Progress::building(0.0, 1.0).phase, Phase::Building);
+        let taking_in = Progress::taking_in(300e6, 1200e6, 0.0, 1000.0);
+        assert_eq!(
+            (taking_in.phase, taking_in.percent(), taking_in.megabytes_per_second()),
+            (Phase::TakingIn, 25.0, 300.0)
+        );
     }
 }

@@ -99,8 +99,13 @@ impl ByteStream {
 
 /// The first `len` bytes of `file` (all of it if it is shorter), read as a byte stream straight
 /// into one buffer of that size, no zeros written first: for a big file, about twice as fast as
-/// slices, and never two copies at once. `None` if `go_on` said to stop, between two pieces.
-pub async fn read_all(file: &web_sys::Blob, len: f64, go_on: impl Fn() -> bool) -> Result<Option<Vec<u8>>, PieceError> {
+/// slices, and never two copies at once. After each piece `go_on` is told the bytes read so far;
+/// `None` if it said to stop.
+pub async fn read_all(
+    file: &web_sys::Blob,
+    len: f64,
+    mut go_on: impl FnMut(f64) -> bool,
+) -> Result<Option<Vec<u8>>, PieceError> {
     let part = if len < file.size() {
         file.slice_with_f64_and_f64(0.0, len).map_err(|error| PieceError::Refused(ReadError::from(&error)))?
     } else {
@@ -109,13 +114,13 @@ pub async fn read_all(file: &web_sys::Blob, len: f64, go_on: impl Fn() -> bool) 
     let mut bytes = Vec::with_capacity(part.size() as usize);
     let mut stream = ByteStream::start(&part)?;
     while let Some(piece) = stream.next().await {
-        if !go_on() {
-            return Ok(None);
-        }
         let piece = piece?;
         sessionscope_engine::load::append_filled(&mut bytes, piece.length() as usize, |room| {
             piece.copy_to_uninit(room)
         });
+        if !go_on(bytes.len() as f64) {
+            return Ok(None);
+        }
     }
     Ok(Some(bytes))
 }

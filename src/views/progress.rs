@@ -2,22 +2,28 @@
 
 use leptos::prelude::*;
 
+use crate::logic::load_progress::{Phase, Progress};
 use crate::render::units;
 use crate::state::{LoadStatus, use_loading};
 
 /// What the progress label says.
-fn label_of(p: &crate::logic::load_progress::Progress) -> String {
-    if p.building {
-        "Building the conversation graph…".to_owned()
-    } else {
-        format!(
+fn label_of(p: &Progress) -> String {
+    match p.phase {
+        Phase::Building => "Building the conversation graph…".to_owned(),
+        Phase::TakingIn => format!(
+            "Taking the session into the page · {:.0}% · {} of {}",
+            p.percent(),
+            units::human_bytes(p.done_bytes as u64),
+            units::human_bytes(p.total_bytes as u64),
+        ),
+        Phase::Reading => format!(
             "Reading {} · {:.0}% · {} of {} · {:.0} MB/s",
             p.path,
             p.percent(),
             units::human_bytes(p.done_bytes as u64),
             units::human_bytes(p.total_bytes as u64),
             p.megabytes_per_second()
-        )
+        ),
     }
 }
 

@@ -148,7 +148,7 @@ impl SessionCopy {
         let mut read = Vec::new();
         for (file, source) in sources.iter().enumerate() {
             if let Some((blob, held)) = source {
-                let bytes = read_all(blob, *held, || true)
+                let bytes = read_all(blob, *held, |_| true)
                     .await
                     .map_err(|error| Failure(format!("{} {error}", blob.name())))?;
                 read.push((file, bytes.unwrap_or_default()));

@@ -72,11 +72,22 @@ test("a big session's worker reads it from its file, a window at a time, not fro
   const said = [];
   // Workers' console messages reach the page's too, whenever the worker was started.
   app.page.on("console", (m) => said.push(m.text()));
+  // Every label the load's progress shows.
+  await app.page.evaluate(() => {
+    window.__labels = new Set();
+    new MutationObserver(() => {
+      const label = document.querySelector("section[aria-label=Loading]")?.textContent;
+      if (label) window.__labels.add(label);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
   // 120,000 messages, about 280 MB: over the 256 MB from which a session is big
   // (READ_AFTER_PARSE_FROM), built in the page as a file of its own.
   const size = await dropGeneratedSession(app.page, { name: "big", messages: 120000, plantEvery: 2500 });
   assert.ok(size > 256 * 1024 * 1024, `the session (${size} bytes) is big`);
   await app.page.getByRole("region", { name: "Load summary" }).waitFor({ timeout: 180_000 });
+  // The page read the bytes once the worker was done, and said so.
+  const labels = await app.page.evaluate(() => [...window.__labels]);
+  assert.ok(labels.some((l) => /Taking the session into the page · \d+% · [\d.]+ MB of 2\d\d MB/.test(l)), labels.join(" | "));
 
   const search = app.page.getByRole("search");
   const status = search.getByRole("status");
