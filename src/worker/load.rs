@@ -1,12 +1,15 @@
-//! The load role: reads the files of a drop in slices (the next slice is read while the current
-//! one is parsed), parses them, builds the graph, and posts back the model as a transferred
-//! buffer. A big load sends a preview first: what the first slices hold, as a model of its own.
+//! The load role: reads the files of a drop (a big file as a byte stream, which the browser reads
+//! ahead; a small one in slices, the next read while the current one is parsed), parses them,
+//! builds the graph, and posts back the model as a transferred buffer. A big load sends a preview
+//! first: what its first pieces hold, as a model of its own.
 
 use js_sys::Uint8Array;
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
+use sessionscope_engine::model::FileId;
 
 use super::{Failure, Reply};
+use crate::platform::byte_stream::{ByteStream, STREAM_ABOVE_BYTES};
 use crate::platform::errors::ReadError;
 use crate::platform::files;
 use crate::wire::codec::encode_model;
@@ -14,8 +17,61 @@ use crate::wire::limits::{HOLD_MAX_BYTES, PREVIEW_BYTES, PREVIEW_FROM_TOTAL, lef
 use crate::wire::messages::{LoadReply, LoadRequest, LoadTimings, PreviewTimings};
 use crate::wire::{FromWorker, Parcel, buffer_of};
 
+/// What a load has done so far: its bytes, its times, and whether its preview is out.
+struct Loading<'r> {
+    reply: &'r Reply,
+    started: f64,
+    total: f64,
+    /// Bytes taken in, and those when progress was last said.
+    done: f64,
+    said: f64,
+    /// Every how many bytes progress is said.
+    every: f64,
+    waiting_ms: f64,
+    parsing_ms: f64,
+    preview_sent: bool,
+}
+
+impl Loading<'_> {
+    /// Takes a piece of file `id` into the loader, after `waited` ms for it; says the progress
+    /// every so often, and sends the preview once its bytes are in.
+    fn take(
+        &mut self,
+        loader: &mut Loader,
+        id: FileId,
+        path: &str,
+        chunk: &Uint8Array,
+        waited: f64,
+    ) -> Result<(), Failure> {
+        let len = chunk.length() as usize;
+        let preview_due = !self.preview_sent && loader.bytes_read() + len as u64 >= PREVIEW_BYTES as u64;
+        let t0 = js_sys::Date::now();
+        loader.push_with(id, len, |room| chunk.copy_to_uninit(room));
+        self.waiting_ms += waited;
+        self.parsing_ms += js_sys::Date::now() - t0;
+        self.done += len as f64;
+        if self.done - self.said >= self.every || self.done >= self.total {
+            self.said = self.done;
+            let progress = LoadReply::Progress { done: self.done, total: self.total, path: path.to_owned() };
+            let _ = self.reply.send(FromWorker::Load(progress));
+        }
+        if preview_due {
+            self.preview_sent = true;
+            let so_far = PreviewTimings {
+                read_and_parse_ms: js_sys::Date::now() - self.started,
+                waiting_for_reads_ms: self.waiting_ms,
+                parse_ms: self.parsing_ms,
+                preview_ms: 0.0,
+            };
+            post_preview(self.reply, loader, so_far)?;
+        }
+        Ok(())
+    }
+}
+
 /// Reads, parses and builds the files of a load, answering its progress, its preview and its
-/// model.
+/// model. A file over a megabyte is read as a byte stream (the browser reads ahead while the
+/// worker parses), a smaller one in slices.
 pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File]) -> Result<(), Failure> {
     let LoadRequest { paths, slice, preview } = request;
     let now = js_sys::Date::now;
@@ -25,56 +81,60 @@ pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File])
     let slice = (*slice).max(1) as f64;
     let total: f64 = given.iter().map(|file| file.size()).sum();
     let wants_preview = *preview && total >= PREVIEW_FROM_TOTAL as f64;
-    let mut preview_sent = !wants_preview;
     let started = now();
-    let (mut waiting_ms, mut parsing_ms, mut done) = (0.0, 0.0, 0.0);
+    let mut loading = Loading {
+        reply,
+        started,
+        total,
+        done: 0.0,
+        said: 0.0,
+        every: slice,
+        waiting_ms: 0.0,
+        parsing_ms: 0.0,
+        preview_sent: !wants_preview,
+    };
     let mut loader = Loader::new();
     // The page reads the same share of each file (`client::load_job`).
     loader.hold_at_most(HOLD_MAX_BYTES, left_out_why());
     for (path, file) in paths.iter().zip(given) {
         let size = file.size();
         let id = loader.add_file(path, size as u64);
+        let stream = if size > STREAM_ABOVE_BYTES { ByteStream::start(file).ok() } else { None };
+        if let Some(mut stream) = stream {
+            loop {
+                let asked = now();
+                let Some(piece) = stream.next().await else { break };
+                let piece = piece.map_err(|error| format!("{path} {error}"))?;
+                loading.take(&mut loader, id, path, &piece, now() - asked)?;
+            }
+            loader.finish_file(id);
+            continue;
+        }
         // Until the preview is out, slices are small, so it is out soon.
         let next_end = |from: f64, preview_sent: bool| {
             let step = if preview_sent { slice } else { slice.min(PREVIEW_BYTES as f64) };
             (from + step).min(size)
         };
-        let mut offset = 0.0;
-        let mut end = next_end(0.0, preview_sent);
+        let mut end = next_end(0.0, loading.preview_sent);
         let mut pending = (size > 0.0).then(|| files::slice(file, 0.0, end)).transpose()?;
         while let Some(reading) = pending.take() {
-            let t0 = now();
+            let asked = now();
             let buffer = reading.await.map_err(|e| format!("{path} {}", ReadError::from(&e)))?;
-            let t1 = now();
+            let waited = now() - asked;
             let chunk = Uint8Array::new(&buffer);
-            let chunk_len = chunk.length() as usize;
             // The next slice is read while this one is parsed.
-            let preview_due = !preview_sent && loader.bytes_read() + chunk_len as u64 >= PREVIEW_BYTES as u64;
-            let following = next_end(end, preview_sent || preview_due);
+            let preview_due =
+                !loading.preview_sent && loader.bytes_read() + u64::from(chunk.length()) >= PREVIEW_BYTES as u64;
+            let following = next_end(end, loading.preview_sent || preview_due);
             if end < size {
                 pending = Some(files::slice(file, end, following)?);
             }
-            let t2 = now();
-            loader.push_with(id, chunk_len, |room| chunk.copy_to_uninit(room));
-            waiting_ms += t1 - t0;
-            parsing_ms += now() - t2;
-            done += end - offset;
-            offset = end;
+            loading.take(&mut loader, id, path, &chunk, waited)?;
             end = following;
-            let _ = reply.send(FromWorker::Load(LoadReply::Progress { done, total, path: path.clone() }));
-            if preview_due {
-                preview_sent = true;
-                let so_far = PreviewTimings {
-                    read_and_parse_ms: now() - started,
-                    waiting_for_reads_ms: waiting_ms,
-                    parse_ms: parsing_ms,
-                    preview_ms: 0.0,
-                };
-                post_preview(reply, &loader, so_far)?;
-            }
         }
         loader.finish_file(id);
     }
+    let Loading { waiting_ms, parsing_ms, .. } = loading;
     let read_done = now();
     let _ = reply.send(FromWorker::Load(LoadReply::Building));
     let corpus = loader.finish();
