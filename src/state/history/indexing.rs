@@ -570,6 +570,9 @@ impl HistoryState {
 
     /// The index ended (finished or cancelled): its workers go, what it found stays.
     fn end_pass(&self, cancelled: bool) {
+        // The rows of the last answers are drawn now, with the status that says the pass ended:
+        // not up to 300 ms later, under an "Indexed" headline that still counts fewer sessions.
+        self.bump();
         self.index.pass.update(|pass| {
             if let Some(pass) = pass
                 && pass.running()
