@@ -191,6 +191,7 @@ pub fn start_load(
     // its bytes twice.
     let read_after_parse = total_bytes >= READ_AFTER_PARSE_FROM as f64;
     let on_progress = Rc::new(on_progress);
+    let held_total = total_bytes.min(HOLD_MAX_BYTES as f64);
 
     // The page reads the bytes it will show, slice by slice, while the worker parses them. When
     // a preview is coming, the page starts once the preview is on screen: reading 100 MB took the
@@ -206,13 +207,12 @@ pub fn start_load(
         move || {
             wasm_bindgen_futures::spawn_local(async move {
                 // A big load's bytes are read after its worker is done: the progress says so.
-                let total = files.iter().map(PickedFile::size).sum::<f64>().min(HOLD_MAX_BYTES as f64);
                 let reading_started = schedule::now_ms();
                 let last_said = Cell::new(0.0);
                 let on_read = |done: f64| {
                     if read_after_parse && done - last_said.get() >= PROGRESS_EVERY_BYTES {
                         last_said.set(done);
-                        on_progress(Progress::taking_in(done, total, reading_started, schedule::now_ms()));
+                        on_progress(Progress::taking_in(done, held_total, reading_started, schedule::now_ms()));
                     }
                 };
                 match read_bytes(&files, &stop, &on_read).await {

@@ -1,17 +1,16 @@
 //! The load role: reads the files of a drop (a big file as a byte stream, which the browser reads
-//! ahead; a small one in slices, the next read while the current one is parsed), parses them,
-//! builds the graph, and posts back the model as a transferred buffer. A big load sends a preview
-//! first: what its first pieces hold, as a model of its own.
+//! ahead; a small one whole: [`FileReader`], as the index reads), parses them, builds the graph,
+//! and posts back the model as a transferred buffer. A big load sends a preview first: what its
+//! first pieces hold, as a model of its own.
 
 use js_sys::Uint8Array;
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::model::FileId;
 
+use super::readers::{FileReader, SliceReader};
 use super::{Failure, Reply};
 use crate::platform::byte_stream::{ByteStream, STREAM_ABOVE_BYTES};
-use crate::platform::errors::ReadError;
-use crate::platform::files;
 use crate::wire::codec::encode_model;
 use crate::wire::limits::{HOLD_MAX_BYTES, PREVIEW_BYTES, PREVIEW_FROM_TOTAL, left_out_why};
 use crate::wire::messages::{LoadReply, LoadRequest, LoadTimings, PreviewTimings};
@@ -71,7 +70,7 @@ impl Loading<'_> {
 
 /// Reads, parses and builds the files of a load, answering its progress, its preview and its
 /// model. A file over a megabyte is read as a byte stream (the browser reads ahead while the
-/// worker parses), a smaller one in slices.
+/// worker parses), a smaller one whole ([`reader_of`]).
 pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File]) -> Result<(), Failure> {
     let LoadRequest { paths, slice, preview } = request;
     let now = js_sys::Date::now;
@@ -99,38 +98,12 @@ pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File])
     for (path, file) in paths.iter().zip(given) {
         let size = file.size();
         let id = loader.add_file(path, size as u64);
-        let stream = if size > STREAM_ABOVE_BYTES { ByteStream::start(file).ok() } else { None };
-        if let Some(mut stream) = stream {
-            loop {
-                let asked = now();
-                let Some(piece) = stream.next().await else { break };
-                let piece = piece.map_err(|error| format!("{path} {error}"))?;
-                loading.take(&mut loader, id, path, &piece, now() - asked)?;
-            }
-            loader.finish_file(id);
-            continue;
-        }
-        // Until the preview is out, slices are small, so it is out soon.
-        let next_end = |from: f64, preview_sent: bool| {
-            let step = if preview_sent { slice } else { slice.min(PREVIEW_BYTES as f64) };
-            (from + step).min(size)
-        };
-        let mut end = next_end(0.0, loading.preview_sent);
-        let mut pending = (size > 0.0).then(|| files::slice(file, 0.0, end)).transpose()?;
-        while let Some(reading) = pending.take() {
+        let mut reader = reader_of(file)?;
+        loop {
             let asked = now();
-            let buffer = reading.await.map_err(|e| format!("{path} {}", ReadError::from(&e)))?;
-            let waited = now() - asked;
-            let chunk = Uint8Array::new(&buffer);
-            // The next slice is read while this one is parsed.
-            let preview_due =
-                !loading.preview_sent && loader.bytes_read() + u64::from(chunk.length()) >= PREVIEW_BYTES as u64;
-            let following = next_end(end, loading.preview_sent || preview_due);
-            if end < size {
-                pending = Some(files::slice(file, end, following)?);
-            }
-            loading.take(&mut loader, id, path, &chunk, waited)?;
-            end = following;
+            let Some(piece) = reader.next().await else { break };
+            let piece = piece.map_err(|error| format!("{path} {error}"))?;
+            loading.take(&mut loader, id, path, &piece, now() - asked)?;
         }
         loader.finish_file(id);
     }
@@ -154,6 +127,17 @@ pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File])
     let buffers = std::iter::once(buffer_of(&model)).chain(made).collect();
     let done = Parcel::new(FromWorker::Load(LoadReply::Done { timings })).with_buffers(buffers);
     reply.post(done).map_err(|_| "the model could not be sent".into())
+}
+
+/// How a file of a load is read: over a megabyte as a byte stream, a smaller one whole. Where the
+/// browser cannot stream a file, in slices, the first small, so a preview is soon out.
+fn reader_of(file: &web_sys::File) -> Result<FileReader<'_>, Failure> {
+    if file.size() > STREAM_ABOVE_BYTES
+        && let Ok(stream) = ByteStream::start(file)
+    {
+        return Ok(FileReader::Stream(stream));
+    }
+    Ok(FileReader::Slices(SliceReader::start_with(file, PREVIEW_BYTES as f64)?))
 }
 
 /// Posts what has been read so far as a model of its own, with the bytes it points into.

@@ -77,7 +77,9 @@ impl<'f> SliceReader<'f> {
         SliceReader::start_with(file, SEARCH_FIRST_SLICE_BYTES as f64)
     }
 
-    fn start_with(file: &'f web_sys::File, first: f64) -> Result<SliceReader<'f>, ReadError> {
+    /// Starts reading `file` with a first slice of `first` bytes, then slices four times bigger
+    /// each time, up to [`SLICE_BYTES`] (read ahead once past the size of a search's first).
+    pub fn start_with(file: &'f web_sys::File, first: f64) -> Result<SliceReader<'f>, ReadError> {
         let size = file.size();
         let reading = if size <= 0.0 {
             None
