@@ -64,7 +64,6 @@ function uuidOf(i) {
   return `b0b0b0b0-0000-4000-8000-${String(i).padStart(12, "0")}`;
 }
 
-
 const server = await serveDist();
 const browser = await launchBrowser();
 try {

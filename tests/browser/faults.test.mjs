@@ -74,13 +74,25 @@ function freeBytes(dir) {
   return stats.bavail * stats.bsize;
 }
 
-test("a single log over 2 GiB shows its first rows, then what the page holds, and says what it left out", async (t) => {
-  if (freeBytes(tmpdir()) < 6e9) {
-    t.skip(`needs 6 GB free in ${tmpdir()} for a 2.4 GB log`);
+/**
+ * Runs `body` with a fresh folder in the system's temporary folder, removed afterwards; skips
+ * the test `t` when that disk has less than `needs` bytes free for `what`.
+ */
+async function inBigFolder(t, { needs, what, prefix }, body) {
+  if (freeBytes(tmpdir()) < needs) {
+    t.skip(`needs ${needs / 1e9} GB free in ${tmpdir()} for ${what}`);
     return;
   }
-  const dir = mkdtempSync(join(tmpdir(), "sessionscope-2g-"));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   try {
+    await body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("a single log over 2 GiB shows its first rows, then what the page holds, and says what it left out", async (t) => {
+  await inBigFolder(t, { needs: 6e9, what: "a 2.4 GB log", prefix: "sessionscope-2g-" }, async (dir) => {
     synth("gen-session", ["--out", dir, "--size", "2300MB", "--seed", "9", "--agents", "0"], "inherit");
     const name = readdirSync(dir).find((f) => f.endsWith(".jsonl"));
     const size = statSync(join(dir, name)).size;
@@ -101,9 +113,7 @@ test("a single log over 2 GiB shows its first rows, then what the page holds, an
     assert.deepEqual(app.errors, []);
     console.log(`# 2.4 GB log: first rows after ${firstRows} ms, whole load after ${Date.now() - started} ms`);
     await app.context.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 /** A small history: three sessions of the project's own fixtures, in two projects. */
@@ -367,12 +377,7 @@ test("a log truncated, or deleted, while it is read: the page says so, and what 
 });
 
 test("a history that holds a session bigger than the page holds lists it, saying it was partly read", async (t) => {
-  if (freeBytes(tmpdir()) < 5e9) {
-    t.skip(`needs 5 GB free in ${tmpdir()} for a 1.8 GB log`);
-    return;
-  }
-  const dir = mkdtempSync(join(tmpdir(), "sessionscope-partly-"));
-  try {
+  await inBigFolder(t, { needs: 5e9, what: "a 1.8 GB log", prefix: "sessionscope-partly-" }, async (dir) => {
     const project = join(dir, "projects", "-home-dev-projects-big");
     synth("gen-session", ["--out", project, "--size", "1750MB", "--seed", "6", "--agents", "0"]);
     writeFileSync(join(project, "kettle-rename.jsonl"), readFileSync(join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl")));
@@ -386,7 +391,5 @@ test("a history that holds a session bigger than the page holds lists it, saying
     assert.doesNotMatch(await region.innerText(), /holds? no session/, "it is not among the files that hold no session");
     assert.deepEqual(app.errors, []);
     await app.context.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

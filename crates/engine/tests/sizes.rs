@@ -24,6 +24,16 @@ fn session(bytes: u64, seed: u64) -> (String, Vec<u8>) {
     (session.main_file_name(), session.main)
 }
 
+/// One file read by a loader that holds at most `budget` bytes, pushed whole.
+fn held_one(name: &str, bytes: &[u8], budget: u64) -> Corpus {
+    let mut loader = Loader::new();
+    loader.hold_at_most(budget, "why");
+    let id = loader.add_file(name, bytes.len() as u64);
+    loader.push(id, bytes);
+    loader.finish_file(id);
+    loader.finish()
+}
+
 /// Every entry as (line, uuid, line's bytes), in the order read: what a reader sees of it.
 fn entries(corpus: &Corpus) -> Vec<(u32, String, Vec<u8>)> {
     corpus
@@ -160,12 +170,7 @@ fn files_share_what_is_held_in_order() {
     assert_eq!(corpus.files[1].counts.lines, count_lines(&b_bytes));
     assert!(corpus.files[1].counts.left_out > 0 && corpus.counts().balanced());
     // A file with no share left is counted, line by line, and read not at all.
-    let mut loader = Loader::new();
-    loader.hold_at_most(0, "why");
-    let id = loader.add_file(&a, a_bytes.len() as u64);
-    loader.push(id, &a_bytes);
-    loader.finish_file(id);
-    let corpus = loader.finish();
+    let corpus = held_one(&a, &a_bytes, 0);
     assert!(corpus.entries.is_empty());
     assert_eq!(corpus.files[0].counts.left_out, count_lines(&a_bytes));
     assert_eq!(corpus.diagnostics.iter().filter(|d| d.kind == DiagnosticKind::LeftOut).count(), 1);
@@ -174,12 +179,7 @@ fn files_share_what_is_held_in_order() {
 #[test]
 fn a_history_row_says_how_many_lines_of_its_session_were_left_out() {
     let (name, bytes) = session(600_000, 13);
-    let mut loader = Loader::new();
-    loader.hold_at_most(200_000, "why");
-    let id = loader.add_file(&name, bytes.len() as u64);
-    loader.push(id, &bytes);
-    loader.finish_file(id);
-    let corpus = loader.finish();
+    let corpus = held_one(&name, &bytes, 200_000);
     let graph = Graph::build(&corpus);
     let rows = sessionscope_engine::history::session_rows(&corpus, &graph, "p");
     assert_eq!(rows.len(), 1);
@@ -210,13 +210,7 @@ fn a_search_in_windows_finds_what_a_search_of_the_whole_finds() {
     assert!(!session.agents.is_empty(), "the session has subagents' files");
     let mut files = vec![(session.main_file_name(), session.main.clone())];
     files.extend(session.agents.iter().cloned());
-    let mut loader = Loader::new();
-    for (path, bytes) in &files {
-        let id = loader.add_file(path, bytes.len() as u64);
-        loader.push(id, bytes);
-        loader.finish_file(id);
-    }
-    let corpus = loader.finish();
+    let corpus = load_chunked(&files, 0);
     for (text, regex) in [("the", false), ("Read", false), ("zanzibar", false), (r"fn \w+\(", true), ("é", false)] {
         let query = Query::new(text, regex).expect("a valid query");
         let mut whole = Vec::new();
