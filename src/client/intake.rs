@@ -52,7 +52,7 @@ impl Dropped {
                     // Without directory entries, fall back to the plain file list.
                     if let Ok(Some(file)) = item.get_as_file() {
                         let mut picked = Picked::default();
-                        picked.files.push(PickedFile { path: file.name(), file, handle: None });
+                        picked.files.push(PickedFile { path: file.name(), file, handle: None, part: None });
                         return Dropped::Files(data.files().map(|l| from_file_list(&l)).unwrap_or(picked));
                     }
                 }
@@ -86,9 +86,9 @@ pub fn from_file_list(list: &web_sys::FileList) -> Picked {
             }
             Some(path) => {
                 picked.from_folder = true;
-                picked.files.push(PickedFile { path, file, handle: None })
+                picked.files.push(PickedFile { path, file, handle: None, part: None })
             }
-            None => picked.files.push(PickedFile { path: file.name(), file, handle: None }),
+            None => picked.files.push(PickedFile { path: file.name(), file, handle: None, part: None }),
         }
     }
     picked
@@ -254,7 +254,7 @@ impl Node for Handle {
         let handle: FileSystemFileHandle = self.0.clone().unchecked_into();
         Box::pin(async move {
             let file = handles::file_now(&handle).await?;
-            Ok(PickedFile { path: String::new(), file, handle: Some(handle) })
+            Ok(PickedFile { path: String::new(), file, handle: Some(handle), part: None })
         })
     }
 }
@@ -281,7 +281,7 @@ impl Node for Entry {
         let entry: web_sys::FileSystemFileEntry = self.0.clone().unchecked_into();
         Box::pin(async move {
             let file = entry_file(&entry).await?;
-            Ok(PickedFile { path: String::new(), file, handle: None })
+            Ok(PickedFile { path: String::new(), file, handle: None, part: None })
         })
     }
 }
@@ -360,7 +360,7 @@ impl Intake {
         for handle in launched {
             let path = handle.name();
             match handles::file_now(&handle).await {
-                Ok(file) => picked.files.push(PickedFile { path, file, handle: Some(handle) }),
+                Ok(file) => picked.files.push(PickedFile { path, file, handle: Some(handle), part: None }),
                 Err(reason) => picked.unreadable.push(FileProblem { path, reason: reason.to_string() }),
             }
         }
@@ -449,7 +449,7 @@ async fn fresh_handles(root: Option<&FileSystemDirectoryHandle>, files: Vec<Pick
         .into_iter()
         .zip(fresh)
         .map(|(f, now)| match now {
-            Some((file, handle)) => PickedFile { file, handle: Some(handle), ..f },
+            Some((file, handle)) => PickedFile { file, handle: Some(handle), part: None, ..f },
             None => f,
         })
         .collect()

@@ -131,6 +131,7 @@ pub fn start_load(
         paths: files.iter().map(|picked| picked.path.clone()).collect(),
         slice: SLICE_BYTES,
         preview: on_preview.is_some(),
+        starts: files.iter().map(PickedFile::start).collect(),
     }))
     .with_files(files.iter().map(|picked| picked.file.clone()).collect());
     let worker = workers.take_or_spawn().map_err(|error| LoadError::Worker(WorkerError::CannotStart(error)))?;
@@ -411,7 +412,12 @@ pub fn files_from_bytes(files: &[(String, Vec<u8>)]) -> Vec<PickedFile> {
         .iter()
         .filter_map(|(path, bytes)| {
             let name = path.rsplit('/').next().unwrap_or(path);
-            files::file_of_bytes(name, bytes).map(|file| PickedFile { path: path.clone(), file, handle: None })
+            files::file_of_bytes(name, bytes).map(|file| PickedFile {
+                path: path.clone(),
+                file,
+                handle: None,
+                part: None,
+            })
         })
         .collect()
 }

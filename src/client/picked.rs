@@ -8,6 +8,8 @@ use sessionscope_engine::history::FileProblem;
 use web_sys::FileSystemFileHandle;
 
 use crate::platform::errors::HandleError;
+use crate::platform::files;
+use sessionscope_engine::model::Start;
 
 /// A file to read, with the path it is known by (relative to a dropped folder).
 #[derive(Clone)]
@@ -16,11 +18,61 @@ pub struct PickedFile {
     pub file: web_sys::File,
     /// The handle it came from (a remembered or followed folder), to read it again as it is now.
     pub handle: Option<FileSystemFileHandle>,
+    /// When `file` is a part of a file too big to show whole: which part.
+    pub part: Option<FilePart>,
+}
+
+/// A part of a file too big to show whole (`wire::limits::HOLD_MAX_BYTES`): the whole file, where
+/// the part starts, and where the parts shown before it started (to go back to).
+#[derive(Clone)]
+pub struct FilePart {
+    pub whole: web_sys::File,
+    pub start: Start,
+    pub earlier: Vec<Start>,
+}
+
+/// Which part of a file to show instead of the one shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartTo {
+    /// The part after it: its lines left out after the part shown start at `Start`.
+    Next(Start),
+    /// The part shown before it.
+    Earlier,
+    /// The file's first part.
+    First,
 }
 
 impl PickedFile {
     pub fn size(&self) -> f64 {
         self.file.size()
+    }
+
+    /// Where the part of the file read starts (its beginning, for a file read whole).
+    pub fn start(&self) -> Start {
+        self.part.as_ref().map_or(Start::BEGINNING, |part| part.start)
+    }
+
+    /// The same file with another of its parts to read, or `None` if there is no such part (or
+    /// the browser could not make it). The part is a `File` of the same bytes: none are copied.
+    pub fn with_part(&self, to: PartTo) -> Option<PickedFile> {
+        let whole = self.part.as_ref().map_or(&self.file, |part| &part.whole);
+        let mut earlier = self.part.as_ref().map(|part| part.earlier.clone()).unwrap_or_default();
+        let start = match to {
+            PartTo::Next(start) if start.offset < whole.size() as u64 => {
+                earlier.push(self.start());
+                start
+            }
+            PartTo::Next(_) => return None,
+            PartTo::Earlier => earlier.pop()?,
+            PartTo::First if self.part.is_some() => Start::BEGINNING,
+            PartTo::First => return None,
+        };
+        if start.is_beginning() {
+            return Some(PickedFile { path: self.path.clone(), file: whole.clone(), handle: None, part: None });
+        }
+        let file = files::file_from(whole, start.offset as f64)?;
+        let part = FilePart { whole: whole.clone(), start, earlier };
+        Some(PickedFile { path: self.path.clone(), file, handle: None, part: Some(part) })
     }
 }
 

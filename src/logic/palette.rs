@@ -1,6 +1,10 @@
 //! The command palette's model: what it offers (the page's actions, with their keys, and every
 //! session and project by title) and the fuzzy match that orders them for what was typed.
 
+use sessionscope_engine::model::Start;
+
+use super::file_parts::ShownPart;
+
 /// What choosing an item does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -27,6 +31,12 @@ pub enum Action {
     OpenHistorySession(usize),
     /// A project of the history, by its name.
     ShowProject(String),
+    /// The next part of a file shown in part (its path), which starts there.
+    NextPart(String, Start),
+    /// The part of a file shown before the one shown.
+    EarlierPart(String),
+    /// The first part of a file shown in part.
+    FirstPart(String),
 }
 
 /// One line of the palette.
@@ -79,6 +89,28 @@ pub fn actions(loaded: bool, in_history: bool) -> Vec<Item> {
     items
 }
 
+/// The parts of files too big to show whole that can be shown instead of those shown: the next,
+/// the earlier (where `earlier` says one was shown before) and the first.
+pub fn part_items(parts: &[ShownPart], earlier: impl Fn(&str) -> bool) -> Vec<Item> {
+    let mut items = Vec::new();
+    for part in parts {
+        let name = part.path.rsplit(['/', '\\']).next().unwrap_or(&part.path);
+        let detail = format!("Part · lines {}–{} of {} are shown", part.first_line, part.last_line, part.file_lines);
+        let item = |label: String, action: Action| Item { label, detail: detail.clone(), key: None, action };
+        if let Some(next) = part.next {
+            let label = format!("Show the next part of {name}, from line {}", next.line);
+            items.push(item(label, Action::NextPart(part.path.clone(), next)));
+        }
+        if !part.is_first() {
+            if earlier(&part.path) {
+                items.push(item(format!("Show the earlier part of {name}"), Action::EarlierPart(part.path.clone())));
+            }
+            items.push(item(format!("Show the first part of {name}"), Action::FirstPart(part.path.clone())));
+        }
+    }
+    items
+}
+
 /// How well `query` matches `text`: `None` unless every character of the query appears in the
 /// text in order (case aside); higher is better. Characters that follow one another, and those
 /// at the start of a word, count most; a gap costs a little, a long text a little less.
@@ -127,6 +159,40 @@ pub fn ranked(items: &[Item], query: &str, limit: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn part(path: &str, first_line: u64, next: Option<Start>) -> ShownPart {
+        ShownPart {
+            file: 0,
+            path: path.to_owned(),
+            first_line,
+            last_line: next.map_or(300, |n| u64::from(n.line) - 1),
+            file_lines: 300,
+            shown_bytes: 1000,
+            file_size: 3000,
+            next,
+        }
+    }
+
+    #[test]
+    fn a_file_shown_in_part_offers_its_other_parts() {
+        let next = Start { offset: 1000, line: 101 };
+        let first = part("p/big.jsonl", 1, Some(next));
+        let items = part_items(std::slice::from_ref(&first), |_| false);
+        assert_eq!(items.len(), 1, "the first part offers the next only");
+        assert_eq!(items[0].label, "Show the next part of big.jsonl, from line 101");
+        assert_eq!(items[0].detail, "Part · lines 1–100 of 300 are shown");
+        assert_eq!(items[0].action, Action::NextPart("p/big.jsonl".into(), next));
+        let last = part("p/big.jsonl", 201, None);
+        let labels = |earlier: bool| -> Vec<String> {
+            part_items(std::slice::from_ref(&last), |path| earlier && path == "p/big.jsonl")
+                .into_iter()
+                .map(|i| i.label)
+                .collect()
+        };
+        assert_eq!(labels(true), ["Show the earlier part of big.jsonl", "Show the first part of big.jsonl"]);
+        assert_eq!(labels(false), ["Show the first part of big.jsonl"], "no part was shown before it");
+        assert!(part_items(&[], |_| true).is_empty());
+    }
 
     fn session(label: &str, index: usize) -> Item {
         Item {

@@ -47,6 +47,15 @@ pub fn file_of_bytes(name: &str, bytes: &[u8]) -> Option<web_sys::File> {
     web_sys::File::new_with_u8_array_sequence(&parts, name).ok()
 }
 
+/// The bytes of `file` from `start` on, as a `File` of the same name and time: the browser reads
+/// them from the same place, none are copied.
+pub fn file_from(file: &web_sys::File, start: f64) -> Option<web_sys::File> {
+    let rest = file.slice_with_f64(start).ok()?;
+    let options = web_sys::FilePropertyBag::new();
+    options.set_last_modified(file.last_modified());
+    web_sys::File::new_with_blob_sequence_and_options(&Array::of1(&rest), &file.name(), &options).ok()
+}
+
 /// A buffer as a `File` named `name`, last modified at `modified_ms`.
 pub fn file_of_buffer(name: &str, buffer: &js_sys::ArrayBuffer, modified_ms: f64) -> Option<web_sys::File> {
     let parts = Array::of1(buffer);

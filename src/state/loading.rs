@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use sessionscope_engine::dag::SessionId;
+use sessionscope_engine::model::Start;
 use sessionscope_engine::share::bundle::{Bundle, BundleHeader};
 
 use sessionscope_engine::history::FileProblem;
@@ -15,6 +16,7 @@ use crate::client::example::Example;
 use crate::client::follow_worker::{self, GrowError, LiveSession};
 use crate::client::intake::Intake;
 use crate::client::load_job::{self, LoadError, LoadJob, Preview};
+pub use crate::client::picked::PartTo;
 use crate::client::picked::{Picked, PickedFile};
 use crate::client::workers::Workers;
 use crate::logic::deeplink::{self, DeepLink};
@@ -492,6 +494,27 @@ impl LoadState {
         if let Some((files, notice)) = self.pending_refresh.try_update_value(Option::take).flatten() {
             self.refresh(files, notice);
         }
+    }
+
+    /// Shows another part of a file too big to show whole in place of the part shown: the other
+    /// files, and the notes of the drop, stay.
+    pub fn show_part(&self, path: &str, to: PartTo) {
+        let mut files = self.files.get_value();
+        let Some(file) = files.iter_mut().find(|f| f.path == path) else { return };
+        let Some(part) = file.with_part(to) else { return };
+        *file = part;
+        let skipped_by_name = self.skipped_by_name.get_untracked();
+        let unreadable = self.unread.get_untracked();
+        self.load(Picked { files, skipped_by_name, unreadable, ..Picked::default() }, false);
+    }
+
+    /// Where the part of the file at `path` shown before the one shown starts, if one was
+    /// ([`PartTo::Earlier`]).
+    pub fn earlier_part(&self, path: &str) -> Option<Start> {
+        self.files.with_value(|files| {
+            let part = files.iter().find(|f| f.path == path)?.part.as_ref()?;
+            part.earlier.last().copied()
+        })
     }
 
     fn load(&self, picked: Picked, add: bool) {

@@ -10,6 +10,7 @@ use wasm_bindgen::JsCast;
 use crate::logic::outline::Landmark;
 use crate::logic::palette::{Action, Item, actions, ranked};
 use crate::platform::handles::can_keep_folders;
+use crate::state::loading::PartTo;
 use crate::state::{MainTab, use_chrome, use_history, use_loading, use_sharing, use_viewer};
 
 /// Items shown at most (the best matches).
@@ -37,7 +38,7 @@ pub fn CommandPalette() -> impl IntoView {
         if open.get_untracked() {
             chrome.close_dialog(open);
         } else {
-            items.set_value(offered(viewer, history));
+            items.set_value(offered(viewer, history, states.loading));
             query.set(String::new());
             active.set(0);
             chrome.open_dialog(open);
@@ -165,10 +166,18 @@ pub fn CommandPalette() -> impl IntoView {
 
 /// The actions that make sense now, then the loaded files' sessions, the history's projects and
 /// its sessions.
-fn offered(viewer: crate::state::ViewerState, history: crate::state::HistoryState) -> Vec<Item> {
+fn offered(
+    viewer: crate::state::ViewerState,
+    history: crate::state::HistoryState,
+    loading: crate::state::LoadState,
+) -> Vec<Item> {
     let model = viewer.model_untracked();
     let in_history = history.active.get_untracked();
     let mut items = actions(model.is_some(), in_history);
+    if let Some(model) = &model {
+        let parts = crate::logic::file_parts::shown_parts(&model.corpus);
+        items.extend(crate::logic::palette::part_items(&parts, |path| loading.earlier_part(path).is_some()));
+    }
     if let Some(model) = &model
         && model.graph.sessions.len() > 1
     {
@@ -244,6 +253,9 @@ fn perform(states: States, action: Action) {
         Action::ExportMarks => crate::views::marks::export(marks),
         Action::MarkAllSeen => history.mark_all_seen(history.view.with_untracked(|v| v.project.clone()).as_deref()),
         Action::ShowSession(index) => viewer.select_session(SessionId::new(index)),
+        Action::NextPart(path, start) => loading.show_part(&path, PartTo::Next(start)),
+        Action::EarlierPart(path) => loading.show_part(&path, PartTo::Earlier),
+        Action::FirstPart(path) => loading.show_part(&path, PartTo::First),
         Action::OpenHistorySession(index) => history.open(index, None),
         Action::ShowProject(project) => {
             if !history.showing.get_untracked() {

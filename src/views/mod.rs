@@ -9,6 +9,7 @@ pub mod history_home;
 pub mod home_tabs;
 pub mod marks;
 pub mod panel;
+pub mod parts;
 pub mod progress;
 pub mod resume;
 pub mod search_box;

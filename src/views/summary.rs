@@ -5,6 +5,7 @@ use sessionscope_engine::model::{DiagnosticKind, Format, Severity};
 
 use crate::logic::words::counted;
 use crate::state::{use_loading, use_viewer};
+use crate::views::parts::{FileParts, Place};
 
 #[component]
 pub fn LoadSummary() -> impl IntoView {
@@ -104,14 +105,17 @@ pub fn LoadSummary() -> impl IntoView {
             if unlinked > 0 { format!(", {unlinked} unlinked") } else { String::new() },
             counted(skipped, "line")
         );
-        // A file past what the page holds is shown in part: said first, with what to do.
+        // A file past what the page holds is shown in part: said first, with what to do and
+        // buttons to its other parts (`FileParts`). A file of another format, which cannot be
+        // read in part, is said here.
         let left_out: Vec<String> = corpus
             .diagnostics
             .iter()
             .filter(|d| d.kind == DiagnosticKind::LeftOut)
+            .filter(|d| corpus.files.get(d.file as usize).is_some_and(|f| f.held.is_none()))
             .map(|d| {
                 let path = corpus.files.get(d.file as usize).map_or("", |f| f.path.as_str());
-                format!("Only the first part of {path} is shown: {}.", d.message)
+                format!("{path} is not shown: {}.", d.message)
             })
             .collect();
         let headline = if counts.left_out > 0 {
@@ -125,6 +129,7 @@ pub fn LoadSummary() -> impl IntoView {
         Some(view! {
             <section class="load-summary" aria-label="Load summary">
                 <p class="load-headline" role="status">{headline}</p>
+                <FileParts place=Place::Summary />
                 {left_out
                     .into_iter()
                     .map(|text| view! { <p class="load-left-out" role="alert">{text}</p> })

@@ -28,6 +28,7 @@
 use serde::{Deserialize, Serialize};
 use sessionscope_engine::history::{HistoryHit, UnitIndex};
 use sessionscope_engine::history_cache::FileStamp;
+use sessionscope_engine::model::Start;
 use sessionscope_engine::redact::{DetectOptions, DropParts};
 use sessionscope_engine::search::Hit;
 use sessionscope_engine::share::bundle::BundleHeader;
@@ -89,6 +90,11 @@ pub struct LoadRequest {
     pub paths: Vec<String>,
     pub slice: usize,
     pub preview: bool,
+    /// Where each file's bytes start in the whole file, for a part of a file too big to show
+    /// whole (the file given is that part): the lines before are left out. Empty: all from
+    /// their beginning.
+    #[serde(default)]
+    pub starts: Vec<Start>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -279,6 +285,7 @@ mod tests {
                 paths: vec!["a/b.jsonl".into(), "c.jsonl".into()],
                 slice: 8 << 20,
                 preview: true,
+                starts: vec![Start { offset: 3_000_000_000, line: 612_433 }, Start::BEGINNING],
             }),
             ToWorker::Session(SessionRequest::Keep { read_from_files: vec![Some(3e8), None] }),
             ToWorker::Session(SessionRequest::Search { query: query.clone() }),

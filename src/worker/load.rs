@@ -6,7 +6,7 @@
 use js_sys::Uint8Array;
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
-use sessionscope_engine::model::FileId;
+use sessionscope_engine::model::{FileId, Start};
 
 use super::readers::{FileReader, SliceReader};
 use super::{Failure, Reply};
@@ -72,7 +72,7 @@ impl Loading<'_> {
 /// model. A file over a megabyte is read as a byte stream (the browser reads ahead while the
 /// worker parses), a smaller one whole ([`reader_of`]).
 pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File]) -> Result<(), Failure> {
-    let LoadRequest { paths, slice, preview } = request;
+    let LoadRequest { paths, slice, preview, starts } = request;
     let now = js_sys::Date::now;
     if paths.len() != given.len() {
         return Err(format!("the request names {} path(s) for {} file(s)", paths.len(), given.len()).into());
@@ -95,9 +95,10 @@ pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File])
     let mut loader = Loader::new();
     // The page reads the same share of each file (`client::load_job`).
     loader.hold_at_most(HOLD_MAX_BYTES, left_out_why());
-    for (path, file) in paths.iter().zip(given) {
+    for (i, (path, file)) in paths.iter().zip(given).enumerate() {
         let size = file.size();
-        let id = loader.add_file(path, size as u64);
+        let start = starts.get(i).copied().unwrap_or(Start::BEGINNING);
+        let id = loader.add_file_from(path, size as u64, start);
         let mut reader = reader_of(file)?;
         loop {
             let asked = now();

@@ -91,7 +91,7 @@ async function inBigFolder(t, { needs, what, prefix }, body) {
   }
 }
 
-test("a single log over 2 GiB shows its first rows, then what the page holds, and says what it left out", async (t) => {
+test("a single log over 2 GiB shows its first rows, then what the page holds, says what it left out, and shows its next part", async (t) => {
   await inBigFolder(t, { needs: 6e9, what: "a 2.4 GB log", prefix: "sessionscope-2g-" }, async (dir) => {
     synth("gen-session", ["--out", dir, "--size", "2300MB", "--seed", "9", "--agents", "0"], "inherit");
     const name = readdirSync(dir).find((f) => f.endsWith(".jsonl"));
@@ -112,6 +112,50 @@ test("a single log over 2 GiB shows its first rows, then what the page holds, an
     assert.equal(await app.page.getByRole("alertdialog").count(), 0, "no panic");
     assert.deepEqual(app.errors, []);
     console.log(`# 2.4 GB log: first rows after ${firstRows} ms, whole load after ${Date.now() - started} ms`);
+
+    // The rest is a part of its own: the buttons say which lines, in the summary and below the
+    // conversation's last row, where a person scrolling gets to.
+    const parts = summary.getByRole("group", { name: `Parts of ${name}`, exact: true });
+    const atEnd = app.page.getByRole("group", { name: `Parts of ${name}, after the last row` });
+    assert.equal(await atEnd.count(), 1, "the conversation ends with the buttons too");
+    const firstPart = await parts.innerText();
+    const [, lastShown, lines] = firstPart.match(/Lines 1–([\d,]+) of ([\d,]+) of .* are shown \(1\.6 GB of 2\.4 GB\)\./) ?? [];
+    assert.ok(lastShown, firstPart);
+    const number = (text) => Number(text.replaceAll(",", ""));
+    const next = number(lastShown) + 1;
+    const nextButton = atEnd.getByRole("button", { name: `Next part, from line ${next.toLocaleString("en-US")}` });
+    await nextButton.scrollIntoViewIfNeeded();
+    // The keyboard path: the button takes the focus and Enter presses it.
+    await nextButton.focus();
+    await app.page.keyboard.press("Enter");
+    const later = summary.getByRole("alert").filter({ hasText: `Only part of ${name} is shown` });
+    await later.waitFor({ timeout: 300_000 });
+    assert.match(await later.innerText(), new RegExp(`lines 1–${(next - 1)} \\([\\d.]+ GB of the file's 2\\.4 GB, before the part shown\\) were not read`));
+    const secondPart = await parts.innerText();
+    assert.match(secondPart, new RegExp(`Lines ${next.toLocaleString("en-US")}–${lines} of ${lines} of .* are shown \\([\\d.]+ [MG]B of 2\\.4 GB\\)\\.`));
+    assert.equal(await parts.getByRole("button", { name: "First part" }).count(), 0, "the part before is the first: one button goes back");
+    assert.equal(await parts.getByRole("button", { name: /^Next part/ }).count(), 0, "the last part has no next");
+    assert.equal(await atEnd.count(), 0, "nothing more after the last row");
+    // Every line of the file is still counted, and the part's rows are the file's, not bytes of
+    // another part.
+    assert.match(await summary.getByRole("status").first().innerText(), new RegExp(`· ${number(lines)} lines · .* · ${next - 1} lines left out$`));
+    const rows = await tree(app.page).getByRole("treeitem").allInnerTexts();
+    assert.ok(rows.length > 0, "the part's rows are shown");
+    for (const row of rows) assert.doesNotMatch(row, /"(uuid|parentUuid|sessionId)":/, "a row reads its own line");
+    // Back, from the command palette: the first part again, as it was.
+    assert.equal(await parts.getByRole("button", { name: "Earlier part" }).count(), 1);
+    await app.page.keyboard.press("Control+k");
+    const palette = app.page.getByRole("dialog", { name: "Command palette" });
+    await palette.getByRole("combobox").waitFor();
+    await app.page.keyboard.type("earlier part");
+    const option = palette.getByRole("option").first();
+    assert.match((await option.innerText()).replace(/\s+/g, " "), new RegExp(`^Show the earlier part of ${name} Part · lines ${next}–${number(lines)} of ${number(lines)} are shown`));
+    await app.page.keyboard.press("Enter");
+    await leftOut.waitFor({ timeout: 300_000 });
+    assert.match(await parts.innerText(), new RegExp(`Lines 1–${lastShown} of ${lines}`));
+    assert.equal(await atEnd.count(), 1);
+    assert.equal(await app.page.getByRole("alertdialog").count(), 0, "no panic");
+    assert.deepEqual(app.errors, []);
     await app.context.close();
   });
 });

@@ -155,6 +155,10 @@ struct FileState {
     cut: Option<Cut>,
     /// The file's next part, once this one is full.
     next_part: Option<FileId>,
+    /// Where the read of the file began ([`Loader::add_file_from`]; the same in all its parts).
+    from: Start,
+    /// The offset in the file of this part's first byte.
+    base: u64,
 }
 
 impl Default for Loader {
@@ -209,11 +213,24 @@ impl Loader {
             session_from_path: session_from_path(path),
             sources: Vec::new(),
             continues: None,
+            held: None,
         });
         let held = self.budget.as_mut().map(|budget| take_share(&mut budget.remaining, size_hint));
         let capacity = size_hint.min(held.unwrap_or(u64::MAX)).min(self.part_max as u64);
         self.bytes.push(Vec::with_capacity(usize::try_from(capacity).unwrap_or(0)));
         self.states.push(FileState { next_line: 1, held, ..FileState::default() });
+        id
+    }
+
+    /// Registers a file whose bytes are pushed from `start` on (a part of a big file, shown a part
+    /// at a time): `size_hint` is the size from there. Its lines are numbered from `start.line`,
+    /// and the lines before it are counted as left out, with a diagnostic that says which.
+    pub fn add_file_from(&mut self, path: &str, size_hint: u64, start: Start) -> FileId {
+        let id = self.add_file(path, size_hint);
+        let state = &mut self.states[id as usize];
+        state.next_line = start.line.max(1);
+        state.from = Start { offset: start.offset, line: start.line.max(1) };
+        state.base = start.offset;
         id
     }
 
@@ -398,6 +415,8 @@ impl Loader {
             held: state.held.map(|held| held.saturating_sub(kept)),
             pushed: in_progress.len() as u64,
             scan_from: in_progress.len(),
+            from: state.from,
+            base: state.base + kept,
             sniff_newlines: SNIFF_LINES,
             ..FileState::default()
         };
@@ -442,9 +461,7 @@ impl Loader {
             counts.lines += lines;
             counts.skipped += lines;
         }
-        if let Some(cut) = self.states[file as usize].cut.clone() {
-            self.account_cut(file, &cut);
-        }
+        self.account_held(file);
         let state = &mut self.states[file as usize];
         state.finished = true;
         let size = self.bytes[file as usize].len() as u64;
@@ -467,23 +484,55 @@ impl Loader {
         }
     }
 
-    /// Counts the lines a cut left out, and says which and why.
-    fn account_cut(&mut self, file: FileId, cut: &Cut) {
-        let lines = cut.left_out.lines();
-        let counts = &mut self.sink.corpus.files[file as usize].counts;
-        counts.lines += lines;
-        counts.left_out += lines;
-        let pushed = self.states[file as usize].pushed;
-        let last = u64::from(cut.line) + lines.saturating_sub(1);
-        let message = format!(
-            "lines {}–{last} ({} of the file's {}) were not read: {}",
-            cut.line,
-            human_bytes(pushed.saturating_sub(cut.offset)),
-            human_bytes(pushed),
-            self.cut_reason(cut.why)
-        );
+    /// Counts the lines left out of a file read in part (before where it started, after where it
+    /// was cut), says which and why, and notes the part read ([`FileInfo::held`]). Called on the
+    /// file's last part.
+    fn account_held(&mut self, file: FileId) {
+        let f = file as usize;
+        let state = &self.states[f];
+        let (from, base, pushed, next_line, cut) =
+            (state.from, state.base, state.pushed, state.next_line, state.cut.clone());
+        if from.is_beginning() && cut.is_none() {
+            return;
+        }
+        let file_size = base + pushed;
         let kind = DiagnosticKind::LeftOut;
-        self.sink.corpus.diagnostics.push(Diagnostic { file, line: cut.line, offset: cut.offset, kind, message });
+        let before = u64::from(from.line) - 1;
+        if !from.is_beginning() {
+            let counts = &mut self.sink.corpus.files[f].counts;
+            counts.lines += before;
+            counts.left_out += before;
+            let message = format!(
+                "lines 1–{before} ({} of the file's {}, before the part shown) were not read: {}",
+                human_bytes(from.offset),
+                human_bytes(file_size),
+                self.cut_reason(CutWhy::Held)
+            );
+            self.sink.corpus.diagnostics.push(Diagnostic { file, line: 1, offset: 0, kind, message });
+        }
+        let mut next = None;
+        let mut file_lines = u64::from(next_line) - 1;
+        if let Some(cut) = cut {
+            let lines = cut.left_out.lines();
+            let counts = &mut self.sink.corpus.files[f].counts;
+            counts.lines += lines;
+            counts.left_out += lines;
+            let last = u64::from(cut.line) + lines.saturating_sub(1);
+            file_lines = last;
+            let message = format!(
+                "lines {}–{last} ({} of the file's {}) were not read: {}",
+                cut.line,
+                human_bytes(pushed.saturating_sub(cut.offset)),
+                human_bytes(file_size),
+                self.cut_reason(cut.why)
+            );
+            self.sink.corpus.diagnostics.push(Diagnostic { file, line: cut.line, offset: cut.offset, kind, message });
+            // A part that held no line (one longer than it can hold) has no next part to go to.
+            if lines > 0 && base + cut.offset > from.offset {
+                next = Some(Start { offset: base + cut.offset, line: cut.line });
+            }
+        }
+        self.sink.corpus.files[f].held = Some(Held { from, next, file_size, file_lines });
     }
 
     /// Reads whole files, given as `(path, bytes)` pairs, into one corpus.
@@ -537,12 +586,19 @@ impl Loader {
     /// places would give, except that bytes already mended in the buffer (invalid UTF-8, lone
     /// surrogates) are not reported again.
     pub fn preview(&self) -> Corpus {
-        Loader::read_all(self.sink.corpus.files.iter().enumerate().map(|(file, info)| {
+        let mut loader = Loader::new();
+        for (file, info) in self.sink.corpus.files.iter().enumerate() {
             let bytes = self.bytes.get(file).map_or(&[][..], Vec::as_slice);
-            let complete = self.states.get(file).is_some_and(|s| s.finished);
+            let state = self.states.get(file);
+            let complete = state.is_some_and(|s| s.finished);
             let keep = if complete { bytes.len() } else { memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1) };
-            (info.path.as_str(), &bytes[..keep])
-        }))
+            // A file read from its middle is numbered from there in the preview too.
+            let from = state.filter(|_| info.continues.is_none()).map_or(Start::BEGINNING, |s| s.from);
+            let id = loader.add_file_from(&info.path, keep as u64, from);
+            loader.push(id, &bytes[..keep]);
+            loader.finish_file(id);
+        }
+        loader.finish()
     }
 
     /// What has been read so far, as a corpus of its own, while the loader goes on reading (a

@@ -629,6 +629,47 @@ pub struct FileInfo {
     /// 2 GiB): its lines go on where that part's ended. `None` for a file's first part.
     #[serde(default)]
     pub continues: Option<FileId>,
+    /// The part of the file that was read, when it was not all of it: a load that holds at most
+    /// so many bytes (a browser tab) cut it, or was asked to start in its middle. `None` for a
+    /// file read whole.
+    #[serde(default)]
+    pub held: Option<Held>,
+}
+
+/// Where reading a file starts: a byte offset at the start of a line, and that line's number
+/// (1-based). A load that starts in a file's middle leaves the lines before it out, counted.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Start {
+    pub offset: u64,
+    pub line: u32,
+}
+
+impl Start {
+    /// A file's first byte and line.
+    pub const BEGINNING: Start = Start { offset: 0, line: 1 };
+
+    pub fn is_beginning(&self) -> bool {
+        self.offset == 0
+    }
+}
+
+impl Default for Start {
+    fn default() -> Start {
+        Start::BEGINNING
+    }
+}
+
+/// The part of a file a loader read when it did not read all of it.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Held {
+    /// Where the part read begins (the file's beginning, or where the load was asked to start).
+    pub from: Start,
+    /// Where the lines left out after it begin, if any were.
+    pub next: Option<Start>,
+    /// The whole file's size in bytes.
+    pub file_size: u64,
+    /// The lines of the whole file.
+    pub file_lines: u64,
 }
 
 impl FileInfo {

@@ -9,7 +9,7 @@ use common::*;
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::load::held_sizes;
-use sessionscope_engine::model::{Corpus, DiagnosticKind};
+use sessionscope_engine::model::{Corpus, DiagnosticKind, Start};
 use sessionscope_engine::summary::summarize;
 use sessionscope_engine::units::human_bytes;
 
@@ -148,6 +148,92 @@ fn a_held_file_is_cut_after_its_last_whole_line_and_its_other_lines_are_counted(
         );
         assert!(left[0].message.contains(&sizes), "{label}: {} has {sizes}", left[0].message);
     }
+}
+
+/// A file read a part at a time, as a page that holds at most `budget` bytes shows it: each part
+/// starts where the last one's lines left out begin. The parts, in order.
+fn read_part_by_part(name: &str, bytes: &[u8], budget: u64, chunk: usize) -> Vec<Corpus> {
+    let mut parts = Vec::new();
+    let mut start = Start::BEGINNING;
+    loop {
+        let mut loader = Loader::new();
+        loader.hold_at_most(budget, "why");
+        let rest = &bytes[start.offset as usize..];
+        let id = loader.add_file_from(name, rest.len() as u64, start);
+        rest.chunks(chunk).for_each(|piece| loader.push(id, piece));
+        loader.finish_file(id);
+        let corpus = loader.finish();
+        let next = corpus.files[0].held.and_then(|held| held.next);
+        parts.push(corpus);
+        match next {
+            Some(next) if parts.len() < 100 => start = next,
+            _ => return parts,
+        }
+    }
+}
+
+#[test]
+fn a_file_read_a_part_at_a_time_shows_every_line_once_numbered_as_in_the_whole() {
+    let (name, bytes) = session(1 << 20, 5);
+    let whole = load_one(&name, &bytes);
+    let lines = count_lines(&bytes);
+    for chunk in [4096, 65_536, 1 << 20] {
+        let parts = read_part_by_part(&name, &bytes, 300_000, chunk);
+        let label = format!("parts of 300 KB, pushed in chunks of {chunk} bytes");
+        assert!(parts.len() >= 4, "{label}: {} part(s)", parts.len());
+        // Together the parts hold every entry of the whole, in order, at the same line numbers.
+        let together: Vec<_> = parts.iter().flat_map(entries).collect();
+        assert_eq!(together, entries(&whole), "{label}: the same entries, once each, numbered the same");
+        let mut offset = 0;
+        for (i, part) in parts.iter().enumerate() {
+            let counts = part.counts();
+            assert!(counts.balanced(), "{label}, part {i}: every line is accounted for");
+            assert_eq!(counts.lines, lines, "{label}, part {i}: every line of the file is counted");
+            let held = part.files[0].held.expect("each part says what it holds");
+            assert_eq!(held.from.offset, offset, "{label}, part {i}: it starts where the last one stopped");
+            assert_eq!(held.file_size, bytes.len() as u64, "{label}, part {i}");
+            assert_eq!(held.file_lines, lines, "{label}, part {i}");
+            let kept = part.bytes[0].len() as u64;
+            assert!(kept <= 300_000, "{label}, part {i}: no part holds more than the budget");
+            assert_eq!(held.next.is_some(), i + 1 < parts.len(), "{label}, part {i}: only the last has no next part");
+            if let Some(next) = held.next {
+                assert_eq!(
+                    next.offset,
+                    offset + kept,
+                    "{label}, part {i}: the next part starts after the last byte held"
+                );
+                assert_eq!(bytes[next.offset as usize - 1], b'\n', "{label}, part {i}: at the start of a line");
+                let line = count_lines(&bytes[..next.offset as usize]) + 1;
+                assert_eq!(u64::from(next.line), line, "{label}, part {i}: its line is numbered as in the file");
+            }
+            // What was left out before and after is said, once each, from its first line.
+            let left: Vec<_> = part.diagnostics.iter().filter(|d| d.kind == DiagnosticKind::LeftOut).collect();
+            let expected = usize::from(i > 0) + usize::from(held.next.is_some());
+            assert_eq!(left.len(), expected, "{label}, part {i}: {left:?}");
+            if i > 0 {
+                let before = left.iter().find(|d| d.line == 1).expect("the lines before are said");
+                let said = format!("lines 1–{} ({} of the file's", held.from.line - 1, human_bytes(held.from.offset));
+                assert!(before.message.starts_with(&said), "{label}, part {i}: {}", before.message);
+            }
+            offset += kept;
+        }
+        assert_eq!(offset, bytes.len() as u64, "{label}: the parts cover the file");
+    }
+}
+
+#[test]
+fn a_preview_of_a_part_is_numbered_as_the_part() {
+    let (name, bytes) = session(600_000, 9);
+    let start_at = memchr::memchr(b'\n', &bytes[250_000..]).unwrap() + 250_001;
+    let start = Start { offset: start_at as u64, line: count_lines(&bytes[..start_at]) as u32 + 1 };
+    let mut loader = Loader::new();
+    let id = loader.add_file_from(&name, (bytes.len() - start_at) as u64, start);
+    loader.push(id, &bytes[start_at..start_at + 100_000]);
+    let preview = loader.preview();
+    assert!(!preview.entries.is_empty());
+    assert!(preview.entries.iter().all(|e| e.line >= start.line), "numbered from the part's first line");
+    assert!(preview.counts().balanced());
+    assert_eq!(preview.counts().left_out, u64::from(start.line) - 1, "the lines before are counted as left out");
 }
 
 #[test]

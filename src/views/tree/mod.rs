@@ -18,6 +18,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::logic::outline::RowKey;
 use crate::state::use_viewer;
+use crate::views::parts::{FileParts, Place};
 use crate::views::tree::layout::{Layout, LayoutRef, TreeContext, compute_layout};
 use crate::views::tree::navigation::handle_key;
 use crate::views::tree::row::{RowView, key_from_dom_id, row_dom_id};
@@ -291,6 +292,7 @@ pub fn ConversationTree() -> impl IntoView {
                     }}
                 </div>
             </div>
+            <FileParts place=Place::End />
         </div>
     }
 }
