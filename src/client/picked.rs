@@ -27,6 +27,8 @@ pub struct PickedFile {
 #[derive(Clone)]
 pub struct FilePart {
     pub whole: web_sys::File,
+    /// The whole file's handle, if it came with one.
+    pub handle: Option<FileSystemFileHandle>,
     pub start: Start,
     pub earlier: Vec<Start>,
 }
@@ -56,6 +58,7 @@ impl PickedFile {
     /// the browser could not make it). The part is a `File` of the same bytes: none are copied.
     pub fn with_part(&self, to: PartTo) -> Option<PickedFile> {
         let whole = self.part.as_ref().map_or(&self.file, |part| &part.whole);
+        let handle = self.part.as_ref().map_or(&self.handle, |part| &part.handle).clone();
         let mut earlier = self.part.as_ref().map(|part| part.earlier.clone()).unwrap_or_default();
         let start = match to {
             PartTo::Next(start) if start.offset < whole.size() as u64 => {
@@ -67,11 +70,12 @@ impl PickedFile {
             PartTo::First if self.part.is_some() => Start::BEGINNING,
             PartTo::First => return None,
         };
+        // The first part is the file itself, read again from its handle as any file is.
         if start.is_beginning() {
-            return Some(PickedFile { path: self.path.clone(), file: whole.clone(), handle: None, part: None });
+            return Some(PickedFile { path: self.path.clone(), file: whole.clone(), handle, part: None });
         }
         let file = files::file_from(whole, start.offset as f64)?;
-        let part = FilePart { whole: whole.clone(), start, earlier };
+        let part = FilePart { whole: whole.clone(), handle, start, earlier };
         Some(PickedFile { path: self.path.clone(), file, handle: None, part: Some(part) })
     }
 }

@@ -142,6 +142,14 @@ test("a single log over 2 GiB shows its first rows, then what the page holds, sa
     const rows = await tree(app.page).getByRole("treeitem").allInnerTexts();
     assert.ok(rows.length > 0, "the part's rows are shown");
     for (const row of rows) assert.doesNotMatch(row, /"(uuid|parentUuid|sessionId)":/, "a row reads its own line");
+    // The search reads the part's bytes from the file where the part starts.
+    const search = app.page.getByRole("search");
+    await search.getByLabel("Search text").fill("round_half_even");
+    await search.getByRole("status").filter({ hasText: /^[\d,]+ match(es)?$/ }).waitFor({ timeout: 120_000 });
+    const hits = await app.page.getByRole("list", { name: "Search results" }).getByRole("listitem").allInnerTexts();
+    assert.ok(hits.length > 0);
+    for (const hit of hits.slice(0, 20)) assert.match(hit, /round_half_even/, "each hit shows the word found");
+    await search.getByLabel("Search text").fill("");
     // Back, from the command palette: the first part again, as it was.
     assert.equal(await parts.getByRole("button", { name: "Earlier part" }).count(), 1);
     await app.page.keyboard.press("Control+k");
