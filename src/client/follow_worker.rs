@@ -11,7 +11,7 @@ use super::workers::Workers;
 use crate::logic::loaded::Model;
 use crate::platform::errors::{HandleError, ReadError};
 use crate::platform::{files, handles, schedule};
-use crate::wire::codec::decode_model;
+use crate::wire::codec::model_from_buffer;
 use crate::wire::messages::FollowRequest;
 use crate::wire::{FromWorker, Parcel, ToWorker, buffer_of, bytes_of};
 
@@ -211,7 +211,7 @@ impl FollowWorker {
             return Err(GrowError::Worker(WorkerError::Failed("the worker sent no model".to_owned())));
         };
         let bytes = files.iter().map(bytes_of).collect();
-        let (corpus, graph) = decode_model(&bytes_of(model), bytes)
+        let (corpus, graph) = model_from_buffer(model, bytes)
             .map_err(|error| GrowError::Worker(WorkerError::Failed(error.to_string())))?;
         Ok(Model::new(corpus, graph))
     }

@@ -14,7 +14,7 @@ use crate::logic::loaded::Model;
 use crate::platform::byte_stream::{PieceError, STREAM_ABOVE_BYTES, read_all};
 use crate::platform::errors::ReadError;
 use crate::platform::{files, schedule};
-use crate::wire::codec::{CodecError, decode_model};
+use crate::wire::codec::{CodecError, model_from_buffer};
 use crate::wire::limits::{HOLD_MAX_BYTES, PREVIEW_FROM_TOTAL, READ_AFTER_PARSE_FROM, SLICE_BYTES};
 use crate::wire::messages::{LoadReply, LoadRequest};
 use crate::wire::{FromWorker, Parcel, ToWorker, bytes_of};
@@ -108,7 +108,8 @@ pub struct Preview {
 /// files the loader made (after the given ones), the page the bytes of the files given.
 #[derive(Default)]
 struct Parts {
-    model: Option<Vec<u8>>,
+    /// The model's encoding, decoded from the worker's buffer a piece at a time.
+    model: Option<js_sys::ArrayBuffer>,
     made: Vec<Vec<u8>>,
     bytes: Option<Vec<Vec<u8>>>,
 }
@@ -169,15 +170,17 @@ pub fn start_load(
                 let mut p = parts.borrow_mut();
                 let mut bytes = p.bytes.take().unwrap_or_default();
                 bytes.append(&mut p.made);
-                (p.model.take().unwrap_or_default(), bytes)
+                (p.model.take(), bytes)
             };
+            let Some(model) = model else { return };
             let decoding = schedule::now_ms();
-            let model_bytes = model.len();
-            let decoded =
-                decode_model(&model, bytes).map(|(corpus, graph)| Model::new(corpus, graph)).map_err(LoadError::Model);
+            let model_bytes = model.byte_length();
+            let decoded = model_from_buffer(&model, bytes)
+                .map(|(corpus, graph)| Model::new(corpus, graph))
+                .map_err(LoadError::Model);
             let message = format!(
                 "sessionscope load: model of {} decoded in {:.0} ms, {:.0} ms after the start",
-                sessionscope_engine::units::human_bytes(model_bytes as u64),
+                sessionscope_engine::units::human_bytes(u64::from(model_bytes)),
                 schedule::now_ms() - decoding,
                 schedule::now_ms() - started
             );
@@ -259,7 +262,7 @@ pub fn start_load(
                     let bytes: Vec<Vec<u8>> = files.iter().map(bytes_of).collect();
                     let shown_bytes = bytes.iter().map(Vec::len).sum::<usize>() as f64;
                     // A preview that cannot be read is no reason to stop: the whole model follows.
-                    let shown = decode_model(&bytes_of(model), bytes).map(|(corpus, graph)| {
+                    let shown = model_from_buffer(model, bytes).map(|(corpus, graph)| {
                         log_timings("preview", started, &timings);
                         on_preview(Preview { model: Model::new(corpus, graph), shown_bytes, total_bytes });
                     });
@@ -283,7 +286,7 @@ pub fn start_load(
                     };
                     {
                         let mut parts = parts.borrow_mut();
-                        parts.model = Some(bytes_of(model));
+                        parts.model = Some(model.clone());
                         parts.made = made.iter().map(bytes_of).collect();
                     }
                     // Its answer is in: the worker's memory goes before the page reads.

@@ -23,7 +23,7 @@ use super::handle::{Answer, Flow, WorkerError, WorkerHandle};
 use super::picked::PickedFile;
 use super::workers::Workers;
 use crate::logic::loaded::Model;
-use crate::wire::codec::encode_model;
+use crate::wire::codec::model_buffer;
 use crate::wire::limits::READ_AFTER_PARSE_FROM;
 use crate::wire::messages::SessionRequest;
 use crate::wire::{Parcel, RequestId, ToWorker, buffer_of};
@@ -78,11 +78,11 @@ impl SessionWorkers {
         if !big {
             self.workers.prepare_soon();
         }
-        let encoded = encode_model(&model.corpus, graph).map_err(|error| WorkerError::Failed(error.to_string()))?;
+        let encoded = model_buffer(&model.corpus, graph).map_err(|error| WorkerError::Failed(error.to_string()))?;
         let corpus = &model.corpus;
         let read_from_files =
             corpus.bytes.iter().zip(&sources).map(|(b, s)| s.as_ref().map(|_| b.len() as f64)).collect();
-        let buffers = std::iter::once(buffer_of(&encoded))
+        let buffers = std::iter::once(encoded)
             .chain(corpus.bytes.iter().zip(&sources).filter(|(_, s)| s.is_none()).map(|(b, _)| buffer_of(b)))
             .collect();
         let request = Parcel::new(ToWorker::Session(SessionRequest::Keep { read_from_files }))

@@ -120,7 +120,7 @@ pub enum LoadReply {
 #[serde(rename_all = "kebab-case")]
 pub enum SessionRequest {
     /// Keep the open session's model: the parcel's buffers hold the model (as
-    /// [`super::codec::encode_model`] makes it), then the bytes of each of its files whose
+    /// [`super::codec::model_buffer`] makes it), then the bytes of each of its files whose
     /// `read_from_files` is `None`. The others (a big session's) come as the parcel's files, in
     /// order, with the bytes of each the page holds (its first part, for a file bigger than a
     /// load holds): the worker reads them a window at a time as it searches, and whole only to

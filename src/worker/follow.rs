@@ -10,7 +10,7 @@ use sessionscope_engine::dag::Graph;
 use sessionscope_engine::model::FileId;
 
 use super::{Failure, Reply};
-use crate::wire::codec::encode_model;
+use crate::wire::codec::model_buffer;
 use crate::wire::messages::{FollowReply, FollowRequest};
 use crate::wire::{FromWorker, Parcel, buffer_of, bytes_of};
 
@@ -55,7 +55,7 @@ impl Followed {
                 let corpus = session.loader.snapshot();
                 drop(session);
                 let graph = Graph::build(&corpus);
-                let model = buffer_of(&encode_model(&corpus, &graph)?);
+                let model = model_buffer(&corpus, &graph)?;
                 let buffers = std::iter::once(model).chain(corpus.bytes.iter().map(|b| buffer_of(b))).collect();
                 let snapshot = Parcel::new(FromWorker::Follow(FollowReply::Snapshot)).with_buffers(buffers);
                 reply.post(snapshot).map_err(|_| "the followed session could not be sent".into())

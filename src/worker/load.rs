@@ -11,7 +11,7 @@ use sessionscope_engine::model::{FileId, Start};
 use super::readers::{FileReader, SliceReader};
 use super::{Failure, Reply};
 use crate::platform::byte_stream::{ByteStream, STREAM_ABOVE_BYTES};
-use crate::wire::codec::encode_model;
+use crate::wire::codec::model_buffer;
 use crate::wire::limits::{HOLD_MAX_BYTES, PREVIEW_BYTES, PREVIEW_FROM_TOTAL, left_out_why};
 use crate::wire::messages::{LoadReply, LoadRequest, LoadTimings, PreviewTimings};
 use crate::wire::{FromWorker, Parcel, buffer_of};
@@ -114,7 +114,7 @@ pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File])
     let corpus = loader.finish();
     let graph = Graph::build(&corpus);
     let built = now();
-    let model = encode_model(&corpus, &graph)?;
+    let model = model_buffer(&corpus, &graph)?;
     let encoded = now();
     let timings = LoadTimings {
         waiting_for_reads_ms: waiting_ms,
@@ -125,7 +125,7 @@ pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File])
     };
     // The files the loader made are not among the page's: their bytes go with the model.
     let made = corpus.files.iter().zip(&corpus.bytes).filter(|(info, _)| info.is_derived()).map(|(_, b)| buffer_of(b));
-    let buffers = std::iter::once(buffer_of(&model)).chain(made).collect();
+    let buffers = std::iter::once(model).chain(made).collect();
     let done = Parcel::new(FromWorker::Load(LoadReply::Done { timings })).with_buffers(buffers);
     reply.post(done).map_err(|_| "the model could not be sent".into())
 }
@@ -146,7 +146,7 @@ fn post_preview(reply: &Reply, loader: &Loader, so_far: PreviewTimings) -> Resul
     let started = js_sys::Date::now();
     let corpus = loader.preview();
     let graph = Graph::build(&corpus);
-    let model = buffer_of(&encode_model(&corpus, &graph)?);
+    let model = model_buffer(&corpus, &graph)?;
     let buffers = std::iter::once(model).chain(corpus.bytes.iter().map(|file| buffer_of(file))).collect();
     let timings = PreviewTimings { preview_ms: js_sys::Date::now() - started, ..so_far };
     let preview = Parcel::new(FromWorker::Load(LoadReply::Preview { timings })).with_buffers(buffers);

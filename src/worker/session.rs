@@ -14,9 +14,10 @@ use sessionscope_engine::search::{Query, Windows, searched_extents};
 
 use super::redaction::{self, Redactions};
 use super::{Failure, Reply};
-use crate::platform::byte_stream::read_all;
+use crate::platform::byte_stream::{PieceError, read_all};
+use crate::platform::errors::ReadError;
 use crate::platform::{files, schedule};
-use crate::wire::codec::decode_model;
+use crate::wire::codec::model_from_buffer;
 use crate::wire::messages::{SessionReply, SessionRequest};
 use crate::wire::{FromWorker, Parcel, RequestId, SearchQuery, buffer_of, bytes_of};
 
@@ -122,12 +123,12 @@ impl SessionCopy {
                 }
             }
         }
-        let encoded = bytes_of(model);
+        let encoded = model.byte_length();
         let before = crate::platform::page::page_memory_bytes();
-        let model = decode_model(&encoded, bytes)?;
+        let model = model_from_buffer(model, bytes)?;
         let message = format!(
             "sessionscope session: model of {} kept ({} of its files read from disk); the worker's memory {} before, {} after",
-            sessionscope_engine::units::human_bytes(encoded.len() as u64),
+            sessionscope_engine::units::human_bytes(u64::from(encoded)),
             sources.iter().flatten().count(),
             sessionscope_engine::units::human_bytes(before as u64),
             sessionscope_engine::units::human_bytes(crate::platform::page::page_memory_bytes() as u64),
@@ -220,9 +221,17 @@ async fn read_windows(corpus: &Corpus, sources: &Sources, range: std::ops::Range
     for (file, from, to) in searched_extents(corpus, range) {
         let Some(Some((blob, held))) = sources.get(file as usize) else { continue };
         let to = (to as f64).min(*held);
-        let bytes = files::read_range(blob, from as f64, to)
-            .await
-            .map_err(|error| Failure(format!("{} {error}", blob.name())))?;
+        let failed = |error: &dyn std::fmt::Display| Failure(format!("{} {error}", blob.name()));
+        // As a byte stream into wasm memory: a read of a window makes no buffer of its size for
+        // the garbage collector, which in an idle worker might keep hundreds of them for a while.
+        let window = blob.slice_with_f64_and_f64(from as f64, to).map_err(|error| failed(&ReadError::from(&error)))?;
+        let bytes = match read_all(&window, to - from as f64, |_| true).await {
+            Ok(bytes) => bytes.unwrap_or_default(),
+            Err(PieceError::NoByteStreams) => {
+                files::read_range(blob, from as f64, to).await.map_err(|error| failed(&error))?
+            }
+            Err(error) => return Err(failed(&error)),
+        };
         windows.files[file as usize] = Some((from, bytes));
     }
     Ok(windows)

@@ -11,7 +11,7 @@ use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
 
 use crate::platform::schedule;
-use crate::wire::codec::encode_model;
+use crate::wire::codec::model_buffer;
 
 /// Rounds of a warm-up.
 const ROUNDS: usize = 48;
@@ -43,7 +43,7 @@ impl WarmUp {
             }
             let corpus = Loader::read_all(crate::wire::example_files::FILES.iter().copied());
             let graph = Graph::build(&corpus);
-            let _ = encode_model(&corpus, &graph);
+            let _ = model_buffer(&corpus, &graph);
             // Other messages get a turn: one of them may stop this.
             schedule::yield_now().await;
         }
