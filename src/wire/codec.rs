@@ -54,23 +54,29 @@ pub fn model_from_buffer(buffer: &ArrayBuffer, bytes: Vec<Vec<u8>>) -> Result<(C
 const CHUNK_BYTES: usize = 1 << 20;
 
 /// The size of the model's encoding ([`encode_model_into`] writes that many bytes).
+/// Counted by the same encoder as the bytes: the page's code holds one encoder of the model.
 pub fn encoded_size(corpus: &Corpus, graph: &Graph) -> Result<usize, CodecError> {
-    postcard::serialize_with_flavor(&(corpus, graph), postcard::ser_flavors::Size::default())
-        .map_err(|e| CodecError::Encode(e.to_string()))
+    encode_in_pieces(corpus, graph, CHUNK_BYTES, &mut |_, _| {})
 }
 
 /// Encodes the model a piece at a time: `put(offset, bytes)` gets each piece, in order, and the
 /// encoding's size comes back. Wasm memory holds one piece, not the whole encoding (a big
 /// session's is 60–80 MB, which a wasm memory would keep once grown).
-pub fn encode_model_into(corpus: &Corpus, graph: &Graph, put: impl FnMut(usize, &[u8])) -> Result<usize, CodecError> {
-    encode_in_pieces(corpus, graph, CHUNK_BYTES, put)
+pub fn encode_model_into(
+    corpus: &Corpus,
+    graph: &Graph,
+    mut put: impl FnMut(usize, &[u8]),
+) -> Result<usize, CodecError> {
+    encode_in_pieces(corpus, graph, CHUNK_BYTES, &mut put)
 }
 
+/// The encoder, and the decoder below, take their output and input as trait objects: one copy
+/// of each in the page's code, whoever calls them.
 fn encode_in_pieces(
     corpus: &Corpus,
     graph: &Graph,
     chunk: usize,
-    put: impl FnMut(usize, &[u8]),
+    put: &mut dyn FnMut(usize, &[u8]),
 ) -> Result<usize, CodecError> {
     let out = ChunkedOut { put, chunk, piece: Vec::with_capacity(chunk), written: 0 };
     postcard::serialize_with_flavor(&(corpus, graph), out).map_err(|e| CodecError::Encode(e.to_string()))
@@ -80,16 +86,16 @@ fn encode_in_pieces(
 /// encoding's bytes from `offset` on. The file bytes are put in place.
 pub fn decode_model_from(
     len: usize,
-    fill: impl FnMut(usize, &mut [u8]),
+    mut fill: impl FnMut(usize, &mut [u8]),
     bytes: Vec<Vec<u8>>,
 ) -> Result<(Corpus, Graph), CodecError> {
-    decode_in_pieces(len, CHUNK_BYTES, fill, bytes)
+    decode_in_pieces(len, CHUNK_BYTES, &mut fill, bytes)
 }
 
 fn decode_in_pieces(
     len: usize,
     chunk: usize,
-    fill: impl FnMut(usize, &mut [u8]),
+    fill: &mut dyn FnMut(usize, &mut [u8]),
     bytes: Vec<Vec<u8>>,
 ) -> Result<(Corpus, Graph), CodecError> {
     let input = ChunkedIn { fill, chunk, len, next: 0, piece: Vec::new(), at: 0, scratch: Vec::new(), de: PhantomData };
@@ -105,15 +111,15 @@ fn decode_in_pieces(
 }
 
 /// A postcard output that hands its bytes on a piece at a time.
-struct ChunkedOut<F: FnMut(usize, &[u8])> {
-    put: F,
+struct ChunkedOut<'p> {
+    put: &'p mut dyn FnMut(usize, &[u8]),
     chunk: usize,
     piece: Vec<u8>,
     /// Bytes handed on so far.
     written: usize,
 }
 
-impl<F: FnMut(usize, &[u8])> ChunkedOut<F> {
+impl ChunkedOut<'_> {
     fn hand_on(&mut self) {
         if !self.piece.is_empty() {
             (self.put)(self.written, &self.piece);
@@ -123,7 +129,7 @@ impl<F: FnMut(usize, &[u8])> ChunkedOut<F> {
     }
 }
 
-impl<F: FnMut(usize, &[u8])> postcard::ser_flavors::Flavor for ChunkedOut<F> {
+impl postcard::ser_flavors::Flavor for ChunkedOut<'_> {
     type Output = usize;
 
     fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
@@ -155,8 +161,8 @@ impl<F: FnMut(usize, &[u8])> postcard::ser_flavors::Flavor for ChunkedOut<F> {
 
 /// A postcard input that takes its bytes in a piece at a time. The model's types own their data,
 /// so nothing is borrowed from it: a value that spans pieces is put together in `scratch`.
-struct ChunkedIn<'de, F: FnMut(usize, &mut [u8])> {
-    fill: F,
+struct ChunkedIn<'de, 'f> {
+    fill: &'f mut dyn FnMut(usize, &mut [u8]),
     chunk: usize,
     len: usize,
     /// The offset of the next piece to take in.
@@ -168,7 +174,7 @@ struct ChunkedIn<'de, F: FnMut(usize, &mut [u8])> {
     de: PhantomData<&'de ()>,
 }
 
-impl<F: FnMut(usize, &mut [u8])> ChunkedIn<'_, F> {
+impl ChunkedIn<'_, '_> {
     /// Takes in the next piece; false at the end of the encoding.
     fn take_in(&mut self) -> bool {
         let n = self.chunk.max(1).min(self.len - self.next);
@@ -187,7 +193,7 @@ impl<F: FnMut(usize, &mut [u8])> ChunkedIn<'_, F> {
     }
 }
 
-impl<'de, F: FnMut(usize, &mut [u8]) + 'de> postcard::de_flavors::Flavor<'de> for ChunkedIn<'de, F> {
+impl<'de, 'f: 'de> postcard::de_flavors::Flavor<'de> for ChunkedIn<'de, 'f> {
     type Remainder = ();
     type Source = ();
 
@@ -275,7 +281,7 @@ mod tests {
         let size = encoded_size(corpus, graph).unwrap();
         let mut out = vec![0u8; size];
         let mut pieces = 0;
-        let written = encode_in_pieces(corpus, graph, chunk, |offset, piece| {
+        let written = encode_in_pieces(corpus, graph, chunk, &mut |offset, piece| {
             assert!(piece.len() <= chunk, "no piece is over a chunk");
             out[offset..offset + piece.len()].copy_from_slice(piece);
             pieces += 1;
@@ -286,7 +292,7 @@ mod tests {
         let back = decode_in_pieces(
             size,
             chunk,
-            |offset, fill| fill.copy_from_slice(&out[offset..offset + fill.len()]),
+            &mut |offset, fill| fill.copy_from_slice(&out[offset..offset + fill.len()]),
             corpus.bytes.clone(),
         );
         (out, back)
@@ -315,15 +321,15 @@ mod tests {
         let graph = Graph::build(&corpus);
         let whole = encode_model(&corpus, &graph).unwrap();
         for len in [0, 1, whole.len() / 2, whole.len() - 1] {
-            let read = |offset: usize, fill: &mut [u8]| fill.copy_from_slice(&whole[offset..offset + fill.len()]);
-            let back = decode_in_pieces(len, 7, read, corpus.bytes.clone());
+            let mut read = |offset: usize, fill: &mut [u8]| fill.copy_from_slice(&whole[offset..offset + fill.len()]);
+            let back = decode_in_pieces(len, 7, &mut read, corpus.bytes.clone());
             assert!(matches!(back, Err(CodecError::Decode(_))), "cut at {len} of {}", whole.len());
         }
         // A length near the end that says "a string of 4 GB" is an error, not a reservation.
         let mut spoiled = whole.clone();
         let n = spoiled.len();
         spoiled[n / 3..n / 3 + 5].copy_from_slice(&[0xff, 0xff, 0xff, 0xff, 0x0f]);
-        let read = |offset: usize, fill: &mut [u8]| fill.copy_from_slice(&spoiled[offset..offset + fill.len()]);
-        assert!(decode_in_pieces(n, 4096, read, corpus.bytes.clone()).is_err());
+        let mut read = |offset: usize, fill: &mut [u8]| fill.copy_from_slice(&spoiled[offset..offset + fill.len()]);
+        assert!(decode_in_pieces(n, 4096, &mut read, corpus.bytes.clone()).is_err());
     }
 }

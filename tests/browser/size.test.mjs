@@ -35,9 +35,12 @@ import { DIST } from "./harness.mjs";
  * it Leptos's code for the new views). Over issue 17's 600 KB goal: see docs/size.md. 713 KB on
  * 2026-11-27 (stop 37) with what was seen, bookmarks and their views (+67 KB); 622 KB once the
  * components are erased (`--cfg erase_components` in .cargo/config.toml: each component's view
- * is one type-erased `AnyView`, not a nested generic type; −91 KB).
+ * is one type-erased `AnyView`, not a nested generic type; −91 KB). 652 KB on 2026-11-28 (stop
+ * 46): a log bigger than a tab holds is shown a part at a time (the parts' view and buttons, their
+ * command palette entries, a part as a `File`), and the model crosses between threads in pieces
+ * (+3 KB, with one encoder and one decoder of the model behind trait objects).
  */
-const BUDGET = 637_000 + 12_800;
+const BUDGET = 652_000 + 13_000;
 
 /** The files the start page needs: index.html and what it links to (not the worker's). */
 function firstDownload() {
