@@ -56,7 +56,7 @@ const CHUNK_BYTES: usize = 1 << 20;
 /// The size of the model's encoding ([`encode_model_into`] writes that many bytes).
 /// Counted by the same encoder as the bytes: the page's code holds one encoder of the model.
 pub fn encoded_size(corpus: &Corpus, graph: &Graph) -> Result<usize, CodecError> {
-    encode_in_pieces(corpus, graph, CHUNK_BYTES, &mut |_, _| {})
+    encode_in_pieces(corpus, graph, CHUNK_BYTES, None)
 }
 
 /// Encodes the model a piece at a time: `put(offset, bytes)` gets each piece, in order, and the
@@ -67,7 +67,7 @@ pub fn encode_model_into(
     graph: &Graph,
     mut put: impl FnMut(usize, &[u8]),
 ) -> Result<usize, CodecError> {
-    encode_in_pieces(corpus, graph, CHUNK_BYTES, &mut put)
+    encode_in_pieces(corpus, graph, CHUNK_BYTES, Some(&mut put))
 }
 
 /// The encoder, and the decoder below, take their output and input as trait objects: one copy
@@ -76,9 +76,10 @@ fn encode_in_pieces(
     corpus: &Corpus,
     graph: &Graph,
     chunk: usize,
-    put: &mut dyn FnMut(usize, &[u8]),
+    put: Option<&mut Put<'_>>,
 ) -> Result<usize, CodecError> {
-    let out = ChunkedOut { put, chunk, piece: Vec::with_capacity(chunk), written: 0 };
+    let piece = if put.is_some() { Vec::with_capacity(chunk) } else { Vec::new() };
+    let out = ChunkedOut { put, chunk, piece, written: 0 };
     postcard::serialize_with_flavor(&(corpus, graph), out).map_err(|e| CodecError::Encode(e.to_string()))
 }
 
@@ -110,29 +111,39 @@ fn decode_in_pieces(
     Ok((corpus, graph))
 }
 
+/// What takes each piece of an encoding: its offset, and its bytes.
+type Put<'a> = dyn FnMut(usize, &[u8]) + 'a;
+
 /// A postcard output that hands its bytes on a piece at a time.
-struct ChunkedOut<'p> {
-    put: &'p mut dyn FnMut(usize, &[u8]),
+struct ChunkedOut<'p, 'f> {
+    /// Where the pieces go; `None` only counts the bytes.
+    put: Option<&'p mut Put<'f>>,
     chunk: usize,
     piece: Vec<u8>,
     /// Bytes handed on so far.
     written: usize,
 }
 
-impl ChunkedOut<'_> {
+impl ChunkedOut<'_, '_> {
     fn hand_on(&mut self) {
-        if !self.piece.is_empty() {
-            (self.put)(self.written, &self.piece);
+        if let Some(put) = self.put.as_mut()
+            && !self.piece.is_empty()
+        {
+            put(self.written, &self.piece);
             self.written += self.piece.len();
             self.piece.clear();
         }
     }
 }
 
-impl postcard::ser_flavors::Flavor for ChunkedOut<'_> {
+impl postcard::ser_flavors::Flavor for ChunkedOut<'_, '_> {
     type Output = usize;
 
     fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        if self.put.is_none() {
+            self.written += 1;
+            return Ok(());
+        }
         self.piece.push(byte);
         if self.piece.len() >= self.chunk {
             self.hand_on();
@@ -141,6 +152,10 @@ impl postcard::ser_flavors::Flavor for ChunkedOut<'_> {
     }
 
     fn try_extend(&mut self, mut bytes: &[u8]) -> postcard::Result<()> {
+        if self.put.is_none() {
+            self.written += bytes.len();
+            return Ok(());
+        }
         while !bytes.is_empty() {
             let room = self.chunk.max(1) - self.piece.len().min(self.chunk.max(1));
             let (now, later) = bytes.split_at(room.min(bytes.len()));
@@ -281,11 +296,16 @@ mod tests {
         let size = encoded_size(corpus, graph).unwrap();
         let mut out = vec![0u8; size];
         let mut pieces = 0;
-        let written = encode_in_pieces(corpus, graph, chunk, &mut |offset, piece| {
-            assert!(piece.len() <= chunk, "no piece is over a chunk");
-            out[offset..offset + piece.len()].copy_from_slice(piece);
-            pieces += 1;
-        })
+        let written = encode_in_pieces(
+            corpus,
+            graph,
+            chunk,
+            Some(&mut |offset, piece| {
+                assert!(piece.len() <= chunk, "no piece is over a chunk");
+                out[offset..offset + piece.len()].copy_from_slice(piece);
+                pieces += 1;
+            }),
+        )
         .unwrap();
         assert_eq!(written, size, "as many bytes as the size said");
         assert_eq!(pieces, size.div_ceil(chunk), "{size} bytes in whole pieces");
