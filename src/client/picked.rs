@@ -59,17 +59,8 @@ impl PickedFile {
     pub fn with_part(&self, to: PartTo) -> Option<PickedFile> {
         let whole = self.part.as_ref().map_or(&self.file, |part| &part.whole);
         let handle = self.part.as_ref().map_or(&self.handle, |part| &part.handle).clone();
-        let mut earlier = self.part.as_ref().map(|part| part.earlier.clone()).unwrap_or_default();
-        let start = match to {
-            PartTo::Next(start) if start.offset < whole.size() as u64 => {
-                earlier.push(self.start());
-                start
-            }
-            PartTo::Next(_) => return None,
-            PartTo::Earlier => earlier.pop()?,
-            PartTo::First if self.part.is_some() => Start::BEGINNING,
-            PartTo::First => return None,
-        };
+        let earlier = self.part.as_ref().map_or(&[][..], |part| part.earlier.as_slice());
+        let (start, earlier) = move_to(self.start(), earlier, to, whole.size() as u64)?;
         // The first part is the file itself, read again from its handle as any file is.
         if start.is_beginning() {
             return Some(PickedFile { path: self.path.clone(), file: whole.clone(), handle, part: None });
@@ -78,6 +69,26 @@ impl PickedFile {
         let part = FilePart { whole: whole.clone(), handle, start, earlier };
         Some(PickedFile { path: self.path.clone(), file, handle: None, part: Some(part) })
     }
+}
+
+/// Where the part to show instead of the one at `start` starts, and the starts of the parts shown
+/// before that one (to go back to), in a file of `size` bytes; `None` if there is no such part.
+fn move_to(start: Start, earlier: &[Start], to: PartTo, size: u64) -> Option<(Start, Vec<Start>)> {
+    let mut earlier = earlier.to_vec();
+    let start = match to {
+        PartTo::Next(next) if next.offset > start.offset && next.offset < size => {
+            earlier.push(start);
+            next
+        }
+        PartTo::Next(_) => return None,
+        PartTo::Earlier => earlier.pop()?,
+        PartTo::First if !start.is_beginning() => {
+            earlier.clear();
+            Start::BEGINNING
+        }
+        PartTo::First => return None,
+    };
+    Some((start, earlier))
 }
 
 /// What a drop or a pick held: the files to read, and the files of dropped folders that were
@@ -127,5 +138,40 @@ impl LaterFile {
 
     pub async fn file(&self) -> Result<web_sys::File, HandleError> {
         (self.get)().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SIZE: u64 = 3_000;
+
+    fn at(offset: u64, line: u32) -> Start {
+        Start { offset, line }
+    }
+
+    #[test]
+    fn parts_go_forward_back_and_to_the_first() {
+        let (two, three) = (at(1_000, 101), at(2_000, 201));
+        // Forward twice: each part remembers the ones before it.
+        let (start, earlier) = move_to(Start::BEGINNING, &[], PartTo::Next(two), SIZE).unwrap();
+        assert_eq!((start, earlier.clone()), (two, vec![Start::BEGINNING]));
+        let (start, earlier) = move_to(start, &earlier, PartTo::Next(three), SIZE).unwrap();
+        assert_eq!((start, earlier.clone()), (three, vec![Start::BEGINNING, two]));
+        // Back one, then back to the first.
+        let (back, before) = move_to(start, &earlier, PartTo::Earlier, SIZE).unwrap();
+        assert_eq!((back, before.clone()), (two, vec![Start::BEGINNING]));
+        assert_eq!(move_to(back, &before, PartTo::Earlier, SIZE), Some((Start::BEGINNING, vec![])));
+        assert_eq!(move_to(start, &earlier, PartTo::First, SIZE), Some((Start::BEGINNING, vec![])));
+    }
+
+    #[test]
+    fn no_part_past_either_end() {
+        assert_eq!(move_to(Start::BEGINNING, &[], PartTo::Earlier, SIZE), None, "nothing before the first");
+        assert_eq!(move_to(Start::BEGINNING, &[], PartTo::First, SIZE), None, "the first is shown");
+        assert_eq!(move_to(Start::BEGINNING, &[], PartTo::Next(at(SIZE, 301)), SIZE), None, "nothing at the end");
+        // A next part that would not move forward (a stale answer) is no part.
+        assert_eq!(move_to(at(2_000, 201), &[Start::BEGINNING], PartTo::Next(at(1_000, 101)), SIZE), None);
     }
 }

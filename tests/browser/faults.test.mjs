@@ -127,9 +127,11 @@ test("a single log over 2 GiB shows its first rows, then what the page holds, sa
     await nextButton.scrollIntoViewIfNeeded();
     // The keyboard path: the button takes the focus and Enter presses it.
     await nextButton.focus();
+    const asked = Date.now();
     await app.page.keyboard.press("Enter");
     const later = summary.getByRole("alert").filter({ hasText: `Only part of ${name} is shown` });
     await later.waitFor({ timeout: 300_000 });
+    console.log(`# 2.4 GB log: its second part shown ${Date.now() - asked} ms after the button`);
     assert.match(await later.innerText(), new RegExp(`lines 1–${(next - 1)} \\([\\d.]+ GB of the file's 2\\.4 GB, before the part shown\\) were not read`));
     const secondPart = await parts.innerText();
     assert.match(secondPart, new RegExp(`Lines ${next.toLocaleString("en-US")}–${lines} of ${lines} of .* are shown \\([\\d.]+ [MG]B of 2\\.4 GB\\)\\.`));
