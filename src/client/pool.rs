@@ -36,6 +36,20 @@ const IN_FLIGHT: usize = 3;
 /// would double the worker's memory, and a big unit keeps a worker busy long enough.
 const SECOND_UNIT_BELOW_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
 
+/// A unit this big is read by one worker at a time: each may hold up to what a load holds
+/// (`HOLD_MAX_BYTES`, 1.6 GB) and its model, and two at once would be more than a tab has.
+const ONE_AT_A_TIME_FROM_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
+
+/// Which unit of the queue (its place) a worker takes next: the first, unless it is big and
+/// another worker reads a big one already ([`ONE_AT_A_TIME_FROM_BYTES`]); then the first one that
+/// is not big, if any.
+fn pick(queue: &VecDeque<u32>, size: impl Fn(u32) -> f64, big_elsewhere: bool) -> Option<usize> {
+    if !big_elsewhere {
+        return (!queue.is_empty()).then_some(0);
+    }
+    queue.iter().position(|&unit| size(unit) < ONE_AT_A_TIME_FROM_BYTES)
+}
+
 /// What the pool tells its owner: a unit's answer, or that every unit has been answered.
 pub enum PoolEvent {
     /// Unit `unit`'s reply (its parcel's buffers beside it), or why it has none.
@@ -238,6 +252,20 @@ fn answered(weak: &Weak<Shared>, slot: usize, units: &Rc<RefCell<Vec<u32>>>, uni
     } else {
         fill(&shared, slot);
     }
+    // A worker left waiting while a big unit was read elsewhere takes the next one now.
+    let idle: Vec<usize> = shared
+        .slots
+        .borrow()
+        .iter()
+        .enumerate()
+        .filter(|(other, held)| {
+            *other != slot && held.as_ref().is_some_and(|held| held.handle.is_ready() && held.units.borrow().is_empty())
+        })
+        .map(|(other, _)| other)
+        .collect();
+    for other in idle {
+        fill(&shared, other);
+    }
 }
 
 /// Lets the worker of `slot` go and starts a fresh one, which takes the next unit when it runs.
@@ -279,19 +307,33 @@ fn next(shared: &Rc<Shared>, slot: usize) {
             let Some(current) = slots.get(slot).and_then(Option::as_ref) else { return };
             (current.handle.clone(), current.units.clone())
         };
-        let busy_with_big = {
+        let (picked, busy_with_big) = {
             let sizes = shared.sizes.borrow();
-            let size = |unit: &u32| sizes.get(*unit as usize).copied().unwrap_or(0.0);
+            let size = |unit: u32| sizes.get(unit as usize).copied().unwrap_or(0.0);
+            let big_elsewhere = shared.slots.borrow().iter().enumerate().any(|(other, held)| {
+                other != slot
+                    && held
+                        .as_ref()
+                        .is_some_and(|held| held.units.borrow().iter().any(|&u| size(u) >= ONE_AT_A_TIME_FROM_BYTES))
+            });
+            let queue = shared.queue.borrow();
+            let picked = pick(&queue, size, big_elsewhere);
             let units = units.borrow();
-            !units.is_empty()
-                && (units.iter().any(|u| size(u) >= SECOND_UNIT_BELOW_BYTES)
-                    || shared.queue.borrow().front().is_some_and(|u| size(u) >= SECOND_UNIT_BELOW_BYTES))
+            let busy_with_big = !units.is_empty()
+                && (units.iter().any(|&u| size(u) >= SECOND_UNIT_BELOW_BYTES)
+                    || picked.and_then(|i| queue.get(i)).is_some_and(|&u| size(u) >= SECOND_UNIT_BELOW_BYTES));
+            (picked, busy_with_big)
         };
         if busy_with_big {
             // It takes the next unit when it answers this one.
             return;
         }
-        let Some(unit) = shared.queue.borrow_mut().pop_front() else {
+        if picked.is_none() && !shared.queue.borrow().is_empty() {
+            // Only big units are left, and another worker reads one: this one waits, warm, and
+            // is given the next when that one is answered.
+            return;
+        }
+        let Some(unit) = picked.and_then(|i| shared.queue.borrow_mut().remove(i)) else {
             if !shared.closed.get() {
                 // More units may come: the worker waits for them, warm.
                 return;
@@ -338,5 +380,25 @@ fn finish_if_done(shared: &Shared) {
             shared.stopped.set(true);
             (shared.handler)(PoolEvent::Finished);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MB: f64 = 1024.0 * 1024.0;
+
+    #[test]
+    fn a_big_unit_waits_while_another_worker_reads_one() {
+        let sizes = [1_600.0 * MB, 900.0 * MB, 3.0 * MB, 400.0 * MB, 1.0 * MB];
+        let size = |unit: u32| sizes[unit as usize];
+        let queue: VecDeque<u32> = [0, 1, 2, 3, 4].into();
+        assert_eq!(pick(&queue, size, false), Some(0), "the first, when no big one is read elsewhere");
+        assert_eq!(pick(&queue, size, true), Some(2), "else the first that is not big");
+        let bigs: VecDeque<u32> = [1, 3].into();
+        assert_eq!(pick(&bigs, size, true), None, "only big ones left: the worker waits");
+        assert_eq!(pick(&bigs, size, false), Some(0));
+        assert_eq!(pick(&VecDeque::new(), size, false), None);
     }
 }
