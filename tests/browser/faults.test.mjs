@@ -283,26 +283,29 @@ after(() => {
  * their next: those of the pass under way, not the fresh ones that replace them.
  */
 async function watchWorkers(page, key, { always = false } = {}) {
-  const watch = (worker) =>
-    worker
-      .evaluate(
-        ({ key, always }) => {
-          const has = (o, k, d = 0) => o !== null && typeof o === "object" && d < 3 && (k in o || Object.values(o).some((v) => has(v, k, d + 1)));
-          const post = self.postMessage.bind(self);
-          self.answered = 0;
-          self.postMessage = (data, transfer) => {
-            post(data, transfer);
-            if (!has(data?.message, key)) return;
-            self.answered++;
-            if ((always || self.breakNext) && !self.broken) {
-              self.broken = true;
-              setTimeout(() => { throw new Error("injected fault"); }, 0);
-            }
-          };
-        },
-        { key, always },
-      )
-      .catch(() => {});
+  const hook = ({ key, always }) => {
+    if (self.answered !== undefined) return;
+    const has = (o, k, d = 0) => o !== null && typeof o === "object" && d < 3 && (k in o || Object.values(o).some((v) => has(v, k, d + 1)));
+    const post = self.postMessage.bind(self);
+    self.answered = 0;
+    self.postMessage = (data, transfer) => {
+      post(data, transfer);
+      if (!has(data?.message, key)) return;
+      self.answered++;
+      if ((always || self.breakNext) && !self.broken) {
+        self.broken = true;
+        setTimeout(() => { throw new Error("injected fault"); }, 0);
+      }
+    };
+  };
+  const watch = (worker) => worker.evaluate(hook, { key, always }).catch(() => {});
+  // A worker started from now on runs the hook before its own code, so it cannot answer first
+  // (put in from outside once it started, it could on a busy machine).
+  await page.context().route("**/worker_loader.js", async (route) => {
+    const response = await route.fetch();
+    const body = `(${hook})(${JSON.stringify({ key, always })});\n${await response.text()}`;
+    await route.fulfill({ status: response.status(), contentType: "text/javascript", body });
+  });
   page.on("worker", watch);
   await Promise.all(page.workers().map(watch));
   return {
