@@ -302,9 +302,13 @@ async function watchWorkers(page, key, { always = false } = {}) {
   // A worker started from now on runs the hook before its own code, so it cannot answer first
   // (put in from outside once it started, it could on a busy machine).
   await page.context().route("**/worker_loader.js", async (route) => {
-    const response = await route.fetch();
-    const body = `(${hook})(${JSON.stringify({ key, always })});\n${await response.text()}`;
-    await route.fulfill({ status: response.status(), contentType: "text/javascript", body });
+    try {
+      const response = await route.fetch();
+      const body = `(${hook})(${JSON.stringify({ key, always })});\n${await response.text()}`;
+      await route.fulfill({ status: response.status(), contentType: "text/javascript", body });
+    } catch {
+      // The page closed while its worker's script was on its way.
+    }
   });
   page.on("worker", watch);
   await Promise.all(page.workers().map(watch));
