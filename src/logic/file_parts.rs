@@ -37,14 +37,17 @@ pub fn shown_parts(corpus: &Corpus) -> Vec<ShownPart> {
         .enumerate()
         .filter_map(|(file, info)| {
             let held = info.held?;
-            let end = held.next.map_or(held.file_size, |next| next.offset);
+            // The lines left out after the part: all those left out, less those before it. (A
+            // file that held no line at all, past what the load holds, has no next part.)
+            let before = u64::from(held.from.line) - 1;
+            let after = info.counts.left_out.saturating_sub(before);
             Some(ShownPart {
                 file: file as FileId,
                 path: info.path.clone(),
                 first_line: u64::from(held.from.line),
-                last_line: held.next.map_or(held.file_lines, |next| u64::from(next.line) - 1),
+                last_line: held.file_lines.saturating_sub(after),
                 file_lines: held.file_lines,
-                shown_bytes: end.saturating_sub(held.from.offset),
+                shown_bytes: info.size,
                 file_size: held.file_size,
                 next: held.next,
             })
@@ -100,6 +103,27 @@ mod tests {
         assert_eq!(shown.first().map(|s| s.0), Some(1));
         assert_eq!(shown.last().map(|s| s.1), Some(lines));
         assert!(shown.windows(2).all(|w| w[1].0 == w[0].1 + 1), "{shown:?}");
+    }
+
+    #[test]
+    fn a_file_past_what_the_load_holds_shows_no_line_and_offers_no_part() {
+        let (_, example) = crate::wire::example_files::FILES[0];
+        let lines = bytecount(example);
+        let mut loader = Loader::new();
+        loader.hold_at_most(example.len() as u64 / 2, "why");
+        for name in ["main.jsonl", "agent-a.jsonl"] {
+            let id = loader.add_file(name, example.len() as u64);
+            loader.push(id, example);
+            loader.finish_file(id);
+        }
+        let parts = shown_parts(&loader.finish());
+        assert_eq!(parts.len(), 2);
+        let (main, agent) = (&parts[0], &parts[1]);
+        assert!(main.last_line < lines && main.shown_bytes > 0 && main.next.is_some(), "{main:?}");
+        assert_eq!(u64::from(main.next.unwrap().line), main.last_line + 1);
+        assert_eq!((agent.first_line, agent.last_line, agent.shown_bytes), (1, 0, 0), "no line of it is shown");
+        assert_eq!(agent.file_lines, lines);
+        assert_eq!(agent.next, None, "and there is no part of it to go to");
     }
 
     #[test]

@@ -21,6 +21,14 @@ pub enum Place {
 
 /// What of a file is shown, in a sentence.
 fn shown_words(part: &ShownPart) -> String {
+    if part.last_line < part.first_line {
+        return format!(
+            "No line of {} is shown ({} lines, {}).",
+            part.path,
+            grouped(part.file_lines),
+            human_bytes(part.file_size)
+        );
+    }
     format!(
         "Lines {}–{} of {} of {} are shown ({} of {}).",
         grouped(part.first_line),
