@@ -413,6 +413,9 @@ impl HistoryState {
         self.index.pending_open.set_value(None);
         self.index.replacing.set_value(Default::default());
         self.index.pass.set(Some(pass));
+        // The page says the index is kept only once this pass's is written (`save_cache`): a
+        // reload before then reads the folder again.
+        self.remembered.index_kept.set(remembered::IndexKept::Keeping);
         self.units.set_value(units);
         self.rows.set_value(rows);
         self.problems.set_value(problems);

@@ -62,7 +62,8 @@ impl RememberedFolders {
             handles: StoredValue::new_local(Vec::new()),
             error: RwSignal::new(None),
             source: StoredValue::new_local(None),
-            index_kept: RwSignal::new(IndexKept::Kept),
+            // Nothing is kept until a pass has ended and its index is written.
+            index_kept: RwSignal::new(IndexKept::Keeping),
         }
     }
 }
