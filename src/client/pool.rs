@@ -40,6 +40,11 @@ const SECOND_UNIT_BELOW_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
 /// (`HOLD_MAX_BYTES`, 1.6 GB) and its model, and two at once would be more than a tab has.
 const ONE_AT_A_TIME_FROM_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 
+/// Whether a unit of `size` bytes is read by one worker at a time ([`ONE_AT_A_TIME_FROM_BYTES`]).
+fn reads_alone(size: f64) -> bool {
+    size >= ONE_AT_A_TIME_FROM_BYTES
+}
+
 /// Which unit of the queue (its place) a worker takes next: the first, unless it is big and
 /// another worker reads a big one already ([`ONE_AT_A_TIME_FROM_BYTES`]); then the first one that
 /// is not big, if any.
@@ -47,7 +52,7 @@ fn pick(queue: &VecDeque<u32>, size: impl Fn(u32) -> f64, big_elsewhere: bool) -
     if !big_elsewhere {
         return (!queue.is_empty()).then_some(0);
     }
-    queue.iter().position(|&unit| size(unit) < ONE_AT_A_TIME_FROM_BYTES)
+    queue.iter().position(|&unit| !reads_alone(size(unit)))
 }
 
 /// What the pool tells its owner: a unit's answer, or that every unit has been answered.
@@ -312,9 +317,7 @@ fn next(shared: &Rc<Shared>, slot: usize) {
             let size = |unit: u32| sizes.get(unit as usize).copied().unwrap_or(0.0);
             let big_elsewhere = shared.slots.borrow().iter().enumerate().any(|(other, held)| {
                 other != slot
-                    && held
-                        .as_ref()
-                        .is_some_and(|held| held.units.borrow().iter().any(|&u| size(u) >= ONE_AT_A_TIME_FROM_BYTES))
+                    && held.as_ref().is_some_and(|held| held.units.borrow().iter().any(|&u| reads_alone(size(u))))
             });
             let queue = shared.queue.borrow();
             let picked = pick(&queue, size, big_elsewhere);

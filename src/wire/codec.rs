@@ -35,9 +35,10 @@ pub fn model_buffer(corpus: &Corpus, graph: &Graph) -> Result<ArrayBuffer, Codec
     let size = encoded_size(corpus, graph)?;
     let size32 = u32::try_from(size).map_err(|_| CodecError::Encode(format!("{size} bytes are too many")))?;
     let array = Uint8Array::new_with_length(size32);
-    encode_model_into(corpus, graph, |offset, piece| {
+    let mut put = |offset: usize, piece: &[u8]| {
         array.subarray(offset as u32, (offset + piece.len()) as u32).copy_from(piece);
-    })?;
+    };
+    encode_in_pieces(corpus, graph, CHUNK_BYTES, Some(&mut put))?;
     Ok(array.buffer())
 }
 
@@ -45,33 +46,26 @@ pub fn model_buffer(corpus: &Corpus, graph: &Graph) -> Result<ArrayBuffer, Codec
 /// memory whole), with the file bytes put in place.
 pub fn model_from_buffer(buffer: &ArrayBuffer, bytes: Vec<Vec<u8>>) -> Result<(Corpus, Graph), CodecError> {
     let array = Uint8Array::new(buffer);
-    let read = |offset: usize, out: &mut [u8]| array.subarray(offset as u32, (offset + out.len()) as u32).copy_to(out);
-    decode_model_from(array.length() as usize, read, bytes)
+    let mut read =
+        |offset: usize, out: &mut [u8]| array.subarray(offset as u32, (offset + out.len()) as u32).copy_to(out);
+    decode_in_pieces(array.length() as usize, CHUNK_BYTES, &mut read, bytes)
 }
 
 /// Bytes of an encoded model handed on, or taken in, at a time: a buffer of another thread is
 /// written and read in pieces of this size, so wasm memory never holds the whole encoding.
 const CHUNK_BYTES: usize = 1 << 20;
 
-/// The size of the model's encoding ([`encode_model_into`] writes that many bytes).
-/// Counted by the same encoder as the bytes: the page's code holds one encoder of the model.
-pub fn encoded_size(corpus: &Corpus, graph: &Graph) -> Result<usize, CodecError> {
+/// The size of the model's encoding: counted by the same encoder as the bytes, so the page's code
+/// holds one encoder of the model.
+fn encoded_size(corpus: &Corpus, graph: &Graph) -> Result<usize, CodecError> {
     encode_in_pieces(corpus, graph, CHUNK_BYTES, None)
 }
 
-/// Encodes the model a piece at a time: `put(offset, bytes)` gets each piece, in order, and the
-/// encoding's size comes back. Wasm memory holds one piece, not the whole encoding (a big
-/// session's is 60–80 MB, which a wasm memory would keep once grown).
-pub fn encode_model_into(
-    corpus: &Corpus,
-    graph: &Graph,
-    mut put: impl FnMut(usize, &[u8]),
-) -> Result<usize, CodecError> {
-    encode_in_pieces(corpus, graph, CHUNK_BYTES, Some(&mut put))
-}
-
-/// The encoder, and the decoder below, take their output and input as trait objects: one copy
-/// of each in the page's code, whoever calls them.
+/// Encodes the model a piece of `chunk` bytes at a time: `put(offset, bytes)` gets each piece, in
+/// order (none: the bytes are only counted), and the encoding's size comes back. Wasm memory
+/// holds one piece, not the whole encoding (a big session's is 60–80 MB, which a wasm memory would
+/// keep once grown). The encoder, and the decoder below, take their output and input as trait
+/// objects: one copy of each in the page's code, whoever calls them.
 fn encode_in_pieces(
     corpus: &Corpus,
     graph: &Graph,
@@ -83,16 +77,8 @@ fn encode_in_pieces(
     postcard::serialize_with_flavor(&(corpus, graph), out).map_err(|e| CodecError::Encode(e.to_string()))
 }
 
-/// Decodes a model of `len` bytes a piece at a time: `fill(offset, out)` fills `out` with the
-/// encoding's bytes from `offset` on. The file bytes are put in place.
-pub fn decode_model_from(
-    len: usize,
-    mut fill: impl FnMut(usize, &mut [u8]),
-    bytes: Vec<Vec<u8>>,
-) -> Result<(Corpus, Graph), CodecError> {
-    decode_in_pieces(len, CHUNK_BYTES, &mut fill, bytes)
-}
-
+/// Decodes a model of `len` bytes a piece of `chunk` bytes at a time: `fill(offset, out)` fills
+/// `out` with the encoding's bytes from `offset` on. The file bytes are put in place.
 fn decode_in_pieces(
     len: usize,
     chunk: usize,
@@ -273,7 +259,8 @@ mod tests {
 
     /// The model back from one buffer.
     fn decode_model(model: &[u8], bytes: Vec<Vec<u8>>) -> Result<(Corpus, Graph), CodecError> {
-        decode_model_from(model.len(), |offset, out| out.copy_from_slice(&model[offset..offset + out.len()]), bytes)
+        let mut read = |offset: usize, out: &mut [u8]| out.copy_from_slice(&model[offset..offset + out.len()]);
+        decode_in_pieces(model.len(), CHUNK_BYTES, &mut read, bytes)
     }
 
     #[test]

@@ -546,7 +546,12 @@ impl Loader {
 
     /// Reads a whole file given as one buffer.
     pub fn add_bytes(&mut self, path: &str, bytes: &[u8]) -> FileId {
-        let id = self.add_file(path, bytes.len() as u64);
+        self.add_bytes_from(path, bytes, Start::BEGINNING)
+    }
+
+    /// Reads the bytes of a file from `start` on, given as one buffer ([`Loader::add_file_from`]).
+    pub fn add_bytes_from(&mut self, path: &str, bytes: &[u8], start: Start) -> FileId {
+        let id = self.add_file_from(path, bytes.len() as u64, start);
         self.push(id, bytes);
         self.finish_file(id);
         id
@@ -594,9 +599,7 @@ impl Loader {
             let keep = if complete { bytes.len() } else { memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1) };
             // A file read from its middle is numbered from there in the preview too.
             let from = state.filter(|_| info.continues.is_none()).map_or(Start::BEGINNING, |s| s.from);
-            let id = loader.add_file_from(&info.path, keep as u64, from);
-            loader.push(id, &bytes[..keep]);
-            loader.finish_file(id);
+            loader.add_bytes_from(&info.path, &bytes[..keep], from);
         }
         loader.finish()
     }
