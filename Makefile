@@ -3,7 +3,10 @@
 
 SHELL := /bin/bash
 WASM := scripts/wasm-env.sh
-TRUNK_BUILD := $(WASM) trunk build --release --offline
+# Without a backtrace of trunk's own, a failed build ends with cargo's words; the disk and
+# memory left are printed after them, for a build that failed for want of either.
+TRUNK_BUILD := RUST_BACKTRACE=0 $(WASM) trunk build --release --offline || \
+	{ echo "make: the site's build failed; disk and memory left:" >&2; df -h . >&2; free -m >&2; exit 1; }
 
 .PHONY: serve test dist
 
