@@ -161,15 +161,21 @@ impl Pool {
         shared.sizes.borrow_mut().extend(sizes);
         let count = shared.slots.borrow().len();
         for slot in 0..count {
-            let state = shared.slots.borrow().get(slot).and_then(Option::as_ref).map(|s| s.handle.is_ready());
+            let state = shared
+                .slots
+                .borrow()
+                .get(slot)
+                .and_then(Option::as_ref)
+                .map(|s| (s.handle.is_ready(), s.handle.is_stopped()));
             match state {
-                // A worker let go while the queue was empty (after a very big unit).
-                None => {
+                // A worker let go while the queue was empty (after a very big unit), or one that
+                // stopped by itself between two units.
+                None | Some((_, true)) => {
                     let _ = start_slot(shared, slot);
                 }
-                Some(true) => fill(shared, slot),
+                Some((true, false)) => fill(shared, slot),
                 // It takes units once it runs.
-                Some(false) => {}
+                Some((false, false)) => {}
             }
         }
     }
@@ -312,6 +318,15 @@ fn next(shared: &Rc<Shared>, slot: usize) {
             let Some(current) = slots.get(slot).and_then(Option::as_ref) else { return };
             (current.handle.clone(), current.units.clone())
         };
+        if handle.is_stopped() {
+            // It stopped by itself while it held no unit (a crash between two units, when none
+            // was queued): a unit given to it would fail as cancelled, so a fresh one takes its
+            // place. One that held units is replaced by the last of their answers.
+            if units.borrow().is_empty() {
+                replace(shared, slot);
+            }
+            return;
+        }
         let (picked, busy_with_big) = {
             let sizes = shared.sizes.borrow();
             let size = |unit: u32| sizes.get(unit as usize).copied().unwrap_or(0.0);

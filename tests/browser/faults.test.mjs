@@ -334,12 +334,18 @@ test("a worker that stops during an index pass: its units are read again; a unit
   const history = generatedHistory();
   // Once: the workers of the pass stop after their next answer; fresh ones read again what they held.
   let app = await openApp(browser, server);
+  // The page's own account of the pass (walk, units, retries), said if the count is short.
+  const said = [];
+  app.page.on("console", (m) => {
+    if (/^sessionscope/.test(m.text())) said.push(`${m.type()}: ${m.text()}`);
+  });
   const watched = await watchWorkers(app.page, "indexed");
   await dropFolder(app.page, history.projects);
   await watched.busy();
   let { region, status } = await indexed(app.page);
   const all = await sessionCount(region);
-  assert.ok(all >= 30, `the history's sessions: ${all}`);
+  const problems = await region.getByRole("region", { name: "Files not indexed" }).innerText().catch(() => "none");
+  assert.ok(all >= 30, `the history's sessions: ${all}; ${status}; files not indexed: ${problems}\n${said.join("\n")}`);
   assert.deepEqual(await region.getByRole("alert").allInnerTexts(), [], `nothing is lost: ${status}`);
   await app.context.close();
 
