@@ -142,6 +142,31 @@ pub fn group(files: Vec<(PathBuf, String)>) -> Grouped {
 
 /// `map` of each item, in item order, running on every core.
 pub fn parallel_map<I: Sync, T: Send>(items: &[I], map: impl Fn(&I) -> T + Sync) -> Vec<T> {
+    parallel_map_in(items, (0..items.len()).collect(), map)
+}
+
+/// [`parallel_map`], the items of the largest `size` mapped first: a big session begun last would
+/// keep one core busy alone while the others have nothing left (on a history with a few sessions
+/// of 100 MB or more, the end of the pass ran on one core). The answers are in item order.
+pub fn parallel_map_largest_first<I: Sync, T: Send>(
+    items: &[I],
+    size: impl Fn(&I) -> u64,
+    map: impl Fn(&I) -> T + Sync,
+) -> Vec<T> {
+    let order = largest_first(&items.iter().map(size).collect::<Vec<_>>());
+    parallel_map_in(items, order, map)
+}
+
+/// The places of `sizes`, the largest first; places of one size in their order.
+fn largest_first(sizes: &[u64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]));
+    order
+}
+
+/// `map` of each item, begun in the order of `order` (item places, each once), answered in item
+/// order, running on every core.
+fn parallel_map_in<I: Sync, T: Send>(items: &[I], order: Vec<usize>, map: impl Fn(&I) -> T + Sync) -> Vec<T> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<T>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     let threads = std::thread::available_parallelism().map_or(2, usize::from).min(items.len()).max(1);
@@ -149,8 +174,8 @@ pub fn parallel_map<I: Sync, T: Send>(items: &[I], map: impl Fn(&I) -> T + Sync)
         for _ in 0..threads {
             scope.spawn(|| {
                 loop {
-                    let at = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(at) else { break };
+                    let Some(&at) = order.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                    let Some(item) = items.get(at) else { continue };
                     let answer = map(item);
                     if let Ok(mut results) = results.lock() {
                         results[at] = Some(answer);
@@ -170,7 +195,10 @@ pub fn each_unit<T: Send>(
     read: impl Fn(&[&(PathBuf, String)], &str) -> T + Sync,
 ) -> (Vec<T>, Vec<FileProblem>) {
     let grouped = group(files);
-    let results = parallel_map(&grouped.units, |unit| read(&grouped.files_of(unit), &unit.folder));
+    let size = |unit: &Unit| {
+        grouped.files_of(unit).iter().map(|(path, _)| std::fs::metadata(path).map_or(0, |m| m.len())).sum()
+    };
+    let results = parallel_map_largest_first(&grouped.units, size, |unit| read(&grouped.files_of(unit), &unit.folder));
     (results, grouped.problems)
 }
 
@@ -293,4 +321,31 @@ pub fn iso_minute(ms: i64) -> String {
     let minutes = ms.rem_euclid(86_400_000) / 60_000;
     let date = sessionscope_engine::insights::report::date_of_day(ms.div_euclid(86_400_000));
     format!("{date} {:02}:{:02}", minutes / 60, minutes % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_largest_units_begin_first_and_answers_keep_item_order() {
+        let sizes: Vec<u64> = vec![3, 900, 1, 5_000, 20, 900, 7];
+        assert_eq!(largest_first(&sizes), vec![3, 1, 5, 4, 6, 0, 2], "by size, ties in item order");
+        let mapped = Mutex::new(Vec::new());
+        let answers = parallel_map_largest_first(
+            &sizes,
+            |&size| size,
+            |&size| {
+                mapped.lock().unwrap().push(size);
+                size * 2
+            },
+        );
+        assert_eq!(answers, sizes.iter().map(|s| s * 2).collect::<Vec<_>>(), "answers in item order");
+        let mut mapped = mapped.into_inner().unwrap();
+        mapped.sort_unstable();
+        let mut expected = sizes.clone();
+        expected.sort_unstable();
+        assert_eq!(mapped, expected, "each item mapped once");
+        assert!(parallel_map_largest_first(&Vec::<u64>::new(), |&s| s, |&s| s).is_empty());
+    }
 }
