@@ -1,7 +1,9 @@
 //! A bundled price table, per million tokens, from Anthropic's and OpenAI's published prices
 //! (standard tier). Costs are computed per response; cache writes are priced by their 5-minute
 //! / 1-hour split when the log has it. Above 200k tokens of one kind in one response, the
-//! long-context rate applies to the tokens above the threshold, as `ccusage` computes it.
+//! long-context rate applies to the tokens above the threshold, as `ccusage` computes it, for the
+//! models that still have one (Sonnet 4 and 4.5): Opus 4.6 and 4.7 and Sonnet 4.6 have their
+//! 1M-token context at the standard rates, as ccusage 20.0.24 prices them.
 //! OpenAI models have no cache-write premium and their own cached-input rate. Local models
 //! (Ollama) are not priced here: their importer logs their cost as 0.
 //!
@@ -45,13 +47,13 @@ const FREE: Price = price(0.0, 0.0);
 /// Model-id fragments and their prices, most specific first.
 const TABLE: &[(&str, Price)] = &[
     ("<synthetic>", FREE),
-    ("opus-4-7", long_context(price(5.0, 25.0), 10.0, 37.5)),
-    ("opus-4-6", long_context(price(5.0, 25.0), 10.0, 37.5)),
+    ("opus-4-7", price(5.0, 25.0)),
+    ("opus-4-6", price(5.0, 25.0)),
     ("opus-4-5", price(5.0, 25.0)),
     ("opus-4-1", price(15.0, 75.0)),
     ("opus-4", price(15.0, 75.0)),
     ("3-opus", price(15.0, 75.0)),
-    ("sonnet-4-6", long_context(price(3.0, 15.0), 6.0, 22.5)),
+    ("sonnet-4-6", price(3.0, 15.0)),
     ("sonnet-4-5", long_context(price(3.0, 15.0), 6.0, 22.5)),
     ("sonnet-4", long_context(price(3.0, 15.0), 6.0, 22.5)),
     ("3-7-sonnet", price(3.0, 15.0)),
@@ -147,6 +149,31 @@ pub fn cost(model: &str, usage: &Usage) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One response of 300k input, 250k cache-write (5 minutes), 300k cache-read and 250k output
+    /// tokens, as ccusage 20.0.24 prices it (`session --json --offline`) for each model.
+    #[test]
+    fn a_long_context_response_costs_what_ccusage_says() {
+        let usage = Usage {
+            input_tokens: 300_000,
+            cache_creation_input_tokens: 250_000,
+            cache_read_input_tokens: 300_000,
+            output_tokens: 250_000,
+            ..Usage::default()
+        };
+        for (model, ccusage) in [
+            ("claude-opus-4-7", 9.4625),
+            ("claude-opus-4-6", 9.4625),
+            ("claude-sonnet-4-6", 5.6775),
+            ("claude-sonnet-4-5-20250929", 6.57),
+            ("claude-sonnet-4-20250514", 6.57),
+            ("claude-opus-4-1-20250805", 28.3875),
+            ("claude-haiku-4-5-20251001", 1.8925),
+        ] {
+            let cost = cost(model, &usage).unwrap();
+            assert!((cost - ccusage).abs() < 1e-9, "{model}: {cost}, ccusage {ccusage}");
+        }
+    }
 
     #[test]
     fn gemini_and_qwen_models_have_their_list_prices() {

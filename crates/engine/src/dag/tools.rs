@@ -268,10 +268,8 @@ fn set_result(corpus: &Corpus, op: &mut ToolOp, entry_index: EntryId, block_inde
     // Searched for in every tool result: the searchers are made once, not per result (making
     // them was 0.8% of `sessionscope index`'s profile).
     static INTERRUPTED_IN_BODY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(INTERRUPTED_MARK));
-    static INTERRUPTED_IN_RESULT: LazyLock<Finder<'static>> =
-        LazyLock::new(|| Finder::new(b"\"interrupted\":true"));
-    let interrupted =
-        INTERRUPTED_IN_BODY.find(body).is_some() || INTERRUPTED_IN_RESULT.find(tool_use_result).is_some();
+    static INTERRUPTED_IN_RESULT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"interrupted\":true"));
+    let interrupted = INTERRUPTED_IN_BODY.find(body).is_some() || INTERRUPTED_IN_RESULT.find(tool_use_result).is_some();
     op.status = if block.flags & Block::IS_ERROR != 0 && !interrupted {
         ToolStatus::Error
     } else if interrupted {
