@@ -173,8 +173,7 @@ fn parallel_map_in<I: Sync, T: Send>(items: &[I], order: Vec<usize>, map: impl F
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
-                loop {
-                    let Some(&at) = order.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                while let Some(&at) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let Some(item) = items.get(at) else { continue };
                     let answer = map(item);
                     if let Ok(mut results) = results.lock() {
