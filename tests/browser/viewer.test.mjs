@@ -270,6 +270,67 @@ test("the load summary lists skipped lines with their numbers and reasons", asyn
   await app.context.close();
 });
 
+test("the page's JSON reader finds every escape and control character wherever it falls in a string", async () => {
+  // The wasm build's serde_json scans strings 16 bytes at a time (vendor/serde_json/PATCHED.md).
+  // Each family below puts the byte under test after k plain bytes, k = 0..33, so it falls at
+  // every place of a string's first two blocks and the third's first: in a message's text (read
+  // and kept) and in a `toolUseResult` (skipped as a raw value).
+  const places = [...Array(34).keys()];
+  const lines = [];
+  const valid = [];
+  const invalid = [];
+  const add = (ok, content, toolUseResult) => {
+    const n = lines.length;
+    const line = {
+      type: "user",
+      uuid: `scan-${n}`,
+      parentUuid: valid.length ? `scan-${valid.at(-1) - 1}` : null,
+      sessionId: "scan",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: { role: "user", content: "CONTENT" },
+      ...(toolUseResult ? { toolUseResult: { stdout: "RESULT" } } : {}),
+    };
+    // The strings are spliced in as JSON source, so raw control bytes stay raw.
+    lines.push(JSON.stringify(line).replace('"CONTENT"', `"${content}"`).replace('"RESULT"', `"${toolUseResult}"`));
+    (ok ? valid : invalid).push(n + 1);
+  };
+  for (const k of places) {
+    const plain = "p".repeat(k);
+    add(true, `${plain}\\n${"q".repeat(17)} escaped at ${k}`);
+    add(true, `${plain}\\"${"q".repeat(17)} quoted at ${k}`);
+    add(true, `${plain}é😀\u007f${"q".repeat(17)} multibyte at ${k}`);
+    add(false, `${plain}\u0001${"q".repeat(17)}`);
+    add(false, `${plain}\u001f${"q".repeat(17)}`);
+    add(true, `result at ${k}`, `${plain}\\t${"q".repeat(17)}`);
+    add(false, `raw control in result at ${k}`, `${plain}\u0002${"q".repeat(17)}`);
+  }
+  const app = await openApp(browser, server);
+  await dropFiles(app.page, [{ name: "scan.jsonl", bytes: lines.join("\n") + "\n" }]);
+  const summary = app.page.getByRole("region", { name: "Load summary" });
+  await summary.getByText(`${invalid.length} lines skipped`).waitFor();
+  await summary.getByText(/^Diagnostics/).click();
+  const texts = (await summary.getByRole("row").allInnerTexts()).join("\n");
+  for (const line of invalid) {
+    assert.ok(texts.includes(`\t${line}\tinvalid-json`), `line ${line} is refused: ${texts}`);
+  }
+  for (const line of valid) {
+    assert.ok(!texts.includes(`\t${line}\t`), `line ${line} is read: ${texts}`);
+  }
+  // Every valid line is a message, its text decoded (a row shows it on one line, white space
+  // folded).
+  const folded = (text) => text.replace(/\s+/g, " ").trim();
+  const rows = (await allTreeItems(app.page)).map((row) => folded(row.text));
+  for (const k of places) {
+    const plain = "p".repeat(k);
+    for (const text of [`${plain}\n${"q".repeat(17)} escaped at ${k}`, `${plain}"${"q".repeat(17)} quoted at ${k}`, `result at ${k}`]) {
+      assert.ok(rows.some((row) => row.endsWith(folded(text))), `a row shows ${JSON.stringify(text)}`);
+    }
+  }
+  assert.equal(rows.length, valid.length, "one row per line read");
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
 test("files in a dropped folder that are not logs are listed, not read", async () => {
   const app = await openApp(browser, server);
   const dir = join(ROOT, "tests/fixtures/folder-with-extras");
