@@ -10,7 +10,7 @@
 //   cargo run --release -p sessionscope-synth --bin gen-history -- --out /tmp/h1g --size 1GB
 import { join } from "node:path";
 import { serveDist, launchBrowser, dropFolder } from "../browser/harness.mjs";
-import { browserMemory } from "./processes.mjs";
+import { browserMemory, browserCpuSeconds } from "./processes.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
@@ -68,6 +68,7 @@ try {
   const history = page.getByRole("region", { name: "History" });
   const sessions = history.getByRole("listbox", { name: "Sessions" });
   t0 = Date.now();
+  const cpuBefore = browserCpuSeconds();
   await dropFolder(page, projects);
   await sessions.getByRole("option").first().waitFor({ timeout: 600_000 });
   const firstListed = Date.now() - t0;
@@ -75,6 +76,7 @@ try {
   const status = history.getByRole("status").first();
   await status.filter({ hasText: /^Indexed / }).waitFor({ timeout: 600_000 });
   const indexed = Date.now() - t0;
+  const cpu = browserCpuSeconds() - cpuBefore;
   clearInterval(sampler);
   clearInterval(pssSampler);
   const statusText = await status.innerText();
@@ -84,6 +86,9 @@ try {
   console.log(
     `first sessions listed ${firstListed} ms after the drag began (${sinceDropEvent.toFixed(0)} ms after the page got the drop event); index done after ${indexed} ms`,
   );
+  // Every Chromium process, user and system, from the drag to "Indexed": against the read
+  // floor's (read-files.mjs), what the index adds; against the wall time, how busy the cores were.
+  console.log(`browser CPU: ${cpu.toFixed(1)} s from the drag to the end of the index (${(cpu / (indexed / 1000)).toFixed(2)} cores busy on average)`);
   console.log(
     `browser memory: RSS ${mb(empty)} MB empty page, peak ${mb(peak)} MB while indexing (+${mb(peak - empty)} MB); ` +
       `PSS every 2 s ${mb(emptyPss)} MB empty, peak ${mb(peakPss)} MB (+${mb(peakPss - emptyPss)} MB)`,
