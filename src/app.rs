@@ -91,12 +91,13 @@ pub fn App() -> impl IntoView {
         };
         // A session opened from a history names its project too.
         let project = history.opened.get_untracked().and_then(|row| history.row(row)).map(|r| r.row.project.clone());
-        match project {
-            Some(project) => {
-                address::replace_fragment(&deeplink::format_in_project(&project, Some(&s.id), uuid.as_deref()))
-            }
-            None => address::replace_fragment(&deeplink::format(&s.id, uuid.as_deref())),
-        }
+        let fragment = match project {
+            Some(project) => deeplink::format_in_project(&project, Some(&s.id), uuid.as_deref()),
+            None => deeplink::format(&s.id, uuid.as_deref()),
+        };
+        // A message in a later part of a big file names that part, so the link opens it there.
+        let part = uuid.as_ref().and(loading.shown_part());
+        address::replace_fragment(&deeplink::with_part(fragment, part));
     });
     let dragging = RwSignal::new(false);
     let _dragover = window_event_listener(ev::dragover, move |event| {

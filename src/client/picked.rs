@@ -42,6 +42,8 @@ pub enum PartTo {
     Earlier,
     /// The file's first part.
     First,
+    /// The part that starts here (a link's): the first part is the one to go back to.
+    At(Start),
 }
 
 impl PickedFile {
@@ -87,6 +89,14 @@ fn move_to(start: Start, earlier: &[Start], to: PartTo, size: u64) -> Option<(St
             Start::BEGINNING
         }
         PartTo::First => return None,
+        PartTo::At(at) if at.offset != start.offset && at.offset < size => {
+            earlier.clear();
+            if !at.is_beginning() {
+                earlier.push(Start::BEGINNING);
+            }
+            at
+        }
+        PartTo::At(_) => return None,
     };
     Some((start, earlier))
 }
@@ -164,6 +174,21 @@ mod tests {
         assert_eq!((back, before.clone()), (two, vec![Start::BEGINNING]));
         assert_eq!(move_to(back, &before, PartTo::Earlier, SIZE), Some((Start::BEGINNING, vec![])));
         assert_eq!(move_to(start, &earlier, PartTo::First, SIZE), Some((Start::BEGINNING, vec![])));
+    }
+
+    #[test]
+    fn a_link_s_part_is_shown_with_the_first_to_go_back_to() {
+        let (two, three) = (at(1_000, 101), at(2_000, 201));
+        assert_eq!(move_to(Start::BEGINNING, &[], PartTo::At(three), SIZE), Some((three, vec![Start::BEGINNING])));
+        // From another part, whatever was shown before it.
+        assert_eq!(move_to(two, &[Start::BEGINNING], PartTo::At(three), SIZE), Some((three, vec![Start::BEGINNING])));
+        assert_eq!(
+            move_to(three, &[Start::BEGINNING, two], PartTo::At(Start::BEGINNING), SIZE),
+            Some((Start::BEGINNING, vec![]))
+        );
+        // The part shown, or one past the end, is no part to go to.
+        assert_eq!(move_to(three, &[Start::BEGINNING], PartTo::At(three), SIZE), None);
+        assert_eq!(move_to(Start::BEGINNING, &[], PartTo::At(at(SIZE, 301)), SIZE), None);
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! Links into the loaded files, in the URL fragment (which never leaves the browser):
-//! - a deep link to a message, `#s=<session>&m=<uuid>`, kept in the address bar as you move;
+//! - a deep link to a message, `#s=<session>&m=<uuid>`, kept in the address bar as you move; with
+//!   `&at=<byte>.<line>` when the message is in a part of a file too big to show whole, the part
+//!   that starts at that byte and line;
 //! - a view-state link, `#v=1&fp=<fingerprint>&s=…&m=…&t=…&b=…&f=…`, for someone with the same
 //!   files: it also carries the rows expanded or collapsed, the branch chosen at each fork, the
 //!   filters and the tab, and a fingerprint of the files so a mismatch is detected.
@@ -8,6 +10,8 @@
 //!   Activity tab, and a file's page.
 //!
 //! Rows are named by what stays the same across loads: uuids, tool call ids, agent ids.
+
+use sessionscope_engine::model::Start;
 
 /// What a link names.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -20,6 +24,9 @@ pub struct DeepLink {
     /// it (`file=`, with `p=` its project).
     pub home: Option<String>,
     pub file: Option<String>,
+    /// Where the part of a big file that holds the message starts (`at=`), when it is not the
+    /// file's first part.
+    pub part: Option<Start>,
     /// The rest is only in view-state links.
     pub view: Option<ViewState>,
 }
@@ -63,6 +70,7 @@ pub fn parse(hash: &str) -> DeepLink {
             "m" => link.message = Some(value),
             "h" => link.home = Some(value),
             "file" => link.file = Some(value),
+            "at" => link.part = parse_start(&value),
             "v" => is_view = value == "1",
             "fp" => view.fingerprint = value,
             "t" => view.toggled = items().collect(),
@@ -134,6 +142,36 @@ pub fn format_in_project(project: &str, session: Option<&str>, message: Option<&
         Some(session) => format!("#p={}&{}", encode(project), format(session, message).trim_start_matches('#')),
         None => format!("#p={}", encode(project)),
     }
+}
+
+/// `fragment` naming the part of a big file shown too (`at=`), unless it is the first part.
+pub fn with_part(fragment: String, part: Option<Start>) -> String {
+    match part {
+        Some(start) if !start.is_beginning() => format!("{fragment}&at={}.{}", start.offset, start.line),
+        _ => fragment,
+    }
+}
+
+/// The fragment of the same link without its message and part, for when another part of a file
+/// is shown by hand: the message it named is no longer on screen. `None` when it named neither.
+pub fn without_message(fragment: &str) -> Option<String> {
+    let link = parse(fragment);
+    if link.message.is_none() && link.part.is_none() {
+        return None;
+    }
+    Some(match (link.project, link.session) {
+        (Some(project), session) => format_in_project(&project, session.as_deref(), None),
+        (None, Some(session)) => format(&session, None),
+        (None, None) => String::new(),
+    })
+}
+
+/// `<byte>.<line>`: a part's start. A line is counted from 1, and a part after the first starts
+/// past the file's first byte.
+fn parse_start(value: &str) -> Option<Start> {
+    let (offset, line) = value.split_once('.')?;
+    let start = Start { offset: offset.parse().ok()?, line: line.parse().ok()? };
+    (start.offset > 0 && start.line > 1).then_some(start)
 }
 
 /// The fragment of a link into a history home's tab (`files`, `failures`, `activity`), and a
@@ -217,6 +255,31 @@ mod tests {
         assert_eq!(link.project.as_deref(), Some("/home/dev/a b"));
         assert_eq!((link.session.as_deref(), link.message.as_deref()), (Some("s1"), Some("m1")));
         assert_eq!(parse(&format_in_project("x", None, None)).project.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn a_link_into_a_later_part_of_a_big_file_names_where_it_starts() {
+        let start = Start { offset: 1_717_986_918, line: 612_345 };
+        let fragment = with_part(format("s1", Some("m1")), Some(start));
+        assert_eq!(fragment, "#s=s1&m=m1&at=1717986918.612345");
+        let link = parse(&fragment);
+        assert_eq!((link.message.as_deref(), link.part), (Some("m1"), Some(start)));
+        let in_project = parse(&with_part(format_in_project("p", Some("s1"), Some("m1")), Some(start)));
+        assert_eq!((in_project.project.as_deref(), in_project.part), (Some("p"), Some(start)));
+        // The first part is the file itself: nothing to name.
+        assert_eq!(with_part(format("s1", Some("m1")), Some(Start::BEGINNING)), "#s=s1&m=m1");
+        assert_eq!(with_part(format("s1", None), None), "#s=s1");
+        // Moving to another part by hand leaves the session named, not the message.
+        assert_eq!(without_message(&fragment).as_deref(), Some("#s=s1"));
+        assert_eq!(
+            without_message(&with_part(format_in_project("p", Some("s1"), Some("m1")), Some(start))).as_deref(),
+            Some("#p=p&s=s1")
+        );
+        assert_eq!(without_message("#s=s1"), None);
+        // What is not a part's start names none.
+        for bad in ["at=12", "at=x.3", "at=0.1", "at=5.1", "at=5.-2", "at=.", "at=99999999999999999999.2"] {
+            assert_eq!(parse(&format!("#s=s1&{bad}")).part, None, "{bad}");
+        }
     }
 
     #[test]

@@ -499,6 +499,15 @@ impl LoadState {
     /// Shows another part of a file too big to show whole in place of the part shown: the other
     /// files, and the notes of the drop, stay.
     pub fn show_part(&self, path: &str, to: PartTo) {
+        // The message the address bar names is in the part shown now, not in the one asked for.
+        if let Some(fragment) = deeplink::without_message(&address::fragment()) {
+            address::replace_fragment(&fragment);
+        }
+        self.read_part(path, to);
+    }
+
+    /// Reads the part `to` of the file at `path` in place of the one shown.
+    fn read_part(&self, path: &str, to: PartTo) {
         let mut files = self.files.get_value();
         let Some(file) = files.iter_mut().find(|f| f.path == path) else { return };
         let Some(part) = file.with_part(to) else { return };
@@ -506,6 +515,21 @@ impl LoadState {
         let skipped_by_name = self.skipped_by_name.get_untracked();
         let unreadable = self.unread.get_untracked();
         self.load(Picked { files, skipped_by_name, unreadable, ..Picked::default() }, false);
+    }
+
+    /// Where the part shown of a file too big to show whole starts, when it is not the file's
+    /// first part: a deep link names it (`at=`).
+    pub fn shown_part(&self) -> Option<Start> {
+        self.files.with_value(|files| files.iter().find_map(|f| f.part.as_ref().map(|p| p.start)))
+    }
+
+    /// A file of `model` read in part, shown from elsewhere than `part`: the one whose part a
+    /// link names, to read that part instead.
+    fn file_for_part(&self, model: &Model, part: Start) -> Option<String> {
+        let partly = crate::logic::file_parts::shown_parts(&model.corpus);
+        self.files.with_value(|files| {
+            files.iter().find(|f| f.start() != part && partly.iter().any(|p| p.path == f.path)).map(|f| f.path.clone())
+        })
     }
 
     /// Where the part of the file at `path` shown before the one shown starts, if one was
@@ -779,6 +803,17 @@ impl LoadState {
     /// selected message, the filters, the tab, the search (run again on everything).
     pub fn show(&self, model: Model) {
         let link = deeplink::link_in(&address::fragment());
+        // A link to a message in another part of a big file: that part is read instead, and the
+        // link followed when it is shown. It is read once this load has finished answering.
+        if let Some(link) = &link
+            && let (Some(message), Some(part)) = (link.message.as_deref(), link.part)
+            && model.entry_by_uuid(message).is_none()
+            && let Some(path) = self.file_for_part(&model, part)
+        {
+            let this = *self;
+            schedule::later(0, move || this.read_part(&path, PartTo::At(part)));
+            return;
+        }
         let search_on_open = self.search_on_open.try_update_value(Option::take).flatten();
         let carried = self.carried_from_preview().or_else(|| self.carry_next.try_update_value(Option::take).flatten());
         self.preview.set(None);

@@ -152,6 +152,14 @@ test("a single log over 2 GiB shows its first rows, then what the page holds, sa
     assert.ok(hits.length > 0);
     for (const hit of hits.slice(0, 20)) assert.match(hit, /round_half_even/, "each hit shows the word found");
     await search.getByLabel("Search text").fill("");
+    // A message of this part, selected: the address bar's link names the part, so that it opens
+    // here, not in the first part (where the message is not).
+    const picked = tree(app.page).getByRole("treeitem").filter({ hasText: /^▾\s*Assistant/ }).first();
+    await picked.click();
+    await app.page.waitForFunction(() => /&at=\d+\.\d+$/.test(location.hash));
+    const link = await app.page.evaluate(() => location.hash);
+    assert.match(link, new RegExp(`&m=[^&]+&at=\\d+\\.${next}$`), "the part starts at the line after the first part's last");
+    const pickedText = await tree(app.page).locator('[role="treeitem"][aria-selected="true"]').innerText();
     // Back, from the command palette: the first part again, as it was.
     assert.equal(await parts.getByRole("button", { name: "Earlier part" }).count(), 1);
     await app.page.keyboard.press("Control+k");
@@ -164,9 +172,26 @@ test("a single log over 2 GiB shows its first rows, then what the page holds, sa
     await leftOut.waitFor({ timeout: 300_000 });
     assert.match(await parts.innerText(), new RegExp(`Lines 1–${lastShown} of ${lines}`));
     assert.equal(await atEnd.count(), 1);
+    // The link no longer names the message of the other part, and nothing says it is missing.
+    assert.doesNotMatch(await app.page.evaluate(() => location.hash), /[&#](m|at)=/);
+    assert.equal(await app.page.getByText(/is not in these files/).count(), 0);
     assert.equal(await app.page.getByRole("alertdialog").count(), 0, "no panic");
     assert.deepEqual(app.errors, []);
     await app.context.close();
+
+    // The link, opened with the same file: the part that holds its message is read, and the
+    // message selected there.
+    const again = await openApp(browser, server, { url: `${server.url}${link}` });
+    await dropFolder(again.page, join(dir, name));
+    const againSummary = again.page.getByRole("region", { name: "Load summary" });
+    await againSummary.getByRole("alert").filter({ hasText: `Only part of ${name} is shown` }).waitFor({ timeout: 300_000 });
+    const selected = tree(again.page).locator('[role="treeitem"][aria-selected="true"]');
+    await selected.waitFor({ timeout: 60_000 });
+    assert.equal(await selected.innerText(), pickedText, "the link's message is selected");
+    assert.equal(await again.page.evaluate(() => location.hash), link, "the link stays as it was");
+    assert.equal(await again.page.getByText(/is not in these files/).count(), 0);
+    assert.deepEqual(again.errors, []);
+    await again.context.close();
   });
 });
 
