@@ -523,12 +523,16 @@ impl LoadState {
         self.files.with_value(|files| files.iter().find_map(|f| f.part.as_ref().map(|p| p.start)))
     }
 
-    /// A file of `model` read in part, shown from elsewhere than `part`: the one whose part a
-    /// link names, to read that part instead.
+    /// A file of `model` read in part that has a part at `part`, other than the one shown: the
+    /// one whose part a link names, to read that part instead.
     fn file_for_part(&self, model: &Model, part: Start) -> Option<String> {
         let partly = crate::logic::file_parts::shown_parts(&model.corpus);
         self.files.with_value(|files| {
-            files.iter().find(|f| f.start() != part && partly.iter().any(|p| p.path == f.path)).map(|f| f.path.clone())
+            files
+                .iter()
+                .filter(|f| partly.iter().any(|p| p.path == f.path))
+                .find(|f| f.with_part(PartTo::At(part)).is_some())
+                .map(|f| f.path.clone())
         })
     }
 
