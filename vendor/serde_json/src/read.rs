@@ -1155,7 +1155,7 @@ fn decode_four_hex_digits(a: u8, b: u8, c: u8, d: u8) -> Option<u16> {
     }
 }
 
-/// sessionscope: the offset in `rest` of its first byte that is `"`, `\\` or below 0x20, found 16
+/// sessionscope: the offset in `rest` of its first byte that is `"`, `\` or below 0x20, found 16
 /// bytes at a time (`Ok`); or, when no whole block of 16 holds one, where the bytes after the last
 /// whole block begin (`Err`), which the caller scans one at a time.
 #[cfg(target_arch = "x86_64")]
