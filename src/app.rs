@@ -85,10 +85,15 @@ pub fn App() -> impl IntoView {
         let Some(model) = viewer.model.get_value() else { return };
         let session = viewer.session.get_untracked();
         let Some(s) = model.graph.sessions.get(session.index()) else { return };
-        let uuid = match key {
-            RowKey::Entry(e) => Some(model.corpus.entry_uuid(&model.corpus.entries[e.index()]).to_owned()),
+        // The message, and the file it is in.
+        let message = match key {
+            RowKey::Entry(e) => model.corpus.entries.get(e.index()).map(|entry| {
+                let path = model.corpus.files.get(entry.file as usize).map(|f| f.path.clone());
+                (model.corpus.entry_uuid(entry).to_owned(), path)
+            }),
             _ => None,
         };
+        let (uuid, path) = message.unzip();
         // A session opened from a history names its project too.
         let project = history.opened.get_untracked().and_then(|row| history.row(row)).map(|r| r.row.project.clone());
         let fragment = match project {
@@ -96,7 +101,7 @@ pub fn App() -> impl IntoView {
             None => deeplink::format(&s.id, uuid.as_deref()),
         };
         // A message in a later part of a big file names that part, so the link opens it there.
-        let part = uuid.as_ref().and(loading.shown_part());
+        let part = path.flatten().and_then(|path| loading.shown_part(&path));
         address::replace_fragment(&deeplink::with_part(fragment, part));
     });
     let dragging = RwSignal::new(false);

@@ -7,8 +7,10 @@ use futures::future::LocalBoxFuture;
 use sessionscope_engine::history::FileProblem;
 use web_sys::FileSystemFileHandle;
 
+use crate::logic::deeplink;
 use crate::platform::errors::HandleError;
 use crate::platform::files;
+use crate::wire::limits::HOLD_MAX_BYTES;
 use sessionscope_engine::model::Start;
 
 /// A file to read, with the path it is known by (relative to a dropped folder).
@@ -70,6 +72,23 @@ impl PickedFile {
         let file = files::file_from(whole, start.offset as f64)?;
         let part = FilePart { whole: whole.clone(), handle, start, earlier };
         Some(PickedFile { path: self.path.clone(), file, handle: None, part: Some(part) })
+    }
+}
+
+impl PickedFile {
+    /// The part at `at` of this file, when the file is too big to show whole, has such a part,
+    /// and its bytes there fit a link's (`at=`, of the session `session`:
+    /// [`deeplink::part_fits`]); `None` otherwise. A link opened with a big file reads its part
+    /// straight away with it.
+    pub async fn link_part(&self, at: Start, session: Option<&str>) -> Option<PickedFile> {
+        if self.part.is_some() || self.size() as u64 <= HOLD_MAX_BYTES {
+            return None;
+        }
+        let part = self.with_part(PartTo::At(at))?;
+        let from = at.offset.checked_sub(1)? as f64;
+        let to = (from + deeplink::PART_CHECK_BYTES as f64).min(self.size());
+        let bytes = files::read_range(&self.file, from, to).await.ok()?;
+        deeplink::part_fits(&bytes, session).then_some(part)
     }
 }
 

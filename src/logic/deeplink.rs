@@ -166,6 +166,21 @@ pub fn without_message(fragment: &str) -> Option<String> {
     })
 }
 
+/// How many bytes of a file, from the byte before a link's part, [`part_fits`] looks at.
+pub const PART_CHECK_BYTES: u64 = 64 << 10;
+
+/// Whether a link's part (`at=`) may be read straight away from a file just dropped, rather than
+/// its first part and then the link's: `bytes` are the file's from the byte before the part on
+/// ([`PART_CHECK_BYTES`] of them, or fewer at the file's end). The part must start a line (the
+/// byte before it ends one), and when the link names a session, its id must be in the lines
+/// there (every line of a Claude Code session names it, before its message). Otherwise the file
+/// may be another than the one the link was made in, and the link is followed the sure way.
+pub fn part_fits(bytes: &[u8], session: Option<&str>) -> bool {
+    let Some((b'\n', lines)) = bytes.split_first() else { return false };
+    let Some(session) = session.filter(|s| !s.is_empty()) else { return true };
+    lines.windows(session.len()).any(|w| w == session.as_bytes())
+}
+
 /// `<byte>.<line>`: a part's start. A line is counted from 1, and a part after the first starts
 /// past the file's first byte.
 fn parse_start(value: &str) -> Option<Start> {
@@ -312,5 +327,19 @@ mod tests {
         assert!(parse("#s=x&m=y").view.is_none(), "a deep link is not a view link");
         let minimal = parse(&format_view("s", None, &ViewState::default()));
         assert_eq!(minimal.view, Some(ViewState::default()));
+    }
+
+    #[test]
+    fn a_link_s_part_is_read_first_only_from_a_file_that_fits_it() {
+        let session = "7f3c2a10-5b1e-4d2c-9a8b-0c1d2e3f4a5b";
+        let line = format!(r#"{{"parentUuid":"a1","sessionId":"{session}","type":"user","message":{{}}}}"#);
+        let at_line = format!("\n{line}\n{line}\n");
+        assert!(part_fits(at_line.as_bytes(), Some(session)), "a line starts there, of the link's session");
+        assert!(part_fits(at_line.as_bytes(), None), "a link without a session: the line is enough");
+        // Another file: its lines name another session, or the part would start inside a line.
+        assert!(!part_fits(at_line.replace(session, "0aa1").as_bytes(), Some(session)));
+        assert!(!part_fits(format!("x{line}\n").as_bytes(), Some(session)), "inside a line");
+        assert!(!part_fits(b"", Some(session)), "at or past the file's end");
+        assert!(!part_fits(b"\n", Some(session)), "nothing after the byte before");
     }
 }

@@ -30,6 +30,7 @@ use crate::state::chrome::ChromeState;
 use crate::state::session_search::SearchState;
 use crate::state::viewer::{MainTab, PanelTab, ViewerState};
 use crate::wire::SearchQuery;
+use crate::wire::limits::HOLD_MAX_BYTES;
 
 /// What loading reads files and starts workers with.
 #[derive(Clone)]
@@ -233,8 +234,36 @@ impl LoadState {
         if self.viewer.model.with_value(Option::is_some) {
             self.pending.set(Some(picked));
         } else {
-            self.load(picked, false);
+            self.load_as_linked(picked);
         }
+    }
+
+    /// Loads files dropped on a page that shows nothing yet. The link the page was opened with
+    /// may name a message in a later part of a big file (`at=`): when one file of the drop is
+    /// read in parts, and its bytes there fit the link, that part is read straight away rather
+    /// than the first part before it. Otherwise the files load as any do, and [`Self::show`]
+    /// follows the link to its part once the first part is shown.
+    fn load_as_linked(&self, picked: Picked) {
+        let link = deeplink::link_in(&address::fragment()).filter(|l| l.message.is_some());
+        let Some((at, session)) = link.and_then(|l| Some((l.part?, l.session))) else {
+            return self.load(picked, false);
+        };
+        let big: Vec<usize> = (0..picked.files.len())
+            .filter(|&i| picked.files[i].part.is_none() && picked.files[i].size() as u64 > HOLD_MAX_BYTES)
+            .collect();
+        let [index] = big[..] else { return self.load(picked, false) };
+        let state = *self;
+        let generation = self.load_generation.get_value();
+        leptos::task::spawn_local(async move {
+            let mut picked = picked;
+            if let Some(part) = picked.files[index].link_part(at, session.as_deref()).await {
+                picked.files[index] = part;
+            }
+            // Unless something else was opened meanwhile.
+            if state.load_generation.get_value() == generation && state.viewer.model.with_value(Option::is_none) {
+                state.load(picked, false);
+            }
+        });
     }
 
     /// The answer to "add or replace?".
@@ -517,10 +546,10 @@ impl LoadState {
         self.load(Picked { files, skipped_by_name, unreadable, ..Picked::default() }, false);
     }
 
-    /// Where the part shown of a file too big to show whole starts, when it is not the file's
-    /// first part: a deep link names it (`at=`).
-    pub fn shown_part(&self) -> Option<Start> {
-        self.files.with_value(|files| files.iter().find_map(|f| f.part.as_ref().map(|p| p.start)))
+    /// Where the part shown of the file at `path` starts, when the file is too big to show whole
+    /// and the part is not its first: a deep link to a message of it names the part (`at=`).
+    pub fn shown_part(&self, path: &str) -> Option<Start> {
+        self.files.with_value(|files| files.iter().find(|f| f.path == path)?.part.as_ref().map(|p| p.start))
     }
 
     /// A file of `model` read in part that has a part at `part`, other than the one shown: the
@@ -606,8 +635,13 @@ impl LoadState {
             },
             on_preview,
             move |result| {
-                // The job's closures may be running this very callback: drop it afterwards.
-                leptos::task::spawn_local(async move { state.job_done() });
+                // The job's closures may be running this very callback: drop it afterwards,
+                // unless a newer load has taken its place meanwhile (one that `show` started).
+                leptos::task::spawn_local(async move {
+                    if state.load_generation.get_value() == generation {
+                        state.job_done();
+                    }
+                });
                 state.workers().prepare_soon();
                 match result {
                     Ok(model) => {
@@ -807,15 +841,17 @@ impl LoadState {
     /// selected message, the filters, the tab, the search (run again on everything).
     pub fn show(&self, model: Model) {
         let link = deeplink::link_in(&address::fragment());
-        // A link to a message in another part of a big file: that part is read instead, and the
-        // link followed when it is shown. It is read once this load has finished answering.
+        // A link to a message in another part of a big file of its session: that part is read
+        // instead, and the link followed when it is shown. It is read once this load has finished
+        // answering (its job is let go first, by the task the load spawned before this one).
         if let Some(link) = &link
             && let (Some(message), Some(part)) = (link.message.as_deref(), link.part)
             && model.entry_by_uuid(message).is_none()
+            && link.session.as_deref().is_none_or(|s| model.session_by_id(s).is_some())
             && let Some(path) = self.file_for_part(&model, part)
         {
             let this = *self;
-            schedule::later(0, move || this.read_part(&path, PartTo::At(part)));
+            leptos::task::spawn_local(async move { this.read_part(&path, PartTo::At(part)) });
             return;
         }
         let search_on_open = self.search_on_open.try_update_value(Option::take).flatten();
