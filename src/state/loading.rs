@@ -234,34 +234,37 @@ impl LoadState {
         if self.viewer.model.with_value(Option::is_some) {
             self.pending.set(Some(picked));
         } else {
-            self.load_as_linked(picked);
+            self.load_as_linked(picked, false);
         }
     }
 
-    /// Loads files dropped on a page that shows nothing yet. The link the page was opened with
-    /// may name a message in a later part of a big file (`at=`): when one file of the drop is
-    /// read in parts, and its bytes there fit the link, that part is read straight away rather
-    /// than the first part before it. Otherwise the files load as any do, and [`Self::show`]
-    /// follows the link to its part once the first part is shown.
-    fn load_as_linked(&self, picked: Picked) {
+    /// Loads files in place of what is shown: those dropped on a page that shows nothing yet, or
+    /// a session of a history (`running`: [`Self::open_from_history_followed`]). The address may
+    /// link to a message in a later part of a big file (`at=`): when one of the files is read in
+    /// parts, and its bytes there fit the link, that part is read straight away rather than the
+    /// first part before it. Otherwise the files load as any do, and [`Self::show`] follows the
+    /// link to its part once the first part is shown.
+    fn load_as_linked(&self, picked: Picked, running: bool) {
         let link = deeplink::link_in(&address::fragment()).filter(|l| l.message.is_some());
         let Some((at, session)) = link.and_then(|l| Some((l.part?, l.session))) else {
-            return self.load(picked, false);
+            return self.load_attempt(picked, false, running, 0);
         };
         let big: Vec<usize> = (0..picked.files.len())
             .filter(|&i| picked.files[i].part.is_none() && picked.files[i].size() as u64 > HOLD_MAX_BYTES)
             .collect();
-        let [index] = big[..] else { return self.load(picked, false) };
+        let [index] = big[..] else { return self.load_attempt(picked, false, running, 0) };
+        // This load is the latest from now on: one asked for meanwhile takes its place.
+        let generation = self.load_generation.get_value() + 1;
+        self.load_generation.set_value(generation);
         let state = *self;
-        let generation = self.load_generation.get_value();
         leptos::task::spawn_local(async move {
             let mut picked = picked;
             if let Some(part) = picked.files[index].link_part(at, session.as_deref()).await {
                 picked.files[index] = part;
             }
-            // Unless something else was opened meanwhile.
-            if state.load_generation.get_value() == generation && state.viewer.model.with_value(Option::is_none) {
-                state.load(picked, false);
+            // Unless another load started meanwhile.
+            if state.load_generation.get_value() == generation {
+                state.load_attempt(picked, false, running, 0);
             }
         });
     }
@@ -289,7 +292,7 @@ impl LoadState {
     /// that could not be read) for the load summary.
     pub fn open_picked_from_history(&self, picked: Picked, running: bool) {
         self.pending.set(None);
-        self.load_attempt(picked, false, running, 0);
+        self.load_as_linked(picked, running);
     }
 
     /// What was seen of the session about to be opened, for its "new since" divider.

@@ -195,7 +195,7 @@ test("a single log over 2 GiB shows its first rows, then what the page holds, sa
     assert.equal(await selected.innerText(), pickedText, "the link's message is selected");
     // What was read: the part, from where it starts to the file's end; never the whole file.
     const partBytes = size - Number(link.match(/&at=(\d+)\./)[1]);
-    assert.deepEqual(await again.page.evaluate(() => window.__loadTotals), [`${(partBytes / 1e6).toFixed(0)} MB`]);
+    assert.deepEqual(await again.page.evaluate(() => window.__loadTotals), [humanBytes(partBytes)]);
     assert.equal(await againSummary.getByRole("button", { name: "Earlier part" }).count(), 1, "the first part is one button away");
     assert.equal(await again.page.evaluate(() => location.hash), link, "the link stays as it was");
     assert.equal(await again.page.getByText(/is not in these files/).count(), 0);
@@ -203,6 +203,20 @@ test("a single log over 2 GiB shows its first rows, then what the page holds, sa
     await again.context.close();
   });
 });
+
+/** Bytes as the page writes them (`units::human_bytes`): 1000 to a unit, a tenth below 100. */
+function humanBytes(n) {
+  if (n < 1000) return `${n} B`;
+  let divisor = 1;
+  for (const unit of ["KB", "MB", "GB", "TB"]) {
+    divisor *= 1000;
+    const tenths = Math.floor((n * 10 + divisor / 2) / divisor);
+    if (tenths < 1000) return `${Math.floor(tenths / 10)}.${tenths % 10} ${unit}`;
+    const whole = Math.floor((n + divisor / 2) / divisor);
+    if (whole < 1000) return `${whole} ${unit}`;
+  }
+  return `${n} B`;
+}
 
 /**
  * Runs in the page before its scripts: `window.__loadTotals` gets every total the Loading region's
@@ -492,7 +506,7 @@ test("a log truncated, or deleted, while it is read: the page says so, and what 
   }
 });
 
-test("a history that holds a session bigger than the page holds lists it, saying it was partly read", async (t) => {
+test("a history that holds a session bigger than the page holds lists it, saying it was partly read, and a link into its second part opens there", async (t) => {
   await inBigFolder(t, { needs: 5e9, what: "a 1.8 GB log", prefix: "sessionscope-partly-" }, async (dir) => {
     const project = join(dir, "projects", "-home-dev-projects-big");
     synth("gen-session", ["--out", project, "--size", "1750MB", "--seed", "6", "--agents", "0"]);
@@ -505,7 +519,38 @@ test("a history that holds a session bigger than the page holds lists it, saying
     const partly = rows.filter((r) => /· partly read: \d+ lines left out/.test(r));
     assert.equal(partly.length, 1, `the big session says it was partly read:\n${rows.join("\n")}`);
     assert.doesNotMatch(await region.innerText(), /holds? no session/, "it is not among the files that hold no session");
+
+    // Opened, then its second part: a message selected there is linked with the part.
+    const name = readdirSync(project).find((f) => f !== "kettle-rename.jsonl");
+    const size = statSync(join(project, name)).size;
+    await region.getByRole("listbox", { name: "Sessions" }).getByRole("option").filter({ hasText: /partly read/ }).click();
+    const summary = app.page.getByRole("region", { name: "Load summary" });
+    await summary.getByRole("alert").filter({ hasText: new RegExp(`Only the first part of \\S*${name} is shown`) }).waitFor({ timeout: 120_000 });
+    await summary.getByRole("button", { name: /^Next part, from line / }).click();
+    await summary.getByRole("alert").filter({ hasText: new RegExp(`Only part of \\S*${name} is shown`) }).waitFor({ timeout: 120_000 });
+    await tree(app.page).getByRole("treeitem").filter({ hasText: /^▾\s*Assistant/ }).first().click();
+    await app.page.waitForFunction(() => /^#p=[^&]+&s=[^&]+&m=[^&]+&at=\d+\.\d+$/.test(location.hash));
+    const link = await app.page.evaluate(() => location.hash);
+    const pickedText = await tree(app.page).locator('[role="treeitem"][aria-selected="true"]').innerText();
     assert.deepEqual(app.errors, []);
     await app.context.close();
+
+    // The link, opened with the history dropped again: once the session's row is in, its part
+    // is read straight away (not the 1.6 GB before it), and the message selected there.
+    const again = await openApp(browser, server, {
+      url: `${server.url}${link}`,
+      setUp: (context) => context.addInitScript(recordLoadTotals),
+    });
+    await dropFolder(again.page, join(dir, "projects"));
+    const selected = tree(again.page).locator('[role="treeitem"][aria-selected="true"]');
+    await selected.waitFor({ timeout: 120_000 });
+    assert.equal(await selected.innerText(), pickedText, "the link's message is selected");
+    const againSummary = again.page.getByRole("region", { name: "Load summary" });
+    assert.equal(await againSummary.getByRole("alert").filter({ hasText: new RegExp(`Only part of \\S*${name} is shown`) }).count(), 1);
+    const partBytes = size - Number(link.match(/&at=(\d+)\./)[1]);
+    assert.deepEqual(await again.page.evaluate(() => window.__loadTotals), [humanBytes(partBytes)]);
+    assert.equal(await again.page.evaluate(() => location.hash), link, "the link stays as it was");
+    assert.deepEqual(again.errors, []);
+    await again.context.close();
   });
 });

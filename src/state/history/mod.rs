@@ -571,6 +571,12 @@ impl HistoryState {
             return;
         }
         let fragment = deeplink::format_in_project(&row.row.project, Some(&row.row.session_id), uuid.as_deref());
+        // A link to this message in a later part of a big file keeps its part: the load reads it.
+        let part = self
+            .link()
+            .filter(|l| uuid.is_some() && l.message == uuid && l.session.as_ref() == Some(&row.row.session_id))
+            .and_then(|l| l.part);
+        let fragment = deeplink::with_part(fragment, part);
         if push {
             address::push_fragment(&fragment);
             self.pushed.set_value(true);
