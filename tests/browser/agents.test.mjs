@@ -9,11 +9,12 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import sqlite3InitModule from "@sqlite.org/sqlite-wasm";
-import { ROOT, serveDist, launchBrowser, openApp, dropFolder, tree, engineIndex, databaseOf } from "./harness.mjs";
+import { ROOT, openApp, dropFolder, tree, engineIndex, databaseOf, servedForTests } from "./harness.mjs";
 
 const FIXTURES = join(ROOT, "crates/engine/tests/fixtures");
 let server;
 let browser;
+servedForTests((site) => ({ server, browser } = site));
 let dir;
 let home;
 
@@ -61,13 +62,9 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), "sessionscope-agents-"));
   home = join(dir, "home");
   await makeHome(home);
-  server = await serveDist();
-  browser = await launchBrowser();
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

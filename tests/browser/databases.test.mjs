@@ -9,11 +9,12 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sqlite3InitModule from "@sqlite.org/sqlite-wasm";
-import { DIST, ROOT, serveDist, launchBrowser, openApp, dropFiles, dropFolder, tree, engineSummary, engineIndex, engineOutput, databaseOf } from "./harness.mjs";
+import { DIST, ROOT, openApp, dropFiles, dropFolder, tree, engineSummary, engineIndex, engineOutput, databaseOf, servedForTests } from "./harness.mjs";
 
 const FIXTURES = join(ROOT, "crates/engine/tests/fixtures");
 let server;
 let browser;
+servedForTests((site) => ({ server, browser } = site));
 let dir;
 const db = {};
 
@@ -109,13 +110,9 @@ before(async () => {
   db.wal = walBetween(db.walMode, inWal(later), db.opencode.readUInt16BE(16));
   db.opencodePath = put("drop/opencode.db", db.opencode);
   db.cursorPath = put("drop/state.vscdb", db.cursor);
-  server = await serveDist();
-  browser = await launchBrowser();
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

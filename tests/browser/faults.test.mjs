@@ -3,26 +3,17 @@
 // the middle of a load says so and the page still works; a single log over 2 GiB (made by the
 // generator here) shows its first rows, then as much as the page holds, and says what it left
 // out and what to do.
-import { test, before, after } from "node:test";
+import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, readdirSync, statfsSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, waitForApp, dropFolder, dropGeneratedSession, tree, chooseFolder, indexed } from "./harness.mjs";
+import { ROOT, openApp, waitForApp, dropFolder, dropGeneratedSession, tree, chooseFolder, indexed, servedForTests } from "./harness.mjs";
 
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site));
 
 /** Runs one of the project's generators (`gen-session`, `gen-history`), built for release. */
 function synth(bin, args, stdio = "ignore") {

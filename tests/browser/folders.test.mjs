@@ -5,27 +5,18 @@
 //
 // The folder lives in the origin-private file system, whose handles are the same
 // FileSystemDirectoryHandle the picker gives: `showDirectoryPicker` is made to answer it.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, waitForApp, dropFolder, writeFolder, pickerAnswers, chooseFolder, indexed } from "./harness.mjs";
+import { ROOT, openApp, waitForApp, dropFolder, writeFolder, pickerAnswers, chooseFolder, indexed, servedForTests } from "./harness.mjs";
 
 const DAG = join(ROOT, "crates/engine/tests/fixtures/dag");
 const SESSIONS = join(ROOT, "tests/fixtures/sessions");
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site));
 
 /** Every file under `dir`, as { "<prefix>/<relative path>": text }. */
 function filesOf(dir, prefix) {

@@ -2,25 +2,16 @@
 // Ollama chat captures, Pi, Gemini CLI, Qwen Code and Copilot CLI sessions, Amp threads, Aider
 // histories, Cline and Roo Code task folders, Cursor CLI transcript folders) dropped one at a time on the page: the load summary says what each was
 // read as, and the graph, the side panel and the statistics show the engine's figures for it.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, dropFolder, allTreeItems, tree, engineSummary } from "./harness.mjs";
+import { ROOT, openApp, dropFiles, dropFolder, allTreeItems, tree, engineSummary, servedForTests } from "./harness.mjs";
 
 const FORMATS = join(ROOT, "crates/engine/tests/fixtures/formats");
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site));
 
 const summary = engineSummary;
 

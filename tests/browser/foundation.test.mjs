@@ -1,24 +1,15 @@
 // The foundation: the built site loads under its CSP with no console error, the example and
 // dropped or picked files show their messages, and nothing is requested from anywhere else.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, DIST, serveDist, launchBrowser, openApp, dropFiles, realFixture, allTreeItems, tree } from "./harness.mjs";
+import { ROOT, DIST, serveDist, openApp, dropFiles, realFixture, allTreeItems, tree, servedForTests } from "./harness.mjs";
 
 const KETTLE = join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl");
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site));
 
 /** The lines of a JSONL file, parsed by node's own JSON parser. */
 function lines(path) {

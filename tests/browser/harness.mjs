@@ -1,6 +1,7 @@
 // Shared pieces of the browser tests: a static server for the built site, headless Chromium
 // (Debian's, driven by playwright-core), and recorders for requests and console errors.
 import { execFileSync } from "node:child_process";
+import { before, after } from "node:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, join, normalize, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -43,6 +44,26 @@ const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 /** Headless Chromium with the flags that keep it off the network. */
 export async function launchBrowser() {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/**
+ * The built site served and a browser launched for one test file: before its tests, closed after
+ * them. `ready({ server, browser })` is given both once they are up:
+ *   let server;
+ *   let browser;
+ *   servedForTests((site) => ({ server, browser } = site));
+ * `serve` is `serveDist`'s options (a `prefix`, say).
+ */
+export function servedForTests(ready, serve) {
+  let site;
+  before(async () => {
+    site = { server: await serveDist(serve), browser: await launchBrowser() };
+    ready(site);
+  });
+  after(async () => {
+    await site?.browser?.close();
+    await site?.server?.close();
+  });
 }
 
 /**

@@ -7,11 +7,12 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFolder, tree, engineIndex } from "./harness.mjs";
+import { ROOT, openApp, dropFolder, tree, engineIndex, servedForTests } from "./harness.mjs";
 
 const DAG = join(ROOT, "crates/engine/tests/fixtures/dag");
 let server;
 let browser;
+servedForTests((site) => ({ server, browser } = site));
 let home;
 
 /** Copies a fixture file or folder, with the project its messages name changed to `project`. */
@@ -50,14 +51,10 @@ function makeHistory() {
 }
 
 before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
   home = makeHistory();
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
   if (home) rmSync(home.dir, { recursive: true, force: true });
 });
 

@@ -12,10 +12,11 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { serveDist, launchBrowser, openApp, dropFolder, tree, engineOutput } from "./harness.mjs";
+import { openApp, dropFolder, tree, engineOutput, servedForTests } from "./harness.mjs";
 
 let server;
 let browser;
+servedForTests((site) => ({ server, browser } = site));
 let home;
 
 /** A Claude Code line of session `session` at `minute` minutes after 09:00 UTC on 2026-03-02. */
@@ -103,14 +104,10 @@ function makeHistory() {
 }
 
 before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
   home = makeHistory();
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
   if (home) rmSync(home.dir, { recursive: true, force: true });
 });
 

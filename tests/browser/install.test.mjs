@@ -3,25 +3,16 @@
 // the manifest and icons kept by the service worker for offline use; a file the operating system
 // opens with the installed app (`window.launchQueue`, faked here: a headless browser installs
 // nothing) opens in the viewer; and a browser without `launchQueue` says nothing.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serveDist, launchBrowser, launchProfile, openApp, tree, waitForApp } from "./harness.mjs";
+import { launchProfile, openApp, tree, waitForApp, servedForTests } from "./harness.mjs";
 
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist({ prefix: "/some/prefix/" });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site), { prefix: "/some/prefix/" });
 
 const PROMPT = "Why does the launched log open straight in the viewer?";
 const ANSWER = "Because the installed app hands the file to the same path a picked file takes.";

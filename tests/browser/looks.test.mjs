@@ -9,10 +9,11 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serveDist, launchBrowser, openApp, dropFiles, dropFolder, tree } from "./harness.mjs";
+import { openApp, dropFiles, dropFolder, tree, servedForTests } from "./harness.mjs";
 
 let server;
 let browser;
+servedForTests((site) => ({ server, browser } = site));
 let dir;
 
 /** A count of one with its thing in the plural, as the page must never write it. */
@@ -115,13 +116,9 @@ const AIDER = [
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "sessionscope-looks-"));
-  server = await serveDist();
-  browser = await launchBrowser();
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -4,15 +4,13 @@
 // that survive reloads and re-indexing, filter the list, and go out and come back as one file
 // the CLI reads too.
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   ROOT,
-  serveDist,
-  launchBrowser,
   openApp,
   waitForApp,
   writeFolder,
@@ -20,6 +18,7 @@ import {
   indexed,
   tree,
   engineOutput,
+  servedForTests,
 } from "./harness.mjs";
 
 const SESSIONS = join(ROOT, "tests/fixtures/sessions");
@@ -27,16 +26,7 @@ const KETTLE = "5e550000-0000-4000-8000-00000000beef";
 const KETTLE_FILE = "-home-dev-kettle/kettle-rename.jsonl";
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site));
 
 /** A `projects` folder of two projects, three sessions. */
 function folder() {

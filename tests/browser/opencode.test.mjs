@@ -5,26 +5,17 @@
 // files a step changed as a note, the panel's count and the statistics of `sessionscope summary
 // --json` of the same folder. A folder of the older layout (0.5.x) holding one session opens
 // in the viewer at once.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFolder, tree, engineSummary, engineIndex } from "./harness.mjs";
+import { ROOT, openApp, dropFolder, tree, engineSummary, engineIndex, servedForTests } from "./harness.mjs";
 
 const OPENCODE = join(ROOT, "crates/engine/tests/fixtures/opencode");
 const STORAGE = join(OPENCODE, "storage");
 const LEGACY = join(OPENCODE, "project");
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site));
 
 const digits = (text) => Number(text.replace(/[^0-9]/g, ""));
 

@@ -2,23 +2,14 @@
 // steep") opens that session, and typing "share" runs Share with its key shown beside it; in the
 // session, an action's key is listed and "next prompt" goes to the prompt; Escape closes it and
 // gives the focus back.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFolder, tree } from "./harness.mjs";
+import { ROOT, openApp, dropFolder, tree, servedForTests } from "./harness.mjs";
 
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site));
 
 test("Ctrl+K opens a session by a fuzzy title and runs Share by its name, from the keyboard alone", async () => {
   const app = await openApp(browser, server);

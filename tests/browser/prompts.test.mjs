@@ -2,22 +2,13 @@
 // (the first one is folded away under the compaction, and is opened to be shown), `e` goes to
 // the failed tool call; the `?` list names the keys; the side panel's Prompts outline lists each
 // prompt's first line, time and cost, and a click goes to it.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { serveDist, launchBrowser, openApp, tree } from "./harness.mjs";
+import { openApp, tree, servedForTests } from "./harness.mjs";
 
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site));
 
 const selected = (page) => tree(page).locator('[role="treeitem"][aria-selected="true"]');
 

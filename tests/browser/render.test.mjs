@@ -1,25 +1,16 @@
 // Tool results and edits as rendered: terminal output with its colours (the 16, the 256-colour
 // palette, true colour, bold) and the changed words of an edit, in the light and the dark theme,
 // with nothing requested from anywhere but the local server.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, tree } from "./harness.mjs";
+import { ROOT, openApp, dropFiles, tree, servedForTests } from "./harness.mjs";
 
 const FIXTURE = join(ROOT, "tests/fixtures/sessions/coloured-test-run.jsonl");
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site));
 
 /** The Bash call's stdout as the fixture has it, and as plain text (SGR sequences removed). */
 function bashOutput() {

@@ -2,25 +2,16 @@
 // its working directory, and one click copies it (the clipboard is read back here). The line is
 // the command line's (`sessionscope resume <id> <file>`) for a Claude Code, a Codex and a Gemini
 // CLI session; an id that looks like shell code is quoted; an agent with no such command says why.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, tree, engineOutput } from "./harness.mjs";
+import { ROOT, openApp, dropFiles, tree, engineOutput, servedForTests } from "./harness.mjs";
 
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site));
 
 const FORMATS = join(ROOT, "crates/engine/tests/fixtures/formats");
 

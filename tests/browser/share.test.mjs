@@ -2,7 +2,7 @@
 // and with a passphrase), exported as a self-contained HTML file and as Markdown, and opened
 // elsewhere. Every request of every page is recorded; none may leave the local server, and no
 // planted secret may appear in any output.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, mkdtempSync, writeFileSync, chmodSync } from "node:fs";
 import { execFileSync } from "node:child_process";
@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { inflateRawSync } from "node:zlib";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, allTreeItems, tree } from "./harness.mjs";
+import { ROOT, serveDist, openApp, dropFiles, allTreeItems, tree, servedForTests } from "./harness.mjs";
 
 const PLANTED = join(ROOT, "crates/engine/tests/fixtures/redact/planted.jsonl");
 const EXPECT = join(ROOT, "crates/engine/tests/fixtures/redact/planted.expect");
@@ -19,16 +19,7 @@ const FIRST_PROMPT = "The deploy to staging fails since yesterday";
 
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site));
 
 /** The planted secrets, as `[kind, text]`, and the forms they must not appear in. */
 function plantedSecrets() {

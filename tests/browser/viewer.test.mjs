@@ -1,25 +1,16 @@
 // The conversation graph in a real browser: folders with subagents, compaction markers,
 // branches, keyboard, deep links, noise, themes, the load summary.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, waitForApp, dropFiles, dropFolder, realFixture, allTreeItems, tree, inView, dropGeneratedSession } from "./harness.mjs";
+import { ROOT, openApp, waitForApp, dropFiles, dropFolder, realFixture, allTreeItems, tree, inView, dropGeneratedSession, servedForTests } from "./harness.mjs";
 
 const ENGINE_FIXTURES = join(ROOT, "crates/engine/tests/fixtures");
 const EXAMPLE = join(ROOT, "assets/example/e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17.jsonl");
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site));
 
 async function openExample(page) {
   await page.getByRole("button", { name: "Open example" }).click();

@@ -1,27 +1,18 @@
 // The page and its workers (the protocol of src/protocol.rs) in a real browser: search of a
 // large session in the session's worker (a big one read from its file, not copied), a request the worker cannot read answered with an error that the
 // page shows, and replies the page cannot read ignored.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, serveDist, launchBrowser, openApp, dropFiles, dropGeneratedSession, tree } from "./harness.mjs";
+import { ROOT, openApp, dropFiles, dropGeneratedSession, tree, servedForTests } from "./harness.mjs";
 
 const KETTLE = readFileSync(join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl"));
 /** A session this big takes a while to search: its hits come in steps. */
 const WORKER_THRESHOLD = 16 << 20;
 let server;
 let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+servedForTests((site) => ({ server, browser } = site));
 
 /** Waits until no worker has started for `quietMs`, and answers how many have. */
 async function settledWorkers(page, workers, quietMs = 1500) {
