@@ -3,7 +3,9 @@
 // Chromium's processes above the empty page: its peak while loading, once the session is shown
 // and settled, and once the session has been searched (which starts the session's worker, with
 // its own copy), and the page's own wasm memory. PSS (proportional set size) is given beside RSS: it counts shared pages once.
-//   node tests/bench/open-memory.mjs <session.jsonl> [--word WORD]
+// With --share it then opens the share dialog and waits for its scan of the whole session (the
+// session's worker reads a big session's files whole for it), and prints that peak too.
+//   node tests/bench/open-memory.mjs <session.jsonl> [--word WORD] [--share]
 // A session of the issue's size:
 //   cargo run --release -p sessionscope-synth --bin gen-session -- --out DIR --size 1500MB --seed 7 --agents 0
 import { statSync } from "node:fs";
@@ -13,7 +15,7 @@ import { browserMemory } from "./processes.mjs";
 const args = process.argv.slice(2);
 const file = args.find((a, i) => !a.startsWith("--") && args[i - 1] !== "--word");
 if (!file) {
-  console.error("usage: node tests/bench/open-memory.mjs <session.jsonl> [--word WORD]");
+  console.error("usage: node tests/bench/open-memory.mjs <session.jsonl> [--word WORD] [--share]");
   process.exit(2);
 }
 const word = args.includes("--word") ? args[args.indexOf("--word") + 1] : "zanzibar";
@@ -68,9 +70,21 @@ try {
   await searchBox.getByRole("status").filter({ hasText: /match(es)?$/ }).waitFor({ timeout: 600_000 });
   const searched = Date.now() - searchStarted;
   const afterSearch = await settled();
+  const searchPeak = { rss: peak - empty.rss, pss: peakPss - empty.pss };
+
+  // The share dialog's scan of the whole session, in the session's worker.
+  let shared;
+  if (args.includes("--share")) {
+    [peak, peakPss] = [empty.rss, empty.pss];
+    const shareStarted = Date.now();
+    await page.getByRole("button", { name: "Share…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Share, redacted" });
+    await dialog.getByText(/\d+ findings?: \d+ redacted/).waitFor({ timeout: 900_000 });
+    const took = Date.now() - shareStarted;
+    shared = { took, peak: { rss: peak - empty.rss, pss: peakPss - empty.pss }, settled: await settled() };
+  }
   clearInterval(sample);
   clearInterval(samplePss);
-  const searchPeak = { rss: peak - empty.rss, pss: peakPss - empty.pss };
 
   console.log(`file: ${mb(bytes)} MB; first rows ${firstRows} ms, loaded ${loaded} ms; search for "${word}" ${searched} ms`);
   console.log(`empty page: RSS ${mb(empty.rss)} MB, PSS ${mb(empty.pss)} MB`);
@@ -78,6 +92,11 @@ try {
   console.log(line("the session shown, settled", shown) + `; the page's wasm memory ${mb(pageWasm)} MB`);
   console.log(line("peak until searched", searchPeak));
   console.log(line("searched, settled", afterSearch));
+  if (shared) {
+    console.log(`share dialog: its scan of the session done ${shared.took} ms after the click`);
+    console.log(line("peak until the share's scan is done", shared.peak));
+    console.log(line("the share's scan done, settled", shared.settled));
+  }
   if (errors.length) throw new Error(`errors on the page: ${errors.join("; ")}`);
 } finally {
   await browser.close();
