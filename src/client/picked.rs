@@ -73,15 +73,18 @@ impl PickedFile {
         let part = FilePart { whole: whole.clone(), handle, start, earlier };
         Some(PickedFile { path: self.path.clone(), file, handle: None, part: Some(part) })
     }
-}
 
-impl PickedFile {
+    /// Whether this is a whole file too big to show whole: a load of it reads its first part.
+    pub fn is_whole_and_too_big(&self) -> bool {
+        self.part.is_none() && self.size() as u64 > HOLD_MAX_BYTES
+    }
+
     /// The part at `at` of this file, when the file is too big to show whole, has such a part,
     /// and its bytes there fit a link's (`at=`, of the session `session`:
     /// [`deeplink::part_fits`]); `None` otherwise. A link opened with a big file reads its part
     /// straight away with it.
     pub async fn link_part(&self, at: Start, session: Option<&str>) -> Option<PickedFile> {
-        if self.part.is_some() || self.size() as u64 <= HOLD_MAX_BYTES {
+        if !self.is_whole_and_too_big() {
             return None;
         }
         let part = self.with_part(PartTo::At(at))?;

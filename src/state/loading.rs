@@ -30,7 +30,6 @@ use crate::state::chrome::ChromeState;
 use crate::state::session_search::SearchState;
 use crate::state::viewer::{MainTab, PanelTab, ViewerState};
 use crate::wire::SearchQuery;
-use crate::wire::limits::HOLD_MAX_BYTES;
 
 /// What loading reads files and starts workers with.
 #[derive(Clone)]
@@ -249,9 +248,8 @@ impl LoadState {
         let Some((at, session)) = link.and_then(|l| Some((l.part?, l.session))) else {
             return self.load_attempt(picked, false, running, 0);
         };
-        let big: Vec<usize> = (0..picked.files.len())
-            .filter(|&i| picked.files[i].part.is_none() && picked.files[i].size() as u64 > HOLD_MAX_BYTES)
-            .collect();
+        let big: Vec<usize> =
+            picked.files.iter().enumerate().filter(|(_, f)| f.is_whole_and_too_big()).map(|(i, _)| i).collect();
         let [index] = big[..] else { return self.load_attempt(picked, false, running, 0) };
         // This load is the latest from now on: one asked for meanwhile takes its place.
         let generation = self.load_generation.get_value() + 1;
