@@ -1,6 +1,7 @@
-//! Reading a file as a byte stream into one buffer used again ([`ByteStream`]), piece by piece,
-//! in a worker or on the page, or whole into wasm memory ([`read_all`]); a piece that cannot be read gives the reason, as the browser gives
-//! it ([`PieceError`]).
+//! Reading a file as a byte stream ([`ByteStream`]), piece by piece, in a worker or on the page:
+//! into one buffer used again where the browser's file streams are byte streams, else chunk by
+//! chunk as the browser gives them; or whole into wasm memory ([`read_all`]). A piece that cannot
+//! be read gives the reason, as the browser gives it ([`PieceError`]).
 
 use js_sys::Uint8Array;
 use wasm_bindgen::JsCast;
@@ -48,27 +49,42 @@ pub const STREAM_ABOVE_BYTES: f64 = STREAM_BUFFER_BYTES as f64;
 /// The buffer a [`ByteStream`] reads into, again and again.
 const STREAM_BUFFER_BYTES: u32 = 1 << 20;
 
-/// A file (or any blob: a file's first part) read as a byte stream into one buffer used again and
+/// A file (or any blob: a file's first part) read as a byte stream, piece by piece. Where the
+/// browser's file streams are byte streams (Chromium, Firefox), into one buffer used again and
 /// again ("bring your own buffer"): the browser makes one pipe for the whole file and fills it
-/// ahead while its reader works, and no new buffer is made for each read.
+/// ahead while its reader works, and no new buffer is made for each read. Where they are not
+/// (Safari's engine: its `Blob.stream()` is a default stream, and asking it for a BYOB reader
+/// throws), the browser's own chunks are read as they come ([`Reader::Chunks`]).
 pub struct ByteStream {
-    reader: web_sys::ReadableStreamByobReader,
-    /// Taken while a read is out, and at the end.
-    buffer: Option<js_sys::ArrayBuffer>,
+    reader: Reader,
     /// Bytes read so far.
     offset: f64,
 }
 
+/// How a [`ByteStream`] reads: which reader its browser gave.
+enum Reader {
+    /// Into one buffer of ours, taken while a read is out, and at the end.
+    Byob { reader: web_sys::ReadableStreamByobReader, buffer: Option<js_sys::ArrayBuffer> },
+    /// The browser's chunks, a new one per read; `None` at the end.
+    Chunks(Option<web_sys::ReadableStreamDefaultReader>),
+}
+
 impl ByteStream {
     pub fn start(file: &web_sys::Blob) -> Result<ByteStream, PieceError> {
-        let options = web_sys::ReadableStreamGetReaderOptions::new();
-        options.set_mode(web_sys::ReadableStreamReaderMode::Byob);
-        let reader = file
-            .stream()
-            .get_reader_with_options(&options)
-            .dyn_into::<web_sys::ReadableStreamByobReader>()
-            .map_err(|_| PieceError::NoByteStreams)?;
-        Ok(ByteStream { reader, buffer: Some(js_sys::ArrayBuffer::new(STREAM_BUFFER_BYTES)), offset: 0.0 })
+        let stream = file.stream();
+        let reader = match byob_reader(&stream) {
+            Some(reader) => Reader::Byob { reader, buffer: Some(js_sys::ArrayBuffer::new(STREAM_BUFFER_BYTES)) },
+            None => {
+                // A stream whose BYOB reader was refused is not locked: its default reader is had.
+                let get_reader = js_sys::Reflect::get(&stream, &"getReader".into())
+                    .ok()
+                    .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+                    .ok_or(PieceError::NoByteStreams)?;
+                let reader = get_reader.call0(&stream).map_err(|_| PieceError::NoByteStreams)?;
+                Reader::Chunks(Some(reader.unchecked_into()))
+            }
+        };
+        Ok(ByteStream { reader, offset: 0.0 })
     }
 
     /// Bytes read so far.
@@ -76,25 +92,50 @@ impl ByteStream {
         self.offset
     }
 
-    /// The next bytes, a view of the buffer that is good until the next call; `None` at the end.
+    /// The next bytes, a view that is good until the next call; `None` at the end.
     pub async fn next(&mut self) -> Option<Result<Uint8Array, PieceError>> {
-        let buffer = self.buffer.take()?;
-        let read = self.reader.read_with_array_buffer_view(&Uint8Array::new(&buffer));
+        let read = match &mut self.reader {
+            Reader::Byob { reader, buffer } => {
+                let buffer = buffer.take()?;
+                reader.read_with_array_buffer_view(&Uint8Array::new(&buffer))
+            }
+            Reader::Chunks(reader) => reader.as_ref()?.read(),
+        };
         let result = match JsFuture::from(read).await {
             Ok(result) => result,
             Err(error) => return Some(Err(PieceError::Refused(ReadError::from(&error)))),
         };
         let field = |name: &str| js_sys::Reflect::get(&result, &name.into()).ok();
         if field("done").and_then(|done| done.as_bool()) != Some(false) {
+            if let Reader::Chunks(reader) = &mut self.reader {
+                *reader = None;
+            }
             return None;
         }
         let Some(bytes) = field("value").and_then(|value| value.dyn_into::<Uint8Array>().ok()) else {
             return Some(Err(PieceError::NoBytes));
         };
-        self.buffer = Some(bytes.buffer());
+        if let Reader::Byob { buffer, .. } = &mut self.reader {
+            *buffer = Some(bytes.buffer());
+        }
         self.offset += f64::from(bytes.length());
         Some(Ok(bytes))
     }
+}
+
+/// A BYOB reader of `stream`, where the browser gives one: its streams of a file's bytes are byte
+/// streams. Asked through `Reflect`, so that a browser that throws instead (Safari's engine:
+/// "ReadableStreamBYOBReader needs a ReadableByteStreamController") answers `None`; a browser
+/// without the class at all answers `None` too.
+fn byob_reader(stream: &web_sys::ReadableStream) -> Option<web_sys::ReadableStreamByobReader> {
+    let global = js_sys::global();
+    if !js_sys::Reflect::has(&global, &"ReadableStreamBYOBReader".into()).unwrap_or(false) {
+        return None;
+    }
+    let get_reader = js_sys::Reflect::get(stream, &"getReader".into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
+    let options = js_sys::Object::new();
+    js_sys::Reflect::set(&options, &"mode".into(), &"byob".into()).ok()?;
+    get_reader.call1(stream, &options).ok()?.dyn_into().ok()
 }
 
 /// The first `len` bytes of `file` (all of it if it is shorter), read as a byte stream straight
