@@ -1,4 +1,5 @@
-//! Pure view models, built and tested natively: what is loaded ([`loaded`]), the rows the
+//! Pure view models, built and tested natively: what is loaded ([`loaded`]), where files that
+//! came in together open ([`opening`]), the rows the
 //! conversation graph shows ([`outline`]), the side panel's rows ([`panel_rows`]), stable names
 //! for rows ([`row_names`]), links in the URL fragment ([`deeplink`]), a load's progress
 //! ([`load_progress`]), the parts of files too big to show whole ([`file_parts`]), the theme's choices ([`theme`]), the one sort of the page's lists
@@ -11,6 +12,7 @@ pub mod file_parts;
 pub mod insight_lists;
 pub mod load_progress;
 pub mod loaded;
+pub mod opening;
 pub mod outline;
 pub mod palette;
 pub mod panel_rows;

@@ -12,10 +12,12 @@ use sessionscope_engine::history::FileProblem;
 use super::{HistoryRow, HistoryState, HistoryUnit, Pass, UnitTrigrams, problems_of, stamps_of, unit_failure};
 use crate::client::handle::StartError;
 use crate::client::intake::Dropped;
-use crate::client::picked::Picked;
+use crate::client::picked::{Picked, PickedFile};
 use crate::client::pool::{Pool, PoolEvent, worker_count};
+use crate::logic::opening::{self, Opens};
 use crate::logic::sort;
 use crate::platform::schedule::{Burst, now_ms};
+use crate::wire::limits::HOLD_MAX_BYTES;
 use crate::wire::messages::UnitReply;
 
 /// Units this big are indexed after the others.
@@ -104,20 +106,22 @@ impl HistoryState {
         });
     }
 
-    /// Files dropped or picked: a folder of more than one session is indexed as a history;
-    /// anything else (files, a folder of one session) opens in the viewer at once, as before.
+    /// Files dropped or picked: a folder of more than one session is indexed as a history, and
+    /// so are loose files of many sessions or of more than a view holds ([`opening::opens`]);
+    /// anything else (a few sessions' files, a folder of one session) opens in the viewer at once.
     pub fn open_picked(&self, mut picked: Picked) {
         self.begin_walk();
         self.keep_versions(std::mem::take(&mut picked.versions));
         self.remembered.source.set_value(None);
-        if !picked.from_folder {
+        if !picked.from_folder && !opening::may_be_history(picked.files.len(), bytes_of(&picked.files), HOLD_MAX_BYTES)
+        {
             self.loading.open(picked);
             return;
         }
         let state = *self;
         leptos::task::spawn_local(async move {
             let units = HistoryState::units_of(&picked.files).await;
-            if units.len() > 1 {
+            if opens_of(picked.from_folder, &units) == Opens::History {
                 state.start_index(units, problems_of(picked.skipped_by_name, picked.unreadable), false);
             } else {
                 state.close();
@@ -183,8 +187,9 @@ impl HistoryState {
         self.index.walk.with_value(|walk| walk.generation == generation)
     }
 
-    /// A batch of a drop's files, walked: once the drop holds more than one session they are
-    /// indexed, batch by batch as they come.
+    /// A batch of a drop's files, walked: once the drop is a history (a folder of more than one
+    /// session, or loose files of many: [`opening::opens`]) they are indexed, batch by batch as
+    /// they come.
     pub async fn add_walked(&self, generation: u64, mut batch: Picked) {
         if !self.is_current_walk(generation) {
             return;
@@ -218,7 +223,7 @@ impl HistoryState {
             walk.held.unreadable.extend(batch.unreadable);
             walk.held.files.extend(batch.files);
             walk.held_units.extend(units);
-            let start = walk.held.from_folder && walk.held_units.len() > 1;
+            let start = opens_of(walk.held.from_folder, &walk.held_units) == Opens::History;
             if start {
                 walk.indexing = true;
                 walk.held.files.clear();
@@ -641,4 +646,15 @@ fn index_order(units: &[HistoryUnit], first: u32) -> Vec<u32> {
     sort::sort_by(&mut order, |&a, &b| units[a as usize].bytes.total_cmp(&units[b as usize].bytes));
     order.append(&mut rest);
     order.into_iter().map(|u| u + first).collect()
+}
+
+/// The bytes of files, as a count a limit is compared with.
+fn bytes_of(files: &[PickedFile]) -> u64 {
+    files.iter().map(|f| f.size() as u64).sum()
+}
+
+/// Where units of files open: as a history or in the viewer ([`opening::opens`]).
+fn opens_of(from_folder: bool, units: &[HistoryUnit]) -> Opens {
+    let bytes = units.iter().map(|u| u.bytes as u64).sum();
+    opening::opens(from_folder, units.len(), bytes, HOLD_MAX_BYTES)
 }
