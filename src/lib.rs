@@ -46,10 +46,10 @@ fn register_service_worker() {
         return;
     }
     let Some(window) = web_sys::window() else { return };
-    let Ok(container) = Reflect::get(&window.navigator(), &"serviceWorker".into()) else { return };
-    if container.is_undefined() {
+    if !platform::browser::has(platform::browser::Feature::ServiceWorker) {
         return;
     }
+    let Ok(container) = Reflect::get(&window.navigator(), &"serviceWorker".into()) else { return };
     let Ok(register) = Reflect::get(&container, &"register".into()) else { return };
     if let Some(register) = register.dyn_ref::<Function>()
         && let Ok(promise) = register.call1(&container, &"./sw.js".into())

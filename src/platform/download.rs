@@ -19,9 +19,13 @@ pub fn download_text(name: &str, mime: &str, text: &str) {
     let _ = web_sys::Url::revoke_object_url(&url);
 }
 
-/// Copies text to the clipboard; false if the browser refused.
+/// Copies text to the clipboard; false if the browser refused, or has no clipboard for this page
+/// (one that is not secure).
 pub async fn copy_text(text: &str) -> bool {
     let Some(window) = web_sys::window() else { return false };
+    if !super::browser::has(super::browser::Feature::Clipboard) {
+        return false;
+    }
     let promise = window.navigator().clipboard().write_text(text);
     wasm_bindgen_futures::JsFuture::from(promise).await.is_ok()
 }

@@ -8,14 +8,13 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{FileSystemDirectoryHandle, FileSystemFileHandle, FileSystemHandle, FileSystemHandleKind};
 
+use super::browser::{self, Feature};
 use super::errors::HandleError;
 
 /// Whether this browser can pick a folder the page may keep (Chromium's File System Access
 /// API) and keep it between visits (IndexedDB).
 pub fn can_keep_folders() -> bool {
-    web_sys::window().is_some_and(|w| {
-        Reflect::has(&w, &"showDirectoryPicker".into()).unwrap_or(false) && w.indexed_db().ok().flatten().is_some()
-    })
+    browser::has(Feature::FolderPicker) && browser::has(Feature::IndexedDb)
 }
 
 /// Why no folder was picked.

@@ -8,6 +8,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 use web_sys::FileSystemFileHandle;
 
+use super::browser::{self, Feature};
 use super::handles;
 
 /// Hands `on_files` the file handles of each launch that carries files (an app launched from a
@@ -16,10 +17,10 @@ use super::handles;
 /// `launchQueue`.
 pub fn on_launch(on_files: impl Fn(Vec<FileSystemFileHandle>) + 'static) {
     let Some(window) = web_sys::window() else { return };
-    let Ok(queue) = Reflect::get(&window, &"launchQueue".into()) else { return };
-    if queue.is_undefined() || queue.is_null() {
+    if !browser::has(Feature::LaunchQueue) {
         return;
     }
+    let Ok(queue) = Reflect::get(&window, &"launchQueue".into()) else { return };
     let Ok(set_consumer) = Reflect::get(&queue, &"setConsumer".into()) else { return };
     let Some(set_consumer) = set_consumer.dyn_ref::<Function>() else { return };
     let consumer = Closure::<dyn Fn(JsValue)>::new(move |params: JsValue| {

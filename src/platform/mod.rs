@@ -1,4 +1,5 @@
-//! Browser helpers that know no app type: scheduling and the page's clock, files (read whole, in
+//! Browser helpers that know no app type: which browser this is and what it has, scheduling and
+//! the page's clock, files (read whole, in
 //! slices, or as byte streams) and file or folder handles (with typed errors for what the browser
 //! refuses), storage, the address bar, crypto, downloads, the dialog of a page that panicked, the
 //! files an installed app is launched with, and the page itself. The layers above use the browser
@@ -6,6 +7,7 @@
 //! messages).
 
 pub mod address;
+pub mod browser;
 pub mod byte_stream;
 pub mod crash;
 pub mod crypto;

@@ -45,8 +45,7 @@ pub fn after_next_paint(job: impl FnOnce() + 'static) {
 pub fn when_idle(job: impl FnOnce() + 'static, at_latest_ms: u32) {
     let Some(window) = web_sys::window() else { return };
     let callback = Closure::once_into_js(job);
-    let has_idle = js_sys::Reflect::has(&window, &"requestIdleCallback".into()).unwrap_or(false);
-    if has_idle {
+    if super::browser::has(super::browser::Feature::IdleCallbacks) {
         let options = web_sys::IdleRequestOptions::new();
         options.set_timeout(at_latest_ms);
         if window.request_idle_callback_with_options(callback.unchecked_ref(), &options).is_ok() {

@@ -10,6 +10,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::logic::outline::RowKey;
+use crate::platform::browser::{self, Feature};
 use crate::state::session_search::{SearchState, use_search};
 use crate::state::{ViewerState, use_viewer};
 use crate::wire::SearchQuery;
@@ -283,6 +284,9 @@ pub fn go_to(viewer: &ViewerState, search: SearchState, index: usize) {
 /// the browser has it; the row is selected either way). The session's worker finds them, with the
 /// search's own regular expression.
 pub async fn highlight(search: SearchState, row_id: &str, query: SearchQuery) {
+    if !browser::has(Feature::Highlights) {
+        return;
+    }
     let Some(window) = web_sys::window() else { return };
     let Some(document) = window.document() else { return };
     let Some(row) = document.get_element_by_id(row_id) else { return };
