@@ -1,4 +1,8 @@
 // Starts the loading worker: Trunk builds it as a no-modules wasm-bindgen script.
+// An error that reaches the worker's top (the page then stops the worker) is named to the page
+// first, by its kind (`TypeError`, `RangeError`, ...), so that the page can say in words what
+// happened (src/client/handle.rs, `Crash`); the browser's message stays in this console.
+addEventListener("error", (event) => postMessage({ sessionscopeCrash: (event.error && event.error.name) || "" }));
 importScripts("./worker.js");
 wasm_bindgen({ module_or_path: "./worker_bg.wasm" });
 

@@ -24,7 +24,7 @@ use sessionscope_engine::history_cache::FileStamp;
 use sessionscope_engine::import::names::{may_be_database, may_be_database_name};
 use sessionscope_engine::import::records::{SQLITE_MAGIC, database_of_companion, wal_name};
 
-use super::handle::{StartError, WorkerError, WorkerHandle};
+use super::handle::{Crash, StartError, WorkerError, WorkerHandle};
 use super::picked::{Picked, PickedFile};
 use super::workers::Workers;
 use crate::platform::{files, handles, page, schedule};
@@ -47,8 +47,8 @@ pub enum OpenError {
     CannotStart(StartError),
     /// The worker could not read it: why, in its words (`could not be opened: …`, `is 2 GB, …`).
     Refused(String),
-    /// The worker stopped while it read it: the browser's words.
-    Stopped(String),
+    /// The worker stopped while it read it: of what, as far as the page can tell.
+    Stopped(Crash),
     /// The worker answered with no records.
     NoRecords,
     /// The record stream could not be kept as a file.
@@ -66,9 +66,7 @@ impl std::fmt::Display for OpenError {
                 f.write_str("could not be opened: the worker that reads databases could not start")
             }
             OpenError::Refused(reason) => f.write_str(reason),
-            OpenError::Stopped(message) => {
-                write!(f, "could not be opened: the worker that reads it stopped ({message})")
-            }
+            OpenError::Stopped(crash) => write!(f, "could not be opened: the worker that reads it {crash}"),
             OpenError::NoRecords => f.write_str("could not be opened: the worker sent no records"),
             OpenError::NotKept => f.write_str("its record stream could not be kept"),
         }
@@ -79,7 +77,7 @@ impl From<WorkerError> for OpenError {
     fn from(error: WorkerError) -> OpenError {
         match error {
             WorkerError::CannotStart(error) => OpenError::CannotStart(error),
-            WorkerError::Stopped(message) => OpenError::Stopped(message),
+            WorkerError::Stopped(crash) => OpenError::Stopped(crash),
             WorkerError::Failed(reason) => OpenError::Refused(reason),
             other => OpenError::Refused(format!("could not be opened: {other}")),
         }

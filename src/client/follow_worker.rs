@@ -65,8 +65,8 @@ impl std::fmt::Display for GrowError {
             GrowError::Unreadable(path, error) => write!(f, "{path} {error}"),
             GrowError::Gone(path, error) => write!(f, "{path} could not be read: {error}"),
             GrowError::Cancelled => f.write_str("cancelled"),
-            GrowError::Worker(WorkerError::Stopped(message)) => {
-                write!(f, "the worker following the session stopped: {message}")
+            GrowError::Worker(WorkerError::Stopped(crash)) => {
+                write!(f, "the worker following the session {crash}: {}", crash.advice())
             }
             GrowError::Worker(error) => error.fmt(f),
         }

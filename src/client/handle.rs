@@ -33,8 +33,9 @@ pub enum WorkerError {
     Wire(WireError),
     /// The worker answered that the request failed: why, in its words.
     Failed(String),
-    /// The worker stopped before it answered (a crash, memory exhausted): the browser's words.
-    Stopped(String),
+    /// The worker stopped before it answered (a crash, memory exhausted): of what, as far as the
+    /// page can tell.
+    Stopped(Crash),
     /// The page stopped the worker (a cancel, another load) before it answered.
     Cancelled,
 }
@@ -45,7 +46,7 @@ impl std::fmt::Display for WorkerError {
             WorkerError::CannotStart(error) => error.fmt(f),
             WorkerError::Wire(error) => error.fmt(f),
             WorkerError::Failed(message) => f.write_str(message),
-            WorkerError::Stopped(message) => write!(f, "the worker stopped: {message}"),
+            WorkerError::Stopped(crash) => write!(f, "the worker {crash}: {}", crash.advice()),
             WorkerError::Cancelled => f.write_str("cancelled"),
         }
     }
@@ -56,6 +57,62 @@ impl From<WireError> for WorkerError {
         WorkerError::Wire(error)
     }
 }
+
+/// Why a worker stopped by itself, as far as the page can tell: the kind of error that stopped
+/// it, which the worker's loader (`scripts/worker_loader.js`) sends by its name before the page
+/// hears of the error. The browser's own words (a `TypeError`'s message, say) go to its console,
+/// never to the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Crash {
+    /// A `RangeError`: a buffer or the stack could not grow.
+    OutOfMemory,
+    /// A `TypeError`: most often something this browser lacks, or does otherwise.
+    Unsupported,
+    /// Anything else (a fault of the worker's own, which stops its wasm), or an error the loader
+    /// could not name.
+    Fault,
+}
+
+impl Crash {
+    /// The kind of an error named `name` (its constructor's `name`).
+    pub fn of_error_name(name: &str) -> Crash {
+        match name {
+            "RangeError" => Crash::OutOfMemory,
+            "TypeError" => Crash::Unsupported,
+            _ => Crash::Fault,
+        }
+    }
+
+    /// What a person can do about it.
+    pub fn advice(self) -> &'static str {
+        match self {
+            Crash::OutOfMemory => {
+                "open fewer or smaller files at once, or close other tabs; `sessionscope open <file>` (the command \
+                 line) opens a file of any size"
+            }
+            Crash::Unsupported => {
+                "this browser lacks something the page needs here; open the files in a current Chrome, Edge, Firefox \
+                 or Safari, and please report which browser this was"
+            }
+            Crash::Fault => "reload the page and try again; the browser's console holds its report",
+        }
+    }
+}
+
+impl std::fmt::Display for Crash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let browser = crate::platform::browser::name();
+        match self {
+            Crash::OutOfMemory => write!(f, "ran out of memory in {browser}"),
+            Crash::Unsupported => write!(f, "stopped on something {browser} does not support"),
+            Crash::Fault => write!(f, "stopped on a fault in {browser}"),
+        }
+    }
+}
+
+/// The key of the message a worker's loader sends when an error is about to stop it, with the
+/// error's name (`scripts/worker_loader.js`).
+const CRASH_KEY: &str = "sessionscopeCrash";
 
 /// Why no worker could be started.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,6 +159,8 @@ struct Inner {
     /// Stopped by the page, or by itself: no request is posted any more.
     stopped: Cell<bool>,
     handlers: RefCell<Option<Handlers>>,
+    /// What the worker's loader said stopped it, just before the page hears of the error.
+    crash: Cell<Option<Crash>>,
 }
 
 struct Handlers {
@@ -128,6 +187,7 @@ impl WorkerHandle {
             listeners: RefCell::default(),
             stopped: Cell::new(false),
             handlers: RefCell::new(None),
+            crash: Cell::new(None),
         });
         let weak = Rc::downgrade(&inner);
         let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new({
@@ -141,7 +201,9 @@ impl WorkerHandle {
         let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |event: web_sys::ErrorEvent| {
             event.prevent_default();
             if let Some(inner) = weak.upgrade() {
-                inner.crashed(event.message());
+                // The browser's words are for the console; the page says what stopped it.
+                web_sys::console::warn_1(&format!("sessionscope: a worker stopped: {}", event.message()).into());
+                inner.crashed();
             }
         });
         inner.worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -269,6 +331,11 @@ impl Inner {
 
     /// A message from the worker. One it cannot read is ignored, as one meant for nobody.
     fn received(&self, data: JsValue) {
+        // The loader's word on an error that is about to stop the worker: the error's name.
+        if let Some(name) = js_sys::Reflect::get(&data, &CRASH_KEY.into()).ok().and_then(|n| n.as_string()) {
+            self.crash.set(Some(Crash::of_error_name(&name)));
+            return;
+        }
         let Ok(parcel) = Parcel::<FromWorker>::decode(data) else { return };
         if matches!(parcel.message, FromWorker::Ready) {
             self.ready.set(true);
@@ -301,11 +368,12 @@ impl Inner {
     }
 
     /// The worker stopped by itself: everyone waiting is told.
-    fn crashed(&self, message: String) {
+    fn crashed(&self) {
+        let crash = self.crash.get().unwrap_or(Crash::Fault);
         let waiting: Vec<Listener> = self.listeners.borrow_mut().drain().map(|(_, l)| l).collect();
         self.stop();
         for mut listener in waiting {
-            listener(Err(WorkerError::Stopped(message.clone())));
+            listener(Err(WorkerError::Stopped(crash)));
         }
     }
 

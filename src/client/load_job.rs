@@ -39,7 +39,9 @@ impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             LoadError::Cancelled => f.write_str("cancelled"),
-            LoadError::Worker(WorkerError::Stopped(message)) => write!(f, "the loading worker stopped: {message}"),
+            LoadError::Worker(WorkerError::Stopped(crash)) => {
+                write!(f, "the loading worker {crash}: {}", crash.advice())
+            }
             LoadError::Worker(error) => error.fmt(f),
             LoadError::Read(path, error) => write!(f, "{path} {error}"),
             LoadError::Model(error) => error.fmt(f),

@@ -17,8 +17,8 @@ pub enum CryptoError {
     NoRandomNumbers,
     /// The GCM tag check failed: a wrong passphrase, or a damaged link.
     WrongPassphrase,
-    /// WebCrypto refused, in its words.
-    Refused(String),
+    /// WebCrypto refused (its words are in the console).
+    Refused,
 }
 
 impl std::fmt::Display for CryptoError {
@@ -28,7 +28,7 @@ impl std::fmt::Display for CryptoError {
             CryptoError::NotSecure => f.write_str("passphrases need a secure page (https, localhost or a file)"),
             CryptoError::NoRandomNumbers => f.write_str("no random numbers available"),
             CryptoError::WrongPassphrase => f.write_str("wrong passphrase (or the link is damaged)"),
-            CryptoError::Refused(message) => f.write_str(message),
+            CryptoError::Refused => f.write_str("the browser's cryptography refused to seal or open the link"),
         }
     }
 }
@@ -40,7 +40,7 @@ fn crypto() -> Result<web_sys::Crypto, CryptoError> {
 fn subtle() -> Result<web_sys::SubtleCrypto, CryptoError> {
     let crypto = crypto()?;
     // `subtle` is missing outside secure contexts (plain http on another host).
-    if Reflect::get(&crypto, &"subtle".into()).map_or(true, |v| v.is_undefined()) {
+    if !super::browser::has(super::browser::Feature::WebCrypto) {
         return Err(CryptoError::NotSecure);
     }
     Ok(crypto.subtle())
@@ -60,13 +60,11 @@ fn object(pairs: &[(&str, JsValue)]) -> Object {
     object
 }
 
+/// WebCrypto's refusal, said by its kind; its own words go to the console
+/// ([`super::errors::DomError`]).
 fn error_text(error: JsValue) -> CryptoError {
-    CryptoError::Refused(
-        Reflect::get(&error, &"message".into())
-            .ok()
-            .and_then(|m| m.as_string())
-            .unwrap_or_else(|| format!("{error:?}")),
-    )
+    let _said = super::errors::DomError::of(&error);
+    CryptoError::Refused
 }
 
 async fn derive_key(passphrase: &str, sealing: &Sealing) -> Result<web_sys::CryptoKey, CryptoError> {

@@ -19,6 +19,8 @@ pub enum DomErrorKind {
     Security,
     /// The user cancelled (a picker closed without a choice).
     Abort,
+    /// The browser's storage for the page is full.
+    QuotaExceeded,
     Other,
 }
 
@@ -42,8 +44,14 @@ impl DomError {
             "NotReadableError" => DomErrorKind::NotReadable,
             "SecurityError" => DomErrorKind::Security,
             "AbortError" => DomErrorKind::Abort,
+            "QuotaExceededError" => DomErrorKind::QuotaExceeded,
             _ => DomErrorKind::Other,
         };
+        // What a person reads is said by kind, in the app's words; the browser's own words are
+        // kept for the console, where a bug report finds them.
+        if kind == DomErrorKind::Other {
+            web_sys::console::warn_1(&format!("sessionscope: the browser refused: {name}: {message}").into());
+        }
         DomError { kind, name, message }
     }
 
@@ -66,7 +74,8 @@ impl std::fmt::Display for ReadError {
             DomErrorKind::Security | DomErrorKind::NotAllowed => {
                 f.write_str("could not be read: the browser does not allow it")
             }
-            _ => write!(f, "could not be read ({})", self.0.name),
+            DomErrorKind::QuotaExceeded => f.write_str("could not be read: the browser's storage is full"),
+            DomErrorKind::Abort | DomErrorKind::Other => f.write_str("could not be read: the browser refused it"),
         }
     }
 }
@@ -96,8 +105,8 @@ impl std::fmt::Display for HandleError {
             }
             DomErrorKind::NotReadable => f.write_str("it changed or could not be read while it was being read"),
             DomErrorKind::Abort => f.write_str("the choice was cancelled"),
-            DomErrorKind::Other if self.0.message.is_empty() => f.write_str("it could not be read"),
-            DomErrorKind::Other => f.write_str(&self.0.message),
+            DomErrorKind::QuotaExceeded => f.write_str("the browser's storage is full"),
+            DomErrorKind::Other => f.write_str("the browser could not open it"),
         }
     }
 }

@@ -10,6 +10,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbRequest, IdbTransactionMode};
 
+use super::errors::{DomError, DomErrorKind};
+
 /// Why the browser's storage did not do what was asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StorageError {
@@ -56,19 +58,16 @@ async fn finished(request: &IdbRequest) -> Result<JsValue, StorageError> {
         });
         let failed_request = request.clone();
         let failed = Closure::once_into_js(move |_: JsValue| {
-            let reason = failed_request
-                .error()
-                .ok()
-                .flatten()
-                .map_or_else(|| "the browser's storage refused".to_owned(), |e| e.message());
-            let _ = reject.call1(&JsValue::NULL, &reason.into());
+            let error = failed_request.error().ok().flatten().map_or(JsValue::UNDEFINED, JsValue::from);
+            let _ = reject.call1(&JsValue::NULL, &error);
         });
         request.set_onsuccess(Some(ok.unchecked_ref()));
         request.set_onerror(Some(failed.unchecked_ref()));
     });
-    JsFuture::from(promise)
-        .await
-        .map_err(|e| StorageError::Failed(e.as_string().unwrap_or_else(|| "the browser's storage failed".to_owned())))
+    JsFuture::from(promise).await.map_err(|error| match DomError::of(&error).kind {
+        DomErrorKind::QuotaExceeded => StorageError::WriteRefused,
+        _ => StorageError::Failed("the browser's storage refused a request".to_owned()),
+    })
 }
 
 impl Store {

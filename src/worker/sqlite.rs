@@ -233,7 +233,8 @@ fn sqlite_error(error: &JsValue, what: &str) -> String {
 /// SQLite itself could not be loaded (the site lacks `sqlite/`, or the browser refused it).
 fn sqlite_missing(error: &JsValue) -> String {
     let message = Reflect::get(error, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_default();
-    format!("could not be opened: SQLite could not be loaded in this browser ({message})")
+    web_sys::console::warn_1(&format!("sessionscope: SQLite could not be loaded: {message}").into());
+    format!("could not be opened: SQLite could not be loaded in {}", crate::platform::browser::name())
 }
 
 #[cfg(test)]

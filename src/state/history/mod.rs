@@ -768,7 +768,7 @@ fn stamps_of(files: &[PickedFile]) -> Vec<FileStamp> {
 /// A unit's failure, in words: a worker that stopped is named as the one reading it.
 fn unit_failure(error: WorkerError) -> String {
     match error {
-        WorkerError::Stopped(message) => format!("the worker reading it stopped: {message}"),
+        WorkerError::Stopped(crash) => format!("the worker reading it {crash}"),
         other => other.to_string(),
     }
 }
