@@ -316,7 +316,7 @@ pub fn start_load(
 
 /// The worker's timings on the console (debug level), for the benchmarks.
 fn log_timings(what: &str, started: f64, timings: &impl serde::Serialize) {
-    let timings = serde_json::to_string(timings).unwrap_or_default();
+    let timings = sessionscope_engine::small_json::to_string(timings).unwrap_or_default();
     let message = format!("sessionscope load: {what} after {:.0} ms: {timings}", schedule::now_ms() - started);
     web_sys::console::debug_1(&message.into());
 }
@@ -362,6 +362,7 @@ async fn read_bytes(
             let buffer = files::slice(&picked.file, offset, end).map_err(|e| read(e.into()))?.await;
             let buffer = buffer.map_err(|error| read(ReadError::from(&error).into()))?;
             let array = js_sys::Uint8Array::new(&buffer);
+            ReadError::check_length(f64::from(array.length()), end - offset).map_err(|e| read(e.into()))?;
             append_filled(&mut bytes, array.length() as usize, |room| array.copy_to_uninit(room));
             offset = end;
             on_read(before + offset);

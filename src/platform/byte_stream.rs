@@ -59,6 +59,10 @@ pub struct ByteStream {
     reader: Reader,
     /// Bytes read so far.
     offset: f64,
+    /// The blob's size when the stream started: a stream that ends before it is an error (the
+    /// file shrank on disk; Firefox's stream just ends there).
+    size: f64,
+    ended: bool,
 }
 
 /// How a [`ByteStream`] reads: which reader its browser gave.
@@ -84,7 +88,7 @@ impl ByteStream {
                 Reader::Chunks(Some(reader.unchecked_into()))
             }
         };
-        Ok(ByteStream { reader, offset: 0.0 })
+        Ok(ByteStream { reader, offset: 0.0, size: file.size(), ended: false })
     }
 
     /// Bytes read so far.
@@ -94,6 +98,9 @@ impl ByteStream {
 
     /// The next bytes, a view that is good until the next call; `None` at the end.
     pub async fn next(&mut self) -> Option<Result<Uint8Array, PieceError>> {
+        if self.ended {
+            return None;
+        }
         let read = match &mut self.reader {
             Reader::Byob { reader, buffer } => {
                 let buffer = buffer.take()?;
@@ -107,10 +114,8 @@ impl ByteStream {
         };
         let field = |name: &str| js_sys::Reflect::get(&result, &name.into()).ok();
         if field("done").and_then(|done| done.as_bool()) != Some(false) {
-            if let Reader::Chunks(reader) = &mut self.reader {
-                *reader = None;
-            }
-            return None;
+            self.ended = true;
+            return ReadError::check_length(self.offset, self.size).err().map(|shorter| Err(shorter.into()));
         }
         let Some(bytes) = field("value").and_then(|value| value.dyn_into::<Uint8Array>().ok()) else {
             return Some(Err(PieceError::NoBytes));

@@ -67,7 +67,10 @@ pub struct ReadError(pub DomError);
 impl std::fmt::Display for ReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.0.kind {
-            DomErrorKind::NotFound => f.write_str("could not be read: it was moved or deleted since it was picked"),
+            // Firefox aborts the read of a file deleted since it was picked.
+            DomErrorKind::NotFound | DomErrorKind::Abort => {
+                f.write_str("could not be read: it was moved or deleted since it was picked")
+            }
             DomErrorKind::NotReadable => {
                 f.write_str("could not be read: it changed since it was picked, or is not readable")
             }
@@ -75,8 +78,25 @@ impl std::fmt::Display for ReadError {
                 f.write_str("could not be read: the browser does not allow it")
             }
             DomErrorKind::QuotaExceeded => f.write_str("could not be read: the browser's storage is full"),
-            DomErrorKind::Abort | DomErrorKind::Other => f.write_str("could not be read: the browser refused it"),
+            DomErrorKind::Other => f.write_str("could not be read: the browser refused it"),
         }
+    }
+}
+
+impl ReadError {
+    /// The file gave fewer bytes than it had when it was picked: it changed on disk since. Chromium
+    /// refuses such a read (`NotReadableError`); Firefox reads what is left, and says nothing.
+    pub fn shorter() -> ReadError {
+        ReadError(DomError {
+            kind: DomErrorKind::NotReadable,
+            name: "ShorterThanPicked".to_owned(),
+            message: String::new(),
+        })
+    }
+
+    /// `Err(shorter())` if `got` bytes were read where `wanted` were asked for.
+    pub fn check_length(got: f64, wanted: f64) -> Result<(), ReadError> {
+        if got < wanted { Err(ReadError::shorter()) } else { Ok(()) }
     }
 }
 

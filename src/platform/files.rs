@@ -24,16 +24,21 @@ pub fn whole(file: &web_sys::Blob) -> JsFuture {
     JsFuture::from(file.array_buffer())
 }
 
-/// Bytes `start..end` of a file, read into wasm memory.
+/// Bytes `start..end` of a file (up to its end), read into wasm memory; fewer than it had when
+/// picked is an error ([`ReadError::shorter`]).
 pub async fn read_range(file: &web_sys::Blob, start: f64, end: f64) -> Result<Vec<u8>, ReadError> {
     let buffer = slice(file, start, end)?.await.map_err(|error| ReadError::from(&error))?;
-    Ok(Uint8Array::new(&buffer).to_vec())
+    let bytes = Uint8Array::new(&buffer);
+    ReadError::check_length(f64::from(bytes.length()), end.min(file.size()) - start)?;
+    Ok(bytes.to_vec())
 }
 
-/// A whole file, read into wasm memory.
+/// A whole file, read into wasm memory; fewer bytes than it had when picked is an error.
 pub async fn read_whole(file: &web_sys::Blob) -> Result<Vec<u8>, ReadError> {
     let buffer = whole(file).await.map_err(|error| ReadError::from(&error))?;
-    Ok(Uint8Array::new(&buffer).to_vec())
+    let bytes = Uint8Array::new(&buffer);
+    ReadError::check_length(f64::from(bytes.length()), file.size())?;
+    Ok(bytes.to_vec())
 }
 
 /// The first `n` bytes of a file (all of it if it is shorter), or `None` if it cannot be read.

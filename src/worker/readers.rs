@@ -118,12 +118,18 @@ impl<'f> SliceReader<'f> {
             Ok(buffer) => buffer,
             Err(error) => return Some(Err(PieceError::Refused(ReadError::from(&error)))),
         };
+        let bytes = Uint8Array::new(&buffer);
+        if let Err(shorter) = ReadError::check_length(f64::from(bytes.length()), self.asked_to - self.offset) {
+            self.next = None;
+            self.offset = self.size;
+            return Some(Err(shorter.into()));
+        }
         self.offset = self.asked_to;
         // A search's small first slice may be all that is wanted: the next is asked for only
         // when wanted. Any other is read ahead.
         if self.offset < self.size && self.slice > SEARCH_FIRST_SLICE_BYTES as f64 {
             self.ask_next();
         }
-        Some(Ok(Uint8Array::new(&buffer)))
+        Some(Ok(bytes))
     }
 }
