@@ -70,8 +70,12 @@ enum Place {
     /// `<folder>/<session>.jsonl`, or a subagent file under `<folder>/<session>/subagents/`.
     Session { folder: String, session: String, main: bool },
     /// `<folder>/agent-<id>.jsonl` of older versions, beside the main transcripts: the session
-    /// it belongs to is named inside it.
+    /// it belongs to is named inside it. Also a newer subagent's transcript picked without its
+    /// folders (`<session>/subagents/` lost: files chosen one by one).
     LooseAgent { folder: String },
+    /// `<folder>/agent-<id>.meta.json` picked without its folders: it names no session, only its
+    /// agent (by its name), so it goes with the transcript `agent-<id>.jsonl` beside it.
+    LooseAgentMeta { folder: String, agent: String },
     /// A Gemini CLI subagent's conversation, `<chats>/<session id>/<agent id>.jsonl`: it belongs
     /// to the session file of `<chats>` whose name ends with the session id's first 8 characters.
     GeminiAgent { chats: String, session: String },
@@ -119,6 +123,9 @@ fn place_of(path: &str) -> Place {
     {
         let main = kind == crate::import::cline::Kind::History;
         return Place::Session { folder: folder.join("/"), session: (*task).to_owned(), main };
+    }
+    if let Some(agent) = name.strip_prefix("agent-").and_then(|n| n.strip_suffix(".meta.json")) {
+        return Place::LooseAgentMeta { folder: parents.join("/"), agent: agent.to_owned() };
     }
     let Some(stem) = name.strip_suffix(".jsonl") else { return Place::Alone };
     if let Some(session) = crate::import::gemini::subagent_folder(path) {
@@ -240,6 +247,22 @@ pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
         }
     }
     let storage = StorageUnits::new(paths, hints);
+    // The unit key of each loose agent transcript, by its folder and agent id, for its meta file.
+    let loose_agent_key = |folder: &str, path: &str, hint: Option<&String>| match hint {
+        Some(session) if folder.is_empty() => session.clone(),
+        Some(session) => format!("{folder}/{session}"),
+        None => path.to_owned(),
+    };
+    let mut loose_agents: HashMap<(String, String), String> = HashMap::new();
+    for (i, path) in paths.iter().enumerate() {
+        if let Place::LooseAgent { folder } = place_of(path)
+            && let Some(agent) =
+                path.rsplit(['/', '\\']).next().and_then(|n| n.strip_prefix("agent-")?.strip_suffix(".jsonl"))
+        {
+            let key = loose_agent_key(&folder, path, hints.get(i).and_then(Option::as_ref));
+            loose_agents.insert((folder, agent.to_owned()), key);
+        }
+    }
     let mut units: Vec<Unit> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
     let mut order: Vec<usize> = (0..paths.len()).collect();
@@ -276,12 +299,11 @@ pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
                 add(&mut units, key, chats, i, false);
             }
             Place::LooseAgent { folder } => {
-                let session = hints.get(i).cloned().flatten();
-                let key = match session {
-                    Some(session) if folder.is_empty() => session,
-                    Some(session) => format!("{folder}/{session}"),
-                    None => path.to_owned(),
-                };
+                let key = loose_agent_key(&folder, path, hints.get(i).and_then(Option::as_ref));
+                add(&mut units, key, folder, i, false);
+            }
+            Place::LooseAgentMeta { folder, agent } => {
+                let key = loose_agents.get(&(folder.clone(), agent)).cloned().unwrap_or_else(|| path.to_owned());
                 add(&mut units, key, folder, i, false);
             }
             Place::OpenCode(place) => match storage.unit_of(&place) {
@@ -1030,6 +1052,31 @@ mod tests {
                 ("proj/abc".to_owned(), vec!["proj/abc.jsonl", "proj/agent-1.jsonl"]),
                 ("proj/agent-2.jsonl".to_owned(), vec!["proj/agent-2.jsonl"]),
                 ("proj/def".to_owned(), vec!["proj/def.jsonl"]),
+            ]
+        );
+    }
+
+    #[test]
+    fn subagent_files_picked_without_their_folders_join_their_session_by_content() {
+        // A newer session's files chosen one by one: the subagents' transcripts name their
+        // session; each meta file goes with its transcript, by the agent's id in their names.
+        let got = units(
+            &[
+                "agent-a1.meta.json",
+                "s1.jsonl",
+                "agent-a1.jsonl",
+                "agent-acompact-9.jsonl",
+                "agent-b2.meta.json",
+                "s2.jsonl",
+            ],
+            &[None, None, Some("s1"), Some("s1"), None, None],
+        );
+        assert_eq!(
+            got,
+            vec![
+                ("s1".to_owned(), vec!["s1.jsonl", "agent-a1.jsonl", "agent-a1.meta.json", "agent-acompact-9.jsonl"]),
+                ("agent-b2.meta.json".to_owned(), vec!["agent-b2.meta.json"]),
+                ("s2".to_owned(), vec!["s2.jsonl"]),
             ]
         );
     }
