@@ -113,11 +113,13 @@ if [ "$MODE" = "build" ]; then
   exit 0
 fi
 
-# 5. Chromium from Debian (a browser download by a test tool cannot work here), and
-#    playwright-core from npm to drive it.
-if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM:-}" ]; then
-  apt_install chromium fonts-dejavu-core
-fi
+# 5. The three browser engines the tests run in, from Debian (a browser download by a test tool
+#    cannot work here): Chromium and Firefox ESR, driven by playwright-core from npm (CDP, and
+#    WebDriver BiDi), and WebKitGTK's MiniBrowser with its WebDriver server, which needs an X
+#    display: Xvfb, by xvfb-run (tests/browser/engines.mjs, tests/browser/webkit.mjs).
+apt_install chromium firefox-esr webkit2gtk-driver xvfb xauth fonts-dejavu-core
 found chromium "$("${CHROMIUM:-/usr/bin/chromium}" --version 2>/dev/null | head -n 1)"
+found firefox "$(firefox-esr --version 2>/dev/null | head -n 1)"
+found webkit "WebKitGTK $(dpkg-query -W -f='${Version}' webkit2gtk-driver 2>/dev/null) (WebKitWebDriver, MiniBrowser)"
 found playwright "playwright-core $(npm_have playwright-core)"
 echo "setup: ready to build and test"

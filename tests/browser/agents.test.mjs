@@ -3,13 +3,13 @@
 // the sessions, messages, tool calls and costs `sessionscope index --json` lists for the same
 // folder. The two databases (OpenCode's, Cursor's) are built here from the project's SQL
 // fixtures with sqlite-wasm in Node; the rest are the project's own format fixtures.
-import { test, before, after } from "node:test";
+import { before, after } from "node:test";
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import sqlite3InitModule from "@sqlite.org/sqlite-wasm";
-import { ROOT, openApp, dropFolder, tree, engineIndex, databaseOf, servedForTests } from "./harness.mjs";
+import { test, ROOT, openApp, dropFolder, tree, engineIndex, databaseOf, servedForTests } from "./harness.mjs";
 
 const FIXTURES = join(ROOT, "crates/engine/tests/fixtures");
 let server;

@@ -3,13 +3,13 @@
 // fetches SQLite (dist/sqlite/) only once a database is opened, makes the database its record
 // stream (the bytes `sessionscope records` prints), and shows it as any log; a database that
 // cannot be read says why, in the load and in the history, and the tab stays alive.
-import { test, before, after } from "node:test";
+import { before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sqlite3InitModule from "@sqlite.org/sqlite-wasm";
-import { DIST, ROOT, openApp, dropFiles, dropFolder, tree, engineSummary, engineIndex, engineOutput, databaseOf, servedForTests } from "./harness.mjs";
+import { test, DIST, ROOT, openApp, dropFiles, dropFolder, tree, engineSummary, engineIndex, engineOutput, databaseOf, servedForTests } from "./harness.mjs";
 
 const FIXTURES = join(ROOT, "crates/engine/tests/fixtures");
 let server;

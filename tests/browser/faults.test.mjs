@@ -3,13 +3,13 @@
 // the middle of a load says so and the page still works; a single log over 2 GiB (made by the
 // generator here) shows its first rows, then as much as the page holds, and says what it left
 // out and what to do.
-import { test, after } from "node:test";
+import { after, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, readdirSync, statfsSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, openApp, waitForApp, dropFolder, dropGeneratedSession, tree, chooseFolder, indexed, servedForTests } from "./harness.mjs";
+import { test, withoutFolderHandles, ROOT, openApp, waitForApp, dropFolder, dropGeneratedSession, tree, chooseFolder, indexed, servedForTests } from "./harness.mjs";
 
 let server;
 let browser;
@@ -36,17 +36,17 @@ test("a panic of the page's code shows what happened and a Reload button, which 
   await app.context.close();
 });
 
-test("a worker that fails in the middle of a load says so, what was shown stays, and the page still works", async () => {
-  const app = await openApp(browser, server);
+test("a worker that fails in the middle of a load says so in words, what was shown stays, and the page still works", async () => {
   // The spare worker, started ahead, takes the load: once it has posted the preview, it throws,
   // as a worker out of memory does.
-  await app.page.waitForFunction(() => document.readyState === "complete");
-  await app.page.waitForTimeout(1000);
-  assert.ok(app.page.workers().length > 0, "a worker is started ahead");
-  await watchWorkers(app.page, "preview", { always: true });
+  const faults = watchWorkers("preview", { always: true });
+  const app = await openApp(browser, server, { setUp: faults.setUp });
+  await app.page.waitForFunction(() => window.__faults.started > 0);
   await dropGeneratedSession(app.page, { name: "doomed", messages: 20000 });
-  const alert = app.page.getByRole("alert").filter({ hasText: /^Could not open the files: the loading worker stopped: .*injected fault\. The first [\d.]+ MB of [\d.]+ MB, read before, stay on screen$/ });
+  // Said in words, with the browser and what to do: not the browser's "Uncaught Error: …".
+  const alert = app.page.getByRole("alert").filter({ hasText: /^Could not open the files: the loading worker stopped on a fault in (Chrome|Firefox|Safari)\b[^:]*: reload the page and try again; the browser's console holds its report\. The first [\d.]+ MB of [\d.]+ MB, read before, stay on screen$/ });
   await alert.waitFor({ timeout: 30_000 });
+  assert.doesNotMatch(await alert.innerText(), /injected fault|Uncaught|Error\b/);
   assert.ok((await tree(app.page).getByRole("treeitem").count()) > 0, "the rows shown stay");
   assert.match(await tree(app.page).getByRole("treeitem").first().innerText(), /Question 0/);
   // The page still answers: a new drop loads, in a new worker.
@@ -56,6 +56,19 @@ test("a worker that fails in the middle of a load says so, what was shown stays,
   await app.page.getByRole("region", { name: "Load summary" }).getByText(/^1 session · 1 file · 10 lines/).waitFor({ timeout: 30_000 });
   assert.equal(await alert.count(), 0, "the message goes with the next load");
   assert.deepEqual(app.errors, []);
+  faults.stop();
+  await app.context.close();
+});
+
+test("a worker stopped by something the browser lacks says so, names the browser, and says which browsers to use", async () => {
+  const faults = watchWorkers("preview", { always: true, error: "TypeError" });
+  const app = await openApp(browser, server, { setUp: faults.setUp });
+  await app.page.waitForFunction(() => window.__faults.started > 0);
+  await dropGeneratedSession(app.page, { name: "unsupported", messages: 20000 });
+  const alert = app.page.getByRole("alert").filter({ hasText: /^Could not open the files: the loading worker stopped on something (Chrome|Firefox|Safari)\b[^:]* does not support: this browser lacks something the page needs here; open the files in a current Chrome, Edge, Firefox or Safari, and please report which browser this was\./ });
+  await alert.waitFor({ timeout: 30_000 });
+  assert.doesNotMatch(await alert.innerText(), /TypeError|injected fault/);
+  faults.stop();
   await app.context.close();
 });
 
@@ -239,6 +252,7 @@ async function listed(region) {
 }
 
 test("a corrupted cache entry on reopen is read again from the files, and the list is the same", async () => {
+  if (await withoutFolderHandles(browser, server)) return;
   const app = await openApp(browser, server);
   const { page } = app;
   await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry("spoiled", { recursive: true }).catch(() => {}));
@@ -285,6 +299,7 @@ test("a corrupted cache entry on reopen is read again from the files, and the li
 });
 
 test("IndexedDB refused (a private window) or full: the folder is still indexed and listed, and the page says what is not kept", async () => {
+  if (await withoutFolderHandles(browser, server)) return;
   for (const fault of ["refused", "full"]) {
     const app = await openApp(browser, server, {
       setUp: (context) =>
@@ -331,49 +346,63 @@ after(() => {
 });
 
 /**
- * Watches every worker of the page (those running and those to come) for its replies that hold
- * `key` (`indexed`, `hits`). `always`: each throws once it has posted one, as a worker out of
- * memory stops. `busy()` makes only the workers that have answered one already throw after
- * their next: those of the pass under way, not the fresh ones that replace them.
+ * Puts a fault into every worker started from now on, in every engine: the workers' loader is
+ * served with a hook before its own code (`server.rewrite`, so that no worker answers before
+ * it). Each worker watches its replies that hold `key` (`preview`, `indexed`, `hits`) and tells
+ * the page on the BroadcastChannel "sessionscope-faults" that it started and each time it
+ * answered; the page counts them in `window.__faults` (`setUp`, its init script, listens from the
+ * start). `always`: each worker throws (an `error`, `Error` by default) once it has posted such a
+ * reply, as a worker out of memory stops. `busy()`
+ * makes only the workers that have answered one already throw after their next: those of the
+ * pass under way, not the fresh ones that replace them. `stop()` serves the loader as it is again.
  */
-async function watchWorkers(page, key, { always = false } = {}) {
-  const hook = ({ key, always }) => {
-    if (self.answered !== undefined) return;
+/** The loader's rewrites of the test under way: each test's end serves the loader as it is again. */
+const rewritten = new Set();
+afterEach(() => {
+  for (const stop of rewritten) stop();
+  rewritten.clear();
+});
+
+function watchWorkers(key, { always = false, error = "Error" } = {}) {
+  const hook = ({ key, always, error }) => {
+    const channel = new BroadcastChannel("sessionscope-faults");
     const has = (o, k, d = 0) => o !== null && typeof o === "object" && d < 3 && (k in o || Object.values(o).some((v) => has(v, k, d + 1)));
     const post = self.postMessage.bind(self);
-    self.answered = 0;
+    let answered = 0;
+    let breakNext = false;
+    let broken = false;
+    channel.onmessage = (event) => {
+      if (event.data === "break busy" && answered > 0) breakNext = true;
+    };
+    channel.postMessage("started");
     self.postMessage = (data, transfer) => {
       post(data, transfer);
       if (!has(data?.message, key)) return;
-      self.answered++;
-      if ((always || self.breakNext) && !self.broken) {
-        self.broken = true;
-        setTimeout(() => { throw new Error("injected fault"); }, 0);
+      answered++;
+      channel.postMessage("answered");
+      if ((always || breakNext) && !broken) {
+        broken = true;
+        setTimeout(() => {
+          throw new self[error]("injected fault");
+        }, 0);
       }
     };
   };
-  const watch = (worker) => worker.evaluate(hook, { key, always }).catch(() => {});
-  // A worker started from now on runs the hook before its own code, so it cannot answer first
-  // (put in from outside once it started, it could on a busy machine).
-  await page.context().route("**/worker_loader.js", async (route) => {
-    try {
-      const response = await route.fetch();
-      const body = `(${hook})(${JSON.stringify({ key, always })});\n${await response.text()}`;
-      await route.fulfill({ status: response.status(), contentType: "text/javascript", body });
-    } catch {
-      // The page closed while its worker's script was on its way.
-    }
-  });
-  page.on("worker", watch);
-  await Promise.all(page.workers().map(watch));
+  const stop = server.rewrite("/worker_loader.js", (text) => `(${hook})(${JSON.stringify({ key, always, error })});\n${text}`);
+  rewritten.add(stop);
+  const listen = () => {
+    window.__faults = { started: 0, answered: 0 };
+    window.__faultsChannel = new BroadcastChannel("sessionscope-faults");
+    window.__faultsChannel.onmessage = (event) => {
+      if (event.data in window.__faults) window.__faults[event.data]++;
+    };
+  };
   return {
-    async busy() {
-      for (let tries = 0; tries < 200; tries++) {
-        const answered = await Promise.all(page.workers().map((w) => w.evaluate(() => self.answered || 0).catch(() => 0)));
-        if (answered.some((n) => n > 0)) break;
-        await page.waitForTimeout(20);
-      }
-      await Promise.all(page.workers().map((w) => w.evaluate(() => { if (self.answered > 0) self.breakNext = true; }).catch(() => {})));
+    setUp: (context) => context.addInitScript(listen),
+    stop,
+    async busy(page) {
+      await page.waitForFunction(() => window.__faults.answered > 0, null, { timeout: 60_000 });
+      await page.evaluate(() => window.__faultsChannel.postMessage("break busy"));
     },
   };
 }
@@ -387,20 +416,21 @@ async function sessionCount(region) {
 test("a worker that stops during an index pass: its units are read again; a unit whose third worker stops too is said aloud", async () => {
   const history = generatedHistory();
   // Once: the workers of the pass stop after their next answer; fresh ones read again what they held.
-  let app = await openApp(browser, server);
+  let faults = watchWorkers("indexed");
+  let app = await openApp(browser, server, { setUp: faults.setUp });
   // The page's own account of the pass (walk, units, retries), said if the count is short.
   const said = [];
   app.page.on("console", (m) => {
     if (/^sessionscope/.test(m.text())) said.push(`${m.type()}: ${m.text()}`);
   });
-  const watched = await watchWorkers(app.page, "indexed");
   await dropFolder(app.page, history.projects);
-  await watched.busy();
+  await faults.busy(app.page);
   let { region, status } = await indexed(app.page);
   const all = await sessionCount(region);
   const problems = await region.getByRole("region", { name: "Files not indexed" }).innerText().catch(() => "none");
   assert.ok(all >= 30, `the history's sessions: ${all}; ${status}; files not indexed: ${problems}\n${said.join("\n")}`);
   assert.deepEqual(await region.getByRole("alert").allInnerTexts(), [], `nothing is lost: ${status}`);
+  faults.stop();
   await app.context.close();
 
   // Without a fault, the same count.
@@ -411,11 +441,12 @@ test("a worker that stops during an index pass: its units are read again; a unit
   await app.context.close();
 
   // Every worker, fresh ones too, stops after its first answer: some units fail three times.
-  app = await openApp(browser, server);
-  await watchWorkers(app.page, "indexed", { always: true });
+  faults = watchWorkers("indexed", { always: true });
+  app = await openApp(browser, server, { setUp: faults.setUp });
   await dropFolder(app.page, history.projects);
   ({ region } = await indexed(app.page));
-  const alert = region.getByRole("alert").filter({ hasText: /^\d+ session file sets? could not be indexed \(projects\/.+\): the worker reading it stopped: Uncaught Error: injected fault\. Their sessions are not listed; reopen the folder to try them again\.$/ });
+  faults.stop();
+  const alert = region.getByRole("alert").filter({ hasText: /^\d+ session file sets? could not be indexed \(projects\/.+\): the worker reading it stopped on a fault in (Chrome|Firefox|Safari)\b[^.]*\. Their sessions are not listed; reopen the folder to try them again\.$/ });
   await alert.waitFor();
   const failed = Number(/^(\d+)/.exec(await alert.innerText())[1]);
   assert.ok(failed > 0 && (await sessionCount(region)) <= all - failed, "the sessions of the failed units are not listed, and said so");
@@ -425,22 +456,25 @@ test("a worker that stops during an index pass: its units are read again; a unit
 
 test("a worker that stops during a search: its units are searched again, and those that keep failing are said with the counts", async () => {
   const history = generatedHistory();
-  const app = await openApp(browser, server);
-  await dropFolder(app.page, history.projects);
-  const { region } = await indexed(app.page);
-  const search = region.getByRole("region", { name: "Search all sessions" });
-  const run = async (word) => {
-    await search.getByLabel("Search every session").fill(word);
-    await search.getByRole("button", { name: "Search" }).click();
-    const done = search.getByRole("status").filter({ hasText: /^\d+\+? match(es)? in \d+ sessions? · / });
+  const search = async (app, word) => {
+    await dropFolder(app.page, history.projects);
+    const { region } = await indexed(app.page);
+    const box = region.getByRole("region", { name: "Search all sessions" });
+    await box.getByLabel("Search every session").fill(word);
+    await box.getByRole("button", { name: "Search" }).click();
+    const done = box.getByRole("status").filter({ hasText: /^\d+\+? match(es)? in \d+ sessions? · / });
     await done.waitFor({ timeout: 60_000 });
-    return done.innerText();
+    return { search: box, said: await done.innerText() };
   };
-  const clean = await run("Keep the");
-  await watchWorkers(app.page, "hits", { always: true });
-  await run("Keep the");
-  const alert = search.getByRole("alert").filter({ hasText: /^\d+ session file sets? could not be searched \(projects\/.+\): the worker reading it stopped: Uncaught Error: injected fault\. The counts are without (it|them); search again to try (it|them)\.$/ });
+  const plain = await openApp(browser, server);
+  const clean = (await search(plain, "Keep the")).said;
+  await plain.context.close();
+  // Every worker of this page stops after its first hits (the index's answers hold none).
+  const faults = watchWorkers("hits", { always: true });
+  const app = await openApp(browser, server, { setUp: faults.setUp });
+  const alert = (await search(app, "Keep the")).search.getByRole("alert").filter({ hasText: /^\d+ session file sets? could not be searched \(projects\/.+\): the worker reading it stopped on a fault in (Chrome|Firefox|Safari)\b[^.]*\. The counts are without (it|them); search again to try (it|them)\.$/ });
   await alert.waitFor({ timeout: 30_000 });
+  faults.stop();
   assert.match(clean, /^\d+ matches in \d+ sessions/);
   await app.context.close();
 });

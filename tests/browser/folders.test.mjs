@@ -5,12 +5,11 @@
 //
 // The folder lives in the origin-private file system, whose handles are the same
 // FileSystemDirectoryHandle the picker gives: `showDirectoryPicker` is made to answer it.
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { ROOT, openApp, waitForApp, dropFolder, writeFolder, pickerAnswers, chooseFolder, indexed, servedForTests } from "./harness.mjs";
+import { test, withoutFolderHandles, ROOT, openApp, waitForApp, dropFolder, writeFolder, pickerAnswers, chooseFolder, indexed, servedForTests } from "./harness.mjs";
 
 const DAG = join(ROOT, "crates/engine/tests/fixtures/dag");
 const SESSIONS = join(ROOT, "tests/fixtures/sessions");
@@ -49,6 +48,7 @@ async function sessionTexts(region) {
 }
 
 test("a picked folder is remembered, reopens after a reload from its cached index (once the browser's permission is given), re-reads what changed, and is forgotten", async () => {
+  if (await withoutFolderHandles(browser, server)) return;
   const app = await openApp(browser, server);
   const { page } = app;
   await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry("projects", { recursive: true }).catch(() => {}));
@@ -134,6 +134,7 @@ test("a picked folder is remembered, reopens after a reload from its cached inde
 });
 
 test("a remembered folder that is gone says so on the page, and nothing else is lost", async () => {
+  if (await withoutFolderHandles(browser, server)) return;
   const app = await openApp(browser, server);
   const { page } = app;
   await chooseFolder(page, "moving", history());
@@ -170,6 +171,7 @@ function kettleLine(uuid, parent, text) {
 }
 
 test("a followed folder: an appended line shows in the open session and keeps the selection, a half-written line waits, a new session appears, a rewritten file is read again", async () => {
+  if (await withoutFolderHandles(browser, server)) return;
   const app = await openApp(browser, server);
   const { page } = app;
   const files = history();
@@ -250,6 +252,7 @@ test("a followed folder: an appended line shows in the open session and keeps th
 });
 
 test("a picked folder that holds one session opens it, and follows it: an appended line shows within 3 s", async () => {
+  if (await withoutFolderHandles(browser, server)) return;
   const app = await openApp(browser, server);
   const { page } = app;
   const kettle = readFileSync(join(SESSIONS, "kettle-rename.jsonl"), "utf8");
@@ -269,6 +272,7 @@ test("a picked folder that holds one session opens it, and follows it: an append
 });
 
 test("a followed folder that goes away while a session is open: the session page says it is no longer followed, and what is shown stays", async () => {
+  if (await withoutFolderHandles(browser, server)) return;
   const app = await openApp(browser, server);
   const { page } = app;
   const { region } = await chooseFolder(page, "leaving", history());
@@ -295,6 +299,7 @@ test("a followed folder that goes away while a session is open: the session page
 });
 
 test("a dropped folder is remembered too: it reopens from the cache, and a line an agent appends on disk shows in the open session, also when the file changes while it is read or opened", async () => {
+  if (await withoutFolderHandles(browser, server)) return;
   const dir = mkdtempSync(join(tmpdir(), "sessionscope-dropped-"));
   const projects = join(dir, "projects");
   const files = history();

@@ -2,11 +2,11 @@
 // Ollama chat captures, Pi, Gemini CLI, Qwen Code and Copilot CLI sessions, Amp threads, Aider
 // histories, Cline and Roo Code task folders, Cursor CLI transcript folders) dropped one at a time on the page: the load summary says what each was
 // read as, and the graph, the side panel and the statistics show the engine's figures for it.
-import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, openApp, dropFiles, dropFolder, allTreeItems, tree, engineSummary, servedForTests } from "./harness.mjs";
+import { test, ROOT, openApp, dropFiles, dropFolder, allTreeItems, tree, engineSummary, engineIndex, servedForTests } from "./harness.mjs";
 
 const FORMATS = join(ROOT, "crates/engine/tests/fixtures/formats");
 let server;
@@ -217,33 +217,44 @@ for (const c of CASES) {
   });
 }
 
-test("logs of several agents dropped together each say their format, and an unknown file is refused with a reason", async () => {
-  const app = await openApp(browser, server);
-  const page = app.page;
-  const files = CASES.map((c) => ({ name: c.file, bytes: readFileSync(join(FORMATS, c.file)) }));
-  files.push({ name: "metrics.jsonl", bytes: '{"cpu":0.42,"mem":1024}\n{"cpu":0.40,"mem":1030}\n' });
-  files.push({ name: "empty.jsonl", bytes: "" });
-  await dropFiles(page, files);
-  await tree(page).waitFor();
-  const loadSummary = page.getByRole("region", { name: "Load summary" });
-  await loadSummary.getByRole("alert").filter({ hasText: "metrics.jsonl" }).waitFor();
-  const refusal = await loadSummary.getByRole("alert").filter({ hasText: "metrics.jsonl" }).innerText();
-  assert.match(refusal, /metrics\.jsonl: .*not a session log/, "the refusal says why");
-  // An empty file is read (there is nothing to refuse) and said to be empty, as loudly.
-  await loadSummary.getByRole("alert").filter({ hasText: "empty.jsonl: the file is empty" }).waitFor();
-  await loadSummary.getByText(/^Read as: /).click();
-  const rows = await loadSummary.getByRole("table", { name: "Files read" }).getByRole("row").allInnerTexts();
-  for (const c of CASES) {
-    assert.ok(rows.some((r) => r.includes(c.file) && r.includes(c.label)), `${c.file} read as ${c.label}`);
+test("logs of several agents dropped together are indexed as a history: each session with its agent and the engine's figures, an unknown or empty file listed with its reason", async () => {
+  // More sessions than one view shows: the files open as a history, as a folder of them would.
+  const dir = mkdtempSync(join(tmpdir(), "sessionscope-formats-"));
+  try {
+    for (const c of CASES) writeFileSync(join(dir, c.file), readFileSync(join(FORMATS, c.file)));
+    writeFileSync(join(dir, "metrics.jsonl"), '{"cpu":0.42,"mem":1024}\n{"cpu":0.40,"mem":1030}\n');
+    writeFileSync(join(dir, "empty.jsonl"), "");
+    const expected = engineIndex(dir);
+    assert.ok(expected.sessions.length > 4, `more sessions than one view shows: ${expected.sessions.length}`);
+    const app = await openApp(browser, server);
+    const page = app.page;
+    await dropFiles(page, readdirSync(dir).map((name) => ({ name, bytes: readFileSync(join(dir, name)) })));
+    const history = page.getByRole("region", { name: "History" });
+    await history.getByRole("status").filter({ hasText: /^Indexed / }).waitFor({ timeout: 60_000 });
+    const options = await history.getByRole("listbox", { name: "Sessions" }).getByRole("option").allInnerTexts();
+    assert.equal(options.length, expected.sessions.length, options.join("\n"));
+    // Each session with its agent, its title, and the engine's cost.
+    // (Two agents' fixtures share a title: a row is known by its title and its agent.)
+    for (const row of expected.sessions) {
+      const title = row.title || row.session_id;
+      const shown = options.find((o) => o.startsWith(title.split("\n")[0].slice(0, 40)) && o.includes(`\n${row.agent} `));
+      assert.ok(shown, `${row.agent}: ${title} is listed:\n${options.join("\n")}`);
+      assert.ok(shown.includes(`$${row.cost_usd.toFixed(2)}`), `${title}: $${row.cost_usd.toFixed(2)}: ${shown}`);
+    }
+    // The files that hold no session, in one summary, each with the engine's reason.
+    const problems = history.getByRole("region", { name: "Files not indexed" });
+    await problems.getByText(/^2 files hold no session/).click();
+    for (const name of ["metrics.jsonl", "empty.jsonl"]) {
+      const reason = expected.problems.find((p) => p.path.endsWith(name))?.reason;
+      assert.ok(reason, `the engine says why ${name} holds no session`);
+      const item = problems.getByRole("listitem").filter({ hasText: name });
+      assert.ok((await item.innerText()).includes(reason), `${name}: ${reason}`);
+    }
+    assert.deepEqual(app.errors, []);
+    await app.context.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  assert.ok(rows.some((r) => r.includes("metrics.jsonl") && r.includes("not read")));
-  // Four sessions, one per agent, in the sessions list.
-  const sessions = page.getByRole("region", { name: "Sessions" });
-  for (const title of ["parses_empty_brew", "average rating", "--json flag", "How many brews"]) {
-    await sessions.getByRole("button", { name: new RegExp(title.replace(/[-]/g, "\\-")) }).first().waitFor();
-  }
-  assert.deepEqual(app.errors, []);
-  await app.context.close();
 });
 
 test("a dropped Aider chat history shows each run as a session, its edits as operations on the files they touch", async () => {

@@ -1,10 +1,9 @@
 // The foundation: the built site loads under its CSP with no console error, the example and
 // dropped or picked files show their messages, and nothing is requested from anywhere else.
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, DIST, serveDist, openApp, dropFiles, realFixture, allTreeItems, tree, servedForTests } from "./harness.mjs";
+import { test, ROOT, DIST, serveDist, openApp, dropFiles, realFixture, allTreeItems, tree, servedForTests } from "./harness.mjs";
 
 const KETTLE = join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl");
 let server;

@@ -1,12 +1,25 @@
-// Shared pieces of the browser tests: a static server for the built site, headless Chromium
-// (Debian's, driven by playwright-core), and recorders for requests and console errors.
+// Shared pieces of the browser tests: a static server for the built site, the browser of the
+// engine this run drives (./engines.mjs: Chromium, Firefox or WebKit), tests named with their
+// engine, recorders for requests and console errors, and drops of files and folders that work in
+// every engine.
 import { execFileSync } from "node:child_process";
-import { before, after } from "node:test";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, extname, join, normalize, resolve } from "node:path";
+import { test as nodeTest, before, after } from "node:test";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, extname, join, normalize, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { serveFolder } from "../../scripts/static-server.mjs";
+import { ENGINE, EMULATES_PER_CONTEXT, launchEngine, launchPersistent } from "./engines.mjs";
+
+export { ENGINE };
+
+/**
+ * A test of this run's engine: node:test's `test`, its name followed by the engine in brackets
+ * ("… [firefox]"), so that every line of the output says where it ran. Use it as node:test's.
+ */
+export function test(name, ...rest) {
+  return nodeTest(`${name} [${ENGINE}]`, ...rest);
+}
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 // SESSIONSCOPE_DIST serves another build (to compare two builds in one sitting, say).
@@ -20,30 +33,23 @@ const REQUIRE_REAL_FIXTURES = "SESSIONSCOPE_REQUIRE_REAL_FIXTURES";
  * Serves `dir` on 127.0.0.1 under `prefix` (e.g. "/some/prefix/"), on a free port. Every request
  * is recorded ([`scripts/static-server.mjs`]).
  */
-export async function serveDist({ dir = DIST, prefix = "/", extra = {}, precompressed = false } = {}) {
-  return serveFolder({ dir, prefix, extra, precompressed, port: 0 });
+export async function serveDist({ dir = DIST, prefix = "/", extra = {}, precompressed = false, hooks } = {}) {
+  const server = await serveFolder({ dir, prefix, extra, precompressed, port: 0, hooks });
+  servers.set(server.origin, server);
+  const close = server.close;
+  server.close = () => {
+    servers.delete(server.origin);
+    return close();
+  };
+  return server;
 }
 
-/** The flags that keep Chromium off the network (see wasm-toolchain.md). */
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--disable-default-apps",
-  "--disable-extensions",
-  "--enable-precise-memory-info",
-  // Extra flags for experiments, e.g. CHROMIUM_FLAGS="--js-flags=--no-wasm-lazy-compilation".
-  ...(process.env.CHROMIUM_FLAGS ? process.env.CHROMIUM_FLAGS.split(" ") : []),
-];
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+/** The servers of this run by their origin, for the helpers that serve a page files of disk. */
+const servers = new Map();
 
-/** Headless Chromium with the flags that keep it off the network. */
+/** The browser of this run's engine, headless, kept off the network ([`./engines.mjs`]). */
 export async function launchBrowser() {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  return launchEngine(ENGINE);
 }
 
 /**
@@ -57,7 +63,10 @@ export async function launchBrowser() {
 export function servedForTests(ready, serve) {
   let site;
   before(async () => {
-    site = { server: await serveDist(serve), browser: await launchBrowser() };
+    // WebKit's driver sees the page's console and downloads through the server
+    // (`browser.serverHooks`, ./webkit.mjs): the browser comes first.
+    const browser = await launchBrowser();
+    site = { browser, server: await serveDist({ ...serve, hooks: browser.serverHooks }) };
     ready(site);
   });
   after(async () => {
@@ -67,17 +76,11 @@ export function servedForTests(ready, serve) {
 }
 
 /**
- * Headless Chromium with a profile of its own in `userDataDir`, as one context: unlike
+ * The browser with a profile of its own in `userDataDir`, as one context: unlike
  * `launchBrowser`'s contexts it is no incognito window (Chromium installs no app from one).
  */
 export async function launchProfile(userDataDir) {
-  return chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 860 },
-    colorScheme: "light",
-  });
+  return launchPersistent(userDataDir, ENGINE);
 }
 
 /**
@@ -87,6 +90,9 @@ export async function launchProfile(userDataDir) {
  * `timezoneId` is the browser's time zone (the machine's without it).
  */
 export async function openApp(browser, server, { url = server.url, colorScheme = "light", viewport, setUp, timezoneId } = {}) {
+  // Where the driver cannot give a context a dark scheme or a zone of its own, a browser whose
+  // system says them does (one per such wish, for the test file).
+  if (!EMULATES_PER_CONTEXT && (colorScheme !== "light" || timezoneId)) browser = await systemBrowser({ colorScheme, timezoneId });
   const context = await browser.newContext({ colorScheme, viewport: viewport || { width: 1280, height: 860 }, timezoneId });
   await setUp?.(context);
   const page = await context.newPage();
@@ -115,39 +121,137 @@ export async function openApp(browser, server, { url = server.url, colorScheme =
   };
 }
 
+/**
+ * The browser's Back, as the page's own history entries make it (they change the address's
+ * fragment only): the drivers' `goBack` waits for a load that such an entry never has in Firefox.
+ * The caller waits for what Back shows.
+ */
+export async function back(page) {
+  await page.evaluate(() => history.back());
+}
+
+/** The browser's Forward ([`back`]). */
+export async function forward(page) {
+  await page.evaluate(() => history.forward());
+}
+
+/**
+ * Lets the page of `app` copy to the clipboard, and a test read what it copied
+ * ([`copiedText`]). Chromium's clipboard is granted and read back for real. Firefox's and
+ * WebKit's drivers can grant no clipboard permission, and reading it needs a person's paste: the
+ * page's `navigator.clipboard.writeText` is recorded there instead (the page's call is what is
+ * tested; the browser's clipboard is not).
+ */
+export async function allowClipboard(app, origin) {
+  if (ENGINE === "chromium") return app.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+  await app.page.evaluate(() => {
+    navigator.clipboard.writeText = async (text) => {
+      window.__copied = String(text);
+    };
+  });
+}
+
+/** What the page last copied ([`allowClipboard`]). */
+export async function copiedText(page) {
+  if (ENGINE === "chromium") return page.evaluate(() => navigator.clipboard.readText());
+  return page.evaluate(() => window.__copied ?? "");
+}
+
+/**
+ * Clicks (`click()`, a promise) something that makes the page download a file it made (an
+ * `<a download>` of a Blob, as every download of the page is), and answers the file: `{ name,
+ * bytes }`. Chromium's driver sees the download itself; Firefox's (WebDriver BiDi in ESR 153)
+ * and WebKit's (classic WebDriver) cannot, so there the anchor's click is caught in the page and
+ * the Blob read.
+ */
+export async function downloaded(page, click, { timeout = 60_000 } = {}) {
+  if (ENGINE === "chromium") {
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout }), click()]);
+    return { name: download.suggestedFilename(), bytes: readFileSync(await download.path()) };
+  }
+  await page.evaluate(() => {
+    window.__downloads = [];
+    // The page revokes a Blob's URL as soon as the click returns, before a fetch of it would
+    // run: the Blobs are kept by their URLs as they are made.
+    const blobs = new Map();
+    const createObjectURL = URL.createObjectURL;
+    URL.createObjectURL = (blob) => {
+      const url = createObjectURL.call(URL, blob);
+      blobs.set(url, blob);
+      return url;
+    };
+    const click = HTMLAnchorElement.prototype.click;
+    HTMLAnchorElement.prototype.click = function () {
+      const blob = blobs.get(this.href);
+      if (!this.hasAttribute("download") || !blob) return click.call(this);
+      const name = this.getAttribute("download");
+      window.__downloads.push(
+        blob.arrayBuffer().then((b) => {
+          const bytes = new Uint8Array(b);
+          let text = "";
+          for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+          return { name, b64: btoa(text) };
+        }),
+      );
+    };
+  });
+  await click();
+  await page.waitForFunction(() => window.__downloads.length > 0, null, { timeout });
+  const { name, b64 } = await page.evaluate(() => window.__downloads[0]);
+  return { name, bytes: Buffer.from(b64, "base64") };
+}
+
+/** Browsers launched for a colour scheme or a time zone ([`openApp`]), closed after the file. */
+const systemBrowsers = new Map();
+async function systemBrowser(system) {
+  const key = JSON.stringify(system);
+  if (!systemBrowsers.has(key)) systemBrowsers.set(key, launchEngine(ENGINE, system));
+  return systemBrowsers.get(key);
+}
+after(async () => {
+  for (const browser of systemBrowsers.values()) await (await browser).close();
+  systemBrowsers.clear();
+});
+
 /** Waits until the wasm app has replaced the static skeleton. */
 export async function waitForApp(page) {
   await page.getByRole("button", { name: "Open example" }).waitFor({ timeout: 30_000 });
 }
 
 /**
- * Drops files on the drop zone with a real `drop` event carrying a `DataTransfer`.
- * `files`: [{ name, bytes: Buffer|string }].
+ * Drops files on the drop zone (anywhere in the page once something is loaded) with real
+ * `dragenter`, `dragover` and `drop` events carrying a `DataTransfer` of `File`s made in the page:
+ * the same in every engine. `files`: [{ name, bytes: Buffer|string }].
  */
 export async function dropFiles(page, files) {
-  const payload = files.map((f) => ({
-    name: f.name,
-    b64: Buffer.from(f.bytes).toString("base64"),
-  }));
-  const dataTransfer = await page.evaluateHandle((items) => {
-    const dt = new DataTransfer();
+  const payload = files.map((f) => ({ name: f.name, b64: Buffer.from(f.bytes).toString("base64") }));
+  await page.evaluate((items) => {
+    const data = new DataTransfer();
     for (const item of items) {
       const binary = atob(item.b64);
       const bytes = new Uint8Array(binary.length);
       for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-      dt.items.add(new File([bytes], item.name, { type: "application/json" }));
+      data.items.add(new File([bytes], item.name, { type: "application/json" }));
     }
-    return dt;
+    const target = document.querySelector("[aria-label='Open session logs']") || document.querySelector("main");
+    for (const type of ["dragenter", "dragover", "drop"]) {
+      target.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
+    }
   }, payload);
-  // The drop zone on the start page; anywhere in the page once something is loaded.
-  const zone = page.getByRole("region", { name: "Open session logs" });
-  const target = (await zone.count()) > 0 ? zone : page.locator("main");
-  await target.dispatchEvent("dragover", { dataTransfer });
-  await target.dispatchEvent("drop", { dataTransfer });
 }
 
-/** Drops a folder from disk through Chromium's own drag and drop, as a user would. */
+/**
+ * Drops a folder (or a file) from disk on the page. In Chromium, through its own drag and drop
+ * (CDP), as a user would: the page gets the folder's directory entry and its handle. Elsewhere no
+ * driver can drag from the desktop: a file is picked with "Choose files…" instead, which gives
+ * the page the same `File` of disk (its reads see the file change or go); a folder's drop carries
+ * directory entries made in the page ([`dropEntries`]), with the API Firefox and Safari give a
+ * dropped folder (`webkitGetAsEntry`, `createReader().readEntries`, `file()`), each file's bytes
+ * fetched from the test's server when the page asks for it.
+ */
 export async function dropFolder(page, dir) {
+  if (ENGINE !== "chromium" && statSync(dir).isFile()) return page.getByLabel("Choose session log files").setInputFiles([dir]);
+  if (ENGINE !== "chromium") return dropEntries(page, dir);
   const cdp = await page.context().newCDPSession(page);
   const box = await page.locator("body").boundingBox();
   const point = { x: box.x + box.width / 2, y: box.y + 200 };
@@ -155,6 +259,68 @@ export async function dropFolder(page, dir) {
   for (const type of ["dragEnter", "dragOver", "drop"]) {
     await cdp.send("Input.dispatchDragEvent", { type, ...point, data });
   }
+}
+
+/** The files and folders under `dir` as a tree: { name, folder, size, modified, children }. */
+function treeOf(dir) {
+  const stat = statSync(dir);
+  const node = { name: basename(dir), folder: stat.isDirectory(), size: stat.size, modified: stat.mtimeMs };
+  if (node.folder) node.children = readdirSync(dir).sort().map((name) => treeOf(join(dir, name)));
+  return node;
+}
+
+/**
+ * Drops the folder `dir` as directory entries made in the page ([`dropFolder`] outside
+ * Chromium). The page's server must be this run's (`servedForTests`): it serves the folder's files
+ * under a path of their own (`server.mount`). A folder answers `readEntries` 100 entries at a
+ * time, as Chromium's do; a file's `file()` fetches its bytes then (a file deleted meanwhile
+ * fails with `NotFoundError`).
+ */
+export async function dropEntries(page, dir) {
+  const server = servers.get(new URL(page.url()).origin);
+  if (!server) throw new Error(`dropEntries: the page at ${page.url()} is not served by a server of this run`);
+  const base = server.mount(dir);
+  await page.evaluate(
+    ({ tree, base }) => {
+      const entry = (node, path) => {
+        const common = { name: node.name, fullPath: `/${path}`, isFile: !node.folder, isDirectory: node.folder };
+        if (!node.folder) {
+          const url = base + path.split("/").slice(1).map(encodeURIComponent).join("/");
+          return {
+            ...common,
+            file(ok, failed) {
+              fetch(url)
+                .then((r) => (r.ok ? r.blob() : Promise.reject(new DOMException(`${path} is gone`, "NotFoundError"))))
+                .then((blob) => ok(new File([blob], node.name, { lastModified: node.modified })), (e) => failed?.(e));
+            },
+          };
+        }
+        return {
+          ...common,
+          createReader() {
+            let at = 0;
+            return {
+              readEntries(ok) {
+                const batch = node.children.slice(at, at + 100).map((child) => entry(child, `${path}/${child.name}`));
+                at += batch.length;
+                setTimeout(() => ok(batch));
+              },
+            };
+          },
+        };
+      };
+      const top = entry(tree, tree.name);
+      const item = { kind: "file", type: "", webkitGetAsEntry: () => top, getAsFile: () => null };
+      const data = { items: [item], files: [], types: ["Files"], dropEffect: "copy", effectAllowed: "all" };
+      const target = document.querySelector("[aria-label='Open session logs']") || document.querySelector("main");
+      for (const type of ["dragenter", "dragover", "drop"]) {
+        const event = new DragEvent(type, { bubbles: true, cancelable: true });
+        Object.defineProperty(event, "dataTransfer", { value: data });
+        target.dispatchEvent(event);
+      }
+    },
+    { tree: treeOf(dir), base },
+  );
 }
 
 /**
@@ -313,6 +479,48 @@ export async function writeFolder(page, root, files, { append = false } = {}) {
   );
 }
 
+/**
+ * Whether this run's engine gives the page folder handles it may keep and read again (Chromium's
+ * File System Access API: `showDirectoryPicker`). Firefox and Safari have none: a folder is read
+ * once, as its files ([`expectFolderFallback`]).
+ */
+export const KEEPS_FOLDERS = ENGINE === "chromium";
+
+/**
+ * What the page offers where the browser gives no folder handles: the start page says that a
+ * folder is not kept between visits nor followed, and "Choose a folder…" is a folder input, not
+ * the picker's button. A test of remembered or followed folders checks this in such an engine
+ * instead, then returns.
+ */
+export async function expectFolderFallback(page) {
+  const zone = page.getByRole("region", { name: "Open session logs" });
+  await zone.getByText(/^This browser cannot keep a folder between visits or follow running sessions/).waitFor();
+  if ((await zone.getByRole("button", { name: "Choose a folder…" }).count()) !== 0) {
+    throw new Error("a browser without folder handles offers the folder picker's button");
+  }
+  const input = page.getByLabel("Choose a project folder");
+  if ((await input.getAttribute("webkitdirectory")) === null || (await input.getAttribute("type")) !== "file") {
+    throw new Error("Choose a folder… is no folder input");
+  }
+  if ((await page.getByRole("region", { name: "Remembered folders" }).count()) !== 0) {
+    throw new Error("a browser without folder handles lists remembered folders");
+  }
+}
+
+/**
+ * The start of a test of remembered or followed folders: in an engine without folder handles
+ * (Firefox, Safari) it checks, on a fresh page, what the page offers instead
+ * ([`expectFolderFallback`]) and answers true, and the test returns; in Chromium it answers false.
+ */
+export async function withoutFolderHandles(browser, server) {
+  if (KEEPS_FOLDERS) return false;
+  const app = await openApp(browser, server);
+  await expectFolderFallback(app.page);
+  if (app.errors.length) throw new Error(`the page logged errors: ${app.errors.join("\n")}`);
+  await app.context.close();
+  return true;
+}
+
 /** Makes the browser's folder picker answer the origin-private folder `root`. */
 export async function pickerAnswers(page, root) {
   await page.evaluate((root) => {
@@ -327,6 +535,57 @@ export async function chooseFolder(page, root, files) {
   await page.getByRole("button", { name: "Choose a folder…" }).click();
   return indexed(page);
 }
+
+/**
+ * A folder of logs (`files`: path → text) opened as a history the way this engine's users open
+ * one: in Chromium, picked with "Choose a folder…" (the origin-private folder `root` answers the
+ * picker) and reopened from the remembered folders after a reload; in Firefox and WebKit, which
+ * keep no folder, written to a folder of disk and dropped, and dropped again after a reload.
+ * Answers `{ region, append(files), reopen() }`: `append` adds text to files (an agent writing
+ * on), `reopen` reloads the page and opens the folder again; both answer the history's region.
+ */
+export async function openHistoryFolder(page, root, files) {
+  if (KEEPS_FOLDERS) {
+    await page.evaluate(async (root) => (await navigator.storage.getDirectory()).removeEntry(root, { recursive: true }).catch(() => {}), root);
+    const { region } = await chooseFolder(page, root, files);
+    return {
+      region,
+      append: (more) => writeFolder(page, root, more, { append: true }),
+      async reopen() {
+        await page.reload();
+        await waitForApp(page);
+        await page.getByRole("region", { name: "Remembered folders" }).getByRole("button", { name: `Reopen ${root}` }).click();
+        return (await indexed(page)).region;
+      },
+    };
+  }
+  const disk = join(mkdtempSync(join(tmpdir(), "sessionscope-folder-")), root);
+  foldersOnDisk.push(dirname(disk));
+  const write = (more, append) => {
+    for (const [path, text] of Object.entries(more)) {
+      mkdirSync(dirname(join(disk, path)), { recursive: true });
+      (append ? appendFileSync : writeFileSync)(join(disk, path), text);
+    }
+  };
+  write(files, false);
+  await dropFolder(page, disk);
+  return {
+    region: (await indexed(page)).region,
+    append: async (more) => write(more, true),
+    async reopen() {
+      await page.reload();
+      await waitForApp(page);
+      await dropFolder(page, disk);
+      return (await indexed(page)).region;
+    },
+  };
+}
+
+/** The folders of disk [`openHistoryFolder`] wrote, removed after the test file. */
+const foldersOnDisk = [];
+after(() => {
+  for (const dir of foldersOnDisk.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 /** Waits until the history is indexed: its region and its status line. */
 export async function indexed(page) {

@@ -2,12 +2,13 @@
 // holds rows, not logs), its projects and totals equal `sessionscope index --json`, a session
 // opens on demand and back keeps the list as it was, a search of every session opens its hit,
 // and a file that is not a log is listed with its reason while the rest is indexed.
-import { test, before, after } from "node:test";
+import { before, after } from "node:test";
+import { execFileSync } from "node:child_process";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, openApp, dropFolder, tree, engineIndex, servedForTests } from "./harness.mjs";
+import { test, ROOT, openApp, dropFolder, tree, engineIndex, servedForTests, back, forward } from "./harness.mjs";
 
 const DAG = join(ROOT, "crates/engine/tests/fixtures/dag");
 let server;
@@ -103,12 +104,12 @@ test("a folder of projects is indexed into projects and sessions that equal the 
   // A project chosen is an entry of the browser's history: Back lists every project's sessions
   // again, Forward the project's; the arrow keys move through the projects without new entries.
   const entries = await app.page.evaluate(() => history.length);
-  await app.page.goBack();
+  await back(app.page);
   await app.page.waitForFunction(() => location.hash === "");
   await sessions.getByRole("option").nth(expected.sessions.length - 1).waitFor();
   assert.equal(await sessions.getByRole("option").count(), expected.sessions.length);
   assert.equal(await projects.getByRole("option", { selected: true }).innerText().then((t) => t.split("\n")[0]), "All projects");
-  await app.page.goForward();
+  await forward(app.page);
   await app.page.waitForFunction(() => location.hash.startsWith("#p="));
   await projects.getByRole("option", { selected: true }).filter({ hasText: "projects/beta" }).waitFor();
   assert.equal(await sessions.getByRole("option").count(), byProject.get("/home/dev/projects/beta").sessions);
@@ -120,6 +121,48 @@ test("a folder of projects is indexed into projects and sessions that equal the 
   assert.deepEqual(app.errors, []);
   assert.deepEqual(app.foreignRequests(), []);
   await app.context.close();
+});
+
+test("a history's files picked together with Choose files… are indexed as a history, each subagent with its session by their ids, and what holds no session said once", async () => {
+  // The files of a generated history (subagents in `<session>/subagents/`, with their meta files),
+  // picked one by one as a Firefox or Safari user picks them: no folder is kept.
+  const dir = mkdtempSync(join(tmpdir(), "sessionscope-picked-"));
+  try {
+    execFileSync("cargo", ["run", "--quiet", "--release", "-p", "sessionscope-synth", "--bin", "gen-history", "--", "--out", dir, "--size", "20MB", "--projects", "4", "--seed", "11"], { cwd: ROOT, stdio: "ignore" });
+    const projects = join(dir, "projects");
+    const files = readdirSync(projects, { recursive: true }).map((f) => join(projects, f)).filter((f) => statSync(f).isFile());
+    const agents = files.filter((f) => /\/subagents\/agent-[^/]+\.jsonl$/.test(f));
+    assert.ok(agents.length > 10 && files.length > 40, `a history with subagents: ${files.length} files, ${agents.length} subagents`);
+    const notes = join(dir, "notes.txt");
+    writeFileSync(notes, "Remember to rotate the staging keys.\n");
+    const expected = engineIndex(projects);
+
+    const app = await openApp(browser, server);
+    await app.page.getByLabel("Choose session log files").setInputFiles([...files, notes]);
+    const history = app.page.getByRole("region", { name: "History" });
+    await history.getByRole("status").filter({ hasText: /^Indexed / }).waitFor({ timeout: 60_000 });
+    const options = await history.getByRole("listbox", { name: "Sessions" }).getByRole("option").allInnerTexts();
+    assert.equal(options.length, expected.sessions.length, "every session once");
+    // Each session with its subagents, linked without their folders, and the engine's cost:
+    // the engine's rows and the page's, as sets of title, cost and agents (titles repeat).
+    const facts = (title, cost, agents) => `${title.trim().slice(0, 40)} | $${cost} | ${agents} agents`;
+    const shown = options.map((o) => facts(o.split("\n")[0], /\$(\d+\.\d\d)/.exec(o)?.[1], Number(/ · (\d+) agents?/.exec(o)?.[1] ?? 0)));
+    const engine = expected.sessions.map((r) => facts(r.title, r.cost_usd.toFixed(2), r.agents));
+    assert.deepEqual(shown.sort(), engine.sort());
+    assert.ok(expected.sessions.reduce((n, r) => n + r.agents, 0) >= agents.length / 2, "the subagents are linked");
+    // Its projects, from the sessions' working folders, as the folder's index has them.
+    const projectsList = history.getByRole("listbox", { name: "Projects" });
+    assert.equal(await projectsList.getByRole("option").count(), new Set(expected.sessions.map((r) => r.project)).size + 1);
+    // The file that holds no session: one summary, not a notice per file.
+    const problems = history.getByRole("region", { name: "Files not indexed" });
+    await problems.getByText(/^1 file holds no session/).click();
+    assert.match(await problems.getByRole("listitem").innerText(), /notes\.txt/);
+    assert.equal(await app.page.getByRole("region", { name: "Load summary" }).count(), 0, "no view of every file at once");
+    assert.deepEqual(app.errors, []);
+    await app.context.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("a session opens on demand with only its files, and back finds the list as it was left", async () => {
@@ -177,11 +220,11 @@ test("a session opens on demand with only its files, and back finds the list as 
   // history; Back shows the list again (the app is not left), Forward opens the session again.
   await sessions.getByRole("option").first().click();
   await tree(app.page).getByRole("treeitem").first().waitFor({ timeout: 30_000 });
-  await app.page.goBack();
+  await back(app.page);
   await sessions.waitFor();
   await tree(app.page).waitFor({ state: "detached" });
   assert.doesNotMatch(await app.page.evaluate(() => location.hash), /s=/);
-  await app.page.goForward();
+  await forward(app.page);
   await tree(app.page).getByRole("treeitem").first().waitFor({ timeout: 30_000 });
   assert.match(await app.page.evaluate(() => location.hash), /&s=/);
   // "← History" goes back in the browser's history too: Back from the list would leave the page.

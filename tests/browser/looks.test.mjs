@@ -4,12 +4,12 @@
 // Sessions, Files, Failures and Activity tabs and a search of it) and the load summary of a file
 // with a broken line; and an Aider run, which has one time (its start), shows "—" for its
 // duration, never "0 ms". Form controls take the theme's colours in the dark theme.
-import { test, before, after } from "node:test";
+import { before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openApp, dropFiles, dropFolder, tree, servedForTests } from "./harness.mjs";
+import { test, openApp, dropFiles, dropFolder, tree, servedForTests } from "./harness.mjs";
 
 let server;
 let browser;

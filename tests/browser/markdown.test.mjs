@@ -1,11 +1,10 @@
 // Markdown in messages, as the page draws it: rendered by the render module (a wasm module of
 // its own, with the diffs, fetched once the page is idle, not part of the first download), with
 // raw HTML and unsafe links kept as text; and as plain text when that module cannot be loaded.
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, openApp, dropFiles, tree, servedForTests } from "./harness.mjs";
+import { test, ROOT, openApp, dropFiles, tree, servedForTests } from "./harness.mjs";
 
 const FIXTURE = join(ROOT, "tests/fixtures/sessions/markdown-reply.jsonl");
 const PROMPT = "Plan a simmer mode for the kettle, in Markdown please.";

@@ -5,10 +5,9 @@
 // files a step changed as a note, the panel's count and the statistics of `sessionscope summary
 // --json` of the same folder. A folder of the older layout (0.5.x) holding one session opens
 // in the viewer at once.
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, openApp, dropFolder, tree, engineSummary, engineIndex, servedForTests } from "./harness.mjs";
+import { test, ROOT, openApp, dropFolder, tree, engineSummary, engineIndex, servedForTests } from "./harness.mjs";
 
 const OPENCODE = join(ROOT, "crates/engine/tests/fixtures/opencode");
 const STORAGE = join(OPENCODE, "storage");

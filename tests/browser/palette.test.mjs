@@ -2,10 +2,9 @@
 // steep") opens that session, and typing "share" runs Share with its key shown beside it; in the
 // session, an action's key is listed and "next prompt" goes to the prompt; Escape closes it and
 // gives the focus back.
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, openApp, dropFolder, tree, servedForTests } from "./harness.mjs";
+import { test, ROOT, openApp, dropFolder, tree, servedForTests } from "./harness.mjs";
 
 let server;
 let browser;

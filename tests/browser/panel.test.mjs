@@ -1,9 +1,8 @@
 // The side panel, search, graph filters and statistics in a real browser, checked against
 // the engine's own figures (`sessionscope summary --json` on the same files).
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, openApp, dropFiles, dropFolder, realFixture, allTreeItems, tree, inView, engineSummary, servedForTests } from "./harness.mjs";
+import { test, ROOT, openApp, dropFiles, dropFolder, realFixture, allTreeItems, tree, inView, engineSummary, servedForTests } from "./harness.mjs";
 
 const EXAMPLE = join(ROOT, "assets/example");
 const EXAMPLE_SESSION = "e3a1c0de-7b2f-4c59-9d41-5f0e8a6b2c17";

@@ -2,9 +2,8 @@
 // (the first one is folded away under the compaction, and is opened to be shown), `e` goes to
 // the failed tool call; the `?` list names the keys; the side panel's Prompts outline lists each
 // prompt's first line, time and cost, and a click goes to it.
-import { test } from "node:test";
 import assert from "node:assert/strict";
-import { openApp, tree, servedForTests } from "./harness.mjs";
+import { test, openApp, tree, servedForTests } from "./harness.mjs";
 
 let server;
 let browser;

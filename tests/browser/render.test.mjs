@@ -1,11 +1,10 @@
 // Tool results and edits as rendered: terminal output with its colours (the 16, the 256-colour
 // palette, true colour, bold) and the changed words of an edit, in the light and the dark theme,
 // with nothing requested from anywhere but the local server.
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, openApp, dropFiles, tree, servedForTests } from "./harness.mjs";
+import { test, ROOT, openApp, dropFiles, tree, servedForTests } from "./harness.mjs";
 
 const FIXTURE = join(ROOT, "tests/fixtures/sessions/coloured-test-run.jsonl");
 let server;

@@ -2,12 +2,11 @@
 // its working directory, and one click copies it (the clipboard is read back here). The line is
 // the command line's (`sessionscope resume <id> <file>`) for a Claude Code, a Codex and a Gemini
 // CLI session; an id that looks like shell code is quoted; an agent with no such command says why.
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, openApp, dropFiles, tree, engineOutput, servedForTests } from "./harness.mjs";
+import { test, allowClipboard, copiedText, ROOT, openApp, dropFiles, tree, engineOutput, servedForTests } from "./harness.mjs";
 
 let server;
 let browser;
@@ -17,9 +16,8 @@ const FORMATS = join(ROOT, "crates/engine/tests/fixtures/formats");
 
 /** Opens `file` (on disk) in a page that may use the clipboard, and answers the page. */
 async function openWithClipboard(path, name = path.split("/").at(-1)) {
-  const app = await openApp(browser, server, {
-    setUp: (context) => context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin }),
-  });
+  const app = await openApp(browser, server);
+  await allowClipboard(app, server.origin);
   await dropFiles(app.page, [{ name, bytes: readFileSync(path) }]);
   await tree(app.page).waitFor({ timeout: 30_000 });
   return app;
@@ -30,7 +28,7 @@ async function copied(page, agent) {
   const resume = page.getByRole("group", { name: "Resume" });
   await resume.getByRole("button", { name: `Copy the command that resumes this session in ${agent}` }).click();
   await resume.getByRole("status").filter({ hasText: "Copied." }).waitFor();
-  return page.evaluate(() => navigator.clipboard.readText());
+  return copiedText(page);
 }
 
 for (const [agent, file, id, expected] of [

@@ -2,7 +2,6 @@
 // and with a passphrase), exported as a self-contained HTML file and as Markdown, and opened
 // elsewhere. Every request of every page is recorded; none may leave the local server, and no
 // planted secret may appear in any output.
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, mkdtempSync, writeFileSync, chmodSync } from "node:fs";
 import { execFileSync } from "node:child_process";
@@ -10,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { inflateRawSync } from "node:zlib";
-import { ROOT, serveDist, openApp, dropFiles, allTreeItems, tree, servedForTests } from "./harness.mjs";
+import { test, allowClipboard, copiedText, downloaded, ROOT, serveDist, openApp, dropFiles, allTreeItems, tree, servedForTests } from "./harness.mjs";
 
 const PLANTED = join(ROOT, "crates/engine/tests/fixtures/redact/planted.jsonl");
 const EXPECT = join(ROOT, "crates/engine/tests/fixtures/redact/planted.expect");
@@ -223,13 +222,10 @@ test("the HTML export opens from disk with the network blocked, and Markdown hol
   const dialog = await openShareDialog(app.page);
   const dir = mkdtempSync(join(tmpdir(), "sessionscope-export-"));
 
-  const [htmlDownload] = await Promise.all([
-    app.page.waitForEvent("download", { timeout: 60_000 }),
-    dialog.getByRole("button", { name: "Download HTML" }).click(),
-  ]);
-  const htmlPath = join(dir, htmlDownload.suggestedFilename());
-  await htmlDownload.saveAs(htmlPath);
-  assert.match(htmlDownload.suggestedFilename(), /\.sessionscope\.html$/);
+  const htmlDownload = await downloaded(app.page, () => dialog.getByRole("button", { name: "Download HTML" }).click());
+  const htmlPath = join(dir, htmlDownload.name);
+  writeFileSync(htmlPath, htmlDownload.bytes);
+  assert.match(htmlDownload.name, /\.sessionscope\.html$/);
   const html = readFileSync(htmlPath, "utf8");
   assert.match(html, /connect-src 'none'/, "the export's CSP allows no connection");
   assert.doesNotMatch(html, /<(link|script)[^>]+(src|href)="(https?:)?\/\//, "nothing is loaded from elsewhere");
@@ -239,12 +235,9 @@ test("the HTML export opens from disk with the network blocked, and Markdown hol
   assertNoSecret(unpackShare(data).body, "HTML export data");
   assertNoSecret(html, "HTML export");
 
-  const [mdDownload] = await Promise.all([
-    app.page.waitForEvent("download", { timeout: 60_000 }),
-    dialog.getByRole("button", { name: "Download Markdown" }).click(),
-  ]);
-  const mdPath = join(dir, mdDownload.suggestedFilename());
-  await mdDownload.saveAs(mdPath);
+  const mdDownload = await downloaded(app.page, () => dialog.getByRole("button", { name: "Download Markdown" }).click());
+  const mdPath = join(dir, mdDownload.name);
+  writeFileSync(mdPath, mdDownload.bytes);
   const markdown = readFileSync(mdPath, "utf8");
   assert.match(markdown, /### User/);
   assert.ok(markdown.includes(FIRST_PROMPT), "the Markdown has the conversation");
@@ -341,7 +334,7 @@ test("a link too long for a URL is refused with advice", async () => {
 
 test("a view-state link restores the selection and branch for someone with the same files, and says so when the files differ", async () => {
   const app = await openApp(browser, server);
-  await app.context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await allowClipboard(app, server.origin);
   await app.page.getByRole("button", { name: "Open example" }).click();
   const row = tree(app.page).getByRole("treeitem").filter({ hasText: "Bash" }).first();
   await row.click();
@@ -350,7 +343,7 @@ test("a view-state link restores the selection and branch for someone with the s
   const dialog = app.page.getByRole("dialog", { name: "Share, redacted" });
   await dialog.getByRole("button", { name: "Copy view link" }).click();
   await dialog.getByText(/View link copied/).waitFor();
-  const url = await app.page.evaluate(() => navigator.clipboard.readText());
+  const url = await copiedText(app.page);
   assert.match(url, /#v=1&fp=[0-9a-f]{16}&s=/);
   // The first Bash row of the example is its last Bash call (line 50), named by its id.
   assert.match(await row.innerText(), /^▸\nBash\ncargo test -q\n/);

@@ -1,11 +1,10 @@
 // The page and its workers (the protocol of src/protocol.rs) in a real browser: search of a
 // large session in the session's worker (a big one read from its file, not copied), a request the worker cannot read answered with an error that the
 // page shows, and replies the page cannot read ignored.
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, openApp, dropFiles, dropGeneratedSession, tree, servedForTests } from "./harness.mjs";
+import { test, ROOT, openApp, dropFiles, dropGeneratedSession, tree, servedForTests } from "./harness.mjs";
 
 const KETTLE = readFileSync(join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl"));
 /** A session this big takes a while to search: its hits come in steps. */
