@@ -6,6 +6,7 @@
 
 use js_sys::{Object, Reflect};
 use sessionscope_engine::history_cache::{CachedTrigrams, FileStamp, IndexCache, decode_trigrams, insights_header};
+use sessionscope_engine::small_json;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::FileSystemDirectoryHandle;
@@ -186,11 +187,11 @@ impl Folders {
     /// what was kept cannot be read).
     pub async fn load_seen(&self, id: &str) -> Option<FolderSeen> {
         let text = self.store.get(INDEXES, &seen_key(id)).await.ok()?.as_string()?;
-        serde_json::from_str(&text).ok()
+        small_json::from_str(&text).ok()
     }
 
     pub async fn save_seen(&self, id: &str, seen: &FolderSeen) -> Result<(), StorageError> {
-        let text = serde_json::to_string(seen).map_err(|e| StorageError::Failed(e.to_string()))?;
+        let text = small_json::to_string(seen).map_err(|e| StorageError::Failed(e.to_string()))?;
         self.store.put(INDEXES, &seen_key(id), &text.into()).await
     }
 
@@ -225,7 +226,7 @@ fn insight_parts_in(bytes: &js_sys::Uint8Array) -> Option<Vec<(Vec<FileStamp>, j
     let mut units = Vec::new();
     while at < length {
         let (start, stop) = part(at)?;
-        let stamps: Vec<FileStamp> = serde_json::from_slice(&bytes.subarray(start, stop).to_vec()).ok()?;
+        let stamps: Vec<FileStamp> = small_json::from_slice(&bytes.subarray(start, stop).to_vec()).ok()?;
         let (start, stop) = part(stop)?;
         units.push((stamps, bytes.slice(start, stop).buffer()));
         at = stop;

@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use sessionscope_engine::small_json::{self, Value};
 use similar::{Algorithm, DiffOp, Instant};
 
 /// The unchanged lines shown around each change of an edit.
@@ -88,18 +88,18 @@ fn diff_lines_until(old: &str, new: &str, context: usize, deadline: Option<Insta
 /// texts; the answer is the lines of their diffs one after the other ([`CONTEXT_LINES`] of
 /// context), changed words marked. Malformed input gives no lines.
 pub fn diff_edits_json(edits: &str) -> String {
-    let edits: Vec<(String, String)> = serde_json::from_str(edits).unwrap_or_default();
+    let edits: Vec<(String, String)> = small_json::from_str(edits).unwrap_or_default();
     let mut lines: Vec<DiffLine> = edits.iter().flat_map(|(old, new)| diff_lines(old, new, CONTEXT_LINES)).collect();
     mark_changed_words(&mut lines);
-    serde_json::to_string(&lines).unwrap_or_default()
+    small_json::to_string(&lines).unwrap_or_default()
 }
 
 /// The render module's word marking, JSON in and out: `lines` (a JSON array of diff lines, as a
 /// structured patch gives them) with their changed words marked. Malformed input gives no lines.
 pub fn mark_changed_words_json(lines: &str) -> String {
-    let mut lines: Vec<DiffLine> = serde_json::from_str(lines).unwrap_or_default();
+    let mut lines: Vec<DiffLine> = small_json::from_str(lines).unwrap_or_default();
     mark_changed_words(&mut lines);
-    serde_json::to_string(&lines).unwrap_or_default()
+    small_json::to_string(&lines).unwrap_or_default()
 }
 
 /// The diff of two texts without the diff engine: every old line removed, then every new line
@@ -478,7 +478,12 @@ mod tests {
 
     use super::*;
 
-    use serde_json::json;
+    /// A value, written as in `serde_json::json!`.
+    macro_rules! json {
+        ($($value:tt)+) => {
+            small_json::parse(&serde_json::to_vec(&serde_json::json!($($value)+)).unwrap()).unwrap()
+        };
+    }
 
     fn removed(old_line: u32, text: &str) -> DiffLine {
         removed_line(old_line, text.to_owned())

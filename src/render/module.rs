@@ -12,6 +12,7 @@
 use std::cell::{Cell, RefCell};
 
 use leptos::prelude::{ArcTrigger, Notify, Track};
+use sessionscope_engine::small_json;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -147,12 +148,12 @@ pub fn markdown_to_html(text: &str) -> Option<String> {
 
 /// The diff of edits (`(old, new)` texts), their lines one after the other, changed words marked.
 pub fn diff_edits(edits: &[(String, String)]) -> Option<Vec<DiffLine>> {
-    let answer = call("diffEdits", &serde_json::to_string(edits).ok()?)?;
-    serde_json::from_str(&answer).ok()
+    let answer = call("diffEdits", &small_json::to_string(edits).ok()?)?;
+    small_json::from_str(&answer).ok()
 }
 
 /// `lines` with their changed words marked.
 pub fn mark_changed_words(lines: &[DiffLine]) -> Option<Vec<DiffLine>> {
-    let answer = call("markChangedWords", &serde_json::to_string(lines).ok()?)?;
-    serde_json::from_str(&answer).ok()
+    let answer = call("markChangedWords", &small_json::to_string(lines).ok()?)?;
+    small_json::from_str(&answer).ok()
 }

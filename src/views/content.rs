@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use serde_json::Value;
 use sessionscope_engine::dag::{OpId, ToolOp, ToolStatus, tools};
 use sessionscope_engine::json::decode_value;
 use sessionscope_engine::model::{Block, BlockKind, Entry, EntryFlags, EntryId, EntryKind};
+use sessionscope_engine::small_json::{self, Value};
 
 use crate::logic::loaded::Model;
 use crate::render::diff::{self, DiffKind, DiffLine};
@@ -181,9 +181,9 @@ pub fn raw_lines(model: &Model, entries: &[EntryId]) -> AnyView {
         let path = corpus.files.get(entry.file as usize).map_or("", |f| f.path.as_str());
         let bytes = corpus.line_bytes(entry);
         let pretty = (bytes.len() <= RAW_PRETTY_LIMIT)
-            .then(|| serde_json::from_slice::<Value>(bytes).ok())
+            .then(|| small_json::parse(bytes).ok())
             .flatten()
-            .and_then(|v| serde_json::to_string_pretty(&v).ok());
+            .map(|v| v.to_pretty_json());
         let (text, cut) = match pretty {
             Some(text) => (text, 0),
             None => {
@@ -313,20 +313,7 @@ pub fn tool_detail(model: &Arc<Model>, op_index: OpId) -> AnyView {
 }
 
 fn call_input(model: &Model, op: &ToolOp) -> Value {
-    if op.call_entry.is_none() {
-        return Value::Null;
-    }
-    let corpus = &model.corpus;
-    let entry = &corpus.entries[op.call_entry.index()];
-    let block = corpus.blocks[op.call_block.index()];
-    let raw = corpus.span_bytes(entry.file, block.body);
-    if block.flags & Block::JSON_IN_STRING != 0 {
-        return serde_json::from_str::<Value>(&decode_value(raw))
-            .ok()
-            .and_then(|v| v.get("input").cloned())
-            .unwrap_or(Value::Null);
-    }
-    serde_json::from_slice(raw).unwrap_or(Value::Null)
+    tools::op_input(&model.corpus, op).0
 }
 
 /// `toolUseResult` of the result line, when it is small enough to read here.
@@ -338,7 +325,7 @@ fn result_details(model: &Model, op: &ToolOp) -> Option<Value> {
     if entry.tool_use_result.is_empty() || entry.tool_use_result.len() > 4 * LARGE_RESULT_BYTES {
         return None;
     }
-    serde_json::from_slice(model.corpus.span_bytes(entry.file, entry.tool_use_result)).ok()
+    small_json::parse(model.corpus.span_bytes(entry.file, entry.tool_use_result)).ok()
 }
 
 fn input_view(model: &Model, op: &ToolOp, name: &str, input: &Value, details: Option<&Value>) -> AnyView {
@@ -427,7 +414,7 @@ fn input_view(model: &Model, op: &ToolOp, name: &str, input: &Value, details: Op
                 return ().into_any();
             }
             let _ = model;
-            let pretty = serde_json::to_string_pretty(input).unwrap_or_default();
+            let pretty = input.to_pretty_json();
             let open = pretty.len() < 2000;
             view! {
                 <details class="folded tool-input" open=open>
@@ -513,7 +500,7 @@ fn result_text(model: &Model, op: &ToolOp) -> (String, Vec<(String, usize)>) {
     }
     let mut text = String::new();
     let mut images = Vec::new();
-    if let Ok(Value::Array(items)) = serde_json::from_slice::<Value>(raw) {
+    if let Ok(Value::Array(items)) = small_json::parse(raw) {
         for item in items {
             match item.get("type").and_then(Value::as_str) {
                 Some("text") => {

@@ -186,7 +186,7 @@ fn HistoryHeader(rows: Memo<Vec<Arc<HistoryRow>>>, order: Memo<Vec<usize>>) -> i
             rows.with_untracked(|rows| order.with_untracked(|order| order.iter().map(|&i| rows[i].clone()).collect()));
         if json {
             let sessions: Vec<&SessionRow> = listed.iter().map(|r| &r.row).collect();
-            let text = serde_json::to_string_pretty(&sessions).unwrap_or_default();
+            let text = sessionscope_engine::small_json::to_string_pretty(&sessions).unwrap_or_default();
             crate::platform::download::download_text("sessionscope-history.json", "application/json", &text);
         } else {
             crate::platform::download::download_text("sessionscope-history.csv", "text/csv", &to_csv(&listed));

@@ -339,7 +339,7 @@ fn chart(model: &Model, session: SessionId) -> AnyView {
 fn download_json(state: &ViewerState) {
     let Some(model) = state.model.get_value() else { return };
     let summary = summarize(&model.corpus, &model.graph);
-    let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
+    let text = sessionscope_engine::small_json::to_string_pretty(&summary).unwrap_or_default();
     crate::platform::download::download_text("sessionscope-summary.json", "application/json", &text);
 }
 

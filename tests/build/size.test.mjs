@@ -38,9 +38,15 @@ import { DIST } from "../browser/harness.mjs";
  * is one type-erased `AnyView`, not a nested generic type; −91 KB). 652 KB on 2026-11-28 (stop
  * 46): a log bigger than a tab holds is shown a part at a time (the parts' view and buttons, their
  * command palette entries, a part as a `File`), and the model crosses between threads in pieces
- * (+3 KB, with one encoder and one decoder of the model behind trait objects).
+ * (+3 KB, with one encoder and one decoder of the model behind trait objects). 2026-11-28 (issue
+ * 50): 591 KB as this test counts it (604,980 bytes), under issue 17's goal of 600 KB (614,400
+ * bytes), which is now the budget: the page's wasm is built with a profile of its own at opt-level
+ * z (604 KB, 618,415 bytes), and the JSON the page reads and writes (tool inputs, a line's
+ * details, marks, a history's cached index and what was seen, a share's header, downloads, the
+ * render module's diffs) goes through the engine's small_json instead of serde_json (the page's
+ * wasm −13 KB; docs/size.md).
  */
-const BUDGET = 652_000 + 13_000;
+const BUDGET = 614_400;
 
 /** The files the start page needs: index.html and what it links to (not the worker's). */
 function firstDownload() {

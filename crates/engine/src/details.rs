@@ -1,11 +1,8 @@
 //! Fields the model does not keep, read again from an entry's line when a view asks: one line
 //! at a time, never the whole file.
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
-
-use crate::json::{LNum, LStr, lenient};
 use crate::model::{Corpus, Entry};
+use crate::small_json::{self, Value};
 
 /// The rarely needed fields of an entry.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -31,89 +28,58 @@ pub struct EntryDetails {
     pub message_data: Option<String>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct DetailsHead<'a> {
-    #[serde(rename = "promptId", borrow)]
-    prompt_id: LStr<'a>,
-    #[serde(rename = "forkedFrom", borrow)]
-    forked_from: Option<&'a RawValue>,
-    #[serde(borrow)]
-    todos: Option<&'a RawValue>,
-    #[serde(rename = "thinkingMetadata", borrow, deserialize_with = "lenient")]
-    thinking: ThinkingHead<'a>,
-    #[serde(borrow, deserialize_with = "lenient")]
-    message: MessageTail<'a>,
-    #[serde(rename = "durationMs")]
-    duration_ms: LNum,
-    #[serde(borrow)]
-    level: LStr<'a>,
-    #[serde(rename = "retryAttempt")]
-    retry_attempt: LNum,
-    #[serde(rename = "maxRetries")]
-    max_retries: LNum,
-    #[serde(borrow, deserialize_with = "lenient")]
-    data: HookHead<'a>,
-    #[serde(rename = "messageData", borrow)]
-    message_data: Option<&'a RawValue>,
+/// A text field read leniently, as the importers read fields (`json::LStr`): a string, or an
+/// integer as its digits; anything else is no text.
+fn text(value: Option<&Value>) -> Option<String> {
+    match value? {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(n) if n.is_integer() => Some(n.to_string()),
+        _ => None,
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct ThinkingHead<'a> {
-    #[serde(borrow)]
-    level: LStr<'a>,
-    #[serde(rename = "maxThinkingTokens")]
-    max_tokens: LNum,
+/// A numeric field read leniently (`json::LNum`): a number, or a string that holds one.
+fn number(value: Option<&Value>) -> Option<f64> {
+    match value? {
+        Value::Number(n) => n.as_f64(),
+        Value::String(text) => text.trim().parse().ok(),
+        _ => None,
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct MessageTail<'a> {
-    #[serde(borrow)]
-    stop_reason: LStr<'a>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct HookHead<'a> {
-    #[serde(rename = "hookEvent", borrow)]
-    hook_event: LStr<'a>,
-    #[serde(rename = "hookName", borrow)]
-    hook_name: LStr<'a>,
-    #[serde(borrow)]
-    command: LStr<'a>,
-}
-
-fn owned(s: &LStr) -> Option<String> {
-    s.as_deref().map(str::to_owned)
+/// A number as a non-negative integer, saturating; negative values are 0 (`json::LNum::as_u64`).
+fn whole(n: Option<f64>) -> u64 {
+    crate::json::LNum(n).as_u64()
 }
 
 impl Corpus {
     /// Reads the rarely needed fields of `entry` from its line.
     pub fn entry_details(&self, entry: &Entry) -> EntryDetails {
-        let Ok(head) = serde_json::from_slice::<DetailsHead>(self.line_bytes(entry)) else {
+        let Ok(Value::Object(line)) = small_json::parse(self.line_bytes(entry)) else {
             return EntryDetails::default();
         };
-        let todos = head
-            .todos
-            .and_then(|raw| serde_json::from_str::<Vec<serde::de::IgnoredAny>>(raw.get()).ok())
-            .map(|items| items.len());
-        let thinking_level = owned(&head.thinking.level)
-            .or_else(|| head.thinking.max_tokens.0.map(|n| format!("{n} max thinking tokens")));
+        // A field that is `null` is not there.
+        let field = |key: &str| line.get(key).filter(|value| !value.is_null());
+        // An object's field, `None` where the object is something else.
+        let inner = |object: &str, key: &str| line.get(object).and_then(|o| o.as_object()).and_then(|o| o.get(key));
+        let thinking_level = text(inner("thinkingMetadata", "level")).or_else(|| {
+            number(inner("thinkingMetadata", "maxThinkingTokens")).map(|n| format!("{n} max thinking tokens"))
+        });
+        let duration = number(line.get("durationMs"));
+        let retry = number(line.get("retryAttempt"));
         EntryDetails {
-            prompt_id: owned(&head.prompt_id),
-            forked_from: head.forked_from.map(|raw| raw.get().to_owned()),
-            todos,
+            prompt_id: text(line.get("promptId")),
+            forked_from: field("forkedFrom").map(Value::to_json),
+            todos: line.get("todos").and_then(Value::as_array).map(Vec::len),
             thinking_level,
-            stop_reason: owned(&head.message.stop_reason),
-            duration_ms: head.duration_ms.0.map(|_| head.duration_ms.as_u64()),
-            level: owned(&head.level),
-            retry: head.retry_attempt.0.map(|_| (head.retry_attempt.as_u64(), head.max_retries.as_u64())),
-            hook_event: owned(&head.data.hook_event),
-            hook_name: owned(&head.data.hook_name),
-            command: owned(&head.data.command),
-            message_data: head.message_data.map(|raw| raw.get().to_owned()),
+            stop_reason: text(inner("message", "stop_reason")),
+            duration_ms: duration.map(|n| whole(Some(n))),
+            level: text(line.get("level")),
+            retry: retry.map(|n| (whole(Some(n)), whole(number(line.get("maxRetries"))))),
+            hook_event: text(inner("data", "hookEvent")),
+            hook_name: text(inner("data", "hookName")),
+            command: text(inner("data", "command")),
+            message_data: field("messageData").map(Value::to_json),
         }
     }
 
@@ -121,8 +87,8 @@ impl Corpus {
     /// (the line was parsed), but the text is returned as it is if it fails anyway.
     pub fn raw_line_pretty(&self, entry: &Entry) -> String {
         let bytes = self.line_bytes(entry);
-        match serde_json::from_slice::<serde_json::Value>(bytes) {
-            Ok(value) => serde_json::to_string_pretty(&value).unwrap_or_default(),
+        match small_json::parse(bytes) {
+            Ok(value) => value.to_pretty_json(),
             Err(_) => String::from_utf8_lossy(bytes).into_owned(),
         }
     }

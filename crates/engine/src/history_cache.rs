@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::history::{FileProblem, SessionRow};
 use crate::insights::UnitInsights;
+use crate::small_json;
 use crate::trigrams::TrigramSet;
 
 /// Bumped whenever a row's meaning or the cache's shape changes: an older cache is dropped.
@@ -72,17 +73,17 @@ impl IndexCache {
         struct Version {
             version: u32,
         }
-        let version: Version = serde_json::from_slice(bytes).ok()?;
+        let version: Version = small_json::from_slice(bytes).ok()?;
         if version.version != CACHE_VERSION {
             return None;
         }
-        let mut cache: IndexCache = serde_json::from_slice(bytes).ok()?;
+        let mut cache: IndexCache = small_json::from_slice(bytes).ok()?;
         cache.link();
         Some(cache)
     }
 
     pub fn encode(&self) -> Vec<u8> {
-        serde_json::to_vec(self).unwrap_or_default()
+        small_json::to_vec(self).unwrap_or_default()
     }
 
     fn link(&mut self) {
@@ -235,7 +236,7 @@ fn write_parts<'a>(
     out.write_all(magic)?;
     out.write_all(&CACHE_VERSION.to_le_bytes())?;
     for (files, part) in parts {
-        let stamps = serde_json::to_vec(files).unwrap_or_default();
+        let stamps = small_json::to_vec(files).unwrap_or_default();
         for part in [stamps.as_slice(), part.as_ref()] {
             out.write_all(&(part.len() as u32).to_le_bytes())?;
             out.write_all(part)?;
@@ -261,7 +262,7 @@ fn decode_parts<'b>(magic: &[u8; 4], bytes: &'b [u8]) -> Option<Vec<(Vec<FileSta
     };
     let mut parts = Vec::new();
     while !rest.is_empty() {
-        let files: Vec<FileStamp> = serde_json::from_slice(part(&mut rest)?).ok()?;
+        let files: Vec<FileStamp> = small_json::from_slice(part(&mut rest)?).ok()?;
         parts.push((files, part(&mut rest)?));
     }
     Some(parts)
@@ -308,6 +309,25 @@ mod tests {
         assert!(cache.lookup(std::slice::from_ref(&main)).is_none());
         assert!(cache.lookup(&[stamp("p/c.jsonl", 7, 1)]).is_none());
         assert!(cache.lookup(&[]).is_none());
+    }
+
+    #[test]
+    fn a_cache_is_written_as_serde_json_wrote_it_and_older_ones_read() {
+        let mut first =
+            unit(vec![stamp("p/a.jsonl", 100, 1_732_700_000_123), stamp("p/a/x.jsonl", 4, -1)], "é \"q\"\n");
+        first.rows[0].cost_usd = 0.1 + 0.2;
+        first.rows[0].start_ms = Some(-5);
+        first.problems.push(FileProblem { path: "p/b.txt".into(), reason: "not a log".into() });
+        let cache = IndexCache::new(vec![first, unit(vec![stamp("p/c.jsonl", 1, 1)], "")]);
+        // Caches kept before small_json were serde_json's writing: the same bytes.
+        let older = serde_json::to_vec(&cache).unwrap();
+        assert_eq!(cache.encode(), older);
+        let read = IndexCache::decode(&older).expect("an older cache reads");
+        assert_eq!(read.units(), cache.units());
+        let stamps = [stamp("p/a.jsonl", 1, 2)];
+        let set = TrigramSetBuilder::new(1).finish();
+        let parts = encode_trigrams([(&stamps[..], &set)]);
+        assert_eq!(decode_trigrams(&parts).map(|sets| sets[0].files.clone()), Some(stamps.to_vec()));
     }
 
     #[test]

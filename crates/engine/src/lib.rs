@@ -9,7 +9,9 @@
 //! uses a layer above it. Beneath all three, [`span`], [`json`], [`intern`] and [`index`] (the
 //! typed indices of the model and the graph) know nothing of them. [`dag`], [`search`], [`summary`], [`details`] and [`dump`] read the finished model.
 //! [`marks`] (a person's stars, notes and tags on sessions and entries) stands apart from all of
-//! them.
+//! them. [`small_json`] reads and writes the JSON that the page handles (tool inputs, a line's
+//! details, marks, a history's cached index, a share's header) in less code than serde_json,
+//! which the importers keep for their speed.
 
 pub mod dag;
 pub mod details;
@@ -29,6 +31,7 @@ pub mod redact;
 pub mod resume;
 pub mod search;
 pub mod share;
+pub mod small_json;
 pub mod span;
 pub mod summary;
 pub mod trigrams;

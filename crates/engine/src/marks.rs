@@ -25,6 +25,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::small_json::{self, Value};
+
 /// The `version` this code writes, and the newest it reads.
 pub const VERSION: u64 = 1;
 
@@ -72,13 +74,66 @@ impl Mark {
     }
 }
 
-/// A session's own mark and the marks on its entries, by entry uuid.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+/// A session's own mark and the marks on its entries, by entry uuid. In the file, the
+/// session's mark is written in the session's object, beside `entries` (as `#[serde(flatten)]`
+/// would, without the buffering of every value that it costs in code).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SessionMarks {
-    #[serde(flatten)]
     pub mark: Mark,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub entries: BTreeMap<String, Mark>,
+}
+
+impl Serialize for SessionMarks {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Mark { starred, note, tags, updated_ms } = &self.mark;
+        let mut map = serializer.serialize_map(None)?;
+        if *starred {
+            map.serialize_entry("starred", starred)?;
+        }
+        if !note.is_empty() {
+            map.serialize_entry("note", note)?;
+        }
+        if !tags.is_empty() {
+            map.serialize_entry("tags", tags)?;
+        }
+        map.serialize_entry("updated_ms", updated_ms)?;
+        if !self.entries.is_empty() {
+            map.serialize_entry("entries", &self.entries)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for SessionMarks {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = SessionMarks;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a session's marks")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<SessionMarks, A::Error> {
+                let mut marks = SessionMarks::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "starred" => marks.mark.starred = map.next_value()?,
+                        "note" => marks.mark.note = map.next_value()?,
+                        "tags" => marks.mark.tags = map.next_value()?,
+                        "updated_ms" => marks.mark.updated_ms = map.next_value()?,
+                        "entries" => marks.entries = map.next_value()?,
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(marks)
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
 }
 
 impl SessionMarks {
@@ -191,13 +246,12 @@ impl Marks {
     /// Reads a marks file. Notes and tags that are too long are cut, and empty marks are left
     /// out.
     pub fn from_json(text: &str) -> Result<Marks, MarksError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|error| MarksError::NotJson(error.to_string()))?;
+        let value = small_json::parse(text.as_bytes()).map_err(|error| MarksError::NotJson(error.to_string()))?;
         let Some(object) = value.as_object() else { return Err(MarksError::NotMarks) };
-        if object.get("sessionscope").and_then(serde_json::Value::as_str) != Some("marks") {
+        if object.get("sessionscope").and_then(Value::as_str) != Some("marks") {
             return Err(MarksError::NotMarks);
         }
-        let Some(version) = object.get("version").and_then(serde_json::Value::as_u64) else {
+        let Some(version) = object.get("version").and_then(Value::as_u64) else {
             return Err(MarksError::Invalid(VERSION_NOT_A_NUMBER.to_owned()));
         };
         if version > VERSION {
@@ -206,7 +260,7 @@ impl Marks {
         if version == 0 {
             return Err(MarksError::Invalid("its \"version\" is 0".to_owned()));
         }
-        let file: FileIn = serde_json::from_value(value).map_err(|error| MarksError::Invalid(error.to_string()))?;
+        let file: FileIn = small_json::from_str(text).map_err(|error| MarksError::Invalid(error.to_string()))?;
         let sessions = file
             .sessions
             .into_iter()
@@ -221,7 +275,7 @@ impl Marks {
         let file = FileOut { sessionscope: "marks", version: VERSION, sessions: &self.sessions };
         // Maps with string keys, strings, booleans and numbers always serialize; the empty
         // string is never returned in practice.
-        serde_json::to_string_pretty(&file).unwrap_or_default()
+        small_json::to_string_pretty(&file).unwrap_or_default()
     }
 
     /// The marks of session `id`, if it has any.
@@ -393,6 +447,35 @@ mod tests {
         assert!(value["sessions"]["s2"].get("note").is_none());
         assert!(value["sessions"]["s2"].get("starred").is_none(), "the session itself is not starred");
         assert_eq!(marks.to_json(), text, "the same marks write the same text");
+    }
+
+    #[test]
+    fn a_file_is_written_and_read_as_with_a_flattened_mark() {
+        // The shape `SessionMarks` had as `#[serde(flatten)] mark` beside `entries`.
+        #[derive(Serialize, Deserialize, Debug, PartialEq)]
+        struct Flattened {
+            #[serde(flatten)]
+            mark: Mark,
+            #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+            entries: BTreeMap<String, Mark>,
+        }
+        let marks = sample();
+        let flattened: BTreeMap<&String, Flattened> = marks
+            .sessions
+            .iter()
+            .map(|(id, s)| (id, Flattened { mark: s.mark.clone(), entries: s.entries.clone() }))
+            .collect();
+        #[derive(Serialize)]
+        struct File<'a> {
+            sessionscope: &'static str,
+            version: u64,
+            sessions: BTreeMap<&'a String, Flattened>,
+        }
+        let file = File { sessionscope: "marks", version: VERSION, sessions: flattened };
+        assert_eq!(marks.to_json(), serde_json::to_string_pretty(&file).unwrap());
+        let read: BTreeMap<String, SessionMarks> =
+            serde_json::from_str(&serde_json::to_string(&file.sessions).unwrap()).unwrap();
+        assert_eq!(read, marks.sessions);
     }
 
     #[test]

@@ -532,9 +532,7 @@ fn agent_status(model: &Model, conversation: ConversationId) -> AnyView {
         .corpus
         .entry(op.result_entry)
         .filter(|e| !e.tool_use_result.is_empty() && e.tool_use_result.len() < 1 << 20)
-        .and_then(|e| {
-            serde_json::from_slice::<serde_json::Value>(model.corpus.span_bytes(e.file, e.tool_use_result)).ok()
-        })
+        .and_then(|e| sessionscope_engine::small_json::parse(model.corpus.span_bytes(e.file, e.tool_use_result)).ok())
         .and_then(|v| v.get("status").and_then(|s| s.as_str()).map(str::to_owned));
     match detail {
         Some(status) => {

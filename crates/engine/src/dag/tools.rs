@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::tree::{is_prompt, preorder};
 use super::*;
 use crate::model::{Block, BlockKind, Entry, EntryKind};
+use crate::small_json::{self, Value};
 
 /// What a tool does, for icons, filters and statistics.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
@@ -424,22 +425,22 @@ pub fn op_summary(corpus: &Corpus, op: &ToolOp) -> String {
 }
 
 /// The decoded input of an operation's call (`Null` without a call), and the `cwd` it ran in.
-pub fn op_input<'c>(corpus: &'c Corpus, op: &ToolOp) -> (serde_json::Value, &'c str) {
+pub fn op_input<'c>(corpus: &'c Corpus, op: &ToolOp) -> (Value, &'c str) {
     let (Some(entry), Some(block)) =
         (corpus.entries.get(op.call_entry.index()), corpus.blocks.get(op.call_block.index()).copied())
     else {
-        return (serde_json::Value::Null, "");
+        return (Value::Null, "");
     };
     let cwd = corpus.sym(corpus.envelope(entry).cwd);
     let raw = corpus.span_bytes(entry.file, block.body);
-    let input: serde_json::Value = if block.flags & Block::JSON_IN_STRING != 0 {
+    let input = if block.flags & Block::JSON_IN_STRING != 0 {
         let text = crate::json::decode_value(raw);
-        serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| v.get("input").cloned())
-            .unwrap_or(serde_json::Value::Null)
+        match small_json::parse(text.as_bytes()) {
+            Ok(Value::Object(call)) => call.get("input").cloned().unwrap_or_default(),
+            _ => Value::Null,
+        }
     } else {
-        serde_json::from_slice(raw).unwrap_or(serde_json::Value::Null)
+        small_json::parse(raw).unwrap_or_default()
     };
     (input, cwd)
 }
@@ -507,11 +508,11 @@ pub fn op_files(corpus: &Corpus, op: &ToolOp) -> Vec<(String, Touch)> {
 /// Claude Code's Read/Edit/MultiEdit/Write/Notebook tools, Pi's read/edit/write, Gemini CLI's
 /// read_file/replace/write_file, Copilot CLI's view/edit/create/str_replace_editor, Codex
 /// `apply_patch` patches (every file they add, update or delete) and Codex SDK `file_change` items.
-pub fn touched_files(name: &str, input: &serde_json::Value, cwd: &str) -> Vec<(String, Touch)> {
+pub fn touched_files(name: &str, input: &Value, cwd: &str) -> Vec<(String, Touch)> {
     files_in(name).map_or_else(Vec::new, |how| files_from(how, input, cwd))
 }
 
-fn files_from(how: FilesIn, input: &serde_json::Value, cwd: &str) -> Vec<(String, Touch)> {
+fn files_from(how: FilesIn, input: &Value, cwd: &str) -> Vec<(String, Touch)> {
     let path = |key: &str| input.get(key).and_then(|v| v.as_str());
     match how {
         FilesIn::Path(touch) => path("file_path")
@@ -548,7 +549,7 @@ fn files_from(how: FilesIn, input: &serde_json::Value, cwd: &str) -> Vec<(String
 }
 
 /// The files of Roo Code's multi-file form: `{"args": {"file": {"path"} | [{"path"}, ...]}}`.
-fn args_files(input: &serde_json::Value) -> Vec<&str> {
+fn args_files(input: &Value) -> Vec<&str> {
     let Some(file) = input.get("args").and_then(|a| a.get("file")) else { return Vec::new() };
     let files = match file.as_array() {
         Some(list) => list.iter().collect(),
@@ -569,14 +570,14 @@ fn patch_file(line: &str) -> Option<(&str, Touch)> {
 }
 
 /// The one-line summary of a tool's input.
-pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> String {
+pub fn summarize_input(name: &str, input: &Value, cwd: &str) -> String {
     let text = |key: &str| input.get(key).and_then(|v| v.as_str()).unwrap_or("");
     let path = |key: &str| relative_path(text(key), cwd);
     let first_line = |s: &str| super::tree::truncate(s.lines().next().unwrap_or(""), 120);
     let summary = match name {
         "Read" | "NotebookRead" => {
             // Cursor CLI's Read names its file `path`.
-            let key = ["file_path", "notebook_path", "path"].into_iter().find(|k| input.get(*k).is_some());
+            let key = ["file_path", "notebook_path", "path"].into_iter().find(|k| input.get(k).is_some());
             let mut s = path(key.unwrap_or("file_path"));
             if let Some(offset) = input.get("offset").and_then(|v| v.as_u64()) {
                 let limit = input.get("limit").and_then(|v| v.as_u64()).unwrap_or(0);
@@ -747,10 +748,10 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
         }
         // Codex: shell calls (`command` a string or an argv), unified exec, patches, plans.
         "shell" | "local_shell" | "shell_command" | "container.exec" | "command_execution" => {
-            first_line(&command_text(input.get("command").unwrap_or(&serde_json::Value::Null)))
+            first_line(&command_text(input.get("command").unwrap_or(&Value::Null)))
         }
         "exec_command" => {
-            let cmd = input.get("cmd").or_else(|| input.get("command")).unwrap_or(&serde_json::Value::Null);
+            let cmd = input.get("cmd").or_else(|| input.get("command")).unwrap_or(&Value::Null);
             first_line(&command_text(cmd))
         }
         "apply_patch" => {
@@ -788,7 +789,7 @@ pub fn summarize_input(name: &str, input: &serde_json::Value, cwd: &str) -> Stri
 }
 
 /// A shell command as a line: a string as it is; an argv joined, `bash -lc <script>` as its script.
-fn command_text(command: &serde_json::Value) -> String {
+fn command_text(command: &Value) -> String {
     if let Some(text) = command.as_str() {
         return text.to_owned();
     }
@@ -822,7 +823,7 @@ fn patch_summary(patch: &str, cwd: &str) -> String {
     }
 }
 
-fn first_string(value: &serde_json::Value) -> Option<String> {
+fn first_string(value: &Value) -> Option<String> {
     value.as_object()?.values().find_map(|v| v.as_str().map(str::to_owned))
 }
 
@@ -863,6 +864,13 @@ impl Graph {
 mod tests {
     use super::*;
 
+    /// A value, written as in `serde_json::json!`.
+    macro_rules! json {
+        ($($value:tt)+) => {
+            small_json::parse(&serde_json::to_vec(&serde_json::json!($($value)+)).unwrap()).unwrap()
+        };
+    }
+
     #[test]
     fn line_deltas_count_changed_lines() {
         assert_eq!(line_delta("a\nb\nc", "a\nB\nc"), (1, 1));
@@ -872,20 +880,20 @@ mod tests {
 
     #[test]
     fn summaries_name_what_the_tool_touched() {
-        let input = serde_json::json!({"file_path": "/p/src/main.rs", "old_string": "a\nb", "new_string": "a\nc\nd"});
+        let input = json!({"file_path": "/p/src/main.rs", "old_string": "a\nb", "new_string": "a\nc\nd"});
         assert_eq!(summarize_input("Edit", &input, "/p"), "src/main.rs +2 -1");
-        let input = serde_json::json!({"command": "cargo test\n--all"});
+        let input = json!({"command": "cargo test\n--all"});
         assert_eq!(summarize_input("Bash", &input, "/p"), "cargo test");
         assert_eq!(summarize_input("Shell", &input, "/p"), "cargo test");
         assert_eq!(ToolCategory::of("Shell"), ToolCategory::Execute);
-        let replace = serde_json::json!({"path": "/p/src/a.rs", "old_string": "a", "new_string": "b\nc"});
+        let replace = json!({"path": "/p/src/a.rs", "old_string": "a", "new_string": "b\nc"});
         assert_eq!(summarize_input("StrReplace", &replace, "/p"), "src/a.rs +2 -1");
         assert_eq!(touched_files("StrReplace", &replace, "/p"), [("src/a.rs".to_owned(), Touch::Edit)]);
-        let read = serde_json::json!({"path": "/p/src/a.rs"});
+        let read = json!({"path": "/p/src/a.rs"});
         assert_eq!(summarize_input("Read", &read, "/p"), "src/a.rs");
-        let input = serde_json::json!({"pattern": "fn brew", "path": "/p/src"});
+        let input = json!({"pattern": "fn brew", "path": "/p/src"});
         assert_eq!(summarize_input("Grep", &input, "/p"), "fn brew in src");
-        let input = serde_json::json!({"description": "Find uses", "subagent_type": "Explore", "prompt": "..."});
+        let input = json!({"description": "Find uses", "subagent_type": "Explore", "prompt": "..."});
         assert_eq!(summarize_input("Task", &input, "/p"), "Find uses (Explore)");
         assert_eq!(ToolCategory::of("mcp__github__create_issue"), ToolCategory::Mcp);
         assert_eq!(ToolCategory::of("Task"), ToolCategory::Agent);
@@ -894,20 +902,19 @@ mod tests {
 
     #[test]
     fn codex_tools_are_summarised_and_categorised() {
-        let input = serde_json::json!({"command": ["bash", "-lc", "cargo test -p engine"], "workdir": "/p"});
+        let input = json!({"command": ["bash", "-lc", "cargo test -p engine"], "workdir": "/p"});
         assert_eq!(summarize_input("shell", &input, "/p"), "cargo test -p engine");
-        let input = serde_json::json!({"command": ["ls", "-la"]});
+        let input = json!({"command": ["ls", "-la"]});
         assert_eq!(summarize_input("shell", &input, "/p"), "ls -la");
         let patch = "*** Begin Patch\n*** Update File: /p/src/lib.rs\n@@\n-old\n+new\n+more\n*** End Patch";
-        assert_eq!(summarize_input("apply_patch", &serde_json::json!(patch), "/p"), "src/lib.rs +2 -1");
-        let input =
-            serde_json::json!({"changes": [{"path": "/p/a.rs", "kind": "update"}, {"path": "/p/b.rs", "kind": "add"}]});
+        assert_eq!(summarize_input("apply_patch", &json!(patch), "/p"), "src/lib.rs +2 -1");
+        let input = json!({"changes": [{"path": "/p/a.rs", "kind": "update"}, {"path": "/p/b.rs", "kind": "add"}]});
         assert_eq!(summarize_input("file_change", &input, "/p"), "a.rs (+1 more)");
     }
 
     #[test]
     fn copilot_cli_tools_are_summarised_categorised_and_touch_their_path() {
-        let editor = |command: &str| serde_json::json!({"command": command, "path": "/p/src/a.rs", "old_str": "x", "new_str": "y\nz", "file_text": "1\n2\n3\n"});
+        let editor = |command: &str| json!({"command": command, "path": "/p/src/a.rs", "old_str": "x", "new_str": "y\nz", "file_text": "1\n2\n3\n"});
         assert_eq!(summarize_input("str_replace_editor", &editor("str_replace"), "/p"), "src/a.rs +2 -1");
         assert_eq!(summarize_input("str_replace_editor", &editor("create"), "/p"), "src/a.rs +3");
         assert_eq!(summarize_input("str_replace_editor", &editor("view"), "/p"), "src/a.rs");
@@ -920,17 +927,14 @@ mod tests {
             touched_files("str_replace_editor", &editor("insert"), "/p"),
             [("src/a.rs".to_owned(), Touch::Edit)]
         );
-        let view = serde_json::json!({"path": "/p/README.md", "view_range": [3, 9]});
+        let view = json!({"path": "/p/README.md", "view_range": [3, 9]});
         assert_eq!(summarize_input("view", &view, "/p"), "README.md:3-9");
         assert_eq!(touched_files("view", &view, "/p"), [("README.md".to_owned(), Touch::Read)]);
-        let edit = serde_json::json!({"path": "/p/a.rs", "old_str": "a", "new_str": "b"});
+        let edit = json!({"path": "/p/a.rs", "old_str": "a", "new_str": "b"});
         assert_eq!(summarize_input("edit", &edit, "/p"), "a.rs +1 -1");
-        assert_eq!(summarize_input("powershell", &serde_json::json!({"command": "dir\nexit"}), "/p"), "dir");
-        assert_eq!(
-            summarize_input("glob", &serde_json::json!({"pattern": "**/*.rs", "path": "/p/src"}), "/p"),
-            "**/*.rs in src"
-        );
-        let task = serde_json::json!({"agent_type": "explore", "description": "Find it"});
+        assert_eq!(summarize_input("powershell", &json!({"command": "dir\nexit"}), "/p"), "dir");
+        assert_eq!(summarize_input("glob", &json!({"pattern": "**/*.rs", "path": "/p/src"}), "/p"), "**/*.rs in src");
+        let task = json!({"agent_type": "explore", "description": "Find it"});
         assert_eq!(summarize_input("task", &task, "/p"), "Find it (explore)");
         for (name, category) in [
             ("view", ToolCategory::Read),
@@ -948,7 +952,7 @@ mod tests {
 
     #[test]
     fn the_files_an_operation_touches_whatever_the_agent() {
-        let read = serde_json::json!({"file_path": "/p/src/main.rs"});
+        let read = json!({"file_path": "/p/src/main.rs"});
         assert_eq!(touched_files("Read", &read, "/p"), [("src/main.rs".to_owned(), Touch::Read)]);
         assert_eq!(touched_files("Write", &read, "/elsewhere"), [("/p/src/main.rs".to_owned(), Touch::Write)]);
         assert_eq!(touched_files("Bash", &read, "/p"), []);
@@ -958,20 +962,19 @@ mod tests {
         assert!(files_in("Bash").is_none());
         let patch = "*** Begin Patch\n*** Update File: /p/src/lib.rs\n@@\n-a\n+b\n*** Add File: /p/NEW.md\n+x\n*** Delete File: old.rs\n*** End Patch";
         assert_eq!(
-            touched_files("apply_patch", &serde_json::json!({ "input": patch }), "/p"),
+            touched_files("apply_patch", &json!({ "input": patch }), "/p"),
             [
                 ("src/lib.rs".to_owned(), Touch::Edit),
                 ("NEW.md".to_owned(), Touch::Write),
                 ("old.rs".to_owned(), Touch::Edit)
             ]
         );
-        let changes =
-            serde_json::json!({"changes": [{"path": "/p/a.rs", "kind": "update"}, {"path": "/p/b.rs", "kind": "add"}]});
+        let changes = json!({"changes": [{"path": "/p/a.rs", "kind": "update"}, {"path": "/p/b.rs", "kind": "add"}]});
         assert_eq!(
             touched_files("file_change", &changes, "/p"),
             [("a.rs".to_owned(), Touch::Edit), ("b.rs".to_owned(), Touch::Write)]
         );
-        let input = serde_json::json!({"items": [{"text": "a", "completed": true}, {"text": "b", "completed": false}]});
+        let input = json!({"items": [{"text": "a", "completed": true}, {"text": "b", "completed": false}]});
         assert_eq!(summarize_input("todo_list", &input, "/p"), "2 todos, 1 done");
         for (name, category) in [
             ("local_shell", ToolCategory::Execute),

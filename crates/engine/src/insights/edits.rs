@@ -13,9 +13,8 @@
 //! how it changed it, and the text replaced: `(old, new)` pairs, an empty old text for text
 //! added whole. A shell write has no text: what it wrote is not in the log.
 
-use serde_json::Value;
-
 use crate::dag::tools::{line_delta, relative_path};
+use crate::small_json::Value;
 
 /// How a change touched its file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -82,7 +81,7 @@ const NEW_KEYS: [&str; 6] = ["new_string", "newString", "newText", "new_str", "r
 const CONTENT_KEYS: [&str; 5] = ["content", "contents", "file_text", "new_source", "code_edit"];
 
 fn text<'v>(input: &'v Value, keys: &[&str]) -> Option<&'v str> {
-    keys.iter().find_map(|key| input.get(*key).and_then(Value::as_str))
+    keys.iter().find_map(|key| input.get(key).and_then(Value::as_str))
 }
 
 /// The changes a call to tool `name` with `input` makes; `result` is the call's
@@ -467,7 +466,13 @@ fn words(command: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    /// A value, written as in `serde_json::json!`.
+    macro_rules! json {
+        ($($value:tt)+) => {
+            crate::small_json::parse(&serde_json::to_vec(&serde_json::json!($($value)+)).unwrap()).unwrap()
+        };
+    }
 
     /// A file edit as the tests write it: path, kind and (old, new) hunks.
     type Seen = (String, ChangeKind, Vec<(String, String)>);

@@ -176,7 +176,12 @@ pub fn op_edits(corpus: &Corpus, op: &ToolOp) -> Vec<FileEdit> {
     // Claude Code's Write says in its result whether it made the file: its `type`, first.
     let result = corpus.entries.get(op.result_entry.index()).map(|e| corpus.span_bytes(e.file, e.tool_use_result));
     let made = result.is_some_and(|r| memchr::memmem::find(&r[..r.len().min(64)], b"\"type\":\"create\"").is_some());
-    let result = made.then(|| serde_json::json!({"type": "create"}));
+    let result = made.then(|| {
+        crate::small_json::Value::Object(crate::small_json::Object::from_entries(vec![(
+            "type".to_owned(),
+            crate::small_json::Value::String("create".to_owned()),
+        )]))
+    });
     edits_of(name, &input, result.as_ref(), cwd)
 }
 

@@ -96,7 +96,7 @@ impl Bundle {
     }
 
     pub fn encode(&self) -> Vec<u8> {
-        let header = serde_json::to_vec(&self.header).unwrap_or_default();
+        let header = crate::small_json::to_vec(&self.header).unwrap_or_default();
         let total = header.len() + 1 + self.files.iter().map(|(_, b)| b.len()).sum::<usize>();
         let mut out = Vec::with_capacity(total);
         out.extend_from_slice(&header);
@@ -110,7 +110,7 @@ impl Bundle {
     pub fn decode(payload: &[u8]) -> Result<Bundle, BundleError> {
         let end = memchr::memchr(b'\n', payload).ok_or(BundleError::NoHeader)?;
         let header: BundleHeader =
-            serde_json::from_slice(&payload[..end]).map_err(|e| BundleError::BadHeader(e.to_string()))?;
+            crate::small_json::from_slice(&payload[..end]).map_err(|e| BundleError::BadHeader(e.to_string()))?;
         if header.sessionscope_share > PAYLOAD_FORMAT || header.sessionscope_share == 0 {
             return Err(BundleError::NewerFormat(header.sessionscope_share));
         }
