@@ -30,38 +30,41 @@ use crate::platform::{handles, schedule};
 pub type OnBatch<'a> = dyn FnMut(Picked) -> LocalBoxFuture<'static, ()> + 'a;
 
 /// What a drop holds, taken from its `DataTransfer` while the drop event lasts (its items are
-/// gone afterwards): directory entries to walk, or plain files.
-pub enum Dropped {
-    Entries(Vec<web_sys::FileSystemEntry>),
-    Files(Picked),
+/// gone afterwards): the folders, as directory entries to walk, and the files, as the `File`s
+/// the drop carries. A file is taken as its `File` rather than through its entry: Safari's
+/// engine gives an entry whose `file()` fails for a file that is not on disk (one made by a
+/// page), and a `File` is what every browser gives. An entry is walked only for a file that has
+/// no `File`.
+pub struct Dropped {
+    folders: Vec<web_sys::FileSystemEntry>,
+    file_entries: Vec<web_sys::FileSystemEntry>,
+    files: Picked,
 }
 
 impl Dropped {
     /// Reads a drop's items. Call it in the drop event itself.
     pub fn of(data: &web_sys::DataTransfer) -> Dropped {
         let items = data.items();
-        let mut entries = Vec::new();
+        let mut dropped = Dropped { folders: Vec::new(), file_entries: Vec::new(), files: Picked::default() };
         for i in 0..items.length() {
             let Some(item) = items.get(i) else { continue };
             if item.kind() != "file" {
                 continue;
             }
-            match item.webkit_get_as_entry() {
-                Ok(Some(entry)) => entries.push(entry),
-                _ => {
-                    // Without directory entries, fall back to the plain file list.
-                    if let Ok(Some(file)) = item.get_as_file() {
-                        let mut picked = Picked::default();
-                        picked.files.push(PickedFile { path: file.name(), file, handle: None, part: None });
-                        return Dropped::Files(data.files().map(|l| from_file_list(&l)).unwrap_or(picked));
-                    }
-                }
+            let entry = item.webkit_get_as_entry().ok().flatten();
+            if let Some(entry) = entry.as_ref().filter(|entry| entry.is_directory()) {
+                dropped.folders.push(entry.clone());
+            } else if let Ok(Some(file)) = item.get_as_file() {
+                dropped.files.files.push(PickedFile { path: file.name(), file, handle: None, part: None });
+            } else if let Some(entry) = entry {
+                dropped.file_entries.push(entry);
             }
         }
-        if entries.is_empty() {
-            return Dropped::Files(data.files().map(|l| from_file_list(&l)).unwrap_or_default());
+        // A browser that gives no items (older ones) gives the plain file list.
+        if items.length() == 0 {
+            dropped.files = data.files().map(|l| from_file_list(&l)).unwrap_or_default();
         }
-        Dropped::Entries(entries)
+        dropped
     }
 }
 
@@ -375,19 +378,21 @@ impl Intake {
     /// first alone, then [`FOLDERS_WALKED_AT_ONCE`] children at a time. Answers the number of
     /// files found.
     pub async fn walk_drop(&self, dropped: Dropped, on_batch: &mut OnBatch<'_>) -> usize {
-        let entries = match dropped {
-            Dropped::Files(picked) => return self.hand_on(on_batch, picked).await,
-            Dropped::Entries(entries) => entries,
-        };
-        let (folders, files): (Vec<_>, Vec<_>) = entries.into_iter().map(Entry).partition(|e| e.is_folder());
+        let Dropped { folders, file_entries, mut files } = dropped;
         let mut found = 0;
-        if !files.is_empty() {
-            // Files dropped as such, beside any folders.
-            let files = files.into_iter().map(|entry| (entry.name(), entry)).collect();
-            found += self.hand_on(on_batch, walk_whole(files, false).await).await;
+        if !file_entries.is_empty() {
+            let entries = file_entries.into_iter().map(Entry).map(|entry| (entry.name(), entry)).collect();
+            let walked = walk_whole(entries, false).await;
+            files.files.extend(walked.files);
+            files.unreadable.extend(walked.unreadable);
         }
-        let mut batches =
-            first_alone_then_at_once(folders.into_iter().map(|folder| walk_folder(folder.name(), folder)).collect());
+        if files.holds_anything() || folders.is_empty() {
+            // Files dropped as such, beside any folders.
+            found += self.hand_on(on_batch, files).await;
+        }
+        let mut batches = first_alone_then_at_once(
+            folders.into_iter().map(Entry).map(|folder| walk_folder(folder.name(), folder)).collect(),
+        );
         while let Some(batch) = batches.next().await {
             found += self.hand_on(on_batch, batch).await;
         }
