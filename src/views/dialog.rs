@@ -14,7 +14,9 @@ const FOCUSABLE: &str = "button:not([disabled]), [href], input:not([disabled]), 
 /// goes to its first, Shift+Tab from its first to its last, so the focus never leaves it for the
 /// page behind (which `aria-modal` says cannot be used meanwhile).
 pub fn modal_keys(event: &web_sys::KeyboardEvent, close: impl Fn()) {
-    match event.key().as_str() {
+    // WebKitGTK names Shift+Tab's key "Unidentified"; its code is the Tab key's all the same.
+    let key = if event.code() == "Tab" { "Tab".to_owned() } else { event.key() };
+    match key.as_str() {
         "Escape" => {
             event.prevent_default();
             event.stop_propagation();
