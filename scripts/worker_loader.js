@@ -1,7 +1,8 @@
 // Starts the loading worker: Trunk builds it as a no-modules wasm-bindgen script.
-// An error that reaches the worker's top (the page then stops the worker) is named to the page
-// first, by its kind (`TypeError`, `RangeError`, ...), so that the page can say in words what
-// happened (src/client/handle.rs, `Crash`); the browser's message stays in this console.
+// An error that reaches the worker's top is named to the page, by its kind (`TypeError`,
+// `RangeError`, ...): the page stops the worker then and says in words what happened
+// (src/client/handle.rs, `Crash`); the browser's message stays in this console. (Safari's engine
+// does not pass such an error on to the page's `Worker`, so this message is all the page hears.)
 addEventListener("error", (event) => postMessage({ sessionscopeCrash: (event.error && event.error.name) || "" }));
 importScripts("./worker.js");
 wasm_bindgen({ module_or_path: "./worker_bg.wasm" });

@@ -149,7 +149,12 @@ fn embedded_worker() -> Option<(String, String)> {
 /// worker).
 pub fn worker_url() -> Option<String> {
     let (glue, wasm) = embedded_worker()?;
-    let start = format!("\n;(async () => {{\n{}}})();\n", start_packed("wasm_bindgen", &format!("\"{wasm}\"")));
+    // It names an error that stops it to the page first, as the site's workers do.
+    let start = format!(
+        "\n;{}\n;(async () => {{\n{}}})();\n",
+        super::handle::CRASH_REPORTER,
+        start_packed("wasm_bindgen", &format!("\"{wasm}\""))
+    );
     let parts = js_sys::Array::of2(&glue.into(), &start.into());
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("text/javascript");

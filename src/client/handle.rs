@@ -59,8 +59,8 @@ impl From<WireError> for WorkerError {
 }
 
 /// Why a worker stopped by itself, as far as the page can tell: the kind of error that stopped
-/// it, which the worker's loader (`scripts/worker_loader.js`) sends by its name before the page
-/// hears of the error. The browser's own words (a `TypeError`'s message, say) go to its console,
+/// it, which the worker's loader (`scripts/worker_loader.js`) sends by its name as the error
+/// reaches the worker's top; the page stops the worker then. The browser's own words (a `TypeError`'s message, say) go to its console,
 /// never to the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Crash {
@@ -110,9 +110,14 @@ impl std::fmt::Display for Crash {
     }
 }
 
-/// The key of the message a worker's loader sends when an error is about to stop it, with the
-/// error's name (`scripts/worker_loader.js`).
+/// The key of the message a worker's loader sends when an error reaches its top, with the
+/// error's name ([`CRASH_REPORTER`]).
 const CRASH_KEY: &str = "sessionscopeCrash";
+
+/// The script every worker runs first that names to the page an error reaching its top
+/// ([`Crash`]): `scripts/worker_loader.js` holds the same line (a test compares them), and an
+/// exported file's worker starts with it.
+pub const CRASH_REPORTER: &str = r#"addEventListener("error", (event) => postMessage({ sessionscopeCrash: (event.error && event.error.name) || "" }));"#;
 
 /// Why no worker could be started.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -331,9 +336,12 @@ impl Inner {
 
     /// A message from the worker. One it cannot read is ignored, as one meant for nobody.
     fn received(&self, data: JsValue) {
-        // The loader's word on an error that is about to stop the worker: the error's name.
+        // The loader's word on an error that reached the worker's top: the error's name. The
+        // worker is stopped now, as its error event would stop it: Safari's engine does not pass
+        // such an error on to the page at all, and the worker would go on, or hang, unheard.
         if let Some(name) = js_sys::Reflect::get(&data, &CRASH_KEY.into()).ok().and_then(|n| n.as_string()) {
             self.crash.set(Some(Crash::of_error_name(&name)));
+            self.crashed();
             return;
         }
         let Ok(parcel) = Parcel::<FromWorker>::decode(data) else { return };
@@ -405,5 +413,21 @@ impl Inner {
 impl Drop for Inner {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CRASH_KEY, CRASH_REPORTER, Crash};
+
+    #[test]
+    fn the_loader_names_a_crash_as_the_page_reads_it() {
+        assert!(CRASH_REPORTER.contains(CRASH_KEY));
+        let loader = include_str!("../../scripts/worker_loader.js");
+        assert!(loader.contains(CRASH_REPORTER), "scripts/worker_loader.js runs CRASH_REPORTER as it is");
+        assert_eq!(Crash::of_error_name("RangeError"), Crash::OutOfMemory);
+        assert_eq!(Crash::of_error_name("TypeError"), Crash::Unsupported);
+        assert_eq!(Crash::of_error_name("RuntimeError"), Crash::Fault);
+        assert_eq!(Crash::of_error_name(""), Crash::Fault);
     }
 }
