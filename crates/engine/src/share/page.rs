@@ -68,11 +68,13 @@ pub fn pack_wasm(bytes: &[u8]) -> String {
 
 /// JavaScript that starts a wasm-bindgen module with `init` (its glue's init function) from its
 /// wasm, packed as an exported file keeps it, in the string `packed`, a JavaScript expression.
-/// Run inside an async function or a module script.
+/// Run inside an async function or a module script. The bytes go to the decompressor as a stream
+/// made of them, not a `Blob`'s stream: in a worker of a file opened from disk (an opaque
+/// origin), Safari's engine fails every read of a `Blob`'s stream (`NotReadableError`).
 pub fn start_packed(init: &str, packed: &str) -> String {
     format!(
         "const raw = Uint8Array.from(atob({packed}), (c) => c.charCodeAt(0));\n\
-         const inflated = new Blob([raw]).stream().pipeThrough(new DecompressionStream(\"deflate-raw\"));\n\
+         const inflated = new ReadableStream({{ start(c) {{ c.enqueue(raw); c.close(); }} }}).pipeThrough(new DecompressionStream(\"deflate-raw\"));\n\
          await {init}({{ module_or_path: await new Response(inflated).arrayBuffer() }});\n"
     )
 }
