@@ -28,7 +28,8 @@ const MOUNTS = "/__mount/";
  * For tests: `mount(folder)` serves a folder of disk (a dropped folder's files, fetched by the
  * page) and answers its URL; `rewrite(name, change)` serves the files whose path ends with `name`
  * changed by `change(text)` until the function it answers is called (a fault put into the
- * workers' loader, in every engine); `hooks` (a browser driver's, ./tests/browser/webkit.mjs) may answer
+ * workers' loader, in every engine); `refuse(name)` answers 404 and `hold(name)` holds them until
+ * released (a module that fails or comes late); `hooks` (a browser driver's, ./tests/browser/webkit.mjs) may answer
  * a request first (`beforeRequest(req, res)`, true if it did) and rewrite each HTML page
  * (`transformHtml(req, html)`).
  */
@@ -39,10 +40,20 @@ export async function serveFolder({ dir, prefix = "/", extra = {}, precompressed
   const served = [];
   const mounted = [];
   const rewrites = new Map();
-  const server = createServer((req, res) => {
-    served.push(req.url);
+  /** Paths refused (404), and paths held until released: by the end of their path. */
+  const refused = new Set();
+  const held = new Map();
+  const server = createServer(async (req, res) => {
+    // The driver's own requests (WebKit's blank page and instrumentation) are not the page's.
     if (hooks?.beforeRequest?.(req, res)) return;
+    served.push(req.url);
     const url = new URL(req.url, "http://localhost");
+    if ([...refused].some((name) => url.pathname.endsWith(name))) {
+      res.writeHead(404).end("refused for a test");
+      return;
+    }
+    const hold = [...held].find(([name]) => url.pathname.endsWith(name))?.[1];
+    if (hold) await hold;
     if (url.pathname.startsWith(MOUNTS)) {
       const [index, ...rest] = url.pathname.slice(MOUNTS.length).split("/");
       const root = mounted[Number(index)];
@@ -74,15 +85,16 @@ export async function serveFolder({ dir, prefix = "/", extra = {}, precompressed
     }
     const type = TYPES[extname(file)] || "application/octet-stream";
     const rewrite = [...rewrites].find(([name]) => url.pathname.endsWith(name))?.[1];
-    if (rewrite) {
+    // A browser driver's instrumentation (WebKit's): first in each page, and in a worker's script.
+    const page = hooks?.transformHtml && type.startsWith("text/html");
+    const prelude = type.startsWith("text/javascript") ? hooks?.scriptPrelude?.(req) : "";
+    if (rewrite || page || prelude) {
+      let text = readFileSync(file, "utf8");
+      if (rewrite) text = rewrite(text);
+      if (page) text = hooks.transformHtml(req, text);
+      if (prelude) text = prelude + text;
       res.writeHead(200, { "content-type": type, "cache-control": "no-store" });
-      res.end(rewrite(readFileSync(file, "utf8")));
-      return;
-    }
-    // A driver's rewrite of a page (WebKit's: its instrumentation script first).
-    if (hooks?.transformHtml && type.startsWith("text/html")) {
-      res.writeHead(200, { "content-type": type, "cache-control": "no-store" });
-      res.end(hooks.transformHtml(req, readFileSync(file, "utf8")));
+      res.end(text);
       return;
     }
     // With `precompressed`, the build's .br or .gz copy is served, as a static host that serves
@@ -107,6 +119,20 @@ export async function serveFolder({ dir, prefix = "/", extra = {}, precompressed
     origin,
     url: `${origin}${prefix}`,
     served,
+    /** Answers 404 for the files named `name`; answers the function that stops it. */
+    refuse: (name) => {
+      refused.add(name);
+      return () => refused.delete(name);
+    },
+    /** Holds the requests for the files named `name` until the function it answers is called. */
+    hold: (name) => {
+      let release;
+      held.set(name, new Promise((ok) => (release = ok)));
+      return () => {
+        held.delete(name);
+        release();
+      };
+    },
     /** Serves the files named `name` changed by `change`; answers the function that stops it. */
     rewrite: (name, change) => {
       rewrites.set(name, change);

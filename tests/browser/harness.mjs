@@ -33,7 +33,7 @@ const REQUIRE_REAL_FIXTURES = "SESSIONSCOPE_REQUIRE_REAL_FIXTURES";
  * Serves `dir` on 127.0.0.1 under `prefix` (e.g. "/some/prefix/"), on a free port. Every request
  * is recorded ([`scripts/static-server.mjs`]).
  */
-export async function serveDist({ dir = DIST, prefix = "/", extra = {}, precompressed = false, hooks } = {}) {
+export async function serveDist({ dir = DIST, prefix = "/", extra = {}, precompressed = false, hooks = launched?.serverHooks } = {}) {
   const server = await serveFolder({ dir, prefix, extra, precompressed, port: 0, hooks });
   servers.set(server.origin, server);
   const close = server.close;
@@ -47,10 +47,17 @@ export async function serveDist({ dir = DIST, prefix = "/", extra = {}, precompr
 /** The servers of this run by their origin, for the helpers that serve a page files of disk. */
 const servers = new Map();
 
-/** The browser of this run's engine, headless, kept off the network ([`./engines.mjs`]). */
+/**
+ * The browser of this run's engine, headless, kept off the network ([`./engines.mjs`]). WebKit's
+ * sees the pages of the servers that run its `serverHooks`: the servers made after it get them.
+ */
 export async function launchBrowser() {
-  return launchEngine(ENGINE);
+  launched = await launchEngine(ENGINE);
+  return launched;
 }
+
+/** The browser launched last, whose hooks [`serveDist`] gives the servers it makes. */
+let launched;
 
 /**
  * The built site served and a browser launched for one test file: before its tests, closed after

@@ -97,7 +97,8 @@ test("Markdown is drawn by the render module, with raw HTML and unsafe links kep
 });
 
 test("without the render module, Markdown shows as its text, still never as HTML", async () => {
-  const app = await openApp(browser, server, { setUp: (context) => context.route("**/render_bg.wasm", (route) => route.abort()) });
+  const served = server.refuse("/render_bg.wasm");
+  const app = await openApp(browser, server);
   const { page } = app;
   const reply = await openReply(page);
   const plain = reply.locator(".markdown-text").last();
@@ -111,20 +112,14 @@ test("without the render module, Markdown shows as its text, still never as HTML
   assert.equal(await tree(page).locator(".markdown img, .markdown script").count(), 0);
   assert.equal(await pwned(page), undefined, "no injected code ran");
   // The refused fetch is the only error.
-  assert.ok(app.errors.every((e) => /render_bg\.wasm|Failed to load resource|ERR_FAILED/.test(e)), app.errors.join("\n"));
+  assert.ok(app.errors.every((e) => /render_bg\.wasm|Failed to load resource|ERR_FAILED|404/.test(e)), app.errors.join("\n"));
+  served();
   await app.context.close();
 });
 
 test("Markdown drawn as text before its module arrives is drawn again when it does", async () => {
-  let release;
-  const held = new Promise((resolve) => (release = resolve));
-  const app = await openApp(browser, server, {
-    setUp: (context) =>
-      context.route("**/render_bg.wasm", async (route) => {
-        await held;
-        await route.continue();
-      }),
-  });
+  const release = server.hold("/render_bg.wasm");
+  const app = await openApp(browser, server);
   const { page } = app;
   const reply = await openReply(page);
   await reply.locator(".markdown-text", { hasText: "## Plan for simmer" }).waitFor();

@@ -39,7 +39,7 @@ test("Ctrl+K opens a session by a fuzzy title and runs Share by its name, from t
   // Share, by name: its key is shown beside it.
   await page.keyboard.press("Control+k");
   await page.keyboard.type("share");
-  assert.match((await options.first().innerText()).replace(/\s+/g, " "), /^Share… Action Shift\+S$/);
+  assert.match((await options.first().innerText()).replace(/\s+/g, " ").trim(), /^Share… Action Shift\+S$/);
   await page.keyboard.press("Enter");
   await page.getByRole("dialog", { name: "Share, redacted" }).waitFor();
   await page.keyboard.press("Escape");

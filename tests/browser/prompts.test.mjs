@@ -54,7 +54,7 @@ test("the Prompts outline lists each prompt with its time and cost, and goes to 
   await panel.getByRole("tab", { name: "Prompts (2)" }).click();
   const items = panel.getByRole("list", { name: "Prompts" }).getByRole("button");
   assert.equal(await items.count(), 2);
-  const first = (await items.nth(0).innerText()).replace(/\s+/g, " ");
+  const first = (await items.nth(0).innerText()).replace(/\s+/g, " ").trim();
   assert.match(first, /^\d\d:\d\d(:\d\d)? The `division_rounds_toward_zero` test in tinycalc .* \$\d+\.\d\d$/);
   await items.nth(1).click();
   await selected(page).filter({ hasText: "Now make eval return" }).waitFor();

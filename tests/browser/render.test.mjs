@@ -182,7 +182,8 @@ test("output without escape sequences stays one text node", async () => {
 });
 
 test("without the render module, an edit shows its old lines removed and its new lines added, whole", async () => {
-  const app = await openApp(browser, server, { setUp: (context) => context.route("**/render_bg.wasm", (route) => route.abort()) });
+  const served = server.refuse("/render_bg.wasm");
+  const app = await openApp(browser, server);
   const { page } = app;
   await dropFiles(page, [{ name: "coloured-test-run.jsonl", bytes: readFileSync(FIXTURE) }]);
   await tree(page).getByText("Run the kettle tests and fix the one that fails.").waitFor();
@@ -203,6 +204,7 @@ test("without the render module, an edit shows its old lines removed and its new
   await patch.waitFor();
   assert.equal(await patch.getByRole("deletion").count(), 0);
   assert.equal(await patch.getByRole("insertion").count(), 0);
-  assert.ok(app.errors.every((e) => /render_bg\.wasm|Failed to load resource|ERR_FAILED/.test(e)), app.errors.join("\n"));
+  assert.ok(app.errors.every((e) => /render_bg\.wasm|Failed to load resource|ERR_FAILED|404/.test(e)), app.errors.join("\n"));
+  served();
   await app.context.close();
 });

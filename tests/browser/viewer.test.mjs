@@ -156,6 +156,8 @@ test("a deep link opens the message it names, expanding what hides it", async ()
   await openExample(app.page);
   const target = tree(app.page).locator("[role=treeitem][aria-selected=true]");
   await target.waitFor();
+  // Its Markdown drawn (the render module may come after the rows: WebKit fetches it later).
+  await target.locator(".markdown code", { hasText: "division_rounds_toward_zero" }).waitFor();
   assert.match(await target.innerText(), /division_rounds_toward_zero test in tinycalc fails/);
   assert.equal(await row(app.page, "Conversation compacted").getAttribute("aria-expanded"), "true");
   assert.equal(await target.count(), 1);
