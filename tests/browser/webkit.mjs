@@ -1435,11 +1435,20 @@ class Page {
     return options?.timeout ?? this._defaultTimeout ?? this._context._defaultTimeout ?? DEFAULT_TIMEOUT;
   }
 
+  /**
+   * One command of this page's session. Commands go one at a time, in the order asked: a command
+   * sent while another that navigates (a key or click that reloads the page) is under way may
+   * be answered by WebKitWebDriver never (seen: a test's wait for the address beside Enter
+   * that reloads, held for the HTTP client's 300 s).
+   */
   async _command(method, path, body) {
     if (this._closed) throw new Error("webkit: the page is closed");
     this._inFlight++;
+    const run = () => this._context._driver.command(method, `/session/${this._session}${path}`, body);
+    const done = (this._queue ?? Promise.resolve()).then(run, run);
+    this._queue = done.catch(() => {});
     try {
-      return await this._context._driver.command(method, `/session/${this._session}${path}`, body);
+      return await done;
     } finally {
       this._inFlight--;
     }
