@@ -22,15 +22,17 @@ serve: $(SITE)
 	node scripts/serve.mjs dist 8080
 
 # Everything: formatting, lints, the layers' import rule, native tests, the release wasm build,
-# the browser tests.
+# the browser tests. Each part's time is written down (scripts/timed.sh) and printed in a table
+# at the end, with each engine's tests on a line of their own.
 test:
-	@scripts/setup.sh
-	cargo fmt --all --check
-	cargo clippy --workspace --all-targets -- -D warnings
-	python3 scripts/layers.py
-	cargo test --workspace --no-fail-fast
-	@$(MAKE) --no-print-directory $(SITE)
-	npm test
+	@rm -f target/test-times.tsv
+	@scripts/timed.sh "toolchain (scripts/setup.sh)" scripts/setup.sh
+	@scripts/timed.sh "cargo fmt --check" cargo fmt --all --check
+	@scripts/timed.sh "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
+	@scripts/timed.sh "layers (scripts/layers.py)" python3 scripts/layers.py
+	@scripts/timed.sh "native tests (cargo test)" cargo test --workspace --no-fail-fast
+	@scripts/timed.sh "site build (trunk, release)" $(MAKE) --no-print-directory $(SITE)
+	@SESSIONSCOPE_TIMES=target/test-times.tsv npm test; code=$$?; scripts/timed.sh --table; exit $$code
 
 # The release static site in dist/, with relative URLs: copy it to any static host. Built
 # again every time it is asked for by name; `$(SITE)` only when a source is newer.

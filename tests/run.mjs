@@ -6,6 +6,7 @@
 //   SESSIONSCOPE_ENGINES=firefox node tests/run.mjs     the browser tests in Firefox only
 //   node tests/run.mjs tests/browser/palette.test.mjs   one file, in every engine
 import { spawn } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ENGINES } from "./browser/engines.mjs";
@@ -52,4 +53,8 @@ if (browserFiles.length) {
 }
 console.log("\n| part | tests | pass | fail | skipped | time |\n| --- | ---: | ---: | ---: | ---: | ---: |");
 for (const p of parts) console.log(`| ${p.name} | ${p.tests} | ${p.pass} | ${p.fail} | ${p.skipped} | ${p.seconds.toFixed(0)} s |`);
+// `make test` collects every part's time in one table (scripts/timed.sh).
+if (process.env.SESSIONSCOPE_TIMES) {
+  for (const p of parts) appendFileSync(process.env.SESSIONSCOPE_TIMES, `${p.name} (${p.pass}/${p.tests} passed)\t${Math.round(p.seconds)}\t${p.code}\n`);
+}
 process.exit(parts.some((p) => p.code !== 0 || p.fail > 0) ? 1 : 0);

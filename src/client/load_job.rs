@@ -17,7 +17,7 @@ use crate::platform::{files, schedule};
 use crate::wire::codec::{CodecError, model_from_buffer};
 use crate::wire::limits::{HOLD_MAX_BYTES, PREVIEW_FROM_TOTAL, READ_AFTER_PARSE_FROM, SLICE_BYTES};
 use crate::wire::messages::{LoadReply, LoadRequest};
-use crate::wire::{FromWorker, Parcel, ToWorker, bytes_of};
+use crate::wire::{FromWorker, Parcel, ToWorker, buffer_of, bytes_of};
 use sessionscope_engine::load::{append_filled, held_sizes};
 
 /// Why a load gave no model.
@@ -130,13 +130,36 @@ pub fn start_load(
     on_preview: Option<Box<dyn Fn(Preview)>>,
     on_done: impl FnOnce(Result<Model, LoadError>) + 'static,
 ) -> Result<LoadJob, LoadError> {
+    start_load_of(workers, files, None, on_progress, on_preview, on_done)
+}
+
+/// [`start_load`], with the files' bytes where the page holds them already (`in_memory`, in the
+/// order of `files`): the worker is given those bytes, not the `File`s made of them. In the
+/// worker of a page opened from disk (an exported view) Safari's engine reads no `Blob` at all
+/// (`NotReadableError`), not even one made in the worker.
+fn start_load_of(
+    workers: &Workers,
+    files: &[PickedFile],
+    in_memory: Option<&[&[u8]]>,
+    on_progress: impl Fn(Progress) + 'static,
+    on_preview: Option<Box<dyn Fn(Preview)>>,
+    on_done: impl FnOnce(Result<Model, LoadError>) + 'static,
+) -> Result<LoadJob, LoadError> {
     let request = Parcel::new(ToWorker::Load(LoadRequest {
         paths: files.iter().map(|picked| picked.path.clone()).collect(),
         slice: SLICE_BYTES,
         preview: on_preview.is_some(),
         starts: files.iter().map(PickedFile::start).collect(),
-    }))
-    .with_files(files.iter().map(|picked| picked.file.clone()).collect());
+    }));
+    // In the worker of a page opened from disk (an exported view) Safari's engine reads no
+    // `Blob` (`NotReadableError`, even one the worker made): there the page reads the files
+    // first, as it does anyway, and gives the worker their bytes.
+    let read_first = in_memory.is_none() && crate::platform::page::exported();
+    let request = match in_memory {
+        Some(held) => request.with_buffers(held.iter().map(|bytes| buffer_of(bytes)).collect()),
+        None if read_first => request,
+        None => request.with_files(files.iter().map(|picked| picked.file.clone()).collect()),
+    };
     let worker = workers.take_or_spawn().map_err(|error| LoadError::Worker(WorkerError::CannotStart(error)))?;
     let started = schedule::now_ms();
     let cancelled = Rc::new(Cell::new(false));
@@ -242,6 +265,8 @@ pub fn start_load(
     let preview_coming = on_preview.is_some() && total_bytes >= PREVIEW_FROM_TOTAL as f64;
     let parser = worker.downgrade();
 
+    // For a load whose request is sent after the page read its files.
+    let (failed, read_into) = (finish.clone(), parts.clone());
     let listener = {
         let start_reading = start_reading.clone();
         let cancelled = cancelled.clone();
@@ -303,6 +328,25 @@ pub fn start_load(
             Flow::More
         }
     };
+    if read_first {
+        // The reading below is this one: taken out, the other calls find nothing to start.
+        start_reading.borrow_mut().take();
+        let (files, stop, parts, sender) = (files.to_vec(), cancelled.clone(), read_into, worker.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            let sent = match read_bytes(&files, &stop, &|_| {}).await {
+                Ok(bytes) => {
+                    let request = request.with_buffers(bytes.iter().map(|b| buffer_of(b)).collect());
+                    parts.borrow_mut().bytes = Some(bytes);
+                    sender.request(request, listener).map_err(LoadError::from)
+                }
+                Err(error) => Err(error),
+            };
+            if let Err(error) = sent {
+                failed(Err(error));
+            }
+        });
+        return Ok(LoadJob { worker: Some(worker), cancelled });
+    }
     worker.request(request, listener)?;
     web_sys::console::debug_1(
         &format!("sessionscope load: asked the worker (ready: {}) to read {} file(s)", worker.is_ready(), files.len())
@@ -387,7 +431,9 @@ pub async fn parse_in_worker(
     on_progress: impl Fn(Progress) + 'static,
 ) -> Result<Model, LoadError> {
     let (sender, receiver) = futures::channel::oneshot::channel();
-    let job = start_load(workers, &files_from_bytes(files), on_progress, None, move |result| {
+    let (picked, held): (Vec<PickedFile>, Vec<&[u8]>) =
+        files.iter().filter_map(|(path, bytes)| Some((picked_of(path, bytes)?, bytes.as_slice()))).unzip();
+    let job = start_load_of(workers, &picked, Some(&held), on_progress, None, move |result| {
         let _ = sender.send(result);
     })?;
     // Its worker (most often the one started ahead of time) comes back: meanwhile no other is
@@ -414,16 +460,12 @@ pub async fn parse_in_worker(
 /// Files in memory (the example, a share) as `File`s, so they can be loaded again together
 /// with dropped files.
 pub fn files_from_bytes(files: &[(String, Vec<u8>)]) -> Vec<PickedFile> {
-    files
-        .iter()
-        .filter_map(|(path, bytes)| {
-            let name = path.rsplit('/').next().unwrap_or(path);
-            files::file_of_bytes(name, bytes).map(|file| PickedFile {
-                path: path.clone(),
-                file,
-                handle: None,
-                part: None,
-            })
-        })
-        .collect()
+    files.iter().filter_map(|(path, bytes)| picked_of(path, bytes)).collect()
+}
+
+/// Bytes in memory as the file `path`, or `None` if the browser could not make it.
+fn picked_of(path: &str, bytes: &[u8]) -> Option<PickedFile> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let file = files::file_of_bytes(name, bytes)?;
+    Some(PickedFile { path: path.to_owned(), file, handle: None, part: None })
 }

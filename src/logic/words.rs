@@ -1,4 +1,5 @@
-//! Counts written as people write them: "1 session", "3 files", "2 matches", "1 entry", "4 summaries".
+//! Counts written as people write them: "1 session", "3 files", "2 matches", "1 entry", "4 summaries";
+//! and the reasons files were left out, counted in one line ([`reasons_counted`]).
 //!
 //! A count names its thing in the singular and the plural is made from the last word of it, so
 //! "tool call" counts as "2 tool calls". The English rules the page needs are kept: a word ending in
@@ -34,6 +35,27 @@ pub fn plural(thing: &str) -> String {
         return format!("{}ies", &thing[..thing.len() - 1]);
     }
     format!("{thing}s")
+}
+
+/// Why files were left out, in one line however many they are: the reasons, each with how many
+/// files it holds, the commonest first (at most `shown`, then "and N others"): "300 not named like
+/// a session log; 12 could not be read". Reasons are compared as they are written.
+pub fn reasons_counted<'a>(reasons: impl IntoIterator<Item = &'a str>, shown: usize) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for reason in reasons {
+        match counts.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((reason, 1)),
+        }
+    }
+    // Stable: reasons as common keep their first-seen order.
+    counts.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    let mut said: Vec<String> = counts.iter().take(shown).map(|(r, n)| format!("{n} {r}")).collect();
+    let others: usize = counts.iter().skip(shown).map(|(_, n)| n).sum();
+    if others > 0 {
+        said.push(format!("and {} for other reasons", counted(others, "file")));
+    }
+    said.join("; ")
 }
 
 #[cfg(test)]
@@ -88,5 +110,14 @@ mod tests {
         assert_eq!(plural("é"), "és");
         assert_eq!(plural("ÿ"), "ÿs");
         assert_eq!(counted(u64::MAX, "token"), format!("{} tokens", u64::MAX));
+    }
+
+    #[test]
+    fn reasons_are_counted_in_one_line_the_commonest_first() {
+        let reasons = ["unreadable", "not a log", "not a log", "empty", "not a log", "unreadable"];
+        assert_eq!(super::reasons_counted(reasons, 3), "3 not a log; 2 unreadable; 1 empty");
+        assert_eq!(super::reasons_counted(reasons, 1), "3 not a log; and 3 files for other reasons");
+        assert_eq!(super::reasons_counted(["one"], 3), "1 one");
+        assert_eq!(super::reasons_counted([], 3), "");
     }
 }

@@ -129,9 +129,14 @@ const WARM_UP_SLICE: usize = 8;
 /// (a reactive caller is then run again when it arrives), if it failed to load, or if the
 /// function trapped on this input (a bug in it: the caller's plain form is shown).
 fn call(name: &str, argument: &str) -> Option<String> {
-    let exports = EXPORTS.with_borrow(Clone::clone);
-    let Some(exports) = exports else {
+    // The first call asks for the module; an exported file's copy may have arrived already,
+    // before anything asked (Safari's engine starts it before the page's first rows), and is
+    // taken then.
+    let exports = EXPORTS.with_borrow(Clone::clone).or_else(|| {
         load();
+        EXPORTS.with_borrow(Clone::clone)
+    });
+    let Some(exports) = exports else {
         if STATUS.get() == Status::Loading {
             ARRIVED.with(|arrived| arrived.track());
         }

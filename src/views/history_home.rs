@@ -855,6 +855,9 @@ fn FileProblems() -> impl IntoView {
         if problems.is_empty() {
             return None;
         }
+        // One line says how many and why, however many files there are.
+        let why = crate::logic::words::reasons_counted(problems.iter().map(|p| p.reason.as_str()), 3);
+        let count = problems.len();
         let items: Vec<AnyView> = problems
             .into_iter()
             .take(500)
@@ -863,9 +866,9 @@ fn FileProblems() -> impl IntoView {
         Some(view! {
             <section class="history-problems" aria-label="Files not indexed">
                 <details>
-                    <summary>{match items.len() {
-                        1 => "1 file holds no session".to_owned(),
-                        n => format!("{n} files hold no session"),
+                    <summary>{match count {
+                        1 => format!("1 file holds no session: {why}"),
+                        n => format!("{n} files hold no session: {why}"),
                     }}</summary>
                     <ul>{items}</ul>
                 </details>

@@ -71,14 +71,25 @@ impl Loading<'_> {
 /// Reads, parses and builds the files of a load, answering its progress, its preview and its
 /// model. A file over a megabyte is read as a byte stream (the browser reads ahead while the
 /// worker parses), a smaller one whole ([`reader_of`]).
-pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File]) -> Result<(), Failure> {
+pub async fn load(
+    reply: &Reply,
+    request: &LoadRequest,
+    files: &[web_sys::File],
+    buffers: &[js_sys::ArrayBuffer],
+) -> Result<(), Failure> {
     let LoadRequest { paths, slice, preview, starts } = request;
     let now = js_sys::Date::now;
+    // Files to read, or the bytes of files the page held already (`client::load_job`).
+    let given: Vec<Given> = if files.is_empty() && !buffers.is_empty() {
+        buffers.iter().map(|buffer| Given::Bytes(Uint8Array::new(buffer))).collect()
+    } else {
+        files.iter().map(Given::File).collect()
+    };
     if paths.len() != given.len() {
         return Err(format!("the request names {} path(s) for {} file(s)", paths.len(), given.len()).into());
     }
     let slice = (*slice).max(1) as f64;
-    let total: f64 = given.iter().map(|file| file.size()).sum();
+    let total: f64 = given.iter().map(Given::size).sum();
     let wants_preview = *preview && total >= PREVIEW_FROM_TOTAL as f64;
     let started = now();
     let mut loading = Loading {
@@ -95,10 +106,18 @@ pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File])
     let mut loader = Loader::new();
     // The page reads the same share of each file (`client::load_job`).
     loader.hold_at_most(HOLD_MAX_BYTES, left_out_why());
-    for (i, (path, file)) in paths.iter().zip(given).enumerate() {
+    for (i, (path, file)) in paths.iter().zip(&given).enumerate() {
         let size = file.size();
         let start = starts.get(i).copied().unwrap_or(Start::BEGINNING);
         let id = loader.add_file_from(path, size as u64, start);
+        let file = match file {
+            Given::File(file) => file,
+            Given::Bytes(bytes) => {
+                loading.take(&mut loader, id, path, bytes, 0.0)?;
+                loader.finish_file(id);
+                continue;
+            }
+        };
         let mut reader = reader_of(file)?;
         loop {
             let asked = now();
@@ -128,6 +147,21 @@ pub async fn load(reply: &Reply, request: &LoadRequest, given: &[web_sys::File])
     let buffers = std::iter::once(model).chain(made).collect();
     let done = Parcel::new(FromWorker::Load(LoadReply::Done { timings })).with_buffers(buffers);
     reply.post(done).map_err(|_| "the model could not be sent".into())
+}
+
+/// A file of a load: a `File` to read, or the bytes of one the page held already.
+enum Given<'f> {
+    File(&'f web_sys::File),
+    Bytes(Uint8Array),
+}
+
+impl Given<'_> {
+    fn size(&self) -> f64 {
+        match self {
+            Given::File(file) => file.size(),
+            Given::Bytes(bytes) => f64::from(bytes.length()),
+        }
+    }
 }
 
 /// How a file of a load is read: over a megabyte as a byte stream, a smaller one whole. Where the

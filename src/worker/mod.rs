@@ -146,7 +146,7 @@ async fn dispatch(kept: &Kept, reply: &Reply, request: Parcel<ToWorker>) -> Resu
             kept.warm_up.rest(ms);
             Ok(())
         }
-        ToWorker::Load(load) => load::load(reply, &load, &files).await,
+        ToWorker::Load(load) => load::load(reply, &load, &files, &buffers).await,
         ToWorker::Session(request) => kept.session.answer(reply, request, &buffers, &files).await,
         ToWorker::Unit(request) => history_units::answer(reply, request, &files).await,
         ToWorker::Database(request) => sqlite::answer(reply, &request, &files).await,

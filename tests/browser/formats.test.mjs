@@ -243,7 +243,7 @@ test("logs of several agents dropped together are indexed as a history: each ses
     }
     // The files that hold no session, in one summary, each with the engine's reason.
     const problems = history.getByRole("region", { name: "Files not indexed" });
-    await problems.getByText(/^2 files hold no session/).click();
+    await problems.getByText(/^2 files hold no session: 1 \S.*; 1 \S/).click();
     for (const name of ["metrics.jsonl", "empty.jsonl"]) {
       const reason = expected.problems.find((p) => p.path.endsWith(name))?.reason;
       assert.ok(reason, `the engine says why ${name} holds no session`);
