@@ -114,10 +114,11 @@ impl std::fmt::Display for Crash {
 /// error's name ([`CRASH_REPORTER`]).
 const CRASH_KEY: &str = "sessionscopeCrash";
 
-/// The script every worker runs first that names to the page an error reaching its top
-/// ([`Crash`]): `scripts/worker_loader.js` holds the same line (a test compares them), and an
+/// The script every worker runs first that names to the page an error reaching its top, or a
+/// rejection nobody handles (the wasm code's trap inside a promise's callback: an allocation that
+/// failed, say) ([`Crash`]): `scripts/worker_loader.js` holds the same line (a test compares them), and an
 /// exported file's worker starts with it.
-pub const CRASH_REPORTER: &str = r#"addEventListener("error", (event) => postMessage({ sessionscopeCrash: (event.error && event.error.name) || "" }));"#;
+pub const CRASH_REPORTER: &str = r#"for (const type of ["error", "unhandledrejection"]) addEventListener(type, (event) => postMessage({ sessionscopeCrash: ((event.error || event.reason) && (event.error || event.reason).name) || "" }));"#;
 
 /// Why no worker could be started.
 #[derive(Clone, Debug, PartialEq, Eq)]

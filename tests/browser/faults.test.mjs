@@ -60,6 +60,18 @@ test("a worker that fails in the middle of a load says so in words, what was sho
   await app.context.close();
 });
 
+test("a worker whose wasm code traps inside a promise's callback (a rejection nobody hears) says so too, and does not leave the load waiting", async () => {
+  const faults = watchWorkers("preview", { always: true, error: "RangeError", rejected: true });
+  const app = await openApp(browser, server, { setUp: faults.setUp });
+  await app.page.waitForFunction(() => window.__faults.started > 0);
+  await dropGeneratedSession(app.page, { name: "rejected", messages: 20000 });
+  const alert = app.page.getByRole("alert").filter({ hasText: /^Could not open the files: the loading worker ran out of memory in (Chrome|Firefox|Safari)\b/ });
+  await alert.waitFor({ timeout: 30_000 });
+  assert.doesNotMatch(await alert.innerText(), /RangeError|injected fault/);
+  faults.stop();
+  await app.context.close();
+});
+
 test("a worker stopped by something the browser lacks says so, names the browser, and says which browsers to use", async () => {
   const faults = watchWorkers("preview", { always: true, error: "TypeError" });
   const app = await openApp(browser, server, { setUp: faults.setUp });
@@ -359,13 +371,13 @@ afterEach(() => {
  * the page on the BroadcastChannel "sessionscope-faults" that it started and each time it
  * answered; the page counts them in `window.__faults` (`setUp`, its init script, listens from the
  * start). `always`: each worker throws (an `error`, `Error` by default) once it has posted such a
- * reply, as a worker out of memory stops. `busy()`
+ * reply, as a worker out of memory stops (`rejected`: a promise is rejected with it, unheard). `busy()`
  * makes only the workers that have answered one already throw after their next: those of the
  * pass under way, not the fresh ones that replace them. A worker that throws posts nothing after
  * the reply but its crash. `stop()` serves the loader as it is again.
  */
-function watchWorkers(key, { always = false, error = "Error" } = {}) {
-  const hook = ({ key, always, error }) => {
+function watchWorkers(key, { always = false, error = "Error", rejected = false } = {}) {
+  const hook = ({ key, always, error, rejected }) => {
     const channel = new BroadcastChannel("sessionscope-faults");
     const has = (o, k, d = 0) => o !== null && typeof o === "object" && d < 3 && (k in o || Object.values(o).some((v) => has(v, k, d + 1)));
     const post = self.postMessage.bind(self);
@@ -388,12 +400,14 @@ function watchWorkers(key, { always = false, error = "Error" } = {}) {
       if ((always || breakNext) && !broken) {
         broken = true;
         setTimeout(() => {
-          throw new self[error]("injected fault");
+          // A rejection nobody hears is how the wasm code's trap inside a promise's callback ends.
+          if (rejected) Promise.reject(new self[error]("injected fault"));
+          else throw new self[error]("injected fault");
         }, 0);
       }
     };
   };
-  const stop = server.rewrite("/worker_loader.js", (text) => `(${hook})(${JSON.stringify({ key, always, error })});\n${text}`);
+  const stop = server.rewrite("/worker_loader.js", (text) => `(${hook})(${JSON.stringify({ key, always, error, rejected })});\n${text}`);
   rewritten.add(stop);
   const listen = () => {
     window.__faults = { started: 0, answered: 0 };

@@ -245,14 +245,18 @@ class Driver {
     this.url = url;
   }
 
-  /** One WebDriver command: answers its `value`, or throws with the driver's words. */
-  async command(method, path, body) {
+  /**
+   * One WebDriver command: answers its `value`, or throws with the driver's words. `timeout`
+   * (ms): the driver is taken for gone when it has not answered by then.
+   */
+  async command(method, path, body, { timeout } = {}) {
     let response;
     try {
       response = await fetch(`${this.url}${path}`, {
         method,
         headers: body === undefined ? {} : { "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
+        signal: timeout === undefined ? undefined : AbortSignal.timeout(timeout),
       });
     } catch (error) {
       throw new Error(`webkit: ${method} ${path}: the driver is gone (${error.cause?.code || error.message})`);
@@ -654,6 +658,11 @@ function workerInstrumentation(WORKERS) {
       for (const entry of list.getEntries()) send({ kind: "request", url: entry.name, type: entry.initiatorType });
     }).observe({ type: "resource", buffered: true });
   } catch {}
+  // Its uncaught errors and unhandled rejections, as console messages of their own type
+  // ("workererror": WebKit passes none on to the page; a test that injects a fault expects one).
+  const said = (value) => (value instanceof Error ? `${value.name}: ${value.message}` : show(value));
+  addEventListener("error", (event) => send({ kind: "console", type: "workererror", text: `Uncaught (in worker) ${event.error ? said(event.error) : event.message}`, url: worker }));
+  addEventListener("unhandledrejection", (event) => send({ kind: "console", type: "workererror", text: `Unhandled rejection (in worker) ${said(event.reason)}`, url: worker }));
 }
 
 /** The BroadcastChannel a context's workers tell its pages on. */
@@ -1982,6 +1991,9 @@ class Page {
 /** Options of `newContext` that this driver does not apply: refused rather than ignored. */
 const CONTEXT_OPTIONS = new Set(["viewport", "colorScheme", "timezoneId", "baseURL", "acceptDownloads", "ignoreHTTPSErrors"]);
 
+/** How long a new WebDriver session (MiniBrowser started) may take before it is tried again. */
+const SESSION_TIMEOUT = 60_000;
+
 class Context {
   constructor(browser, options) {
     for (const key of Object.keys(options)) {
@@ -2010,24 +2022,33 @@ class Context {
   async newPage() {
     if (this._closed) throw new Error("webkit: the context is closed");
     if (this._pages.length) throw notSupported("a second page in a context (one WebDriver session, one window)");
-    this._driver = await Driver.start(await this._browser._display());
     const args = ["--automation"];
     // MiniBrowser's own switches: a dark GTK theme (its pages' prefers-color-scheme) and a time zone.
     if (this._options.colorScheme === "dark") args.push("--dark-mode");
     if (this._options.timezoneId) args.push(`--time-zone=${this._options.timezoneId}`);
-    const session = await this._driver.command("POST", "/session", {
-      capabilities: {
-        alwaysMatch: {
-          browserName: "MiniBrowser",
-          pageLoadStrategy: "normal",
-          // Dialogs are dismissed, as Playwright does when no one listens.
-          unhandledPromptBehavior: "dismiss",
-          acceptInsecureCerts: Boolean(this._options.ignoreHTTPSErrors),
-          timeouts: { script: null, pageLoad: DEFAULT_TIMEOUT, implicit: 0 },
-          "webkitgtk:browserOptions": { binary: MINIBROWSER, args },
-        },
+    const capabilities = {
+      alwaysMatch: {
+        browserName: "MiniBrowser",
+        pageLoadStrategy: "normal",
+        // Dialogs are dismissed, as Playwright does when no one listens.
+        unhandledPromptBehavior: "dismiss",
+        acceptInsecureCerts: Boolean(this._options.ignoreHTTPSErrors),
+        timeouts: { script: null, pageLoad: DEFAULT_TIMEOUT, implicit: 0 },
+        "webkitgtk:browserOptions": { binary: MINIBROWSER, args },
       },
-    });
+    };
+    // Now and then (about once in a few hundred sessions on a busy machine) WebKitWebDriver never
+    // answers a new session: that driver is stopped and a fresh one asked, up to three times.
+    let session;
+    for (let tries = 1; !session; tries++) {
+      this._driver = await Driver.start(await this._browser._display());
+      try {
+        session = await this._driver.command("POST", "/session", { capabilities }, { timeout: SESSION_TIMEOUT });
+      } catch (error) {
+        await this._driver.process.stop(1000);
+        if (tries === 3) throw error;
+      }
+    }
     this._browser._version ??= session.capabilities?.browserVersion;
     const page = new Page(this, session.sessionId);
     page._pageLoadTimeout = DEFAULT_TIMEOUT;
