@@ -414,3 +414,30 @@ fn a_missing_folder_is_an_error() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no such file or folder"));
 }
+
+/// A history whose kettle project holds a link back to the folder above it (a loop) and whose
+/// teapot project holds a link to its sibling: each session is counted once, by the command line
+/// and by the MCP server, and nothing is said to be left out.
+#[cfg(unix)]
+#[test]
+fn links_back_up_and_across_count_each_session_once() {
+    let temp = TempDir::new("mcp-links");
+    let projects = write_history(&temp.0);
+    std::os::unix::fs::symlink(&projects, projects.join("-home-alice-kettle").join("up")).expect("a link up");
+    std::os::unix::fs::symlink(projects.join("-home-alice-kettle"), projects.join("-home-alice-teapot").join("kettle"))
+        .expect("a link across");
+    let folder = projects.to_str().expect("a UTF-8 path");
+
+    let index = cli_json(&["index", "--json", folder]);
+    let mut listed = ids(&index, "sessions");
+    listed.sort();
+    assert_eq!(listed, [FIRST, SECOND, THIRD], "{index}");
+    assert_eq!(index["problems"].as_array().map_or(0, Vec::len), 0, "nothing left out: {}", index["problems"]);
+
+    let mut server = Server::start(&projects, &[]);
+    let sessions = server.call("list_sessions", json!({}));
+    assert_eq!(sessions["total"], 3, "{sessions}");
+    let mut listed = ids(&sessions, "sessions");
+    listed.sort();
+    assert_eq!(listed, [FIRST, SECOND, THIRD]);
+}

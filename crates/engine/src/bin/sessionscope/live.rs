@@ -454,8 +454,9 @@ pub enum Lookup {
 /// folder's parent), in name order.
 pub fn list_files(folders: &[PathBuf]) -> Vec<(PathBuf, String)> {
     let mut files = Vec::new();
+    let mut seen = crate::Seen::default();
     for folder in folders.iter().filter(|folder| folder.exists()) {
-        crate::collect(folder, folder.parent().unwrap_or(Path::new("")), &mut files);
+        crate::collect(folder, folder.parent().unwrap_or(Path::new("")), &mut files, &mut seen);
     }
     files.sort_by(|a, b| a.1.cmp(&b.1));
     files.dedup_by(|a, b| a.0 == b.0);

@@ -210,6 +210,7 @@ fn run(command: Command) -> ExitCode {
 fn files_of(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, ExitCode> {
     let file_base = file_base(paths);
     let mut files = Vec::new();
+    let mut seen = Seen::default();
     for path in paths {
         if is_stdin(path) {
             if !files.iter().any(|(file, _): &(PathBuf, String)| is_stdin(file)) {
@@ -222,7 +223,7 @@ fn files_of(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, ExitCode> {
             return Err(ExitCode::from(1));
         }
         let base = if path.is_file() { file_base.as_deref() } else { None };
-        collect(path, base.unwrap_or_else(|| path.parent().unwrap_or(Path::new(""))), &mut files);
+        collect(path, base.unwrap_or_else(|| path.parent().unwrap_or(Path::new(""))), &mut files, &mut seen);
     }
     files.sort_by(|a, b| a.1.cmp(&b.1));
     Ok(files)
@@ -382,16 +383,21 @@ fn file_base(paths: &[PathBuf]) -> Option<PathBuf> {
 
 /// Files under `path`, with names relative to `base` (so `subagents/` folders stay visible). A
 /// folder's entries are told apart by the kind the listing gives (no look at each file), a link
-/// by what it points to.
-fn collect(path: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>) {
+/// by what it points to. Each real folder and file is taken once, however many links lead to it
+/// (`seen`, by canonical path, kept across the calls of one walk): a link back to a folder above
+/// is no loop, and a link to a sibling folder does not count its sessions twice.
+fn collect(path: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>, seen: &mut Seen) {
+    if !seen.first_time(path) {
+        return;
+    }
     if path.is_dir() {
-        collect_folder(path, base, out);
+        collect_folder(path, base, out, seen);
     } else {
         out.push((path.to_owned(), name_under(path, base)));
     }
 }
 
-fn collect_folder(folder: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>) {
+fn collect_folder(folder: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>, seen: &mut Seen) {
     let Ok(read) = std::fs::read_dir(folder) else { return };
     for entry in read.flatten() {
         let path = entry.path();
@@ -400,12 +406,27 @@ fn collect_folder(folder: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>) 
             Ok(kind) => kind.is_dir(),
             Err(_) => path.is_dir(),
         };
+        if !seen.first_time(&path) {
+            continue;
+        }
         if is_dir {
-            collect_folder(&path, base, out);
+            collect_folder(&path, base, out, seen);
         } else {
             let name = name_under(&path, base);
             out.push((path, name));
         }
+    }
+}
+
+/// The real folders and files a walk has taken, by canonical path.
+#[derive(Default)]
+pub struct Seen(std::collections::HashSet<PathBuf>);
+
+impl Seen {
+    /// Whether `path` leads to a folder or file not taken yet (then it is taken). A path that
+    /// cannot be resolved is taken as it is.
+    fn first_time(&mut self, path: &Path) -> bool {
+        self.0.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()))
     }
 }
 
