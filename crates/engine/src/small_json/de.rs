@@ -314,16 +314,9 @@ impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
         let reader = &mut self.de.reader;
-        match reader.peek() {
-            Some(b']') => return Ok(None),
-            Some(b',') if !self.first => {
-                reader.bump();
-                if reader.peek() == Some(b']') {
-                    return Err(reader.error(What::TrailingComma));
-                }
-            }
-            Some(_) if self.first => {}
-            Some(_) => return Err(reader.error(What::ExpectedListCommaOrEnd)),
+        match reader.next_member(self.first, b']', What::ExpectedListCommaOrEnd)? {
+            Some(true) => {}
+            Some(false) => return Ok(None),
             None => return Err(reader.error(What::Eof)),
         }
         self.first = false;
@@ -342,16 +335,9 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
         let reader = &mut self.de.reader;
-        match reader.peek() {
-            Some(b'}') => return Ok(None),
-            Some(b',') if !self.first => {
-                reader.bump();
-                if reader.peek() == Some(b'}') {
-                    return Err(reader.error(What::TrailingComma));
-                }
-            }
-            Some(_) if self.first => {}
-            Some(_) => return Err(reader.error(What::ExpectedObjectCommaOrEnd)),
+        match reader.next_member(self.first, b'}', What::ExpectedObjectCommaOrEnd)? {
+            Some(true) => {}
+            Some(false) => return Ok(None),
             None => return Err(reader.error(What::Eof)),
         }
         self.first = false;

@@ -69,40 +69,46 @@ impl<'a> Reader<'a> {
 
     /// After an array's value: whether another follows (`,`), or the array ends (`]`, consumed).
     pub(super) fn more_items(&mut self) -> Result<bool, Error> {
-        match self.peek() {
-            Some(b',') => {
-                self.bump();
-                match self.peek() {
-                    Some(b']') => Err(self.error(What::TrailingComma)),
-                    _ => Ok(true),
-                }
-            }
-            Some(b']') => {
-                self.bump();
-                Ok(false)
-            }
-            Some(_) => Err(self.error(What::ExpectedListCommaOrEnd)),
-            None => Err(self.error(What::EofList)),
-        }
+        self.more(b']', What::ExpectedListCommaOrEnd, What::EofList)
     }
 
     /// After an object's value: whether another key follows (`,`), or the object ends (`}`,
     /// consumed).
     pub(super) fn more_entries(&mut self) -> Result<bool, Error> {
+        self.more(b'}', What::ExpectedObjectCommaOrEnd, What::EofObject)
+    }
+
+    /// After a member of an array or object that ends with `close`: whether another follows (its
+    /// `,` consumed), or the end (consumed); `unexpected` for anything else, `eof` at the end of
+    /// the text.
+    fn more(&mut self, close: u8, unexpected: What, eof: What) -> Result<bool, Error> {
+        if self.peek() == Some(close) {
+            self.bump();
+            return Ok(false);
+        }
+        match self.next_member(false, close, unexpected)? {
+            Some(more) => Ok(more),
+            None => Err(self.error(eof)),
+        }
+    }
+
+    /// Before a member of an array or object that ends with `close`, read as a deserializer asks
+    /// for them: `Some(true)` if one follows (after its `,`, unless it is the `first`),
+    /// `Some(false)` at the end (`close`, not consumed), `None` at the end of the text;
+    /// `unexpected` for anything else, and a trailing comma is an error.
+    pub(super) fn next_member(&mut self, first: bool, close: u8, unexpected: What) -> Result<Option<bool>, Error> {
         match self.peek() {
-            Some(b',') => {
+            Some(b) if b == close => Ok(Some(false)),
+            Some(b',') if !first => {
                 self.bump();
                 match self.peek() {
-                    Some(b'}') => Err(self.error(What::TrailingComma)),
-                    _ => Ok(true),
+                    Some(b) if b == close => Err(self.error(What::TrailingComma)),
+                    _ => Ok(Some(true)),
                 }
             }
-            Some(b'}') => {
-                self.bump();
-                Ok(false)
-            }
-            Some(_) => Err(self.error(What::ExpectedObjectCommaOrEnd)),
-            None => Err(self.error(What::EofObject)),
+            Some(_) if first => Ok(Some(true)),
+            Some(_) => Err(self.error(unexpected)),
+            None => Ok(None),
         }
     }
 
