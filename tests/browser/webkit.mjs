@@ -873,6 +873,34 @@ function clickActions(x, y, button, clickCount, delay) {
   return actions;
 }
 
+/**
+ * Playwright's `getBy…` shorthands, each a selector given to the object's own `locator`: one
+ * copy for Locator and Page (put on both prototypes below).
+ */
+const GET_BY = {
+  getByRole(role, options) {
+    return this.locator(roleSelector(role, options));
+  },
+  getByText(text, options) {
+    return this.locator(textSelector(text, options));
+  },
+  getByLabel(text, options) {
+    return this.locator(labelSelector(text, options));
+  },
+  getByPlaceholder(text, options) {
+    return this.locator(attributeSelector("placeholder", text, options));
+  },
+  getByAltText(text, options) {
+    return this.locator(attributeSelector("alt", text, options));
+  },
+  getByTitle(text, options) {
+    return this.locator(attributeSelector("title", text, options));
+  },
+  getByTestId(testId) {
+    return this.locator(`internal:testid=[data-testid=${escapeForAttributeSelector(testId, true)}]`);
+  },
+};
+
 class Locator {
   constructor(page, selector) {
     this._page = page;
@@ -896,34 +924,6 @@ class Locator {
   locator(selectorOrLocator, options) {
     const inner = typeof selectorOrLocator === "string" ? selectorOrLocator : `internal:chain=${JSON.stringify(selectorOrLocator._selector)}`;
     return new Locator(this._page, `${this._selector} >> ${inner}${filterSuffix(options)}`);
-  }
-
-  getByRole(role, options) {
-    return this.locator(roleSelector(role, options));
-  }
-
-  getByText(text, options) {
-    return this.locator(textSelector(text, options));
-  }
-
-  getByLabel(text, options) {
-    return this.locator(labelSelector(text, options));
-  }
-
-  getByPlaceholder(text, options) {
-    return this.locator(attributeSelector("placeholder", text, options));
-  }
-
-  getByAltText(text, options) {
-    return this.locator(attributeSelector("alt", text, options));
-  }
-
-  getByTitle(text, options) {
-    return this.locator(attributeSelector("title", text, options));
-  }
-
-  getByTestId(testId) {
-    return this.locator(`internal:testid=[data-testid=${escapeForAttributeSelector(testId, true)}]`);
   }
 
   filter(options) {
@@ -1825,34 +1825,6 @@ class Page {
     return new Locator(this, selector + filterSuffix(options));
   }
 
-  getByRole(role, options) {
-    return this.locator(roleSelector(role, options));
-  }
-
-  getByText(text, options) {
-    return this.locator(textSelector(text, options));
-  }
-
-  getByLabel(text, options) {
-    return this.locator(labelSelector(text, options));
-  }
-
-  getByPlaceholder(text, options) {
-    return this.locator(attributeSelector("placeholder", text, options));
-  }
-
-  getByAltText(text, options) {
-    return this.locator(attributeSelector("alt", text, options));
-  }
-
-  getByTitle(text, options) {
-    return this.locator(attributeSelector("title", text, options));
-  }
-
-  getByTestId(testId) {
-    return this.locator(`internal:testid=[data-testid=${escapeForAttributeSelector(testId, true)}]`);
-  }
-
   click(selector, options) {
     return this.locator(selector).click(options);
   }
@@ -1993,6 +1965,9 @@ const CONTEXT_OPTIONS = new Set(["viewport", "colorScheme", "timezoneId", "baseU
 
 /** How long a new WebDriver session (MiniBrowser started) may take before it is tried again. */
 const SESSION_TIMEOUT = 60_000;
+
+Object.assign(Locator.prototype, GET_BY);
+Object.assign(Page.prototype, GET_BY);
 
 class Context {
   constructor(browser, options) {
