@@ -11,6 +11,7 @@ use super::load_job::{LoadError, parse_in_worker};
 use super::workers::Workers;
 use crate::logic::loaded::Model;
 use crate::platform::files::{FetchError, fetch_bytes};
+use crate::platform::probe::{self, Said};
 use crate::wire::example_files::PATHS;
 
 /// The example's files (`(path, bytes)`) and its model.
@@ -89,6 +90,7 @@ impl Example {
                     // A failure is not kept: the click fetches again and says why if it fails too.
                     if let Ok(fetched) = fetched {
                         *example.ahead.borrow_mut() = Ahead::Ready(Box::new(fetched));
+                        probe::say(Said::ExamplePrepared);
                     }
                 }
             }
@@ -129,6 +131,7 @@ impl Example {
 
     async fn fetch_and_parse(&self) -> Result<Fetched, ExampleError> {
         let files = fetch().await.map_err(ExampleError::Fetch)?;
+        probe::say(Said::ExampleFetched);
         let model = parse_in_worker(&self.workers, &files, |_| {}).await.map_err(ExampleError::Load)?;
         Ok((files, model))
     }

@@ -7,6 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::handle::{StartError, WorkerHandle};
+use crate::platform::probe::{self, Said};
 use crate::platform::{page, schedule};
 use crate::wire::messages::WarmUpRequest;
 use crate::wire::{Parcel, ToWorker};
@@ -88,6 +89,7 @@ impl Workers {
         }
         handle.release();
         *spare = Some(Spare { handle: handle.clone(), warm: Cell::new(false) });
+        probe::say(Said::SpareReady);
         true
     }
 
@@ -97,12 +99,25 @@ impl Workers {
         Lent { shared: self.shared.clone() }
     }
 
-    /// Starts a worker ahead of time, unless one is waiting already or will be given back.
+    /// Starts a worker ahead of time, unless one is waiting already or will be given back. Says
+    /// when the one waiting is ready (at once, if it is).
     pub fn prepare(&self) {
-        if page::standalone() || self.shared.lent.get() > 0 || self.shared.spare.borrow().is_some() {
+        if page::standalone() || self.shared.lent.get() > 0 {
+            return;
+        }
+        if let Some(spare) = self.shared.spare.borrow().as_ref() {
+            if spare.handle.is_ready() {
+                probe::say(Said::SpareReady);
+            }
             return;
         }
         if let Ok(handle) = self.spawn() {
+            let started = handle.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                if started.ready().await {
+                    probe::say(Said::SpareReady);
+                }
+            });
             *self.shared.spare.borrow_mut() = Some(Spare { handle, warm: Cell::new(false) });
         }
     }

@@ -25,6 +25,7 @@ use crate::logic::loaded::Model;
 use crate::logic::outline::RowKey;
 use crate::logic::seen::SeenMark;
 use crate::platform::address;
+use crate::platform::probe::{self, Said};
 use crate::platform::schedule::{self, now_ms};
 use crate::state::chrome::ChromeState;
 use crate::state::session_search::SearchState;
@@ -445,6 +446,7 @@ impl LoadState {
                         return;
                     }
                     state.live.set_value(Some(live));
+                    let shown = model.is_ok();
                     web_sys::console::debug_1(
                         &format!(
                             "sessionscope follow: read {bytes_read:.0} of {bytes:.0} bytes{} in {:.0} ms, model in {:.0} ms",
@@ -455,6 +457,9 @@ impl LoadState {
                         .into(),
                     );
                     on_done(model, notice);
+                    if shown {
+                        probe::say(Said::SessionReadAgain { started_ms: started, bytes_read });
+                    }
                 }
                 Err(error) => on_done(Err(RefreshError::Grow(error)), None),
             }
@@ -643,6 +648,7 @@ impl LoadState {
                         state.job_done();
                     }
                 });
+                probe::say(Said::LoadEnded);
                 state.workers().prepare_soon();
                 match result {
                     Ok(model) => {

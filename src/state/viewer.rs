@@ -168,6 +168,7 @@ impl ViewerState {
         crate::platform::schedule::later(AWAY_GRACE_MS, move || {
             if hidden_since.try_get_value().flatten() == Some(since) && !crate::platform::page::hidden() {
                 hidden_since.try_set_value(None);
+                crate::platform::probe::say(crate::platform::probe::Said::AwayOver);
             }
         });
     }

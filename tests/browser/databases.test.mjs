@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sqlite3InitModule from "@sqlite.org/sqlite-wasm";
-import { test, DIST, ROOT, openApp, dropFiles, dropFolder, tree, engineSummary, engineIndex, engineOutput, databaseOf, servedForTests } from "./harness.mjs";
+import { test, DIST, ROOT, openApp, said, dropFiles, dropFolder, tree, engineSummary, engineIndex, engineOutput, databaseOf, servedForTests } from "./harness.mjs";
 
 const FIXTURES = join(ROOT, "crates/engine/tests/fixtures");
 let server;
@@ -165,7 +165,10 @@ for (const c of CASES) {
       const said = m.text().match(/^sessionscope database: \S+ \(\d+ bytes\) read in (\d+) ms: (\d+) bytes of records/);
       if (said) read.push({ ms: Number(said[1]), bytes: Number(said[2]) });
     });
-    await page.waitForTimeout(500);
+    // Once the start page has done what it does by itself (a worker started ahead, the example
+    // fetched and parsed), still nothing of SQLite.
+    await said(page, "spare-ready");
+    await said(page, "example-prepared");
     assert.ok(!server.served.slice(servedBefore).some((u) => isSqlite(`http://x${u}`)), "nothing of SQLite is fetched before a database is opened");
     const dropped = Date.now();
     await dropFiles(page, [{ name: c.name, bytes: readFileSync(c.path()) }]);

@@ -171,7 +171,9 @@ test("a single log over 2 GiB shows its first rows, then what the page holds, sa
     // A message of this part, selected: the address bar's link names the part, so that it opens
     // here, not in the first part (where the message is not).
     const picked = tree(app.page).getByRole("treeitem").filter({ hasText: /^▾\s*Assistant/ }).first();
-    await picked.click();
+    // Clicked on its header: the middle of a tall row may be its thinking's toggle, which opens
+    // the thinking there and not in the page opened from the link.
+    await picked.locator(".row-main").click({ position: { x: 4, y: 4 } });
     await app.page.waitForFunction(() => /&at=\d+\.\d+$/.test(location.hash));
     const link = await app.page.evaluate(() => location.hash);
     assert.match(link, new RegExp(`&m=[^&]+&at=\\d+\\.${next}$`), "the part starts at the line after the first part's last");
@@ -510,8 +512,11 @@ test("the tab hidden, then shown, during an index pass: the pass ends with every
       Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (hidden ? "hidden" : "visible") });
       document.dispatchEvent(new Event("visibilitychange"));
     }, hidden);
+  // Hidden, the pass goes on: its progress moves (or it ends) before the tab is shown again.
+  const progress = () => page.evaluate(() => document.querySelector('[aria-label="History"] .history-progress')?.textContent ?? "");
+  const before = await progress();
   await visibility(true);
-  await page.waitForTimeout(1500);
+  await page.waitForFunction((before) => (document.querySelector('[aria-label="History"] .history-progress')?.textContent ?? "") !== before, before, { timeout: 60_000 });
   await visibility(false);
   const { region, status } = await indexed(page);
   const files = Number(/^Indexed (\d+) of (\d+) files/.exec(status)?.[2]);
@@ -572,7 +577,7 @@ test("a history that holds a session bigger than the page holds lists it, saying
     await summary.getByRole("alert").filter({ hasText: new RegExp(`Only the first part of \\S*${name} is shown`) }).waitFor({ timeout: 120_000 });
     await summary.getByRole("button", { name: /^Next part, from line / }).click();
     await summary.getByRole("alert").filter({ hasText: new RegExp(`Only part of \\S*${name} is shown`) }).waitFor({ timeout: 120_000 });
-    await tree(app.page).getByRole("treeitem").filter({ hasText: /^▾\s*Assistant/ }).first().click();
+    await tree(app.page).getByRole("treeitem").filter({ hasText: /^▾\s*Assistant/ }).first().locator(".row-main").click({ position: { x: 4, y: 4 } });
     await app.page.waitForFunction(() => /^#p=[^&]+&s=[^&]+&m=[^&]+&at=\d+\.\d+$/.test(location.hash));
     const link = await app.page.evaluate(() => location.hash);
     const pickedText = await tree(app.page).locator('[role="treeitem"][aria-selected="true"]').innerText();

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test, ROOT, openApp, dropFiles, dropFolder, allTreeItems, tree, engineSummary, engineIndex, servedForTests } from "./harness.mjs";
+import { test, ROOT, openApp, nextFrame, dropFiles, dropFolder, allTreeItems, tree, engineSummary, engineIndex, servedForTests } from "./harness.mjs";
 
 const FORMATS = join(ROOT, "crates/engine/tests/fixtures/formats");
 let server;
@@ -456,8 +456,9 @@ test("sharing a Pi session without its thinking keeps its file; an Ollama captur
     if (note) {
       await notes.filter({ hasText: note }).waitFor();
     } else {
-      // Pi's thinking is taken out of its lines: the file is shared, no note says otherwise.
-      await page.waitForTimeout(300);
+      // Pi's thinking is taken out of its lines: the file is shared, no note says otherwise (the
+      // note follows the box in the same update, on screen by the next frame).
+      await nextFrame(page);
       assert.equal(await notes.count(), 0, `${file}: its thinking can be taken out`);
     }
     await dialog.getByRole("checkbox", { name: "Thinking" }).uncheck();

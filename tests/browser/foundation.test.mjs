@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { test, ROOT, DIST, serveDist, openApp, dropFiles, realFixture, allTreeItems, tree, servedForTests } from "./harness.mjs";
+import { test, ROOT, DIST, serveDist, openApp, said, dropFiles, realFixture, allTreeItems, tree, servedForTests } from "./harness.mjs";
 
 const KETTLE = join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl");
 let server;
@@ -91,8 +91,7 @@ test("the example is fetched while the start page waits, so Open example fetches
   const app = await openApp(browser, server);
   const exampleRequests = () => app.requests.filter((u) => new URL(u).pathname.includes("/example/"));
   // Once the page is idle it asks for the example's three files, with no click.
-  const deadline = Date.now() + 10_000;
-  while (exampleRequests().length < 3 && Date.now() < deadline) await app.page.waitForTimeout(50);
+  const fetched = await said(app.page, "example-fetched");
   assert.equal(exampleRequests().length, 3, "the example's main file, its subagent and the subagent's meta file");
   await app.page.getByRole("button", { name: "Open example" }).click();
   await tree(app.page).getByText("Conversation compacted").waitFor();
@@ -100,7 +99,7 @@ test("the example is fetched while the start page waits, so Open example fetches
   // Opened again (after the prepared one was used) it is fetched anew and shows the same rows.
   const before = (await allTreeItems(app.page)).length;
   await app.page.getByRole("banner").getByRole("button", { name: "Example", exact: true }).click();
-  while (exampleRequests().length < 6 && Date.now() < deadline + 10_000) await app.page.waitForTimeout(50);
+  await said(app.page, "example-fetched", { after: fetched.index });
   assert.equal(exampleRequests().length, 6);
   await tree(app.page).getByText("Conversation compacted").waitFor();
   assert.equal((await allTreeItems(app.page)).length, before);

@@ -3,7 +3,7 @@
 // engine, recorders for requests and console errors, and drops of files and folders that work in
 // every engine.
 import { execFileSync } from "node:child_process";
-import { test as nodeTest, before, after } from "node:test";
+import { test as nodeTest, before, after, afterEach } from "node:test";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, extname, join, normalize, resolve } from "node:path";
@@ -36,6 +36,7 @@ const REQUIRE_REAL_FIXTURES = "SESSIONSCOPE_REQUIRE_REAL_FIXTURES";
 export async function serveDist({ dir = DIST, prefix = "/", extra = {}, precompressed = false, hooks = launched?.serverHooks } = {}) {
   const server = await serveFolder({ dir, prefix, extra, precompressed, port: 0, hooks });
   servers.set(server.origin, server);
+  servedOrigins.add(server.origin);
   const close = server.close;
   server.close = () => {
     servers.delete(server.origin);
@@ -52,8 +53,53 @@ const servers = new Map();
  * sees the pages of the servers that run its `serverHooks`: the servers made after it get them.
  */
 export async function launchBrowser() {
-  launched = await launchEngine(ENGINE);
+  launched = watchBrowser(await launchEngine(ENGINE));
   return launched;
+}
+
+/**
+ * Every page the tests open, with the requests it made. None may go anywhere but a local test
+ * server (the README says so): after each test, the pages opened meanwhile are checked, and the
+ * test fails if one did ([`servedForTests`]).
+ */
+const pagesOpened = [];
+/** The origins of every server of this run, closed or not. */
+const servedOrigins = new Set();
+
+/** `browser`, each of whose contexts' pages is recorded in [`pagesOpened`]. */
+function watchBrowser(browser) {
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args) => watchContext(await newContext(...args));
+  return browser;
+}
+
+/** `context`, each of whose pages (opened already, or later) is recorded in [`pagesOpened`]. */
+function watchContext(context) {
+  const newPage = context.newPage.bind(context);
+  context.newPage = async (...args) => recordRequests(await newPage(...args));
+  for (const page of context.pages?.() ?? []) recordRequests(page);
+  return context;
+}
+
+function recordRequests(page) {
+  const opened = { requests: [], checked: false };
+  page.on("request", (request) => opened.requests.push(request.url()));
+  pagesOpened.push(opened);
+  return page;
+}
+
+/** The `urls` that went anywhere but a local test server (data: and blob: URLs stay in the page). */
+export function outsideRequests(urls) {
+  return urls.filter((url) => !url.startsWith("data:") && !url.startsWith("blob:") && ![...servedOrigins].some((origin) => url.startsWith(origin + "/")));
+}
+
+/** Checks the pages opened since the last check: answers how many, and throws if one asked the world for something. */
+function checkPagesOpened() {
+  const unchecked = pagesOpened.filter((opened) => !opened.checked);
+  for (const opened of unchecked) opened.checked = true;
+  const outside = unchecked.flatMap((opened) => outsideRequests(opened.requests));
+  if (outside.length > 0) throw new Error(`a page asked for something outside the local test server: ${[...new Set(outside)].join(", ")}`);
+  return unchecked.length;
 }
 
 /** The browser launched last, whose hooks [`serveDist`] gives the servers it makes. */
@@ -69,6 +115,10 @@ let launched;
  */
 export function servedForTests(ready, serve) {
   let site;
+  let checked = 0;
+  afterEach(() => {
+    checked += checkPagesOpened();
+  });
   before(async () => {
     // WebKit's driver sees the page's console and downloads through the server
     // (`browser.serverHooks`, ./webkit.mjs): the browser comes first.
@@ -79,6 +129,7 @@ export function servedForTests(ready, serve) {
   after(async () => {
     await site?.browser?.close();
     await site?.server?.close();
+    console.log(`# ${checked} pages checked: none asked for anything outside the local test server`);
   });
 }
 
@@ -87,7 +138,7 @@ export function servedForTests(ready, serve) {
  * `launchBrowser`'s contexts it is no incognito window (Chromium installs no app from one).
  */
 export async function launchProfile(userDataDir) {
-  return launchPersistent(userDataDir, ENGINE);
+  return watchContext(await launchPersistent(userDataDir, ENGINE));
 }
 
 /**
@@ -101,6 +152,7 @@ export async function openApp(browser, server, { url = server.url, colorScheme =
   // system says them does (one per such wish, for the test file).
   if (!EMULATES_PER_CONTEXT && (colorScheme !== "light" || timezoneId)) browser = await systemBrowser({ colorScheme, timezoneId });
   const context = await browser.newContext({ colorScheme, viewport: viewport || { width: 1280, height: 860 }, timezoneId });
+  await context.addInitScript(recordSaid);
   await setUp?.(context);
   const page = await context.newPage();
   const requests = [];
@@ -123,9 +175,62 @@ export async function openApp(browser, server, { url = server.url, colorScheme =
     requests,
     errors,
     /** Requests that went anywhere but the local server (data: and blob: URLs stay in the page). */
-    foreignRequests: () =>
-      requests.filter((u) => !u.startsWith(server.origin + "/") && !u.startsWith("data:") && !u.startsWith("blob:")),
+    foreignRequests: () => outsideRequests(requests),
   };
+}
+
+/**
+ * Records what the page says of itself (`sessionscope` events, `src/platform/probe.rs`) in
+ * `window.__said`, from the page's first script on: an init script of every page [`openApp`]
+ * opens.
+ */
+export function recordSaid() {
+  window.__said = [];
+  addEventListener("sessionscope", (event) => window.__said.push({ ...event.detail }));
+}
+
+/** The index of the last thing the page has said so far (-1: nothing yet), to wait for what it says after. */
+export function saidSoFar(page) {
+  return page.evaluate(() => (window.__said || []).length - 1);
+}
+
+/**
+ * Waits until the page says `name` (`src/platform/probe.rs`), after its `after`-th event, with a
+ * detail for which `where(detail)` holds, and answers that detail with its `index`. The tests wait
+ * for these, never for a fixed time: "the follow looked while the tab was hidden", then "nothing
+ * is shown".
+ */
+export async function said(page, name, { after = -1, where = () => true, timeout = 30_000 } = {}) {
+  const until = Date.now() + timeout;
+  let seen = after;
+  for (;;) {
+    const left = until - Date.now();
+    if (left <= 0) throw new Error(`the page did not say "${name}" after its event ${after} within ${timeout} ms`);
+    const found = await (
+      await page.waitForFunction(
+        ({ name, seen }) => {
+          const all = window.__said || [];
+          const found = [];
+          for (let i = seen + 1; i < all.length; i++) if (all[i].name === name) found.push({ ...all[i], index: i });
+          return found.length > 0 && found;
+        },
+        { name, seen },
+        { timeout: left },
+      )
+    ).jsonValue();
+    for (const detail of found) {
+      if (where(detail)) return detail;
+      seen = detail.index;
+    }
+  }
+}
+
+/**
+ * Waits for the page's next painted frame: what a key press or a click set in motion on the page
+ * (its handlers and the updates they made) is on screen by then.
+ */
+export function nextFrame(page) {
+  return page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0))));
 }
 
 /**
@@ -212,7 +317,7 @@ export async function downloaded(page, click, { timeout = 60_000 } = {}) {
 const systemBrowsers = new Map();
 async function systemBrowser(system) {
   const key = JSON.stringify(system);
-  if (!systemBrowsers.has(key)) systemBrowsers.set(key, launchEngine(ENGINE, system));
+  if (!systemBrowsers.has(key)) systemBrowsers.set(key, launchEngine(ENGINE, system).then(watchBrowser));
   return systemBrowsers.get(key);
 }
 after(async () => {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test, withoutFolderHandles, openHistoryFolder, downloaded, ROOT, openApp, waitForApp, writeFolder, chooseFolder, indexed, tree, engineOutput, servedForTests } from "./harness.mjs";
+import { test, withoutFolderHandles, openHistoryFolder, downloaded, ROOT, openApp, said, saidSoFar, waitForApp, writeFolder, chooseFolder, indexed, tree, engineOutput, servedForTests } from "./harness.mjs";
 
 const SESSIONS = join(ROOT, "tests/fixtures/sessions");
 const KETTLE = "5e550000-0000-4000-8000-00000000beef";
@@ -72,14 +72,16 @@ function keptSeen(page) {
   );
 }
 
-/** Waits until what was seen is kept in the page's storage and `holds` it (it is kept a moment after it changes). */
+/**
+ * Waits until what was seen is kept in the page's storage and `holds` it (it is kept a moment
+ * after it changes): read again each time the page says it kept it.
+ */
 async function seenKept(page, holds) {
-  const until = Date.now() + 10_000;
   for (;;) {
+    const after = await saidSoFar(page);
     const seen = await keptSeen(page);
     if (seen && holds(seen)) return seen;
-    if (Date.now() > until) assert.fail(`what was seen is not kept as expected: ${JSON.stringify(seen)}`);
-    await page.waitForTimeout(200);
+    await said(page, "seen-kept", { after }).catch(() => assert.fail(`what was seen is not kept as expected: ${JSON.stringify(seen)}`));
   }
 }
 
@@ -160,10 +162,12 @@ test("a followed session that grows while the tab is hidden shows the divider ab
     document.dispatchEvent(new Event("visibilitychange"));
   });
   await writeFolder(page, "hidden", { [KETTLE_FILE]: prompt("f2000000-0000-4000-8000-000000000001", "aaaa0005-0000-4000-8000-000000000005", "Written while you were away.", "2026-04-02T10:00:00.000Z") }, { append: true });
-  // A hidden tab looks at nothing; shown again, it reads what was written meanwhile.
-  await page.waitForTimeout(1500);
+  // A hidden tab looks at nothing (a look comes and is skipped); shown again, it reads what was
+  // written meanwhile.
+  await said(page, "follow-skipped", { after: await saidSoFar(page), where: (d) => d.hidden });
   const away = tree(page).getByRole("treeitem").filter({ hasText: "Written while you were away." });
   assert.equal(await away.count(), 0, "nothing is read while the tab is hidden");
+  const shown = await saidSoFar(page);
   await page.evaluate(() => {
     delete document.hidden;
     delete document.visibilityState;
@@ -171,8 +175,9 @@ test("a followed session that grows while the tab is hidden shows the divider ab
   });
   await away.waitFor({ timeout: 10_000 });
   await away.getByRole("separator", { name: /^New since \d\d:\d\d UTC$/ }).waitFor();
-  // A line written while the person watches gets no divider; the one there stays.
-  await page.waitForTimeout(5500);
+  // A line written while the person watches (once the moments after the tab came back are over)
+  // gets no divider; the one there stays.
+  await said(page, "away-over", { after: shown });
   await writeFolder(page, "hidden", { [KETTLE_FILE]: prompt("f2000000-0000-4000-8000-000000000002", "f2000000-0000-4000-8000-000000000001", "Written while you watch.", "2026-04-02T10:05:00.000Z") }, { append: true });
   await tree(page).getByRole("treeitem").filter({ hasText: "Written while you watch." }).waitFor({ timeout: 10_000 });
   assert.equal(await tree(page).getByRole("separator").count(), 1);

@@ -3,7 +3,7 @@
 // the failed tool call; the `?` list names the keys; the side panel's Prompts outline lists each
 // prompt's first line, time and cost, and a click goes to it.
 import assert from "node:assert/strict";
-import { test, openApp, tree, servedForTests } from "./harness.mjs";
+import { test, openApp, nextFrame, tree, servedForTests } from "./harness.mjs";
 
 let server;
 let browser;
@@ -24,9 +24,10 @@ test("} and { land on each prompt in order, e on the failed call, and the ? list
   assert.equal(await selected(page).getAttribute("aria-level"), "2");
   await page.keyboard.press("}");
   await selected(page).filter({ hasText: "Now make eval return" }).waitFor();
-  // There is no later prompt: the selection stays.
+  // There is no later prompt: the selection stays (the key's handling is on screen by the next
+  // frame).
   await page.keyboard.press("}");
-  await page.waitForTimeout(200);
+  await nextFrame(page);
   assert.match(await selected(page).innerText(), /Now make eval return/);
   await page.keyboard.press("{");
   await selected(page).filter({ hasText: "test in tinycalc fails since I switched" }).waitFor();

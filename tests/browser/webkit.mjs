@@ -2032,17 +2032,27 @@ class Context {
     return page;
   }
 
-  /** Sizes the window so that the page's viewport (innerWidth × innerHeight) is `viewport`. */
+  /**
+   * Sizes the window so that the page's viewport (innerWidth × innerHeight) is `viewport`: the
+   * window is the viewport plus what the page measures around it (outer less inner). The driver
+   * answers before a busy X server has resized the window: the page's `resize` event says when
+   * it has (or, after a while, that it will not: the window is then measured and sized again).
+   */
   async _setViewport(page, viewport) {
-    let rect = { width: viewport.width, height: viewport.height };
     for (let tries = 0; tries < 4; tries++) {
-      await page._command("POST", "/window/rect", rect);
-      const [width, height] = await page._command("POST", "/execute/sync", { script: "return [innerWidth, innerHeight];", args: [] });
-      if (width === viewport.width && height === viewport.height) {
-        this._viewport = { width, height };
+      const [outerWidth, outerHeight, innerWidth, innerHeight] = await page._command("POST", "/execute/sync", { script: "return [outerWidth, outerHeight, innerWidth, innerHeight];", args: [] });
+      if (innerWidth === viewport.width && innerHeight === viewport.height) {
+        this._viewport = { ...viewport };
         return;
       }
-      rect = { width: rect.width + viewport.width - width, height: rect.height + viewport.height - height };
+      await page._command("POST", "/window/rect", { width: viewport.width + outerWidth - innerWidth, height: viewport.height + outerHeight - innerHeight });
+      await page._command("POST", "/execute/async", {
+        script: `const [width, height, done] = arguments;
+          if (innerWidth === width && innerHeight === height) return done();
+          addEventListener("resize", () => innerWidth === width && innerHeight === height && done());
+          setTimeout(done, 5000);`,
+        args: [viewport.width, viewport.height],
+      });
     }
     throw new Error(`webkit: the viewport could not be made ${viewport.width}×${viewport.height}`);
   }

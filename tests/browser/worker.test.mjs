@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { test, ROOT, openApp, dropFiles, dropGeneratedSession, tree, servedForTests } from "./harness.mjs";
+import { test, ROOT, openApp, said, dropFiles, dropGeneratedSession, tree, servedForTests } from "./harness.mjs";
 
 const KETTLE = readFileSync(join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl"));
 /** A session this big takes a while to search: its hits come in steps. */
@@ -13,14 +13,14 @@ let server;
 let browser;
 servedForTests((site) => ({ server, browser } = site));
 
-/** Waits until no worker has started for `quietMs`, and answers how many have. */
-async function settledWorkers(page, workers, quietMs = 1500) {
-  let count = -1;
-  while (count !== workers.length) {
-    count = workers.length;
-    await page.waitForTimeout(quietMs);
-  }
-  return count;
+/**
+ * Waits until the load has ended and the worker the page starts ahead of time after it is ready
+ * (no other starts by itself then), and answers how many workers have started.
+ */
+async function settledWorkers(page, workers) {
+  const ended = await said(page, "load-ended", { timeout: 120_000 });
+  await said(page, "spare-ready", { after: ended.index });
+  return workers.length;
 }
 
 test("a large session is searched in a worker, whose hits arrive typed and lead to their rows", async () => {

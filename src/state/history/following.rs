@@ -19,6 +19,7 @@ use crate::client::picked::{Picked, PickedFile};
 use crate::client::pool::{Pool, PoolEvent, worker_count};
 use crate::logic::sort;
 use crate::platform::page;
+use crate::platform::probe::{self, Said};
 use crate::platform::schedule::now_ms;
 use crate::wire::messages::UnitReply;
 
@@ -139,6 +140,7 @@ impl HistoryState {
         let indexing = self.index.pass.get_untracked().is_some_and(|p| p.running())
             || self.search.pass.get_untracked().is_some_and(|p| p.running());
         if hidden || indexing {
+            probe::say(Said::FollowSkipped { hidden });
             return;
         }
         let now = now_ms();
@@ -192,6 +194,7 @@ impl HistoryState {
             self.apply(changes);
         }
         let took = now_ms() - started;
+        probe::say(Said::FollowLooked { started_ms: started, units_read: read as u32, walk });
         self.following.follow.update_value(|f| {
             if let Some(f) = f {
                 if walk {

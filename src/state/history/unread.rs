@@ -152,10 +152,11 @@ impl HistoryState {
         self.seen.dirty.set_value(false);
         let folders = self.folders();
         leptos::task::spawn_local(async move {
-            if let Err(error) = folders.save_seen(&id, &seen).await {
-                web_sys::console::warn_1(
+            match folders.save_seen(&id, &seen).await {
+                Ok(()) => crate::platform::probe::say(crate::platform::probe::Said::SeenKept),
+                Err(error) => web_sys::console::warn_1(
                     &format!("sessionscope history: what was seen could not be kept: {error}").into(),
-                );
+                ),
             }
         });
     }
