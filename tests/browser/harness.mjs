@@ -88,9 +88,13 @@ function recordRequests(page) {
   return page;
 }
 
-/** The `urls` that went anywhere but a local test server (data: and blob: URLs stay in the page). */
+/**
+ * The `urls` that went anywhere but a local test server: data: and blob: URLs stay in the page,
+ * and file: URLs on this machine (an exported page the test opened from disk).
+ */
 export function outsideRequests(urls) {
-  return urls.filter((url) => !url.startsWith("data:") && !url.startsWith("blob:") && ![...servedOrigins].some((origin) => url.startsWith(origin + "/")));
+  const local = (url) => ["data:", "blob:", "file:"].some((scheme) => url.startsWith(scheme));
+  return urls.filter((url) => !local(url) && ![...servedOrigins].some((origin) => url.startsWith(origin + "/")));
 }
 
 /** Checks the pages opened since the last check: answers how many, and throws if one asked the world for something. */
