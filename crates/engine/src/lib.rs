@@ -8,11 +8,13 @@
 //! The layers depend one way: [`load`] uses [`import`], which builds the [`model`]; none of them
 //! uses a layer above it. Beneath all three, [`span`], [`json`], [`intern`] and [`index`] (the
 //! typed indices of the model and the graph) know nothing of them. [`dag`], [`search`], [`summary`], [`details`] and [`dump`] read the finished model.
+//! [`cut`] shortens text for output, never inside a redaction marker.
 //! [`marks`] (a person's stars, notes and tags on sessions and entries) stands apart from all of
 //! them. [`small_json`] reads and writes the JSON that the page handles (tool inputs, a line's
 //! details, marks, a history's cached index, a share's header) in less code than serde_json,
 //! which the importers keep for their speed.
 
+pub mod cut;
 pub mod dag;
 pub mod details;
 pub mod dump;

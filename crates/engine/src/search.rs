@@ -385,26 +385,12 @@ fn searchable(raw: &[u8]) -> Cow<'_, str> {
     Cow::Owned(json::decode_string_body(raw).into_owned())
 }
 
-/// One line of context around `start..end` of `text`: (context, match start, match length)
-/// with offsets in chars.
-fn snippet(text: &str, start: usize, end: usize) -> (String, u32, u32) {
-    let before_start = text[..start].char_indices().rev().nth(CONTEXT_CHARS - 1).map_or(0, |(i, _)| i);
-    let after_end = text[end..].char_indices().nth(CONTEXT_CHARS).map_or(text.len(), |(i, _)| end + i);
-    let flat = |s: &str| s.replace(['\n', '\r', '\t'], " ");
-    let mut context = String::new();
-    if before_start > 0 {
-        context.push('…');
-    }
-    context.push_str(&flat(&text[before_start..start]));
-    let match_start = context.chars().count() as u32;
-    let matched = flat(&text[start..end]);
-    let match_len = matched.chars().count() as u32;
-    context.push_str(&matched);
-    context.push_str(&flat(&text[end..after_end]));
-    if after_end < text.len() {
-        context.push('…');
-    }
-    (context, match_start, match_len)
+/// One line of context around `start..end` (byte offsets) of `text`: (context, match start,
+/// match length) with offsets in chars ([`crate::cut::around`], which never splits a redaction
+/// marker). An output that redacts gives the redacted text, and the match's place in it.
+pub fn snippet(text: &str, start: usize, end: usize) -> (String, u32, u32) {
+    let excerpt = crate::cut::around(text, start, end, CONTEXT_CHARS);
+    (excerpt.text, excerpt.match_start, excerpt.match_len)
 }
 
 #[cfg(test)]

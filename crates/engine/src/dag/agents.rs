@@ -460,11 +460,7 @@ fn first_prompt_whole(corpus: &Corpus, graph: &Graph, conv: &Conversation) -> St
 /// The first non-blank line of a text, cut to 80 characters.
 fn short_line(text: &str) -> String {
     let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    let mut out: String = line.chars().take(80).collect();
-    if line.chars().nth(80).is_some() {
-        out.push('…');
-    }
-    out
+    crate::cut::prefix(line, 80)
 }
 
 /// `agentId: a1b2c3` in a Task result text.

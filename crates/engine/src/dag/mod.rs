@@ -21,7 +21,7 @@ use crate::model::{BlockId, Corpus, EntryId, FileId, Usage};
 use crate::span::Sym;
 
 pub use tools::{ToolCategory, ToolStatus};
-pub use tree::{UuidIndex, is_prompt, prompt_title};
+pub use tree::{TITLE_CHARS, UuidIndex, is_prompt, prompt_line, prompt_title, title_source};
 
 /// One node per entry, same index as [`Corpus::entries`].
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]

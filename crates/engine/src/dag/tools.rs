@@ -573,7 +573,7 @@ fn patch_file(line: &str) -> Option<(&str, Touch)> {
 pub fn summarize_input(name: &str, input: &Value, cwd: &str) -> String {
     let text = |key: &str| input.get(key).and_then(|v| v.as_str()).unwrap_or("");
     let path = |key: &str| relative_path(text(key), cwd);
-    let first_line = |s: &str| super::tree::truncate(s.lines().next().unwrap_or(""), 120);
+    let first_line = |s: &str| crate::cut::prefix(s.lines().next().unwrap_or(""), 120);
     let summary = match name {
         "Read" | "NotebookRead" => {
             // Cursor CLI's Read names its file `path`.

@@ -658,7 +658,7 @@ pub(crate) fn finish_sessions(corpus: &Corpus, graph: &mut Graph) {
         let conv = graph.nodes[e].conversation.index();
         if first_prompts[conv].is_none()
             && is_prompt(entry)
-            && corpus.first_text(entry).is_some_and(|t| !prompt_title(&t).is_empty())
+            && corpus.first_text(entry).is_some_and(|t| !prompt_line(&t).is_empty())
         {
             first_prompts[conv] = EntryId::new(e);
         }
@@ -685,12 +685,34 @@ pub(crate) fn finish_sessions(corpus: &Corpus, graph: &mut Graph) {
     }
 }
 
-/// A one-line title from a prompt: slash commands by name, injected tags removed.
+/// The whole text the title of session `session` is made of: the line of its first prompt
+/// ([`prompt_line`]) when the title is cut from it, else the title itself (a title the log
+/// gives is never cut). An output that redacts redacts this whole, then cuts it.
+pub fn title_source(corpus: &Corpus, graph: &Graph, session: SessionId) -> String {
+    let Some(s) = graph.sessions.get(session.index()) else { return String::new() };
+    match corpus.entries.get(s.first_prompt.index()) {
+        Some(entry) if s.title_source == TitleSource::FirstPrompt => {
+            prompt_line(&corpus.first_text(entry).unwrap_or_default())
+        }
+        _ => s.title.clone(),
+    }
+}
+
+/// Characters of a prompt's line kept in a title ([`prompt_title`]).
+pub const TITLE_CHARS: usize = 100;
+
+/// A one-line title from a prompt: its [`prompt_line`] cut to [`TITLE_CHARS`] characters.
 pub fn prompt_title(text: &str) -> String {
+    crate::cut::prefix(&prompt_line(text), TITLE_CHARS)
+}
+
+/// The line of a prompt a title is made of, whole: slash commands by name, injected tags
+/// removed, the first line that is not blank. An output that redacts redacts this before it
+/// cuts it to a title.
+pub fn prompt_line(text: &str) -> String {
     if let Some(name) = between(text, "<command-name>", "</command-name>") {
         let args = between(text, "<command-args>", "</command-args>").unwrap_or("").trim();
-        let title = if args.is_empty() { name.trim().to_owned() } else { format!("{} {}", name.trim(), args) };
-        return truncate(&title, 100);
+        return if args.is_empty() { name.trim().to_owned() } else { format!("{} {}", name.trim(), args) };
     }
     let mut cleaned = String::with_capacity(text.len().min(1024));
     let mut rest = text;
@@ -717,22 +739,13 @@ pub fn prompt_title(text: &str) -> String {
         rest = after;
     }
     cleaned.push_str(rest);
-    let line = cleaned.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    truncate(line, 100)
+    cleaned.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_owned()
 }
 
 fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
     let start = text.find(open)? + open.len();
     let end = text[start..].find(close)? + start;
     Some(&text[start..end])
-}
-
-pub(crate) fn truncate(text: &str, max_chars: usize) -> String {
-    let mut out: String = text.chars().take(max_chars).collect();
-    if text.chars().nth(max_chars).is_some() {
-        out.push('…');
-    }
-    out
 }
 
 /// Decoded text of a block body (raw JSON string).

@@ -25,6 +25,7 @@ mod detector;
 pub mod entropy;
 pub mod env;
 pub mod json;
+mod marker;
 pub mod net;
 mod parts;
 pub mod paths;
@@ -40,6 +41,7 @@ use rustc_hash::FxHashMap;
 pub use detector::{Detector, warm_up};
 use detector::{Extra, Known};
 use json::{JStr, Val};
+pub use marker::{marker_around, markers};
 use paths::NameMatcher;
 
 /// What a finding is.
@@ -667,7 +669,7 @@ impl Redactor {
 
     fn user_placeholder(&mut self, name: &str) -> String {
         let n = self.user_number(name);
-        if n == 1 { "[user]".to_owned() } else { format!("[user#{n}]") }
+        marker::marker(Kind::HomeUser, Some(n))
     }
 
     fn user_number(&mut self, name: &str) -> u32 {
@@ -693,7 +695,7 @@ impl Redactor {
             _ => {
                 let n = self.counters.entry(kind.id()).or_insert(0);
                 *n += 1;
-                format!("[REDACTED:{}#{}]", kind.id(), n)
+                marker::marker(kind, Some(*n))
             }
         };
         let i = self.findings.len();
@@ -770,11 +772,10 @@ impl Redactor {
             Some(i) if self.findings[i].keep => None,
             Some(i) => Some(self.findings[i].placeholder.clone()),
             None => Some(match kind {
-                Kind::HomeUser | Kind::UserName => match self.users.get(&secret.to_ascii_lowercase()) {
-                    Some(&n) if n > 1 => format!("[user#{n}]"),
-                    _ => "[user]".to_owned(),
-                },
-                _ => format!("[REDACTED:{}]", kind.id()),
+                Kind::HomeUser | Kind::UserName => {
+                    marker::marker(kind, self.users.get(&secret.to_ascii_lowercase()).copied())
+                }
+                _ => marker::marker(kind, None),
             }),
         }
     }

@@ -318,10 +318,11 @@ fn result_text(corpus: &Corpus, entry_id: EntryId, block_index: BlockId) -> Stri
 /// A code block of a tool's output, cut to `max_lines`, then to `max_chars` characters.
 fn fenced_cut(language: &str, text: &str, max_lines: usize, max_chars: usize, out: &mut String) {
     let kept: usize = text.lines().take(max_lines).map(|line| line.chars().count() + 1).sum();
-    if kept <= max_chars {
+    // A marker the cut would split is kept whole.
+    let end = crate::cut::end_at(text, crate::cut::char_end(text, max_chars));
+    if kept <= max_chars || end >= text.len() {
         return fenced(language, text, max_lines, out);
     }
-    let end = text.char_indices().nth(max_chars).map_or(text.len(), |(at, _)| at);
     let cut = &text[..end];
     fenced(language, cut, usize::MAX, out);
     let _ = writeln!(out, "*… {} more characters*\n", text[end..].chars().count());
