@@ -344,6 +344,7 @@ mod tests {
             context: "… cargo test …".into(),
             match_start: 2,
             match_len: 10,
+            source: None,
         };
         let from = vec![
             FromWorker::Ready,

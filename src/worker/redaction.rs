@@ -74,9 +74,12 @@ impl Redactions {
     ) -> Result<Option<ScanReport>, RedactionError> {
         self.newest.set(id);
         self.scanned.take();
-        let mut redactor = Redactor::new(options).map_err(|error| RedactionError::Pattern(error.to_string()))?;
+        // The ids the model names are kept: a session's id in a resume command is no secret.
+        let mut redactor = redacted::redactor_for(corpus, graph, options)
+            .map_err(|error| RedactionError::Pattern(error.to_string()))?;
         let lines = resolve(corpus, graph, &scope, without_agents);
-        let title = redacted::scope_title(graph, &scope);
+        // The whole title text: redacted before it is cut to the share's title.
+        let title = redacted::scope_title(corpus, graph, &scope);
         redacted::scan_title(&title, &mut redactor);
         let total = lines.line_count();
         let mut cursor = Cursor::default();
@@ -142,9 +145,10 @@ fn redact(corpus: &Corpus, graph: &Graph, scanned: &Scanned, parts: &DropParts, 
                     .any(|f| f.file == entry.file && f.lines.iter().any(|l| l.line == entry.line))
         })
     });
+    let (title, scope) = redacted::header_titles(graph, &scanned.scope, &scanned.title, &scanned.redactor);
     let header = BundleHeader {
-        title: redacted::redact_title(&scanned.title, &scanned.redactor),
-        scope: redacted::redact_title(&scanned.scope.describe(graph), &scanned.redactor),
+        title,
+        scope,
         selected,
         redaction: redacted::redaction_note(
             &scanned.redactor,

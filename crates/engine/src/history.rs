@@ -668,6 +668,9 @@ pub struct HistoryHit {
     pub context: String,
     pub match_start: u32,
     pub match_len: u32,
+    /// The whole text the match is in, for a query made [`crate::search::Query::with_sources`].
+    #[serde(skip)]
+    pub source: Option<crate::search::HitSource>,
 }
 
 /// Searches a unit once read, until `keep` hits are found: a common word does not cost a whole
@@ -706,6 +709,7 @@ pub fn search_unit(
                 context: hit.context,
                 match_start: hit.match_start,
                 match_len: hit.match_len,
+                source: hit.source,
             });
         });
         start = end;

@@ -4,6 +4,7 @@
 //! runs over a range of entries at a time, so a caller can stream results as they are found.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
@@ -45,11 +46,28 @@ pub struct Hit {
     pub context: String,
     pub match_start: u32,
     pub match_len: u32,
+    /// The whole text the match is in, for a query made [`Query::with_sources`]: an output that
+    /// redacts makes its own context from it, redacted first. Never sent anywhere.
+    #[serde(skip)]
+    pub source: Option<HitSource>,
+}
+
+/// The whole text of a searched field and where a match is in it (byte offsets): an output that
+/// redacts redacts the whole text, then cuts the context around the match from the redacted
+/// text ([`crate::redact::RedactedText::map`], [`snippet`]), so no cut leaves a piece of a
+/// secret the redaction no longer recognises. The text is shared by the hits of one field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HitSource {
+    pub text: Arc<str>,
+    pub start: usize,
+    pub end: usize,
 }
 
 /// A compiled query.
 #[derive(Clone, Debug)]
 pub struct Query {
+    /// Whether hits carry their field's whole text ([`Hit::source`]).
+    sources: bool,
     regex: Regex,
     /// For a plain query whose text a JSON writer never escapes (printable ASCII but `"`, `\`,
     /// `/`, which some writers escape as `\/`, and `<`, `>`, `&`, which Go's writer escapes), the
@@ -151,8 +169,15 @@ impl Query {
             .case_insensitive(!case_sensitive)
             .size_limit(1 << 22)
             .build()
-            .map(|regex| Query { regex, raw })
+            .map(|regex| Query { sources: false, regex, raw })
             .map_err(|e| format!("not a valid regular expression: {e}"))
+    }
+
+    /// The query, its hits carrying the whole text they are in ([`Hit::source`]), for an
+    /// output that redacts that text before it cuts the context around a match.
+    pub fn with_sources(mut self) -> Query {
+        self.sources = true;
+        self
     }
 
     /// Whether raw file bytes may hold a hit: `false` only when they cannot, so a whole-history
@@ -216,12 +241,7 @@ impl Query {
                 FieldText::Raw(span) => {
                     count += self.look(windows.span_bytes(corpus, entry.file, span), e, field, block, found)
                 }
-                FieldText::Name(name) => {
-                    count += self.find(name, |start, end| {
-                        let (context, match_start, match_len) = snippet(name, start, end);
-                        found(Hit { entry: e, field, block, context, match_start, match_len });
-                    })
-                }
+                FieldText::Name(name) => count += self.found_in(name, e, field, block, found),
             });
         }
         count
@@ -231,10 +251,20 @@ impl Query {
         if raw.is_empty() {
             return 0;
         }
-        let text = searchable(raw);
-        self.find(&text, |start, end| {
-            let (context, match_start, match_len) = snippet(&text, start, end);
-            found(Hit { entry, field, block, context, match_start, match_len });
+        self.found_in(&searchable(raw), entry, field, block, found)
+    }
+
+    /// Calls `found` with a hit for each of the first matches of `text`; returns all matches.
+    fn found_in(&self, text: &str, entry: EntryId, field: Field, block: BlockId, found: &mut dyn FnMut(Hit)) -> u64 {
+        let mut shared: Option<Arc<str>> = None;
+        self.find(text, |start, end| {
+            let (context, match_start, match_len) = snippet(text, start, end);
+            let source = self.sources.then(|| HitSource {
+                text: Arc::clone(shared.get_or_insert_with(|| Arc::from(text))),
+                start,
+                end,
+            });
+            found(Hit { entry, field, block, context, match_start, match_len, source });
         })
     }
 

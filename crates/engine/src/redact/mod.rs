@@ -39,7 +39,7 @@ use std::sync::OnceLock;
 use rustc_hash::FxHashMap;
 
 pub use detector::{Detector, warm_up};
-use detector::{Extra, Known};
+use detector::{Extra, KeptIds, Known};
 use json::{JStr, Val};
 pub use marker::{marker_around, markers};
 use paths::NameMatcher;
@@ -242,6 +242,8 @@ pub struct Finding {
 }
 
 pub const MAX_CONTEXTS: usize = 3;
+/// The shortest value [`Redactor::keep_ids`] keeps.
+const MIN_KEPT_ID: usize = 8;
 const CONTEXT_CHARS: usize = 40;
 
 /// Parts of a Claude Code log that can be dropped whole.
@@ -357,6 +359,9 @@ pub struct Redactor {
     word_names: Vec<String>,
     names: Option<NameMatcher>,
     known: OnceLock<Option<Known>>,
+    /// Values the log names as ids ([`Redactor::keep_ids`]), and their finder.
+    ids: Vec<String>,
+    kept_ids: OnceLock<Option<KeptIds>>,
     lines: u64,
     unparseable: u64,
     strings: u64,
@@ -530,15 +535,23 @@ fn base64_parts(v: &mut Val, depth: usize) {
     }
 }
 
-/// Replaces `hits` of `text` by `placeholder(hit)`; `None` leaves that hit as is.
-fn replace<'h>(text: &str, hits: &'h [Hit], mut placeholder: impl FnMut(&'h Hit) -> Option<String>) -> Option<String> {
+/// Replaces `hits` of `text` by `placeholder(hit)`; `None` leaves that hit as is. Each
+/// replacement made is noted in `edits`.
+fn replace<'h>(
+    text: &str,
+    hits: &'h [Hit],
+    edits: &mut Vec<Edit>,
+    mut placeholder: impl FnMut(&'h Hit) -> Option<String>,
+) -> Option<String> {
     let mut out = String::new();
     let mut last = 0;
     let mut changed = false;
     for h in hits {
         if let Some(p) = placeholder(h) {
             out.push_str(&text[last..h.range.start]);
+            let start = out.len();
             out.push_str(&p);
+            edits.push(Edit { source: h.range.clone(), shown: start..out.len() });
             last = h.range.end;
             changed = true;
         }
@@ -548,6 +561,52 @@ fn replace<'h>(text: &str, hits: &'h [Hit], mut placeholder: impl FnMut(&'h Hit)
     }
     out.push_str(&text[last..]);
     Some(out)
+}
+
+/// One replacement of a redacted text: the bytes of the text before, and of the marker after.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Edit {
+    source: std::ops::Range<usize>,
+    shown: std::ops::Range<usize>,
+}
+
+/// A text redacted whole, with where its replacements are, so that an output that cuts it finds
+/// its places in it ([`RedactedText::map`]) and cuts only the redacted text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedactedText {
+    pub text: String,
+    edits: Vec<Edit>,
+}
+
+impl RedactedText {
+    /// The bytes of the redacted text that show `source` (a byte range of the text before it was
+    /// redacted): a replacement that `source` reaches into is taken whole, so a match inside a
+    /// secret is its marker.
+    pub fn map(&self, source: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let (mut start, mut end) = (None, None);
+        // The shift of the text after an edit: the marker's end less the secret's.
+        let mut shift = 0isize;
+        for edit in &self.edits {
+            if start.is_none() && source.start < edit.source.end {
+                start = Some(if source.start < edit.source.start {
+                    source.start.saturating_add_signed(shift)
+                } else {
+                    edit.shown.start
+                });
+            }
+            if source.end <= edit.source.start {
+                break;
+            }
+            if source.end < edit.source.end {
+                end = Some(edit.shown.end);
+                break;
+            }
+            shift = edit.shown.end as isize - edit.source.end as isize;
+        }
+        let start = start.unwrap_or_else(|| source.start.saturating_add_signed(shift));
+        let end = end.unwrap_or_else(|| source.end.saturating_add_signed(shift)).max(start);
+        start.min(self.text.len())..end.min(self.text.len())
+    }
 }
 
 impl Redactor {
@@ -561,6 +620,8 @@ impl Redactor {
             word_names: Vec::new(),
             names: None,
             known: OnceLock::new(),
+            ids: Vec::new(),
+            kept_ids: OnceLock::new(),
             lines: 0,
             unparseable: 0,
             strings: 0,
@@ -612,6 +673,7 @@ impl Redactor {
         self.strings += 1;
         self.bytes += text.len() as u64;
         self.detector.find_with(text, Extra { whole_value: whole, names: self.names.as_ref(), known: None }, hits);
+        self.drop_kept_ids(text, hits);
         if hits.is_empty() {
             return;
         }
@@ -780,18 +842,70 @@ impl Redactor {
         }
     }
 
-    fn redact_into(&self, text: &str, whole: bool, hits: &mut Vec<Hit>) -> Option<String> {
+    fn redact_into(&self, text: &str, whole: bool, hits: &mut Vec<Hit>, edits: &mut Vec<Edit>) -> Option<String> {
         let extra = Extra { whole_value: whole, names: self.names.as_ref(), known: self.known() };
         self.detector.find_with(text, extra, hits);
+        self.drop_kept_ids(text, hits);
         if hits.is_empty() {
             return None;
         }
-        replace(text, hits, |h| self.placeholder_of(h.kind, &text[h.range.clone()]))
+        replace(text, hits, edits, |h| self.placeholder_of(h.kind, &text[h.range.clone()]))
     }
 
     /// Redacts a free text the way [`Redactor::apply_line`] redacts a string value.
     pub fn redact_text(&self, text: &str) -> String {
-        self.redact_into(text, false, &mut Vec::new()).unwrap_or_else(|| text.to_owned())
+        self.redact_into(text, false, &mut Vec::new(), &mut Vec::new()).unwrap_or_else(|| text.to_owned())
+    }
+
+    /// Redacts a free text whole as [`Redactor::redact_text`] does, noting where each
+    /// replacement is: an output that shows a part of the text (a search's match with the text
+    /// around it) cuts the redacted text there ([`RedactedText::map`]).
+    pub fn redact_mapped(&self, text: &str) -> RedactedText {
+        let mut edits = Vec::new();
+        match self.redact_into(text, false, &mut Vec::new(), &mut edits) {
+            Some(redacted) => RedactedText { text: redacted, edits },
+            None => RedactedText { text: text.to_owned(), edits: Vec::new() },
+        }
+    }
+
+    /// Keeps the values the log names as ids (session, message, tool-call, request and agent
+    /// ids) out of the findings wherever they appear, alone or inside a longer text (a resume
+    /// command, a file name): a finding that lies inside one is dropped, and so is a
+    /// random-looking token that holds one. Call it before scanning. A user's own pattern still
+    /// applies to them, and values under 8 characters are not kept (no detector takes them for a
+    /// secret, but a word of a text could be one).
+    pub fn keep_ids<'a>(&mut self, ids: impl IntoIterator<Item = &'a str>) {
+        let before = self.ids.len();
+        for id in ids {
+            let id = id.trim();
+            if id.len() >= MIN_KEPT_ID {
+                self.ids.push(id.to_owned());
+            }
+        }
+        if self.ids.len() != before {
+            self.ids.sort_unstable();
+            self.ids.dedup();
+            self.kept_ids = OnceLock::new();
+        }
+    }
+
+    /// Drops the hits that are (or, for random-looking tokens, hold) an id kept by
+    /// [`Redactor::keep_ids`].
+    fn drop_kept_ids(&self, text: &str, hits: &mut Vec<Hit>) {
+        if hits.is_empty() || self.ids.is_empty() {
+            return;
+        }
+        let Some(kept) = self.kept_ids.get_or_init(|| KeptIds::new(&self.ids)) else { return };
+        let spans = kept.spans(text.as_bytes());
+        if spans.is_empty() {
+            return;
+        }
+        hits.retain(|hit| {
+            let r = &hit.range;
+            let inside = spans.iter().any(|id| id.start <= r.start && r.end <= id.end);
+            let holds = spans.iter().any(|id| id.start < r.end && r.start < id.end);
+            hit.kind == Kind::UserPattern || !(inside || (hit.kind == Kind::HighEntropy && holds))
+        });
     }
 
     /// A line (or block of lines) of a log written as text, redacted as text: its bytes as
@@ -844,7 +958,7 @@ impl Redactor {
         let mut path = String::new();
         let mut hits = Vec::new();
         walk(&mut v, &mut path, &mut |s, whole, _| {
-            if let Some(new) = self.redact_into(s.text(), whole, &mut hits) {
+            if let Some(new) = self.redact_into(s.text(), whole, &mut hits, &mut Vec::new()) {
                 s.set(new);
             }
         });
@@ -896,6 +1010,56 @@ mod tests {
             find("-H \"Authorization: Bearer abcDEF1234567890xyzQ\""),
             [("bearer-token", "abcDEF1234567890xyzQ")]
         );
+    }
+
+    #[test]
+    fn ids_the_log_names_are_kept_and_other_secrets_still_go() {
+        let id = "ses_5f2a9c1e8ffeQ7hLm3Xz0WbK4r";
+        let token = "Zx8Qm2Lw9Rt4Vb7Nc3Kd6Hj1Gf5Ps0Ty";
+        let text = format!(
+            "cd /workspace && opencode --session {id}\nsaved as {id}.json, key {token}, \
+             curl -H 'Authorization: Bearer abcDEF1234567890xyzQ'"
+        );
+        // Taken alone, the session's id looks like a secret.
+        let mut plain = Redactor::new(&DetectOptions::default()).unwrap();
+        plain.scan_text_line(LineRef::new(0, 1), text.as_bytes());
+        assert!(!plain.redact_text(&text).contains(id), "the detectors take the id for a secret");
+
+        let mut redactor = Redactor::new(&DetectOptions::default()).unwrap();
+        redactor.keep_ids([id, "short"]);
+        redactor.scan_text_line(LineRef::new(0, 1), text.as_bytes());
+        let shown = redactor.redact_text(&text);
+        assert_eq!(shown.matches(id).count(), 2, "kept in the command and the file name: {shown}");
+        assert!(!shown.contains(token) && !shown.contains("abcDEF1234567890xyzQ"), "{shown}");
+        assert!(redactor.findings().iter().all(|f| f.secret != id));
+
+        // A user's own pattern still applies to an id.
+        let options = DetectOptions { user_patterns: vec!["ses_[0-9a-f]{8}".into()], ..DetectOptions::default() };
+        let mut asked = Redactor::new(&options).unwrap();
+        asked.keep_ids([id]);
+        asked.scan_text_line(LineRef::new(0, 1), text.as_bytes());
+        assert!(!asked.redact_text(&text).contains(id));
+    }
+
+    #[test]
+    fn a_redacted_text_maps_places_of_the_text_before() {
+        let text = "login with Bearer abcDEF1234567890xyzQ then look at the kettle";
+        let mut redactor = Redactor::new(&DetectOptions::default()).unwrap();
+        redactor.scan_text_line(LineRef::new(0, 1), text.as_bytes());
+        let shown = redactor.redact_mapped(text);
+        assert_eq!(shown.text, redactor.redact_text(text));
+        let at = |word: &str| text.find(word).unwrap_or_default();
+        for word in ["login", "kettle", "look at"] {
+            let range = shown.map(at(word)..at(word) + word.len());
+            assert_eq!(&shown.text[range], word);
+        }
+        // A range that reaches into the secret is its marker, whole.
+        let secret = at("abcDEF");
+        let range = shown.map(secret + 3..secret + 8);
+        assert_eq!(&shown.text[range], "[REDACTED:bearer-token#1]");
+        let range = shown.map(at("with")..secret + 2);
+        assert_eq!(&shown.text[range], "with Bearer [REDACTED:bearer-token#1]");
+        assert_eq!(shown.map(text.len()..text.len()), shown.text.len()..shown.text.len());
     }
 
     #[test]

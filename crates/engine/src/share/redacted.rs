@@ -1,9 +1,14 @@
 //! A scope, redacted: scanned for findings, then written out line by line with the
 //! placeholders the review settled on, into a [`Bundle`]. Both passes can run in slices (the
 //! page does a slice per frame); [`share_scope`] runs them in one go.
+//!
+//! The redactor keeps the ids the model names ([`redactor_for`]): a session's id in a resume
+//! command or a file name is no secret. The share's title is its session's whole title text,
+//! redacted, then cut ([`header_titles`]): a cut made first could leave a piece of a secret the
+//! redaction no longer recognises.
 
-use crate::dag::{Graph, SessionId};
-use crate::model::Corpus;
+use crate::dag::{Graph, SessionId, TITLE_CHARS};
+use crate::model::{Corpus, FileId};
 use crate::redact::{DetectOptions, DropParts, DropReason, Finding, LineOutcome, LineRef, PatternError, Redactor};
 
 use super::bundle::{Bundle, BundleHeader, RedactionNote};
@@ -42,7 +47,53 @@ fn is_text(corpus: &Corpus, file: &ScopeFile) -> bool {
     corpus.files.get(file.file as usize).is_some_and(|f| f.format.lines_are_text())
 }
 
-/// Scans the title the share will carry.
+/// A redactor for `options` that keeps every id the model names out of the findings
+/// ([`Redactor::keep_ids`], [`model_ids`]).
+pub fn redactor_for(corpus: &Corpus, graph: &Graph, options: &DetectOptions) -> Result<Redactor, PatternError> {
+    let mut redactor = Redactor::new(options)?;
+    redactor.keep_ids(model_ids(corpus, graph));
+    Ok(redactor)
+}
+
+/// Every value the model names as an id: sessions, entries and their parents, tool calls and
+/// the calls results answer, API messages and requests, agents. Each once.
+pub fn model_ids<'c>(corpus: &'c Corpus, graph: &'c Graph) -> Vec<&'c str> {
+    let mut ids: Vec<&str> = Vec::new();
+    let span = |file: FileId, span| corpus.span_str(file, span);
+    for entry in &corpus.entries {
+        let f = entry.file;
+        ids.extend([
+            span(f, entry.uuid),
+            span(f, entry.parent_uuid),
+            span(f, entry.logical_parent_uuid),
+            span(f, entry.tool_use_id),
+            span(f, entry.parent_tool_use_id),
+            span(f, entry.source_tool_assistant),
+            corpus.sym(entry.session_id),
+            corpus.sym(entry.agent_id),
+            corpus.sym(entry.linked_agent_id),
+        ]);
+        ids.extend(corpus.blocks_of(entry).iter().map(|block| span(f, block.id)));
+    }
+    for response in &corpus.responses {
+        ids.extend([span(response.file, response.message_id), span(response.file, response.request_id)]);
+    }
+    for meta in &corpus.metas {
+        ids.push(corpus.sym(meta.session_id));
+    }
+    for file in &corpus.files {
+        ids.extend(file.session_from_path.as_deref());
+        ids.extend(file.agent_id_from_name.as_deref());
+    }
+    ids.extend(graph.sessions.iter().map(|session| session.id.as_str()));
+    ids.extend(graph.conversations.iter().map(|conversation| corpus.sym(conversation.agent_id)));
+    ids.retain(|id| !id.is_empty());
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Scans the title the share will carry: its session's whole title text ([`scope_title`]).
 pub fn scan_title(title: &str, redactor: &mut Redactor) {
     redactor.scan_line(LineRef::TITLE, &title_line(title));
 }
@@ -54,6 +105,14 @@ fn title_line(title: &str) -> Vec<u8> {
 /// The title (or any text shown beside the share) with the review's placeholders.
 pub fn redact_title(title: &str, redactor: &Redactor) -> String {
     redactor.redact_text(title)
+}
+
+/// The share header's title and description of the scope: the whole title text
+/// ([`scope_title`]) redacted, then cut to a title's length.
+pub fn header_titles(graph: &Graph, scope: &Scope, title: &str, redactor: &Redactor) -> (String, String) {
+    let shown = crate::cut::prefix(&redact_title(title, redactor), TITLE_CHARS);
+    let described = scope.describe(graph, &shown);
+    (shown, described)
 }
 
 /// Redacted files being written.
@@ -152,10 +211,34 @@ pub fn share_scope(
     options: &ShareOptions,
     keep: impl Fn(&Finding) -> bool,
 ) -> Result<Bundle, PatternError> {
+    share_scope_with(corpus, graph, scope, options, keep, &[]).map(|shared| shared.bundle)
+}
+
+/// A scope redacted in one go, with the redactor that did it.
+pub struct Shared {
+    pub bundle: Bundle,
+    /// Redacts another text shown beside the share with the same placeholders (texts scanned
+    /// with the scope were given to [`share_scope_with`]).
+    pub redactor: Redactor,
+}
+
+/// [`share_scope`], with `also` (texts shown beside the share: a project's folder) scanned with
+/// the scope, and the redactor given back to redact them with the share's placeholders.
+pub fn share_scope_with(
+    corpus: &Corpus,
+    graph: &Graph,
+    scope: &Scope,
+    options: &ShareOptions,
+    keep: impl Fn(&Finding) -> bool,
+    also: &[&str],
+) -> Result<Shared, PatternError> {
     let lines = resolve(corpus, graph, scope, options.parts.subagents);
-    let mut redactor = Redactor::new(&options.detect)?;
-    let title = scope_title(graph, scope);
+    let mut redactor = redactor_for(corpus, graph, &options.detect)?;
+    let title = scope_title(corpus, graph, scope);
     scan_title(&title, &mut redactor);
+    for text in also {
+        redactor.scan_text_line(LineRef::TITLE, text.as_bytes());
+    }
     scan(corpus, &lines, &mut Cursor::default(), usize::MAX, &mut redactor);
     let decisions: Vec<bool> = redactor.findings().iter().map(&keep).collect();
     for (index, keep) in decisions.into_iter().enumerate() {
@@ -163,17 +246,19 @@ pub fn share_scope(
     }
     let mut out = Redacted::default();
     apply(corpus, &lines, &mut Cursor::default(), usize::MAX, &redactor, &options.parts, &mut out);
+    let (title, described) = header_titles(graph, scope, &title, &redactor);
     let header = BundleHeader {
-        title: redact_title(&title, &redactor),
-        scope: redact_title(&scope.describe(graph), &redactor),
+        title,
+        scope: described,
         redaction: redaction_note(&redactor, &options.parts, out.dropped_lines + lines.agents_left_out),
         ..Default::default()
     };
-    Ok(out.into_bundle(header))
+    Ok(Shared { bundle: out.into_bundle(header), redactor })
 }
 
-/// The title of what a scope covers: its session's title, or a count of sessions.
-pub fn scope_title(graph: &Graph, scope: &Scope) -> String {
+/// The title of what a scope covers: its session's whole title text (the line of its first
+/// prompt uncut, [`crate::dag::title_source`]), or a count of sessions.
+pub fn scope_title(corpus: &Corpus, graph: &Graph, scope: &Scope) -> String {
     let session = match scope {
         Scope::All if graph.sessions.len() == 1 => Some(SessionId::new(0)),
         Scope::All => None,
@@ -184,9 +269,9 @@ pub fn scope_title(graph: &Graph, scope: &Scope) -> String {
             .and_then(|n| graph.conversations.get(n.conversation.index()))
             .map(|c| c.session),
     };
-    match session.and_then(|s| graph.sessions.get(s.index())) {
-        Some(s) if !s.title.is_empty() => s.title.clone(),
-        Some(s) => s.id.clone(),
+    match session.and_then(|s| Some((s, graph.sessions.get(s.index())?))) {
+        Some((at, s)) if !s.title.is_empty() => crate::dag::title_source(corpus, graph, at),
+        Some((_, s)) => s.id.clone(),
         None if graph.sessions.len() == 1 => "1 session".to_owned(),
         None => format!("{} sessions", graph.sessions.len()),
     }
@@ -212,7 +297,7 @@ mod tests {
         let corpus = loader.finish();
         let graph = Graph::build(&corpus);
         let scope = Scope::Session(SessionId::new(0));
-        assert!(scope_title(&graph, &scope).contains("alice"), "the fixture's title names the user");
+        assert!(scope_title(&corpus, &graph, &scope).contains("alice"), "the fixture's title names the user");
 
         let bundle = share_scope(&corpus, &graph, &scope, &ShareOptions::default(), |_| false).unwrap();
         for text in [&bundle.header.title, &bundle.header.scope] {
@@ -226,5 +311,38 @@ mod tests {
 
         let kept = share_scope(&corpus, &graph, &scope, &ShareOptions::default(), |_| true).unwrap();
         assert!(kept.header.title.contains("alice"), "findings the user keeps stay visible");
+    }
+
+    #[test]
+    fn a_title_is_redacted_whole_before_it_is_cut_and_the_session_id_stays() {
+        let token = "ghp_4f8Qx2LmP9vR4tWn7YbC3dFhJk6sA1zE0uTq";
+        let id = "Zk3pQ9vLm2Xw8Rt4Yb7Nc1Kd6Hs";
+        // The title's cut (100 characters) falls inside the token.
+        let prompt = format!("{}use {token} to push", "word ".repeat(16));
+        let lines = [
+            serde_json::json!({"type": "user", "uuid": "u1", "parentUuid": null, "sessionId": id,
+                "message": {"role": "user", "content": prompt}}),
+            serde_json::json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": id,
+                "message": {"id": "m1", "role": "assistant", "content": [{"type": "text",
+                    "text": format!("Take it up again with `claude --resume {id}`.")}]}}),
+        ];
+        let text: Vec<String> = lines.iter().map(|line| line.to_string()).collect();
+        let mut loader = Loader::new();
+        loader.add_bytes("s.jsonl", text.join("\n").as_bytes());
+        let corpus = loader.finish();
+        let graph = Graph::build(&corpus);
+        assert!(graph.sessions[0].title.contains(&token[..10]), "the model's own title holds a piece of the token");
+
+        let bundle =
+            share_scope(&corpus, &graph, &Scope::Session(SessionId::new(0)), &ShareOptions::default(), |_| false)
+                .unwrap();
+        let shared = String::from_utf8_lossy(&bundle.files[0].1).into_owned();
+        for text in [&bundle.header.title, &bundle.header.scope, &shared] {
+            for piece in (0..=token.len() - 6).map(|at| &token[at..at + 6]) {
+                assert!(!text.contains(piece), "`{piece}` of the token is left in {text}");
+            }
+        }
+        assert!(bundle.header.title.ends_with("[REDACTED:github-token#1]…"), "{}", bundle.header.title);
+        assert!(shared.contains(&format!("claude --resume {id}")), "the session's id is no secret: {shared}");
     }
 }

@@ -25,13 +25,13 @@ pub enum Scope {
 }
 
 impl Scope {
-    /// A short description for the review screen and the share header.
-    pub fn describe(&self, graph: &Graph) -> String {
-        let session_title = |s: SessionId| graph.session(s).map_or(String::new(), |s| s.title.clone());
+    /// A short description for the review screen and the share header, naming the scope's
+    /// session by `title` (as the share shows it: redacted, then cut).
+    pub fn describe(&self, graph: &Graph, title: &str) -> String {
         match self {
             Scope::All => format!("all {} loaded sessions", graph.sessions.len()),
-            Scope::Session(s) => format!("session “{}”", session_title(*s)),
-            Scope::Branch { session, .. } => format!("the active branch of “{}”", session_title(*session)),
+            Scope::Session(_) => format!("session “{title}”"),
+            Scope::Branch { .. } => format!("the active branch of “{title}”"),
             Scope::Subtree(_) => "a message and what follows it".to_owned(),
             Scope::Range { .. } => "a range of messages".to_owned(),
         }
