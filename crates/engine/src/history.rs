@@ -646,6 +646,30 @@ pub fn session_rows(corpus: &Corpus, graph: &Graph, folder: &str) -> Vec<Session
         .collect()
 }
 
+/// Characters of a prompt's line [`title_sources`] keeps at most.
+pub const TITLE_SOURCE_CHARS: usize = 16 << 10;
+
+/// The whole lines the rows' titles and first prompts ([`session_rows`]) were cut from, as
+/// (session id, line), for the sessions whose line is longer than a title
+/// ([`crate::dag::TITLE_CHARS`]): an output that redacts redacts the whole line, then cuts it,
+/// so no cut leaves a piece of a secret the redaction no longer recognises. A line is kept to
+/// [`TITLE_SOURCE_CHARS`] characters, cut after a whole word (far past what a title shows).
+pub fn title_sources(corpus: &Corpus, graph: &Graph) -> Vec<(String, String)> {
+    graph
+        .sessions
+        .iter()
+        .filter_map(|session| {
+            let entry = corpus.entries.get(session.first_prompt.index())?;
+            let line = crate::dag::prompt_line(&corpus.first_text(entry)?);
+            // A line no longer than a title is the row's title whole.
+            line.chars().nth(crate::dag::TITLE_CHARS)?;
+            let end = crate::cut::char_end(&line, TITLE_SOURCE_CHARS);
+            let end = if end < line.len() { line[..end].rfind(char::is_whitespace).unwrap_or(end) } else { end };
+            Some((session.id.clone(), line[..end].to_owned()))
+        })
+        .collect()
+}
+
 fn usage_summary(usage: Usage) -> UsageSummary {
     usage.into()
 }

@@ -163,7 +163,7 @@ impl KeptIds {
             .find_iter(t)
             .filter(|m| {
                 let (s, e) = (m.start(), m.end());
-                !(is_word(t[s]) && !boundary_before(t, s)) && !(is_word(t[e - 1]) && !boundary_after(t, e))
+                (!is_word(t[s]) || boundary_before(t, s)) && (!is_word(t[e - 1]) || boundary_after(t, e))
             })
             .map(|m| m.start()..m.end())
             .collect()

@@ -47,6 +47,17 @@ pub fn files_markdown(files: &[(String, Vec<u8>)], options: &MarkdownOptions) ->
     corpus_markdown(&corpus, &graph, options)
 }
 
+/// The session `id` of redacted files, read back as [`files_markdown`] reads them; every
+/// session they hold when none has that id.
+pub fn files_session_markdown(files: &[(String, Vec<u8>)], id: &str, options: &MarkdownOptions) -> String {
+    let corpus = crate::Loader::read_all(files.iter().map(|(path, bytes)| (path, bytes)));
+    let graph = Graph::build(&corpus);
+    match graph.sessions.iter().position(|session| session.id == id) {
+        Some(session) => session_markdown(&corpus, &graph, session as u32, options),
+        None => corpus_markdown(&corpus, &graph, options),
+    }
+}
+
 /// One session: its main thread along the active branch, each subagent's conversation quoted
 /// under the tool call that started it (and its own subagents under theirs); then the agents no
 /// call on that path started, each in a section.

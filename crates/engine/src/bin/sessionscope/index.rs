@@ -12,7 +12,8 @@ use serde::Serialize;
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::history::{
-    FileProblem, SessionRow, Totals, Unit, UnitIndex, group_into_units, index_unit, needs_hint, unit_hint,
+    FileProblem, SessionRow, Totals, Unit, UnitIndex, group_into_units, index_unit, needs_hint, title_sources,
+    unit_hint,
 };
 use sessionscope_engine::import::names::{NOT_A_LOG_NAME, looks_like_a_log};
 use sessionscope_engine::import::records::database_of_companion;
@@ -230,6 +231,9 @@ pub fn run(files: Vec<(PathBuf, String)>, json: bool, marks: Option<&Marks>) -> 
 /// What reading one unit gives: its index, and if asked its insights and trigram set.
 pub struct UnitRead {
     pub index: UnitIndex,
+    /// The whole lines its rows' titles were cut from, by session
+    /// ([`sessionscope_engine::history::title_sources`]).
+    pub titles: Vec<(String, String)>,
     pub insights: Option<UnitInsights>,
     pub set: Option<TrigramSet>,
 }
@@ -261,7 +265,8 @@ pub fn read_unit<'a>(
     index.problems.extend(unreadable);
     let insights = insights.then(|| UnitInsights::of(&corpus, &graph, &index.rows));
     let set = trigrams.then(|| trigrams_of(&corpus, bytes_read));
-    UnitRead { index, insights, set }
+    let titles = title_sources(&corpus, &graph);
+    UnitRead { index, titles, insights, set }
 }
 
 fn first_bytes(path: &PathBuf) -> Option<Vec<u8>> {

@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use sessionscope_engine::history::{FileProblem, SessionRow};
 use sessionscope_engine::history_cache::{CachedUnit, FileStamp};
@@ -37,6 +37,9 @@ pub struct Unit {
     pub insights: Option<UnitInsights>,
     pub set: Option<TrigramSet>,
     problems: Vec<FileProblem>,
+    /// The whole lines its rows' titles were cut from, by session id: read with the rows, or
+    /// when first needed for a unit the store gave ([`Unit::title_source`]).
+    titles: OnceLock<HashMap<String, String>>,
 }
 
 impl Unit {
@@ -52,6 +55,7 @@ impl Unit {
             insights: None,
             set: None,
             problems: Vec::new(),
+            titles: OnceLock::new(),
         }
     }
 
@@ -63,8 +67,22 @@ impl Unit {
             insights: read.insights.or(self.insights),
             set: read.set.or(self.set),
             problems: read.index.problems,
+            titles: OnceLock::from(read.titles.into_iter().collect::<HashMap<_, _>>()),
             ..self
         }
+    }
+
+    /// The whole text row `row`'s title was cut from (its title itself when it was not cut): an
+    /// output that redacts redacts it whole, then cuts it. A unit the store gave is read for it
+    /// the first time it is asked.
+    pub fn title_source<'a>(&'a self, row: &'a SessionRow) -> &'a str {
+        if row.title != row.first_prompt || !row.title.ends_with('…') {
+            return &row.title;
+        }
+        let titles = self
+            .titles
+            .get_or_init(|| read_unit(self.files.iter(), &self.folder, false, false).titles.into_iter().collect());
+        titles.get(&row.session_id).map_or(&row.title, String::as_str)
     }
 
     /// Whether it lacks its trigram set (`sets`) or insights (`insights`).

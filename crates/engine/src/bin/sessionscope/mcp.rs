@@ -4,8 +4,12 @@
 //! `sessionscope://session/<id>`. The history is read on the first call, kept in memory
 //! ([`live::Live`]) and read again only where files changed; a session's own files are read
 //! only when it is read or searched. Every text the server answers goes through the engine's
-//! redaction (secrets, keys, the user's name in paths) unless `--no-redact`. Nothing is ever
-//! written to the folders.
+//! redaction (secrets, keys, the user's name in paths) unless `--no-redact`, whole before it is
+//! cut ([`Redaction`]): a title is its session's whole title line redacted, then cut; a search
+//! hit's context is cut around the match from its field's whole text redacted; a session read
+//! is redacted line by line as a share is, then written as Markdown and its outputs cut. The ids
+//! the answers give (sessions, entries, and in a read session every id its log names) are never
+//! taken for secrets, also inside a resume command. Nothing is ever written to the folders.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -25,12 +29,14 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool, tool_handler,
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sessionscope_engine::Loader;
-use sessionscope_engine::dag::Graph;
+use sessionscope_engine::dag::{Graph, SessionId, TITLE_CHARS};
 use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::insights::report::{self, UnitRef};
 use sessionscope_engine::redact::{DetectOptions, LineRef, Redactor};
-use sessionscope_engine::search::Query;
-use sessionscope_engine::share::markdown::{MarkdownOptions, session_markdown};
+use sessionscope_engine::search::{Query, snippet};
+use sessionscope_engine::share::markdown::{MarkdownOptions, files_session_markdown, session_markdown};
+use sessionscope_engine::share::redacted::{ShareOptions, share_scope_with};
+use sessionscope_engine::share::scope::Scope;
 
 use crate::index::iso_minute;
 use crate::live::{self, Live, Lookup, Unit};
@@ -338,13 +344,16 @@ impl ServerHandler for Server {
         let redact = self.redact;
         let listed = self
             .with_history(ROWS, move |live| {
-                let rows = sorted_rows(live.rows().map(|(_, row)| row).collect());
+                let rows: Vec<(&Arc<Unit>, &SessionRow)> =
+                    sorted_rows(live.rows().collect()).into_iter().take(DEFAULT_LIMIT).collect();
+                let mut redaction = Redaction::new(redact, rows.iter().map(|(_, row)| row.session_id.as_str()))?;
                 let resources: Vec<Value> = rows
                     .iter()
-                    .take(DEFAULT_LIMIT)
-                    .map(|row| serde_json::json!({"session_id": row.session_id, "title": title_of(row)}))
+                    .map(|(unit, row)| serde_json::json!({"session_id": row.session_id, "title": unit.title_source(row)}))
                     .collect();
-                redacted_json(&resources, redact)
+                let resources = serde_json::to_value(resources).map_err(|error| ToolError::Stopped(error.to_string()))?;
+                redaction.scan_value(&resources);
+                redaction.answer(resources, &[])
             })
             .await;
         let resources: Vec<Value> = listed.ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default();
@@ -461,12 +470,14 @@ struct SessionItem<'a> {
 }
 
 impl<'a> SessionItem<'a> {
-    fn of(row: &'a SessionRow) -> Self {
+    /// The row's line, its title the whole text the row's title was cut from (the answer cuts
+    /// it once redacted).
+    fn of(unit: &'a Unit, row: &'a SessionRow) -> Self {
         SessionItem {
             session_id: &row.session_id,
             agent: &row.agent,
             project: &row.project,
-            title: title_of(row),
+            title: unit.title_source(row),
             start: row.start_ms.map(iso_minute),
             last_activity: last_ms(row).map(iso_minute),
             messages: row.messages,
@@ -487,21 +498,22 @@ fn list_sessions(live: &Live, args: &ListSessionsArgs, redact: bool) -> Answer {
     let until = args.until.as_deref().map(day_start).transpose()?.map(|start| start.saturating_add(86_400_000));
     let model = args.model.as_deref().map(str::to_lowercase);
     let title = args.title.as_deref().map(str::to_lowercase);
-    let rows: Vec<&SessionRow> = live
+    let rows: Vec<(&Arc<Unit>, &SessionRow)> = live
         .rows()
-        .map(|(_, row)| row)
-        .filter(|row| args.project.as_deref().is_none_or(|wanted| project_is(row, wanted, redact)))
-        .filter(|row| args.agent.as_deref().is_none_or(|wanted| row.agent.eq_ignore_ascii_case(wanted)))
-        .filter(|row| {
+        .filter(|(_, row)| args.project.as_deref().is_none_or(|wanted| project_is(row, wanted, redact)))
+        .filter(|(_, row)| args.agent.as_deref().is_none_or(|wanted| row.agent.eq_ignore_ascii_case(wanted)))
+        .filter(|(_, row)| {
             model.as_deref().is_none_or(|wanted| row.models.iter().any(|m| m.to_lowercase().contains(wanted)))
         })
-        .filter(|row| title.as_deref().is_none_or(|wanted| title_of(row).to_lowercase().contains(wanted)))
-        .filter(|row| since.is_none_or(|since| last_ms(row).is_some_and(|last| last >= since)))
-        .filter(|row| until.is_none_or(|end| row.start_ms.or(row.end_ms).is_some_and(|start| start < end)))
+        .filter(|(_, row)| title.as_deref().is_none_or(|wanted| title_of(row).to_lowercase().contains(wanted)))
+        .filter(|(_, row)| since.is_none_or(|since| last_ms(row).is_some_and(|last| last >= since)))
+        .filter(|(_, row)| until.is_none_or(|end| row.start_ms.or(row.end_ms).is_some_and(|start| start < end)))
         .collect();
     let rows = sorted_rows(rows);
     let (offset, limit) = page(args.offset, args.limit);
-    let sessions: Vec<SessionItem> = rows.iter().skip(offset).take(limit).map(|row| SessionItem::of(row)).collect();
+    let shown: Vec<&(&Arc<Unit>, &SessionRow)> = rows.iter().skip(offset).take(limit).collect();
+    let mut redaction = Redaction::new(redact, shown.iter().map(|(_, row)| row.session_id.as_str()))?;
+    let sessions: Vec<SessionItem> = shown.iter().map(|(unit, row)| SessionItem::of(unit, row)).collect();
     let next = next_offset(offset, sessions.len(), rows.len());
     let listed = serde_json::json!({
         "total": rows.len(),
@@ -509,7 +521,8 @@ fn list_sessions(live: &Live, args: &ListSessionsArgs, redact: bool) -> Answer {
         "next_offset": next,
         "sessions": sessions,
     });
-    redacted_json(&listed, redact)
+    redaction.scan_value(&listed);
+    redaction.answer(listed, &[])
 }
 
 /// A search's hit as `search` gives it.
@@ -524,16 +537,22 @@ struct HitItem {
     snippet: String,
 }
 
-impl From<FoundHit> for HitItem {
-    fn from(hit: FoundHit) -> Self {
+impl HitItem {
+    /// The hit's line, its title the whole text its session's title was cut from, and its
+    /// context left to be made once the answer is scanned ([`Redaction::snippet`]).
+    fn of(hit: &FoundHit, live: &Live) -> Self {
+        let title = match live.find(&hit.session_id) {
+            Ok((unit, row)) if row.session_id == hit.session_id => unit.title_source(row).to_owned(),
+            _ => hit.title.clone(),
+        };
         HitItem {
-            session_id: hit.session_id,
-            entry_uuid: hit.entry_uuid,
-            role: hit.role,
+            session_id: hit.session_id.clone(),
+            entry_uuid: hit.entry_uuid.clone(),
+            role: hit.role.clone(),
             time: hit.time_ms.map(crate_time),
-            project: hit.project,
-            title: hit.title,
-            snippet: hit.snippet,
+            project: hit.project.clone(),
+            title,
+            snippet: String::new(),
         }
     }
 }
@@ -542,6 +561,8 @@ impl From<FoundHit> for HitItem {
 fn search(live: &Live, args: &SearchArgs, redact: bool) -> Answer {
     let query = Query::with_case(&args.query, args.regex.unwrap_or(false), false)
         .map_err(|why| ToolError::Query(why.to_string()))?;
+    // Redacted, a hit's context is made from its field's whole text, redacted first.
+    let query = if redact { query.with_sources() } else { query };
     let since_ms = args.since.as_deref().map(day_start).transpose()?;
     let until_ms = args.until.as_deref().map(day_start).transpose()?.map(|start| start.saturating_add(86_400_000));
     // A project the agent names as a redacted answer gave it is matched by its real folder.
@@ -557,9 +578,15 @@ fn search(live: &Live, args: &SearchArgs, redact: bool) -> Answer {
     let found = crate::search::search(live, &query, &filters, keep);
     let total = found.total;
     let complete = found.complete;
-    let hits: Vec<HitItem> = found.hits.into_iter().skip(offset).take(limit).map(HitItem::from).collect();
+    let found: Vec<FoundHit> = found.hits.into_iter().skip(offset).take(limit).collect();
+    let ids = found.iter().flat_map(|hit| [hit.session_id.as_str(), hit.entry_uuid.as_str()]);
+    let mut redaction = Redaction::new(redact, ids)?;
+    for source in found.iter().filter_map(|hit| hit.source.as_ref()) {
+        redaction.scan(&source.text);
+    }
+    let hits: Vec<HitItem> = found.iter().map(|hit| HitItem::of(hit, live)).collect();
     let next = (hits.len() == limit && (!complete || ((offset + limit) as u64) < total)).then_some(offset + limit);
-    let listed = serde_json::json!({
+    let mut listed = serde_json::json!({
         "query": args.query,
         "total": total,
         "complete": complete,
@@ -567,7 +594,13 @@ fn search(live: &Live, args: &SearchArgs, redact: bool) -> Answer {
         "next_offset": next,
         "hits": hits,
     });
-    redacted_json(&listed, redact)
+    redaction.scan_value(&listed);
+    if let Some(items) = listed.get_mut("hits").and_then(Value::as_array_mut) {
+        for (item, hit) in items.iter_mut().zip(&found) {
+            item["snippet"] = Value::String(redaction.snippet(hit));
+        }
+    }
+    redaction.answer(listed, &["snippet"])
 }
 
 /// A session as Markdown, messages `offset..offset + limit`, with the range and the total.
@@ -576,7 +609,7 @@ fn read_session(live: &Live, id: &str, offset: usize, limit: usize, redact: bool
         Lookup::None => ToolError::NoSession(id.to_owned()),
         Lookup::Several(count) => ToolError::SeveralSessions(id.to_owned(), count),
     })?;
-    let markdown = session_of(unit, &row.session_id)?;
+    let (markdown, project) = session_of(unit, &row.session_id, &row.project, redact)?;
     let parts = messages(&markdown);
     let total = parts.len().saturating_sub(1);
     let from = offset.min(total);
@@ -596,7 +629,7 @@ fn read_session(live: &Live, id: &str, offset: usize, limit: usize, redact: bool
         "_Session `{}` · {} · {}. {range}_\n",
         row.session_id,
         row.agent,
-        if row.project.is_empty() { "no project" } else { &row.project }
+        if row.project.is_empty() { "no project" } else { &project }
     );
     out.push_str(&facts);
     for part in parts.iter().skip(1 + from).take(to - from) {
@@ -607,11 +640,13 @@ fn read_session(live: &Live, id: &str, offset: usize, limit: usize, redact: bool
         let noun = if more == 1 { "message" } else { "messages" };
         out.push_str(&format!("\n---\n\n_{more} more {noun}: read_session with offset {to}._\n"));
     }
-    if redact { redacted_text(&out) } else { Ok(out) }
+    Ok(out)
 }
 
-/// The Markdown of the session `id` of a unit, its files read again.
-fn session_of(unit: &Unit, id: &str) -> Answer {
+/// The Markdown of the session `id` of a unit, its files read again, and its project folder as
+/// the Markdown may show it. Redacted, the session is redacted line by line as a share of it is
+/// (every id its log names kept), with its project, and only then written and its outputs cut.
+fn session_of(unit: &Unit, id: &str, project: &str, redact: bool) -> Result<(String, String), ToolError> {
     let mut loader = Loader::new();
     let mut unread = Vec::new();
     for (path, name) in &unit.files {
@@ -632,7 +667,14 @@ fn session_of(unit: &Unit, id: &str) -> Answer {
         });
     };
     let options = MarkdownOptions { output_lines: 40, output_chars: OUTPUT_CHARS, thinking: false };
-    Ok(session_markdown(&corpus, &graph, session as u32, &options))
+    if !redact {
+        return Ok((session_markdown(&corpus, &graph, session as u32, &options), project.to_owned()));
+    }
+    let scope = Scope::Session(SessionId::new(session));
+    let shared = share_scope_with(&corpus, &graph, &scope, &ShareOptions::default(), |_| false, &[project])
+        .map_err(|error| ToolError::Redaction(error.reason))?;
+    let markdown = files_session_markdown(&shared.bundle.files, id, &options);
+    Ok((markdown, shared.redactor.redact_text(project)))
 }
 
 /// A session's Markdown cut into its head (title and facts), then its messages: each starts at a
@@ -725,9 +767,10 @@ fn usage(live: &Live, args: &UsageArgs, redact: bool) -> Answer {
     redacted_json(&counted, redact)
 }
 
-/// The rows, newest activity first (then by id, so the order does not depend on the files').
-fn sorted_rows(mut rows: Vec<&SessionRow>) -> Vec<&SessionRow> {
-    rows.sort_by(|a, b| last_ms(b).cmp(&last_ms(a)).then_with(|| a.session_id.cmp(&b.session_id)));
+/// The rows with their units, newest activity first (then by id, so the order does not depend
+/// on the files').
+fn sorted_rows<'a>(mut rows: Vec<(&'a Arc<Unit>, &'a SessionRow)>) -> Vec<(&'a Arc<Unit>, &'a SessionRow)> {
+    rows.sort_by(|(_, a), (_, b)| last_ms(b).cmp(&last_ms(a)).then_with(|| a.session_id.cmp(&b.session_id)));
     rows
 }
 
@@ -785,33 +828,120 @@ fn now_ms() -> i64 {
 /// Keys whose values are ids an agent passes back: never redacted.
 const IDS: &[&str] = &["session_id", "entry_uuid"];
 
+/// The key of a title, whose value is its whole text until the answer cuts it once redacted.
+const TITLE: &str = "title";
+
 /// `value` as pretty JSON, every string but ids redacted unless `redact` is off.
 fn redacted_json(value: &impl Serialize, redact: bool) -> Answer {
-    let mut value = serde_json::to_value(value).map_err(|error| ToolError::Stopped(error.to_string()))?;
-    if redact {
-        let mut redactor = Redactor::new(&DetectOptions::default()).map_err(|e| ToolError::Redaction(e.reason))?;
-        // Every string is scanned first, so a name learned from one path is found in all.
-        strings(&mut value, "", &mut |text| redactor.scan_text_line(LineRef::new(0, 0), text.as_bytes()));
-        strings(&mut value, "", &mut |text| *text = redactor.redact_text(text));
-    }
-    serde_json::to_string_pretty(&value).map_err(|error| ToolError::Stopped(error.to_string()))
+    let value = serde_json::to_value(value).map_err(|error| ToolError::Stopped(error.to_string()))?;
+    let mut redaction = Redaction::new(redact, [])?;
+    redaction.scan_value(&value);
+    redaction.answer(value, &[])
 }
 
-/// Calls `each` on every string of `value` but those of the keys in [`IDS`].
-fn strings(value: &mut Value, key: &str, each: &mut dyn FnMut(&mut String)) {
+/// The redaction of one answer, or none with `--no-redact`. Every text the answer shows is
+/// scanned before any is redacted, so a user's name learned from one path is found in all. Each
+/// text is redacted whole and only then cut: a title to a title's length, a search hit's context
+/// around its match. The ids the answer gives are kept, also inside its texts (a resume command).
+struct Redaction {
+    redactor: Option<Redactor>,
+}
+
+impl Redaction {
+    /// The redaction of an answer that gives `ids`.
+    fn new<'a>(redact: bool, ids: impl IntoIterator<Item = &'a str>) -> Result<Redaction, ToolError> {
+        if !redact {
+            return Ok(Redaction { redactor: None });
+        }
+        let mut redactor = Redactor::new(&DetectOptions::default()).map_err(|e| ToolError::Redaction(e.reason))?;
+        redactor.keep_ids(ids);
+        Ok(Redaction { redactor: Some(redactor) })
+    }
+
+    /// Scans a text the answer shows, whole or in part.
+    fn scan(&mut self, text: &str) {
+        if let Some(redactor) = &mut self.redactor {
+            redactor.scan_text_line(LineRef::new(0, 0), text.as_bytes());
+        }
+    }
+
+    /// Scans every string of `value` but its ids.
+    fn scan_value(&mut self, value: &Value) {
+        if self.redactor.is_some() {
+            each_string(value, "", &mut |key, text| {
+                if !IDS.contains(&key) {
+                    self.scan(text);
+                }
+            });
+        }
+    }
+
+    /// A text, redacted whole.
+    fn text(&self, text: &str) -> String {
+        self.redactor.as_ref().map_or_else(|| text.to_owned(), |redactor| redactor.redact_text(text))
+    }
+
+    /// A title's whole text, redacted, then cut to a title's length.
+    fn title(&self, source: &str) -> String {
+        sessionscope_engine::cut::prefix(&self.text(source), TITLE_CHARS)
+    }
+
+    /// The line of context around a search's match: its field's whole text redacted, and the
+    /// context cut from the redacted text around where the match is in it.
+    fn snippet(&self, hit: &FoundHit) -> String {
+        match (&self.redactor, &hit.source) {
+            (Some(redactor), Some(source)) => {
+                let shown = redactor.redact_mapped(&source.text);
+                let at = shown.map(source.start..source.end);
+                snippet(&shown.text, at.start, at.end).0
+            }
+            // A hit without its text (none is made so) can only be redacted as it was cut.
+            (Some(redactor), None) => redactor.redact_text(&hit.snippet),
+            (None, _) => hit.snippet.clone(),
+        }
+    }
+
+    /// `value` as pretty JSON, once scanned ([`Redaction::scan_value`]): every string redacted but
+    /// ids and those of the keys `made` (made once the answer was scanned, redacted already: a
+    /// search hit's context), a title redacted whole, then cut.
+    fn answer(&self, mut value: Value, made: &[&str]) -> Answer {
+        strings(&mut value, "", &mut |key, text| {
+            if key == TITLE {
+                *text = self.title(text);
+            } else if !IDS.contains(&key) && !made.contains(&key) && self.redactor.is_some() {
+                *text = self.text(text);
+            }
+        });
+        serde_json::to_string_pretty(&value).map_err(|error| ToolError::Stopped(error.to_string()))
+    }
+}
+
+/// Calls `each` on every string of `value`, with the key it is the value of (or the key of the
+/// array it is in).
+fn strings(value: &mut Value, key: &str, each: &mut dyn FnMut(&str, &mut String)) {
     match value {
-        Value::String(text) if !IDS.contains(&key) => each(text),
+        Value::String(text) => each(key, text),
         Value::Array(items) => items.iter_mut().for_each(|item| strings(item, key, each)),
         Value::Object(map) => map.iter_mut().for_each(|(key, item)| strings(item, key, each)),
         _ => {}
     }
 }
 
+/// Calls `each` on every string of `value`, with its key as [`strings`] gives it.
+fn each_string(value: &Value, key: &str, each: &mut dyn FnMut(&str, &str)) {
+    match value {
+        Value::String(text) => each(key, text),
+        Value::Array(items) => items.iter().for_each(|item| each_string(item, key, each)),
+        Value::Object(map) => map.iter().for_each(|(key, item)| each_string(item, key, each)),
+        _ => {}
+    }
+}
+
 /// A text with its secrets, keys and user names replaced.
 fn redacted_text(text: &str) -> Answer {
-    let mut redactor = Redactor::new(&DetectOptions::default()).map_err(|e| ToolError::Redaction(e.reason))?;
-    redactor.scan_text_line(LineRef::new(0, 0), text.as_bytes());
-    Ok(redactor.redact_text(text))
+    let mut redaction = Redaction::new(true, [])?;
+    redaction.scan(text);
+    Ok(redaction.text(text))
 }
 
 #[cfg(test)]

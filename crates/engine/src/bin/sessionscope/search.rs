@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 use sessionscope_engine::history::{HistoryHit, SessionRow, UnitSearch};
-use sessionscope_engine::search::Query;
+use sessionscope_engine::search::{HitSource, Query};
 
 use crate::cli::SearchArgs;
 use crate::index::{iso_minute, parallel_map};
@@ -54,6 +54,10 @@ pub struct FoundHit {
     pub role: String,
     pub time_ms: Option<i64>,
     pub snippet: String,
+    /// The whole text the match is in, when the query asked for it
+    /// ([`Query::with_sources`]): the MCP server redacts it before it cuts the context.
+    #[serde(skip)]
+    pub source: Option<HitSource>,
 }
 
 /// The sessions and days whose hits are kept.
@@ -290,6 +294,7 @@ fn found_hits(
             role: hit.role,
             time_ms: hit.time_ms,
             snippet: hit.context,
+            source: hit.source,
         });
     }
     found
