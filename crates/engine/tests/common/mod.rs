@@ -1,6 +1,8 @@
 //! Helpers shared by the engine's integration tests.
 #![allow(dead_code)]
 
+pub mod mcp;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
