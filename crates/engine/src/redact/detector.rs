@@ -142,34 +142,6 @@ impl Known {
     }
 }
 
-/// Literal search of the values the log names as ids, so that a finding that is one of them (or
-/// lies inside one) is dropped wherever it appears: in a resume command, a file name, a text.
-pub(crate) struct KeptIds {
-    ac: AhoCorasick,
-}
-
-impl KeptIds {
-    pub(crate) fn new(ids: &[String]) -> Option<KeptIds> {
-        if ids.is_empty() {
-            return None;
-        }
-        let ac = AhoCorasickBuilder::new().match_kind(MatchKind::LeftmostLongest).build(ids).ok()?;
-        Some(KeptIds { ac })
-    }
-
-    /// The byte ranges of `t` that are a kept id, not glued to a word on either side.
-    pub(crate) fn spans(&self, t: &[u8]) -> Vec<std::ops::Range<usize>> {
-        self.ac
-            .find_iter(t)
-            .filter(|m| {
-                let (s, e) = (m.start(), m.end());
-                (!is_word(t[s]) || boundary_before(t, s)) && (!is_word(t[e - 1]) || boundary_after(t, e))
-            })
-            .map(|m| m.start()..m.end())
-            .collect()
-    }
-}
-
 /// What the redactor adds to a plain [`Detector::find`].
 #[derive(Default, Clone, Copy)]
 pub(crate) struct Extra<'a> {

@@ -59,6 +59,11 @@ fn is_uuid_at(t: &[u8], i: usize) -> bool {
     t[i..i + 36].iter().enumerate().all(|(k, &c)| if DASHES.contains(&k) { c == b'-' } else { c.is_ascii_hexdigit() })
 }
 
+/// Whether `t` is a uuid (36 characters, hex digits and dashes at their places).
+pub(crate) fn is_uuid(t: &[u8]) -> bool {
+    t.len() == 36 && is_uuid_at(t, 0)
+}
+
 fn has_uuid(t: &[u8]) -> bool {
     t.len() >= 36 && (0..=t.len() - 36).any(|i| t[i].is_ascii_hexdigit() && is_uuid_at(t, i))
 }

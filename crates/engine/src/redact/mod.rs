@@ -24,6 +24,7 @@
 mod detector;
 pub mod entropy;
 pub mod env;
+mod ids;
 pub mod json;
 mod marker;
 pub mod net;
@@ -39,7 +40,8 @@ use std::sync::OnceLock;
 use rustc_hash::FxHashMap;
 
 pub use detector::{Detector, warm_up};
-use detector::{Extra, KeptIds, Known};
+use detector::{Extra, Known};
+use ids::KeptIds;
 use json::{JStr, Val};
 pub use marker::{marker_around, markers};
 use paths::NameMatcher;
@@ -242,8 +244,6 @@ pub struct Finding {
 }
 
 pub const MAX_CONTEXTS: usize = 3;
-/// The shortest value [`Redactor::keep_ids`] keeps.
-const MIN_KEPT_ID: usize = 8;
 const CONTEXT_CHARS: usize = 40;
 
 /// Parts of a Claude Code log that can be dropped whole.
@@ -359,9 +359,8 @@ pub struct Redactor {
     word_names: Vec<String>,
     names: Option<NameMatcher>,
     known: OnceLock<Option<Known>>,
-    /// Values the log names as ids ([`Redactor::keep_ids`]), and their finder.
-    ids: Vec<String>,
-    kept_ids: OnceLock<Option<KeptIds>>,
+    /// Values the log names as ids ([`Redactor::keep_ids`]).
+    ids: KeptIds,
     lines: u64,
     unparseable: u64,
     strings: u64,
@@ -620,8 +619,7 @@ impl Redactor {
             word_names: Vec::new(),
             names: None,
             known: OnceLock::new(),
-            ids: Vec::new(),
-            kept_ids: OnceLock::new(),
+            ids: KeptIds::default(),
             lines: 0,
             unparseable: 0,
             strings: 0,
@@ -872,20 +870,10 @@ impl Redactor {
     /// ids) out of the findings wherever they appear, alone or inside a longer text (a resume
     /// command, a file name): a finding that lies inside one is dropped, and so is a
     /// random-looking token that holds one. Call it before scanning. A user's own pattern still
-    /// applies to them, and values under 8 characters are not kept (no detector takes them for a
-    /// secret, but a word of a text could be one).
+    /// applies to them; ids under 8 characters, and uuids, are not kept (see `ids`).
     pub fn keep_ids<'a>(&mut self, ids: impl IntoIterator<Item = &'a str>) {
-        let before = self.ids.len();
         for id in ids {
-            let id = id.trim();
-            if id.len() >= MIN_KEPT_ID {
-                self.ids.push(id.to_owned());
-            }
-        }
-        if self.ids.len() != before {
-            self.ids.sort_unstable();
-            self.ids.dedup();
-            self.kept_ids = OnceLock::new();
+            self.ids.insert(id);
         }
     }
 
@@ -895,16 +883,15 @@ impl Redactor {
         if hits.is_empty() || self.ids.is_empty() {
             return;
         }
-        let Some(kept) = self.kept_ids.get_or_init(|| KeptIds::new(&self.ids)) else { return };
-        let spans = kept.spans(text.as_bytes());
-        if spans.is_empty() {
-            return;
-        }
         hits.retain(|hit| {
+            if hit.kind == Kind::UserPattern {
+                return true;
+            }
             let r = &hit.range;
-            let inside = spans.iter().any(|id| id.start <= r.start && r.end <= id.end);
-            let holds = spans.iter().any(|id| id.start < r.end && r.start < id.end);
-            hit.kind == Kind::UserPattern || !(inside || (hit.kind == Kind::HighEntropy && holds))
+            let ids = self.ids.spans_near(text.as_bytes(), r.clone());
+            let inside = ids.iter().any(|id| id.start <= r.start && r.end <= id.end);
+            let holds = hit.kind == Kind::HighEntropy && ids.iter().any(|id| id.start < r.end && r.start < id.end);
+            !(inside || holds)
         });
     }
 

@@ -56,13 +56,12 @@ pub fn redactor_for(corpus: &Corpus, graph: &Graph, options: &DetectOptions) -> 
 }
 
 /// Every value the model names as an id: sessions, entries and their parents, tool calls and
-/// the calls results answer, API messages and requests, agents. Each once.
-pub fn model_ids<'c>(corpus: &'c Corpus, graph: &'c Graph) -> Vec<&'c str> {
-    let mut ids: Vec<&str> = Vec::new();
-    let span = |file: FileId, span| corpus.span_str(file, span);
-    for entry in &corpus.entries {
+/// the calls results answer, API messages and requests, agents (some more than once).
+pub fn model_ids<'c>(corpus: &'c Corpus, graph: &'c Graph) -> impl Iterator<Item = &'c str> + 'c {
+    let span = move |file: FileId, span| corpus.span_str(file, span);
+    let entries = corpus.entries.iter().flat_map(move |entry| {
         let f = entry.file;
-        ids.extend([
+        let own = [
             span(f, entry.uuid),
             span(f, entry.parent_uuid),
             span(f, entry.logical_parent_uuid),
@@ -72,25 +71,21 @@ pub fn model_ids<'c>(corpus: &'c Corpus, graph: &'c Graph) -> Vec<&'c str> {
             corpus.sym(entry.session_id),
             corpus.sym(entry.agent_id),
             corpus.sym(entry.linked_agent_id),
-        ]);
-        ids.extend(corpus.blocks_of(entry).iter().map(|block| span(f, block.id)));
-    }
-    for response in &corpus.responses {
-        ids.extend([span(response.file, response.message_id), span(response.file, response.request_id)]);
-    }
-    for meta in &corpus.metas {
-        ids.push(corpus.sym(meta.session_id));
-    }
-    for file in &corpus.files {
-        ids.extend(file.session_from_path.as_deref());
-        ids.extend(file.agent_id_from_name.as_deref());
-    }
-    ids.extend(graph.sessions.iter().map(|session| session.id.as_str()));
-    ids.extend(graph.conversations.iter().map(|conversation| corpus.sym(conversation.agent_id)));
-    ids.retain(|id| !id.is_empty());
-    ids.sort_unstable();
-    ids.dedup();
-    ids
+        ];
+        own.into_iter().chain(corpus.blocks_of(entry).iter().map(move |block| span(f, block.id)))
+    });
+    let responses = corpus
+        .responses
+        .iter()
+        .flat_map(move |response| [span(response.file, response.message_id), span(response.file, response.request_id)]);
+    let metas = corpus.metas.iter().map(|meta| corpus.sym(meta.session_id));
+    let files = corpus
+        .files
+        .iter()
+        .flat_map(|file| file.session_from_path.as_deref().into_iter().chain(file.agent_id_from_name.as_deref()));
+    let sessions = graph.sessions.iter().map(|session| session.id.as_str());
+    let agents = graph.conversations.iter().map(|conversation| corpus.sym(conversation.agent_id));
+    entries.chain(responses).chain(metas).chain(files).chain(sessions).chain(agents).filter(|id| !id.is_empty())
 }
 
 /// Scans the title the share will carry: its session's whole title text ([`scope_title`]).
