@@ -522,6 +522,34 @@ mod tests {
     }
 
     #[test]
+    fn a_hit_redacted_whole_then_cut_keeps_its_match_marked() {
+        use crate::redact::{DetectOptions, LineRef, Redactor};
+        let token = "eyX7Kq2Lm9Pz4Rt8Vw3Yb6Nc1Kd5Hj0GfQs2Ua7b";
+        // The context's window (60 characters) before the match starts inside the token.
+        let text = format!("Authorization: Bearer {token} and then the pot and the cups went kettle, all fine");
+        let line = serde_json::json!({"type": "user", "uuid": "u1", "parentUuid": null, "sessionId": "s",
+            "message": {"role": "user", "content": text}});
+        let corpus = corpus(&line.to_string());
+        let (hits, _) = all(&Query::new("KETTLE", false).unwrap().with_sources(), &corpus);
+        let source = hits[0].source.clone().expect("the hit carries its text");
+        assert!(hits[0].context.contains(&token[20..30]), "cut first, the context shows a piece of the token");
+
+        let mut redactor = Redactor::new(&DetectOptions::default()).unwrap();
+        redactor.scan_text_line(LineRef::new(0, 1), source.text.as_bytes());
+        let shown = redactor.redact_mapped(&source.text);
+        let at = shown.map(source.start..source.end);
+        let (context, start, len) = snippet(&shown.text, at.start, at.end);
+        let matched: String = context.chars().skip(start as usize).take(len as usize).collect();
+        assert_eq!(matched, "kettle");
+        assert!(context.contains("[REDACTED:bearer-token#1]"), "{context}");
+        let pieces: Vec<&str> = (0..=token.len() - 6).map(|at| &token[at..at + 6]).collect();
+        assert!(pieces.iter().all(|piece| !context.contains(piece)), "{context}");
+        // Without sources, hits carry none.
+        let (plain, _) = all(&Query::new("kettle", false).unwrap(), &corpus);
+        assert!(plain[0].source.is_none());
+    }
+
+    #[test]
     fn searching_in_ranges_finds_the_same_as_all_at_once() {
         let corpus = corpus(SESSION);
         let query = Query::new("t", false).unwrap();
