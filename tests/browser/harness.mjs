@@ -16,9 +16,37 @@ export { ENGINE };
 /**
  * A test of this run's engine: node:test's `test`, its name followed by the engine in brackets
  * ("… [firefox]"), so that every line of the output says where it ran. Use it as node:test's.
+ * A test that fails prints what its pages had said and showed by then ([`pageStates`]).
  */
 export function test(name, ...rest) {
-  return nodeTest(`${name} [${ENGINE}]`, ...rest);
+  const fn = rest.pop();
+  if (typeof fn !== "function") return nodeTest(`${name} [${ENGINE}]`, ...rest, fn);
+  return nodeTest(`${name} [${ENGINE}]`, ...rest, async (...args) => {
+    const from = pagesOpened.length;
+    try {
+      return await fn(...args);
+    } catch (error) {
+      for (const state of await pageStates(from)) console.log(`# ${state.replaceAll("\n", "\n# ")}`);
+      throw error;
+    }
+  });
+}
+
+/**
+ * What the pages opened since the `from`-th said last and show, for a failed test's output: the
+ * last things each said (`src/platform/probe.rs`), its last requests, and the start of its text.
+ */
+async function pageStates(from) {
+  const states = [];
+  for (const opened of pagesOpened.slice(from)) {
+    const state = await Promise.race([
+      opened.page.evaluate(() => ({ said: (window.__said || []).slice(-20).map((d) => d.name), text: document.body?.innerText.slice(0, 400) ?? "" })),
+      new Promise((done) => setTimeout(() => done(null), 5000)),
+    ]).catch(() => null);
+    if (!state) continue;
+    states.push(`a page of the failed test: said ${state.said.join(", ") || "nothing"}; last requests ${opened.requests.slice(-8).join(" ")}; shows:\n${state.text}`);
+  }
+  return states;
 }
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -82,7 +110,7 @@ function watchContext(context) {
 }
 
 function recordRequests(page) {
-  const opened = { requests: [], checked: false };
+  const opened = { page, requests: [], checked: false };
   page.on("request", (request) => opened.requests.push(request.url()));
   pagesOpened.push(opened);
   return page;
