@@ -238,6 +238,10 @@ fn start_load_of(
                 // A big load's bytes are read after its worker is done: the progress says so.
                 let reading_started = schedule::now_ms();
                 let last_said = Cell::new(0.0);
+                // Said as it starts: the browser may give the whole file in one piece.
+                if read_after_parse {
+                    on_progress(Progress::taking_in(0.0, held_total, reading_started, reading_started));
+                }
                 let on_read = |done: f64| {
                     if read_after_parse && done - last_said.get() >= PROGRESS_EVERY_BYTES {
                         last_said.set(done);

@@ -124,7 +124,23 @@ impl ByteStream {
             *buffer = Some(bytes.buffer());
         }
         self.offset += f64::from(bytes.length());
+        if self.offset >= self.size {
+            // Every byte of the blob is in: the stream's end is not waited for. Safari's engine
+            // now and then never answers the read after a file's last chunk (a 22 MB load stood
+            // at 100% for minutes, its worker waiting), and a `File` holds no more than its size.
+            self.ended = true;
+            self.cancel();
+        }
         Some(Ok(bytes))
+    }
+
+    /// Lets the browser's stream go (its end is not read).
+    fn cancel(&self) {
+        let _ = match &self.reader {
+            Reader::Byob { reader, .. } => reader.cancel(),
+            Reader::Chunks(Some(reader)) => reader.cancel(),
+            Reader::Chunks(None) => return,
+        };
     }
 }
 
