@@ -298,6 +298,12 @@ impl Loader {
                 let (now, later) = chunk.split_at(room.min(chunk.len()));
                 self.bytes[file as usize].extend_from_slice(now);
                 self.parse_complete_lines(file, false);
+                // The sniff of the bytes just taken may have rejected the file: the rest of its
+                // lines are counted with the others, not cut (the line split here is one line).
+                if self.sink.corpus.files[file as usize].format == Format::Rejected {
+                    self.count_rejected(file, later);
+                    return;
+                }
                 // A line longer than a whole part cannot be held either.
                 if cut || self.states[file as usize].parsed_upto == 0 {
                     let why = if cut { CutWhy::Held } else { CutWhy::LongLine };
