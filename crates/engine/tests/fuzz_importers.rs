@@ -1444,3 +1444,36 @@ fn a_file_rejected_where_the_budget_cuts_it_counts_the_line_cut_once() {
     assert!(counts.balanced(), "{counts:?}");
     assert_eq!(counts.lines, count_lines(&bytes), "{counts:?}");
 }
+
+/// An OpenCode part whose times are past any date (`1e19` ms) gave tool calls durations near
+/// `i64::MAX`, whose sum in the tool statistics overflowed (a panic where overflows are checked,
+/// a negative total elsewhere): such a time is now no time (found by `fuzz_opencode`).
+#[test]
+fn opencode_times_past_any_date_are_no_time() {
+    let tool = |id: &str, time: &str| {
+        format!(
+            "{{\"table\":\"part\",\"id\":\"{id}\",\"session_id\":\"s\",\"message_id\":\"m\",\"data\":{{\"type\":\"tool\",\
+             \"callID\":\"{id}\",\"tool\":\"bash\",\"state\":{{\"status\":\"completed\",\"input\":{{}},\"output\":\"\",\
+             \"time\":{time}}}}}}}\n"
+        )
+    };
+    let bytes = [
+        "{\"table\":\"session\",\"id\":\"s\",\"time_created\":18446744073709551616}\n".to_owned(),
+        "{\"table\":\"message\",\"id\":\"m\",\"session_id\":\"s\",\"time_created\":1750000002000,\"data\":{\"role\":\"assistant\",\
+         \"time\":{\"created\":1750000002000,\"completed\":-1e300}}}\n"
+            .to_owned(),
+        tool("p1", "{\"start\":1750000002300,\"end\":18446744073709551616}"),
+        tool("p2", "{\"start\":1,\"end\":1e300}"),
+    ]
+    .concat();
+    let corpus = load_chunked(&[("opencode.db".to_owned(), bytes.clone().into_bytes())], 0);
+    assert_eq!(corpus.files[0].format, Format::OpenCode);
+    assert_eq!(corpus.files[0].counts.lines, 4);
+    assert!(corpus.files[0].counts.balanced());
+    let graph = Graph::build(&corpus);
+    let _ = summarize(&corpus, &graph);
+    assert!(corpus.entries.iter().all(|e| e.timestamp_ms == i64::MIN || e.timestamp_ms < 1e15 as i64));
+    for op in &graph.tool_ops {
+        assert!(op.duration_ms < 1e15 as i64, "{}", op.duration_ms);
+    }
+}

@@ -456,7 +456,7 @@ pub(crate) fn finish(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, state: &m
             line_no: session.kept.line_no,
             span: session.kept.span,
             type_name: intern(sink, kind),
-            timestamp: record.time_created.0.map_or(i64::MIN, |t| t as i64),
+            timestamp: millis(record.time_created),
             at,
         };
         line.push_meta(sink, root_sym);
@@ -555,8 +555,11 @@ struct Message<'m> {
     has_row: bool,
 }
 
+/// A time in milliseconds since the epoch, or none (`i64::MIN`) for one that is no date (not
+/// after 1970, or past the year 30000), as Cline's and Amp's times: a duration between two
+/// times then always fits, and so does a sum of them.
 fn millis(n: LNum) -> i64 {
-    n.0.filter(|t| t.is_finite()).map_or(i64::MIN, |t| t as i64)
+    n.0.filter(|t| t.is_finite() && *t > 0.0 && *t < 1e15).map_or(i64::MIN, |t| t as i64)
 }
 
 fn build_message(
