@@ -408,14 +408,15 @@ pub fn repair_lone_surrogates(bytes: &mut [u8]) -> usize {
 
 /// Milliseconds since the Unix epoch of a log's timestamp: ISO 8601 (see
 /// [`parse_timestamp_ms`]), or an epoch number in seconds or milliseconds. `None` if it is
-/// neither.
+/// neither, or a number past any date (from the year 30000 on, as Cline's and Amp's times): a
+/// duration between two times then always fits, and so does a sum of them.
 pub(crate) fn parse_time(text: &str) -> Option<i64> {
     if let Some(ms) = parse_timestamp_ms(text) {
         return Some(ms);
     }
     // Epoch numbers: seconds or milliseconds.
     let value: f64 = text.parse().ok()?;
-    if !value.is_finite() || value <= 0.0 {
+    if !value.is_finite() || value <= 0.0 || value >= 1e15 {
         return None;
     }
     Some(if value > 1e11 { value as i64 } else { (value * 1000.0) as i64 })

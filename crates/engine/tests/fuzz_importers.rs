@@ -1477,3 +1477,30 @@ fn opencode_times_past_any_date_are_no_time() {
         assert!(op.duration_ms < 1e15 as i64, "{}", op.duration_ms);
     }
 }
+
+/// A Codex rollout line whose `timestamp` is a number past any date (`18446744073709551615`)
+/// was read as `i64::MAX` ms: the calls it interrupted got durations near `i64::MAX`, whose sum
+/// in the tool statistics overflowed. The importers' time parser (`json::parse_time`) now takes
+/// such a number for no time (found by `fuzz_codex_rollout`).
+#[test]
+fn a_codex_timestamp_past_any_date_is_no_time() {
+    let call = |id: &str| {
+        format!(
+            "{{\"timestamp\":\"2025-10-02T10:11:27.233Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"function_call\",\
+             \"name\":\"shell\",\"arguments\":\"{{}}\",\"call_id\":\"{id}\"}}}}\n"
+        )
+    };
+    let bytes = [
+        call("c1"),
+        call("c2"),
+        "{\"timestamp\":18446744073709551615,\"type\":\"event_msg\",\"payload\":{\"type\":\"turn_aborted\",\"reason\":\"interrupted\"}}"
+            .to_owned(),
+    ]
+    .concat();
+    let corpus = load_chunked(&[(ROLLOUT_NAME.to_owned(), bytes.into_bytes())], 0);
+    assert_eq!(corpus.files[0].format, Format::CodexRollout);
+    assert!(corpus.files[0].counts.balanced());
+    let graph = Graph::build(&corpus);
+    let _ = summarize(&corpus, &graph);
+    assert!(corpus.entries.iter().all(|e| e.timestamp_ms < 1e15 as i64), "no time past any date");
+}
