@@ -1504,3 +1504,19 @@ fn a_codex_timestamp_past_any_date_is_no_time() {
     let _ = summarize(&corpus, &graph);
     assert!(corpus.entries.iter().all(|e| e.timestamp_ms < 1e15 as i64), "no time past any date");
 }
+
+/// A Cursor IDE chat or bubble whose `createdAt` is a number past any date was read as
+/// `i64::MAX` ms (a session of 292 million years), the times that made the OpenCode and Codex
+/// durations overflow: such a time is now no time there too (seen while fuzzing `cursor_ide`).
+#[test]
+fn cursor_ide_times_past_any_date_are_no_time() {
+    let text = String::from_utf8(fixture("cursor/state.jsonl")).unwrap();
+    let text = text.replacen("\"createdAt\":1750100000000", "\"createdAt\":18446744073709551615", 1).replacen(
+        "\"createdAt\":\"2025-06-16T20:00:30.000Z\"",
+        "\"createdAt\":1e300",
+        1,
+    );
+    let corpus = load_chunked(&[("state.vscdb".to_owned(), text.into_bytes())], 0);
+    assert_eq!(corpus.files[0].format, Format::CursorIde);
+    assert!(corpus.entries.iter().all(|e| e.timestamp_ms < 1e15 as i64), "no time past any date");
+}

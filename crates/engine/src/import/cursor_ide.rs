@@ -278,7 +278,7 @@ fn build_chat(sink: &mut Sink, bytes: &[Vec<u8>], file: FileId, at: Locator, cha
         file,
         session,
         type_name: intern(sink, "bubble"),
-        time: composer.created_at.0.filter(|t| t.is_finite()).map_or(i64::MIN, |t| t as i64),
+        time: composer.created_at.0.and_then(millis).unwrap_or(i64::MIN),
         model: non_empty(&composer.model_config.model_name).map_or(Sym::NONE, |m| intern(sink, m)),
         last: String::new(),
     };
@@ -329,7 +329,14 @@ fn bubble_time(raw: Option<&RawValue>) -> Option<i64> {
     if raw.starts_with('"') {
         return parse_time(&crate::json::decode_value(raw.as_bytes()));
     }
-    raw.parse::<f64>().ok().filter(|t| t.is_finite() && *t > 0.0).map(|t| t as i64)
+    raw.parse::<f64>().ok().and_then(millis)
+}
+
+/// Milliseconds since the epoch, unless they are no date (not after 1970, or past the year
+/// 30000, as the importers' time parser and Cline's and Amp's times): a duration between two
+/// times then always fits.
+fn millis(t: f64) -> Option<i64> {
+    (t.is_finite() && t > 0.0 && t < 1e15).then_some(t as i64)
 }
 
 /// Whether a raw value holds something to show: not absent, null or an empty string.
