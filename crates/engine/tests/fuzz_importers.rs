@@ -613,17 +613,16 @@ fn mutate_bytes(bytes: &mut Vec<u8>, what: What, rng: &mut Rng) {
             let text = unicode_string(rng);
             bytes.splice(at..at, text.bytes());
         }
-        What::FlipByte => {
-            if at < bytes.len() {
-                bytes[at] = match rng.below(3) {
-                    0 => bytes[at] ^ (1 << rng.below(8)),
-                    1 => *rng.pick(b"{}[]\":,\\ 0n"),
-                    _ => rng.next() as u8,
-                };
-            }
+        What::FlipByte if at < bytes.len() => {
+            bytes[at] = match rng.below(3) {
+                0 => bytes[at] ^ (1 << rng.below(8)),
+                1 => *rng.pick(b"{}[]\":,\\ 0n"),
+                _ => rng.next() as u8,
+            };
         }
         What::SplitLine => {
-            let eol: &[u8] = *rng.pick(&[&b"\n"[..], b"\r\n", b"\r", b"\n\n"]);
+            const ENDS: [&[u8]; 4] = [b"\n", b"\r\n", b"\r", b"\n\n"];
+            let eol = *rng.pick(&ENDS);
             bytes.splice(at..at, eol.iter().copied());
         }
         _ => {}
@@ -632,6 +631,7 @@ fn mutate_bytes(bytes: &mut Vec<u8>, what: What, rng: &mut Rng) {
 
 /// A markdown line (an Aider chat history) mutated: its prefix, its text, or its bytes.
 fn mutate_markdown(line: &mut Vec<u8>, what: What, rng: &mut Rng, pool: &Pool) {
+    const HUGE: [&str; 4] = ["9", "99999999999999999999", "-1", "1e999"];
     const PREFIXES: [&str; 6] = ["#### ", "> ", "# ", "", "    ", ">"];
     const SPECIAL: [&str; 18] = [
         "# aider chat started at 2025-06-01 09:00:00",
@@ -672,7 +672,7 @@ fn mutate_markdown(line: &mut Vec<u8>, what: What, rng: &mut Rng, pool: &Pool) {
             .chars()
             .map(|c| if c.is_ascii_digit() { '9' } else { c })
             .collect::<String>()
-            .replace('9', *rng.pick(&["9", "99999999999999999999", "-1", "1e999"])),
+            .replace('9', HUGE[rng.below(HUGE.len())]),
         What::EditArray => rng.pick(&["", "   ", "\t", "  \u{a0}"]).to_string(),
         What::DeepNest => {
             let depth = *rng.pick(&[2usize, 64, 300, 5000]);
