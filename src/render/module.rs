@@ -146,6 +146,15 @@ fn call(name: &str, argument: &str) -> Option<String> {
     function.call1(&JsValue::NULL, &JsValue::from_str(argument)).ok()?.as_string()
 }
 
+/// Makes the reactive caller run again when the module arrives, if it is on its way: what was
+/// drawn plain is drawn again then, and what depends on the drawing (a search's highlights) with
+/// it.
+pub fn track_arrival() {
+    if STATUS.get() == Status::Loading {
+        ARRIVED.with(|arrived| arrived.track());
+    }
+}
+
 /// `text` rendered as safe HTML.
 pub fn markdown_to_html(text: &str) -> Option<String> {
     call("markdownToHtml", text)

@@ -15,7 +15,8 @@ test("} and { land on each prompt in order, e on the failed call, and the ? list
   const app = await openApp(browser, server);
   const { page } = app;
   await page.getByRole("button", { name: "Open example" }).click();
-  await tree(page).waitFor();
+  // The example's rows, not only the tree, are there before the keys.
+  await tree(page).getByText("Conversation compacted").waitFor();
   await tree(page).focus();
 
   await page.keyboard.press("}");

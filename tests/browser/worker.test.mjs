@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { test, ROOT, openApp, said, dropFiles, dropGeneratedSession, tree, servedForTests } from "./harness.mjs";
+import { test, ROOT, openApp, said, saidSoFar, dropFiles, dropGeneratedSession, tree, servedForTests } from "./harness.mjs";
 
 const KETTLE = readFileSync(join(ROOT, "tests/fixtures/sessions/kettle-rename.jsonl"));
 /** A session this big takes a while to search: its hits come in steps. */
@@ -34,9 +34,12 @@ test("a large session is searched in a worker, whose hits arrive typed and lead 
 
   const search = app.page.getByRole("search");
   const status = search.getByRole("status");
+  const asked = await saidSoFar(app.page);
   await search.getByLabel("Search text").fill("ZANZIBAR");
   await status.filter({ hasText: /^18 matches$/ }).waitFor({ timeout: 60_000 });
-  assert.equal(workers.length, before + 1, "the search started a worker of its own");
+  // The search took the worker started ahead, and another is started ahead in its place.
+  await said(app.page, "spare-ready", { after: asked });
+  assert.equal(workers.length, before + 1, "the search runs in a worker of its own, and one more waits for the next load");
   // The hits carry their context and where the match is in it.
   const results = app.page.getByRole("list", { name: "Search results" });
   assert.equal(await results.getByRole("listitem").count(), 18);

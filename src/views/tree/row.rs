@@ -96,7 +96,7 @@ pub fn RowView(key: RowKey) -> impl IntoView {
     };
 
     // A search hit gone to in this row: its matches are highlighted once the row is drawn, and
-    // again when it opens or closes (its text changes).
+    // again when it opens or closes, or when the render module arrives (its text is drawn again).
     let search = use_search();
     let highlighted = Memo::new(move |_| search.highlight.with(|h| h.as_ref().is_some_and(|(row, _)| *row == key)));
     Effect::new(move |_| {
@@ -104,6 +104,7 @@ pub fn RowView(key: RowKey) -> impl IntoView {
             return;
         }
         info.track();
+        crate::render::module::track_arrival();
         let Some((_, query)) = search.highlight.get_untracked() else { return };
         leptos::task::spawn_local(async move {
             crate::views::search_box::highlight(search, &row_dom_id(key), query).await;
