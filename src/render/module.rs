@@ -137,9 +137,7 @@ fn call(name: &str, argument: &str) -> Option<String> {
         EXPORTS.with_borrow(Clone::clone)
     });
     let Some(exports) = exports else {
-        if STATUS.get() == Status::Loading {
-            ARRIVED.with(|arrived| arrived.track());
-        }
+        track_arrival();
         return None;
     };
     let function = js_sys::Reflect::get(&exports, &name.into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
