@@ -44,7 +44,8 @@ async function pageStates(from) {
       new Promise((done) => setTimeout(() => done(null), 5000)),
     ]).catch(() => null);
     if (!state) continue;
-    states.push(`a page of the failed test: said ${state.said.join(", ") || "nothing"}; last requests ${opened.requests.slice(-8).join(" ")}; shows:\n${state.text}`);
+    const logged = opened.console.slice(-12).join("\n") || "nothing";
+    states.push(`a page of the failed test: said ${state.said.join(", ") || "nothing"}; last requests ${opened.requests.slice(-8).join(" ")}; its console's last messages:\n${logged}\nshows:\n${state.text}`);
   }
   return states;
 }
@@ -110,11 +111,21 @@ function watchContext(context) {
 }
 
 function recordRequests(page) {
-  const opened = { page, requests: [], checked: false };
+  const opened = { page, requests: [], console: [], checked: false };
   const listener = (request) => opened.requests.push(request.url());
   // WebKit's driver sees no request of a page opened from a file: this check takes what it sees.
   listener.ifSeen = true;
   page.on("request", listener);
+  // The console of the page and of its workers, for a failed test's report: a worker's fault is
+  // told there.
+  const logged = (from) => (message) => opened.console.push(`${from}${message.type()}: ${message.text().slice(0, 300)}`);
+  const onConsole = logged("");
+  const onWorker = (worker) => worker.on("console", logged("worker "));
+  const onError = (error) => opened.console.push(`uncaught: ${String(error).slice(0, 300)}`);
+  onConsole.ifSeen = onWorker.ifSeen = onError.ifSeen = true;
+  page.on("console", onConsole);
+  page.on("worker", onWorker);
+  page.on("pageerror", onError);
   pagesOpened.push(opened);
   return page;
 }
