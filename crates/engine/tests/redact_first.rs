@@ -386,6 +386,21 @@ fn secrets_cut_through_by_snippets_titles_and_summaries_never_show_and_ids_stay_
         said.push((format!("open {id} (HTML)"), html));
     }
 
+    // `open` with no session named opens the one active last and names the others on stderr,
+    // by their titles, which are redacted as the file is.
+    let output = temp.0.join("newest.html");
+    let args = ["open", "--no-browser", "--site", site.to_str().expect("UTF-8"), "--output"];
+    let opened = common::sessionscope()
+        .args(args)
+        .args([output.to_str().expect("UTF-8"), projects_path, storage_path])
+        .output()
+        .expect("the command line runs");
+    let listed = String::from_utf8_lossy(&opened.stderr).into_owned();
+    assert!(opened.status.success(), "{listed}");
+    assert!(listed.contains(CLAUDE_ID) && listed.contains(OPENCODE_ID), "both sessions are named: {listed}");
+    assert!(listed.contains("[REDACTED:"), "a title's secret is shown as its placeholder: {listed}");
+    said.push(("open (stderr)".into(), listed));
+
     for (what, text) in &said {
         assert_no_secret(text, what);
     }

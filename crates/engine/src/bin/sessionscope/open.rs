@@ -10,7 +10,9 @@ use std::process::ExitCode;
 use sessionscope_engine::dag::{Graph, SessionId};
 use sessionscope_engine::share::envelope::{seal_plain, to_base64, to_base64url};
 use sessionscope_engine::share::page::{PageAssets, PartHashes, pack_wasm, page_html, page_parts};
-use sessionscope_engine::share::redacted::{ShareOptions, share_scope};
+use sessionscope_engine::share::redacted::{
+    ShareOptions, header_titles, redactor_for, scan_title, scope_title, share_scope,
+};
 use sessionscope_engine::share::scope::Scope;
 use sessionscope_engine::{Corpus, Loader};
 
@@ -87,7 +89,7 @@ fn open(files: &[(PathBuf, String)], args: &OpenArgs) -> Result<(), OpenError> {
     }
     let corpus = loader.finish();
     let graph = Graph::build(&corpus);
-    let session = chosen(&graph, args.session.as_deref())?;
+    let session = chosen(&corpus, &graph, args.session.as_deref(), &args.redact)?;
     let (share, title) = shared(&corpus, &graph, session, &args.redact)?;
     let assets = assets(&site)?;
     let parts = page_parts(&assets);
@@ -107,8 +109,8 @@ fn open(files: &[(PathBuf, String)], args: &OpenArgs) -> Result<(), OpenError> {
 }
 
 /// The session asked for by its id (or the start of it), else the one active last; the others
-/// are named on stderr.
-fn chosen(graph: &Graph, id: Option<&str>) -> Result<SessionId, OpenError> {
+/// are named on stderr, their titles redacted as the file is (`patterns`, the user's own, too).
+fn chosen(corpus: &Corpus, graph: &Graph, id: Option<&str>, patterns: &[String]) -> Result<SessionId, OpenError> {
     let sessions = &graph.sessions;
     if let Some(id) = id {
         if let Some(at) = sessions.iter().position(|s| s.id == id) {
@@ -123,17 +125,37 @@ fn chosen(graph: &Graph, id: Option<&str>) -> Result<SessionId, OpenError> {
     }
     let newest = (0..sessions.len()).max_by_key(|&at| sessions[at].last_timestamp_ms).ok_or(OpenError::NoSession)?;
     if sessions.len() > 1 {
+        let titles = redacted_titles(corpus, graph, patterns)?;
         eprintln!(
             "sessionscope: {} sessions here; opening the one active last, {} ({}). Another opens with --session <id>:",
             sessions.len(),
             sessions[newest].id,
-            sessions[newest].title
+            titles[newest]
         );
-        for session in sessions.iter().filter(|s| s.id != sessions[newest].id) {
-            eprintln!("  {}  {}", session.id, session.title);
+        for (at, session) in sessions.iter().enumerate().filter(|&(at, _)| at != newest) {
+            eprintln!("  {}  {}", session.id, titles[at]);
         }
     }
     Ok(SessionId::new(newest))
+}
+
+/// Every session's title as a share shows it: its whole text redacted (ids kept), then cut.
+fn redacted_titles(corpus: &Corpus, graph: &Graph, patterns: &[String]) -> Result<Vec<String>, OpenError> {
+    let mut options = ShareOptions::default();
+    options.detect.user_patterns = patterns.to_vec();
+    let mut redactor =
+        redactor_for(corpus, graph, &options.detect).map_err(|error| OpenError::Share(error.to_string()))?;
+    let scopes: Vec<(Scope, String)> = (0..graph.sessions.len())
+        .map(|at| {
+            let scope = Scope::Session(SessionId::new(at));
+            let title = scope_title(corpus, graph, &scope);
+            (scope, title)
+        })
+        .collect();
+    for (_, title) in &scopes {
+        scan_title(title, &mut redactor);
+    }
+    Ok(scopes.iter().map(|(scope, title)| header_titles(graph, scope, title, &redactor).0).collect())
 }
 
 /// The session redacted as the Share dialog redacts it by default, with the user's own `patterns`
