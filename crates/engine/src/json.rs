@@ -480,6 +480,29 @@ pub fn parse_timestamp_ms(s: &str) -> Option<i64> {
     Some(seconds * 1000 + millis)
 }
 
+/// Milliseconds since the epoch at the start (UTC) of a `YYYY-MM-DD` day; `None` if it is not
+/// one, or not a day of the calendar (`2026-02-30`).
+pub fn day_start_ms(text: &str) -> Option<i64> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
+        return None;
+    }
+    let number = |range: std::ops::Range<usize>| -> Option<i64> {
+        let part = &text[range];
+        part.bytes().all(|b| b.is_ascii_digit()).then(|| part.parse().ok()).flatten()
+    };
+    let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let days_in_month = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    (1..=days_in_month).contains(&day).then(|| days_from_civil(year, month, day) * 86_400_000)
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
