@@ -9,7 +9,8 @@
 //! uses a layer above it. Beneath all three, [`span`], [`json`], [`intern`] and [`index`] (the
 //! typed indices of the model and the graph) know nothing of them. [`dag`], [`search`], [`summary`], [`details`] and [`dump`] read the finished model.
 //! [`cut`] shortens text for output, never inside a redaction marker. [`query`] reads the query
-//! language of a history search; it knows nothing of the model.
+//! language of a history search; it knows nothing of the model. [`rank`] scores the sessions that
+//! hold a query's words (BM25F).
 //! [`marks`] (a person's stars, notes and tags on sessions and entries) stands apart from all of
 //! them. [`small_json`] reads and writes the JSON that the page handles (tool inputs, a line's
 //! details, marks, a history's cached index, a share's header) in less code than serde_json,
@@ -31,6 +32,7 @@ pub mod load;
 pub mod marks;
 pub mod model;
 pub mod query;
+pub mod rank;
 pub mod redact;
 pub mod resume;
 pub mod search;

@@ -387,6 +387,15 @@ pub fn each_searched_text(corpus: &Corpus, mut each: impl FnMut(&[u8])) {
     }
 }
 
+/// Calls `each` with every field of `entry` a search looks in, its text decoded: what a word
+/// search ([`crate::rank`]) reads.
+pub fn each_decoded_text(corpus: &Corpus, entry: &Entry, mut each: impl FnMut(Field, &str)) {
+    each_field(corpus, entry, |field, _, text| match text {
+        FieldText::Raw(span) => each(field, &searchable(corpus.span_bytes(entry.file, span))),
+        FieldText::Name(name) => each(field, name),
+    });
+}
+
 /// The trigram set of a parsed unit (`unit_bytes` in all, which sizes the set): the trigrams of
 /// every text a search looks in ([`each_searched_text`]).
 pub fn trigrams_of(corpus: &Corpus, unit_bytes: u64) -> crate::trigrams::TrigramSet {

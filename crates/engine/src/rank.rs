@@ -1,0 +1,398 @@
+//! Ranked word search of sessions (issue 52): a [`crate::query::Parsed`] query's clauses
+//! matched anywhere in a session, in any order, and the sessions that hold them all scored with
+//! BM25F. A session's words fall in zones weighted as people look for a session: its title and
+//! first prompt above the person's other prompts, those above the agent's answers, and those
+//! above tool inputs and results ([`Zone`]).
+//!
+//! Scoring is in two steps, so a history is scored unit by unit, each unit parsed once and let
+//! go: [`unit_stats`] counts, for one parsed unit, each matching session's term frequencies and
+//! zone lengths, and what the collection's statistics need (sessions, those holding each clause,
+//! zone lengths); [`Collection`] sums those of every unit, and [`Collection::score`] scores a
+//! session against the sums. Filters that a history row answers (agent, project, model, times,
+//! failed calls) are checked on the row ([`row_passes`]); `tool:`, `file:` and `role:` on the
+//! model, here.
+
+use crate::dag::{Graph, SessionId};
+use crate::history::SessionRow;
+use crate::model::{Corpus, EntryId, EntryKind};
+use crate::query::{Filter, Flag, Parsed, Role, Term, words};
+use crate::search::{Field, each_decoded_text, snippet};
+
+/// Where in a session words are, for their weight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Zone {
+    /// The session's title and its first prompt.
+    Title,
+    /// The person's other prompts.
+    Prompt,
+    /// The agent's answers and thinking.
+    Answer,
+    /// Tool names, inputs and results.
+    Tool,
+}
+
+const ZONES: usize = 4;
+
+impl Zone {
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The zone's weight in BM25F.
+    fn weight(self) -> f64 {
+        match self {
+            Zone::Title => 4.0,
+            Zone::Prompt => 2.0,
+            Zone::Answer => 1.0,
+            Zone::Tool => 0.5,
+        }
+    }
+
+    fn of(kind: EntryKind, field: Field, first_prompt: bool) -> Zone {
+        match field {
+            Field::ToolInput | Field::ToolResult | Field::ToolName => Zone::Tool,
+            _ if first_prompt => Zone::Title,
+            _ if kind == EntryKind::User => Zone::Prompt,
+            _ => Zone::Answer,
+        }
+    }
+
+    /// Whether `role:` lets a clause be matched in this zone.
+    fn has_role(self, role: Role) -> bool {
+        match role {
+            Role::User => matches!(self, Zone::Title | Zone::Prompt),
+            Role::Assistant => self == Zone::Answer,
+            Role::Tool => self == Zone::Tool,
+        }
+    }
+}
+
+/// BM25's saturation and length normalisation.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// A place in a session where a clause of the query is found, with the text around it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snippet {
+    /// The entry (`EntryId::NONE` for the session's title).
+    pub entry: EntryId,
+    pub zone: Zone,
+    pub context: String,
+    /// Where the found words are in `context` (chars).
+    pub match_start: u32,
+    pub match_len: u32,
+}
+
+/// A session of a unit that holds every clause, and its counts.
+#[derive(Clone, Debug)]
+pub struct SessionStats {
+    pub session: SessionId,
+    /// For each clause of the query, its terms' occurrences in each zone (negated clauses count
+    /// nothing).
+    pub frequencies: Vec<[u32; ZONES]>,
+    /// Words in each zone.
+    pub lengths: [u32; ZONES],
+    /// Where the clauses were found, best zones first, at most the number asked for.
+    pub snippets: Vec<Snippet>,
+}
+
+/// What one unit gives the collection's statistics, and its matching sessions.
+#[derive(Clone, Debug, Default)]
+pub struct UnitStats {
+    pub sessions: u32,
+    /// For each clause, the sessions of the unit that hold it (matching or not).
+    pub holding: Vec<u32>,
+    pub lengths: [u64; ZONES],
+    pub matched: Vec<SessionStats>,
+}
+
+/// Counts the sessions of one parsed unit for `parsed`, keeping at most `snippets` snippets a
+/// session. Of its filters, `tool:`, `file:` and `role:` are checked here.
+pub fn unit_stats(corpus: &Corpus, graph: &Graph, parsed: &Parsed, snippets: usize) -> UnitStats {
+    let clauses = parsed.clauses.len();
+    let roles: Vec<Role> = parsed
+        .filters
+        .iter()
+        .filter(|f| !f.negated)
+        .filter_map(|f| match f.filter {
+            Filter::Role(role) => Some(role),
+            _ => None,
+        })
+        .collect();
+    let mut per_session: Vec<Counting> = (0..graph.sessions.len()).map(|_| Counting::new(clauses)).collect();
+    for (at, session) in graph.sessions.iter().enumerate() {
+        let counting = &mut per_session[at];
+        counting.add(parsed, &roles, Zone::Title, EntryId::NONE, &session.title, snippets);
+    }
+    for (e, entry) in corpus.entries.iter().enumerate() {
+        let id = EntryId::new(e);
+        let Some(at) = graph.conversation_of(id).map(|c| c.session.index()) else { continue };
+        let Some(counting) = per_session.get_mut(at) else { continue };
+        let first_prompt = graph.sessions[at].first_prompt == id;
+        each_decoded_text(corpus, entry, |field, text| {
+            if field == Field::ToolName {
+                counting.tools.push(text.to_owned());
+            }
+            if field == Field::ToolInput {
+                counting.inputs_with_paths(text, &parsed.filters);
+            }
+            let zone = Zone::of(entry.kind, field, first_prompt);
+            counting.add(parsed, &roles, zone, id, text, snippets);
+        });
+    }
+    let mut stats =
+        UnitStats { sessions: graph.sessions.len() as u32, holding: vec![0; clauses], ..UnitStats::default() };
+    for (at, counting) in per_session.into_iter().enumerate() {
+        for (zone, length) in counting.lengths.iter().enumerate() {
+            stats.lengths[zone] += u64::from(*length);
+        }
+        for (clause, found) in counting.found.iter().enumerate() {
+            stats.holding[clause] += u32::from(*found);
+        }
+        let holds_all = parsed.clauses.iter().zip(&counting.found).all(|(clause, &found)| found != clause.negated);
+        if holds_all && counting.passes_model_filters(parsed) {
+            let mut snippets = counting.snippets;
+            snippets.sort_by_key(|snippet| snippet.zone.index());
+            stats.matched.push(SessionStats {
+                session: SessionId::new(at),
+                frequencies: counting.frequencies,
+                lengths: counting.lengths,
+                snippets,
+            });
+        }
+    }
+    stats
+}
+
+/// One session's counts while its texts are read.
+struct Counting {
+    found: Vec<bool>,
+    frequencies: Vec<[u32; ZONES]>,
+    lengths: [u32; ZONES],
+    snippets: Vec<Snippet>,
+    tools: Vec<String>,
+    /// For each `file:` filter, in order, whether a tool input names it.
+    paths: Vec<bool>,
+}
+
+impl Counting {
+    fn new(clauses: usize) -> Counting {
+        Counting {
+            found: vec![false; clauses],
+            frequencies: vec![[0; ZONES]; clauses],
+            lengths: [0; ZONES],
+            snippets: Vec::new(),
+            tools: Vec::new(),
+            paths: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, parsed: &Parsed, roles: &[Role], zone: Zone, entry: EntryId, text: &str, keep: usize) {
+        let words: Vec<String> = words(text).collect();
+        self.lengths[zone.index()] += words.len() as u32;
+        if !roles.is_empty() && !roles.iter().any(|&role| zone.has_role(role)) {
+            return;
+        }
+        for (c, clause) in parsed.clauses.iter().enumerate() {
+            let mut first: Option<(usize, usize)> = None;
+            let mut count = 0u32;
+            for term in &clause.any_of {
+                let (n, at) = occurrences(term, &words);
+                count += n;
+                first = first.or(at);
+            }
+            if count == 0 {
+                continue;
+            }
+            self.found[c] = true;
+            if clause.negated {
+                continue;
+            }
+            self.frequencies[c][zone.index()] += count;
+            if let Some((at, len)) = first
+                && self.snippets.len() < keep
+            {
+                self.snippets.push(snippet_of(text, entry, zone, at, len));
+            }
+        }
+    }
+
+    fn inputs_with_paths(&mut self, input: &str, filters: &[crate::query::FilterClause]) {
+        let files = filters.iter().filter_map(|f| match &f.filter {
+            Filter::File(path) => Some(path),
+            _ => None,
+        });
+        for (at, path) in files.enumerate() {
+            if self.paths.len() <= at {
+                self.paths.push(false);
+            }
+            self.paths[at] |= input.contains(path.as_str());
+        }
+    }
+
+    /// Whether the session passes the filters the model answers (`tool:`, `file:`).
+    fn passes_model_filters(&self, parsed: &Parsed) -> bool {
+        let mut file_at = 0;
+        parsed.filters.iter().all(|clause| {
+            let holds = match &clause.filter {
+                Filter::Tool(tool) => self.tools.iter().any(|name| name.eq_ignore_ascii_case(tool)),
+                Filter::File(_) => {
+                    let holds = self.paths.get(file_at).copied().unwrap_or(false);
+                    file_at += 1;
+                    holds
+                }
+                _ => return true,
+            };
+            holds != clause.negated
+        })
+    }
+}
+
+/// How many times `term` is in `words`, and where it is first (word index, words covered).
+fn occurrences(term: &Term, words: &[String]) -> (u32, Option<(usize, usize)>) {
+    let mut count = 0;
+    let mut first = None;
+    let mut from = 0;
+    while let Some((at, len)) = words.get(from..).and_then(|rest| term.find(rest)) {
+        count += 1;
+        first = first.or(Some((from + at, len)));
+        from += at + len.max(1);
+    }
+    (count, first)
+}
+
+/// The text around words `at..at + len` of `text` (as [`words`] cuts it).
+fn snippet_of(text: &str, entry: EntryId, zone: Zone, at: usize, len: usize) -> Snippet {
+    let mut spans = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(|word| word.as_ptr() as usize - text.as_ptr() as usize);
+    let start = spans.nth(at).unwrap_or(0);
+    let last_word = text[start..]
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .nth(len.saturating_sub(1))
+        .map_or(start, |word| word.as_ptr() as usize - text.as_ptr() as usize + word.len());
+    let (context, match_start, match_len) = snippet(text, start, last_word.max(start));
+    Snippet { entry, zone, context, match_start, match_len }
+}
+
+/// The sums of every unit's statistics: what scores are measured against.
+#[derive(Clone, Debug, Default)]
+pub struct Collection {
+    pub sessions: u64,
+    pub holding: Vec<u64>,
+    pub lengths: [u64; ZONES],
+}
+
+impl Collection {
+    pub fn add(&mut self, unit: &UnitStats) {
+        self.sessions += u64::from(unit.sessions);
+        if self.holding.len() < unit.holding.len() {
+            self.holding.resize(unit.holding.len(), 0);
+        }
+        for (sum, n) in self.holding.iter_mut().zip(&unit.holding) {
+            *sum += u64::from(*n);
+        }
+        for (sum, n) in self.lengths.iter_mut().zip(&unit.lengths) {
+            *sum += n;
+        }
+    }
+
+    /// BM25F: for each clause, its inverse document frequency times its weighted, length
+    /// normalised frequency, saturated.
+    pub fn score(&self, session: &SessionStats) -> f64 {
+        let n = self.sessions.max(1) as f64;
+        let zones = [Zone::Title, Zone::Prompt, Zone::Answer, Zone::Tool];
+        session
+            .frequencies
+            .iter()
+            .enumerate()
+            .map(|(clause, frequencies)| {
+                let holding = self.holding.get(clause).copied().unwrap_or(0) as f64;
+                let idf = ((n - holding + 0.5) / (holding + 0.5) + 1.0).ln();
+                let weighted: f64 = zones
+                    .iter()
+                    .map(|&zone| {
+                        let z = zone.index();
+                        let average = (self.lengths[z] as f64 / n).max(1.0);
+                        let norm = 1.0 - B + B * f64::from(session.lengths[z]) / average;
+                        zone.weight() * f64::from(frequencies[z]) / norm
+                    })
+                    .sum();
+                idf * weighted / (K1 + weighted)
+            })
+            .sum()
+    }
+}
+
+/// Whether a history row passes the query's filters that rows answer: `agent:` (the start of
+/// its name, any case), `project:` (a part of its folder), `model:` (a part of a model's name),
+/// `after:` (active at or after), `before:` (started before) and `is:failed`. `is:starred` and
+/// `tag:` are the person's marks, which `marked` answers.
+pub fn row_passes(parsed: &Parsed, row: &SessionRow, marked: impl Fn(&Filter) -> bool) -> bool {
+    parsed.filters.iter().all(|clause| {
+        let holds = match &clause.filter {
+            Filter::Agent(agent) => {
+                let name = row.agent.to_lowercase();
+                name.starts_with(agent.as_str()) || name.replace(' ', "").starts_with(agent.as_str())
+            }
+            Filter::Project(project) => row.project.to_lowercase().contains(&project.to_lowercase()),
+            Filter::Model(model) => row.models.iter().any(|m| m.to_lowercase().contains(model.as_str())),
+            Filter::After(ms) => row.end_ms.or(row.start_ms).is_some_and(|end| end >= *ms),
+            Filter::Before(ms) => row.start_ms.is_some_and(|start| start < *ms),
+            Filter::Is(Flag::Failed) => row.failed_tool_calls > 0,
+            Filter::Is(Flag::Starred) | Filter::Tag(_) => marked(&clause.filter),
+            Filter::Tool(_) | Filter::File(_) | Filter::Role(_) => return true,
+        };
+        holds != clause.negated
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DAY: i64 = 86_400_000;
+
+    fn row() -> SessionRow {
+        SessionRow {
+            agent: "Claude Code".into(),
+            project: "/home/dev/shop-api".into(),
+            models: vec!["claude-opus-4-5-20251101".into()],
+            start_ms: Some(20_000 * DAY),
+            end_ms: Some(20_002 * DAY),
+            failed_tool_calls: 2,
+            ..SessionRow::default()
+        }
+    }
+
+    fn passes(query: &str) -> bool {
+        let parsed = Parsed::parse(query, 20_010 * DAY).unwrap_or_else(|error| panic!("{query}: {error}"));
+        row_passes(&parsed, &row(), |filter| matches!(filter, Filter::Tag(tag) if tag == "release"))
+    }
+
+    #[test]
+    fn a_row_passes_the_filters_it_answers() {
+        for query in [
+            "agent:claude",
+            "agent:claudecode",
+            "-agent:codex",
+            "project:shop",
+            "model:opus",
+            "after:2024-10-01",
+            "before:2024-10-05",
+            "after:10d",
+            "is:failed",
+            "tag:release",
+            "-is:starred",
+        ] {
+            assert!(passes(query), "{query}");
+        }
+        for query in
+            ["agent:codex", "project:blog", "model:sonnet", "after:7d", "before:2024-09-01", "-is:failed", "tag:old"]
+        {
+            assert!(!passes(query), "{query}");
+        }
+    }
+}
