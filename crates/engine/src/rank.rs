@@ -99,10 +99,8 @@ pub struct SessionStats {
 /// What one unit gives the collection's statistics, and its matching sessions.
 #[derive(Clone, Debug, Default)]
 pub struct UnitStats {
-    pub sessions: u32,
-    /// For each clause, the sessions of the unit that hold it (matching or not).
-    pub holding: Vec<u32>,
-    pub lengths: [u64; ZONES],
+    /// For each session of the unit (by its index in the graph), which clauses it holds.
+    pub holding: Vec<Vec<bool>>,
     pub matched: Vec<SessionStats>,
 }
 
@@ -140,17 +138,12 @@ pub fn unit_stats(corpus: &Corpus, graph: &Graph, parsed: &Parsed, snippets: usi
             counting.add(parsed, &roles, zone, id, text, snippets);
         });
     }
-    let mut stats =
-        UnitStats { sessions: graph.sessions.len() as u32, holding: vec![0; clauses], ..UnitStats::default() };
+    let mut stats = UnitStats::default();
     for (at, counting) in per_session.into_iter().enumerate() {
-        for (zone, length) in counting.lengths.iter().enumerate() {
-            stats.lengths[zone] += u64::from(*length);
-        }
-        for (clause, found) in counting.found.iter().enumerate() {
-            stats.holding[clause] += u32::from(*found);
-        }
         let holds_all = parsed.clauses.iter().zip(&counting.found).all(|(clause, &found)| found != clause.negated);
-        if holds_all && counting.passes_model_filters(parsed) {
+        let passes = holds_all && counting.passes_model_filters(parsed);
+        stats.holding.push(counting.found);
+        if passes {
             let mut snippets = counting.snippets;
             snippets.sort_by_key(|snippet| snippet.zone.index());
             stats.matched.push(SessionStats {
@@ -193,6 +186,7 @@ impl Counting {
         if !roles.is_empty() && !roles.iter().any(|&role| zone.has_role(role)) {
             return;
         }
+        let mut snipped = false;
         for (c, clause) in parsed.clauses.iter().enumerate() {
             let mut first: Option<(usize, usize)> = None;
             let mut count = 0u32;
@@ -209,10 +203,16 @@ impl Counting {
                 continue;
             }
             self.frequencies[c][zone.index()] += count;
+            // One snippet a text: the first clause it holds marks it.
             if let Some((at, len)) = first
                 && self.snippets.len() < keep
+                && !snipped
             {
-                self.snippets.push(snippet_of(text, entry, zone, at, len));
+                let snippet = snippet_of(text, entry, zone, at, len);
+                snipped = true;
+                if !self.snippets.iter().any(|kept| kept.context == snippet.context) {
+                    self.snippets.push(snippet);
+                }
             }
         }
     }
@@ -277,25 +277,36 @@ fn snippet_of(text: &str, entry: EntryId, zone: Zone, at: usize, len: usize) -> 
     Snippet { entry, zone, context, match_start, match_len }
 }
 
-/// The sums of every unit's statistics: what scores are measured against.
+/// What scores are measured against: the sessions searched, those holding each clause, and the
+/// zone lengths of the sessions found. Every session of the history that passes the filters
+/// counts ([`Collection::count`]), whether its unit was read or ruled out (holding no clause), so
+/// that a score is the same whichever units an index let the search skip; the average lengths
+/// are those of the sessions found, which every search reads.
 #[derive(Clone, Debug, Default)]
 pub struct Collection {
     pub sessions: u64,
     pub holding: Vec<u64>,
     pub lengths: [u64; ZONES],
+    pub found: u64,
 }
 
 impl Collection {
-    pub fn add(&mut self, unit: &UnitStats) {
-        self.sessions += u64::from(unit.sessions);
-        if self.holding.len() < unit.holding.len() {
-            self.holding.resize(unit.holding.len(), 0);
+    /// Counts a session searched, with the clauses it holds (none, for one ruled out unread).
+    pub fn count(&mut self, holding: &[bool]) {
+        self.sessions += 1;
+        if self.holding.len() < holding.len() {
+            self.holding.resize(holding.len(), 0);
         }
-        for (sum, n) in self.holding.iter_mut().zip(&unit.holding) {
+        for (sum, holds) in self.holding.iter_mut().zip(holding) {
+            *sum += u64::from(*holds);
+        }
+    }
+
+    /// Counts a session found, for the average lengths.
+    pub fn count_found(&mut self, session: &SessionStats) {
+        self.found += 1;
+        for (sum, n) in self.lengths.iter_mut().zip(&session.lengths) {
             *sum += u64::from(*n);
-        }
-        for (sum, n) in self.lengths.iter_mut().zip(&unit.lengths) {
-            *sum += n;
         }
     }
 
@@ -303,6 +314,7 @@ impl Collection {
     /// normalised frequency, saturated.
     pub fn score(&self, session: &SessionStats) -> f64 {
         let n = self.sessions.max(1) as f64;
+        let found = self.found.max(1) as f64;
         let zones = [Zone::Title, Zone::Prompt, Zone::Answer, Zone::Tool];
         session
             .frequencies
@@ -315,7 +327,7 @@ impl Collection {
                     .iter()
                     .map(|&zone| {
                         let z = zone.index();
-                        let average = (self.lengths[z] as f64 / n).max(1.0);
+                        let average = (self.lengths[z] as f64 / found).max(1.0);
                         let norm = 1.0 - B + B * f64::from(session.lengths[z]) / average;
                         zone.weight() * f64::from(frequencies[z]) / norm
                     })

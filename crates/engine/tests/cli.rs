@@ -341,7 +341,7 @@ fn search_finds_a_word_in_its_session() {
         remembered
     };
     // The prompt of one session names its own id: only that session holds it.
-    let found = search(&["search", "--json", &format!("in {MARKED}"), project]);
+    let found = search(&["search", "--json", "--exact", &format!("in {MARKED}"), project]);
     assert_eq!(found["total"], 1, "{found}");
     assert_eq!(found["sessions_searched"], 2, "{found}");
     let hit = &found["hits"][0];
@@ -359,28 +359,31 @@ fn search_finds_a_word_in_its_session() {
     let roles: Vec<&str> = found["hits"].as_array().expect("hits").iter().filter_map(|h| h["role"].as_str()).collect();
     assert_eq!(roles, ["assistant", "assistant"]);
     // As plain text, the same query is nowhere.
-    assert_eq!(search(&["search", "--json", r"^D[a-z]+\.$", project])["total"], 0);
+    assert_eq!(search(&["search", "--json", "--exact", r"^D[a-z]+\.$", project])["total"], 0);
     // Case, and the filters.
-    assert_eq!(search(&["search", "--json", "rename", project])["total"], 2);
-    assert_eq!(search(&["search", "--json", "--case-sensitive", "rename", project])["total"], 0);
-    assert_eq!(search(&["search", "--json", "brew", project, "--project", "kettle"])["total"], 2);
-    assert_eq!(search(&["search", "--json", "brew", project, "--project=teapot"])["total"], 0);
-    assert_eq!(search(&["search", "--json", "brew", project, "--agent=codex"])["total"], 0);
-    assert_eq!(search(&["search", "--json", "brew", project, "--since=2026-04-02", "--until=2026-04-02"])["total"], 2);
-    assert_eq!(search(&["search", "--json", "brew", project, "--until=2026-04-01"])["total"], 0);
+    assert_eq!(search(&["search", "--json", "--exact", "rename", project])["total"], 2);
+    assert_eq!(search(&["search", "--json", "--exact", "--case-sensitive", "rename", project])["total"], 0);
+    assert_eq!(search(&["search", "--json", "--exact", "brew", project, "--project", "kettle"])["total"], 2);
+    assert_eq!(search(&["search", "--json", "--exact", "brew", project, "--project=teapot"])["total"], 0);
+    assert_eq!(search(&["search", "--json", "--exact", "brew", project, "--agent=codex"])["total"], 0);
+    assert_eq!(
+        search(&["search", "--json", "--exact", "brew", project, "--since=2026-04-02", "--until=2026-04-02"])["total"],
+        2
+    );
+    assert_eq!(search(&["search", "--json", "--exact", "brew", project, "--until=2026-04-01"])["total"], 0);
     // With one hit enough, the search stops there: its count says so; --limit=0 counts all.
-    let found = search(&["search", "--json", "brew", project, "--limit=1"]);
+    let found = search(&["search", "--json", "--exact", "brew", project, "--limit=1"]);
     assert_eq!((found["total"].as_u64(), found["hits"].as_array().map(Vec::len)), (Some(1), Some(1)), "{found}");
     assert_eq!(found["complete"], false, "{found}");
-    let found = search(&["search", "--json", "brew", project, "--limit=0"]);
+    let found = search(&["search", "--json", "--exact", "brew", project, "--limit=0"]);
     assert_eq!((found["total"].as_u64(), found["complete"].as_bool()), (Some(2), Some(true)), "{found}");
     // A word that is nowhere.
-    let found = search(&["search", "--json", "samovar", project]);
+    let found = search(&["search", "--json", "--exact", "samovar", project]);
     assert_eq!(found["total"], 0);
     assert_eq!(found["hits"], serde_json::json!([]));
 
     // The text: each hit's line, its snippet, then the count.
-    let out = run(&["search", "brew", project]);
+    let out = run(&["search", "--exact", "brew", project]);
     let printed = text(&out.stdout);
     assert!(printed.contains("2026-04-02 09:00  user"), "{printed}");
     assert!(printed.ends_with("2 matches in 2 sessions searched\n"), "{printed}");
@@ -416,7 +419,7 @@ fn search_remembers_the_history_and_opens_only_the_sessions_that_may_hold_the_te
     let search = |args: &[&str]| {
         let out = common::sessionscope()
             .env("SESSIONSCOPE_CACHE_DIR", &cache)
-            .args(["search", "--json"])
+            .args(["search", "--json", "--exact"])
             .args(args)
             .output()
             .expect("the command line runs");
@@ -500,3 +503,92 @@ fn a_reader_that_stops_early_ends_the_command_quietly() {
         assert!(stderr.is_empty(), "{args:?} says nothing: {stderr}");
     }
 }
+
+#[test]
+fn search_ranks_the_sessions_that_hold_the_words_in_any_order() {
+    let temp = TempDir::new("cli-search-ranked");
+    let project = temp.0.join("projects").join("-home-dev-kettle");
+    std::fs::create_dir_all(&project).expect("a project folder");
+    let prompts = [
+        ("aaaaaaaa-0000-4000-8000-000000000001", "2026-04-01", "Fix the flaky login test in the auth service"),
+        ("aaaaaaaa-0000-4000-8000-000000000002", "2026-04-02", "Write a test for the login page"),
+        ("aaaaaaaa-0000-4000-8000-000000000003", "2026-04-03", "Descale the samovar"),
+    ];
+    for (id, day, prompt) in prompts {
+        one_prompt_session(&project, id, &format!("{day}T09:00:00.000Z"), prompt);
+    }
+    let folder = project.to_str().expect("a UTF-8 path");
+    let cache = temp.0.join("cache");
+    // Each search runs with the remembered history (whose trigram sets rule units out) and
+    // without it: both answer the same, but for the units they read.
+    let search = |args: &[&str]| {
+        let json = |flags: &[&str]| {
+            let out = common::sessionscope()
+                .env("SESSIONSCOPE_CACHE_DIR", &cache)
+                .args([&["search", "--json"], flags, args, &[folder]].concat())
+                .output()
+                .expect("the command line runs");
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+            let mut found = serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("--json prints JSON");
+            found.as_object_mut().map(|found| found.remove("units_read"));
+            found
+        };
+        let remembered = json(&[]);
+        assert_eq!(remembered, json(&["--no-cache"]), "{args:?}");
+        remembered
+    };
+    let ids = |found: &serde_json::Value| -> Vec<String> {
+        let results = found["results"].as_array().expect("results");
+        results.iter().filter_map(|r| r["session_id"].as_str().map(|id| id[id.len() - 1..].to_owned())).collect()
+    };
+    // Words in another order than the prompt's: the one session that holds them all.
+    let found = search(&["test flaky login"]);
+    assert_eq!(ids(&found), ["1"], "{found}");
+    let first = &found["results"][0];
+    assert_eq!((first["rank"].as_u64(), first["score"].as_f64().is_some_and(|s| s > 0.0)), (Some(1), true));
+    let snippet = &first["snippets"][0];
+    assert_eq!(snippet["zone"], "title", "{found}");
+    let marked: String = snippet["snippet"]
+        .as_str()
+        .expect("a snippet")
+        .chars()
+        .skip(snippet["match_start"].as_u64().unwrap_or(0) as usize)
+        .take(snippet["match_len"].as_u64().unwrap_or(0) as usize)
+        .collect();
+    assert!(["test", "flaky", "login"].contains(&marked.to_lowercase().as_str()), "{snippet}");
+    // Both sessions that hold two words; newest first when asked.
+    assert_eq!(search(&["login test", "--sort=time"]).pipe(|f| ids(&f)), ["2", "1"]);
+    assert_eq!(search(&["\"login page\""]).pipe(|f| ids(&f)), ["2"]);
+    assert_eq!(search(&["login -flaky"]).pipe(|f| ids(&f)), ["2"]);
+    assert_eq!(search(&["login OR samovar", "--sort=time"]).pipe(|f| ids(&f)), ["3", "2", "1"]);
+    assert_eq!(search(&["desc*"]).pipe(|f| ids(&f)), ["3"]);
+    assert_eq!(search(&["samovar after:2026-04-03"]).pipe(|f| ids(&f)), ["3"]);
+    assert_eq!(search(&["samovar before:2026-04-02"]).pipe(|f| ids(&f)), Vec::<String>::new());
+    assert_eq!(search(&["login agent:claude role:user"])["total"], 2);
+    assert_eq!(search(&["login role:assistant"])["total"], 0);
+    assert_eq!(search(&["login", "--project=teapot"])["total"], 0);
+    assert_eq!(search(&["login", "--limit=1"])["results"].as_array().map(Vec::len), Some(1));
+    // A query written /…/ lists every match of its regular expression.
+    let found = search(&["/sam.var/"]);
+    assert_eq!(found["total"], 1, "{found}");
+    assert!(found["hits"].is_array(), "{found}");
+
+    // The text: each session's line with its rank, its snippets, then the count.
+    let out = run(&["search", "--no-cache", "login test", folder]);
+    let printed = text(&out.stdout);
+    assert!(printed.lines().next().is_some_and(|line| line.trim_start().starts_with("1.")), "{printed}");
+    assert!(printed.ends_with("2 sessions found of 3 searched\n"), "{printed}");
+    // A query that cannot be read says why.
+    let out = run(&["search", "--no-cache", "login role:robot", folder]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("`role:robot` is no role"), "{}", text(&out.stderr));
+}
+
+/// `value.pipe(f)`: `f(value)`, to keep a chain of asserts short.
+trait Pipe: Sized {
+    fn pipe<T>(self, f: impl FnOnce(Self) -> T) -> T {
+        f(self)
+    }
+}
+
+impl Pipe for serde_json::Value {}

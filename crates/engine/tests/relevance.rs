@@ -333,7 +333,12 @@ fn ranked_word_search_finds_the_session_meant() {
             let parsed = Parsed::parse(query, 0).unwrap_or_else(|error| panic!("{query}: {error}"));
             let stats = unit_stats(&corpus, &graph, &parsed, 3);
             let mut collection = Collection::default();
-            collection.add(&stats);
+            for holding in &stats.holding {
+                collection.count(holding);
+            }
+            for session in &stats.matched {
+                collection.count_found(session);
+            }
             let mut scored: Vec<(f64, String)> = stats
                 .matched
                 .iter()

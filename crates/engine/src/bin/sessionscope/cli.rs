@@ -82,24 +82,34 @@ pub enum Command {
                       --utc-offset=+01:00\n  sessionscope activity --json ~/.claude --utc-offset -05:00"
     )]
     Activity(ActivityArgs),
-    /// Searches a whole history for text or a regular expression, as the page's history search does.
+    /// Finds the sessions of a whole history that hold some words, best first; or every match of a text or a regular expression.
     #[command(
-        long_about = "Searches prompts and answers, thinking, tool names, inputs and results of every session of \
-                      a history, with the page's query language: plain text (case-insensitive unless \
-                      --case-sensitive) or, with --regex, a regular expression. Escapes in the logs' JSON do not \
-                      hide a match. Each hit gives its session's title and project, the entry's time and role, \
-                      and the text around the match; --project, --agent, --since and --until keep the hits of \
-                      some sessions or days only. Sessions are searched newest activity first, and the search \
-                      stops once it has the --limit hits it prints (--limit=0: every hit, every match counted).\n\n\
+        long_about = "Finds the sessions of a history by the words a person remembers, in the search language: \
+                      words in any order, anywhere in a session (`kettle cold morning`); \"quoted phrases\"; \
+                      prefix*; -excluded words; `deploy OR release`; and filters typed into the query: agent:, \
+                      project:, model:, tool:, file: (a path a tool call named), role: (user, assistant, tool: \
+                      whose words the others must be in), after: and before: (a date, YYYY-MM-DD, or a span \
+                      before now: 36h, 7d, 2w, 1y), is:failed (a failed tool call), is:starred and tag: (with \
+                      --marks). Sessions are scored with BM25F, a session's title and first prompt weighing more \
+                      than its other prompts, those more than the answers, and those more than tool inputs and \
+                      results; each comes with its best snippets. --sort=time lists the newest first.\n\n\
+                      With --exact the query is one text, found as written (case-insensitive unless \
+                      --case-sensitive), and with --regex (or a query written /…/) a regular expression: then \
+                      every match is listed, newest sessions first, as the page's history search lists them, and \
+                      the search stops once it has the --limit hits it prints (--limit=0: every hit, every match \
+                      counted). Escapes in the logs' JSON hide no match. --project, --agent, --since and --until \
+                      keep some sessions or days only, in every mode.\n\n\
                       The first search of a history reads every session once and remembers each one's rows and \
                       the three-letter sequences of its text in the user's cache folder \
                       ($SESSIONSCOPE_CACHE_DIR, else $XDG_CACHE_HOME/sessionscope, else ~/.cache/sessionscope); \
                       later searches read only the sessions whose files changed, and open only those that may \
-                      hold a plain query's text. --no-cache neither reads nor writes it; deleting the folder \
+                      hold the query's words. --no-cache neither reads nor writes it; deleting the folder \
                       forgets it.",
-        after_help = "Examples:\n  sessionscope search 'connection refused' ~/.claude/projects\n  sessionscope \
-                      search --regex 'src/\\w+\\.rs:\\d+' ~/.claude --since=2026-01-01\n  sessionscope search \
-                      kettle ~/.claude ~/.codex --agent=Codex --limit=10 --json"
+        after_help = "Examples:\n  sessionscope search 'flaky login test' ~/.claude/projects\n  sessionscope search \
+                      '\"connection refused\" -staging after:7d' ~/.claude ~/.codex\n  sessionscope search \
+                      'migration role:user agent:codex' ~/.codex --json\n  sessionscope search --regex \
+                      'src/\\w+\\.rs:\\d+' ~/.claude --since=2026-01-01\n  sessionscope search --exact 'Keep the' \
+                      ~/.claude --limit=10"
     )]
     Search(SearchArgs),
     /// The line that resumes a session in its agent (`cd <cwd> && claude --resume <id>`, ...).
@@ -268,18 +278,28 @@ pub struct ActivityArgs {
 /// `search`'s arguments.
 #[derive(Args, Debug)]
 pub struct SearchArgs {
-    /// The text to find (a regular expression with --regex).
+    /// What to find: words, phrases and filters in the search language (see above); the text as
+    /// written with --exact; a regular expression with --regex or written /…/.
     #[arg(value_name = "QUERY")]
     pub query: String,
     /// Folders (or files) of a history; `-` reads a file from stdin.
     #[arg(required = true, value_name = "FOLDER", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<PathBuf>,
-    /// Reads the query as a regular expression.
-    #[arg(long)]
+    /// Reads the query as a regular expression, and lists every match.
+    #[arg(long, conflicts_with = "exact")]
     pub regex: bool,
-    /// Matches letters' case as written.
+    /// Finds the query as one text, as written, and lists every match.
+    #[arg(long)]
+    pub exact: bool,
+    /// Matches letters' case as written (with --exact or --regex).
     #[arg(long)]
     pub case_sensitive: bool,
+    /// The order of the sessions found: best score first, or newest activity first.
+    #[arg(long, value_enum, default_value_t = crate::ranked::Sort::Score)]
+    pub sort: crate::ranked::Sort,
+    /// A marks file the page exported: `is:starred` and `tag:` read it.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub marks: Option<PathBuf>,
     /// Keeps the sessions of a project: its folder, or the folder's last name.
     #[arg(long, value_name = "PROJECT")]
     pub project: Option<String>,
@@ -292,8 +312,8 @@ pub struct SearchArgs {
     /// Keeps the entries of that day (UTC) or earlier.
     #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_day)]
     pub until: Option<Day>,
-    /// The hits printed at most, newest sessions first; the search stops once it has them (0: all
-    /// of them, every match counted).
+    /// The sessions listed at most (with --exact or --regex: the hits, newest sessions first; the
+    /// search then stops once it has them); 0: all of them.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub limit: usize,
     /// Prints JSON.

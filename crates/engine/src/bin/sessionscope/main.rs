@@ -78,6 +78,7 @@ mod insights;
 mod live;
 mod mcp;
 mod open;
+mod ranked;
 mod search;
 mod store;
 
@@ -151,15 +152,20 @@ fn run(command: Command) -> ExitCode {
         return ExitCode::from(2);
     }
     // The marks are read first: a file that is not marks stops the command before any work.
-    let marks = match &command {
-        Command::Index(args) => match args.marks.as_deref().map(read_marks).transpose() {
-            Ok(marks) => marks,
+    let asked_marks = match &command {
+        Command::Index(args) => args.marks.as_deref(),
+        Command::Search(args) => args.marks.as_deref(),
+        _ => None,
+    };
+    let marks = match asked_marks {
+        Some(path) => match read_marks(path) {
+            Ok(marks) => Some(marks),
             Err(why) => {
                 eprintln!("sessionscope: {why}");
                 return ExitCode::from(2);
             }
         },
-        _ => None,
+        None => None,
     };
     let files = match files_of(paths) {
         Ok(files) => files,
@@ -168,7 +174,7 @@ fn run(command: Command) -> ExitCode {
     match &command {
         Command::Index(args) => index::run(files, args.folders.json, marks.as_ref()),
         Command::Resume(args) => index::resume(files, &args.id),
-        Command::Search(args) => search::run(files, args),
+        Command::Search(args) => search::run(files, args, marks.as_ref()),
         Command::Files(args) => {
             let asked = insights::Asked {
                 json: args.folders.json,

@@ -1,10 +1,12 @@
-//! `sessionscope search`: a whole history searched as the page's history search does, with the
-//! engine's query ([`sessionscope_engine::search::Query`]), over a [`Live`] history: each unit's
-//! rows and trigram set come from the [`Store`] where its files are unchanged since the last run
-//! (else the unit is read once, on every core, and remembered). A unit whose set lacks some three
-//! bytes of a plain query is not opened; a Claude Code file is searched by its matching lines
-//! only ([`UnitSearch`], as the page's workers search). Units are searched newest activity first,
-//! and the search stops taking units once it has the hits it lists (`--limit=0`: all of them).
+//! `sessionscope search`: a whole history searched. A query in the search language is ranked by
+//! words ([`crate::ranked`]); an exact text (`--exact`) or a regular expression (`--regex`, or a
+//! query written `/…/`) lists every match, as the page's history search does, with the engine's
+//! query ([`sessionscope_engine::search::Query`]), over a [`Live`] history: each unit's rows and
+//! trigram set come from the [`Store`] where its files are unchanged since the last run (else the
+//! unit is read once, on every core, and remembered). A unit whose set lacks some three bytes of a
+//! plain query is not opened; a Claude Code file is searched by its matching lines only
+//! ([`UnitSearch`], as the page's workers search). Units are searched newest activity first, and
+//! the search stops taking units once it has the hits it lists (`--limit=0`: all of them).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -13,6 +15,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 use sessionscope_engine::history::{HistoryHit, SessionRow, UnitSearch};
+use sessionscope_engine::marks::Marks;
+use sessionscope_engine::query::{Filter, FilterClause, Parsed};
 use sessionscope_engine::search::{HitSource, Query};
 
 use crate::cli::SearchArgs;
@@ -89,6 +93,24 @@ impl Filters<'_> {
         project_kept && agent_kept && days_kept
     }
 
+    /// Adds the flags' filters to a ranked query's: the project (a part of its folder), the agent
+    /// and the days.
+    fn add_to(&self, parsed: &mut Parsed) {
+        let mut add = |filter| parsed.filters.push(FilterClause { filter, negated: false });
+        if let Some(project) = self.project {
+            add(Filter::Project(project.to_owned()));
+        }
+        if let Some(agent) = self.agent {
+            add(Filter::Agent(agent.to_lowercase()));
+        }
+        if let Some(since) = self.since_ms {
+            add(Filter::After(since));
+        }
+        if let Some(until) = self.until_ms {
+            add(Filter::Before(until));
+        }
+    }
+
     /// Whether any filter is set.
     fn any(&self) -> bool {
         self.project.is_some() || self.agent.is_some() || self.has_days()
@@ -107,14 +129,28 @@ impl Filters<'_> {
     }
 }
 
-/// Searches `files` (on disk, with the names they are known by) as `args` asks.
-pub fn run(files: Vec<(PathBuf, String)>, args: &SearchArgs) -> ExitCode {
-    let query = match Query::with_case(&args.query, args.regex, args.case_sensitive) {
-        Ok(query) => query,
-        Err(why) => {
-            eprintln!("sessionscope: {why}");
-            return ExitCode::from(2);
+/// Searches `files` (on disk, with the names they are known by) as `args` asks: ranked by
+/// words ([`crate::ranked`]), or every match of an exact text or a regular expression.
+pub fn run(files: Vec<(PathBuf, String)>, args: &SearchArgs, marks: Option<&Marks>) -> ExitCode {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| i64::try_from(since.as_millis()).unwrap_or(i64::MAX));
+    let mut parsed = if args.exact || args.regex {
+        None
+    } else {
+        match Parsed::parse(&args.query, now_ms) {
+            Ok(parsed) => Some(parsed),
+            Err(why) => {
+                eprintln!("sessionscope: {why}");
+                return ExitCode::from(2);
+            }
         }
+    };
+    // A query written /…/ is a regular expression.
+    let pattern = parsed.as_mut().and_then(|parsed| parsed.regex.take());
+    let (text, regex) = match &pattern {
+        Some(pattern) => (pattern.as_str(), true),
+        None => (args.query.as_str(), args.regex),
     };
     let filters = Filters {
         project: args.project.as_deref(),
@@ -134,23 +170,52 @@ pub fn run(files: Vec<(PathBuf, String)>, args: &SearchArgs) -> ExitCode {
     if reading == Reading::Whole {
         live.fill(true, false);
     }
-    let found = search(&live, &query, &filters, keep);
-    let out = if args.json {
-        match serde_json::to_string_pretty(&Printed { query: &args.query, found: &found }) {
-            Ok(text) => text + "\n",
-            Err(error) => {
-                eprintln!("sessionscope: {error}");
-                return ExitCode::from(1);
+    let out = match parsed.filter(|_| pattern.is_none()) {
+        Some(mut parsed) => {
+            filters.add_to(&mut parsed);
+            let ranked = crate::ranked::search(&live, &parsed, args.sort, keep, marks);
+            if args.json {
+                serde_json::to_string_pretty(&PrintedRanked { query: &args.query, found: &ranked })
+                    .map(|text| text + "\n")
+            } else {
+                Ok(crate::ranked::table(&ranked))
             }
         }
-    } else {
-        table(&found)
+        None => {
+            let query = match Query::with_case(text, regex, args.case_sensitive) {
+                Ok(query) => query,
+                Err(why) => {
+                    eprintln!("sessionscope: {why}");
+                    return ExitCode::from(2);
+                }
+            };
+            let found = search(&live, &query, &filters, keep);
+            if args.json {
+                serde_json::to_string_pretty(&Printed { query: &args.query, found: &found }).map(|text| text + "\n")
+            } else {
+                Ok(table(&found))
+            }
+        }
     };
-    let written = crate::write_stdout(out.as_bytes());
+    let written = match out {
+        Ok(out) => crate::write_stdout(out.as_bytes()),
+        Err(error) => {
+            eprintln!("sessionscope: {error}");
+            ExitCode::from(1)
+        }
+    };
     // The history's memory goes back with the process: freeing its units one by one would cost
     // more than the search on a big history.
     std::mem::forget(live);
     written
+}
+
+/// What `--json` prints of a ranked search.
+#[derive(Serialize)]
+struct PrintedRanked<'a> {
+    query: &'a str,
+    #[serde(flatten)]
+    found: &'a crate::ranked::Ranked,
 }
 
 /// Searches a history's units, newest activity first, until `keep` hits are found (on every

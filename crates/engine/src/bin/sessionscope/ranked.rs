@@ -1,0 +1,262 @@
+//! The ranked word search of a history, for `sessionscope search` and MCP `search` (issue 52):
+//! the query read in the search language ([`sessionscope_engine::query`]), every unit that may
+//! hold each of its clauses read on every core, its sessions that hold them all scored with
+//! BM25F ([`sessionscope_engine::rank`]), and the sessions listed best first (or newest first),
+//! each with its best snippets. A unit whose trigram set lacks every term of a clause, or none
+//! of whose rows passes the filters rows answer, is not opened.
+//!
+//! The collection's statistics (sessions, and those holding each clause) count the units read:
+//! a unit left unread holds none of some clause, so it counts for the sessions only.
+
+use serde::Serialize;
+use sessionscope_engine::Loader;
+use sessionscope_engine::dag::Graph;
+use sessionscope_engine::history::SessionRow;
+use sessionscope_engine::marks::Marks;
+use sessionscope_engine::query::{Filter, Flag, Parsed, Term};
+use sessionscope_engine::rank::{Collection, SessionStats, Zone, row_passes, unit_stats};
+use sessionscope_engine::search::Query;
+use sessionscope_engine::trigrams::TrigramSet;
+
+use crate::index::parallel_map;
+use crate::live::{Live, Unit};
+
+/// Snippets kept for a session.
+const SNIPPETS: usize = 3;
+
+/// How the sessions found are ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Sort {
+    /// Best score first; the newer first of two that score the same.
+    #[default]
+    Score,
+    /// Newest activity first.
+    Time,
+}
+
+/// What a ranked search found.
+#[derive(Serialize)]
+pub struct Ranked {
+    /// The sessions that hold every clause and pass every filter.
+    pub total: usize,
+    /// The history's session units (a session with its agents' files, as `index` groups them).
+    pub sessions_searched: usize,
+    /// The units whose files were opened.
+    pub units_read: usize,
+    pub results: Vec<RankedSession>,
+}
+
+/// A session found, with its place in the order and its score.
+#[derive(Serialize)]
+pub struct RankedSession {
+    pub rank: usize,
+    pub score: f64,
+    pub session_id: String,
+    pub project: String,
+    pub agent: String,
+    pub title: String,
+    pub last_ms: Option<i64>,
+    pub snippets: Vec<RankedSnippet>,
+}
+
+/// A place in a session where the query's words are.
+#[derive(Serialize)]
+pub struct RankedSnippet {
+    /// The entry's uuid (empty for the session's title).
+    pub entry_uuid: String,
+    /// Where the words are: `title`, `prompt`, `answer` or `tool`.
+    pub zone: &'static str,
+    pub snippet: String,
+    /// Where the words are in `snippet` (chars).
+    pub match_start: u32,
+    pub match_len: u32,
+}
+
+fn zone_name(zone: Zone) -> &'static str {
+    match zone {
+        Zone::Title => "title",
+        Zone::Prompt => "prompt",
+        Zone::Answer => "answer",
+        Zone::Tool => "tool",
+    }
+}
+
+/// One unit's part of the answer: the clauses each of its sessions that passes the filters
+/// holds, and those found.
+struct UnitRanked {
+    read: bool,
+    holding: Vec<Vec<bool>>,
+    found: Vec<(SessionStats, SessionRow, Vec<RankedSnippet>)>,
+}
+
+/// Searches `live` for `parsed` (whose `regex` is not set), keeping `keep` sessions in `sort`'s
+/// order. `marks` answers `is:starred` and `tag:` (none given: no session passes them).
+pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Option<&Marks>) -> Ranked {
+    let units: Vec<&Unit> = live.units.iter().map(|unit| unit.as_ref()).collect();
+    let marked = |row: &SessionRow, filter: &Filter| {
+        marks.is_some_and(|marks| match filter {
+            Filter::Is(Flag::Starred) => marks.starred(&row.session_id),
+            Filter::Tag(tag) => marks.has_tag(&row.session_id, tag),
+            _ => false,
+        })
+    };
+    let clause_probes = probes(parsed);
+    let ranked: Vec<UnitRanked> = parallel_map(&units, |unit| {
+        // A unit whose set holds no clause counts its sessions that pass the filters, unread.
+        if unit.rows_known
+            && let Some(set) = &unit.set
+            && !clause_probes.is_empty()
+            && !clause_probes.iter().any(|probes| may_hold(probes, set))
+        {
+            let passing = unit.rows.iter().filter(|row| row_passes(parsed, row, |f| marked(row, f))).count();
+            return UnitRanked { read: false, holding: vec![Vec::new(); passing], found: Vec::new() };
+        }
+        rank_unit(unit, parsed, &marked)
+    });
+    let mut collection = Collection::default();
+    let mut units_read = 0;
+    let mut found = Vec::new();
+    for unit in ranked {
+        units_read += usize::from(unit.read);
+        for holding in &unit.holding {
+            collection.count(holding);
+        }
+        found.extend(unit.found);
+    }
+    for (stats, _, _) in &found {
+        collection.count_found(stats);
+    }
+    let mut scored: Vec<(f64, SessionRow, Vec<RankedSnippet>)> =
+        found.into_iter().map(|(stats, row, snippets)| (collection.score(&stats), row, snippets)).collect();
+    let newest = |row: &SessionRow| row.end_ms.or(row.start_ms).unwrap_or(i64::MIN);
+    scored.sort_by(|a, b| {
+        let by_score = b.0.total_cmp(&a.0);
+        let by_time = newest(&b.1).cmp(&newest(&a.1));
+        let by_id = a.1.session_id.cmp(&b.1.session_id);
+        match sort {
+            Sort::Score => by_score.then(by_time).then(by_id),
+            Sort::Time => by_time.then(by_score).then(by_id),
+        }
+    });
+    let total = scored.len();
+    let results = scored
+        .into_iter()
+        .take(keep)
+        .enumerate()
+        .map(|(at, (score, row, snippets))| RankedSession {
+            rank: at + 1,
+            score: (score * 1000.0).round() / 1000.0,
+            last_ms: row.end_ms.or(row.start_ms),
+            session_id: row.session_id,
+            project: row.project,
+            agent: row.agent,
+            title: row.title,
+            snippets,
+        })
+        .collect();
+    Ranked { total, sessions_searched: live.units.len(), units_read, results }
+}
+
+/// Reads one unit and counts its sessions that pass the filters; keeps those found.
+fn rank_unit(unit: &Unit, parsed: &Parsed, marked: &impl Fn(&SessionRow, &Filter) -> bool) -> UnitRanked {
+    let mut loader = Loader::new();
+    for (path, name) in &unit.files {
+        if let Ok(bytes) = crate::read_source(path, name) {
+            loader.add_vec(name, bytes);
+        }
+    }
+    let corpus = loader.finish();
+    let graph = Graph::build(&corpus);
+    let rows = sessionscope_engine::history::index_unit(&corpus, &graph, &unit.folder).rows;
+    let stats = unit_stats(&corpus, &graph, parsed, SNIPPETS);
+    let passing: Vec<Option<&SessionRow>> = graph
+        .sessions
+        .iter()
+        .map(|session| {
+            rows.iter()
+                .find(|row| row.session_id == session.id)
+                .filter(|row| row_passes(parsed, row, |f| marked(row, f)))
+        })
+        .collect();
+    let holding = stats
+        .holding
+        .iter()
+        .zip(&passing)
+        .filter(|(_, row)| row.is_some())
+        .map(|(holding, _)| holding.clone())
+        .collect();
+    let mut found = Vec::new();
+    for session in &stats.matched {
+        let Some(Some(row)) = passing.get(session.session.index()) else { continue };
+        let snippets = session
+            .snippets
+            .iter()
+            .map(|snippet| RankedSnippet {
+                entry_uuid: corpus
+                    .entries
+                    .get(snippet.entry.index())
+                    .map(|entry| corpus.span_str(entry.file, entry.uuid).to_owned())
+                    .unwrap_or_default(),
+                zone: zone_name(snippet.zone),
+                snippet: snippet.context.clone(),
+                match_start: snippet.match_start,
+                match_len: snippet.match_len,
+            })
+            .collect();
+        found.push((session.clone(), (*row).clone(), snippets));
+    }
+    UnitRanked { read: true, holding, found }
+}
+
+/// For each clause the query looks for (not negated), a plain query of each of its terms'
+/// words: a unit's trigram set may hold the clause if it may hold every word of one term.
+fn probes(parsed: &Parsed) -> Vec<Vec<Vec<Query>>> {
+    let plain = |word: &str| Query::new(word, false).ok();
+    parsed
+        .clauses
+        .iter()
+        .filter(|clause| !clause.negated)
+        .map(|clause| {
+            clause
+                .any_of
+                .iter()
+                .map(|term| match term {
+                    Term::Word(word) | Term::Prefix(word) => plain(word).into_iter().collect(),
+                    Term::Phrase(words) => words.iter().filter_map(|word| plain(word)).collect(),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Whether `set` may hold one of a clause's terms (every word of it).
+fn may_hold(terms: &[Vec<Query>], set: &TrigramSet) -> bool {
+    terms.iter().any(|words| words.iter().all(|word| word.may_match_trigrams(set)))
+}
+
+/// The sessions as text: for each, its rank, score, time, project, title and id, then its
+/// snippets; then the count.
+pub fn table(ranked: &Ranked) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for session in &ranked.results {
+        let time = session.last_ms.map_or_else(|| "(no time)".to_owned(), crate::index::iso_minute);
+        let title: String = session.title.chars().take(60).collect();
+        let _ = writeln!(
+            out,
+            "{:>3}. {:>6.2}  {time:<16}  {}  {title}  ({})",
+            session.rank, session.score, session.project, session.session_id
+        );
+        for snippet in &session.snippets {
+            let _ = writeln!(out, "      {:<6} {}", snippet.zone, snippet.snippet);
+        }
+    }
+    let shown = if ranked.results.len() < ranked.total {
+        format!(" ({} shown; --limit=0 lists all)", ranked.results.len())
+    } else {
+        String::new()
+    };
+    let noun = if ranked.total == 1 { "session" } else { "sessions" };
+    let _ = writeln!(out, "{} {noun} found of {} searched{shown}", ranked.total, ranked.sessions_searched);
+    out
+}
