@@ -16,7 +16,9 @@ use crate::dag::{Graph, SessionId};
 use crate::history::SessionRow;
 use crate::model::{Corpus, EntryId, EntryKind};
 use crate::query::{Filter, Flag, Parsed, Role, Term, words};
-use crate::search::{Field, each_decoded_text, snippet};
+use std::sync::Arc;
+
+use crate::search::{Field, HitSource, each_decoded_text, snippet};
 
 /// Where in a session words are, for their weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +83,9 @@ pub struct Snippet {
     /// Where the found words are in `context` (chars).
     pub match_start: u32,
     pub match_len: u32,
+    /// The whole text it was cut from, when asked for ([`unit_stats`]'s `sources`): an output
+    /// that redacts redacts it whole, then cuts its own context.
+    pub source: Option<HitSource>,
 }
 
 /// A session of a unit that holds every clause, and its counts.
@@ -105,8 +110,9 @@ pub struct UnitStats {
 }
 
 /// Counts the sessions of one parsed unit for `parsed`, keeping at most `snippets` snippets a
-/// session. Of its filters, `tool:`, `file:` and `role:` are checked here.
-pub fn unit_stats(corpus: &Corpus, graph: &Graph, parsed: &Parsed, snippets: usize) -> UnitStats {
+/// session (each with the whole text it was cut from, with `sources`). Of its filters, `tool:`,
+/// `file:` and `role:` are checked here.
+pub fn unit_stats(corpus: &Corpus, graph: &Graph, parsed: &Parsed, snippets: usize, sources: bool) -> UnitStats {
     let clauses = parsed.clauses.len();
     let roles: Vec<Role> = parsed
         .filters
@@ -117,7 +123,7 @@ pub fn unit_stats(corpus: &Corpus, graph: &Graph, parsed: &Parsed, snippets: usi
             _ => None,
         })
         .collect();
-    let mut per_session: Vec<Counting> = (0..graph.sessions.len()).map(|_| Counting::new(clauses)).collect();
+    let mut per_session: Vec<Counting> = (0..graph.sessions.len()).map(|_| Counting::new(clauses, sources)).collect();
     for (at, session) in graph.sessions.iter().enumerate() {
         let counting = &mut per_session[at];
         counting.add(parsed, &roles, Zone::Title, EntryId::NONE, &session.title, snippets);
@@ -166,10 +172,12 @@ struct Counting {
     tools: Vec<String>,
     /// For each `file:` filter, in order, whether a tool input names it.
     paths: Vec<bool>,
+    /// Whether snippets keep their whole texts.
+    sources: bool,
 }
 
 impl Counting {
-    fn new(clauses: usize) -> Counting {
+    fn new(clauses: usize, sources: bool) -> Counting {
         Counting {
             found: vec![false; clauses],
             frequencies: vec![[0; ZONES]; clauses],
@@ -177,6 +185,7 @@ impl Counting {
             snippets: Vec::new(),
             tools: Vec::new(),
             paths: Vec::new(),
+            sources,
         }
     }
 
@@ -208,7 +217,7 @@ impl Counting {
                 && self.snippets.len() < keep
                 && !snipped
             {
-                let snippet = snippet_of(text, entry, zone, at, len);
+                let snippet = snippet_of(text, entry, zone, at, len, self.sources);
                 snipped = true;
                 if !self.snippets.iter().any(|kept| kept.context == snippet.context) {
                     self.snippets.push(snippet);
@@ -261,8 +270,9 @@ fn occurrences(term: &Term, words: &[String]) -> (u32, Option<(usize, usize)>) {
     (count, first)
 }
 
-/// The text around words `at..at + len` of `text` (as [`words`] cuts it).
-fn snippet_of(text: &str, entry: EntryId, zone: Zone, at: usize, len: usize) -> Snippet {
+/// The text around words `at..at + len` of `text` (as [`words`] cuts it), and the whole text
+/// with `source`.
+fn snippet_of(text: &str, entry: EntryId, zone: Zone, at: usize, len: usize, source: bool) -> Snippet {
     let mut spans = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
@@ -273,8 +283,10 @@ fn snippet_of(text: &str, entry: EntryId, zone: Zone, at: usize, len: usize) -> 
         .filter(|word| !word.is_empty())
         .nth(len.saturating_sub(1))
         .map_or(start, |word| word.as_ptr() as usize - text.as_ptr() as usize + word.len());
-    let (context, match_start, match_len) = snippet(text, start, last_word.max(start));
-    Snippet { entry, zone, context, match_start, match_len }
+    let end = last_word.max(start);
+    let (context, match_start, match_len) = snippet(text, start, end);
+    let source = source.then(|| HitSource { text: Arc::from(text), start, end });
+    Snippet { entry, zone, context, match_start, match_len, source }
 }
 
 /// What scores are measured against: the sessions searched, those holding each clause, and the

@@ -201,14 +201,25 @@ fn the_tools_answer_as_the_command_line_does_and_keep_secrets() {
     let (why, error) = server.call_text("list_sessions", json!({"since": "April"}));
     assert!(error && why.contains("YYYY-MM-DD"), "{why}");
 
-    // Search: the hits and total of `search --json`.
+    // Search, ranked: the sessions, ranks and scores of `search --json`.
+    for query in ["kettle", "fixed kettle", "\"the kettle\" -boil", "kettle role:assistant"] {
+        let cli = cli_json(&["search", "--json", query, path]);
+        let found = server.call("search", json!({"query": query}));
+        assert_eq!(found["total"], cli["total"], "{query}: {found}");
+        let ranked = |v: &Value| -> Vec<(Value, Value, Value)> {
+            let results = v["results"].as_array().into_iter().flatten();
+            results.map(|r| (r["session_id"].clone(), r["rank"].clone(), r["score"].clone())).collect()
+        };
+        assert!(!ranked(&found).is_empty(), "{query}: {found}");
+        assert_eq!(ranked(&found), ranked(&cli), "{query}");
+    }
+    let (why, error) = server.call_text("search", json!({"query": "kettle role:robot"}));
+    assert!(error && why.contains("role:user"), "{why}");
+    // Search, every match: the hits and total of `search --json --exact` or `--regex`.
     for (query, regex) in [("kettle", false), ("fixed", false), (r"^Pour\b", true)] {
-        let mut args = vec!["search", "--json", query, path];
-        if regex {
-            args.push("--regex");
-        }
+        let args = ["search", "--json", if regex { "--regex" } else { "--exact" }, query, path];
         let cli = cli_json(&args);
-        let found = server.call("search", json!({"query": query, "regex": regex}));
+        let found = server.call("search", json!({"query": query, "regex": regex, "exact": !regex}));
         assert_eq!(found["total"], cli["total"], "{query}: {found}");
         let pairs = |v: &Value| -> Vec<(Value, Value)> {
             v["hits"]
@@ -220,16 +231,21 @@ fn the_tools_answer_as_the_command_line_does_and_keep_secrets() {
         };
         assert_eq!(pairs(&found), pairs(&cli), "{query}");
     }
-    let found = server.call("search", json!({"query": "kettle", "limit": 1, "offset": 1, "project": "kettle"}));
+    let args = json!({"query": "kettle", "exact": true, "limit": 1, "offset": 1, "project": "kettle"});
+    let found = server.call("search", args);
     assert_eq!(found["hits"].as_array().map_or(0, Vec::len), 1, "{found}");
     assert_eq!(found["hits"][0]["role"], "assistant", "{found}");
-    assert_eq!(server.call("search", json!({"query": "kettle", "until": "2026-04-02"}))["total"], 2);
+    assert_eq!(server.call("search", json!({"query": "kettle", "exact": true, "until": "2026-04-02"}))["total"], 2);
     let (why, error) = server.call_text("search", json!({"query": "(", "regex": true}));
     assert!(error, "{why}");
     // The planted secrets are found by what surrounds them, and not shown.
-    let found = server.call("search", json!({"query": "AWS_ACCESS_KEY_ID"}));
+    let found = server.call("search", json!({"query": "AWS_ACCESS_KEY_ID", "exact": true}));
     assert_eq!(found["total"], 1, "{found}");
     assert!(found["hits"][0]["snippet"].as_str().is_some_and(|s| s.contains("[REDACTED")), "{found}");
+    let found = server.call("search", json!({"query": "AWS_ACCESS_KEY_ID"}));
+    assert_eq!(found["total"], 1, "{found}");
+    let snippet = found["results"][0]["snippets"][0]["snippet"].as_str();
+    assert!(snippet.is_some_and(|s| s.contains("AWS_ACCESS_KEY_ID") && s.contains("[REDACTED")), "{found}");
 
     // A session as Markdown, whole or in parts; a long output is cut.
     let (markdown, error) = server.call_text("read_session", json!({"session_id": FIRST}));
@@ -305,7 +321,8 @@ fn without_redaction_the_text_is_as_logged() {
     let folder = write_history(&temp.0);
     let mut server = Server::start(&folder, &["--no-redact"]);
     let found = server.call("search", json!({"query": "AWS_ACCESS_KEY_ID"}));
-    assert!(found["hits"][0]["snippet"].as_str().is_some_and(|s| s.contains(AWS_KEY)), "{found}");
+    let snippet = found["results"][0]["snippets"][0]["snippet"].as_str();
+    assert!(snippet.is_some_and(|s| s.contains(AWS_KEY)), "{found}");
     let (markdown, _) = server.call_text("read_session", json!({"session_id": FIRST}));
     assert!(markdown.contains(AWS_KEY) && markdown.contains(GITHUB_TOKEN), "{markdown}");
     let projects = server.call("list_projects", json!({}));

@@ -318,7 +318,20 @@ fn secrets_cut_through_by_snippets_titles_and_summaries_never_show_and_ids_stay_
                     continue;
                 }
                 let wanted = word(side, place, index);
-                let found = server.call("search", json!({"query": wanted, "limit": 50}));
+                // Ranked: the word's sessions, each snippet cut from its text redacted whole.
+                let ranked = server.call("search", json!({"query": wanted, "limit": 50}));
+                let results = ranked["results"].as_array().cloned().unwrap_or_default();
+                let ranked_ids: Vec<&str> = results.iter().filter_map(|r| r["session_id"].as_str()).collect();
+                assert!(ranked_ids.contains(&CLAUDE_ID) && ranked_ids.contains(&OPENCODE_ID), "{wanted}: {ranked}");
+                let shown: Vec<&str> = results
+                    .iter()
+                    .flat_map(|r| r["snippets"].as_array().into_iter().flatten())
+                    .filter_map(|s| s["snippet"].as_str())
+                    .collect();
+                assert!(shown.iter().any(|snippet| snippet.contains(&wanted)), "{wanted}: {ranked}");
+                said.push((format!("ranked search {wanted}"), ranked.to_string()));
+                // Every match, as written.
+                let found = server.call("search", json!({"query": wanted, "exact": true, "limit": 50}));
                 let hits = found["hits"].as_array().cloned().unwrap_or_default();
                 assert!(!hits.is_empty(), "{wanted} ({}) is found: {found}", planted.secret);
                 for hit in &hits {

@@ -331,7 +331,7 @@ fn ranked_word_search_finds_the_session_meant() {
         .iter()
         .map(|(query, _)| {
             let parsed = Parsed::parse(query, 0).unwrap_or_else(|error| panic!("{query}: {error}"));
-            let stats = unit_stats(&corpus, &graph, &parsed, 3);
+            let stats = unit_stats(&corpus, &graph, &parsed, 3, false);
             let mut collection = Collection::default();
             for holding in &stats.holding {
                 collection.count(holding);
@@ -400,7 +400,7 @@ fn snippets_mark_the_words_found_best_zone_first() {
     let corpus = loader.finish();
     let graph = Graph::build(&corpus);
     let parsed = Parsed::parse("glyph heap", 0).expect("a query");
-    let stats = unit_stats(&corpus, &graph, &parsed, 5);
+    let stats = unit_stats(&corpus, &graph, &parsed, 5, false);
     let [session] = stats.matched.as_slice() else { panic!("{:?}", stats.matched) };
     let marked: Vec<String> = session
         .snippets

@@ -32,8 +32,9 @@ use sessionscope_engine::Loader;
 use sessionscope_engine::dag::{Graph, SessionId, TITLE_CHARS};
 use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::insights::report::{self, UnitRef};
+use sessionscope_engine::query::Parsed;
 use sessionscope_engine::redact::{DetectOptions, LineRef, Redactor};
-use sessionscope_engine::search::{Query, snippet};
+use sessionscope_engine::search::{HitSource, Query, snippet};
 use sessionscope_engine::share::markdown::{MarkdownOptions, files_session_markdown, session_markdown};
 use sessionscope_engine::share::redacted::{ShareOptions, share_scope_with};
 use sessionscope_engine::share::scope::Scope;
@@ -151,10 +152,15 @@ struct ListSessionsArgs {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
 struct SearchArgs {
-    /// The text to find (case-insensitive), or a regular expression with `regex`.
+    /// Words, phrases and filters in the search language (see the tool's description); the text
+    /// as written with `exact`; a regular expression with `regex`, or written /…/.
     query: String,
-    /// Reads the query as a regular expression (Rust syntax).
+    /// Reads the query as a regular expression (Rust syntax), and gives every match.
     regex: Option<bool>,
+    /// Finds the query as one text, as written (any case), and gives every match.
+    exact: Option<bool>,
+    /// The order of the sessions found: `score` (best first, the default) or `time` (newest first).
+    sort: Option<String>,
     /// Keeps the hits of a project: its folder as list_projects gives it, or its last name.
     project: Option<String>,
     /// Keeps the hits of an agent's sessions ("Claude Code", "Codex", ...; any case).
@@ -234,7 +240,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Searches every session's prompts, answers, thinking, tool calls and tool results for a text (case-insensitive) or, with regex, a regular expression; filters by project, agent and days (since/until YYYY-MM-DD); each hit gives its session id, entry uuid, role, time (UTC) and the text around it; paged by offset/limit (50 by default), with the total."
+        description = "Finds sessions by the words a person remembers, ranked best first (BM25F: a session's title and first prompt weigh most, then its other prompts, then answers, then tool calls and results). The query language: words in any order, anywhere in a session (flaky login test); \"quoted phrases\"; prefix*; -excluded; deploy OR release; filters typed in the query: agent:codex, project:shop, model:opus, tool:Bash, file:src/main.rs, role:user|assistant|tool (whose words the others must be in), after: and before: (YYYY-MM-DD, or 36h, 7d, 2w, 1y before now), is:failed (a failed tool call). Each result gives its rank, score, session id, agent, project, title, time (UTC) and up to 3 snippets with their entry uuid and zone (title, prompt, answer, tool); sort=time lists the newest first. With exact the query is one text, and with regex (or a query written /like this/) a regular expression: then every match is a hit with its session id, entry uuid, role, time and the text around it. Filters by project, agent and days (since/until YYYY-MM-DD) too; paged by offset/limit (50 by default), with the total."
     )]
     async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
         let redact = self.redact;
@@ -557,22 +563,26 @@ impl HitItem {
     }
 }
 
-/// The history searched as `sessionscope search` searches it, one page of the hits.
+/// The history searched as `sessionscope search` searches it, one page of the sessions found
+/// (ranked, [`ranked_search`]) or of the hits (an exact text or a regular expression).
 fn search(live: &Live, args: &SearchArgs, redact: bool) -> Answer {
-    let query = Query::with_case(&args.query, args.regex.unwrap_or(false), false)
-        .map_err(|why| ToolError::Query(why.to_string()))?;
+    let mut pattern = None;
+    if !args.regex.unwrap_or(false) && !args.exact.unwrap_or(false) {
+        let mut parsed = Parsed::parse(&args.query, now_ms()).map_err(|why| ToolError::Query(why.to_string()))?;
+        pattern = parsed.regex.take();
+        if pattern.is_none() {
+            return ranked_search(live, args, parsed, redact);
+        }
+    }
+    let (text, regex) = match &pattern {
+        Some(pattern) => (pattern.as_str(), true),
+        None => (args.query.as_str(), args.regex.unwrap_or(false)),
+    };
+    let query = Query::with_case(text, regex, false).map_err(|why| ToolError::Query(why.to_string()))?;
     // Redacted, a hit's context is made from its field's whole text, redacted first.
     let query = if redact { query.with_sources() } else { query };
-    let since_ms = args.since.as_deref().map(day_start).transpose()?;
-    let until_ms = args.until.as_deref().map(day_start).transpose()?.map(|start| start.saturating_add(86_400_000));
-    // A project the agent names as a redacted answer gave it is matched by its real folder.
-    let project = args.project.as_deref().map(|wanted| {
-        live.rows()
-            .map(|(_, row)| row)
-            .find(|row| project_is(row, wanted, redact))
-            .map_or_else(|| wanted.to_owned(), |row| row.project.clone())
-    });
-    let filters = Filters { project: project.as_deref(), agent: args.agent.as_deref(), since_ms, until_ms };
+    let call = filters_of(live, args, redact)?;
+    let filters = call.with_agent(args.agent.as_deref());
     let (offset, limit) = page(args.offset, args.limit);
     let keep = offset.saturating_add(limit);
     let found = crate::search::search(live, &query, &filters, keep);
@@ -598,6 +608,97 @@ fn search(live: &Live, args: &SearchArgs, redact: bool) -> Answer {
     if let Some(items) = listed.get_mut("hits").and_then(Value::as_array_mut) {
         for (item, hit) in items.iter_mut().zip(&found) {
             item["snippet"] = Value::String(redaction.snippet(hit));
+        }
+    }
+    redaction.answer(listed, &["snippet"])
+}
+
+/// A search call's filters, read: its project's real folder and its days.
+struct CallFilters {
+    project: Option<String>,
+    since_ms: Option<i64>,
+    until_ms: Option<i64>,
+}
+
+impl CallFilters {
+    /// As the command line's search takes them, with the call's `agent`.
+    fn with_agent<'a>(&'a self, agent: Option<&'a str>) -> Filters<'a> {
+        Filters { project: self.project.as_deref(), agent, since_ms: self.since_ms, until_ms: self.until_ms }
+    }
+}
+
+/// The search's filters of the call's own arguments: days checked, a project the agent names as
+/// a redacted answer gave it matched by its real folder.
+fn filters_of(live: &Live, args: &SearchArgs, redact: bool) -> Result<CallFilters, ToolError> {
+    let since_ms = args.since.as_deref().map(day_start).transpose()?;
+    let until_ms = args.until.as_deref().map(day_start).transpose()?.map(|start| start.saturating_add(86_400_000));
+    let project = args.project.as_deref().map(|wanted| {
+        live.rows()
+            .map(|(_, row)| row)
+            .find(|row| project_is(row, wanted, redact))
+            .map_or_else(|| wanted.to_owned(), |row| row.project.clone())
+    });
+    Ok(CallFilters { project, since_ms, until_ms })
+}
+
+/// One page of the sessions that hold a query's words, best first ([`crate::ranked`]): each with
+/// its rank, score, row and snippets, a snippet cut from its text redacted whole.
+fn ranked_search(live: &Live, args: &SearchArgs, mut parsed: Parsed, redact: bool) -> Answer {
+    let sort = match args.sort.as_deref().map(str::to_lowercase).as_deref() {
+        None | Some("score") => crate::ranked::Sort::Score,
+        Some("time") => crate::ranked::Sort::Time,
+        Some(other) => return Err(ToolError::Query(format!("sort is `score` or `time`, not `{other}`"))),
+    };
+    filters_of(live, args, redact)?.with_agent(args.agent.as_deref()).add_to(&mut parsed);
+    let (offset, limit) = page(args.offset, args.limit);
+    let found = crate::ranked::search(live, &parsed, sort, offset.saturating_add(limit), None, redact);
+    let total = found.total;
+    let sessions: Vec<&crate::ranked::RankedSession> = found.results.iter().skip(offset).take(limit).collect();
+    let ids = sessions.iter().flat_map(|session| {
+        std::iter::once(session.session_id.as_str()).chain(session.snippets.iter().map(|s| s.entry_uuid.as_str()))
+    });
+    let mut redaction = Redaction::new(redact, ids)?;
+    for source in sessions.iter().flat_map(|session| &session.snippets).filter_map(|snippet| snippet.source.as_ref()) {
+        redaction.scan(&source.text);
+    }
+    let results: Vec<Value> = sessions
+        .iter()
+        .map(|session| {
+            let title = match live.find(&session.session_id) {
+                Ok((unit, row)) if row.session_id == session.session_id => unit.title_source(row).to_owned(),
+                _ => session.title.clone(),
+            };
+            serde_json::json!({
+                "rank": session.rank,
+                "score": session.score,
+                "session_id": session.session_id,
+                "agent": session.agent,
+                "project": session.project,
+                "title": title,
+                "time": session.last_ms.map(crate_time),
+                "snippets": session.snippets.iter().map(|snippet| serde_json::json!({
+                    "entry_uuid": snippet.entry_uuid,
+                    "zone": snippet.zone,
+                    "snippet": "",
+                })).collect::<Vec<Value>>(),
+            })
+        })
+        .collect();
+    let next = (offset + sessions.len() < total).then_some(offset + sessions.len());
+    let mut listed = serde_json::json!({
+        "query": args.query,
+        "total": total,
+        "offset": offset,
+        "next_offset": next,
+        "results": results,
+    });
+    redaction.scan_value(&listed);
+    if let Some(items) = listed.get_mut("results").and_then(Value::as_array_mut) {
+        for (item, session) in items.iter_mut().zip(&sessions) {
+            let Some(snippets) = item.get_mut("snippets").and_then(Value::as_array_mut) else { continue };
+            for (shown, snippet) in snippets.iter_mut().zip(&session.snippets) {
+                shown["snippet"] = Value::String(redaction.cut(snippet.source.as_ref(), &snippet.snippet));
+            }
         }
     }
     redaction.answer(listed, &["snippet"])
@@ -889,15 +990,22 @@ impl Redaction {
     /// The line of context around a search's match: its field's whole text redacted, and the
     /// context cut from the redacted text around where the match is in it.
     fn snippet(&self, hit: &FoundHit) -> String {
-        match (&self.redactor, &hit.source) {
+        self.cut(hit.source.as_ref(), &hit.snippet)
+    }
+
+    /// The line of context around a match whose whole text is `source`: redacted whole, then cut
+    /// around where the match is in the redacted text; `cut`, the context cut from the text as it
+    /// was, is what is shown unredacted.
+    fn cut(&self, source: Option<&HitSource>, cut: &str) -> String {
+        match (&self.redactor, source) {
             (Some(redactor), Some(source)) => {
                 let shown = redactor.redact_mapped(&source.text);
                 let at = shown.map(source.start..source.end);
                 snippet(&shown.text, at.start, at.end).0
             }
-            // A hit without its text (none is made so) can only be redacted as it was cut.
-            (Some(redactor), None) => redactor.redact_text(&hit.snippet),
-            (None, _) => hit.snippet.clone(),
+            // A match without its text (none is made so) can only be redacted as it was cut.
+            (Some(redactor), None) => redactor.redact_text(cut),
+            (None, _) => cut.to_owned(),
         }
     }
 

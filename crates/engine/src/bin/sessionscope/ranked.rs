@@ -15,7 +15,7 @@ use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::marks::Marks;
 use sessionscope_engine::query::{Filter, Flag, Parsed, Term};
 use sessionscope_engine::rank::{Collection, SessionStats, Zone, row_passes, unit_stats};
-use sessionscope_engine::search::Query;
+use sessionscope_engine::search::{HitSource, Query};
 use sessionscope_engine::trigrams::TrigramSet;
 
 use crate::index::parallel_map;
@@ -70,6 +70,10 @@ pub struct RankedSnippet {
     /// Where the words are in `snippet` (chars).
     pub match_start: u32,
     pub match_len: u32,
+    /// The whole text the snippet was cut from, with `sources` ([`search`]): the MCP server
+    /// redacts it before it cuts its own.
+    #[serde(skip)]
+    pub source: Option<HitSource>,
 }
 
 fn zone_name(zone: Zone) -> &'static str {
@@ -90,8 +94,9 @@ struct UnitRanked {
 }
 
 /// Searches `live` for `parsed` (whose `regex` is not set), keeping `keep` sessions in `sort`'s
-/// order. `marks` answers `is:starred` and `tag:` (none given: no session passes them).
-pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Option<&Marks>) -> Ranked {
+/// order; with `sources`, each snippet keeps the whole text it was cut from. `marks` answers
+/// `is:starred` and `tag:` (none given: no session passes them).
+pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Option<&Marks>, sources: bool) -> Ranked {
     let units: Vec<&Unit> = live.units.iter().map(|unit| unit.as_ref()).collect();
     let marked = |row: &SessionRow, filter: &Filter| {
         marks.is_some_and(|marks| match filter {
@@ -111,7 +116,7 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
             let passing = unit.rows.iter().filter(|row| row_passes(parsed, row, |f| marked(row, f))).count();
             return UnitRanked { read: false, holding: vec![Vec::new(); passing], found: Vec::new() };
         }
-        rank_unit(unit, parsed, &marked)
+        rank_unit(unit, parsed, &marked, sources)
     });
     let mut collection = Collection::default();
     let mut units_read = 0;
@@ -158,7 +163,12 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
 }
 
 /// Reads one unit and counts its sessions that pass the filters; keeps those found.
-fn rank_unit(unit: &Unit, parsed: &Parsed, marked: &impl Fn(&SessionRow, &Filter) -> bool) -> UnitRanked {
+fn rank_unit(
+    unit: &Unit,
+    parsed: &Parsed,
+    marked: &impl Fn(&SessionRow, &Filter) -> bool,
+    sources: bool,
+) -> UnitRanked {
     let mut loader = Loader::new();
     for (path, name) in &unit.files {
         if let Ok(bytes) = crate::read_source(path, name) {
@@ -168,7 +178,7 @@ fn rank_unit(unit: &Unit, parsed: &Parsed, marked: &impl Fn(&SessionRow, &Filter
     let corpus = loader.finish();
     let graph = Graph::build(&corpus);
     let rows = sessionscope_engine::history::index_unit(&corpus, &graph, &unit.folder).rows;
-    let stats = unit_stats(&corpus, &graph, parsed, SNIPPETS);
+    let stats = unit_stats(&corpus, &graph, parsed, SNIPPETS, sources);
     let passing: Vec<Option<&SessionRow>> = graph
         .sessions
         .iter()
@@ -201,6 +211,7 @@ fn rank_unit(unit: &Unit, parsed: &Parsed, marked: &impl Fn(&SessionRow, &Filter
                 snippet: snippet.context.clone(),
                 match_start: snippet.match_start,
                 match_len: snippet.match_len,
+                source: snippet.source.clone(),
             })
             .collect();
         found.push((session.clone(), (*row).clone(), snippets));

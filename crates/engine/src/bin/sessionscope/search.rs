@@ -95,7 +95,7 @@ impl Filters<'_> {
 
     /// Adds the flags' filters to a ranked query's: the project (a part of its folder), the agent
     /// and the days.
-    fn add_to(&self, parsed: &mut Parsed) {
+    pub fn add_to(&self, parsed: &mut Parsed) {
         let mut add = |filter| parsed.filters.push(FilterClause { filter, negated: false });
         if let Some(project) = self.project {
             add(Filter::Project(project.to_owned()));
@@ -173,7 +173,7 @@ pub fn run(files: Vec<(PathBuf, String)>, args: &SearchArgs, marks: Option<&Mark
     let out = match parsed.filter(|_| pattern.is_none()) {
         Some(mut parsed) => {
             filters.add_to(&mut parsed);
-            let ranked = crate::ranked::search(&live, &parsed, args.sort, keep, marks);
+            let ranked = crate::ranked::search(&live, &parsed, args.sort, keep, marks, false);
             if args.json {
                 serde_json::to_string_pretty(&PrintedRanked { query: &args.query, found: &ranked })
                     .map(|text| text + "\n")
