@@ -88,12 +88,20 @@ test("the official client lists the tools and each answers as the command line d
     answers.push(projects.text);
     assert.equal(projects.json.total, new Set(index.sessions.map((s) => s.project)).size);
 
-    const search = await call(client, "search", { query: "steep" });
+    // Ranked: the sessions, ranks and scores of `search --json`.
+    const search = await call(client, "search", { query: "steep brew" });
     answers.push(search.text);
-    const expected = cli("search", "--json", "steep", folder);
+    const expected = cli("search", "--json", "steep brew", folder);
     assert.ok(expected.total > 0);
     assert.equal(search.json.total, expected.total);
-    assert.deepEqual([...new Set(search.json.hits.map((h) => h.session_id))].sort(), [...new Set(expected.hits.map((h) => h.session_id))].sort());
+    const ranked = (found) => found.results.map((r) => [r.session_id, r.rank, r.score]);
+    assert.deepEqual(ranked(search.json), ranked(expected));
+    // Every match of an exact text: the hits of `search --json --exact`.
+    const exact = await call(client, "search", { query: "steep", exact: true });
+    answers.push(exact.text);
+    const hits = cli("search", "--json", "--exact", "steep", folder);
+    assert.equal(exact.json.total, hits.total);
+    assert.deepEqual([...new Set(exact.json.hits.map((h) => h.session_id))].sort(), [...new Set(hits.hits.map((h) => h.session_id))].sort());
 
     const read = await call(client, "read_session", { session_id: "5e550000-0000-4000-8000-00000000beef" });
     answers.push(read.text);
@@ -103,6 +111,7 @@ test("the official client lists the tools and each answers as the command line d
     answers.push(secret.text);
     assert.match(secret.text, /Deploy with the key /);
     answers.push((await call(client, "search", { query: "Deploy with the key" })).text);
+    answers.push((await call(client, "search", { query: "Deploy with the key", exact: true })).text);
     answers.push((await call(client, "usage")).text);
 
     const { resourceTemplates } = await client.listResourceTemplates();
