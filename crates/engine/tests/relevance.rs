@@ -1,5 +1,5 @@
 //! The history search's relevance set (issue 52): fifteen Claude Code sessions of a developer's
-//! week, written here, and 40 queries, each with the session a person means by it: words of a
+//! week, written here, and 41 queries, each with the session a person means by it: words of a
 //! prompt in another order, words spread over a session, a phrase, a prefix, an exclusion and
 //! filters; and single words several sessions hold, where the zones decide. Recall@3 and the mean reciprocal rank are measured for the ranked word search
 //! (`engine::query` and `engine::rank`) and for the search before it (the query as one string,
@@ -20,6 +20,16 @@ struct Made {
     tool: (&'static str, Value, &'static str),
     second: &'static str,
     reply: &'static str,
+}
+
+/// The files a search of s12 lists: three under `deploy/`, and 90 bank statement readers (a
+/// tool's output that says two words of s07's title again and again).
+fn user_files() -> String {
+    let readers: Vec<String> = (0..90).map(|n| format!("src/bank/csv_{n:02}.rs")).collect();
+    format!(
+        "src/models/user.rs\nsrc/deploy/users.rs\nsrc/deploy/admins.rs\nsrc/deploy/roles.rs\n{}",
+        readers.join("\n")
+    )
 }
 
 fn sessions() -> Vec<Made> {
@@ -160,11 +170,7 @@ fn sessions() -> Vec<Made> {
             id: "s12",
             prompt: "Rename the User model to Account across the codebase",
             answer: "A codemod over 140 files, and a migration for the table's name.",
-            tool: (
-                "Bash",
-                json!({"command": "rg -l 'User' src"}),
-                "src/models/user.rs\nsrc/deploy/users.rs\nsrc/deploy/admins.rs\nsrc/deploy/roles.rs",
-            ),
+            tool: ("Bash", json!({"command": "rg -l 'User' src"}), user_files().leak()),
             second: "Keep a deprecated alias for one release",
             reply: "Added a type alias with a deprecation note.",
         },
@@ -256,7 +262,7 @@ fn log(made: &Made) -> String {
 }
 
 /// Each query, and the session it means.
-const QUERIES: [(&str, &str); 40] = [
+const QUERIES: [(&str, &str); 41] = [
     ("login flaky test", "s01"),
     ("test flaky auth", "s01"),
     ("orders postgres migrate", "s02"),
@@ -298,6 +304,8 @@ const QUERIES: [(&str, &str); 40] = [
     ("test", "s01"),
     ("german", "s10"),
     ("deploy", "s05"),
+    // Once in a title outweighs ninety times in a tool's output.
+    ("bank csv", "s07"),
 ];
 
 /// Recall@3 and the mean reciprocal rank of `ranked` (each query's session ids, best first).
