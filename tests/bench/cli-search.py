@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`sessionscope search` against `rg -c` on a history, runs alternated, medians printed; the
+"""`sessionscope search --exact` (every match of a text) against `rg -c` on a history, runs alternated, medians printed; the
 cache is made first (the first search reads every session once) and that run is timed apart.
     python3 tests/bench/cli-search.py target/release/sessionscope /work/bench-history/4g/projects zanzibar function
 """
@@ -17,13 +17,13 @@ def timed(args, env=None):
     return (time.perf_counter() - start) * 1000
 
 
-print(f"first search (reads and remembers every session): {timed([binary, 'search', rare, folder], env):.0f} ms")
+print(f"first search (reads and remembers every session): {timed([binary, 'search', '--exact', rare, folder], env):.0f} ms")
 for word in (rare, common):
     ours, theirs, raw = [], [], []
     for _ in range(runs):
-        ours.append(timed([binary, "search", word, folder], env))
+        ours.append(timed([binary, "search", "--exact", word, folder], env))
         theirs.append(timed(["rg", "-c", "-i", word, folder]))
-        raw.append(timed([binary, "search", word, folder, "--no-cache"]))
+        raw.append(timed([binary, "search", "--exact", word, folder, "--no-cache"]))
     m, r, n = statistics.median(ours), statistics.median(theirs), statistics.median(raw)
     print(f"{word}: sessionscope search {m:.0f} ms (runs {min(ours):.0f}-{max(ours):.0f}), "
           f"rg -c -i {r:.0f} ms ({min(theirs):.0f}-{max(theirs):.0f}), --no-cache {n:.0f} ms; rg/ours {r / m:.1f}x")
