@@ -90,10 +90,36 @@ impl PickedFile {
         let part = self.with_part(PartTo::At(at))?;
         let from = at.offset.checked_sub(1)? as f64;
         let to = (from + deeplink::PART_CHECK_BYTES as f64).min(self.size());
-        let bytes = files::read_range(&self.file, from, to).await.ok()?;
-        deeplink::part_fits(&bytes, session).then_some(part)
+        // A read refused now and then (Safari's engine, a 2.4 GB file just after another page
+        // held 1.6 GB of it) is tried again before the link falls back to the first part.
+        let mut tries = 0;
+        let bytes = loop {
+            match files::read_range(&self.file, from, to).await {
+                Ok(bytes) => break bytes,
+                Err(error) => {
+                    tries += 1;
+                    web_sys::console::warn_1(
+                        &format!("sessionscope load: the link's part could not be checked (try {tries}): {error}")
+                            .into(),
+                    );
+                    if tries == LINK_CHECK_TRIES {
+                        return None;
+                    }
+                }
+            }
+        };
+        let fits = deeplink::part_fits(&bytes, session);
+        if !fits {
+            web_sys::console::warn_1(
+                &"sessionscope load: the file's bytes at the link's part are not its message's".into(),
+            );
+        }
+        fits.then_some(part)
     }
 }
+
+/// How many times the bytes at a link's part are read before the link falls back to the first part.
+const LINK_CHECK_TRIES: u32 = 3;
 
 /// Where the part to show instead of the one at `start` starts, and the starts of the parts shown
 /// before that one (to go back to), in a file of `size` bytes; `None` if there is no such part.
