@@ -221,16 +221,15 @@ class Driver {
     for (let attempt = 0; attempt < 3; attempt++) {
       const port = await freePort();
       // GTK_THEME: a light theme unless a context asks for dark (`--dark-mode`), whatever the desktop says.
-      // JSC_maxNumWasmFastMemories: every wasm memory of the page's process is a "fast" one (a
-      // reserved 4 GiB, bounds checked by the hardware). JavaScriptCore makes the first 8 of a
-      // process fast and checks the bounds of the others in code; in WebKitGTK 2.50 a big session
-      // loaded in such a memory ends in an `unreachable` trap or a corrupt heap ("assertion failed:
-      // psize >= size + min_overhead"): with JSC_maxNumWasmFastMemories=0, `worker.test.mjs`'s big
-      // session fails 4 runs of 4, and passes with fast memories. A page with a pool of workers,
-      // its spare and the ones that stopped but are not yet collected can pass 8 (issue 50's
-      // note). Set the variable to 0 or 8 to see that engine's behaviour again.
-      const memories = process.env.JSC_maxNumWasmFastMemories ?? "64";
-      const env = { DISPLAY: displayName, GTK_THEME: "Adwaita", NO_AT_BRIDGE: "1", JSC_maxNumWasmFastMemories: memories };
+      // The engine runs as users get it. JSC_maxNumWasmFastMemories (and the other JSC_ options)
+      // in this process's environment reach the browser: JavaScriptCore makes the first 8 wasm
+      // memories of a process "fast" (a reserved 4 GiB, bounds checked by the hardware) and
+      // checks the others' bounds in code, and in WebKitGTK 2.50 a big session in such a memory
+      // ends in an `unreachable` trap or a corrupt heap: with JSC_maxNumWasmFastMemories=0,
+      // worker.test.mjs's big session fails 4 runs of 4 (issue 50's note). Raising the count to
+      // 64 did not make a whole run green (it failed 3 tests, one an out-of-bounds trap on a tiny
+      // session), so it is not set here.
+      const env = { DISPLAY: displayName, GTK_THEME: "Adwaita", NO_AT_BRIDGE: "1" };
       const guarded = new Guarded(DRIVER, [`--port=${port}`], { env });
       const driver = new Driver(guarded, `http://127.0.0.1:${port}`);
       const until = Date.now() + 20_000;
