@@ -427,38 +427,9 @@ fn parse_utc_offset(text: &str) -> Result<i64, ValueError> {
     crate::insights::parse_offset(text).ok_or(ValueError::UtcOffset)
 }
 
-/// A `YYYY-MM-DD` day.
+/// A `YYYY-MM-DD` day, as the engine reads one (`json::day_start_ms`).
 pub fn parse_day(text: &str) -> Result<Day, ValueError> {
-    let mut parts = text.splitn(3, '-');
-    let mut number = |digits: usize| {
-        parts.next().filter(|p| p.len() == digits && p.bytes().all(|b| b.is_ascii_digit())).and_then(|p| p.parse().ok())
-    };
-    let (Some(year), Some(month), Some(day)) = (number(4), number(2), number(2)) else {
-        return Err(ValueError::Day);
-    };
-    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let days_in_month = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return Err(ValueError::Day),
-    };
-    if day == 0 || day > days_in_month {
-        return Err(ValueError::Day);
-    }
-    Ok(Day(days_from_civil(year, month, day)))
-}
-
-/// Days since 1970-01-01 of a date of the proleptic Gregorian calendar (Howard Hinnant's
-/// algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let day_of_year = (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
+    sessionscope_engine::json::day_start_ms(text).map(|ms| Day(ms.div_euclid(86_400_000))).ok_or(ValueError::Day)
 }
 
 /// How clap colours its help and errors: as the terminal allows (`ColorChoice::Auto`), and never
