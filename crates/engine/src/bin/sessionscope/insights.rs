@@ -89,9 +89,7 @@ fn answer(command: &str, units: &[UnitRef<'_>], asked: &Asked<'_>, out: &mut Str
         }
         _ => {
             let offset = asked.utc_offset_minutes;
-            let now =
-                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-            let activity = report::activity(units, &|_| offset, now);
+            let activity = report::activity(units, &|_| offset, crate::now_ms());
             if asked.json {
                 return print_json(out, &activity);
             }

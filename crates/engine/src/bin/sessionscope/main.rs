@@ -288,6 +288,13 @@ fn read_marks(path: &Path) -> Result<Marks, MarksError> {
     Marks::from_json(&text).map_err(|error| MarksError::NotMarks(path.to_owned(), error))
 }
 
+/// Now, in milliseconds since the epoch (0 on a clock before it).
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| i64::try_from(since.as_millis()).unwrap_or(i64::MAX))
+}
+
 /// Whether a path is `-`, the file read from stdin.
 pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"

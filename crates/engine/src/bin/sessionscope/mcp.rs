@@ -568,7 +568,8 @@ impl HitItem {
 fn search(live: &Live, args: &SearchArgs, redact: bool) -> Answer {
     let mut pattern = None;
     if !args.regex.unwrap_or(false) && !args.exact.unwrap_or(false) {
-        let mut parsed = Parsed::parse(&args.query, now_ms()).map_err(|why| ToolError::Query(why.to_string()))?;
+        let mut parsed =
+            Parsed::parse(&args.query, crate::now_ms()).map_err(|why| ToolError::Query(why.to_string()))?;
         pattern = parsed.regex.take();
         if pattern.is_none() {
             return ranked_search(live, args, parsed, redact);
@@ -826,7 +827,7 @@ fn usage(live: &Live, args: &UsageArgs, redact: bool) -> Answer {
         .enumerate()
         .filter_map(|(at, unit)| Some(UnitRef { unit: at as u32, insights: unit.insights.as_ref()? }))
         .collect();
-    let activity = report::activity(&units, &|_| 0, now_ms());
+    let activity = report::activity(&units, &|_| 0, crate::now_ms());
     let in_days = |day: i64| since.is_none_or(|since| day >= since) && until.is_none_or(|until| day <= until);
     let mut by_model: Vec<(String, u64, f64)> = Vec::new();
     let mut by_project: Vec<(String, u64, f64)> = Vec::new();
@@ -919,11 +920,6 @@ fn cents(usd: f64) -> f64 {
 /// A time as `YYYY-MM-DD HH:MM` (UTC).
 fn crate_time(ms: i64) -> String {
     iso_minute(ms)
-}
-
-/// Now, in milliseconds since the epoch.
-fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 /// Keys whose values are ids an agent passes back: never redacted.

@@ -132,13 +132,10 @@ impl Filters<'_> {
 /// Searches `files` (on disk, with the names they are known by) as `args` asks: ranked by
 /// words ([`crate::ranked`]), or every match of an exact text or a regular expression.
 pub fn run(files: Vec<(PathBuf, String)>, args: &SearchArgs, marks: Option<&Marks>) -> ExitCode {
-    let now_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| i64::try_from(since.as_millis()).unwrap_or(i64::MAX));
     let mut parsed = if args.exact || args.regex {
         None
     } else {
-        match Parsed::parse(&args.query, now_ms) {
+        match Parsed::parse(&args.query, crate::now_ms()) {
             Ok(parsed) => Some(parsed),
             Err(why) => {
                 eprintln!("sessionscope: {why}");
