@@ -145,7 +145,15 @@ fn example(key: &str) -> &'static str {
 /// The words of a text as the search matches them: runs of letters and digits, lowercased.
 /// Everything else (spaces, punctuation, `_`, `-`, `/`) separates words.
 pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).map(str::to_lowercase)
+    word_spans(text).map(|(start, end)| text[start..end].to_lowercase())
+}
+
+/// Where each of [`words`]' words is in `text` (byte ranges), in order.
+pub fn word_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).map(move |word| {
+        let start = word.as_ptr() as usize - text.as_ptr() as usize;
+        (start, start + word.len())
+    })
 }
 
 impl Parsed {

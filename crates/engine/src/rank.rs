@@ -15,7 +15,7 @@
 use crate::dag::{Graph, SessionId};
 use crate::history::SessionRow;
 use crate::model::{Corpus, EntryId, EntryKind};
-use crate::query::{Filter, Flag, Parsed, Role, Term, words};
+use crate::query::{Filter, Flag, Parsed, Role, Term, word_spans, words};
 use std::sync::Arc;
 
 use crate::search::{Field, HitSource, each_decoded_text, snippet};
@@ -273,17 +273,9 @@ fn occurrences(term: &Term, words: &[String]) -> (u32, Option<(usize, usize)>) {
 /// The text around words `at..at + len` of `text` (as [`words`] cuts it), and the whole text
 /// with `source`.
 fn snippet_of(text: &str, entry: EntryId, zone: Zone, at: usize, len: usize, source: bool) -> Snippet {
-    let mut spans = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(|word| word.as_ptr() as usize - text.as_ptr() as usize);
-    let start = spans.nth(at).unwrap_or(0);
-    let last_word = text[start..]
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .nth(len.saturating_sub(1))
-        .map_or(start, |word| word.as_ptr() as usize - text.as_ptr() as usize + word.len());
-    let end = last_word.max(start);
+    let spans: Vec<(usize, usize)> = word_spans(text).skip(at).take(len.max(1)).collect();
+    let start = spans.first().map_or(0, |&(start, _)| start);
+    let end = spans.last().map_or(start, |&(_, end)| end);
     let (context, match_start, match_len) = snippet(text, start, end);
     let source = source.then(|| HitSource { text: Arc::from(text), start, end });
     Snippet { entry, zone, context, match_start, match_len, source }
