@@ -216,6 +216,12 @@ impl Parsed {
         self.clauses.is_empty() && self.filters.is_empty() && self.regex.is_none()
     }
 
+    /// Whether a session that holds the clauses `found` (by their index) matches: it holds every
+    /// clause, and none negated.
+    pub fn holds(&self, found: &[bool]) -> bool {
+        self.clauses.iter().zip(found).all(|(clause, &found)| found != clause.negated)
+    }
+
     /// A tally of which clauses the texts of one session hold.
     pub fn matching(&self) -> Matching<'_> {
         Matching { parsed: self, found: vec![false; self.clauses.len()] }
@@ -381,7 +387,7 @@ impl Matching<'_> {
 
     /// Whether the session matches: it holds every clause, and none negated.
     pub fn matches(&self) -> bool {
-        self.parsed.clauses.iter().zip(&self.found).all(|(clause, &found)| found != clause.negated)
+        self.parsed.holds(&self.found)
     }
 }
 

@@ -146,7 +146,7 @@ pub fn unit_stats(corpus: &Corpus, graph: &Graph, parsed: &Parsed, snippets: usi
     }
     let mut stats = UnitStats::default();
     for (at, counting) in per_session.into_iter().enumerate() {
-        let holds_all = parsed.clauses.iter().zip(&counting.found).all(|(clause, &found)| found != clause.negated);
+        let holds_all = parsed.holds(&counting.found);
         let passes = holds_all && counting.passes_model_filters(parsed);
         stats.holding.push(counting.found);
         if passes {
