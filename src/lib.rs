@@ -16,6 +16,12 @@ pub mod views;
 pub mod wire;
 pub mod worker;
 
+/// Every module of the app (the page, its workers and its render module) counts its heap's live
+/// bytes, for the memory tests and the workers' debug messages.
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: platform::heap::Counting = platform::heap::Counting;
+
 /// Replaces the static skeleton of `index.html` with the app.
 pub fn mount() {
     platform::crash::install();

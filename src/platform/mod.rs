@@ -2,7 +2,7 @@
 //! the page's clock, files (read whole, in
 //! slices, or as byte streams) and file or folder handles (with typed errors for what the browser
 //! refuses), storage, the address bar, crypto, downloads, the dialog of a page that panicked, the
-//! files an installed app is launched with, the page itself, and what the page says of itself for
+//! files an installed app is launched with, the heap's live bytes, the page itself, and what the page says of itself for
 //! the tests to wait on (`probe`). The layers above use the browser
 //! through these, or through `web_sys` for what is theirs alone (a view's DOM, a worker's
 //! messages).
@@ -16,6 +16,7 @@ pub mod download;
 pub mod errors;
 pub mod files;
 pub mod handles;
+pub mod heap;
 pub mod launch;
 pub mod page;
 pub mod probe;

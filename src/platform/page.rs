@@ -54,6 +54,13 @@ pub fn page_memory_bytes() -> f64 {
         .map_or(0.0, |memory| memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as f64)
 }
 
+/// Bytes the page's heap holds now (`heap::live_bytes`): what the memory test asks to come back
+/// down once a session is let go, which the memory's size cannot say.
+#[wasm_bindgen(js_name = pageHeapBytes)]
+pub fn page_heap_bytes() -> f64 {
+    super::heap::live_bytes() as f64
+}
+
 /// Calls `on_change` with whether the tab is hidden each time it is hidden or shown again, for
 /// the page's life.
 pub fn on_visibility_change(on_change: impl Fn(bool) + 'static) {
