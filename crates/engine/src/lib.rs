@@ -42,6 +42,7 @@ pub mod span;
 pub mod summary;
 pub mod trigrams;
 pub mod units;
+pub mod word_index;
 
 pub use load::Loader;
 pub use model::Corpus;

@@ -19,6 +19,7 @@ use crate::query::{Filter, Flag, Parsed, Role, Term, word_spans, words};
 use std::sync::Arc;
 
 use crate::search::{Field, HitSource, each_decoded_text, snippet};
+use crate::word_index::SessionWords;
 
 /// Where in a session words are, for their weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,10 +34,12 @@ pub enum Zone {
     Tool,
 }
 
-const ZONES: usize = 4;
+/// How many zones there are.
+pub const ZONES: usize = 4;
 
 impl Zone {
-    fn index(self) -> usize {
+    /// Its place in a session's counts per zone.
+    pub fn index(self) -> usize {
         self as usize
     }
 
@@ -114,36 +117,18 @@ pub struct UnitStats {
 /// `file:` and `role:` are checked here.
 pub fn unit_stats(corpus: &Corpus, graph: &Graph, parsed: &Parsed, snippets: usize, sources: bool) -> UnitStats {
     let clauses = parsed.clauses.len();
-    let roles: Vec<Role> = parsed
-        .filters
-        .iter()
-        .filter(|f| !f.negated)
-        .filter_map(|f| match f.filter {
-            Filter::Role(role) => Some(role),
-            _ => None,
-        })
-        .collect();
+    let roles = roles_of(parsed);
     let mut per_session: Vec<Counting> = (0..graph.sessions.len()).map(|_| Counting::new(clauses, sources)).collect();
-    for (at, session) in graph.sessions.iter().enumerate() {
-        let counting = &mut per_session[at];
-        counting.add(parsed, &roles, Zone::Title, EntryId::NONE, &session.title, snippets);
-    }
-    for (e, entry) in corpus.entries.iter().enumerate() {
-        let id = EntryId::new(e);
-        let Some(at) = graph.conversation_of(id).map(|c| c.session.index()) else { continue };
-        let Some(counting) = per_session.get_mut(at) else { continue };
-        let first_prompt = graph.sessions[at].first_prompt == id;
-        each_decoded_text(corpus, entry, |field, text| {
-            if field == Field::ToolName {
-                counting.tools.push(text.to_owned());
-            }
-            if field == Field::ToolInput {
-                counting.inputs_with_paths(text, &parsed.filters);
-            }
-            let zone = Zone::of(entry.kind, field, first_prompt);
-            counting.add(parsed, &roles, zone, id, text, snippets);
-        });
-    }
+    each_zoned_text(corpus, graph, |at, zone, entry, field, text| {
+        let Some(counting) = per_session.get_mut(at) else { return };
+        if field == Some(Field::ToolName) {
+            counting.tools.push(text.to_owned());
+        }
+        if field == Some(Field::ToolInput) {
+            counting.inputs_with_paths(text, &parsed.filters);
+        }
+        counting.add(parsed, &roles, zone, entry, text, snippets);
+    });
     let mut stats = UnitStats::default();
     for (at, counting) in per_session.into_iter().enumerate() {
         let holds_all = parsed.holds(&counting.found);
@@ -161,6 +146,80 @@ pub fn unit_stats(corpus: &Corpus, graph: &Graph, parsed: &Parsed, snippets: usi
         }
     }
     stats
+}
+
+/// The roles `role:` filters ask for (none: every zone).
+fn roles_of(parsed: &Parsed) -> Vec<Role> {
+    parsed
+        .filters
+        .iter()
+        .filter(|f| !f.negated)
+        .filter_map(|f| match f.filter {
+            Filter::Role(role) => Some(role),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Calls `each(session, zone, entry, field, text)` for every text of a unit's sessions, as ranked
+/// search weighs them: each session's title first (`EntryId::NONE`, no field), then each entry's
+/// texts ([`each_decoded_text`]) with the zone of its kind and field. `session` is the session's
+/// index in the graph. The one walk both [`unit_stats`] and the word index
+/// ([`crate::word_index`]) count, so that both count the same words in the same zones.
+pub fn each_zoned_text(
+    corpus: &Corpus,
+    graph: &Graph,
+    mut each: impl FnMut(usize, Zone, EntryId, Option<Field>, &str),
+) {
+    for (at, session) in graph.sessions.iter().enumerate() {
+        each(at, Zone::Title, EntryId::NONE, None, &session.title);
+    }
+    for (e, entry) in corpus.entries.iter().enumerate() {
+        let id = EntryId::new(e);
+        let Some(at) = graph.conversation_of(id).map(|c| c.session.index()) else { continue };
+        let first_prompt = graph.sessions.get(at).is_some_and(|session| session.first_prompt == id);
+        each_decoded_text(corpus, entry, |field, text| {
+            each(at, Zone::of(entry.kind, field, first_prompt), id, Some(field), text);
+        });
+    }
+}
+
+/// A session's counts for `parsed` from its word index, as [`unit_stats`] counts them from its
+/// texts (without snippets): which clauses it holds, and its counts if it holds them all and
+/// passes `tool:`. Only for a query the index [`answers`](crate::word_index::answers).
+pub fn indexed_stats(words: &SessionWords<'_>, session: SessionId, parsed: &Parsed) -> (Vec<bool>, Option<SessionStats>) {
+    let roles = roles_of(parsed);
+    let zones = [Zone::Title, Zone::Prompt, Zone::Answer, Zone::Tool];
+    let allowed: Vec<bool> =
+        zones.iter().map(|&zone| roles.is_empty() || roles.iter().any(|&role| zone.has_role(role))).collect();
+    let mut found = vec![false; parsed.clauses.len()];
+    let mut frequencies = vec![[0u32; ZONES]; parsed.clauses.len()];
+    for (c, clause) in parsed.clauses.iter().enumerate() {
+        for term in &clause.any_of {
+            let Term::Word(word) = term else { continue };
+            let counts = words.frequencies(word);
+            for (z, &count) in counts.iter().enumerate() {
+                if count == 0 || !allowed[z] {
+                    continue;
+                }
+                found[c] = true;
+                if !clause.negated {
+                    frequencies[c][z] += count;
+                }
+            }
+        }
+    }
+    let tools_pass = parsed.filters.iter().all(|clause| match &clause.filter {
+        Filter::Tool(tool) => words.has_tool(tool) != clause.negated,
+        _ => true,
+    });
+    let matched = (parsed.holds(&found) && tools_pass).then(|| SessionStats {
+        session,
+        frequencies,
+        lengths: words.lengths,
+        snippets: Vec::new(),
+    });
+    (found, matched)
 }
 
 /// One session's counts while its texts are read.

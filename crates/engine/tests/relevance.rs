@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::query::Parsed;
-use sessionscope_engine::rank::{Collection, unit_stats};
+use sessionscope_engine::dag::SessionId;
+use sessionscope_engine::rank::{Collection, indexed_stats, unit_stats};
+use sessionscope_engine::word_index::{UnitWords, answers};
 use sessionscope_engine::search::Query;
 
 /// A session: id, first prompt, answer, tool call (name, input, result), second prompt, answer.
@@ -417,4 +419,43 @@ fn snippets_mark_the_words_found_best_zone_first() {
         .collect();
     assert!(marked.iter().all(|m| ["glyph", "heap"].contains(&m.to_lowercase().as_str())), "{marked:?}");
     assert!(session.snippets.windows(2).all(|w| w[0].zone as usize <= w[1].zone as usize));
+}
+
+#[test]
+fn the_word_index_counts_what_reading_the_texts_counts() {
+    let made = sessions();
+    let mut loader = Loader::new();
+    for session in &made {
+        loader.add_vec(&format!("-home-dev-{0}/{0}.jsonl", session.id), log(session).into_bytes());
+    }
+    let corpus = loader.finish();
+    let graph = Graph::build(&corpus);
+    // As the cache gives it back: from its bytes.
+    let index = UnitWords::from_bytes(UnitWords::of(&corpus, &graph).as_bytes().to_vec()).expect("its own bytes read");
+    let indexed = index.sessions();
+    assert_eq!(indexed.len(), graph.sessions.len());
+    let mut answered = 0;
+    for (query, _) in QUERIES {
+        let parsed = Parsed::parse(query, 0).unwrap_or_else(|error| panic!("{query}: {error}"));
+        if !answers(&parsed) {
+            continue;
+        }
+        answered += 1;
+        let read = unit_stats(&corpus, &graph, &parsed, 0, false);
+        for (at, words) in indexed.iter().enumerate() {
+            assert_eq!(words.session_id, graph.sessions[at].id);
+            let (holding, matched) = indexed_stats(words, SessionId::new(at), &parsed);
+            assert_eq!(holding, read.holding[at], "`{query}`, {}", words.session_id);
+            let from_text = read.matched.iter().find(|stats| stats.session.index() == at);
+            assert_eq!(
+                matched.as_ref().map(|stats| (&stats.frequencies, stats.lengths)),
+                from_text.map(|stats| (&stats.frequencies, stats.lengths)),
+                "`{query}`, {}",
+                words.session_id
+            );
+        }
+    }
+    // Most of the set is words and filters the index answers; phrases, prefixes and `file:` read.
+    println!("answered {answered}");
+    assert!(answered >= 30, "{answered} of {} queries answered by the index", QUERIES.len());
 }

@@ -1,0 +1,420 @@
+//! The inverted index of a unit's words (issue 52): for each session of a unit, every word it
+//! holds with its count in each of ranked search's zones ([`crate::rank::Zone`]), the words in
+//! each zone, and the tools it called. It is made from the model the index pass reads anyway (no
+//! second read of the files), kept in the cache beside the unit's trigram set, and lets a ranked
+//! search score a session without opening its files ([`crate::rank::indexed_stats`]).
+//!
+//! A word is kept as a 32-bit hash of its text, never the text: the cache keeps no message text
+//! beyond a session's title and first prompt. Two words of one session may share a hash (about
+//! one chance in 400,000 for a session of 10,000 words); a search then counts the other word's
+//! occurrences, and only the snippets, which are read from the files, show the difference. Words
+//! longer than [`MAX_WORD_BYTES`] (hashes, encoded blobs) are not kept; a query that asks for one
+//! reads the files instead ([`answers`]).
+//!
+//! The bytes are read in place, never decoded whole: a session's words are a sorted list of
+//! hashes in blocks of [`BLOCK`], with a directory of each block's first hash, so that looking a
+//! word up reads one block. Every read is checked: damaged bytes answer nothing, never panic.
+//!
+//! ```text
+//! unit:     varint sessions, then each session
+//! session:  varint id length, id, 4 varint zone lengths, varint tools, each (varint length, name),
+//!           varint words, varint postings' bytes, the directory (per block: u32 first hash,
+//!           u32 offset of the block in the postings, little-endian), the postings
+//! posting:  varint hash delta from the last (0 for a block's first), u8 zone mask, a varint
+//!           count for each zone in the mask
+//! ```
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::dag::Graph;
+use crate::model::Corpus;
+use crate::query::{Parsed, Term, words};
+use crate::rank::{ZONES, each_zoned_text};
+use crate::search::Field;
+
+/// Words longer than this are not kept.
+pub const MAX_WORD_BYTES: usize = 64;
+
+/// Words a block of the postings holds.
+const BLOCK: usize = 64;
+
+/// A unit's word index.
+#[derive(Clone)]
+pub struct UnitWords {
+    bytes: Bytes,
+}
+
+/// Its bytes: its own, or a part of bytes it shares with other units' (a cache file read once).
+#[derive(Clone)]
+enum Bytes {
+    Owned(Vec<u8>),
+    Shared(Arc<dyn AsRef<[u8]> + Send + Sync>, Range<usize>),
+}
+
+impl std::fmt::Debug for UnitWords {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "UnitWords({} bytes)", self.as_bytes().len())
+    }
+}
+
+/// One session's part of a [`UnitWords`], read in place.
+#[derive(Clone, Debug)]
+pub struct SessionWords<'a> {
+    pub session_id: &'a str,
+    /// Words in each zone.
+    pub lengths: [u32; ZONES],
+    tools: Vec<&'a str>,
+    words: usize,
+    directory: &'a [u8],
+    postings: &'a [u8],
+}
+
+/// The hash a word is kept by: FNV-1a's 64 bits, folded.
+pub fn word_hash(word: &str) -> u32 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in word.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    (hash ^ (hash >> 32)) as u32
+}
+
+/// Whether a unit's index answers `parsed` as reading its files would: every term is a word
+/// short enough to be kept, and no filter needs the texts (`file:` looks into tool inputs).
+pub fn answers(parsed: &Parsed) -> bool {
+    let terms_kept = parsed.clauses.iter().flat_map(|clause| &clause.any_of).all(|term| match term {
+        Term::Word(word) => word.len() <= MAX_WORD_BYTES,
+        Term::Prefix(_) | Term::Phrase(_) => false,
+    });
+    let filters_kept = parsed.filters.iter().all(|clause| !matches!(clause.filter, crate::query::Filter::File(_)));
+    terms_kept && filters_kept && parsed.regex.is_none()
+}
+
+/// What one session holds while its index is made.
+#[derive(Default)]
+struct Building {
+    lengths: [u32; ZONES],
+    tools: Vec<String>,
+    counts: HashMap<u32, [u32; ZONES]>,
+}
+
+impl UnitWords {
+    /// The index of a unit's sessions, from its model, in the graph's order of sessions.
+    pub fn of(corpus: &Corpus, graph: &Graph) -> UnitWords {
+        let mut sessions: Vec<Building> = graph.sessions.iter().map(|_| Building::default()).collect();
+        each_zoned_text(corpus, graph, |at, zone, _entry, field, text| {
+            let Some(session) = sessions.get_mut(at) else { return };
+            if field == Some(Field::ToolName) {
+                let name = text.to_lowercase();
+                if !session.tools.contains(&name) {
+                    session.tools.push(name);
+                }
+            }
+            let z = zone.index();
+            for word in words(text) {
+                session.lengths[z] += 1;
+                if word.len() <= MAX_WORD_BYTES {
+                    session.counts.entry(word_hash(&word)).or_default()[z] += 1;
+                }
+            }
+        });
+        let mut out = Vec::new();
+        put_varint(&mut out, sessions.len() as u64);
+        for (session, building) in graph.sessions.iter().zip(sessions) {
+            put_str(&mut out, &session.id);
+            for length in building.lengths {
+                put_varint(&mut out, u64::from(length));
+            }
+            put_varint(&mut out, building.tools.len() as u64);
+            for tool in &building.tools {
+                put_str(&mut out, tool);
+            }
+            let mut counts: Vec<(u32, [u32; ZONES])> = building.counts.into_iter().collect();
+            counts.sort_unstable_by_key(|(hash, _)| *hash);
+            let mut directory = Vec::new();
+            let mut postings = Vec::new();
+            for block in counts.chunks(BLOCK) {
+                let first = block.first().map_or(0, |(hash, _)| *hash);
+                directory.extend_from_slice(&first.to_le_bytes());
+                directory.extend_from_slice(&(postings.len() as u32).to_le_bytes());
+                let mut last = first;
+                for (hash, counts) in block {
+                    put_varint(&mut postings, u64::from(hash - last));
+                    last = *hash;
+                    let mask = counts.iter().enumerate().fold(0u8, |mask, (z, &n)| mask | (u8::from(n > 0) << z));
+                    postings.push(mask);
+                    for &n in counts.iter().filter(|&&n| n > 0) {
+                        put_varint(&mut postings, u64::from(n));
+                    }
+                }
+            }
+            put_varint(&mut out, counts.len() as u64);
+            put_varint(&mut out, postings.len() as u64);
+            out.extend_from_slice(&directory);
+            out.extend_from_slice(&postings);
+        }
+        UnitWords { bytes: Bytes::Owned(out) }
+    }
+
+    /// An index of `bytes` as [`UnitWords::as_bytes`] gives them; `None` when they do not read
+    /// as one to the end.
+    pub fn from_bytes(bytes: Vec<u8>) -> Option<UnitWords> {
+        let words = UnitWords { bytes: Bytes::Owned(bytes) };
+        words.valid().then_some(words)
+    }
+
+    /// The index in `range` of bytes shared with other units' indexes, not copied; `None` when
+    /// the range is outside them or does not read as an index.
+    pub fn shared(bytes: Arc<dyn AsRef<[u8]> + Send + Sync>, range: Range<usize>) -> Option<UnitWords> {
+        let inside = (*bytes).as_ref().get(range.clone()).is_some();
+        let words = UnitWords { bytes: Bytes::Shared(bytes, range) };
+        (inside && words.valid()).then_some(words)
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.bytes {
+            Bytes::Owned(bytes) => bytes,
+            Bytes::Shared(bytes, range) => (**bytes).as_ref().get(range.clone()).unwrap_or_default(),
+        }
+    }
+
+    /// Whether the bytes read as an index to their end, every posting included.
+    fn valid(&self) -> bool {
+        let mut reader = Reader { rest: self.as_bytes() };
+        let Some(count) = reader.varint() else { return false };
+        for _ in 0..count {
+            let Some(session) = reader.session() else { return false };
+            if !session.postings_valid() {
+                return false;
+            }
+        }
+        reader.rest.is_empty()
+    }
+
+    /// Its sessions, in the graph's order (none past damaged bytes).
+    pub fn sessions(&self) -> Vec<SessionWords<'_>> {
+        let mut reader = Reader { rest: self.as_bytes() };
+        let count = reader.varint().unwrap_or(0);
+        let mut sessions = Vec::new();
+        for _ in 0..count {
+            let Some(session) = reader.session() else { break };
+            sessions.push(session);
+        }
+        sessions
+    }
+}
+
+impl SessionWords<'_> {
+    /// How many times `word` (as [`words`] cuts and lowercases it) is in each zone.
+    pub fn frequencies(&self, word: &str) -> [u32; ZONES] {
+        if word.len() > MAX_WORD_BYTES {
+            return [0; ZONES];
+        }
+        let hash = word_hash(word);
+        let blocks = self.words.div_ceil(BLOCK);
+        let first_of = |block: usize| -> Option<(u32, usize)> {
+            let entry = self.directory.get(block * 8..block * 8 + 8)?;
+            let first = u32::from_le_bytes(entry.get(..4)?.try_into().ok()?);
+            let offset = u32::from_le_bytes(entry.get(4..)?.try_into().ok()?) as usize;
+            Some((first, offset))
+        };
+        // The last block whose first hash is at most the word's.
+        let (mut low, mut high) = (0, blocks);
+        while low < high {
+            let middle = (low + high) / 2;
+            match first_of(middle) {
+                Some((first, _)) if first <= hash => low = middle + 1,
+                Some(_) => high = middle,
+                None => return [0; ZONES],
+            }
+        }
+        let Some(block) = low.checked_sub(1) else { return [0; ZONES] };
+        let Some((first, offset)) = first_of(block) else { return [0; ZONES] };
+        let in_block = BLOCK.min(self.words.saturating_sub(block * BLOCK));
+        let mut reader = Reader { rest: self.postings.get(offset..).unwrap_or_default() };
+        let mut last = first;
+        for _ in 0..in_block {
+            let Some((delta, counts)) = reader.posting() else { break };
+            last = last.wrapping_add(delta);
+            if last == hash {
+                return counts;
+            }
+            if last > hash {
+                break;
+            }
+        }
+        [0; ZONES]
+    }
+
+    /// Whether the session called a tool of this name (any case).
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.tools.iter().any(|tool| tool.eq_ignore_ascii_case(name))
+    }
+
+    /// The words it holds (distinct).
+    pub fn distinct_words(&self) -> usize {
+        self.words
+    }
+
+    fn postings_valid(&self) -> bool {
+        let mut reader = Reader { rest: self.postings };
+        for block in 0..self.words.div_ceil(BLOCK) {
+            let offset = self.directory.get(block * 8 + 4..block * 8 + 8).and_then(|b| b.try_into().ok());
+            if offset.map(u32::from_le_bytes) != Some((self.postings.len() - reader.rest.len()) as u32) {
+                return false;
+            }
+            for _ in 0..BLOCK.min(self.words - block * BLOCK) {
+                if reader.posting().is_none() {
+                    return false;
+                }
+            }
+        }
+        reader.rest.is_empty()
+    }
+}
+
+/// Reads an index's bytes, each step checked.
+struct Reader<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn varint(&mut self) -> Option<u64> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let (&byte, rest) = self.rest.split_first()?;
+            self.rest = rest;
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Some(value);
+            }
+        }
+        None
+    }
+
+    fn take(&mut self, len: usize) -> Option<&'a [u8]> {
+        let (taken, rest) = (self.rest.get(..len)?, self.rest.get(len..)?);
+        self.rest = rest;
+        Some(taken)
+    }
+
+    fn str(&mut self) -> Option<&'a str> {
+        let len = usize::try_from(self.varint()?).ok()?;
+        std::str::from_utf8(self.take(len)?).ok()
+    }
+
+    fn session(&mut self) -> Option<SessionWords<'a>> {
+        let session_id = self.str()?;
+        let mut lengths = [0; ZONES];
+        for length in &mut lengths {
+            *length = u32::try_from(self.varint()?).ok()?;
+        }
+        let tools_count = self.varint()?;
+        let mut tools = Vec::new();
+        for _ in 0..tools_count {
+            tools.push(self.str()?);
+        }
+        let words = usize::try_from(self.varint()?).ok()?;
+        let postings_len = usize::try_from(self.varint()?).ok()?;
+        let directory = self.take(words.div_ceil(BLOCK).checked_mul(8)?)?;
+        let postings = self.take(postings_len)?;
+        Some(SessionWords { session_id, lengths, tools, words, directory, postings })
+    }
+
+    /// A posting's hash delta and counts per zone.
+    fn posting(&mut self) -> Option<(u32, [u32; ZONES])> {
+        let delta = u32::try_from(self.varint()?).ok()?;
+        let (&mask, rest) = self.rest.split_first()?;
+        self.rest = rest;
+        let mut counts = [0; ZONES];
+        for (z, count) in counts.iter_mut().enumerate() {
+            if mask & (1 << z) != 0 {
+                *count = u32::try_from(self.varint()?).ok()?;
+            }
+        }
+        Some((delta, counts))
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        if value == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+fn put_str(out: &mut Vec<u8>, text: &str) {
+    put_varint(out, text.len() as u64);
+    out.extend_from_slice(text.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Loader;
+
+    /// A session whose prompt, answer and tool call say words in known numbers; its 200 words
+    /// make several blocks.
+    fn unit() -> UnitWords {
+        let many: Vec<String> = (0..200).map(|n| format!("word{n}")).collect();
+        let lines = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"Kettle kettle boils"}}"#.to_owned(),
+            format!(
+                r#"{{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s1","timestamp":"2026-01-01T00:00:01Z","message":{{"id":"m1","role":"assistant","content":[{{"type":"text","text":"The kettle {}"}},{{"type":"tool_use","id":"t1","name":"Bash","input":{{"command":"ls kettle"}}}}]}}}}"#,
+                many.join(" ")
+            ),
+        ];
+        let mut loader = Loader::new();
+        loader.add_vec("-home-dev-x/s1.jsonl", lines.join("\n").into_bytes());
+        let corpus = loader.finish();
+        let graph = Graph::build(&corpus);
+        UnitWords::of(&corpus, &graph)
+    }
+
+    #[test]
+    fn a_session_s_words_are_counted_by_zone() {
+        let index = unit();
+        let sessions = index.sessions();
+        let [session] = sessions.as_slice() else { panic!("{sessions:?}") };
+        assert_eq!(session.session_id, "s1");
+        let kettle = session.frequencies("kettle");
+        // Twice in the first prompt and twice in the title made of it; once in the answer;
+        // once in the tool's input.
+        assert_eq!(kettle[0], 4, "{kettle:?}");
+        assert_eq!(kettle[2], 1, "{kettle:?}");
+        assert_eq!(kettle[3], 1, "{kettle:?}");
+        for n in [0, 63, 64, 65, 127, 128, 199] {
+            assert_eq!(session.frequencies(&format!("word{n}"))[2], 1, "word{n}");
+        }
+        assert_eq!(session.frequencies("word200"), [0; ZONES]);
+        assert_eq!(session.frequencies("teapot"), [0; ZONES]);
+        assert!(session.distinct_words() > 200);
+        assert!(session.has_tool("bash") && !session.has_tool("edit"));
+    }
+
+    #[test]
+    fn damaged_bytes_are_refused_and_never_panic() {
+        let bytes = unit().as_bytes().to_vec();
+        assert!(UnitWords::from_bytes(bytes.clone()).is_some());
+        for cut in 0..bytes.len() {
+            assert!(UnitWords::from_bytes(bytes[..cut].to_vec()).is_none(), "cut at {cut}");
+        }
+        for at in 0..bytes.len() {
+            let mut flipped = bytes.clone();
+            flipped[at] ^= 0x5a;
+            // Either refused, or read to the end without a panic.
+            if let Some(index) = UnitWords::from_bytes(flipped) {
+                for session in index.sessions() {
+                    let _ = session.frequencies("kettle");
+                }
+            }
+        }
+    }
+}
