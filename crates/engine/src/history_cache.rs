@@ -1,12 +1,12 @@
 //! The index of a remembered history, kept between visits: each unit's rows and file problems,
 //! with the path, size and last-modified time of the files they were read from; and beside it,
-//! each unit's trigram set and insights.
+//! each unit's trigram set, word index and insights.
 //!
 //! Reopening a history looks each unit up by those stamps: a unit whose files are all unchanged
 //! takes its rows from here and is not read; a new or changed one is indexed again; a unit whose
 //! files are gone is not looked up and leaves with the next save. The cache holds rows (title,
 //! first prompt cut to a line, counts, models, usage, cost, file paths) and problems, never
-//! message text beyond those.
+//! message text beyond those (the word indexes hold hashes of words, not words).
 
 use std::collections::HashMap;
 
@@ -16,6 +16,7 @@ use crate::history::{FileProblem, SessionRow};
 use crate::insights::UnitInsights;
 use crate::small_json;
 use crate::trigrams::TrigramSet;
+use crate::word_index::UnitWords;
 
 /// Bumped whenever a row's meaning or the cache's shape changes: an older cache is dropped.
 /// (3: Gemini CLI, Qwen Code and GitHub Copilot CLI sessions are read, which older versions
@@ -157,6 +158,39 @@ pub fn decode_trigrams_shared(bytes: std::sync::Arc<dyn AsRef<[u8]> + Send + Syn
         .map(|(files, part)| {
             let at = part.as_ptr() as usize - start;
             Some(CachedTrigrams { files, set: TrigramSet::shared(std::sync::Arc::clone(&bytes), at..at + part.len())? })
+        })
+        .collect()
+}
+
+/// The word indexes of a remembered history's units ([`crate::word_index`]), each with the
+/// stamps of the files it was made of: kept apart from the index, as the trigram sets are, and
+/// written when a whole index pass ends. An index whose files changed since is not used.
+pub struct CachedWords {
+    pub files: Vec<FileStamp>,
+    pub words: UnitWords,
+}
+
+/// The first bytes of [`write_words`]' output.
+const WORDS_MAGIC: &[u8; 4] = b"SSWI";
+
+/// The word indexes, written to `out` unit by unit.
+pub fn write_words<'a>(
+    out: &mut impl std::io::Write,
+    units: impl IntoIterator<Item = (&'a [FileStamp], &'a UnitWords)>,
+) -> std::io::Result<()> {
+    write_parts(out, WORDS_MAGIC, units.into_iter().map(|(files, words)| (files, words.as_bytes())))
+}
+
+/// The word indexes of [`write_words`]' bytes, each a part of `bytes` rather than a copy; `None`
+/// for another version or bytes that are not such indexes (never trusted in part).
+pub fn decode_words_shared(bytes: std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>) -> Option<Vec<CachedWords>> {
+    let all = (*bytes).as_ref();
+    let start = all.as_ptr() as usize;
+    decode_parts(WORDS_MAGIC, all)?
+        .into_iter()
+        .map(|(files, part)| {
+            let at = part.as_ptr() as usize - start;
+            Some(CachedWords { files, words: UnitWords::shared(std::sync::Arc::clone(&bytes), at..at + part.len())? })
         })
         .collect()
 }

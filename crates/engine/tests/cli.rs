@@ -573,6 +573,18 @@ fn search_ranks_the_sessions_that_hold_the_words_in_any_order() {
     assert_eq!(found["total"], 1, "{found}");
     assert!(found["hits"].is_array(), "{found}");
 
+    // Words the remembered word indexes answer: only the session shown is read, for its snippets;
+    // without the cache (no trigram sets, no word indexes) all three are read.
+    let units_read = |flags: &[&str]| {
+        let out = common::sessionscope()
+            .env("SESSIONSCOPE_CACHE_DIR", &cache)
+            .args([&["search", "--json", "login", "--limit=1"], flags, &[folder]].concat())
+            .output()
+            .expect("the command line runs");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("--json prints JSON")["units_read"].as_u64()
+    };
+    assert_eq!((units_read(&[]), units_read(&["--no-cache"])), (Some(1), Some(3)));
+
     // The text: each session's line with its rank, its snippets, then the count.
     let out = run(&["search", "--no-cache", "login test", folder]);
     let printed = text(&out.stdout);

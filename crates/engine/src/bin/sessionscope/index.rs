@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 use sessionscope_engine::Loader;
+use sessionscope_engine::word_index::UnitWords;
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::history::{
     FileProblem, SessionRow, Totals, Unit, UnitIndex, group_into_units, index_unit, needs_hint, title_sources,
@@ -236,11 +237,13 @@ pub struct UnitRead {
     pub titles: Vec<(String, String)>,
     pub insights: Option<UnitInsights>,
     pub set: Option<TrigramSet>,
+    /// Its word index, made with its trigram set (ranked search asks it).
+    pub words: Option<UnitWords>,
 }
 
 /// Reads one unit's files and indexes them; a file that cannot be read is a problem, the rest
 /// of the unit is still read. With `insights` and `trigrams`, the unit's insights and the trigram
-/// set of its searched text are made from the model its index builds.
+/// set and word index of its searched text are made from the model its index builds.
 pub fn read_unit<'a>(
     files: impl Iterator<Item = &'a (PathBuf, String)>,
     folder: &str,
@@ -265,8 +268,9 @@ pub fn read_unit<'a>(
     index.problems.extend(unreadable);
     let insights = insights.then(|| UnitInsights::of(&corpus, &graph, &index.rows));
     let set = trigrams.then(|| trigrams_of(&corpus, bytes_read));
+    let words = trigrams.then(|| UnitWords::of(&corpus, &graph));
     let titles = title_sources(&corpus, &graph);
-    UnitRead { index, titles, insights, set }
+    UnitRead { index, titles, insights, set, words }
 }
 
 fn first_bytes(path: &PathBuf) -> Option<Vec<u8>> {

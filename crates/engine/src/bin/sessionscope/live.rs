@@ -1,5 +1,5 @@
-//! A history kept in memory between questions: each session unit's rows, insights and trigram
-//! set. A refresh takes the units whose files are unchanged from memory, or on the first refresh
+//! A history kept in memory between questions: each session unit's rows, insights, trigram
+//! set and word index. A refresh takes the units whose files are unchanged from memory, or on the first refresh
 //! from the [`Store`] (what the last run remembered), and reads the units that are new or whose
 //! files changed (by size and modification time) for their rows only, as `index` does; the sets
 //! and insights a question needs are made when it asks ([`Live::fill`]), and then remembered. `sessionscope mcp` keeps one for its whole run, `sessionscope search`
@@ -16,6 +16,7 @@ use sessionscope_engine::history::{FileProblem, SessionRow};
 use sessionscope_engine::history_cache::{CachedUnit, FileStamp};
 use sessionscope_engine::insights::UnitInsights;
 use sessionscope_engine::trigrams::TrigramSet;
+use sessionscope_engine::word_index::UnitWords;
 
 use crate::index::{UnitRead, group, parallel_map, read_unit};
 use crate::store::{Remembered, Store, ToKeep, stamp};
@@ -36,6 +37,8 @@ pub struct Unit {
     /// Its insights and trigram set, once made ([`Live::fill`]) or taken from the store.
     pub insights: Option<UnitInsights>,
     pub set: Option<TrigramSet>,
+    /// Its word index, made with its trigram set.
+    pub words: Option<UnitWords>,
     problems: Vec<FileProblem>,
     /// The whole lines its rows' titles were cut from, by session id: read with the rows, or
     /// when first needed for a unit the store gave ([`Unit::title_source`]).
@@ -54,6 +57,7 @@ impl Unit {
             rows_known: false,
             insights: None,
             set: None,
+            words: None,
             problems: Vec::new(),
             titles: OnceLock::new(),
         }
@@ -66,6 +70,7 @@ impl Unit {
             rows_known: true,
             insights: read.insights.or(self.insights),
             set: read.set.or(self.set),
+            words: read.words.or(self.words),
             problems: read.index.problems,
             titles: OnceLock::from(read.titles.into_iter().collect::<HashMap<_, _>>()),
             ..self
@@ -85,9 +90,9 @@ impl Unit {
         titles.get(&row.session_id).map_or(&row.title, String::as_str)
     }
 
-    /// Whether it lacks its trigram set (`sets`) or insights (`insights`).
+    /// Whether it lacks its trigram set or word index (`sets`) or insights (`insights`).
     fn lacks(&self, sets: bool, insights: bool) -> bool {
-        (sets && self.set.is_none()) || (insights && self.insights.is_none())
+        (sets && (self.set.is_none() || self.words.is_none())) || (insights && self.insights.is_none())
     }
 
     /// The unit's last activity: its newest session's end (else start).
@@ -256,6 +261,7 @@ impl Live {
                     rows_known: true,
                     insights: remembered.insights.remove(all),
                     set: remembered.sets.remove(all),
+                    words: remembered.words.remove(all),
                     problems: cached.problems.clone(),
                     ..Unit::listed(unit.key.clone(), unit.folder.clone(), files, stamps)
                 })));
@@ -368,7 +374,7 @@ impl Live {
                     rows: unit.rows.clone(),
                     problems: unit.problems.clone(),
                 };
-                Some(ToKeep { unit: cached, set: unit.set.as_ref(), insights })
+                Some(ToKeep { unit: cached, set: unit.set.as_ref(), words: unit.words.as_ref(), insights })
             })
             .collect();
         if let Err(error) = store.save(&keep) {
@@ -408,14 +414,16 @@ pub fn make(units: &[Arc<Unit>], sets: bool, insights: bool) -> Vec<(Arc<Unit>, 
     let read = parallel_map(units, |unit| {
         let bytes = unit.stamps.iter().flatten().map(|stamp| stamp.size).sum();
         let _held = budget.take(bytes);
-        read_unit(unit.files.iter(), &unit.folder, insights || unit.insights.is_some(), sets || unit.set.is_some())
+        let has_sets = unit.set.is_some() && unit.words.is_some();
+        read_unit(unit.files.iter(), &unit.folder, insights || unit.insights.is_some(), sets || has_sets)
     });
     units
         .iter()
         .zip(read)
         .map(|(was, read)| {
             let listed = Unit::listed(was.key.clone(), was.folder.clone(), was.files.clone(), was.stamps.clone());
-            let unit = Unit { insights: was.insights.clone(), set: was.set.clone(), ..listed }.read(read);
+            let unit =
+                Unit { insights: was.insights.clone(), set: was.set.clone(), words: was.words.clone(), ..listed }.read(read);
             (Arc::clone(was), unit)
         })
         .collect()

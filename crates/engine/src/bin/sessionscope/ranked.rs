@@ -3,7 +3,9 @@
 //! hold each of its clauses read on every core, its sessions that hold them all scored with
 //! BM25F ([`sessionscope_engine::rank`]), and the sessions listed best first (or newest first),
 //! each with its best snippets. A unit whose trigram set lacks every term of a clause, or none
-//! of whose rows passes the filters rows answer, is not opened.
+//! of whose rows passes the filters rows answer, is not opened. Where the query is words and
+//! filters a unit's word index answers ([`word_index::answers`]), the unit is counted from its
+//! index, unread, and only the units of the sessions shown are read, for their snippets.
 //!
 //! The collection's statistics (sessions, and those holding each clause) count the units read:
 //! a unit left unread holds none of some clause, so it counts for the sessions only.
@@ -14,9 +16,11 @@ use sessionscope_engine::dag::Graph;
 use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::marks::Marks;
 use sessionscope_engine::query::{Filter, Flag, Parsed, Term};
-use sessionscope_engine::rank::{Collection, SessionStats, Zone, row_passes, unit_stats};
+use sessionscope_engine::dag::SessionId;
+use sessionscope_engine::rank::{Collection, SessionStats, Zone, indexed_stats, row_passes, unit_stats};
 use sessionscope_engine::search::{HitSource, Query};
 use sessionscope_engine::trigrams::TrigramSet;
+use sessionscope_engine::word_index::{self, UnitWords};
 
 use crate::index::parallel_map;
 use crate::live::{Live, Unit};
@@ -90,7 +94,16 @@ fn zone_name(zone: Zone) -> &'static str {
 struct UnitRanked {
     read: bool,
     holding: Vec<Vec<bool>>,
-    found: Vec<(SessionStats, SessionRow, Vec<RankedSnippet>)>,
+    found: Vec<Found>,
+}
+
+/// A session found: its counts and row, its unit (by its place in the history), and its
+/// snippets, if its unit was read (one counted from its word index has none yet).
+struct Found {
+    stats: SessionStats,
+    row: SessionRow,
+    unit: usize,
+    snippets: Option<Vec<RankedSnippet>>,
 }
 
 /// Searches `live` for `parsed` (whose `regex` is not set), keeping `keep` sessions in `sort`'s
@@ -106,7 +119,16 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
         })
     };
     let clause_probes = probes(parsed);
-    let ranked: Vec<UnitRanked> = parallel_map(&units, |unit| {
+    let by_index = word_index::answers(parsed);
+    let numbered: Vec<(usize, &Unit)> = units.iter().copied().enumerate().collect();
+    let ranked: Vec<UnitRanked> = parallel_map(&numbered, |&(at, unit)| {
+        // A unit whose word index answers the query is counted from it, unread.
+        if by_index
+            && unit.rows_known
+            && let Some(words) = &unit.words
+        {
+            return rank_indexed(at, unit, words, parsed, &marked);
+        }
         // A unit whose set holds no clause counts its sessions that pass the filters, unread.
         if unit.rows_known
             && let Some(set) = &unit.set
@@ -116,7 +138,7 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
             let passing = unit.rows.iter().filter(|row| row_passes(parsed, row, |f| marked(row, f))).count();
             return UnitRanked { read: false, holding: vec![Vec::new(); passing], found: Vec::new() };
         }
-        rank_unit(unit, parsed, &marked, sources)
+        rank_unit(at, unit, parsed, &marked, sources)
     });
     let mut collection = Collection::default();
     let mut units_read = 0;
@@ -128,27 +150,44 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
         }
         found.extend(unit.found);
     }
-    for (stats, _, _) in &found {
-        collection.count_found(stats);
+    for found in &found {
+        collection.count_found(&found.stats);
     }
-    let mut scored: Vec<(f64, SessionRow, Vec<RankedSnippet>)> =
-        found.into_iter().map(|(stats, row, snippets)| (collection.score(&stats), row, snippets)).collect();
-    let newest = |row: &SessionRow| row.end_ms.or(row.start_ms).unwrap_or(i64::MIN);
+    let mut scored: Vec<(f64, Found)> = found.into_iter().map(|found| (collection.score(&found.stats), found)).collect();
+    let newest = |found: &Found| found.row.end_ms.or(found.row.start_ms).unwrap_or(i64::MIN);
     scored.sort_by(|a, b| {
         let by_score = b.0.total_cmp(&a.0);
         let by_time = newest(&b.1).cmp(&newest(&a.1));
-        let by_id = a.1.session_id.cmp(&b.1.session_id);
+        let by_id = a.1.row.session_id.cmp(&b.1.row.session_id);
         match sort {
             Sort::Score => by_score.then(by_time).then(by_id),
             Sort::Time => by_time.then(by_score).then(by_id),
         }
     });
     let total = scored.len();
+    scored.truncate(keep);
+    // The sessions shown that were counted from their word index are read for their snippets.
+    let mut to_read: Vec<usize> = scored.iter().filter(|(_, found)| found.snippets.is_none()).map(|(_, f)| f.unit).collect();
+    to_read.sort_unstable();
+    to_read.dedup();
+    let read: Vec<UnitRanked> = parallel_map(&to_read, |&at| rank_unit(at, units[at], parsed, &marked, sources));
+    units_read += read.len();
+    let mut snippets_of: std::collections::HashMap<(usize, String), Vec<RankedSnippet>> =
+        std::collections::HashMap::new();
+    for found in read.into_iter().flat_map(|unit| unit.found) {
+        snippets_of.insert((found.unit, found.row.session_id), found.snippets.unwrap_or_default());
+    }
     let results = scored
         .into_iter()
-        .take(keep)
         .enumerate()
-        .map(|(at, (score, row, snippets))| RankedSession {
+        .map(|(at, (score, found))| {
+            let snippets = match found.snippets {
+                Some(snippets) => snippets,
+                None => snippets_of.remove(&(found.unit, found.row.session_id.clone())).unwrap_or_default(),
+            };
+            (at, score, found.row, snippets)
+        })
+        .map(|(at, score, row, snippets)| RankedSession {
             rank: at + 1,
             score: (score * 1000.0).round() / 1000.0,
             last_ms: row.end_ms.or(row.start_ms),
@@ -162,8 +201,34 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
     Ranked { total, sessions_searched: live.units.len(), units_read, results }
 }
 
+/// Counts one unit's sessions that pass the filters from its word index, without reading it;
+/// keeps those found, without snippets.
+fn rank_indexed(
+    at: usize,
+    unit: &Unit,
+    words: &UnitWords,
+    parsed: &Parsed,
+    marked: &impl Fn(&SessionRow, &Filter) -> bool,
+) -> UnitRanked {
+    let mut holding = Vec::new();
+    let mut found = Vec::new();
+    for (index, session) in words.sessions().iter().enumerate() {
+        let Some(row) = unit.rows.iter().find(|row| row.session_id == session.session_id) else { continue };
+        if !row_passes(parsed, row, |f| marked(row, f)) {
+            continue;
+        }
+        let (holds, matched) = indexed_stats(session, SessionId::new(index), parsed);
+        holding.push(holds);
+        if let Some(stats) = matched {
+            found.push(Found { stats, row: row.clone(), unit: at, snippets: None });
+        }
+    }
+    UnitRanked { read: false, holding, found }
+}
+
 /// Reads one unit and counts its sessions that pass the filters; keeps those found.
 fn rank_unit(
+    at: usize,
     unit: &Unit,
     parsed: &Parsed,
     marked: &impl Fn(&SessionRow, &Filter) -> bool,
@@ -214,7 +279,7 @@ fn rank_unit(
                 source: snippet.source.clone(),
             })
             .collect();
-        found.push((session.clone(), (*row).clone(), snippets));
+        found.push(Found { stats: session.clone(), row: (*row).clone(), unit: at, snippets: Some(snippets) });
     }
     UnitRanked { read: true, holding, found }
 }

@@ -1,5 +1,5 @@
 //! What the command line remembers of a history between runs, as the page remembers a folder in
-//! IndexedDB: each session unit's rows and file problems, its trigram set and its insights, with
+//! IndexedDB: each session unit's rows and file problems, its trigram set, word index and insights, with
 //! the stamps (name, size, modification time) of the files they were read from, in the engine's
 //! cache formats ([`sessionscope_engine::history_cache`]). A unit whose files are unchanged is
 //! not read again; `search` skips a unit whose set cannot hold its text without opening it.
@@ -18,15 +18,18 @@ use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
 use sessionscope_engine::history_cache::{
-    CachedUnit, FileStamp, IndexCache, decode_insights, decode_trigrams_shared, write_insights_of, write_trigrams,
+    CachedUnit, FileStamp, IndexCache, decode_insights, decode_trigrams_shared, decode_words_shared, write_insights_of,
+    write_trigrams, write_words,
 };
 use sessionscope_engine::insights::UnitInsights;
 use sessionscope_engine::trigrams::TrigramSet;
+use sessionscope_engine::word_index::UnitWords;
 
 /// The files of one history's cache.
 const INDEX_FILE: &str = "index.json";
 const TRIGRAMS_FILE: &str = "trigrams.bin";
 const INSIGHTS_FILE: &str = "insights.bin";
+const WORDS_FILE: &str = "words.bin";
 /// The folders the cache is of, one per line, for a person looking in the cache folder.
 const FOLDERS_FILE: &str = "folders.txt";
 
@@ -40,6 +43,7 @@ pub struct Store {
 pub struct Remembered {
     pub index: IndexCache,
     pub sets: HashMap<Vec<FileStamp>, TrigramSet>,
+    pub words: HashMap<Vec<FileStamp>, UnitWords>,
     pub insights: HashMap<Vec<FileStamp>, UnitInsights>,
 }
 
@@ -47,6 +51,7 @@ pub struct Remembered {
 pub struct ToKeep<'a> {
     pub unit: CachedUnit,
     pub set: Option<&'a TrigramSet>,
+    pub words: Option<&'a UnitWords>,
     pub insights: Option<&'a UnitInsights>,
 }
 
@@ -87,8 +92,12 @@ impl Store {
             .and_then(decode_trigrams_shared)
             .map(|sets| sets.into_iter().map(|cached| (cached.files, cached.set)).collect())
             .unwrap_or_default();
+        let words = map(&self.dir.join(WORDS_FILE))
+            .and_then(decode_words_shared)
+            .map(|units| units.into_iter().map(|cached| (cached.files, cached.words)).collect())
+            .unwrap_or_default();
         let insights = if insights { self.insights() } else { HashMap::new() };
-        Remembered { index, sets, insights }
+        Remembered { index, sets, words, insights }
     }
 
     /// The units' insights the cache holds, by their files' stamps.
@@ -109,6 +118,9 @@ impl Store {
         self.replace(INDEX_FILE, |out| out.write_all(&index))?;
         self.replace(TRIGRAMS_FILE, |out| {
             write_trigrams(out, units.iter().filter_map(|keep| Some((keep.unit.files.as_slice(), keep.set?))))
+        })?;
+        self.replace(WORDS_FILE, |out| {
+            write_words(out, units.iter().filter_map(|keep| Some((keep.unit.files.as_slice(), keep.words?))))
         })?;
         self.replace(INSIGHTS_FILE, |out| {
             write_insights_of(out, units.iter().filter_map(|keep| Some((keep.unit.files.as_slice(), keep.insights?))))
