@@ -21,15 +21,20 @@ for row in random.sample(rows, min(50, len(rows))):
     words = re.findall(r"[A-Za-z][A-Za-z_]{3,}", row["first_prompt"])
     if words:
         queries.append((" ".join(random.sample(words, random.randint(1, min(4, len(words))))), row["first_prompt"]))
-times, first, top3 = [], 0, 0
+times, first, top3, read = [], 0, 0, []
 for query, prompt in queries:
     start = time.perf_counter()
     out = subprocess.run([binary, "search", "--json", "--limit=10", query, folder], capture_output=True, text=True, env=env)
     times.append((time.perf_counter() - start) * 1000)
-    found = [prompts.get(result["session_id"]) for result in json.loads(out.stdout)["results"]]
+    answer = json.loads(out.stdout)
+    read.append(answer["units_read"])
+    found = [prompts.get(result["session_id"]) for result in answer["results"]]
     first += found[:1] == [prompt]
     top3 += prompt in found[:3]
 times.sort()
 p95 = times[max(0, int(len(times) * 0.95) - 1)]
 print(f"{len(queries)} queries: median {statistics.median(times):.0f} ms, p95 {p95:.0f} ms, max {times[-1]:.0f} ms; "
-      f"a session of that first prompt first {first}, in the top 3 {top3}")
+      f"a session of that first prompt first {first}, in the top 3 {top3}; units read a query: median {statistics.median(read):.0f} of {len(rows)} sessions")
+cache = env["SESSIONSCOPE_CACHE_DIR"]
+sizes = {name: os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(cache) for name in names}
+print("cache: " + ", ".join(f"{name} {size / 1e6:.1f} MB" for name, size in sorted(sizes.items())))

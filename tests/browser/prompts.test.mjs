@@ -15,9 +15,12 @@ test("} and { land on each prompt in order, e on the failed call, and the ? list
   const app = await openApp(browser, server);
   const { page } = app;
   await page.getByRole("button", { name: "Open example" }).click();
-  // The example's rows, not only the tree, are there before the keys.
+  // The example's rows, not only the tree, are there before the keys, and the whole load is done
+  // (its summary shows), so that nothing redraws the tree under the focus.
   await tree(page).getByText("Conversation compacted").waitFor();
+  await page.getByRole("region", { name: "Load summary" }).waitFor();
   await tree(page).focus();
+  await page.waitForFunction(() => document.activeElement?.closest("[role=tree]") != null);
 
   await page.keyboard.press("}");
   await selected(page).filter({ hasText: "test in tinycalc fails since I switched" }).waitFor();

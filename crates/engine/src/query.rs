@@ -142,18 +142,23 @@ fn example(key: &str) -> &'static str {
     }
 }
 
-/// The words of a text as the search matches them: runs of letters and digits, lowercased.
-/// Everything else (spaces, punctuation, `_`, `-`, `/`) separates words.
+/// The words of a text as the search matches them: runs of letters, digits and `_`, lowercased,
+/// as Unicode's word boundaries cut them (UAX #29 joins `_`): an identifier such as
+/// `merge_duplicates` is one word, which its own name finds, not `merge` alone. Everything else
+/// (spaces, punctuation, `-`, `/`, `.`) separates words.
 pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     word_spans(text).map(|(start, end)| text[start..end].to_lowercase())
 }
 
 /// Where each of [`words`]' words is in `text` (byte ranges), in order.
 pub fn word_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).map(move |word| {
-        let start = word.as_ptr() as usize - text.as_ptr() as usize;
-        (start, start + word.len())
-    })
+    text.split(|c: char| !c.is_alphanumeric() && c != '_')
+        .map(|word| word.trim_matches('_'))
+        .filter(|word| !word.is_empty())
+        .map(move |word| {
+            let start = word.as_ptr() as usize - text.as_ptr() as usize;
+            (start, start + word.len())
+        })
 }
 
 impl Parsed {
@@ -446,10 +451,14 @@ mod tests {
 
     #[test]
     fn a_word_with_separators_is_a_phrase_and_a_colon_not_a_filter_is_a_word() {
-        let parsed = parse("parse_time std::fs");
+        let parsed = parse("parse-time std::fs _parse_time_");
         assert_eq!(parsed.clauses[0].any_of, [Term::Phrase(vec!["parse".into(), "time".into()])]);
         assert_eq!(parsed.clauses[1].any_of, [Term::Phrase(vec!["std".into(), "fs".into()])]);
+        // `_` joins an identifier into one word, as Unicode's word boundaries do.
+        assert_eq!(parsed.clauses[2].any_of, [word("parse_time")]);
         assert!(parsed.filters.is_empty());
+        let found: Vec<String> = words("call merge_duplicates(), not merge; __init__ x_").collect();
+        assert_eq!(found, ["call", "merge_duplicates", "not", "merge", "init", "x"]);
     }
 
     #[test]

@@ -187,7 +187,11 @@ pub fn each_zoned_text(
 /// A session's counts for `parsed` from its word index, as [`unit_stats`] counts them from its
 /// texts (without snippets): which clauses it holds, and its counts if it holds them all and
 /// passes `tool:`. Only for a query the index [`answers`](crate::word_index::answers).
-pub fn indexed_stats(words: &SessionWords<'_>, session: SessionId, parsed: &Parsed) -> (Vec<bool>, Option<SessionStats>) {
+pub fn indexed_stats(
+    words: &SessionWords<'_>,
+    session: SessionId,
+    parsed: &Parsed,
+) -> (Vec<bool>, Option<SessionStats>) {
     let roles = roles_of(parsed);
     let zones = [Zone::Title, Zone::Prompt, Zone::Answer, Zone::Tool];
     let allowed: Vec<bool> =

@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 use sessionscope_engine::Loader;
-use sessionscope_engine::word_index::UnitWords;
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::history::{
     FileProblem, SessionRow, Totals, Unit, UnitIndex, group_into_units, index_unit, needs_hint, title_sources,
@@ -22,6 +21,7 @@ use sessionscope_engine::insights::UnitInsights;
 use sessionscope_engine::marks::{Marks, SessionMarks};
 use sessionscope_engine::search::trigrams_of;
 use sessionscope_engine::trigrams::TrigramSet;
+use sessionscope_engine::word_index::UnitWords;
 
 /// What `--json` prints.
 #[derive(Serialize)]

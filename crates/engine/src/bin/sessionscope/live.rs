@@ -423,7 +423,8 @@ pub fn make(units: &[Arc<Unit>], sets: bool, insights: bool) -> Vec<(Arc<Unit>, 
         .map(|(was, read)| {
             let listed = Unit::listed(was.key.clone(), was.folder.clone(), was.files.clone(), was.stamps.clone());
             let unit =
-                Unit { insights: was.insights.clone(), set: was.set.clone(), words: was.words.clone(), ..listed }.read(read);
+                Unit { insights: was.insights.clone(), set: was.set.clone(), words: was.words.clone(), ..listed }
+                    .read(read);
             (Arc::clone(was), unit)
         })
         .collect()

@@ -13,10 +13,10 @@
 use serde::Serialize;
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
+use sessionscope_engine::dag::SessionId;
 use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::marks::Marks;
 use sessionscope_engine::query::{Filter, Flag, Parsed, Term};
-use sessionscope_engine::dag::SessionId;
 use sessionscope_engine::rank::{Collection, SessionStats, Zone, indexed_stats, row_passes, unit_stats};
 use sessionscope_engine::search::{HitSource, Query};
 use sessionscope_engine::trigrams::TrigramSet;
@@ -153,7 +153,8 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
     for found in &found {
         collection.count_found(&found.stats);
     }
-    let mut scored: Vec<(f64, Found)> = found.into_iter().map(|found| (collection.score(&found.stats), found)).collect();
+    let mut scored: Vec<(f64, Found)> =
+        found.into_iter().map(|found| (collection.score(&found.stats), found)).collect();
     let newest = |found: &Found| found.row.end_ms.or(found.row.start_ms).unwrap_or(i64::MIN);
     scored.sort_by(|a, b| {
         let by_score = b.0.total_cmp(&a.0);
@@ -167,7 +168,8 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
     let total = scored.len();
     scored.truncate(keep);
     // The sessions shown that were counted from their word index are read for their snippets.
-    let mut to_read: Vec<usize> = scored.iter().filter(|(_, found)| found.snippets.is_none()).map(|(_, f)| f.unit).collect();
+    let mut to_read: Vec<usize> =
+        scored.iter().filter(|(_, found)| found.snippets.is_none()).map(|(_, f)| f.unit).collect();
     to_read.sort_unstable();
     to_read.dedup();
     let read: Vec<UnitRanked> = parallel_map(&to_read, |&at| rank_unit(at, units[at], parsed, &marked, sources));
