@@ -9,13 +9,16 @@ use leptos::prelude::*;
 use sessionscope_engine::model::EntryId;
 use sessionscope_engine::search::Hit;
 
-use crate::client::handle::{Flow, WorkerError};
+use crate::client::handle::{Crash, Flow, WorkerError};
 use crate::client::picked::PickedFile;
 use crate::client::session_worker::SessionWorkers;
 use crate::logic::loaded::Model;
 use crate::logic::outline::RowKey;
 use crate::wire::messages::{SessionReply, SessionRequest};
 use crate::wire::{FromWorker, RequestId, SearchQuery};
+
+/// How many times a search whose worker stopped on a fault is asked again of a new worker.
+const FAULT_RETRIES: u32 = 1;
 
 /// Hits kept (the count goes on).
 pub const MAX_HITS: usize = 10_000;
@@ -118,7 +121,15 @@ impl SearchState {
         self.done.set(false);
         self.running.set(true);
         self.open.set(true);
+        self.ask(model, query, FAULT_RETRIES);
+    }
+
+    /// Asks the session's worker to search `model` for `query`. A worker that stops on a fault
+    /// (WebKit's engine faults now and then in a big session's memory, issue 50) is replaced and
+    /// the search asked again of the new one, `retries` times, before the page says so.
+    fn ask(&self, model: Arc<Model>, query: SearchQuery, retries: u32) {
         let search = *self;
+        let again = (Arc::clone(&model), query.clone());
         let asked = self.sessions.with_value(|sessions| sessions.for_model(&model)).and_then(|worker| {
             worker.ask(SessionRequest::Search { query }, move |answer| match answer {
                 Ok(reply) => match reply.message {
@@ -132,6 +143,17 @@ impl SearchState {
                     }
                     _ => Flow::More,
                 },
+                Err(WorkerError::Stopped(Crash::Fault)) if retries > 0 => {
+                    let (model, query) = again.clone();
+                    web_sys::console::warn_1(
+                        &"sessionscope search: the session's worker stopped on a fault; searching again in a new one"
+                            .into(),
+                    );
+                    search.restart();
+                    // Once this reply's handling is over: the stopped worker is let go first.
+                    leptos::task::spawn_local(async move { search.ask(model, query, retries - 1) });
+                    Flow::Done
+                }
                 Err(error) => {
                     search.fail(error);
                     Flow::Done
@@ -142,6 +164,14 @@ impl SearchState {
             Ok(id) => self.asked.set_value(Some(id)),
             Err(error) => self.fail(error),
         }
+    }
+
+    /// Forgets the hits of a search that is asked again from its start.
+    fn restart(&self) {
+        self.hits.set_value(Vec::new());
+        self.total.set(0);
+        self.current.set(None);
+        self.hits_changed.notify();
     }
 
     /// The model shown and the files it was read from: a big session's worker reads them, and

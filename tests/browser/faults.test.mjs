@@ -500,6 +500,22 @@ test("a worker that stops during a search: its units are searched again, and tho
   await app.context.close();
 });
 
+test("a session search whose worker stops on a fault is asked again of a new worker, once, and then said", async () => {
+  // Every worker stops on a fault after its first hits: the search's first worker, and the one it
+  // is asked again of.
+  const faults = watchWorkers("hits", { always: true });
+  const app = await openApp(browser, server, { setUp: faults.setUp });
+  await dropGeneratedSession(app.page, { name: "large", messages: 9000, plantEvery: 500 });
+  await app.page.getByRole("region", { name: "Load summary" }).waitFor({ timeout: 120_000 });
+  const search = app.page.getByRole("search");
+  await search.getByLabel("Search text").fill("ZANZIBAR");
+  await search.getByText(/the worker stopped on a fault in (Chrome|Firefox|Safari)\b/).waitFor({ timeout: 60_000 });
+  faults.stop();
+  // Two workers answered with hits before they stopped: the search was asked twice, not more.
+  assert.equal(await app.page.evaluate(() => window.__faults.answered), 2);
+  await app.context.close();
+});
+
 test("the tab hidden, then shown, during an index pass: the pass ends with every session", async () => {
   const history = generatedHistory();
   const app = await openApp(browser, server);
