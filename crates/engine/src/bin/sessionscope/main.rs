@@ -397,7 +397,7 @@ fn file_base(paths: &[PathBuf]) -> Option<PathBuf> {
 /// Files under `path`, with names relative to `base` (so `subagents/` folders stay visible). A
 /// folder's entries are told apart by the kind the listing gives (no look at each file), a link
 /// by what it points to. Each real folder and file is taken once, however many links lead to it
-/// (`seen`, by canonical path, kept across the calls of one walk): a link back to a folder above
+/// (`seen`, by device and inode, kept across the calls of one walk): a link back to a folder above
 /// is no loop, and a link to a sibling folder does not count its sessions twice.
 fn collect(path: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>, seen: &mut Seen) {
     if !seen.first_time(path) {
@@ -412,14 +412,20 @@ fn collect(path: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>, seen: &mu
 
 fn collect_folder(folder: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>, seen: &mut Seen) {
     let Ok(read) = std::fs::read_dir(folder) else { return };
+    let device = Seen::device_of(folder);
     for entry in read.flatten() {
         let path = entry.path();
-        let is_dir = match entry.file_type() {
-            Ok(kind) if kind.is_symlink() => path.is_dir(),
-            Ok(kind) => kind.is_dir(),
-            Err(_) => path.is_dir(),
+        let kind = entry.file_type().ok();
+        let linked = kind.is_none_or(|kind| kind.is_symlink());
+        let is_dir = match kind {
+            Some(kind) if !kind.is_symlink() => kind.is_dir(),
+            _ => path.is_dir(),
         };
-        if !seen.first_time(&path) {
+        // A plain file is known by the folder's device and the inode its listing gives (no look
+        // at it); a folder or a link by what it leads to.
+        let first =
+            if linked || is_dir { seen.first_time(&path) } else { seen.first_time_listed(device, &entry, &path) };
+        if !first {
             continue;
         }
         if is_dir {
@@ -431,15 +437,53 @@ fn collect_folder(folder: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>, 
     }
 }
 
-/// The real folders and files a walk has taken, by canonical path.
+/// The real folders and files a walk has taken: by device and inode where the system has them,
+/// else by canonical path.
 #[derive(Default)]
-pub struct Seen(std::collections::HashSet<PathBuf>);
+pub struct Seen(std::collections::HashSet<Identity>);
+
+/// What a folder or file is, whatever path leads to it.
+#[derive(Hash, PartialEq, Eq)]
+enum Identity {
+    Node(u64, u64),
+    Path(PathBuf),
+}
 
 impl Seen {
     /// Whether `path` leads to a folder or file not taken yet (then it is taken). A path that
-    /// cannot be resolved is taken as it is.
+    /// cannot be looked at is taken as it is.
     fn first_time(&mut self, path: &Path) -> bool {
-        self.0.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()))
+        #[cfg(unix)]
+        if let Ok(metadata) = std::fs::metadata(path) {
+            use std::os::unix::fs::MetadataExt as _;
+            return self.0.insert(Identity::Node(metadata.dev(), metadata.ino()));
+        }
+        self.0.insert(Identity::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())))
+    }
+
+    /// [`Seen::first_time`] for a plain file (no link) listed in a folder on `device`.
+    fn first_time_listed(&mut self, device: Option<u64>, entry: &std::fs::DirEntry, path: &Path) -> bool {
+        #[cfg(unix)]
+        if let Some(device) = device {
+            use std::os::unix::fs::DirEntryExt as _;
+            return self.0.insert(Identity::Node(device, entry.ino()));
+        }
+        let _ = (device, entry);
+        self.first_time(path)
+    }
+
+    /// The device a folder is on, where the system says.
+    fn device_of(folder: &Path) -> Option<u64> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            std::fs::metadata(folder).ok().map(|metadata| metadata.dev())
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = folder;
+            None
+        }
     }
 }
 
