@@ -29,7 +29,7 @@ def rss():
     return f"RSS {get('VmRSS:')} MB, peak {get('VmHWM:')} MB"
 call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}})
 p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"); p.stdin.flush()
-for name, args in [("list_sessions", {}), ("list_sessions", {}), ("list_projects", {}), ("search", {"query": "zanzibar"}), ("search", {"query": "zanzibar"}), ("search", {"query": "function", "limit": 20}), ("usage", {}), ("usage", {})]:
+for name, args in [("list_sessions", {}), ("list_sessions", {}), ("list_projects", {}), ("search", {"query": "zanzibar"}), ("search", {"query": "zanzibar"}), ("search", {"query": "function", "limit": 20}), ("search", {"query": "merge_duplicates refunds test"}), ("search", {"query": "parse amount role:user", "limit": 20}), ("usage", {}), ("usage", {})]:
     ms, r = call("tools/call", {"name": name, "arguments": args})
     text = r.get("result", {}).get("content", [{}])[0].get("text", "")
     print(f"{name} {json.dumps(args)}: {ms:.0f} ms, {len(text)} chars; {rss()}", flush=True)

@@ -127,7 +127,7 @@ pub fn unit_stats(corpus: &Corpus, graph: &Graph, parsed: &Parsed, snippets: usi
         if field == Some(Field::ToolInput) {
             counting.inputs_with_paths(text, &parsed.filters);
         }
-        counting.add(parsed, &roles, zone, entry, text, snippets);
+        counting.add(parsed, &roles, zone, entry, place_of(corpus, entry), text);
     });
     let mut stats = UnitStats::default();
     for (at, counting) in per_session.into_iter().enumerate() {
@@ -135,8 +135,8 @@ pub fn unit_stats(corpus: &Corpus, graph: &Graph, parsed: &Parsed, snippets: usi
         let passes = holds_all && counting.passes_model_filters(parsed);
         stats.holding.push(counting.found);
         if passes {
-            let mut snippets = counting.snippets;
-            snippets.sort_by_key(|snippet| snippet.zone.index());
+            let per_clause = counting.best.into_iter().map(|best| best.map(|(_, snippet)| (snippet.entry, snippet)));
+            let snippets = best_snippets(per_clause, snippets).into_iter().map(|(_, snippet)| snippet).collect();
             stats.matched.push(SessionStats {
                 session: SessionId::new(at),
                 frequencies: counting.frequencies,
@@ -226,12 +226,80 @@ pub fn indexed_stats(
     (found, matched)
 }
 
+/// Where a message's line is: its file (by its place in the unit) and the line's first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub file: u32,
+    pub line_start: u32,
+}
+
+/// Where `entry`'s line is, if it is a line of a file as read (not of a file the loader made, nor
+/// a later part of one), and `entry` is a message (not a session's title).
+pub fn place_of(corpus: &Corpus, entry: EntryId) -> Option<Place> {
+    let line = corpus.entries.get(entry.index())?;
+    let file = corpus.files.get(line.file as usize)?;
+    if file.is_derived() || file.is_part() || line.line_span.is_arena() {
+        return None;
+    }
+    Some(Place { file: line.file, line_start: line.line_span.start })
+}
+
+/// A session's snippets from each clause's best (in the clauses' order, `None` for a clause
+/// without one), each with its message (`entry`, by which two are the same): one a text, at most
+/// `keep`, best zones first.
+pub fn best_snippets<K: PartialEq>(
+    per_clause: impl IntoIterator<Item = Option<(K, Snippet)>>,
+    keep: usize,
+) -> Vec<(K, Snippet)> {
+    let mut snippets: Vec<(K, Snippet)> = Vec::new();
+    for (entry, snippet) in per_clause.into_iter().flatten() {
+        if snippets.len() >= keep {
+            break;
+        }
+        if !snippets.iter().any(|(kept, kept_snippet)| *kept == entry && kept_snippet.context == snippet.context) {
+            snippets.push((entry, snippet));
+        }
+    }
+    snippets.sort_by_key(|(_, snippet)| snippet.zone.index());
+    snippets
+}
+
+/// The snippet of `word` in one line of a log (`line`, of the file named `name`), read alone: the
+/// first text of its first message that holds the word in `zone` (a first prompt's zone is the
+/// title's), with the message's uuid. `None` when the line, read alone, holds no such text (a
+/// format whose lines need the lines before them): the caller then reads the whole unit.
+pub fn line_snippet(name: &str, line: Vec<u8>, word: &str, zone: Zone, source: bool) -> Option<(String, Snippet)> {
+    let mut loader = crate::Loader::new();
+    loader.add_vec(name, line);
+    let corpus = loader.finish();
+    for (e, entry) in corpus.entries.iter().enumerate() {
+        let mut found = None;
+        each_decoded_text(&corpus, entry, |field, text| {
+            let here = Zone::of(entry.kind, field, zone == Zone::Title && entry.kind == EntryKind::User);
+            if found.is_some() || here != zone {
+                return;
+            }
+            if let Some(at) = words(text).position(|w| w == word) {
+                found = Some(snippet_of(text, EntryId::new(e), zone, at, 1, source));
+            }
+        });
+        if let Some(snippet) = found {
+            return Some((corpus.span_str(entry.file, entry.uuid).to_owned(), snippet));
+        }
+    }
+    None
+}
+
+/// A clause's snippet, with where its text is (zone, file, line start): the first is kept.
+type ClauseSnippet = ((usize, u32, u32), Snippet);
+
 /// One session's counts while its texts are read.
 struct Counting {
     found: Vec<bool>,
     frequencies: Vec<[u32; ZONES]>,
     lengths: [u32; ZONES],
-    snippets: Vec<Snippet>,
+    /// For each clause, its snippet so far.
+    best: Vec<Option<ClauseSnippet>>,
     tools: Vec<String>,
     /// For each `file:` filter, in order, whether a tool input names it.
     paths: Vec<bool>,
@@ -245,20 +313,19 @@ impl Counting {
             found: vec![false; clauses],
             frequencies: vec![[0; ZONES]; clauses],
             lengths: [0; ZONES],
-            snippets: Vec::new(),
+            best: vec![None; clauses],
             tools: Vec::new(),
             paths: Vec::new(),
             sources,
         }
     }
 
-    fn add(&mut self, parsed: &Parsed, roles: &[Role], zone: Zone, entry: EntryId, text: &str, keep: usize) {
+    fn add(&mut self, parsed: &Parsed, roles: &[Role], zone: Zone, entry: EntryId, place: Option<Place>, text: &str) {
         let words: Vec<String> = words(text).collect();
         self.lengths[zone.index()] += words.len() as u32;
         if !roles.is_empty() && !roles.iter().any(|&role| zone.has_role(role)) {
             return;
         }
-        let mut snipped = false;
         for (c, clause) in parsed.clauses.iter().enumerate() {
             let mut first: Option<(usize, usize)> = None;
             let mut count = 0u32;
@@ -275,16 +342,13 @@ impl Counting {
                 continue;
             }
             self.frequencies[c][zone.index()] += count;
-            // One snippet a text: the first clause it holds marks it.
+            // A clause's snippet is its first text in its best zone (a message's, not the title).
+            let Some(place) = place else { continue };
+            let key = (zone.index(), place.file, place.line_start);
             if let Some((at, len)) = first
-                && self.snippets.len() < keep
-                && !snipped
+                && self.best[c].as_ref().is_none_or(|(best, _)| key < *best)
             {
-                let snippet = snippet_of(text, entry, zone, at, len, self.sources);
-                snipped = true;
-                if !self.snippets.iter().any(|kept| kept.context == snippet.context) {
-                    self.snippets.push(snippet);
-                }
+                self.best[c] = Some((key, snippet_of(text, entry, zone, at, len, self.sources)));
             }
         }
     }

@@ -18,11 +18,16 @@
 //! ```text
 //! unit:     varint sessions, then each session
 //! session:  varint id length, id, 4 varint zone lengths, varint tools, each (varint length, name),
-//!           varint words, varint postings' bytes, the directory (per block: u32 first hash,
-//!           u32 offset of the block in the postings, little-endian), the postings
+//!           varint files, each (varint length, name), varint words, varint postings' bytes, the
+//!           directory (per block: u32 first hash, u32 offset of the block in the postings,
+//!           little-endian), the postings
 //! posting:  varint hash delta from the last (0 for a block's first), u8 zone mask, a varint
-//!           count for each zone in the mask
+//!           count for each zone in the mask, then where the word is first in its best zone:
+//!           varint 0 (in no message's line), or varint file + 1, varint line start, u8 zone
 //! ```
+//!
+//! That place lets a search show a session's snippets by reading one line of its files for each
+//! word, not the whole unit ([`crate::rank::line_snippet`]).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -31,7 +36,7 @@ use std::sync::Arc;
 use crate::dag::Graph;
 use crate::model::Corpus;
 use crate::query::{Parsed, Term, words};
-use crate::rank::{ZONES, each_zoned_text};
+use crate::rank::{ZONES, Zone, each_zoned_text, place_of};
 use crate::search::Field;
 
 /// Words longer than this are not kept.
@@ -59,6 +64,15 @@ impl std::fmt::Debug for UnitWords {
     }
 }
 
+/// Where a word is first in its best zone: the line of a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WordPlace<'a> {
+    /// The file's name, as the unit's files are named.
+    pub file: &'a str,
+    pub line_start: u64,
+    pub zone: Zone,
+}
+
 /// One session's part of a [`UnitWords`], read in place.
 #[derive(Clone, Debug)]
 pub struct SessionWords<'a> {
@@ -66,6 +80,7 @@ pub struct SessionWords<'a> {
     /// Words in each zone.
     pub lengths: [u32; ZONES],
     tools: Vec<&'a str>,
+    files: Vec<&'a str>,
     words: usize,
     directory: &'a [u8],
     postings: &'a [u8],
@@ -98,14 +113,17 @@ struct Building {
     lengths: [u32; ZONES],
     tools: Vec<String>,
     counts: HashMap<u32, [u32; ZONES]>,
+    /// Each word's first place in its best zone: (zone, file, line start).
+    places: HashMap<u32, (usize, u32, u32)>,
 }
 
 impl UnitWords {
     /// The index of a unit's sessions, from its model, in the graph's order of sessions.
     pub fn of(corpus: &Corpus, graph: &Graph) -> UnitWords {
         let mut sessions: Vec<Building> = graph.sessions.iter().map(|_| Building::default()).collect();
-        each_zoned_text(corpus, graph, |at, zone, _entry, field, text| {
+        each_zoned_text(corpus, graph, |at, zone, entry, field, text| {
             let Some(session) = sessions.get_mut(at) else { return };
+            let place = place_of(corpus, entry).map(|place| (zone.index(), place.file, place.line_start));
             if field == Some(Field::ToolName) {
                 let name = text.to_lowercase();
                 if !session.tools.contains(&name) {
@@ -116,7 +134,12 @@ impl UnitWords {
             for word in words(text) {
                 session.lengths[z] += 1;
                 if word.len() <= MAX_WORD_BYTES {
-                    session.counts.entry(word_hash(&word)).or_default()[z] += 1;
+                    let hash = word_hash(&word);
+                    session.counts.entry(hash).or_default()[z] += 1;
+                    if let Some(place) = place {
+                        let best = session.places.entry(hash).or_insert(place);
+                        *best = (*best).min(place);
+                    }
                 }
             }
         });
@@ -130,6 +153,14 @@ impl UnitWords {
             put_varint(&mut out, building.tools.len() as u64);
             for tool in &building.tools {
                 put_str(&mut out, tool);
+            }
+            // The files its words' places are in, by their place in the corpus.
+            let mut files: Vec<u32> = building.places.values().map(|&(_, file, _)| file).collect();
+            files.sort_unstable();
+            files.dedup();
+            put_varint(&mut out, files.len() as u64);
+            for &file in &files {
+                put_str(&mut out, corpus.files.get(file as usize).map_or("", |info| info.path.as_str()));
             }
             let mut counts: Vec<(u32, [u32; ZONES])> = building.counts.into_iter().collect();
             counts.sort_unstable_by_key(|(hash, _)| *hash);
@@ -147,6 +178,15 @@ impl UnitWords {
                     postings.push(mask);
                     for &n in counts.iter().filter(|&&n| n > 0) {
                         put_varint(&mut postings, u64::from(n));
+                    }
+                    match building.places.get(hash) {
+                        Some(&(zone, file, line_start)) => {
+                            let at = files.binary_search(&file).unwrap_or(0);
+                            put_varint(&mut postings, at as u64 + 1);
+                            put_varint(&mut postings, u64::from(line_start));
+                            postings.push(zone as u8);
+                        }
+                        None => put_varint(&mut postings, 0),
                     }
                 }
             }
@@ -206,11 +246,23 @@ impl UnitWords {
     }
 }
 
-impl SessionWords<'_> {
+impl<'a> SessionWords<'a> {
     /// How many times `word` (as [`words`] cuts and lowercases it) is in each zone.
     pub fn frequencies(&self, word: &str) -> [u32; ZONES] {
+        self.posting(word).map_or([0; ZONES], |posting| posting.counts)
+    }
+
+    /// Where `word` is first in its best zone, if in a message's line.
+    pub fn place(&self, word: &str) -> Option<WordPlace<'a>> {
+        let (file, line_start, zone) = self.posting(word)?.place?;
+        let zone = *ZONE_ORDER.get(usize::from(zone))?;
+        Some(WordPlace { file: self.files.get(file)?, line_start, zone })
+    }
+
+    /// `word`'s posting, if the session holds it.
+    fn posting(&self, word: &str) -> Option<Posting> {
         if word.len() > MAX_WORD_BYTES {
-            return [0; ZONES];
+            return None;
         }
         let hash = word_hash(word);
         let blocks = self.words.div_ceil(BLOCK);
@@ -224,28 +276,27 @@ impl SessionWords<'_> {
         let (mut low, mut high) = (0, blocks);
         while low < high {
             let middle = (low + high) / 2;
-            match first_of(middle) {
-                Some((first, _)) if first <= hash => low = middle + 1,
-                Some(_) => high = middle,
-                None => return [0; ZONES],
+            if first_of(middle)?.0 <= hash {
+                low = middle + 1;
+            } else {
+                high = middle;
             }
         }
-        let Some(block) = low.checked_sub(1) else { return [0; ZONES] };
-        let Some((first, offset)) = first_of(block) else { return [0; ZONES] };
-        let in_block = BLOCK.min(self.words.saturating_sub(block * BLOCK));
-        let mut reader = Reader { rest: self.postings.get(offset..).unwrap_or_default() };
+        let (first, offset) = first_of(low.checked_sub(1)?)?;
+        let in_block = BLOCK.min(self.words.saturating_sub((low - 1) * BLOCK));
+        let mut reader = Reader { rest: self.postings.get(offset..)? };
         let mut last = first;
         for _ in 0..in_block {
-            let Some((delta, counts)) = reader.posting() else { break };
+            let (delta, posting) = reader.posting()?;
             last = last.wrapping_add(delta);
             if last == hash {
-                return counts;
+                return Some(posting);
             }
             if last > hash {
-                break;
+                return None;
             }
         }
-        [0; ZONES]
+        None
     }
 
     /// Whether the session called a tool of this name (any case).
@@ -316,15 +367,20 @@ impl<'a> Reader<'a> {
         for _ in 0..tools_count {
             tools.push(self.str()?);
         }
+        let files_count = self.varint()?;
+        let mut files = Vec::new();
+        for _ in 0..files_count {
+            files.push(self.str()?);
+        }
         let words = usize::try_from(self.varint()?).ok()?;
         let postings_len = usize::try_from(self.varint()?).ok()?;
         let directory = self.take(words.div_ceil(BLOCK).checked_mul(8)?)?;
         let postings = self.take(postings_len)?;
-        Some(SessionWords { session_id, lengths, tools, words, directory, postings })
+        Some(SessionWords { session_id, lengths, tools, files, words, directory, postings })
     }
 
-    /// A posting's hash delta and counts per zone.
-    fn posting(&mut self) -> Option<(u32, [u32; ZONES])> {
+    /// A posting's hash delta, its counts per zone and its place (file, line start, zone).
+    fn posting(&mut self) -> Option<(u32, Posting)> {
         let delta = u32::try_from(self.varint()?).ok()?;
         let (&mask, rest) = self.rest.split_first()?;
         self.rest = rest;
@@ -334,9 +390,27 @@ impl<'a> Reader<'a> {
                 *count = u32::try_from(self.varint()?).ok()?;
             }
         }
-        Some((delta, counts))
+        let place = match usize::try_from(self.varint()?).ok()? {
+            0 => None,
+            file => {
+                let line_start = self.varint()?;
+                let (&zone, rest) = self.rest.split_first()?;
+                self.rest = rest;
+                Some((file - 1, line_start, zone))
+            }
+        };
+        Some((delta, Posting { counts, place }))
     }
 }
+
+/// A word's counts per zone, and its place (file, line start, zone) if it is in a message.
+struct Posting {
+    counts: [u32; ZONES],
+    place: Option<(usize, u64, u8)>,
+}
+
+/// The zones by their index.
+const ZONE_ORDER: [Zone; ZONES] = [Zone::Title, Zone::Prompt, Zone::Answer, Zone::Tool];
 
 fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     loop {

@@ -17,10 +17,12 @@ use sessionscope_engine::dag::SessionId;
 use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::marks::Marks;
 use sessionscope_engine::query::{Filter, Flag, Parsed, Term};
-use sessionscope_engine::rank::{Collection, SessionStats, Zone, indexed_stats, row_passes, unit_stats};
+use sessionscope_engine::rank::{
+    Collection, SessionStats, Zone, best_snippets, indexed_stats, line_snippet, row_passes, unit_stats,
+};
 use sessionscope_engine::search::{HitSource, Query};
 use sessionscope_engine::trigrams::TrigramSet;
-use sessionscope_engine::word_index::{self, UnitWords};
+use sessionscope_engine::word_index::{self, UnitWords, WordPlace};
 
 use crate::index::parallel_map;
 use crate::live::{Live, Unit};
@@ -103,6 +105,8 @@ struct Found {
     stats: SessionStats,
     row: SessionRow,
     unit: usize,
+    /// Its place among its unit's word index's sessions, if counted from it.
+    indexed: Option<usize>,
     snippets: Option<Vec<RankedSnippet>>,
 }
 
@@ -167,7 +171,18 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
     });
     let total = scored.len();
     scored.truncate(keep);
-    // The sessions shown that were counted from their word index are read for their snippets.
+    // The sessions shown that were counted from their word index: each clause's snippet is read
+    // from the one line its index names; a session whose lines, read alone, do not give them
+    // (another format) has its unit read.
+    let from_lines: Vec<Option<Vec<RankedSnippet>>> = parallel_map(&scored, |(_, found)| match found.indexed {
+        Some(session) if found.snippets.is_none() => line_snippets(units[found.unit], session, parsed, sources),
+        _ => None,
+    });
+    for ((_, found), snippets) in scored.iter_mut().zip(from_lines) {
+        if found.snippets.is_none() {
+            found.snippets = snippets;
+        }
+    }
     let mut to_read: Vec<usize> =
         scored.iter().filter(|(_, found)| found.snippets.is_none()).map(|(_, f)| f.unit).collect();
     to_read.sort_unstable();
@@ -203,6 +218,64 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
     Ranked { total, sessions_searched: live.units.len(), units_read, results }
 }
 
+/// Each clause's snippet for session `session` of `unit`'s word index, read from the line of a
+/// message the index names for the clause's word in its best zone; `None` when a line, read alone,
+/// does not give it.
+fn line_snippets(unit: &Unit, session: usize, parsed: &Parsed, sources: bool) -> Option<Vec<RankedSnippet>> {
+    let words = unit.words.as_ref()?;
+    let sessions = words.sessions();
+    let session = sessions.get(session)?;
+    let order = |name: &str| unit.files.iter().position(|(_, file)| file == name);
+    let mut per_clause = Vec::new();
+    for clause in &parsed.clauses {
+        if clause.negated {
+            per_clause.push(None);
+            continue;
+        }
+        let mut best: Option<(WordPlace<'_>, &str, (usize, usize, u64))> = None;
+        for term in &clause.any_of {
+            let Term::Word(word) = term else { return None };
+            let Some(place) = session.place(word) else { continue };
+            let key = (place.zone.index(), order(place.file)?, place.line_start);
+            if best.as_ref().is_none_or(|(_, _, best)| key < *best) {
+                best = Some((place, word, key));
+            }
+        }
+        let Some((place, word, (_, file, _))) = best else {
+            per_clause.push(None);
+            continue;
+        };
+        let (path, name) = unit.files.get(file)?;
+        let line = read_line(path, place.line_start)?;
+        per_clause.push(Some(line_snippet(name, line, word, place.zone, sources)?));
+    }
+    let snippets = best_snippets(per_clause, SNIPPETS)
+        .into_iter()
+        .map(|(entry_uuid, snippet)| RankedSnippet {
+            entry_uuid,
+            zone: zone_name(snippet.zone),
+            snippet: snippet.context,
+            match_start: snippet.match_start,
+            match_len: snippet.match_len,
+            source: snippet.source,
+        })
+        .collect();
+    Some(snippets)
+}
+
+/// The line of the file at `path` that starts at byte `start` (with its end of line).
+fn read_line(path: &std::path::Path, start: u64) -> Option<Vec<u8>> {
+    use std::io::{BufRead as _, Seek as _};
+    if crate::is_stdin(path) {
+        return None;
+    }
+    let mut file = std::fs::File::open(path).ok()?;
+    file.seek(std::io::SeekFrom::Start(start)).ok()?;
+    let mut line = Vec::new();
+    std::io::BufReader::new(file).read_until(b'\n', &mut line).ok()?;
+    Some(line)
+}
+
 /// Counts one unit's sessions that pass the filters from its word index, without reading it;
 /// keeps those found, without snippets.
 fn rank_indexed(
@@ -222,7 +295,7 @@ fn rank_indexed(
         let (holds, matched) = indexed_stats(session, SessionId::new(index), parsed);
         holding.push(holds);
         if let Some(stats) = matched {
-            found.push(Found { stats, row: row.clone(), unit: at, snippets: None });
+            found.push(Found { stats, row: row.clone(), unit: at, indexed: Some(index), snippets: None });
         }
     }
     UnitRanked { read: false, holding, found }
@@ -281,7 +354,13 @@ fn rank_unit(
                 source: snippet.source.clone(),
             })
             .collect();
-        found.push(Found { stats: session.clone(), row: (*row).clone(), unit: at, snippets: Some(snippets) });
+        found.push(Found {
+            stats: session.clone(),
+            row: (*row).clone(),
+            unit: at,
+            indexed: None,
+            snippets: Some(snippets),
+        });
     }
     UnitRanked { read: true, holding, found }
 }
