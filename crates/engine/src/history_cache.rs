@@ -173,7 +173,7 @@ pub struct CachedWords {
 /// The first bytes of [`write_words`]' output. Its last byte is the version of how texts are cut
 /// into words ([`crate::query::words`]) and zoned: a change there makes every kept index
 /// unusable (it would count other words than a search reads), so it changes with them.
-const WORDS_MAGIC: &[u8; 4] = b"SSW1";
+const WORDS_MAGIC: &[u8; 4] = b"SSW2";
 
 /// The word indexes, written to `out` unit by unit.
 pub fn write_words<'a>(

@@ -30,6 +30,7 @@
 //! word, not the whole unit ([`crate::rank::line_snippet`]).
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -86,15 +87,52 @@ pub struct SessionWords<'a> {
     postings: &'a [u8],
 }
 
-/// The hash a word is kept by: FNV-1a's 64 bits, folded.
+/// The hash a word is kept by: its bytes eight at a time, each with its `0x20` bit set (which
+/// lowercases an ASCII letter and keeps digits, and `_` apart from them all), multiplied in, then
+/// mixed and folded to 32 bits. A word is hashed lowercased ([`words`]); an ASCII word's hash is
+/// the same from its bytes as they are, which lets an index be made without lowercasing it.
 pub fn word_hash(word: &str) -> u32 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in word.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    (hash ^ (hash >> 32)) as u32
+    hash_folded(word.as_bytes())
 }
+
+fn hash_folded(bytes: &[u8]) -> u32 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    const LOWER: u64 = 0x2020_2020_2020_2020;
+    let mut hash = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(chunk);
+        hash = (hash.rotate_left(5) ^ (u64::from_le_bytes(eight) | LOWER)).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut eight = [0u8; 8];
+        eight[..rest.len()].copy_from_slice(rest);
+        hash = (hash.rotate_left(5) ^ (u64::from_le_bytes(eight) | LOWER)).wrapping_mul(K);
+    }
+    hash ^= hash >> 29;
+    hash = hash.wrapping_mul(K);
+    (hash >> 32) as u32
+}
+
+/// Which bytes an ASCII word is made of: 1 for a letter or digit, 2 for `_`, 0 for the rest.
+static WORD_BYTES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = if b.is_ascii_alphanumeric() {
+            1
+        } else if b == b'_' {
+            2
+        } else {
+            0
+        };
+        byte += 1;
+    }
+    table
+};
 
 /// Whether a unit's index answers `parsed` as reading its files would: every term is a word
 /// short enough to be kept, and no filter needs the texts (`file:` looks into tool inputs).
@@ -112,9 +150,69 @@ pub fn answers(parsed: &Parsed) -> bool {
 struct Building {
     lengths: [u32; ZONES],
     tools: Vec<String>,
-    counts: HashMap<u32, [u32; ZONES]>,
-    /// Each word's first place in its best zone: (zone, file, line start).
-    places: HashMap<u32, (usize, u32, u32)>,
+    /// Each word's counts, and its first place in its best zone: (zone, file, line start).
+    words: HashMap<u32, Counted, BuildHasherDefault<HashOfHash>>,
+}
+
+/// A word's counts per zone and its best place so far, while an index is made.
+struct Counted {
+    counts: [u32; ZONES],
+    place: Option<(usize, u32, u32)>,
+}
+
+/// The hasher of a map whose keys are already hashes ([`word_hash`]): one multiplication spreads
+/// them over the bits the map looks at.
+#[derive(Default)]
+struct HashOfHash(u64);
+
+impl std::hash::Hasher for HashOfHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 << 8 | u64::from(byte)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u32(&mut self, value: u32) {
+        self.0 = u64::from(value).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// Calls `each(hash, bytes)` for each word of `text` as [`words`] cuts it, with [`word_hash`] of
+/// the word lowercased, and its length in bytes. An ASCII text (most are) is cut and hashed in
+/// one pass over its bytes, without a string a word.
+fn each_word_hash(text: &str, mut each: impl FnMut(u32, usize)) {
+    if !text.is_ascii() {
+        for word in words(text) {
+            each(word_hash(&word), word.len());
+        }
+        return;
+    }
+    let bytes = text.as_bytes();
+    // The word so far: its first byte that is no `_`, and the end of its last letter or digit.
+    let mut start: Option<usize> = None;
+    let mut end = 0;
+    for (at, &byte) in bytes.iter().enumerate() {
+        match WORD_BYTES[usize::from(byte)] {
+            1 => {
+                start.get_or_insert(at);
+                end = at + 1;
+            }
+            // `_` inside a word is the word's; before its first letter or digit it is not.
+            2 => {}
+            _ => {
+                if let Some(word) = start.take().and_then(|start| bytes.get(start..end)) {
+                    each(hash_folded(word), word.len());
+                }
+            }
+        }
+    }
+    if let Some(word) = start.and_then(|start| bytes.get(start..end)) {
+        each(hash_folded(word), word.len());
+    }
 }
 
 impl UnitWords {
@@ -131,17 +229,16 @@ impl UnitWords {
                 }
             }
             let z = zone.index();
-            for word in words(text) {
+            each_word_hash(text, |hash, len| {
                 session.lengths[z] += 1;
-                if word.len() <= MAX_WORD_BYTES {
-                    let hash = word_hash(&word);
-                    session.counts.entry(hash).or_default()[z] += 1;
+                if len <= MAX_WORD_BYTES {
+                    let counted = session.words.entry(hash).or_insert(Counted { counts: [0; ZONES], place });
+                    counted.counts[z] += 1;
                     if let Some(place) = place {
-                        let best = session.places.entry(hash).or_insert(place);
-                        *best = (*best).min(place);
+                        counted.place = Some(counted.place.map_or(place, |best| best.min(place)));
                     }
                 }
-            }
+            });
         });
         let mut out = Vec::new();
         put_varint(&mut out, sessions.len() as u64);
@@ -155,14 +252,15 @@ impl UnitWords {
                 put_str(&mut out, tool);
             }
             // The files its words' places are in, by their place in the corpus.
-            let mut files: Vec<u32> = building.places.values().map(|&(_, file, _)| file).collect();
+            let mut files: Vec<u32> =
+                building.words.values().filter_map(|counted| counted.place).map(|(_, file, _)| file).collect();
             files.sort_unstable();
             files.dedup();
             put_varint(&mut out, files.len() as u64);
             for &file in &files {
                 put_str(&mut out, corpus.files.get(file as usize).map_or("", |info| info.path.as_str()));
             }
-            let mut counts: Vec<(u32, [u32; ZONES])> = building.counts.into_iter().collect();
+            let mut counts: Vec<(u32, Counted)> = building.words.into_iter().collect();
             counts.sort_unstable_by_key(|(hash, _)| *hash);
             let mut directory = Vec::new();
             let mut postings = Vec::new();
@@ -171,7 +269,7 @@ impl UnitWords {
                 directory.extend_from_slice(&first.to_le_bytes());
                 directory.extend_from_slice(&(postings.len() as u32).to_le_bytes());
                 let mut last = first;
-                for (hash, counts) in block {
+                for (hash, Counted { counts, place }) in block {
                     put_varint(&mut postings, u64::from(hash - last));
                     last = *hash;
                     let mask = counts.iter().enumerate().fold(0u8, |mask, (z, &n)| mask | (u8::from(n > 0) << z));
@@ -179,8 +277,8 @@ impl UnitWords {
                     for &n in counts.iter().filter(|&&n| n > 0) {
                         put_varint(&mut postings, u64::from(n));
                     }
-                    match building.places.get(hash) {
-                        Some(&(zone, file, line_start)) => {
+                    match *place {
+                        Some((zone, file, line_start)) => {
                             let at = files.binary_search(&file).unwrap_or(0);
                             put_varint(&mut postings, at as u64 + 1);
                             put_varint(&mut postings, u64::from(line_start));
@@ -471,6 +569,23 @@ mod tests {
         assert_eq!(session.frequencies("teapot"), [0; ZONES]);
         assert!(session.distinct_words() > 200);
         assert!(session.has_tool("bash") && !session.has_tool("edit"));
+    }
+
+    #[test]
+    fn words_are_hashed_as_words_cuts_them() {
+        for text in [
+            "Kettle kettle boils",
+            "call merge_duplicates(), not merge; __init__ x_ _y a__b ___",
+            "src/main.rs:42 --flag=on CamelCase 12ab",
+            "",
+            "_",
+            "Ünïcode wörds and ascii",
+        ] {
+            let mut hashed = Vec::new();
+            each_word_hash(text, |hash, len| hashed.push((hash, len)));
+            let cut: Vec<(u32, usize)> = words(text).map(|word| (word_hash(&word), word.len())).collect();
+            assert_eq!(hashed, cut, "{text:?}");
+        }
     }
 
     #[test]
