@@ -53,8 +53,11 @@ function run(name, paths, env = {}, only = []) {
         // A top-level test's failure, then its error's first line.
         const notOk = /^not ok \d+ - (.*)$/.exec(line);
         if (notOk) failed.push({ test: notOk[1], error: "" });
+        // Its error's first line: on the line of `error:`, or under it when YAML folds it (`|-`).
+        const last = failed.at(-1);
         const error = /^  error: (.*)$/.exec(line);
-        if (error && failed.length && !failed.at(-1).error) failed.at(-1).error = error[1].slice(0, 200);
+        if (error && last && !last.error) last.error = /^[|>][-+]?$/.test(error[1]) ? "…" : error[1].slice(0, 200);
+        else if (last?.error === "…" && /^    \S/.test(line)) last.error = line.trim().slice(0, 200);
       }
     });
     child.on("close", (code) => done({ name, code, ...counts, failed, seconds: (Date.now() - started) / 1000 }));
