@@ -318,17 +318,23 @@ impl UnitWords {
         }
     }
 
-    /// Whether the bytes read as an index to their end, every posting included.
+    /// Whether the bytes read as an index to their end: each session's header, directory and
+    /// postings in their places. The postings themselves are read only when a word is looked up,
+    /// each read checked ([`Self::valid_throughout`] reads them all, for the tests).
     fn valid(&self) -> bool {
         let mut reader = Reader { rest: self.as_bytes() };
         let Some(count) = reader.varint() else { return false };
         for _ in 0..count {
-            let Some(session) = reader.session() else { return false };
-            if !session.postings_valid() {
+            if reader.session().is_none() {
                 return false;
             }
         }
         reader.rest.is_empty()
+    }
+
+    /// Whether every posting of every session reads too.
+    pub fn valid_throughout(&self) -> bool {
+        self.valid() && self.sessions().iter().all(SessionWords::postings_valid)
     }
 
     /// Its sessions, in the graph's order (none past damaged bytes).
@@ -407,6 +413,7 @@ impl<'a> SessionWords<'a> {
         self.words
     }
 
+    /// Whether its postings read to their end, block by block where the directory says.
     fn postings_valid(&self) -> bool {
         let mut reader = Reader { rest: self.postings };
         for block in 0..self.words.div_ceil(BLOCK) {
@@ -591,16 +598,21 @@ mod tests {
     #[test]
     fn damaged_bytes_are_refused_and_never_panic() {
         let bytes = unit().as_bytes().to_vec();
-        assert!(UnitWords::from_bytes(bytes.clone()).is_some());
+        assert!(UnitWords::from_bytes(bytes.clone()).is_some_and(|index| index.valid_throughout()));
         for cut in 0..bytes.len() {
             assert!(UnitWords::from_bytes(bytes[..cut].to_vec()).is_none(), "cut at {cut}");
         }
         for at in 0..bytes.len() {
             let mut flipped = bytes.clone();
             flipped[at] ^= 0x5a;
-            // Either refused, or read to the end without a panic.
+            // Either refused, or read without a panic.
             if let Some(index) = UnitWords::from_bytes(flipped) {
+                let _ = index.valid_throughout();
                 for session in index.sessions() {
+                    for n in 0..200 {
+                        let _ = session.frequencies(&format!("word{n}"));
+                        let _ = session.place(&format!("word{n}"));
+                    }
                     let _ = session.frequencies("kettle");
                 }
             }
