@@ -308,6 +308,39 @@ fn the_tools_answer_as_the_command_line_does_and_keep_secrets() {
     let found = server.call("search", json!({"query": "Another cup"}));
     assert_eq!(found["total"], 1, "{found}");
 
+    // A session read in pages is read once, and read again once its file grows.
+    const NEW: &str = "dddddddd-0000-4000-8000-000000000004";
+    let (first, _) = server.call_text("read_session", json!({"session_id": NEW, "offset": 0, "limit": 1}));
+    assert!(first.contains("Messages 1–1 of 3."), "{first}");
+    let (second, _) = server.call_text("read_session", json!({"session_id": NEW, "offset": 1, "limit": 1}));
+    assert!(second.contains("Messages 2–2 of 3."), "{second}");
+    let more = line(
+        "user",
+        NEW,
+        "/home/alice/teapot",
+        &format!("{NEW}-u2"),
+        Some(&format!("{NEW}-a2")),
+        "2026-04-06T09:01:00.000Z",
+        json!({"role": "user", "content": "And a biscuit"}),
+    );
+    let path = folder.join(format!("-home-alice-teapot/{NEW}.jsonl"));
+    let mut grown = std::fs::read_to_string(&path).expect("read");
+    grown.push_str(&more);
+    grown.push('\n');
+    std::fs::write(&path, grown).expect("written");
+    let read_last = |server: &mut common::mcp::Server| {
+        server.call_text("read_session", json!({"session_id": NEW, "offset": 3, "limit": 1})).0
+    };
+    let mut last = read_last(&mut server);
+    for _ in 0..40 {
+        if last.contains("And a biscuit") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        last = read_last(&mut server);
+    }
+    assert!(last.contains("Messages 4–4 of 4.") && last.contains("And a biscuit"), "{last}");
+
     for said in &server.said {
         for secret in [AWS_KEY, GITHUB_TOKEN, USER] {
             assert!(!said.contains(secret), "`{secret}` left the server: {said}");

@@ -206,7 +206,19 @@ pub struct Server {
     /// Held while the units' sets and insights are made apart from the history.
     making: Arc<Mutex<()>>,
     redact: bool,
+    /// The session read last, redacted whole: a session read in pages is read and redacted once.
+    last_read: Arc<Mutex<Option<LastRead>>>,
     tool_router: ToolRouter<Server>,
+}
+
+/// A session's Markdown as `read_session` made it: of which unit (as the history held it: a
+/// unit whose files changed is another), which session, redacted or not.
+struct LastRead {
+    unit: Arc<Unit>,
+    session_id: String,
+    redact: bool,
+    markdown: Arc<str>,
+    project: String,
 }
 
 /// A tool's answer: JSON or Markdown text, or why there is none.
@@ -219,6 +231,7 @@ impl Server {
             live: Arc::new(Mutex::new(live)),
             making: Arc::new(Mutex::new(())),
             redact,
+            last_read: Arc::new(Mutex::new(None)),
             tool_router: Self::tool_router(),
         }
     }
@@ -251,12 +264,12 @@ impl Server {
         description = "Reads a session as Markdown: the user's prompts, the assistant's answers, tool calls with their results cut to about 1,000 characters, each subagent's conversation quoted under the call that started it; gives messages offset..offset+limit (200 by default) and says the range and the total, so a long session is read in parts."
     )]
     async fn read_session(&self, Parameters(args): Parameters<ReadSessionArgs>) -> Result<CallToolResult, ErrorData> {
-        let redact = self.redact;
+        let (redact, last_read) = (self.redact, Arc::clone(&self.last_read));
         Ok(answer(
             self.with_history(ROWS, move |live| {
                 let offset = args.offset.unwrap_or(0);
                 let limit = args.limit.unwrap_or(DEFAULT_MESSAGES).max(1);
-                read_session(live, &args.session_id, offset, limit, redact)
+                read_session(live, &args.session_id, offset, limit, redact, &last_read)
             })
             .await,
         ))
@@ -395,8 +408,8 @@ impl ServerHandler for Server {
         let Some(id) = uri.strip_prefix(SESSION_URI).map(str::to_owned) else {
             return Err(ErrorData::resource_not_found(format!("no such resource: {uri}"), None));
         };
-        let redact = self.redact;
-        match self.with_history(ROWS, move |live| read_session(live, &id, 0, usize::MAX, redact)).await {
+        let (redact, last_read) = (self.redact, Arc::clone(&self.last_read));
+        match self.with_history(ROWS, move |live| read_session(live, &id, 0, usize::MAX, redact, &last_read)).await {
             Ok(markdown) => {
                 let contents = ResourceContents::text(markdown, uri).with_mime_type("text/markdown");
                 Ok(ReadResourceResult::new(vec![contents]).into())
@@ -706,12 +719,38 @@ fn ranked_search(live: &Live, args: &SearchArgs, mut parsed: Parsed, redact: boo
 }
 
 /// A session as Markdown, messages `offset..offset + limit`, with the range and the total.
-fn read_session(live: &Live, id: &str, offset: usize, limit: usize, redact: bool) -> Answer {
+fn read_session(
+    live: &Live,
+    id: &str,
+    offset: usize,
+    limit: usize,
+    redact: bool,
+    last_read: &Mutex<Option<LastRead>>,
+) -> Answer {
     let (unit, row) = live.find(id.trim()).map_err(|lookup| match lookup {
         Lookup::None => ToolError::NoSession(id.to_owned()),
         Lookup::Several(count) => ToolError::SeveralSessions(id.to_owned(), count),
     })?;
-    let (markdown, project) = session_of(unit, &row.session_id, &row.project, redact)?;
+    let mut last = lock(last_read);
+    let kept = last
+        .as_ref()
+        .filter(|last| Arc::ptr_eq(&last.unit, unit) && last.session_id == row.session_id && last.redact == redact);
+    let (markdown, project) = match kept {
+        Some(last) => (Arc::clone(&last.markdown), last.project.clone()),
+        None => {
+            let (markdown, project) = session_of(unit, &row.session_id, &row.project, redact)?;
+            let markdown: Arc<str> = Arc::from(markdown);
+            *last = Some(LastRead {
+                unit: Arc::clone(unit),
+                session_id: row.session_id.clone(),
+                redact,
+                markdown: Arc::clone(&markdown),
+                project: project.clone(),
+            });
+            (markdown, project)
+        }
+    };
+    drop(last);
     let parts = messages(&markdown);
     let total = parts.len().saturating_sub(1);
     let from = offset.min(total);
