@@ -19,7 +19,6 @@ use crate::query::{Filter, Flag, Parsed, Role, Term, word_spans, words};
 use std::sync::Arc;
 
 use crate::search::{Field, HitSource, each_decoded_text, snippet};
-use crate::word_index::SessionWords;
 
 /// Where in a session words are, for their weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +62,7 @@ impl Zone {
     }
 
     /// Whether `role:` lets a clause be matched in this zone.
-    fn has_role(self, role: Role) -> bool {
+    pub(crate) fn has_role(self, role: Role) -> bool {
         match role {
             Role::User => matches!(self, Zone::Title | Zone::Prompt),
             Role::Assistant => self == Zone::Answer,
@@ -149,7 +148,7 @@ pub fn unit_stats(corpus: &Corpus, graph: &Graph, parsed: &Parsed, snippets: usi
 }
 
 /// The roles `role:` filters ask for (none: every zone).
-fn roles_of(parsed: &Parsed) -> Vec<Role> {
+pub(crate) fn roles_of(parsed: &Parsed) -> Vec<Role> {
     parsed
         .filters
         .iter()
@@ -182,48 +181,6 @@ pub fn each_zoned_text(
             each(at, Zone::of(entry.kind, field, first_prompt), id, Some(field), text);
         });
     }
-}
-
-/// A session's counts for `parsed` from its word index, as [`unit_stats`] counts them from its
-/// texts (without snippets): which clauses it holds, and its counts if it holds them all and
-/// passes `tool:`. Only for a query the index [`answers`](crate::word_index::answers).
-pub fn indexed_stats(
-    words: &SessionWords<'_>,
-    session: SessionId,
-    parsed: &Parsed,
-) -> (Vec<bool>, Option<SessionStats>) {
-    let roles = roles_of(parsed);
-    let zones = [Zone::Title, Zone::Prompt, Zone::Answer, Zone::Tool];
-    let allowed: Vec<bool> =
-        zones.iter().map(|&zone| roles.is_empty() || roles.iter().any(|&role| zone.has_role(role))).collect();
-    let mut found = vec![false; parsed.clauses.len()];
-    let mut frequencies = vec![[0u32; ZONES]; parsed.clauses.len()];
-    for (c, clause) in parsed.clauses.iter().enumerate() {
-        for term in &clause.any_of {
-            let Term::Word(word) = term else { continue };
-            let counts = words.frequencies(word);
-            for (z, &count) in counts.iter().enumerate() {
-                if count == 0 || !allowed[z] {
-                    continue;
-                }
-                found[c] = true;
-                if !clause.negated {
-                    frequencies[c][z] += count;
-                }
-            }
-        }
-    }
-    let tools_pass = parsed.filters.iter().all(|clause| match &clause.filter {
-        Filter::Tool(tool) => words.has_tool(tool) != clause.negated,
-        _ => true,
-    });
-    let matched = (parsed.holds(&found) && tools_pass).then(|| SessionStats {
-        session,
-        frequencies,
-        lengths: words.lengths,
-        snippets: Vec::new(),
-    });
-    (found, matched)
 }
 
 /// Where a message's line is: its file (by its place in the unit) and the line's first byte.

@@ -35,9 +35,11 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::dag::Graph;
+use crate::dag::SessionId;
 use crate::model::Corpus;
+use crate::query::Filter;
 use crate::query::{Parsed, Term, words};
-use crate::rank::{ZONES, Zone, each_zoned_text, place_of};
+use crate::rank::{SessionStats, ZONES, Zone, each_zoned_text, place_of, roles_of};
 use crate::search::Field;
 
 /// Words longer than this are not kept.
@@ -143,6 +145,48 @@ pub fn answers(parsed: &Parsed) -> bool {
     });
     let filters_kept = parsed.filters.iter().all(|clause| !matches!(clause.filter, crate::query::Filter::File(_)));
     terms_kept && filters_kept && parsed.regex.is_none()
+}
+
+/// A session's counts for `parsed` from its word index, as [`crate::rank::unit_stats`] counts them from its
+/// texts (without snippets): which clauses it holds, and its counts if it holds them all and
+/// passes `tool:`. Only for a query the index [`answers`].
+pub fn indexed_stats(
+    words: &SessionWords<'_>,
+    session: SessionId,
+    parsed: &Parsed,
+) -> (Vec<bool>, Option<SessionStats>) {
+    let roles = roles_of(parsed);
+    let zones = [Zone::Title, Zone::Prompt, Zone::Answer, Zone::Tool];
+    let allowed: Vec<bool> =
+        zones.iter().map(|&zone| roles.is_empty() || roles.iter().any(|&role| zone.has_role(role))).collect();
+    let mut found = vec![false; parsed.clauses.len()];
+    let mut frequencies = vec![[0u32; ZONES]; parsed.clauses.len()];
+    for (c, clause) in parsed.clauses.iter().enumerate() {
+        for term in &clause.any_of {
+            let Term::Word(word) = term else { continue };
+            let counts = words.frequencies(word);
+            for (z, &count) in counts.iter().enumerate() {
+                if count == 0 || !allowed[z] {
+                    continue;
+                }
+                found[c] = true;
+                if !clause.negated {
+                    frequencies[c][z] += count;
+                }
+            }
+        }
+    }
+    let tools_pass = parsed.filters.iter().all(|clause| match &clause.filter {
+        Filter::Tool(tool) => words.has_tool(tool) != clause.negated,
+        _ => true,
+    });
+    let matched = (parsed.holds(&found) && tools_pass).then(|| SessionStats {
+        session,
+        frequencies,
+        lengths: words.lengths,
+        snippets: Vec::new(),
+    });
+    (found, matched)
 }
 
 /// What one session holds while its index is made.

@@ -10,9 +10,9 @@ use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
 use sessionscope_engine::dag::SessionId;
 use sessionscope_engine::query::Parsed;
-use sessionscope_engine::rank::{Collection, indexed_stats, unit_stats};
+use sessionscope_engine::rank::{Collection, unit_stats};
 use sessionscope_engine::search::Query;
-use sessionscope_engine::word_index::{UnitWords, answers};
+use sessionscope_engine::word_index::{UnitWords, answers, indexed_stats};
 
 /// A session: id, first prompt, answer, tool call (name, input, result), second prompt, answer.
 struct Made {

@@ -17,12 +17,10 @@ use sessionscope_engine::dag::SessionId;
 use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::marks::Marks;
 use sessionscope_engine::query::{Filter, Flag, Parsed, Term};
-use sessionscope_engine::rank::{
-    Collection, SessionStats, Zone, best_snippets, indexed_stats, line_snippet, row_passes, unit_stats,
-};
+use sessionscope_engine::rank::{Collection, SessionStats, Zone, best_snippets, line_snippet, row_passes, unit_stats};
 use sessionscope_engine::search::{HitSource, Query};
 use sessionscope_engine::trigrams::TrigramSet;
-use sessionscope_engine::word_index::{self, UnitWords, WordPlace};
+use sessionscope_engine::word_index::{self, UnitWords, WordPlace, indexed_stats};
 
 use crate::index::parallel_map;
 use crate::live::{Live, Unit};
