@@ -2,7 +2,7 @@
 //! holds with its count in each of ranked search's zones ([`crate::rank::Zone`]), the words in
 //! each zone, and the tools it called. It is made from the model the index pass reads anyway (no
 //! second read of the files), kept in the cache beside the unit's trigram set, and lets a ranked
-//! search score a session without opening its files ([`crate::rank::indexed_stats`]).
+//! search score a session without opening its files ([`indexed_stats`]).
 //!
 //! A word is kept as a 32-bit hash of its text, never the text: the cache keeps no message text
 //! beyond a session's title and first prompt. Two words of one session may share a hash (about
