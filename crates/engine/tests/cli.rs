@@ -567,6 +567,13 @@ fn search_ranks_the_sessions_that_hold_the_words_in_any_order() {
     assert_eq!(search(&["login agent:claude role:user"])["total"], 2);
     assert_eq!(search(&["login role:assistant"])["total"], 0);
     assert_eq!(search(&["login", "--project=teapot"])["total"], 0);
+    // `--project` names a project by its folder or the folder's last name, in every mode;
+    // `project:` in the query takes a part of the folder.
+    assert_eq!(search(&["login", "--project=kettle"])["total"], 2);
+    assert_eq!(search(&["login", "--project=/home/dev/kettle"])["total"], 2);
+    assert_eq!(search(&["login", "--project=kett"])["total"], 0);
+    assert_eq!(search(&["login project:kett"])["total"], 2);
+    assert_eq!(search(&["login", "--exact", "--project=kett"])["total"], 0);
     assert_eq!(search(&["login", "--limit=1"])["results"].as_array().map(Vec::len), Some(1));
     // A query written /…/ lists every match of its regular expression.
     let found = search(&["/sam.var/"]);

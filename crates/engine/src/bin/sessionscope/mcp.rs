@@ -663,9 +663,18 @@ fn ranked_search(live: &Live, args: &SearchArgs, mut parsed: Parsed, redact: boo
         Some("time") => crate::ranked::Sort::Time,
         Some(other) => return Err(ToolError::Query(format!("sort is `score` or `time`, not `{other}`"))),
     };
-    filters_of(live, args, redact)?.with_agent(args.agent.as_deref()).add_to(&mut parsed);
+    let filters = filters_of(live, args, redact)?;
+    filters.with_agent(args.agent.as_deref()).add_to(&mut parsed);
     let (offset, limit) = page(args.offset, args.limit);
-    let found = crate::ranked::search(live, &parsed, sort, offset.saturating_add(limit), None, redact);
+    let found = crate::ranked::search(
+        live,
+        &parsed,
+        filters.project.as_deref(),
+        sort,
+        offset.saturating_add(limit),
+        None,
+        redact,
+    );
     let total = found.total;
     let sessions: Vec<&crate::ranked::RankedSession> = found.results.iter().skip(offset).take(limit).collect();
     let ids = sessions.iter().flat_map(|session| {

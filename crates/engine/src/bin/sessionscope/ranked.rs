@@ -24,6 +24,7 @@ use sessionscope_engine::word_index::{self, UnitWords, WordPlace, indexed_stats}
 
 use crate::index::parallel_map;
 use crate::live::{Live, Unit};
+use crate::search::project_named;
 
 /// Snippets kept for a session.
 const SNIPPETS: usize = 3;
@@ -110,8 +111,17 @@ struct Found {
 
 /// Searches `live` for `parsed` (whose `regex` is not set), keeping `keep` sessions in `sort`'s
 /// order; with `sources`, each snippet keeps the whole text it was cut from. `marks` answers
-/// `is:starred` and `tag:` (none given: no session passes them).
-pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Option<&Marks>, sources: bool) -> Ranked {
+/// `is:starred` and `tag:` (none given: no session passes them); `project`, if given, keeps the
+/// sessions of a project by its folder or the folder's last name ([`project_named`]).
+pub fn search(
+    live: &Live,
+    parsed: &Parsed,
+    project: Option<&str>,
+    sort: Sort,
+    keep: usize,
+    marks: Option<&Marks>,
+    sources: bool,
+) -> Ranked {
     let units: Vec<&Unit> = live.units.iter().map(|unit| unit.as_ref()).collect();
     let marked = |row: &SessionRow, filter: &Filter| {
         marks.is_some_and(|marks| match filter {
@@ -119,6 +129,9 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
             Filter::Tag(tag) => marks.has_tag(&row.session_id, tag),
             _ => false,
         })
+    };
+    let passes = |row: &SessionRow| {
+        project.is_none_or(|wanted| project_named(row, wanted)) && row_passes(parsed, row, |f| marked(row, f))
     };
     let clause_probes = probes(parsed);
     let by_index = word_index::answers(parsed);
@@ -129,7 +142,7 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
             && unit.rows_known
             && let Some(words) = &unit.words
         {
-            return rank_indexed(at, unit, words, parsed, &marked);
+            return rank_indexed(at, unit, words, parsed, &passes);
         }
         // A unit whose set holds no clause counts its sessions that pass the filters, unread.
         if unit.rows_known
@@ -137,10 +150,10 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
             && !clause_probes.is_empty()
             && !clause_probes.iter().any(|probes| may_hold(probes, set))
         {
-            let passing = unit.rows.iter().filter(|row| row_passes(parsed, row, |f| marked(row, f))).count();
+            let passing = unit.rows.iter().filter(|row| passes(row)).count();
             return UnitRanked { read: false, holding: vec![Vec::new(); passing], found: Vec::new() };
         }
-        rank_unit(at, unit, parsed, &marked, sources)
+        rank_unit(at, unit, parsed, &passes, sources)
     });
     let mut collection = Collection::default();
     let mut units_read = 0;
@@ -185,7 +198,7 @@ pub fn search(live: &Live, parsed: &Parsed, sort: Sort, keep: usize, marks: Opti
         scored.iter().filter(|(_, found)| found.snippets.is_none()).map(|(_, f)| f.unit).collect();
     to_read.sort_unstable();
     to_read.dedup();
-    let read: Vec<UnitRanked> = parallel_map(&to_read, |&at| rank_unit(at, units[at], parsed, &marked, sources));
+    let read: Vec<UnitRanked> = parallel_map(&to_read, |&at| rank_unit(at, units[at], parsed, &passes, sources));
     units_read += read.len();
     let mut snippets_of: std::collections::HashMap<(usize, String), Vec<RankedSnippet>> =
         std::collections::HashMap::new();
@@ -281,13 +294,13 @@ fn rank_indexed(
     unit: &Unit,
     words: &UnitWords,
     parsed: &Parsed,
-    marked: &impl Fn(&SessionRow, &Filter) -> bool,
+    passes: &impl Fn(&SessionRow) -> bool,
 ) -> UnitRanked {
     let mut holding = Vec::new();
     let mut found = Vec::new();
     for (index, session) in words.sessions().iter().enumerate() {
         let Some(row) = unit.rows.iter().find(|row| row.session_id == session.session_id) else { continue };
-        if !row_passes(parsed, row, |f| marked(row, f)) {
+        if !passes(row) {
             continue;
         }
         let (holds, matched) = indexed_stats(session, SessionId::new(index), parsed);
@@ -304,7 +317,7 @@ fn rank_unit(
     at: usize,
     unit: &Unit,
     parsed: &Parsed,
-    marked: &impl Fn(&SessionRow, &Filter) -> bool,
+    passes: &impl Fn(&SessionRow) -> bool,
     sources: bool,
 ) -> UnitRanked {
     let mut loader = Loader::new();
@@ -320,11 +333,7 @@ fn rank_unit(
     let passing: Vec<Option<&SessionRow>> = graph
         .sessions
         .iter()
-        .map(|session| {
-            rows.iter()
-                .find(|row| row.session_id == session.id)
-                .filter(|row| row_passes(parsed, row, |f| marked(row, f)))
-        })
+        .map(|session| rows.iter().find(|row| row.session_id == session.id).filter(|row| passes(row)))
         .collect();
     let holding = stats
         .holding

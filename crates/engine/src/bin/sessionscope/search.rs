@@ -73,14 +73,17 @@ pub struct Filters<'a> {
     pub until_ms: Option<i64>,
 }
 
+/// Whether a session is of the project `wanted` names: its folder, or the folder's last name.
+pub fn project_named(row: &SessionRow, wanted: &str) -> bool {
+    let project = row.project.trim_end_matches(['/', '\\']);
+    project == wanted || project.rsplit(['/', '\\']).next() == Some(wanted)
+}
+
 impl Filters<'_> {
     /// Whether a session's hits may be kept, by its project and agent, and its times overlapping
     /// the days kept.
     fn keeps_session(&self, row: &SessionRow) -> bool {
-        let project_kept = self.project.is_none_or(|wanted| {
-            let project = row.project.trim_end_matches(['/', '\\']);
-            project == wanted || project.rsplit(['/', '\\']).next() == Some(wanted)
-        });
+        let project_kept = self.project.is_none_or(|wanted| project_named(row, wanted));
         let agent_kept = self.agent.is_none_or(|wanted| row.agent.eq_ignore_ascii_case(wanted));
         let (start, end) = (row.start_ms.or(row.end_ms), row.end_ms.or(row.start_ms));
         let days_kept = !self.has_days()
@@ -93,13 +96,11 @@ impl Filters<'_> {
         project_kept && agent_kept && days_kept
     }
 
-    /// Adds the flags' filters to a ranked query's: the project (a part of its folder), the agent
-    /// and the days.
+    /// Adds the flags' filters to a ranked query's: the agent and the days. The project is kept
+    /// by its folder or the folder's last name ([`project_named`]), as the other searches keep
+    /// it, not as `project:` (a part of the folder): the ranked search is given it apart.
     pub fn add_to(&self, parsed: &mut Parsed) {
         let mut add = |filter| parsed.filters.push(FilterClause { filter, negated: false });
-        if let Some(project) = self.project {
-            add(Filter::Project(project.to_owned()));
-        }
         if let Some(agent) = self.agent {
             add(Filter::Agent(agent.to_lowercase()));
         }
@@ -170,7 +171,7 @@ pub fn run(files: Vec<(PathBuf, String)>, args: &SearchArgs, marks: Option<&Mark
     let out = match parsed.filter(|_| pattern.is_none()) {
         Some(mut parsed) => {
             filters.add_to(&mut parsed);
-            let ranked = crate::ranked::search(&live, &parsed, args.sort, keep, marks, false);
+            let ranked = crate::ranked::search(&live, &parsed, filters.project, args.sort, keep, marks, false);
             if args.json {
                 serde_json::to_string_pretty(&PrintedRanked { query: &args.query, found: &ranked })
                     .map(|text| text + "\n")
