@@ -250,6 +250,29 @@ pub fn read_unit<'a>(
     insights: bool,
     trigrams: bool,
 ) -> UnitRead {
+    let UnitModel { corpus, graph, bytes_read, unreadable } = read_model(files);
+    let mut index = index_unit(&corpus, &graph, folder);
+    index.problems.extend(unreadable);
+    let insights = insights.then(|| UnitInsights::of(&corpus, &graph, &index.rows));
+    let set = trigrams.then(|| trigrams_of(&corpus, bytes_read));
+    let words = trigrams.then(|| UnitWords::of(&corpus, &graph));
+    let titles = title_sources(&corpus, &graph);
+    UnitRead { index, titles, insights, set, words }
+}
+
+/// A unit's files read into one model: the one reader of the index pass, ranked search and the
+/// MCP server's `read_session`.
+pub struct UnitModel {
+    pub corpus: sessionscope_engine::model::Corpus,
+    pub graph: Graph,
+    /// The bytes of the files read.
+    pub bytes_read: u64,
+    /// The files that could not be read, and why (the rest are read).
+    pub unreadable: Vec<FileProblem>,
+}
+
+/// Reads `files` (on disk, with the names they are known by) into one model.
+pub fn read_model<'a>(files: impl Iterator<Item = &'a (PathBuf, String)>) -> UnitModel {
     let mut loader = Loader::new();
     let mut unreadable = Vec::new();
     let mut bytes_read = 0u64;
@@ -264,13 +287,7 @@ pub fn read_unit<'a>(
     }
     let corpus = loader.finish();
     let graph = Graph::build(&corpus);
-    let mut index = index_unit(&corpus, &graph, folder);
-    index.problems.extend(unreadable);
-    let insights = insights.then(|| UnitInsights::of(&corpus, &graph, &index.rows));
-    let set = trigrams.then(|| trigrams_of(&corpus, bytes_read));
-    let words = trigrams.then(|| UnitWords::of(&corpus, &graph));
-    let titles = title_sources(&corpus, &graph);
-    UnitRead { index, titles, insights, set, words }
+    UnitModel { corpus, graph, bytes_read, unreadable }
 }
 
 fn first_bytes(path: &PathBuf) -> Option<Vec<u8>> {

@@ -28,8 +28,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sessionscope_engine::Loader;
-use sessionscope_engine::dag::{Graph, SessionId, TITLE_CHARS};
+
+use sessionscope_engine::dag::{SessionId, TITLE_CHARS};
 use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::insights::report::{self, UnitRef};
 use sessionscope_engine::query::Parsed;
@@ -797,18 +797,9 @@ fn read_session(
 /// the Markdown may show it. Redacted, the session is redacted line by line as a share of it is
 /// (every id its log names kept), with its project, and only then written and its outputs cut.
 fn session_of(unit: &Unit, id: &str, project: &str, redact: bool) -> Result<(String, String), ToolError> {
-    let mut loader = Loader::new();
-    let mut unread = Vec::new();
-    for (path, name) in &unit.files {
-        match crate::read_source(path, name) {
-            Ok(bytes) => {
-                loader.add_vec(name, bytes);
-            }
-            Err(why) => unread.push(format!("{name}: {why}")),
-        }
-    }
-    let corpus = loader.finish();
-    let graph = Graph::build(&corpus);
+    let crate::index::UnitModel { corpus, graph, unreadable, .. } = crate::index::read_model(unit.files.iter());
+    let unread: Vec<String> =
+        unreadable.iter().map(|problem| format!("{}: {}", problem.path, problem.reason)).collect();
     let Some(session) = graph.sessions.iter().position(|session| session.id.as_str() == id) else {
         return Err(if unread.is_empty() {
             ToolError::Unreadable("its files no longer hold it".to_owned())

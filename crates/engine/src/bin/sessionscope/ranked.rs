@@ -11,8 +11,6 @@
 //! a unit left unread holds none of some clause, so it counts for the sessions only.
 
 use serde::Serialize;
-use sessionscope_engine::Loader;
-use sessionscope_engine::dag::Graph;
 use sessionscope_engine::dag::SessionId;
 use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::marks::Marks;
@@ -22,7 +20,7 @@ use sessionscope_engine::search::{HitSource, Query};
 use sessionscope_engine::trigrams::TrigramSet;
 use sessionscope_engine::word_index::{self, UnitWords, WordPlace, indexed_stats};
 
-use crate::index::parallel_map;
+use crate::index::{UnitModel, parallel_map, read_model};
 use crate::live::{Live, Unit};
 use crate::search::project_named;
 
@@ -320,14 +318,7 @@ fn rank_unit(
     passes: &impl Fn(&SessionRow) -> bool,
     sources: bool,
 ) -> UnitRanked {
-    let mut loader = Loader::new();
-    for (path, name) in &unit.files {
-        if let Ok(bytes) = crate::read_source(path, name) {
-            loader.add_vec(name, bytes);
-        }
-    }
-    let corpus = loader.finish();
-    let graph = Graph::build(&corpus);
+    let UnitModel { corpus, graph, .. } = read_model(unit.files.iter());
     let rows = sessionscope_engine::history::index_unit(&corpus, &graph, &unit.folder).rows;
     let stats = unit_stats(&corpus, &graph, parsed, SNIPPETS, sources);
     let passing: Vec<Option<&SessionRow>> = graph
