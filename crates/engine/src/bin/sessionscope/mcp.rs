@@ -28,7 +28,6 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
 use sessionscope_engine::dag::{SessionId, TITLE_CHARS};
 use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::insights::report::{self, UnitRef};
