@@ -150,14 +150,29 @@ pub fn decode_trigrams(bytes: &[u8]) -> Option<Vec<CachedTrigrams>> {
 
 /// The sets of [`encode_trigrams`]' bytes as [`decode_trigrams`] gives them, each a part of
 /// `bytes` rather than a copy (a file read or mapped once).
-pub fn decode_trigrams_shared(bytes: std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>) -> Option<Vec<CachedTrigrams>> {
+pub fn decode_trigrams_shared(bytes: SharedBytes) -> Option<Vec<CachedTrigrams>> {
+    decode_parts_shared(TRIGRAMS_MAGIC, bytes, |files, bytes, range| {
+        Some(CachedTrigrams { files, set: TrigramSet::shared(bytes, range)? })
+    })
+}
+
+/// Bytes read or mapped once, shared by the parts made of them.
+pub type SharedBytes = std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// The parts of [`write_parts`]' bytes, each made by `make` of its stamps and its range of
+/// `bytes` (shared, not copied); `None` if the bytes or any part do not read.
+fn decode_parts_shared<T>(
+    magic: &[u8; 4],
+    bytes: SharedBytes,
+    make: impl Fn(Vec<FileStamp>, SharedBytes, std::ops::Range<usize>) -> Option<T>,
+) -> Option<Vec<T>> {
     let all = (*bytes).as_ref();
     let start = all.as_ptr() as usize;
-    decode_parts(TRIGRAMS_MAGIC, all)?
+    decode_parts(magic, all)?
         .into_iter()
         .map(|(files, part)| {
             let at = part.as_ptr() as usize - start;
-            Some(CachedTrigrams { files, set: TrigramSet::shared(std::sync::Arc::clone(&bytes), at..at + part.len())? })
+            make(files, std::sync::Arc::clone(&bytes), at..at + part.len())
         })
         .collect()
 }
@@ -185,16 +200,10 @@ pub fn write_words<'a>(
 
 /// The word indexes of [`write_words`]' bytes, each a part of `bytes` rather than a copy; `None`
 /// for another version or bytes that are not such indexes (never trusted in part).
-pub fn decode_words_shared(bytes: std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>) -> Option<Vec<CachedWords>> {
-    let all = (*bytes).as_ref();
-    let start = all.as_ptr() as usize;
-    decode_parts(WORDS_MAGIC, all)?
-        .into_iter()
-        .map(|(files, part)| {
-            let at = part.as_ptr() as usize - start;
-            Some(CachedWords { files, words: UnitWords::shared(std::sync::Arc::clone(&bytes), at..at + part.len())? })
-        })
-        .collect()
+pub fn decode_words_shared(bytes: SharedBytes) -> Option<Vec<CachedWords>> {
+    decode_parts_shared(WORDS_MAGIC, bytes, |files, bytes, range| {
+        Some(CachedWords { files, words: UnitWords::shared(bytes, range)? })
+    })
 }
 
 /// The insights of a remembered history's units ([`crate::insights`]), each with the stamps of
