@@ -7,8 +7,8 @@
 
 use serde_json::{Value, json};
 use sessionscope_engine::Loader;
-use sessionscope_engine::dag::Graph;
-use sessionscope_engine::dag::SessionId;
+use sessionscope_engine::dag::{Graph, SessionId};
+use sessionscope_engine::model::Corpus;
 use sessionscope_engine::query::Parsed;
 use sessionscope_engine::rank::{Collection, unit_stats};
 use sessionscope_engine::search::Query;
@@ -310,6 +310,20 @@ const QUERIES: [(&str, &str); 41] = [
     ("bank csv", "s07"),
 ];
 
+/// The fifteen sessions loaded as one history, each in its project's folder, every line read.
+fn week() -> (Corpus, Graph) {
+    let made = sessions();
+    let mut loader = Loader::new();
+    for session in &made {
+        loader.add_vec(&format!("-home-dev-{0}/{0}.jsonl", session.id), log(session).into_bytes());
+    }
+    let corpus = loader.finish();
+    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
+    let graph = Graph::build(&corpus);
+    assert_eq!(graph.sessions.len(), made.len());
+    (corpus, graph)
+}
+
 /// Recall@3 and the mean reciprocal rank of `ranked` (each query's session ids, best first).
 fn figures(ranked: &[Vec<String>]) -> (f64, f64) {
     let mut recall = 0.0;
@@ -326,15 +340,7 @@ fn figures(ranked: &[Vec<String>]) -> (f64, f64) {
 
 #[test]
 fn ranked_word_search_finds_the_session_meant() {
-    let made = sessions();
-    let mut loader = Loader::new();
-    for session in &made {
-        loader.add_vec(&format!("-home-dev-{0}/{0}.jsonl", session.id), log(session).into_bytes());
-    }
-    let corpus = loader.finish();
-    assert!(corpus.diagnostics.is_empty(), "{:?}", corpus.diagnostics);
-    let graph = Graph::build(&corpus);
-    assert_eq!(graph.sessions.len(), made.len());
+    let (corpus, graph) = week();
 
     // Ranked: every clause anywhere in the session, scored with BM25F; ties by id.
     let ranked: Vec<Vec<String>> = QUERIES
@@ -423,13 +429,7 @@ fn snippets_mark_the_words_found_best_zone_first() {
 
 #[test]
 fn the_word_index_counts_what_reading_the_texts_counts() {
-    let made = sessions();
-    let mut loader = Loader::new();
-    for session in &made {
-        loader.add_vec(&format!("-home-dev-{0}/{0}.jsonl", session.id), log(session).into_bytes());
-    }
-    let corpus = loader.finish();
-    let graph = Graph::build(&corpus);
+    let (corpus, graph) = week();
     // As the cache gives it back: from its bytes.
     let index = UnitWords::from_bytes(UnitWords::of(&corpus, &graph).as_bytes().to_vec()).expect("its own bytes read");
     let indexed = index.sessions();
