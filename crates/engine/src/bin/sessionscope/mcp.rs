@@ -927,11 +927,11 @@ fn title_of(row: &SessionRow) -> &str {
 /// Whether a session is of the project `wanted` names: its folder, the folder's last name, or
 /// the folder as a redacted answer wrote it.
 fn project_is(row: &SessionRow, wanted: &str, redact: bool) -> bool {
-    let project = row.project.trim_end_matches(['/', '\\']);
     let wanted = wanted.trim_end_matches(['/', '\\']);
-    project == wanted
-        || project.rsplit(['/', '\\']).next() == Some(wanted)
-        || (redact && wanted.contains('[') && redacted_text(project).is_ok_and(|shown| shown == wanted))
+    crate::search::project_named(row, wanted)
+        || (redact
+            && wanted.contains('[')
+            && redacted_text(row.project.trim_end_matches(['/', '\\'])).is_ok_and(|shown| shown == wanted))
 }
 
 /// Milliseconds since the epoch at the start of a `YYYY-MM-DD` day (UTC).
