@@ -15,7 +15,9 @@ use sessionscope_engine::dag::SessionId;
 use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::marks::Marks;
 use sessionscope_engine::query::{Filter, Flag, Parsed, Term};
-use sessionscope_engine::rank::{Collection, SessionStats, Zone, best_snippets, line_snippet, row_passes, unit_stats};
+use sessionscope_engine::rank::{
+    Collection, SessionStats, Snippet, Zone, best_snippets, line_snippet, row_passes, unit_stats,
+};
 use sessionscope_engine::search::{HitSource, Query};
 use sessionscope_engine::trigrams::TrigramSet;
 use sessionscope_engine::word_index::{self, UnitWords, WordPlace, indexed_stats};
@@ -206,22 +208,15 @@ pub fn search(
     let results = scored
         .into_iter()
         .enumerate()
-        .map(|(at, (score, found))| {
-            let snippets = match found.snippets {
-                Some(snippets) => snippets,
-                None => snippets_of.remove(&(found.unit, found.row.session_id.clone())).unwrap_or_default(),
-            };
-            (at, score, found.row, snippets)
-        })
-        .map(|(at, score, row, snippets)| RankedSession {
+        .map(|(at, (score, Found { row, unit, snippets, .. }))| RankedSession {
             rank: at + 1,
             score: (score * 1000.0).round() / 1000.0,
             last_ms: row.end_ms.or(row.start_ms),
+            snippets: snippets.or_else(|| snippets_of.remove(&(unit, row.session_id.clone()))).unwrap_or_default(),
             session_id: row.session_id,
             project: row.project,
             agent: row.agent,
             title: row.title,
-            snippets,
         })
         .collect();
     Ranked { total, sessions_searched: live.units.len(), units_read, results }
@@ -258,18 +253,19 @@ fn line_snippets(unit: &Unit, session: usize, parsed: &Parsed, sources: bool) ->
         let line = read_line(path, place.line_start)?;
         per_clause.push(Some(line_snippet(name, line, word, place.zone, sources)?));
     }
-    let snippets = best_snippets(per_clause, SNIPPETS)
-        .into_iter()
-        .map(|(entry_uuid, snippet)| RankedSnippet {
-            entry_uuid,
-            zone: zone_name(snippet.zone),
-            snippet: snippet.context,
-            match_start: snippet.match_start,
-            match_len: snippet.match_len,
-            source: snippet.source,
-        })
-        .collect();
-    Some(snippets)
+    Some(best_snippets(per_clause, SNIPPETS).into_iter().map(|(uuid, snippet)| ranked_snippet(uuid, snippet)).collect())
+}
+
+/// A snippet as the search gives it, of the message whose uuid is `entry_uuid`.
+fn ranked_snippet(entry_uuid: String, snippet: Snippet) -> RankedSnippet {
+    RankedSnippet {
+        entry_uuid,
+        zone: zone_name(snippet.zone),
+        snippet: snippet.context,
+        match_start: snippet.match_start,
+        match_len: snippet.match_len,
+        source: snippet.source,
+    }
 }
 
 /// The line of the file at `path` that starts at byte `start` (with its end of line).
@@ -339,17 +335,10 @@ fn rank_unit(
         let snippets = session
             .snippets
             .iter()
-            .map(|snippet| RankedSnippet {
-                entry_uuid: corpus
-                    .entries
-                    .get(snippet.entry.index())
-                    .map(|entry| corpus.span_str(entry.file, entry.uuid).to_owned())
-                    .unwrap_or_default(),
-                zone: zone_name(snippet.zone),
-                snippet: snippet.context.clone(),
-                match_start: snippet.match_start,
-                match_len: snippet.match_len,
-                source: snippet.source.clone(),
+            .map(|snippet| {
+                let uuid =
+                    corpus.entries.get(snippet.entry.index()).map(|entry| corpus.span_str(entry.file, entry.uuid));
+                ranked_snippet(uuid.unwrap_or_default().to_owned(), snippet.clone())
             })
             .collect();
         found.push(Found {
