@@ -17,7 +17,7 @@ pub mod wire;
 pub mod worker;
 
 /// Every module of the app (the page, its workers and its render module) counts its heap's live
-/// bytes, for the memory tests and the workers' debug messages.
+/// bytes; the page's count is what the history's memory test asks (`pageHeapBytes`).
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
 static ALLOCATOR: platform::heap::Counting = platform::heap::Counting;

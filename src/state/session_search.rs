@@ -100,11 +100,8 @@ impl SearchState {
     /// Starts a search of `model` for the current query, replacing the results. It runs in the
     /// session's worker, which has the regular expressions (the page does not carry them).
     pub fn run(&self, model: Option<Arc<Model>>) {
-        self.hits.set_value(Vec::new());
-        self.total.set(0);
-        self.current.set(None);
         self.error.set(None);
-        self.hits_changed.notify();
+        self.restart();
         let query = self.query_untracked();
         self.ran.set_value(Some(query.clone()));
         if let Some(older) = self.asked.try_update_value(Option::take).flatten()
@@ -166,7 +163,7 @@ impl SearchState {
         }
     }
 
-    /// Forgets the hits of a search that is asked again from its start.
+    /// Forgets the hits found so far: a new search, or one asked again from its start.
     fn restart(&self) {
         self.hits.set_value(Vec::new());
         self.total.set(0);
