@@ -301,8 +301,9 @@ pub async fn highlight(search: SearchState, row_id: &str, query: SearchQuery) {
     let Some(ranges) = search.matches(query, texts.clone()).await else { return };
     let found = js_sys::Array::new();
     for ((node, text), matches) in nodes.iter().zip(&texts).zip(ranges) {
-        // The row was drawn again meanwhile: its old nodes are not highlighted.
-        if !node.is_connected() {
+        // The row was drawn again meanwhile: its old nodes are not highlighted (the row asks
+        // again for its new text).
+        if !node.is_connected() || node.text_content().as_deref() != Some(text.as_str()) {
             continue;
         }
         for (start, end) in matches {

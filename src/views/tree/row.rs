@@ -96,19 +96,30 @@ pub fn RowView(key: RowKey) -> impl IntoView {
     };
 
     // A search hit gone to in this row: its matches are highlighted once the row is drawn, and
-    // again when it opens or closes, or when the render module arrives (its text is drawn again).
+    // again when it opens or closes, when the render module arrives, or when anything else draws
+    // its text again (a highlight's ranges collapse when their text is replaced).
     let search = use_search();
     let highlighted = Memo::new(move |_| search.highlight.with(|h| h.as_ref().is_some_and(|(row, _)| *row == key)));
+    let redrawn = Trigger::new();
+    let watching = StoredValue::new_local(None::<Redraws>);
     Effect::new(move |_| {
         if !highlighted.get() {
+            watching.try_set_value(None);
             return;
         }
         info.track();
         crate::render::module::track_arrival();
+        redrawn.track();
+        if watching.with_value(Option::is_none) {
+            watching.set_value(Redraws::watch(&row_dom_id(key), move || redrawn.notify()));
+        }
         let Some((_, query)) = search.highlight.get_untracked() else { return };
         leptos::task::spawn_local(async move {
             crate::views::search_box::highlight(search, &row_dom_id(key), query).await;
         });
+    });
+    on_cleanup(move || {
+        watching.try_set_value(None);
     });
 
     // A row new since the session was read last is marked until it has been on screen a while.
@@ -691,5 +702,34 @@ mod tests {
         for id in ["", "row-", "row-e", "row-x1", "row-é1", "tree"] {
             assert_eq!(key_from_dom_id(id), None, "{id}");
         }
+    }
+}
+
+/// Watches a row's text while its search matches are highlighted, and says when it is drawn
+/// again. Dropping it disconnects the observer, so the callback is never called once it is gone.
+struct Redraws {
+    observer: web_sys::MutationObserver,
+    _callback: wasm_bindgen::closure::Closure<dyn FnMut(js_sys::Array)>,
+}
+
+impl Redraws {
+    fn watch(row_id: &str, on_redraw: impl Fn() + 'static) -> Option<Redraws> {
+        use wasm_bindgen::JsCast;
+        let row = web_sys::window()?.document()?.get_element_by_id(row_id)?;
+        let callback =
+            wasm_bindgen::closure::Closure::<dyn FnMut(js_sys::Array)>::new(move |_: js_sys::Array| on_redraw());
+        let observer = web_sys::MutationObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+        let options = web_sys::MutationObserverInit::new();
+        options.set_character_data(true);
+        options.set_child_list(true);
+        options.set_subtree(true);
+        observer.observe_with_options(&row, &options).ok()?;
+        Some(Redraws { observer, _callback: callback })
+    }
+}
+
+impl Drop for Redraws {
+    fn drop(&mut self) {
+        self.observer.disconnect();
     }
 }
