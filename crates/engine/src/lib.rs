@@ -33,6 +33,7 @@ pub mod marks;
 pub mod model;
 pub mod query;
 pub mod rank;
+pub mod ranked;
 pub mod redact;
 pub mod resume;
 pub mod search;

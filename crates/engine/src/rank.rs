@@ -21,7 +21,8 @@ use std::sync::Arc;
 use crate::search::{Field, HitSource, each_decoded_text, snippet};
 
 /// Where in a session words are, for their weight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Zone {
     /// The session's title and its first prompt.
     Title,
@@ -40,6 +41,16 @@ impl Zone {
     /// Its place in a session's counts per zone.
     pub fn index(self) -> usize {
         self as usize
+    }
+
+    /// Its name, as search results give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Zone::Title => "title",
+            Zone::Prompt => "prompt",
+            Zone::Answer => "answer",
+            Zone::Tool => "tool",
+        }
     }
 
     /// The zone's weight in BM25F.

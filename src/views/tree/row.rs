@@ -684,27 +684,6 @@ fn noise_row(model: &Arc<Model>, entry: EntryId) -> AnyView {
     .into_any()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_row_is_found_again_by_its_dom_id() {
-        for key in [
-            RowKey::Entry(EntryId::new(0)),
-            RowKey::Op(OpId::new(7)),
-            RowKey::Agent(ConversationId::new(3)),
-            RowKey::Compaction(CompactionId::new(12)),
-            RowKey::Branch(ForkId::new(4_000_000)),
-        ] {
-            assert_eq!(key_from_dom_id(&row_dom_id(key)), Some(key));
-        }
-        for id in ["", "row-", "row-e", "row-x1", "row-é1", "tree"] {
-            assert_eq!(key_from_dom_id(id), None, "{id}");
-        }
-    }
-}
-
 /// Watches a row's text while its search matches are highlighted, and says when it is drawn
 /// again. Dropping it disconnects the observer, so the callback is never called once it is gone.
 struct Redraws {
@@ -731,5 +710,26 @@ impl Redraws {
 impl Drop for Redraws {
     fn drop(&mut self) {
         self.observer.disconnect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_is_found_again_by_its_dom_id() {
+        for key in [
+            RowKey::Entry(EntryId::new(0)),
+            RowKey::Op(OpId::new(7)),
+            RowKey::Agent(ConversationId::new(3)),
+            RowKey::Compaction(CompactionId::new(12)),
+            RowKey::Branch(ForkId::new(4_000_000)),
+        ] {
+            assert_eq!(key_from_dom_id(&row_dom_id(key)), Some(key));
+        }
+        for id in ["", "row-", "row-e", "row-x1", "row-é1", "tree"] {
+            assert_eq!(key_from_dom_id(id), None, "{id}");
+        }
     }
 }

@@ -1,113 +1,22 @@
 //! The ranked word search of a history, for `sessionscope search` and MCP `search` (issue 52):
-//! the query read in the search language ([`sessionscope_engine::query`]), every unit that may
-//! hold each of its clauses read on every core, its sessions that hold them all scored with
-//! BM25F ([`sessionscope_engine::rank`]), and the sessions listed best first (or newest first),
-//! each with its best snippets. A unit whose trigram set lacks every term of a clause, or none
-//! of whose rows passes the filters rows answer, is not opened. Where the query is words and
-//! filters a unit's word index answers ([`word_index::answers`]), the unit is counted from its
-//! index, unread, and only the units of the sessions shown are read, for their snippets.
-//!
-//! The collection's statistics (sessions, and those holding each clause) count the units read:
-//! a unit left unread holds none of some clause, so it counts for the sessions only.
+//! the engine's [`sessionscope_engine::ranked`] over the history's units as the command line
+//! keeps them (files on disk, with their cached rows, trigram sets and word indexes), counted on
+//! every core.
 
-use serde::Serialize;
-use sessionscope_engine::dag::SessionId;
+use sessionscope_engine::dag::Graph;
 use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::marks::Marks;
-use sessionscope_engine::query::{Filter, Flag, Parsed, Term};
-use sessionscope_engine::rank::{
-    Collection, SessionStats, Snippet, Zone, best_snippets, line_snippet, row_passes, unit_stats,
-};
-use sessionscope_engine::search::{HitSource, Query};
+use sessionscope_engine::model::Corpus;
+use sessionscope_engine::query::{Filter, Flag, Parsed};
+use sessionscope_engine::rank::row_passes;
+use sessionscope_engine::ranked::{Mapper, MaybeSend, MaybeSync, RankUnit};
+pub use sessionscope_engine::ranked::{Ranked, RankedSession, Sort};
 use sessionscope_engine::trigrams::TrigramSet;
-use sessionscope_engine::word_index::{self, UnitWords, WordPlace, indexed_stats};
+use sessionscope_engine::word_index::UnitWords;
 
 use crate::index::{UnitModel, parallel_map, read_model};
 use crate::live::{Live, Unit};
 use crate::search::project_named;
-
-/// Snippets kept for a session.
-const SNIPPETS: usize = 3;
-
-/// How the sessions found are ordered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Sort {
-    /// Best score first; the newer first of two that score the same.
-    #[default]
-    Score,
-    /// Newest activity first.
-    Time,
-}
-
-/// What a ranked search found.
-#[derive(Serialize)]
-pub struct Ranked {
-    /// The sessions that hold every clause and pass every filter.
-    pub total: usize,
-    /// The history's session units (a session with its agents' files, as `index` groups them).
-    pub sessions_searched: usize,
-    /// The units whose files were opened.
-    pub units_read: usize,
-    pub results: Vec<RankedSession>,
-}
-
-/// A session found, with its place in the order and its score.
-#[derive(Serialize)]
-pub struct RankedSession {
-    pub rank: usize,
-    pub score: f64,
-    pub session_id: String,
-    pub project: String,
-    pub agent: String,
-    pub title: String,
-    pub last_ms: Option<i64>,
-    pub snippets: Vec<RankedSnippet>,
-}
-
-/// A place in a session where the query's words are.
-#[derive(Serialize)]
-pub struct RankedSnippet {
-    /// The entry's uuid (empty for the session's title).
-    pub entry_uuid: String,
-    /// Where the words are: `title`, `prompt`, `answer` or `tool`.
-    pub zone: &'static str,
-    pub snippet: String,
-    /// Where the words are in `snippet` (chars).
-    pub match_start: u32,
-    pub match_len: u32,
-    /// The whole text the snippet was cut from, with `sources` ([`search`]): the MCP server
-    /// redacts it before it cuts its own.
-    #[serde(skip)]
-    pub source: Option<HitSource>,
-}
-
-fn zone_name(zone: Zone) -> &'static str {
-    match zone {
-        Zone::Title => "title",
-        Zone::Prompt => "prompt",
-        Zone::Answer => "answer",
-        Zone::Tool => "tool",
-    }
-}
-
-/// One unit's part of the answer: the clauses each of its sessions that passes the filters
-/// holds, and those found.
-struct UnitRanked {
-    read: bool,
-    holding: Vec<Vec<bool>>,
-    found: Vec<Found>,
-}
-
-/// A session found: its counts and row, its unit (by its place in the history), and its
-/// snippets, if its unit was read (one counted from its word index has none yet).
-struct Found {
-    stats: SessionStats,
-    row: SessionRow,
-    unit: usize,
-    /// Its place among its unit's word index's sessions, if counted from it.
-    indexed: Option<usize>,
-    snippets: Option<Vec<RankedSnippet>>,
-}
 
 /// Searches `live` for `parsed` (whose `regex` is not set), keeping `keep` sessions in `sort`'s
 /// order; with `sources`, each snippet keeps the whole text it was cut from. `marks` answers
@@ -122,7 +31,6 @@ pub fn search(
     marks: Option<&Marks>,
     sources: bool,
 ) -> Ranked {
-    let units: Vec<&Unit> = live.units.iter().map(|unit| unit.as_ref()).collect();
     let marked = |row: &SessionRow, filter: &Filter| {
         marks.is_some_and(|marks| match filter {
             Filter::Is(Flag::Starred) => marks.starred(&row.session_id),
@@ -133,138 +41,51 @@ pub fn search(
     let passes = |row: &SessionRow| {
         project.is_none_or(|wanted| project_named(row, wanted)) && row_passes(parsed, row, |f| marked(row, f))
     };
-    let clause_probes = probes(parsed);
-    let by_index = word_index::answers(parsed);
-    let numbered: Vec<(usize, &Unit)> = units.iter().copied().enumerate().collect();
-    let ranked: Vec<UnitRanked> = parallel_map(&numbered, |&(at, unit)| {
-        // A unit whose word index answers the query is counted from it, unread.
-        if by_index
-            && unit.rows_known
-            && let Some(words) = &unit.words
-        {
-            return rank_indexed(at, unit, words, parsed, &passes);
-        }
-        // A unit whose set holds no clause counts its sessions that pass the filters, unread.
-        if unit.rows_known
-            && let Some(set) = &unit.set
-            && !clause_probes.is_empty()
-            && !clause_probes.iter().any(|probes| may_hold(probes, set))
-        {
-            let passing = unit.rows.iter().filter(|row| passes(row)).count();
-            return UnitRanked { read: false, holding: vec![Vec::new(); passing], found: Vec::new() };
-        }
-        rank_unit(at, unit, parsed, &passes, sources)
-    });
-    let mut collection = Collection::default();
-    let mut units_read = 0;
-    let mut found = Vec::new();
-    for unit in ranked {
-        units_read += usize::from(unit.read);
-        for holding in &unit.holding {
-            collection.count(holding);
-        }
-        found.extend(unit.found);
-    }
-    for found in &found {
-        collection.count_found(&found.stats);
-    }
-    let mut scored: Vec<(f64, Found)> =
-        found.into_iter().map(|found| (collection.score(&found.stats), found)).collect();
-    let newest = |found: &Found| found.row.end_ms.or(found.row.start_ms).unwrap_or(i64::MIN);
-    scored.sort_by(|a, b| {
-        let by_score = b.0.total_cmp(&a.0);
-        let by_time = newest(&b.1).cmp(&newest(&a.1));
-        let by_id = a.1.row.session_id.cmp(&b.1.row.session_id);
-        match sort {
-            Sort::Score => by_score.then(by_time).then(by_id),
-            Sort::Time => by_time.then(by_score).then(by_id),
-        }
-    });
-    let total = scored.len();
-    scored.truncate(keep);
-    // The sessions shown that were counted from their word index: each clause's snippet is read
-    // from the one line its index names; a session whose lines, read alone, do not give them
-    // (another format) has its unit read.
-    let from_lines: Vec<Option<Vec<RankedSnippet>>> = parallel_map(&scored, |(_, found)| match found.indexed {
-        Some(session) if found.snippets.is_none() => line_snippets(units[found.unit], session, parsed, sources),
-        _ => None,
-    });
-    for ((_, found), snippets) in scored.iter_mut().zip(from_lines) {
-        if found.snippets.is_none() {
-            found.snippets = snippets;
-        }
-    }
-    let mut to_read: Vec<usize> =
-        scored.iter().filter(|(_, found)| found.snippets.is_none()).map(|(_, f)| f.unit).collect();
-    to_read.sort_unstable();
-    to_read.dedup();
-    let read: Vec<UnitRanked> = parallel_map(&to_read, |&at| rank_unit(at, units[at], parsed, &passes, sources));
-    units_read += read.len();
-    let mut snippets_of: std::collections::HashMap<(usize, String), Vec<RankedSnippet>> =
-        std::collections::HashMap::new();
-    for found in read.into_iter().flat_map(|unit| unit.found) {
-        snippets_of.insert((found.unit, found.row.session_id), found.snippets.unwrap_or_default());
-    }
-    let results = scored
-        .into_iter()
-        .enumerate()
-        .map(|(at, (score, Found { row, unit, snippets, .. }))| RankedSession {
-            rank: at + 1,
-            score: (score * 1000.0).round() / 1000.0,
-            last_ms: row.end_ms.or(row.start_ms),
-            snippets: snippets.or_else(|| snippets_of.remove(&(unit, row.session_id.clone()))).unwrap_or_default(),
-            session_id: row.session_id,
-            project: row.project,
-            agent: row.agent,
-            title: row.title,
-        })
-        .collect();
-    Ranked { total, sessions_searched: live.units.len(), units_read, results }
+    let units: Vec<OnDisk<'_>> = live.units.iter().map(|unit| OnDisk(unit)).collect();
+    sessionscope_engine::ranked::search(&units, parsed, &passes, sort, keep, sources, &EveryCore)
 }
 
-/// Each clause's snippet for session `session` of `unit`'s word index, read from the line of a
-/// message the index names for the clause's word in its best zone; `None` when a line, read alone,
-/// does not give it.
-fn line_snippets(unit: &Unit, session: usize, parsed: &Parsed, sources: bool) -> Option<Vec<RankedSnippet>> {
-    let words = unit.words.as_ref()?;
-    let sessions = words.sessions();
-    let session = sessions.get(session)?;
-    let order = |name: &str| unit.files.iter().position(|(_, file)| file == name);
-    let mut per_clause = Vec::new();
-    for clause in &parsed.clauses {
-        if clause.negated {
-            per_clause.push(None);
-            continue;
-        }
-        let mut best: Option<(WordPlace<'_>, &str, (usize, usize, u64))> = None;
-        for term in &clause.any_of {
-            let Term::Word(word) = term else { return None };
-            let Some(place) = session.place(word) else { continue };
-            let key = (place.zone.index(), order(place.file)?, place.line_start);
-            if best.as_ref().is_none_or(|(_, _, best)| key < *best) {
-                best = Some((place, word, key));
-            }
-        }
-        let Some((place, word, (_, file, _))) = best else {
-            per_clause.push(None);
-            continue;
-        };
-        let (path, name) = unit.files.get(file)?;
-        let line = read_line(path, place.line_start)?;
-        per_clause.push(Some(line_snippet(name, line, word, place.zone, sources)?));
+/// A unit of the history on disk, as the search reads it.
+struct OnDisk<'a>(&'a Unit);
+
+impl RankUnit for OnDisk<'_> {
+    fn rows(&self) -> Option<&[SessionRow]> {
+        self.0.rows_known.then_some(self.0.rows.as_slice())
     }
-    Some(best_snippets(per_clause, SNIPPETS).into_iter().map(|(uuid, snippet)| ranked_snippet(uuid, snippet)).collect())
+
+    fn folder(&self) -> &str {
+        &self.0.folder
+    }
+
+    fn words(&self) -> Option<&UnitWords> {
+        self.0.words.as_ref()
+    }
+
+    fn trigrams(&self) -> Option<&TrigramSet> {
+        self.0.set.as_ref()
+    }
+
+    fn read(&self) -> (Corpus, Graph) {
+        let UnitModel { corpus, graph, .. } = read_model(self.0.files.iter());
+        (corpus, graph)
+    }
+
+    fn file_order(&self, name: &str) -> Option<usize> {
+        self.0.files.iter().position(|(_, file)| file == name)
+    }
+
+    fn line(&self, name: &str, start: u64) -> Option<Vec<u8>> {
+        let (path, _) = self.0.files.iter().find(|(_, file)| file == name)?;
+        read_line(path, start)
+    }
 }
 
-/// A snippet as the search gives it, of the message whose uuid is `entry_uuid`.
-fn ranked_snippet(entry_uuid: String, snippet: Snippet) -> RankedSnippet {
-    RankedSnippet {
-        entry_uuid,
-        zone: zone_name(snippet.zone),
-        snippet: snippet.context,
-        match_start: snippet.match_start,
-        match_len: snippet.match_len,
-        source: snippet.source,
+/// The search's steps on every core.
+struct EveryCore;
+
+impl Mapper for EveryCore {
+    fn map<I: MaybeSync, T: MaybeSend>(&self, items: &[I], map: impl Fn(&I) -> T + MaybeSync) -> Vec<T> {
+        parallel_map(items, map)
     }
 }
 
@@ -281,103 +102,6 @@ fn read_line(path: &std::path::Path, start: u64) -> Option<Vec<u8>> {
     Some(line)
 }
 
-/// Counts one unit's sessions that pass the filters from its word index, without reading it;
-/// keeps those found, without snippets.
-fn rank_indexed(
-    at: usize,
-    unit: &Unit,
-    words: &UnitWords,
-    parsed: &Parsed,
-    passes: &impl Fn(&SessionRow) -> bool,
-) -> UnitRanked {
-    let mut holding = Vec::new();
-    let mut found = Vec::new();
-    for (index, session) in words.sessions().iter().enumerate() {
-        let Some(row) = unit.rows.iter().find(|row| row.session_id == session.session_id) else { continue };
-        if !passes(row) {
-            continue;
-        }
-        let (holds, matched) = indexed_stats(session, SessionId::new(index), parsed);
-        holding.push(holds);
-        if let Some(stats) = matched {
-            found.push(Found { stats, row: row.clone(), unit: at, indexed: Some(index), snippets: None });
-        }
-    }
-    UnitRanked { read: false, holding, found }
-}
-
-/// Reads one unit and counts its sessions that pass the filters; keeps those found.
-fn rank_unit(
-    at: usize,
-    unit: &Unit,
-    parsed: &Parsed,
-    passes: &impl Fn(&SessionRow) -> bool,
-    sources: bool,
-) -> UnitRanked {
-    let UnitModel { corpus, graph, .. } = read_model(unit.files.iter());
-    let rows = sessionscope_engine::history::index_unit(&corpus, &graph, &unit.folder).rows;
-    let stats = unit_stats(&corpus, &graph, parsed, SNIPPETS, sources);
-    let passing: Vec<Option<&SessionRow>> = graph
-        .sessions
-        .iter()
-        .map(|session| rows.iter().find(|row| row.session_id == session.id).filter(|row| passes(row)))
-        .collect();
-    let holding = stats
-        .holding
-        .iter()
-        .zip(&passing)
-        .filter(|(_, row)| row.is_some())
-        .map(|(holding, _)| holding.clone())
-        .collect();
-    let mut found = Vec::new();
-    for session in &stats.matched {
-        let Some(Some(row)) = passing.get(session.session.index()) else { continue };
-        let snippets = session
-            .snippets
-            .iter()
-            .map(|snippet| {
-                let uuid =
-                    corpus.entries.get(snippet.entry.index()).map(|entry| corpus.span_str(entry.file, entry.uuid));
-                ranked_snippet(uuid.unwrap_or_default().to_owned(), snippet.clone())
-            })
-            .collect();
-        found.push(Found {
-            stats: session.clone(),
-            row: (*row).clone(),
-            unit: at,
-            indexed: None,
-            snippets: Some(snippets),
-        });
-    }
-    UnitRanked { read: true, holding, found }
-}
-
-/// For each clause the query looks for (not negated), a plain query of each of its terms'
-/// words: a unit's trigram set may hold the clause if it may hold every word of one term.
-fn probes(parsed: &Parsed) -> Vec<Vec<Vec<Query>>> {
-    let plain = |word: &str| Query::new(word, false).ok();
-    parsed
-        .clauses
-        .iter()
-        .filter(|clause| !clause.negated)
-        .map(|clause| {
-            clause
-                .any_of
-                .iter()
-                .map(|term| match term {
-                    Term::Word(word) | Term::Prefix(word) => plain(word).into_iter().collect(),
-                    Term::Phrase(words) => words.iter().filter_map(|word| plain(word)).collect(),
-                })
-                .collect()
-        })
-        .collect()
-}
-
-/// Whether `set` may hold one of a clause's terms (every word of it).
-fn may_hold(terms: &[Vec<Query>], set: &TrigramSet) -> bool {
-    terms.iter().any(|words| words.iter().all(|word| word.may_match_trigrams(set)))
-}
-
 /// The sessions as text: for each, its rank, score, time, project, title and id, then its
 /// snippets; then the count.
 pub fn table(ranked: &Ranked) -> String {
@@ -392,7 +116,7 @@ pub fn table(ranked: &Ranked) -> String {
             session.rank, session.score, session.project, session.session_id
         );
         for snippet in &session.snippets {
-            let _ = writeln!(out, "      {:<6} {}", snippet.zone, snippet.snippet);
+            let _ = writeln!(out, "      {:<6} {}", snippet.zone.name(), snippet.snippet);
         }
     }
     let shown = if ranked.results.len() < ranked.total {
