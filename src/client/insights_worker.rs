@@ -2,14 +2,18 @@
 //! every unit's insights and drawing the home's Files, Failures and Activity tabs
 //! (`worker::history_insights`). The page forwards each unit's insights to it as they come (their buffer
 //! moves, it is not copied) and asks it for tabs; it starts with the history's first unit and
-//! goes with the history.
+//! goes with the history. The same worker keeps every unit's word index and answers the
+//! history's ranked searches (`worker::history_words`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::handle::{WorkerError, WorkerHandle};
 use super::workers::Workers;
+use sessionscope_engine::history_cache::FileStamp;
+
 use crate::wire::insights::{InsightsReply, InsightsRequest};
+use crate::wire::words::{WordsReply, WordsRequest};
 use crate::wire::{FromWorker, Parcel, ToWorker};
 
 /// The insights worker of the history shown, started when first needed. Clones share it.
@@ -43,6 +47,29 @@ impl InsightsWorker {
     pub fn keep(&self, unit: u32, insights: Option<js_sys::ArrayBuffer>) -> Result<(), WorkerError> {
         let parcel = Parcel::new(ToWorker::Insights(InsightsRequest::Keep { unit }));
         self.handle()?.send(parcel.with_buffers(insights.into_iter().collect()))
+    }
+
+    /// Gives it unit `unit`'s word index (`UnitWords::as_bytes`), made of files as `read`
+    /// stamps them; `None` forgets it.
+    pub fn keep_words(
+        &self,
+        unit: u32,
+        read: Vec<FileStamp>,
+        words: Option<js_sys::ArrayBuffer>,
+    ) -> Result<(), WorkerError> {
+        let parcel = Parcel::new(ToWorker::Words(WordsRequest::Keep { unit, read }));
+        self.handle()?.send(parcel.with_buffers(words.into_iter().collect()))
+    }
+
+    /// Asks for a ranked search of the history (a [`WordsRequest::Rank`], with each unit's files
+    /// in order) and waits for the answer.
+    pub async fn rank(&self, request: WordsRequest, files: Vec<web_sys::File>) -> Result<WordsReply, WorkerError> {
+        let parcel = self.handle()?.ask(Parcel::new(ToWorker::Words(request)).with_files(files)).await?;
+        match parcel.message {
+            FromWorker::Words(reply) => Ok(reply),
+            FromWorker::Error { message } => Err(WorkerError::Failed(message)),
+            _ => Err(WorkerError::Failed("the history worker answered something else".to_owned())),
+        }
     }
 
     /// Asks it to sum the tabs' reports now (an index pass ended), answering nothing.

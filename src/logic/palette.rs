@@ -152,7 +152,7 @@ pub fn ranked(items: &[Item], query: &str, limit: usize) -> Vec<usize> {
             on_label.max(on_detail).map(|score| (score, i))
         })
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    crate::logic::sort::sort_by(&mut scored, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     scored.into_iter().take(limit).map(|(_, i)| i).collect()
 }
 

@@ -49,7 +49,7 @@ pub fn reasons_counted<'a>(reasons: impl IntoIterator<Item = &'a str>, shown: us
         }
     }
     // Stable: reasons as common keep their first-seen order.
-    counts.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    crate::logic::sort::sort_by_key(&mut counts, |(_, n)| std::cmp::Reverse(*n));
     let mut said: Vec<String> = counts.iter().take(shown).map(|(r, n)| format!("{n} {r}")).collect();
     let others: usize = counts.iter().skip(shown).map(|(_, n)| n).sum();
     if others > 0 {

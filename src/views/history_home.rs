@@ -6,13 +6,17 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use sessionscope_engine::history::SessionRow;
+use sessionscope_engine::ranked::Sort;
 
 use crate::logic::seen::Unread;
 use crate::logic::words::{counted, noun, plural};
 use crate::render::units;
-use crate::state::history::{HistoryRow, HistoryState, HomeTab, IndexKept, ListView, SortKey, use_history};
+use crate::state::history::{
+    HistoryRow, HistoryState, HomeTab, IndexKept, ListView, RankedQuery, SortKey, use_history,
+};
 use crate::state::{MarksState, use_marks};
 use crate::views::home_tabs::{ActivityTab, FailuresTab, FilesTab, HomeTabs};
+use crate::views::ranked_results::{ranked_list, ranked_status};
 use crate::wire::SearchQuery;
 
 /// Height of a session row in the list, in pixels (the list is virtualized on it).
@@ -891,16 +895,38 @@ const HITS_SHOWN_PER_SESSION: usize = 5;
 #[component]
 fn HistorySearch() -> impl IntoView {
     let history = use_history();
-    let query = RwSignal::new(history.search.results.with_value(|s| s.query.text.clone()));
+    let marks = use_marks();
+    let ranked_text = history.ranked.answer.with_value(|a| a.as_ref().map(|a| a.query.text.clone()));
+    let query =
+        RwSignal::new(ranked_text.unwrap_or_else(|| history.search.results.with_value(|s| s.query.text.clone())));
     let regex = RwSignal::new(history.search.results.with_value(|s| s.query.regex));
+    // Ranked by default; "Exact" and "Regex" list every match, as written.
+    let exact = RwSignal::new(history.search.results.with_value(|s| !s.query.is_empty() && !s.query.regex));
+    let sort =
+        RwSignal::new(history.ranked.answer.with_value(|a| a.as_ref().map(|a| a.query.sort)).unwrap_or_default());
+    let ranked = move || !exact.get() && !regex.get();
+    let rank_now = move || {
+        history.rank(RankedQuery { text: query.get_untracked(), sort: sort.get_untracked(), marks: marks.export() });
+    };
     let submit = move |event: leptos::ev::SubmitEvent| {
         event.prevent_default();
         let text = query.get_untracked();
+        if !exact.get_untracked() && !regex.get_untracked() {
+            history.clear_search();
+            rank_now();
         // An empty box (or only spaces) searches nothing: it clears the last search, its error too.
-        if text.trim().is_empty() {
+        } else if text.trim().is_empty() {
             history.clear_search();
         } else {
+            history.clear_ranked();
             history.run_search(SearchQuery::new(text, regex.get_untracked()));
+        }
+    };
+    // A ranked search answers from the word indexes as the person types.
+    let on_input = move |event: leptos::ev::Event| {
+        query.set(event_target_value(&event));
+        if !exact.get_untracked() && !regex.get_untracked() {
+            rank_now();
         }
     };
     let status = move || {
@@ -1044,19 +1070,41 @@ fn HistorySearch() -> impl IntoView {
                     aria-label="Search every session"
                     on:focus=move |_| history.prepare_search()
                     prop:value=move || query.get()
-                    on:input=move |e| query.set(event_target_value(&e))
+                    on:input=on_input
                 />
+                <label class="toggle" title="Find the text as written, and list every match">
+                    <input type="checkbox" prop:checked=move || exact.get() on:change=move |e| exact.set(event_target_checked(&e)) />
+                    " Exact"
+                </label>
                 <label class="toggle">
                     <input type="checkbox" prop:checked=move || regex.get() on:change=move |e| regex.set(event_target_checked(&e)) />
                     " Regex"
                 </label>
+                {move || ranked().then(|| view! {
+                    <label class="toggle">
+                        "Sort "
+                        <select
+                            aria-label="Sort sessions found"
+                            on:change=move |e| {
+                                sort.set(if event_target_value(&e) == "time" { Sort::Time } else { Sort::Score });
+                                rank_now();
+                            }
+                        >
+                            <option value="score" selected=move || sort.get() == Sort::Score>"Best match"</option>
+                            <option value="time" selected=move || sort.get() == Sort::Time>"Newest"</option>
+                        </select>
+                    </label>
+                })}
                 <button type="submit" class="button">"Search"</button>
                 {move || history.search.pass.get().filter(|p| p.running()).map(|_| view! {
                     <button type="button" class="button" on:click=move |_| history.stop_search()>"Stop"</button>
                 })}
             </form>
-            {status}
-            {results}
+            {move || if ranked() {
+                view! { {ranked_status(history)} {ranked_list(history)} }.into_any()
+            } else {
+                view! { {status} {results} }.into_any()
+            }}
         </section>
     }
 }

@@ -11,6 +11,7 @@ pub mod marks;
 pub mod panel;
 pub mod parts;
 pub mod progress;
+pub mod ranked_results;
 pub mod resume;
 pub mod search_box;
 pub mod sessions;

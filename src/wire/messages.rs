@@ -37,6 +37,7 @@ use sessionscope_engine::share::scope::Scope;
 use super::insights::{ChangeDiff, InsightsReply, InsightsRequest};
 use super::query::SearchQuery;
 use super::share_report::ScanReport;
+use super::words::{WordsReply, WordsRequest};
 
 /// What the page asks of a worker: a request of one of its roles.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -49,6 +50,7 @@ pub enum ToWorker {
     Database(DatabaseRequest),
     Follow(FollowRequest),
     Insights(InsightsRequest),
+    Words(WordsRequest),
 }
 
 /// What a worker tells the page: that it runs, a reply of one of its roles, or why a request
@@ -64,6 +66,7 @@ pub enum FromWorker {
     Database(DatabaseReply),
     Follow(FollowReply),
     Insights(InsightsReply),
+    Words(WordsReply),
     /// The request failed, or could not be read: why, in words for the user.
     Error {
         message: String,

@@ -1,5 +1,5 @@
 //! The unit role: one session unit of a history at a time, read file by file and let go. Indexed,
-//! it answers the unit's rows, its files that hold no session, its insights and its trigram set;
+//! it answers the unit's rows, its files that hold no session, its insights, its trigram set and its word index;
 //! searched, it answers the unit's hits, parsing only what may hold the query's text; asked for
 //! the texts of changes to a file, it reads the unit again for them.
 
@@ -153,10 +153,13 @@ async fn index_unit(reply: &Reply, folder: &str, paths: &[String], files: &[web_
     // Its files, its failures and its activity, from the same model: no second pass.
     let insights = UnitInsights::of(&corpus, &graph, &index.rows).encode();
     let mut buffers = vec![buffer_of(&insights)];
-    // A unit read whole gets its set of trigrams, for searches to skip it.
+    // A unit read whole gets its set of trigrams, for searches to skip it, and its word index,
+    // for ranked searches to count it unread.
     let stamps = if unreadable.is_empty() {
         let set = sessionscope_engine::search::trigrams_of(&corpus, bytes as u64);
         buffers.push(buffer_of(set.as_bytes()));
+        let words = sessionscope_engine::word_index::UnitWords::of(&corpus, &graph);
+        buffers.push(buffer_of(&crate::wire::words::searchable_bytes(&index.rows, &words)));
         paths.iter().zip(files).map(|(path, file)| stamp_of(path, file)).collect()
     } else {
         Vec::new()

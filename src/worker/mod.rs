@@ -17,6 +17,7 @@ pub mod draw;
 pub mod follow;
 pub mod history_insights;
 pub mod history_units;
+pub mod history_words;
 pub mod load;
 pub mod readers;
 pub mod redaction;
@@ -99,6 +100,7 @@ struct Kept {
     session: session::SessionCopy,
     follow: follow::Followed,
     insights: history_insights::HistoryInsights,
+    words: history_words::HistoryWords,
 }
 
 /// The worker's entry point (called by `src/bin/worker.rs`).
@@ -152,5 +154,6 @@ async fn dispatch(kept: &Kept, reply: &Reply, request: Parcel<ToWorker>) -> Resu
         ToWorker::Database(request) => sqlite::answer(reply, &request, &files).await,
         ToWorker::Follow(request) => kept.follow.answer(reply, request, &buffers),
         ToWorker::Insights(request) => kept.insights.answer(reply, request, &buffers),
+        ToWorker::Words(request) => kept.words.answer(reply, request, &buffers, &files),
     }
 }

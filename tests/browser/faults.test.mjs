@@ -481,6 +481,7 @@ test("a worker that stops during a search: its units are searched again, and tho
     await dropFolder(app.page, history.projects);
     const { region } = await indexed(app.page);
     const box = region.getByRole("region", { name: "Search all sessions" });
+    await box.getByLabel("Exact").check();
     await box.getByLabel("Search every session").fill(word);
     await box.getByRole("button", { name: "Search" }).click();
     const done = box.getByRole("status").filter({ hasText: /^\d+\+? match(es)? in \d+ sessions? · / });

@@ -86,6 +86,7 @@ test("a picked folder is remembered, reopens after a reload from its cached inde
   // The units' trigram sets came back with the index: a search reads no session that cannot
   // hold its word.
   const search = region.getByRole("region", { name: "Search all sessions" });
+  await search.getByLabel("Exact").check();
   await search.getByLabel("Search every session").fill("xylophone-quartz");
   await search.getByRole("button", { name: "Search" }).click();
   const notRead = new RegExp(`^0 matches in 0 sessions · .* · ${first.length} sessions not read: the index rules them out$`);

@@ -571,6 +571,11 @@ export function engineIndex(path) {
   return engineJson("index", "--json", path);
 }
 
+/** The engine's ranked search of a folder on disk (`sessionscope search --json`), to check the page's order against. */
+export function engineSearch(query, path, ...options) {
+  return engineJson("search", "--json", "--no-cache", ...options, "--", query, path);
+}
+
 /** The bytes of a SQLite database made by running `sql`, with `sqlite3` (sqlite-wasm in Node, in memory). */
 export function databaseOf(sqlite3, sql) {
   const made = new sqlite3.oo1.DB(":memory:");

@@ -240,6 +240,8 @@ test("a search of every session finds its hits by project and session, and a hit
   const app = await openApp(browser, server);
   const history = await openHistory(app.page);
   const search = history.getByRole("region", { name: "Search all sessions" });
+  // "Exact" lists every match of the text as written (not ranked sessions).
+  await search.getByLabel("Exact").check();
   await search.getByLabel("Search every session").fill("definition");
   await search.getByRole("button", { name: "Search" }).click();
   // The sessions whose index rules the word out are not read.

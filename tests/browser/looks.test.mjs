@@ -174,6 +174,7 @@ test("a history's tabs and search write their counts as people do, one session a
   // A word said once, in one session: one match, one hit.
   await history.getByRole("tab", { name: "Sessions" }).click();
   const search = history.getByRole("region", { name: "Search all sessions" });
+  await search.getByLabel("Exact").check();
   await search.getByLabel("Search every session").fill("nib");
   await search.getByRole("button", { name: "Search" }).click();
   const status = search.getByRole("status").filter({ hasText: / · [\d.]+ s/ });

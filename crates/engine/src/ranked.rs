@@ -96,7 +96,7 @@ pub enum Sort {
 }
 
 /// What a ranked search found.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ranked {
     /// The sessions that hold every clause and pass every filter.
     pub total: usize,
@@ -108,7 +108,7 @@ pub struct Ranked {
 }
 
 /// A session found, with its place in the order and its score.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RankedSession {
     pub rank: usize,
     pub score: f64,
@@ -125,7 +125,7 @@ pub struct RankedSession {
 }
 
 /// A place in a session where the query's words are.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RankedSnippet {
     /// The entry's uuid (empty for the session's title).
     pub entry_uuid: String,

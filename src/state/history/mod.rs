@@ -18,6 +18,7 @@ mod figures;
 mod following;
 mod history_search;
 mod indexing;
+mod ranked_search;
 mod remembered;
 mod unread;
 
@@ -48,6 +49,7 @@ pub use figures::{FileKey, HistoryInsights, HomeTab};
 pub use following::{FollowStats, Following};
 pub use history_search::{HistorySearch, SearchResults};
 pub use indexing::IndexPass;
+pub use ranked_search::{RANKED_SHOWN, RankedAnswer, RankedQuery, RankedSearch};
 pub use remembered::{IndexKept, RememberedFolder, RememberedFolders};
 pub use unread::SeenState;
 
@@ -261,6 +263,8 @@ pub struct HistoryState {
     pub index: IndexPass,
     /// A search of every unit.
     pub search: HistorySearch,
+    /// The ranked search of every session, asked of the history worker.
+    pub ranked: RankedSearch,
     /// The folders this browser remembers, and the one the history comes from.
     pub remembered: RememberedFolders,
     /// The remembered folder on screen, followed.
@@ -305,6 +309,7 @@ impl HistoryState {
             pushed: StoredValue::new(false),
             index: IndexPass::new(),
             search: HistorySearch::new(),
+            ranked: RankedSearch::new(),
             remembered: RememberedFolders::new(),
             following: Following::new(),
             insights: HistoryInsights::new(),
@@ -435,6 +440,7 @@ impl HistoryState {
         self.close_file();
         self.stop_diffs();
         self.insights_worker().release();
+        self.clear_ranked();
         self.insights.tab.set(HomeTab::Sessions);
         self.insights_changed(true);
         if let Some(link) = self.link() {
@@ -677,6 +683,7 @@ impl HistoryState {
         self.stop_diffs();
         self.forget_versions();
         self.insights_worker().release();
+        self.clear_ranked();
         self.units.set_value(Vec::new());
         self.rows.set_value(Vec::new());
         self.problems.set_value(Vec::new());

@@ -1,5 +1,6 @@
 //! HTML drawn in a worker, for the page to show as it is: the history's Files, Failures and
-//! Activity tabs ([`files_html`], [`failures_html`], [`activity_html`]) and the diffs of changes ([`diff_html`]).
+//! Activity tabs ([`files_html`], [`failures_html`], [`activity_html`]), the diffs of changes ([`diff_html`])
+//! and the ranked search's results ([`ranked_html`]).
 //! The page carries neither these views' code nor the insights they draw (`docs/size.md`).
 //!
 //! Every text goes through [`Html::text`] or [`Html::attr`], which escape it: log content (paths,
@@ -11,6 +12,7 @@ pub mod activity_html;
 pub mod diff_html;
 pub mod failures_html;
 pub mod files_html;
+pub mod ranked_html;
 
 use sessionscope_engine::insights::report::Place;
 

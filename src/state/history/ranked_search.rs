@@ -1,0 +1,150 @@
+//! The history's ranked search (issue 52): the query, in the search language, asked of the
+//! history worker, which keeps every unit's word index and scores the sessions
+//! (`worker::history_words`). Results update as the person types: one question is out at a
+//! time, and the latest query typed meanwhile is asked when its answer comes.
+
+use leptos::prelude::*;
+use sessionscope_engine::history_cache::FileStamp;
+use sessionscope_engine::ranked::Sort;
+
+use super::{HistoryState, stamps_of};
+use crate::platform::schedule::now_ms;
+use crate::wire::SearchQuery;
+use crate::wire::words::{UnitToRank, WordsReply, WordsRequest};
+
+/// Sessions a ranked search lists at most.
+pub const RANKED_SHOWN: u32 = 50;
+
+/// A ranked question, as the person asked it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RankedQuery {
+    pub text: String,
+    pub sort: Sort,
+    /// The person's marks (`Marks::to_json`), for `is:starred` and `tag:`.
+    pub marks: String,
+}
+
+/// The ranked search's part of the history's state.
+#[derive(Clone, Copy)]
+pub struct RankedSearch {
+    pub answer: StoredValue<Option<RankedAnswer>>,
+    /// Bumped when the answer changes, or a question goes out.
+    pub changed: RwSignal<u64>,
+    /// Whether a question is out, and the one to ask once it is answered.
+    asking: StoredValue<bool>,
+    next: StoredValue<Option<RankedQuery>>,
+}
+
+impl RankedSearch {
+    pub(super) fn new() -> RankedSearch {
+        RankedSearch {
+            answer: StoredValue::new(None),
+            changed: RwSignal::new(0),
+            asking: StoredValue::new(false),
+            next: StoredValue::new(None),
+        }
+    }
+
+    /// Whether a question is out.
+    pub fn asking(&self) -> bool {
+        self.changed.track();
+        self.asking.get_value()
+    }
+}
+
+/// What the history worker answered a ranked question: the sessions found, drawn, and a
+/// sentence about them; or why there are none.
+#[derive(Clone, Debug)]
+pub struct RankedAnswer {
+    pub query: RankedQuery,
+    pub found: Result<(String, String), String>,
+}
+
+impl HistoryState {
+    /// Asks for the sessions that `query` finds, best first (or newest first): now if no question
+    /// is out, else once the one out is answered (only the latest asked waits).
+    pub fn rank(&self, query: RankedQuery) {
+        if self.ranked.asking.get_value() {
+            self.ranked.next.set_value(Some(query));
+            return;
+        }
+        if query.text.trim().is_empty() {
+            self.ranked.answer.set_value(None);
+            self.ranked.changed.update(|n| *n += 1);
+            return;
+        }
+        self.ranked.asking.set_value(true);
+        self.ranked.changed.update(|n| *n += 1);
+        let (units, files) = self.units_to_rank();
+        let request = WordsRequest::Rank {
+            query: query.text.clone(),
+            sort: query.sort,
+            keep: RANKED_SHOWN,
+            now_ms: now_ms(),
+            marks: query.marks.clone(),
+            units,
+        };
+        let worker = self.insights_worker();
+        let state = *self;
+        leptos::task::spawn_local(async move {
+            let found = match worker.rank(request, files).await {
+                Ok(WordsReply::Ranked { html, status }) => Ok((html, status)),
+                Ok(WordsReply::QueryError { message }) => Err(format!("Not a query the search reads: {message}")),
+                Err(error) => Err(format!("The search could not run: {error}")),
+            };
+            let answer = RankedAnswer { query, found };
+            state.ranked.answer.set_value(Some(answer));
+            state.ranked.asking.set_value(false);
+            state.ranked.changed.update(|n| *n += 1);
+            if let Some(next) = state.ranked.next.try_update_value(Option::take).flatten() {
+                state.rank(next);
+            }
+        });
+    }
+
+    /// Gives the history worker a unit's rows and word index, as its worker sent them with the
+    /// unit's index (`UnitReply::Indexed`: after its insights, if it sent them, and its trigram
+    /// set; only a unit read whole has them).
+    pub(super) fn keep_words(&self, unit: u32, read: &[FileStamp], insights: bool, buffers: &[js_sys::ArrayBuffer]) {
+        let words = buffers.get(usize::from(insights) + 1).filter(|_| !read.is_empty()).cloned();
+        if let Err(error) = self.insights_worker().keep_words(unit, read.to_vec(), words) {
+            web_sys::console::warn_1(&format!("sessionscope ranked search: {error}").into());
+        }
+    }
+
+    /// Forgets the ranked search's answer (the box was emptied, or another history is shown).
+    pub fn clear_ranked(&self) {
+        self.ranked.next.set_value(None);
+        self.ranked.answer.set_value(None);
+        self.ranked.changed.update(|n| *n += 1);
+    }
+
+    /// Every unit as a ranked search is told of it, and their files, unit after unit.
+    fn units_to_rank(&self) -> (Vec<UnitToRank>, Vec<web_sys::File>) {
+        self.units.with_value(|units| {
+            let mut files = Vec::new();
+            let listed = units
+                .iter()
+                .map(|unit| {
+                    files.extend(unit.files.iter().map(|f| f.file.clone()));
+                    UnitToRank {
+                        folder: unit.folder.clone(),
+                        paths: unit.files.iter().map(|f| f.path.clone()).collect(),
+                        read: stamps_of(&unit.files),
+                    }
+                })
+                .collect();
+            (listed, files)
+        })
+    }
+
+    /// Opens a session the ranked search found (`unit`, and the session's id), at message
+    /// `entry` if one is given, with `words` searched in it (so they are marked there).
+    pub fn open_ranked(&self, unit: u32, session: &str, entry: &str, words: &str) {
+        let known = self.rows.with_value(|rows| rows.iter().any(|r| r.unit == unit && r.row.session_id == session));
+        if known && !words.trim().is_empty() {
+            self.loading.search_on_open.set_value(Some(SearchQuery::new(words, false)));
+        }
+        self.open_place(unit, session, entry);
+    }
+}

@@ -1,0 +1,44 @@
+//! The ranked search's results on the history home (issue 52): a status line, and the sessions
+//! found as the history worker drew them (`worker::draw::ranked_html`), best first (or newest
+//! first), each with its best snippets; a session's title opens it at its first snippet, a
+//! snippet at its own message, with the matched words searched there.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::state::history::HistoryState;
+
+/// The status line of the ranked search, and why it found nothing if it could not search.
+pub fn ranked_status(history: HistoryState) -> impl IntoView {
+    move || {
+        history.ranked.changed.track();
+        let asking = history.ranked.asking();
+        let (status, error) = history.ranked.answer.with_value(|answer| match answer.as_ref().map(|a| &a.found) {
+            Some(Ok((_, status))) => (status.clone(), None),
+            Some(Err(error)) => (String::new(), Some(error.clone())),
+            None => (if asking { "Searching…".to_owned() } else { String::new() }, None),
+        });
+        view! {
+            {error.map(|e| view! { <p class="load-error" role="alert">{e}</p> })}
+            <p class="muted" role="status">{status}</p>
+        }
+    }
+}
+
+/// The sessions found, as drawn; a click on one of its buttons opens the session there.
+pub fn ranked_list(history: HistoryState) -> impl IntoView {
+    let html = move || {
+        history.ranked.changed.track();
+        history.ranked.answer.with_value(|answer| {
+            answer.as_ref().and_then(|a| a.found.as_ref().ok()).map(|(html, _)| html.clone()).unwrap_or_default()
+        })
+    };
+    let on_click = move |event: web_sys::MouseEvent| {
+        let Some(target) = event.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+        let Some(button) = target.closest("[data-action=open-hit]").ok().flatten() else { return };
+        let data = |name: &str| button.get_attribute(name).unwrap_or_default();
+        let unit = data("data-unit").parse().unwrap_or(u32::MAX);
+        history.open_ranked(unit, &data("data-session"), &data("data-entry"), &data("data-words"));
+    };
+    view! { <div class="ranked-drawn" on:click=on_click inner_html=html></div> }
+}

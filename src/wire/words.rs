@@ -1,0 +1,67 @@
+//! What the page asks of the history worker's ranked search (issue 52), and its answers. The
+//! worker keeps every unit's word index (`sessionscope_engine::word_index::UnitWords`, as the
+//! unit's worker made it while indexing) and ranks the history's sessions with the engine's
+//! search ([`sessionscope_engine::ranked`]): the page holds neither the indexes nor the code that
+//! reads the search language, scores and draws the results.
+
+use serde::{Deserialize, Serialize};
+use sessionscope_engine::history::SessionRow;
+use sessionscope_engine::history_cache::FileStamp;
+use sessionscope_engine::ranked::Sort;
+use sessionscope_engine::word_index::UnitWords;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WordsRequest {
+    /// Keep unit `unit`'s rows and word index, in the parcel's one buffer (as
+    /// [`searchable_bytes`] writes them), made of its files as `read` stamps them; a parcel
+    /// without a buffer forgets the unit's. Not answered.
+    Keep { unit: u32, read: Vec<FileStamp> },
+    /// Forget every unit's (another history is shown). Not answered.
+    Clear,
+    /// Rank the history's sessions for `query`, in the search language, keeping `keep` of them
+    /// in `sort`'s order: answered by [`WordsReply::Ranked`] or [`WordsReply::QueryError`]. The
+    /// parcel's files are each unit's files, unit after unit, as `units` names them; `marks` are
+    /// the person's marks as `Marks::to_json` writes them (for `is:starred` and `tag:`).
+    Rank { query: String, sort: Sort, keep: u32, now_ms: f64, marks: String, units: Vec<UnitToRank> },
+}
+
+/// A unit of the history as the page lists it, for a ranked search: a unit whose word index the
+/// worker keeps, made of these very files, is counted from it; any other is read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UnitToRank {
+    pub folder: String,
+    pub paths: Vec<String>,
+    pub read: Vec<FileStamp>,
+}
+
+/// A unit's word index as it travels from the unit's worker, through the page untouched, to the
+/// history worker: the unit's rows (JSON, after their length as 4 bytes, little-endian), which
+/// the filters read, then the index's bytes.
+pub fn searchable_bytes(rows: &[SessionRow], words: &UnitWords) -> Vec<u8> {
+    let rows = serde_json::to_vec(rows).unwrap_or_else(|_| b"[]".to_vec());
+    let mut out = Vec::with_capacity(4 + rows.len() + words.as_bytes().len());
+    out.extend_from_slice(&(rows.len() as u32).to_le_bytes());
+    out.extend_from_slice(&rows);
+    out.extend_from_slice(words.as_bytes());
+    out
+}
+
+/// The rows and word index of [`searchable_bytes`]' bytes; `None` if they do not read.
+pub fn read_searchable(bytes: Vec<u8>) -> Option<(Vec<SessionRow>, UnitWords)> {
+    let length = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    let rows = serde_json::from_slice(bytes.get(4..4usize.checked_add(length)?)?).ok()?;
+    let words = UnitWords::from_bytes(bytes.get(4 + length..)?.to_vec())?;
+    Some((rows, words))
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WordsReply {
+    /// The sessions found, drawn (an ordered list whose buttons open a session at a hit,
+    /// `data-action="open-hit"`), and a sentence saying how many, of how many, and how many
+    /// units had to be read (not counted from their word index).
+    Ranked { html: String, status: String },
+    /// The query is not one the language reads: why, in words for the user.
+    QueryError { message: String },
+}
