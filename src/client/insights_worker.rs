@@ -13,7 +13,7 @@ use super::workers::Workers;
 use sessionscope_engine::history_cache::FileStamp;
 
 use crate::wire::insights::{InsightsReply, InsightsRequest};
-use crate::wire::words::{WordsReply, WordsRequest};
+use crate::wire::word_search::{WordsReply, WordsRequest};
 use crate::wire::{FromWorker, Parcel, ToWorker};
 
 /// The insights worker of the history shown, started when first needed. Clones share it.

@@ -37,7 +37,7 @@ use sessionscope_engine::share::scope::Scope;
 use super::insights::{ChangeDiff, InsightsReply, InsightsRequest};
 use super::query::SearchQuery;
 use super::share_report::ScanReport;
-use super::words::{WordsReply, WordsRequest};
+use super::word_search::{WordsReply, WordsRequest};
 
 /// What the page asks of a worker: a request of one of its roles.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

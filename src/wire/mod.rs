@@ -12,7 +12,7 @@ pub mod messages;
 pub mod parcel;
 pub mod query;
 pub mod share_report;
-pub mod words;
+pub mod word_search;
 
 pub use messages::{FromWorker, ToWorker};
 pub use parcel::{Encoded, Parcel, Port, RequestId, WireError, buffer_of, bytes_of};

@@ -159,7 +159,7 @@ async fn index_unit(reply: &Reply, folder: &str, paths: &[String], files: &[web_
         let set = sessionscope_engine::search::trigrams_of(&corpus, bytes as u64);
         buffers.push(buffer_of(set.as_bytes()));
         let words = sessionscope_engine::word_index::UnitWords::of(&corpus, &graph);
-        buffers.push(buffer_of(&crate::wire::words::searchable_bytes(&index.rows, &words)));
+        buffers.push(buffer_of(&crate::wire::word_search::searchable_bytes(&index.rows, &words)));
         paths.iter().zip(files).map(|(path, file)| stamp_of(path, file)).collect()
     } else {
         Vec::new()

@@ -21,7 +21,7 @@ use sessionscope_engine::word_index::UnitWords;
 
 use super::{Failure, Reply};
 use crate::wire::limits::{HOLD_MAX_BYTES, left_out_why};
-use crate::wire::words::{UnitToRank, WordsReply, WordsRequest, read_searchable};
+use crate::wire::word_search::{UnitToRank, WordsReply, WordsRequest, read_searchable};
 use crate::wire::{FromWorker, bytes_of};
 
 /// Bytes read at a time for a snippet's line, doubled until the line ends.

@@ -10,7 +10,7 @@ use sessionscope_engine::ranked::Sort;
 use super::{HistoryState, stamps_of};
 use crate::platform::schedule::now_ms;
 use crate::wire::SearchQuery;
-use crate::wire::words::{UnitToRank, WordsReply, WordsRequest};
+use crate::wire::word_search::{UnitToRank, WordsReply, WordsRequest};
 
 /// Sessions a ranked search lists at most.
 pub const RANKED_SHOWN: u32 = 50;
