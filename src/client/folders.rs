@@ -22,7 +22,8 @@ const VERSION: u32 = 1;
 /// Remembered folders, keyed by their id: `{ id, name, handle, openedMs }`.
 const FOLDERS: &str = "folders";
 /// Cached indexes, keyed by their folder's id: the bytes of an `IndexCache`; a folder's trigram
-/// sets beside it, under `<id>#trigrams`, its units' insights under `<id>#insights`, and what
+/// sets beside it, under `<id>#trigrams`, its units' insights under `<id>#insights`, their rows
+/// and word indexes under `<id>#words`, and what
 /// was seen of its sessions under `<id>#seen` (JSON of a [`FolderSeen`]). The bookmarks, notes and
 /// tags of every session are kept once, under [`MARKS_KEY`] (the JSON of their export file).
 const INDEXES: &str = "indexes";
@@ -80,6 +81,11 @@ fn seen_key(id: &str) -> String {
     format!("{id}#seen")
 }
 
+/// Where a remembered folder's units' rows and word indexes are kept, beside its cached index.
+fn words_key(id: &str) -> String {
+    format!("{id}#words")
+}
+
 /// Where a remembered folder's units' insights are kept, beside its cached index.
 fn insights_key(id: &str) -> String {
     format!("{id}#insights")
@@ -135,6 +141,7 @@ impl Folders {
         self.store.delete(INDEXES, id).await?;
         self.store.delete(INDEXES, &trigrams_key(id)).await?;
         self.store.delete(INDEXES, &insights_key(id)).await?;
+        self.store.delete(INDEXES, &words_key(id)).await?;
         self.store.delete(INDEXES, &seen_key(id)).await?;
         self.store.delete(FOLDERS, id).await
     }
@@ -179,6 +186,20 @@ impl Folders {
     /// Keeps the insights' bytes for a remembered folder.
     pub async fn save_insights(&self, id: &str, bytes: &[u8]) -> Result<(), StorageError> {
         self.store.put(INDEXES, &insights_key(id), &js_sys::Uint8Array::from(bytes).into()).await
+    }
+
+    /// The rows and word indexes of a remembered folder's units, as the history worker encoded
+    /// them (`wire::word_search::encode_kept`), to hand back to it untouched: read in place, in
+    /// browser memory.
+    pub async fn load_words(&self, id: &str) -> Option<js_sys::ArrayBuffer> {
+        let value = self.store.get(INDEXES, &words_key(id)).await.ok()?;
+        Some(value.dyn_into::<js_sys::Uint8Array>().ok()?.buffer())
+    }
+
+    /// Keeps the rows and word indexes' bytes for a remembered folder, without copying them into
+    /// the page's memory.
+    pub async fn save_words(&self, id: &str, buffer: &js_sys::ArrayBuffer) -> Result<(), StorageError> {
+        self.store.put(INDEXES, &words_key(id), &js_sys::Uint8Array::new(buffer).into()).await
     }
 }
 

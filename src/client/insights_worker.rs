@@ -61,6 +61,22 @@ impl InsightsWorker {
         self.handle()?.send(parcel.with_buffers(words.into_iter().collect()))
     }
 
+    /// Gives it the word indexes a remembered folder's cache kept (`wire::word_search::encode_kept`'s
+    /// bytes, moved, not copied).
+    pub fn restore_words(&self, cached: js_sys::ArrayBuffer) -> Result<(), WorkerError> {
+        self.handle()?.send(Parcel::new(ToWorker::Words(WordsRequest::Restore)).with_buffers(vec![cached]))
+    }
+
+    /// Asks for the word indexes of the units whose files `units` stamps, as the cache keeps them.
+    pub async fn encode_words(&self, units: Vec<Vec<FileStamp>>) -> Result<js_sys::ArrayBuffer, WorkerError> {
+        let parcel = self.handle()?.ask(Parcel::new(ToWorker::Words(WordsRequest::Encode { units }))).await?;
+        match (parcel.message, parcel.buffers.into_iter().next()) {
+            (FromWorker::Words(WordsReply::Encoded), Some(buffer)) => Ok(buffer),
+            (FromWorker::Error { message }, _) => Err(WorkerError::Failed(message)),
+            _ => Err(WorkerError::Failed("the history worker answered something else".to_owned())),
+        }
+    }
+
     /// Asks for a ranked search of the history (a [`WordsRequest::Rank`], with each unit's files
     /// in order) and waits for the answer.
     pub async fn rank(&self, request: WordsRequest, files: Vec<web_sys::File>) -> Result<WordsReply, WorkerError> {

@@ -19,6 +19,13 @@ pub enum WordsRequest {
     Keep { unit: u32, read: Vec<FileStamp> },
     /// Forget every unit's (another history is shown). Not answered.
     Clear,
+    /// Every unit's rows and word index as the cache keeps them ([`encode_kept`]), for the units
+    /// whose files `units` stamps (each unit's, as they are now): answered by
+    /// [`WordsReply::Encoded`], its bytes in the parcel's one buffer.
+    Encode { units: Vec<Vec<FileStamp>> },
+    /// Keep the units of the cache's bytes ([`encode_kept`]), in the parcel's one buffer: each
+    /// answers for its unit while the unit's files are those it was made of. Not answered.
+    Restore,
     /// Rank the history's sessions for `query`, in the search language, keeping `keep` of them
     /// in `sort`'s order: answered by [`WordsReply::Ranked`] or [`WordsReply::QueryError`]. The
     /// parcel's files are each unit's files, unit after unit, as `units` names them; `marks` are
@@ -48,7 +55,7 @@ pub fn searchable_bytes(rows: &[SessionRow], words: &UnitWords) -> Vec<u8> {
 }
 
 /// The rows and word index of [`searchable_bytes`]' bytes; `None` if they do not read.
-pub fn read_searchable(bytes: Vec<u8>) -> Option<(Vec<SessionRow>, UnitWords)> {
+pub fn read_searchable(bytes: &[u8]) -> Option<(Vec<SessionRow>, UnitWords)> {
     let length = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
     let rows = serde_json::from_slice(bytes.get(4..4usize.checked_add(length)?)?).ok()?;
     let words = UnitWords::from_bytes(bytes.get(4 + length..)?.to_vec())?;
@@ -62,6 +69,44 @@ pub enum WordsReply {
     /// `data-action="open-hit"`), and a sentence saying how many, of how many, and how many
     /// units had to be read (not counted from their word index).
     Ranked { html: String, status: String },
+    /// The cache's bytes of [`WordsRequest::Encode`], in the parcel's one buffer.
+    Encoded,
     /// The query is not one the language reads: why, in words for the user.
     QueryError { message: String },
+}
+
+/// The first bytes of [`encode_kept`]' output; another version's bytes are not read.
+const KEPT_MAGIC: &[u8; 4] = b"SSWK";
+
+/// Units' rows and word indexes as a remembered folder's cache keeps them: the magic, then for
+/// each unit the stamps of its files (JSON) and its [`searchable_bytes`], each after its length
+/// (4 bytes, little-endian).
+pub fn encode_kept<'a>(units: impl IntoIterator<Item = (&'a [FileStamp], &'a [u8])>) -> Vec<u8> {
+    let mut out = KEPT_MAGIC.to_vec();
+    for (stamps, searchable) in units {
+        let stamps = serde_json::to_vec(stamps).unwrap_or_else(|_| b"[]".to_vec());
+        for part in [&stamps[..], searchable] {
+            out.extend_from_slice(&(part.len() as u32).to_le_bytes());
+            out.extend_from_slice(part);
+        }
+    }
+    out
+}
+
+/// The units of [`encode_kept`]' bytes: each one's stamps and searchable bytes; `None` for
+/// another version, or bytes cut short.
+pub fn decode_kept(bytes: &[u8]) -> Option<Vec<(Vec<FileStamp>, &[u8])>> {
+    let mut rest = bytes.strip_prefix(KEPT_MAGIC)?;
+    let mut part = || {
+        let length = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+        let (part, after) = rest.get(4..)?.split_at_checked(length)?;
+        rest = after;
+        Some(part)
+    };
+    let mut units = Vec::new();
+    while let Some(stamps) = part() {
+        let stamps = serde_json::from_slice(stamps).ok()?;
+        units.push((stamps, part()?));
+    }
+    rest.is_empty().then_some(units)
 }

@@ -6,6 +6,7 @@
 //! worker may), as it reads the lines the snippets are cut from.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use sessionscope_engine::Loader;
 use sessionscope_engine::dag::Graph;
@@ -21,8 +22,10 @@ use sessionscope_engine::word_index::UnitWords;
 
 use super::{Failure, Reply};
 use crate::wire::limits::{HOLD_MAX_BYTES, left_out_why};
-use crate::wire::word_search::{UnitToRank, WordsReply, WordsRequest, read_searchable};
-use crate::wire::{FromWorker, bytes_of};
+use crate::wire::word_search::{
+    UnitToRank, WordsReply, WordsRequest, decode_kept, encode_kept, read_searchable, searchable_bytes,
+};
+use crate::wire::{FromWorker, Parcel, bytes_of};
 
 /// Bytes read at a time for a snippet's line, doubled until the line ends.
 const LINE_SLICE: f64 = 16.0 * 1024.0;
@@ -33,7 +36,8 @@ const LINE_MAX: f64 = 64.0 * 1024.0 * 1024.0;
 /// The history's word indexes, unit by unit, each with the stamps of the files it was made of.
 #[derive(Default)]
 pub struct HistoryWords {
-    units: RefCell<Vec<Option<KeptWords>>>,
+    /// By the path of the unit's first file (a unit's files are found again by their stamps).
+    units: RefCell<HashMap<String, KeptWords>>,
 }
 
 /// A unit's rows and word index, and the stamps of the files they were made of: it answers for the unit only
@@ -53,25 +57,50 @@ impl HistoryWords {
         files: &[web_sys::File],
     ) -> Result<(), Failure> {
         match request {
-            WordsRequest::Keep { unit, read } => {
-                let searchable = match buffers.first() {
-                    Some(buffer) => Some(
-                        read_searchable(bytes_of(buffer))
-                            .ok_or_else(|| Failure::from("a unit's word index could not be read"))?,
-                    ),
-                    None => None,
-                };
-                let mut units = self.units.borrow_mut();
-                let at = unit as usize;
-                if units.len() <= at {
-                    units.resize_with(at + 1, || None);
+            WordsRequest::Keep { read, .. } => {
+                let Some(first) = read.first().map(|stamp| stamp.path.clone()) else { return Ok(()) };
+                match buffers.first() {
+                    Some(buffer) => {
+                        let kept = KeptWords::read(read, &bytes_of(buffer))
+                            .ok_or_else(|| Failure::from("a unit's word index could not be read"))?;
+                        self.units.borrow_mut().insert(first, kept);
+                    }
+                    None => {
+                        self.units.borrow_mut().remove(&first);
+                    }
                 }
-                units[at] = searchable.map(|(rows, words)| KeptWords { read, rows, words });
                 Ok(())
             }
             WordsRequest::Clear => {
-                self.units.replace(Vec::new());
+                self.units.borrow_mut().clear();
                 Ok(())
+            }
+            WordsRequest::Restore => {
+                let bytes = buffers.first().map(bytes_of).unwrap_or_default();
+                let mut units = self.units.borrow_mut();
+                for (read, part) in decode_kept(&bytes).unwrap_or_default() {
+                    // A unit indexed meanwhile keeps what its worker sent.
+                    if let Some(first) = read.first().map(|stamp| stamp.path.clone())
+                        && !units.contains_key(&first)
+                        && let Some(kept) = KeptWords::read(read, part)
+                    {
+                        units.insert(first, kept);
+                    }
+                }
+                Ok(())
+            }
+            WordsRequest::Encode { units } => {
+                let kept = self.units.borrow();
+                let parts: Vec<(&[FileStamp], Vec<u8>)> = units
+                    .iter()
+                    .filter_map(|read| {
+                        let kept = kept.get(&read.first()?.path).filter(|kept| kept.read == *read)?;
+                        Some((kept.read.as_slice(), searchable_bytes(&kept.rows, &kept.words)))
+                    })
+                    .collect();
+                let bytes = encode_kept(parts.iter().map(|(read, bytes)| (*read, bytes.as_slice())));
+                let buffer = js_sys::Uint8Array::from(&bytes[..]).buffer();
+                Ok(reply.post(Parcel::new(FromWorker::Words(WordsReply::Encoded)).with_buffers(vec![buffer]))?)
             }
             WordsRequest::Rank { query, sort, keep, now_ms, marks, units } => {
                 let started = js_sys::Date::now();
@@ -86,14 +115,12 @@ impl HistoryWords {
                 let kept = self.units.borrow();
                 let mut offset = 0;
                 let mut listed = Vec::with_capacity(units.len());
-                for (at, unit) in units.iter().enumerate() {
+                for unit in &units {
                     let end = (offset + unit.paths.len()).min(files.len());
                     let unit_files = files.get(offset..end).unwrap_or_default();
                     offset = end;
-                    let kept = kept
-                        .get(at)
-                        .and_then(Option::as_ref)
-                        .filter(|kept| !kept.read.is_empty() && kept.read == unit.read);
+                    let kept =
+                        unit.read.first().and_then(|first| kept.get(&first.path)).filter(|kept| kept.read == unit.read);
                     listed.push(InWorker { unit, kept, files: unit_files });
                 }
                 let indexed = listed.iter().filter(|unit| unit.kept.is_some()).count();
@@ -112,6 +139,15 @@ impl HistoryWords {
                 Ok(reply.send(FromWorker::Words(drawn))?)
             }
         }
+    }
+}
+
+impl KeptWords {
+    /// A unit's rows and word index from their bytes ([`searchable_bytes`]), made of the files
+    /// `read` stamps.
+    fn read(read: Vec<FileStamp>, bytes: &[u8]) -> Option<KeptWords> {
+        let (rows, words) = read_searchable(bytes)?;
+        Some(KeptWords { read, rows, words })
     }
 }
 

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test, ROOT, openApp, dropFolder, tree, engineSearch, servedForTests } from "./harness.mjs";
+import { basename } from "node:path";
+import { test, withoutFolderHandles, ROOT, openApp, dropFolder, tree, engineSearch, servedForTests, waitForApp, indexed } from "./harness.mjs";
 
 let server;
 let browser;
@@ -181,6 +182,39 @@ test("results update as the person types, and a snippet opens its session at its
   await app.page.getByRole("button", { name: "← History" }).click();
   await search.getByRole("status").filter({ hasText: /^1 session found of \d+/ }).waitFor();
   assert.equal(await search.getByLabel("Search every session").inputValue(), "relay firmware");
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("a remembered folder reopened from its cache ranks from the word indexes it kept, reading no session", async () => {
+  if (await withoutFolderHandles(browser, server)) return;
+  const app = await openApp(browser, server);
+  const { page } = app;
+  await openHistory(page);
+  // The word indexes are kept once the pass has ended (beside the cached index).
+  await page.waitForFunction(
+    () =>
+      new Promise((done) => {
+        const open = indexedDB.open("sessionscope");
+        open.onerror = () => done(false);
+        open.onsuccess = () => {
+          const keys = open.result.transaction("indexes").objectStore("indexes").getAllKeys();
+          keys.onsuccess = () => done(keys.result.some((key) => String(key).endsWith("#words")));
+          keys.onerror = () => done(false);
+        };
+      }),
+    null,
+    { timeout: 30_000 },
+  );
+  await page.reload();
+  await waitForApp(page);
+  await page.getByRole("region", { name: "Remembered folders" }).getByRole("button", { name: `Reopen ${basename(home.dir)}` }).click();
+  const { region, status } = await indexed(page);
+  assert.match(status, /from the cache/, status);
+  const search = region.getByRole("region", { name: "Search all sessions" });
+  const found = await ranked(search, "morning cold kettle");
+  assert.deepEqual(found, engineOrder("morning cold kettle"));
+  assert.match(await search.getByRole("status").innerText(), new RegExp(`^${found.length} sessions found of 5 · \\d+ ms$`));
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });

@@ -600,6 +600,7 @@ impl HistoryState {
         }
         if !cancelled {
             self.save_trigrams();
+            self.save_words();
             // The tabs' reports first: a tab opened now waits for no cache to be written.
             self.prepare_insights();
             self.save_insights();

@@ -90,6 +90,9 @@ impl HistoryState {
             let found = match worker.rank(request, files).await {
                 Ok(WordsReply::Ranked { html, status }) => Ok((html, status)),
                 Ok(WordsReply::QueryError { message }) => Err(format!("Not a query the search reads: {message}")),
+                Ok(WordsReply::Encoded) => {
+                    Err("The search could not run: the worker answered something else".to_owned())
+                }
                 Err(error) => Err(format!("The search could not run: {error}")),
             };
             let answer = RankedAnswer { query, found };
@@ -110,6 +113,23 @@ impl HistoryState {
         if let Err(error) = self.insights_worker().keep_words(unit, read.to_vec(), words) {
             web_sys::console::warn_1(&format!("sessionscope ranked search: {error}").into());
         }
+    }
+
+    /// Keeps the units' rows and word indexes for a remembered folder, as the history worker
+    /// encodes them (after a whole pass, with the trigram sets).
+    pub(super) fn save_words(&self) {
+        let Some(id) = self.remembered_id() else { return };
+        let units = self.units.with_value(|units| units.iter().map(|unit| stamps_of(&unit.files)).collect());
+        let (worker, folders) = (self.insights_worker(), self.folders());
+        leptos::task::spawn_local(async move {
+            let saved = match worker.encode_words(units).await {
+                Ok(buffer) => folders.save_words(&id, &buffer).await.map_err(|e| e.to_string()),
+                Err(error) => Err(error.to_string()),
+            };
+            if let Err(error) = saved {
+                web_sys::console::warn_1(&format!("sessionscope history: word indexes not saved: {error}").into());
+            }
+        });
     }
 
     /// Forgets the ranked search's answer (the box was emptied, or another history is shown).

@@ -284,6 +284,7 @@ impl HistoryState {
             async { if folder.id.is_empty() { Vec::new() } else { folders.load_trigrams(&folder.id).await } };
         let insights =
             async { if folder.id.is_empty() { Vec::new() } else { folders.load_insights(&folder.id).await } };
+        let words = async { if folder.id.is_empty() { None } else { folders.load_words(&folder.id).await } };
         let seen = async { if folder.id.is_empty() { None } else { folders.load_seen(&folder.id).await } };
         let check = async {
             match dropped {
@@ -291,7 +292,8 @@ impl HistoryState {
                 None => handles::check(&folder.handle).await,
             }
         };
-        let (cache, trigrams, insights, seen, checked) = futures::join!(cache, trigrams, insights, seen, check);
+        let (cache, trigrams, insights, words, seen, checked) =
+            futures::join!(cache, trigrams, insights, words, seen, check);
         web_sys::console::debug_1(
             &format!(
                 "sessionscope history: cached index of {} sessions read in {:.0} ms",
@@ -318,6 +320,11 @@ impl HistoryState {
                 self.show_cached(cache, trigrams, insights);
             }
         });
+        // The history worker keeps the cached word indexes: a unit's answers while its files
+        // are those it was made of.
+        if let Some(words) = words {
+            let _ = self.insights_worker().restore_words(words);
+        }
         let state = *self;
         let mut on_batch = move |batch: Picked| -> LocalBoxFuture<'static, ()> {
             Box::pin(async move { state.add_walked(generation, batch).await })
