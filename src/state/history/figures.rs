@@ -446,8 +446,8 @@ impl HistoryState {
 
     /// Keeps the units' insights for a remembered folder (after a whole pass only, as the
     /// trigram sets: insights whose files changed since are not used).
-    pub(super) fn save_insights(&self) {
-        let Some(id) = self.remembered_id() else { return };
+    pub(super) fn save_insights(&self) -> impl Future<Output = ()> + 'static {
+        let id = self.remembered_id();
         let units: Vec<(u32, Vec<FileStamp>)> = self.units.with_value(|units| {
             units
                 .iter()
@@ -456,7 +456,8 @@ impl HistoryState {
                 .collect()
         });
         let state = *self;
-        leptos::task::spawn_local(async move {
+        async move {
+            let Some(id) = id else { return };
             let started = now_ms();
             let encoded = state.insights_worker().ask(InsightsRequest::Encode { units }).await;
             let saved = match encoded {
@@ -480,6 +481,6 @@ impl HistoryState {
                 Err(why) => format!("not saved: {why}"),
             };
             web_sys::console::debug_1(&format!("sessionscope history: insights {said}").into());
-        });
+        }
     }
 }

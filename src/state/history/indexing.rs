@@ -590,7 +590,19 @@ impl HistoryState {
         let state = *self;
         // The pool may be running this very callback: it goes afterwards.
         leptos::task::spawn_local(async move { state.index.pool.set_value(None) });
-        self.save_cache();
+        // After a whole pass the trigram sets, word indexes and insights are kept beside the
+        // index (the tabs' reports summed first: a tab opened now waits for no cache to be
+        // written).
+        let beside: Option<LocalBoxFuture<'static, ()>> = (!cancelled).then(|| {
+            self.prepare_insights();
+            let (trigrams, words, insights) = (self.save_trigrams(), self.save_words(), self.save_insights());
+            Box::pin(async move {
+                trigrams.await;
+                words.await;
+                insights.await;
+            }) as LocalBoxFuture<'static, ()>
+        });
+        self.save_cache_then(beside);
         if !cancelled {
             self.seen_baseline();
         }
@@ -599,11 +611,6 @@ impl HistoryState {
             self.open(0, None);
         }
         if !cancelled {
-            self.save_trigrams();
-            self.save_words();
-            // The tabs' reports first: a tab opened now waits for no cache to be written.
-            self.prepare_insights();
-            self.save_insights();
             self.follow();
         }
         // Once the pool has gone.

@@ -117,11 +117,12 @@ impl HistoryState {
 
     /// Keeps the units' rows and word indexes for a remembered folder, as the history worker
     /// encodes them (after a whole pass, with the trigram sets).
-    pub(super) fn save_words(&self) {
-        let Some(id) = self.remembered_id() else { return };
+    pub(super) fn save_words(&self) -> impl Future<Output = ()> + 'static {
+        let id = self.remembered_id();
         let units = self.units.with_value(|units| units.iter().map(|unit| stamps_of(&unit.files)).collect());
         let (worker, folders) = (self.insights_worker(), self.folders());
-        leptos::task::spawn_local(async move {
+        async move {
+            let Some(id) = id else { return };
             let saved = match worker.encode_words(units).await {
                 Ok(buffer) => folders.save_words(&id, &buffer).await.map_err(|e| e.to_string()),
                 Err(error) => Err(error.to_string()),
@@ -129,7 +130,7 @@ impl HistoryState {
             if let Err(error) = saved {
                 web_sys::console::warn_1(&format!("sessionscope history: word indexes not saved: {error}").into());
             }
-        });
+        }
     }
 
     /// Forgets the ranked search's answer (the box was emptied, or another history is shown).

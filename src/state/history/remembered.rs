@@ -76,13 +76,14 @@ impl HistoryState {
 
     /// Keeps the units' trigram sets for a remembered folder (after a whole pass only: they are
     /// bigger than the index, and a set whose files changed since is not used).
-    pub(super) fn save_trigrams(&self) {
-        let Some(id) = self.remembered_id() else { return };
+    pub(super) fn save_trigrams(&self) -> impl Future<Output = ()> + 'static {
+        let id = self.remembered_id();
         let bytes = self.units.with_value(|units| {
             encode_trigrams(units.iter().filter_map(|u| u.trigrams.as_ref()).map(|t| (t.read.as_slice(), &t.set)))
         });
         let folders = self.folders();
-        leptos::task::spawn_local(async move {
+        async move {
+            let Some(id) = id else { return };
             let started = now_ms();
             let saved = folders.save_trigrams(&id, &bytes).await;
             web_sys::console::debug_1(
@@ -94,12 +95,18 @@ impl HistoryState {
                 )
                 .into(),
             );
-        });
+        }
     }
 
     /// Keeps the index of a remembered folder for its next visit: every unit answered in this
     /// pass, with the stamps of the files it was read from.
     pub(super) fn save_cache(&self) {
+        self.save_cache_then(None);
+    }
+
+    /// [`Self::save_cache`], then what else is kept beside the index (`then`): the folder is said
+    /// kept once all of it is, so that a reload before reads nothing again.
+    pub(super) fn save_cache_then(&self, then: Option<LocalBoxFuture<'static, ()>>) {
         let Some(id) = self.remembered_id() else { return };
         let units: Vec<CachedUnit> = self.units.with_value(|units| {
             self.rows.with_value(|rows| {
@@ -137,6 +144,9 @@ impl HistoryState {
         leptos::task::spawn_local(async move {
             let started = now_ms();
             let saved = folders.save_cache(&id, &bytes).await;
+            if let Some(then) = then {
+                then.await;
+            }
             kept.set(saved.as_ref().map_or_else(|reason| IndexKept::NotKept(reason.to_string()), |()| IndexKept::Kept));
             match saved {
                 Ok(()) => web_sys::console::debug_1(
