@@ -165,15 +165,13 @@ impl SessionMarks {
 
     /// The marks with empty entry marks left out and every mark normalized.
     fn normalized(self) -> SessionMarks {
-        SessionMarks {
-            mark: self.mark.normalized(),
-            entries: self
-                .entries
-                .into_iter()
-                .map(|(uuid, mark)| (uuid, mark.normalized()))
-                .filter(|(_, mark)| !mark.is_empty())
-                .collect(),
+        // In place: collecting into a map sorts its entries first, code the page would carry.
+        let mut entries = self.entries;
+        for mark in entries.values_mut() {
+            *mark = std::mem::take(mark).normalized();
         }
+        entries.retain(|_, mark| !mark.is_empty());
+        SessionMarks { mark: self.mark.normalized(), entries }
     }
 }
 
@@ -261,12 +259,11 @@ impl Marks {
             return Err(MarksError::Invalid("its \"version\" is 0".to_owned()));
         }
         let file: FileIn = small_json::from_str(text).map_err(|error| MarksError::Invalid(error.to_string()))?;
-        let sessions = file
-            .sessions
-            .into_iter()
-            .map(|(id, marks)| (id, marks.normalized()))
-            .filter(|(_, marks)| !marks.is_empty())
-            .collect();
+        let mut sessions = file.sessions;
+        for marks in sessions.values_mut() {
+            *marks = std::mem::take(marks).normalized();
+        }
+        sessions.retain(|_, marks| !marks.is_empty());
         Ok(Marks { sessions })
     }
 

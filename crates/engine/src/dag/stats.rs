@@ -80,8 +80,10 @@ pub fn sidechain_stats(corpus: &Corpus, graph: &Graph, session: Option<SessionId
             _ => 4,
         };
         stats.messages_distribution[bucket].1 += 1;
-        match depths.iter_mut().find(|(d, _)| *d == conv.depth) {
-            Some((_, n)) => *n += 1,
+        // Kept in order as they come (a few depths): no sort, whose code the page would carry.
+        match depths.iter().position(|(d, _)| *d >= conv.depth) {
+            Some(at) if depths[at].0 == conv.depth => depths[at].1 += 1,
+            Some(at) => depths.insert(at, (conv.depth, 1)),
             None => depths.push((conv.depth, 1)),
         }
         total_depth += conv.depth as u64;
@@ -104,7 +106,6 @@ pub fn sidechain_stats(corpus: &Corpus, graph: &Graph, session: Option<SessionId
         }
     }
     by_type.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    depths.sort_unstable();
     stats.by_agent_type = by_type;
     stats.depth_distribution = depths;
     stats.parallel_spawns = spawns_per_turn.values().filter(|&&n| n >= 2).count() as u32;
