@@ -135,6 +135,15 @@ impl HistoryWords {
                 let units: Vec<u32> = ranked.results.iter().map(|session| session.unit as u32).collect();
                 let html = super::draw::ranked_html::html(&ranked.results, &units);
                 let status = super::draw::ranked_html::status(&ranked, listed.len() - indexed, started);
+                web_sys::console::debug_1(
+                    &format!(
+                        "sessionscope words worker: {} units, {indexed} with a word index, ranked in {:.0} ms; its memory {:.1} MB",
+                        listed.len(),
+                        js_sys::Date::now() - started,
+                        crate::platform::page::page_memory_bytes() / 1e6
+                    )
+                    .into(),
+                );
                 let drawn = WordsReply::Ranked { html, status };
                 Ok(reply.send(FromWorker::Words(drawn))?)
             }

@@ -4,12 +4,15 @@
 // every Chromium process: page, workers, GPU, browser), the time to the first rows of a typical
 // and of the largest session, and a search of every session for a rare and a common word (first
 // hit, done).
-//   node tests/bench/history.mjs <folder> [--rare WORD] [--common WORD] [--index-only]
-// With --index-only it stops after the index's figures (for builds alternated in one run).
+//   node tests/bench/history.mjs <folder> [--rare WORD] [--common WORD] [--index-only] [--ranked-only]
+// With --index-only it stops after the index's figures (for builds alternated in one run); with
+// --ranked-only after the ranked search's (50 queries, as tests/bench/ranked-search.py asks them).
 // <folder> holds `projects/`, e.g. one written by
 //   cargo run --release -p sessionscope-synth --bin gen-history -- --out /tmp/h1g --size 1GB
 import { join } from "node:path";
-import { serveDist, launchBrowser, dropFolder } from "../browser/harness.mjs";
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { ROOT, serveDist, launchBrowser, dropFolder, engineIndex } from "../browser/harness.mjs";
 import { browserMemory, browserCpuSeconds } from "./processes.mjs";
 
 const args = process.argv.slice(2);
@@ -130,6 +133,73 @@ try {
   console.log(`open a typical session (${typical.name}): first rows ${typical.firstRows} ms, loaded ${typical.whole} ms`);
 
   const search = history.getByRole("region", { name: "Search all sessions" });
+  // The ranked search (issue 52): 50 queries of 1 to 4 words, each taken in a random order from
+  // a random session's first prompt (as tests/bench/ranked-search.py takes them for the command
+  // line), timed in the page from the input event to the results drawn.
+  // The release build's index when there is one (a debug build reads 4 GB slowly).
+  const release = join(ROOT, "target/release/sessionscope");
+  const rows = (existsSync(release) ? JSON.parse(execFileSync(release, ["index", "--json", projects], { maxBuffer: 1 << 28 }).toString()) : engineIndex(projects)).sessions;
+  let seed = Number(process.env.SEED ?? 11);
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const pick = (items, n) => {
+    const left = [...items];
+    return Array.from({ length: Math.min(n, left.length) }, () => left.splice(Math.floor(random() * left.length), 1)[0]);
+  };
+  const queries = [];
+  for (const row of pick(rows, 50)) {
+    const words = row.first_prompt.match(/[A-Za-z][A-Za-z_]{3,}/g) ?? [];
+    if (words.length) queries.push({ query: pick(words, 1 + Math.floor(random() * Math.min(4, words.length))).join(" "), prompt: row.first_prompt });
+  }
+  const prompts = new Map(rows.map((row) => [row.session_id, row.first_prompt]));
+  const beforeRanked = browserMemory();
+  const beforeRankedPss = browserMemory({ pss: true });
+  const times = [];
+  let first = 0;
+  let top3 = 0;
+  for (const { query, prompt } of queries) {
+    const { ms, found, said } = await page.evaluate(async (query) => {
+      const box = document.querySelector('[aria-label="Search every session"]');
+      const region = box.closest("section");
+      const status = () => region.querySelector("[role=status]")?.textContent ?? "";
+      const answered = (test) =>
+        new Promise((done) => {
+          if (test()) return done();
+          const observer = new MutationObserver(() => test() && (observer.disconnect(), done()));
+          observer.observe(region, { childList: true, subtree: true, characterData: true });
+        });
+      box.value = "";
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+      await answered(() => !/found of/.test(status()));
+      const started = performance.now();
+      box.value = query;
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+      await answered(() => /found of/.test(status()));
+      const ms = performance.now() - started;
+      const found = [...region.querySelectorAll(".ranked-session > button")].slice(0, 3).map((b) => b.dataset.session);
+      return { ms, found, said: status() };
+    }, query);
+    times.push(ms);
+    if (process.env.VERBOSE || ms > 300) console.log(`  "${query}": ${ms.toFixed(0)} ms: ${said}`);
+    const foundPrompts = found.map((id) => prompts.get(id));
+    first += foundPrompts[0] === prompt ? 1 : 0;
+    top3 += foundPrompts.includes(prompt) ? 1 : 0;
+  }
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)];
+  const p95 = times[Math.max(0, Math.floor(times.length * 0.95) - 1)];
+  console.log(
+    `ranked search, ${times.length} queries of 1-4 words: median ${median.toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${times.at(-1).toFixed(0)} ms ` +
+      `from the input event to the results drawn; a session of that first prompt first ${first}, in the top 3 ${top3}; ` +
+      `browser memory RSS ${mb(beforeRanked)} MB before (+${mb(beforeRanked - empty)} MB above the empty page), ${mb(browserMemory())} MB after (+${mb(browserMemory() - empty)} MB); ` +
+      `PSS ${mb(beforeRankedPss)} MB before (+${mb(beforeRankedPss - emptyPss)} MB), ${mb(browserMemory({ pss: true }))} MB after (+${mb(browserMemory({ pss: true }) - emptyPss)} MB)`,
+  );
+  if (args.includes("--ranked-only")) {
+    if (errors.length) throw new Error(`errors on the page: ${errors.join("; ")}`);
+    process.exit(0);
+  }
+
+  // "Exact" lists every match of the text as written.
+  await search.getByLabel("Exact").check();
   for (const word of [rare, common]) {
     await search.getByLabel("Search every session").fill(word);
     const started = Date.now();

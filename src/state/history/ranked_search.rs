@@ -13,7 +13,7 @@ use crate::wire::SearchQuery;
 use crate::wire::word_search::{UnitToRank, WordsReply, WordsRequest};
 
 /// Sessions a ranked search lists at most.
-pub const RANKED_SHOWN: u32 = 50;
+pub const RANKED_SHOWN: u32 = 20;
 
 /// A ranked question, as the person asked it.
 #[derive(Clone, Debug, Default, PartialEq)]
