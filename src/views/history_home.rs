@@ -16,7 +16,7 @@ use crate::state::history::{
 };
 use crate::state::{MarksState, use_marks};
 use crate::views::home_tabs::{ActivityTab, FailuresTab, FilesTab, HomeTabs};
-use crate::views::ranked_results::{ranked_list, ranked_status};
+use crate::views::ranked_results::{COMPLETIONS_ID, ranked_completions, ranked_list, ranked_status};
 use crate::wire::SearchQuery;
 
 /// Height of a session row in the list, in pixels (the list is virtualized on it).
@@ -1071,7 +1071,10 @@ fn HistorySearch() -> impl IntoView {
                     on:focus=move |_| history.prepare_search()
                     prop:value=move || query.get()
                     on:input=on_input
+                    list=move || ranked().then_some(COMPLETIONS_ID)
+                    autocomplete="off"
                 />
+                {ranked_completions(history)}
                 <label class="toggle" title="Find the text as written, and list every match">
                     <input type="checkbox" prop:checked=move || exact.get() on:change=move |e| exact.set(event_target_checked(&e)) />
                     " Exact"
@@ -1096,6 +1099,7 @@ fn HistorySearch() -> impl IntoView {
                     </label>
                 })}
                 <button type="submit" class="button">"Search"</button>
+                <SearchHelp />
                 {move || history.search.pass.get().filter(|p| p.running()).map(|_| view! {
                     <button type="button" class="button" on:click=move |_| history.stop_search()>"Stop"</button>
                 })}
@@ -1106,6 +1110,20 @@ fn HistorySearch() -> impl IntoView {
                 view! { {status} {results} }.into_any()
             }}
         </section>
+    }
+}
+
+/// The search language, in a disclosure beside the box (docs/cli.md has it whole): fixed
+/// markup, no log content.
+const SEARCH_HELP: &str = "<dl aria-label=\"The search language\"><dt><code>kettle cold</code></dt><dd>every word, in any order, anywhere</dd><dt><code>&quot;read the logs&quot;</code></dt><dd>the words side by side</dd><dt><code>deploy*</code></dt><dd>a word that starts so</dd><dt><code>-staging</code></dt><dd>without the word</dd><dt><code>rollback OR revert</code></dt><dd>either word</dd><dt><code>agent:codex project:shop model:opus</code></dt><dd>an agent, a project, a model</dd><dt><code>tool:Bash file:src/main.rs</code></dt><dd>a tool called, a path a tool named</dd><dt><code>role:user</code></dt><dd>the words in the person&#39;s prompts (or assistant, tool)</dd><dt><code>after:7d before:2026-11-01</code></dt><dd>active since, started before</dd><dt><code>is:failed is:starred tag:release</code></dt><dd>a failed tool call; the person&#39;s marks</dd></dl><p class=\"muted\">Exact and Regex list every match of the text as written.</p>";
+
+#[component]
+fn SearchHelp() -> impl IntoView {
+    view! {
+        <details class="search-help">
+            <summary title="The search language">"Help"</summary>
+            <div inner_html=SEARCH_HELP></div>
+        </details>
     }
 }
 

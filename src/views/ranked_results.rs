@@ -42,3 +42,25 @@ pub fn ranked_list(history: HistoryState) -> impl IntoView {
     };
     view! { <div class="ranked-drawn" on:click=on_click inner_html=html></div> }
 }
+
+/// The id of the box's list of completions.
+pub const COMPLETIONS_ID: &str = "ranked-completions";
+
+/// The completions of the query typed (a filter's key or value), for the box's `list`.
+pub fn ranked_completions(history: HistoryState) -> impl IntoView {
+    let options = move || {
+        history.ranked.changed.track();
+        let completions = history.ranked.answer.with_value(|a| a.as_ref().map(|a| a.completions.clone()));
+        completions
+            .unwrap_or_default()
+            .into_iter()
+            .map(|value| view! { <option value=value></option> })
+            .collect::<Vec<_>>()
+    };
+    // The query answered, which the completions complete.
+    let answered = move || {
+        history.ranked.changed.track();
+        history.ranked.answer.with_value(|a| a.as_ref().map(|a| a.query.text.clone()))
+    };
+    view! { <datalist id=COMPLETIONS_ID data-query=answered>{options}</datalist> }
+}

@@ -68,11 +68,13 @@ pub enum WordsReply {
     /// The sessions found, drawn (an ordered list whose buttons open a session at a hit,
     /// `data-action="open-hit"`), and a sentence saying how many, of how many, and how many
     /// units had to be read (not counted from their word index).
-    Ranked { html: String, status: String },
+    /// `completions`: the query with its last word completed (a filter's key or value), as
+    /// the box offers them.
+    Ranked { html: String, status: String, completions: Vec<String> },
     /// The cache's bytes of [`WordsRequest::Encode`], in the parcel's one buffer.
     Encoded,
     /// The query is not one the language reads: why, in words for the user.
-    QueryError { message: String },
+    QueryError { message: String, completions: Vec<String> },
 }
 
 /// The first bytes of [`encode_kept`]' output; another version's bytes are not read.

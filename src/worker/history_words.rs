@@ -14,7 +14,7 @@ use sessionscope_engine::history::SessionRow;
 use sessionscope_engine::history_cache::FileStamp;
 use sessionscope_engine::marks::Marks;
 use sessionscope_engine::model::Corpus;
-use sessionscope_engine::query::{Filter, Flag, Parsed};
+use sessionscope_engine::query::{Filter, Flag, KnownValues, Parsed, completions};
 use sessionscope_engine::rank::row_passes;
 use sessionscope_engine::ranked::{self, InOrder, RankUnit};
 use sessionscope_engine::trigrams::TrigramSet;
@@ -30,6 +30,9 @@ use crate::wire::{FromWorker, Parcel, bytes_of};
 /// Bytes read at a time for a snippet's line, doubled until the line ends.
 const LINE_SLICE: f64 = 16.0 * 1024.0;
 
+/// Completions the box offers at most.
+const COMPLETIONS: usize = 12;
+
 /// The longest line a snippet is cut from.
 const LINE_MAX: f64 = 64.0 * 1024.0 * 1024.0;
 
@@ -38,6 +41,9 @@ const LINE_MAX: f64 = 64.0 * 1024.0 * 1024.0;
 pub struct HistoryWords {
     /// By the path of the unit's first file (a unit's files are found again by their stamps).
     units: RefCell<HashMap<String, KeptWords>>,
+    /// The filters' values the kept units know, for completions: made when first asked, again
+    /// once a unit changes.
+    known: RefCell<Option<KnownValues>>,
 }
 
 /// A unit's rows and word index, and the stamps of the files they were made of: it answers for the unit only
@@ -58,6 +64,7 @@ impl HistoryWords {
     ) -> Result<(), Failure> {
         match request {
             WordsRequest::Keep { read, .. } => {
+                self.known.replace(None);
                 let Some(first) = read.first().map(|stamp| stamp.path.clone()) else { return Ok(()) };
                 match buffers.first() {
                     Some(buffer) => {
@@ -72,10 +79,12 @@ impl HistoryWords {
                 Ok(())
             }
             WordsRequest::Clear => {
+                self.known.replace(None);
                 self.units.borrow_mut().clear();
                 Ok(())
             }
             WordsRequest::Restore => {
+                self.known.replace(None);
                 let bytes = buffers.first().map(bytes_of).unwrap_or_default();
                 let mut units = self.units.borrow_mut();
                 for (read, part) in decode_kept(&bytes).unwrap_or_default() {
@@ -104,14 +113,15 @@ impl HistoryWords {
             }
             WordsRequest::Rank { query, sort, keep, now_ms, marks, units } => {
                 let started = js_sys::Date::now();
+                let marks = Marks::from_json(&marks).unwrap_or_default();
+                let completions = self.completions(&query, &marks);
                 let parsed = match Parsed::parse(&query, now_ms as i64) {
                     Ok(parsed) => parsed,
                     Err(error) => {
                         let message = error.to_string();
-                        return Ok(reply.send(FromWorker::Words(WordsReply::QueryError { message }))?);
+                        return Ok(reply.send(FromWorker::Words(WordsReply::QueryError { message, completions }))?);
                     }
                 };
-                let marks = Marks::from_json(&marks).unwrap_or_default();
                 let kept = self.units.borrow();
                 let mut offset = 0;
                 let mut listed = Vec::with_capacity(units.len());
@@ -144,10 +154,47 @@ impl HistoryWords {
                     )
                     .into(),
                 );
-                let drawn = WordsReply::Ranked { html, status };
+                let drawn = WordsReply::Ranked { html, status, completions };
                 Ok(reply.send(FromWorker::Words(drawn))?)
             }
         }
+    }
+}
+
+impl HistoryWords {
+    /// The query with its last word completed, from the values the kept units know and the
+    /// person's tags.
+    fn completions(&self, query: &str, marks: &Marks) -> Vec<String> {
+        let mut known = self.known.borrow_mut();
+        let known = known.get_or_insert_with(|| {
+            let mut values = KnownValues::default();
+            let add = |list: &mut Vec<String>, value: &str| {
+                if !value.is_empty() && !list.iter().any(|known| known == value) {
+                    list.push(value.to_owned());
+                }
+            };
+            for kept in self.units.borrow().values() {
+                for row in &kept.rows {
+                    let agent = row.agent.split_whitespace().next().unwrap_or_default().to_lowercase();
+                    add(&mut values.agents, &agent);
+                    add(&mut values.projects, super::draw::short_project(&row.project));
+                    for model in &row.models {
+                        add(&mut values.models, model);
+                    }
+                }
+                for session in kept.words.sessions() {
+                    for tool in session.tools() {
+                        add(&mut values.tools, tool);
+                    }
+                }
+            }
+            for list in [&mut values.agents, &mut values.projects, &mut values.models, &mut values.tools] {
+                list.sort_unstable();
+            }
+            values
+        });
+        known.tags = marks.tags().into_iter().map(|(tag, _)| tag).collect();
+        completions(query, known, COMPLETIONS)
     }
 }
 

@@ -86,11 +86,18 @@ async function openHistory(page) {
   return history.getByRole("region", { name: "Search all sessions" });
 }
 
+/** Waits until the box's answer is to `query` (its completions' list says which query it answered). */
+async function answeredFor(search, query) {
+  const id = await search.getByLabel("Search every session").getAttribute("list");
+  await search.page().waitForFunction(([id, query]) => document.getElementById(id)?.dataset.query === query, [id, query], { timeout: 30_000 });
+}
+
 /** Types `query` and waits for the answer to it; answers the session ids found, in order. */
 async function ranked(search, query) {
   const box = search.getByLabel("Search every session");
   await box.fill(query);
   await search.getByRole("button", { name: "Search" }).click();
+  await answeredFor(search, query);
   const status = search.getByRole("status").filter({ hasText: /^\d+ sessions? found of \d+/ });
   await status.waitFor({ timeout: 30_000 });
   // The answer is to this very query: the list and the box agree.
@@ -163,6 +170,7 @@ test("results update as the person types, and a snippet opens its session at its
   const box = search.getByLabel("Search every session");
   // Typed key by key, without pressing Search: the list answers the last query typed.
   await box.pressSequentially("relay firmware");
+  await answeredFor(search, "relay firmware");
   const results = search.getByRole("list", { name: "Sessions found" });
   await search.getByRole("status").filter({ hasText: /^1 session found of \d+/ }).waitFor({ timeout: 30_000 });
   assert.equal(await results.locator(":scope > li").count(), 1);
@@ -203,6 +211,37 @@ test("a remembered folder reopened from its cache ranks from the word indexes it
   const found = await ranked(search, "morning cold kettle");
   assert.deepEqual(found, engineOrder("morning cold kettle"));
   assert.match(await search.getByRole("status").innerText(), new RegExp(`^${found.length} sessions found of 5 · \\d+ ms$`));
+  assert.deepEqual(app.errors, []);
+  await app.context.close();
+});
+
+test("the box completes filter keys and the values the history knows, and its help lists the language", async () => {
+  const app = await openApp(browser, server);
+  const search = await openHistory(app.page);
+  const box = search.getByLabel("Search every session");
+  /** The completions the box offers for `text` (its list, once the answer to `text` came). */
+  const offered = async (text) => {
+    await box.fill(text);
+    await answeredFor(search, text);
+    return app.page.locator(`datalist#${await box.getAttribute("list")}`).locator("option").evaluateAll((options) => options.map((o) => o.value));
+  };
+  // A key, from its first letters; the values of a key, from those the history's sessions have.
+  assert.ok((await offered("kettle ag")).includes("kettle agent:"));
+  assert.deepEqual(await offered("cold agent:"), ["cold agent:claude", "cold agent:codex"]);
+  assert.deepEqual(await offered("project:ga"), ["project:garden"]);
+  // A tool the sessions called (the index keeps its name lowercased; `tool:` matches any case).
+  assert.ok((await offered("tool:b")).includes("tool:bash"));
+  assert.ok((await offered("model:gpt")).includes("model:gpt-5-codex"));
+  assert.deepEqual(await offered("role:a"), ["role:assistant"]);
+  // A completion taken is a query like any other.
+  assert.deepEqual(await ranked(search, "cold agent:codex"), []);
+  assert.deepEqual(await ranked(search, "stats agent:codex"), ["0199a213-81c0-7800-8aa1-bbab2a035a53"]);
+  // The help lists the language.
+  const help = search.getByRole("term").filter({ hasText: "-staging" });
+  assert.equal(await help.isVisible(), false);
+  await search.getByText("Help", { exact: true }).click();
+  await help.waitFor();
+  assert.match(await search.getByRole("definition").filter({ hasText: "without the word" }).innerText(), /without the word/);
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });

@@ -292,8 +292,76 @@ fn tokens(query: &str) -> Result<Vec<Token>, QueryError> {
 /// The filter key a word names, if it names one: other words with a colon (`http://…`,
 /// `std::fs`) are searched for as words.
 fn filter_key(key: &str) -> Option<&'static str> {
-    const KEYS: [&str; 10] = ["agent", "project", "model", "tool", "file", "role", "after", "before", "is", "tag"];
-    KEYS.into_iter().find(|known| known.eq_ignore_ascii_case(key))
+    FILTER_KEYS.into_iter().find(|known| known.eq_ignore_ascii_case(key))
+}
+
+/// The filters' keys, as they are written before their `:`.
+pub const FILTER_KEYS: [&str; 10] =
+    ["agent", "project", "model", "tool", "file", "role", "after", "before", "is", "tag"];
+
+/// The values a filter takes that a history knows, for completing them as they are typed.
+#[derive(Clone, Debug, Default)]
+pub struct KnownValues {
+    pub agents: Vec<String>,
+    pub projects: Vec<String>,
+    pub models: Vec<String>,
+    pub tools: Vec<String>,
+    pub tags: Vec<String>,
+}
+
+/// Completions of `text`'s last word, at most `limit`, each the whole query completed: a filter
+/// key the word starts (`ag` → `agent:`), or a value of the filter it names (`agent:co` →
+/// `agent:codex`, any case; `role:` and `is:` complete their own values). A text that ends with a
+/// space, or whose last word is complete, has none.
+pub fn completions(text: &str, known: &KnownValues, limit: usize) -> Vec<String> {
+    let start = text.rfind(char::is_whitespace).map_or(0, |at| at + 1);
+    let (before, word) = text.split_at(start);
+    let (sign, word) = match word.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", word),
+    };
+    let mut out = Vec::new();
+    if word.is_empty() || word.starts_with('"') {
+        return out;
+    }
+    let starts = |candidate: &str, typed: &str| {
+        candidate.len() > typed.len()
+            && candidate.get(..typed.len()).is_some_and(|head| head.eq_ignore_ascii_case(typed))
+    };
+    match word.split_once(':') {
+        None => {
+            for key in FILTER_KEYS.into_iter().filter(|key| starts(key, word)) {
+                out.push(format!("{before}{sign}{key}:"));
+            }
+        }
+        Some((key, typed)) => {
+            let Some(key) = filter_key(key) else { return out };
+            let fixed: &[&str] = match key {
+                "role" => &["user", "assistant", "tool"],
+                "is" => &["failed", "starred"],
+                _ => &[],
+            };
+            let values: Vec<&str> = match key {
+                "agent" => known.agents.iter().map(String::as_str).collect(),
+                "project" => known.projects.iter().map(String::as_str).collect(),
+                "model" => known.models.iter().map(String::as_str).collect(),
+                "tool" => known.tools.iter().map(String::as_str).collect(),
+                "tag" => known.tags.iter().map(String::as_str).collect(),
+                _ => fixed.to_vec(),
+            };
+            for value in values {
+                // A value with a space would be two words: it is not offered.
+                if (typed.is_empty() || starts(value, typed)) && !value.contains(char::is_whitespace) {
+                    let completed = format!("{before}{sign}{key}:{value}");
+                    if !out.contains(&completed) {
+                        out.push(completed);
+                    }
+                }
+            }
+        }
+    }
+    out.truncate(limit);
+    out
 }
 
 fn filter(key: &'static str, value: &str, now_ms: i64) -> Result<Filter, QueryError> {
@@ -553,5 +621,29 @@ mod tests {
         assert!(parse("").is_empty());
         assert!(parse("  - \"\" ").is_empty());
         assert!(!parse("a").is_empty());
+    }
+
+    #[test]
+    fn completes_filter_keys_and_the_values_a_history_knows() {
+        let known = KnownValues {
+            agents: vec!["claude".into(), "codex".into()],
+            projects: vec!["kettle".into(), "garden".into()],
+            models: vec!["claude-sonnet-4-5".into(), "gpt-5-codex".into()],
+            tools: vec!["Bash".into(), "Read".into()],
+            tags: vec!["release".into(), "two words".into()],
+        };
+        assert_eq!(completions("kettle ag", &known, 10), ["kettle agent:"]);
+        assert_eq!(completions("-p", &known, 10), ["-project:"]);
+        assert_eq!(completions("cold agent:", &known, 10), ["cold agent:claude", "cold agent:codex"]);
+        assert_eq!(completions("agent:CO", &known, 10), ["agent:codex"]);
+        assert_eq!(completions("tool:b", &known, 10), ["tool:Bash"]);
+        assert_eq!(completions("role:a", &known, 10), ["role:assistant"]);
+        assert_eq!(completions("is:", &known, 10), ["is:failed", "is:starred"]);
+        // A value with a space is not offered; a complete word, or a space typed, completes nothing.
+        assert_eq!(completions("tag:", &known, 10), ["tag:release"]);
+        assert!(completions("agent:codex", &known, 10).is_empty());
+        assert!(completions("kettle ", &known, 10).is_empty());
+        assert!(completions("colour:b", &known, 10).is_empty());
+        assert_eq!(completions("model:", &known, 1), ["model:claude-sonnet-4-5"]);
     }
 }

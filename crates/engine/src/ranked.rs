@@ -246,7 +246,8 @@ pub fn search<U: RankUnit>(
         .enumerate()
         .map(|(at, (score, Found { row, unit, snippets, .. }))| RankedSession {
             rank: at + 1,
-            score: (score * 1000.0).round() / 1000.0,
+            // `+ 0.0` makes a filter-only query's -0.0 a plain 0.
+            score: (score * 1000.0).round() / 1000.0 + 0.0,
             last_ms: row.end_ms.or(row.start_ms),
             snippets: snippets.or_else(|| snippets_of.remove(&(unit, row.session_id.clone()))).unwrap_or_default(),
             unit,

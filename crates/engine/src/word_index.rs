@@ -447,6 +447,11 @@ impl<'a> SessionWords<'a> {
         None
     }
 
+    /// The tools the session called, by name.
+    pub fn tools(&self) -> &[&'a str] {
+        &self.tools
+    }
+
     /// Whether the session called a tool of this name (any case).
     pub fn has_tool(&self, name: &str) -> bool {
         self.tools.iter().any(|tool| tool.eq_ignore_ascii_case(name))

@@ -58,6 +58,8 @@ impl RankedSearch {
 pub struct RankedAnswer {
     pub query: RankedQuery,
     pub found: Result<(String, String), String>,
+    /// The query with its last word completed, as the box offers them.
+    pub completions: Vec<String>,
 }
 
 impl HistoryState {
@@ -87,15 +89,17 @@ impl HistoryState {
         let worker = self.insights_worker();
         let state = *self;
         leptos::task::spawn_local(async move {
-            let found = match worker.rank(request, files).await {
-                Ok(WordsReply::Ranked { html, status }) => Ok((html, status)),
-                Ok(WordsReply::QueryError { message }) => Err(format!("Not a query the search reads: {message}")),
-                Ok(WordsReply::Encoded) => {
-                    Err("The search could not run: the worker answered something else".to_owned())
+            let (found, completions) = match worker.rank(request, files).await {
+                Ok(WordsReply::Ranked { html, status, completions }) => (Ok((html, status)), completions),
+                Ok(WordsReply::QueryError { message, completions }) => {
+                    (Err(format!("Not a query the search reads: {message}")), completions)
                 }
-                Err(error) => Err(format!("The search could not run: {error}")),
+                Ok(WordsReply::Encoded) => {
+                    (Err("The search could not run: the worker answered something else".to_owned()), Vec::new())
+                }
+                Err(error) => (Err(format!("The search could not run: {error}")), Vec::new()),
             };
-            let answer = RankedAnswer { query, found };
+            let answer = RankedAnswer { query, found, completions };
             state.ranked.answer.set_value(Some(answer));
             state.ranked.asking.set_value(false);
             state.ranked.changed.update(|n| *n += 1);

@@ -18,7 +18,7 @@ pub fn html(results: &[RankedSession], units: &[u32]) -> String {
         let rank = session.rank.to_string();
         html.open("li", &[("class", "ranked-session"), ("data-rank", &rank)]);
         let title = if session.title.trim().is_empty() { &session.session_id } else { &session.title };
-        hit_button(&mut html, session, *unit, session.snippets.first(), "ranked-title", title);
+        hit_button(&mut html, session, *unit, session.snippets.first(), "link ranked-title", title);
         let meta = format!(
             " {} · {} · {} · score {:.2}",
             short_project(&session.project),
