@@ -272,6 +272,13 @@ test("a followed folder: an appended line shows in the open session and keeps th
     before + 1,
     { timeout: 20_000 },
   );
+  // The ranked search counts the rewritten session and the new one from the word indexes their
+  // refreshes made: the status names no session read for want of one.
+  const search = region.getByRole("region", { name: "Search all sessions" });
+  await search.getByLabel("Search every session").fill("kettle");
+  const found = search.getByRole("status").filter({ hasText: /^\d+ sessions? found of \d+/ });
+  await found.waitFor({ timeout: 30_000 });
+  assert.match(await found.innerText(), /^\d+ sessions? found of \d+ · \d+ ms$/);
   assert.deepEqual(app.errors, []);
   await app.context.close();
 });
