@@ -25,12 +25,10 @@ pub fn sort<T: Ord>(items: &mut Vec<T>) {
     sort_by(items, T::cmp);
 }
 
-/// `0..len` in the order `compare` gives indices, stably: the one copy of the standard sort.
-#[inline(never)]
+/// `0..len` in the order `compare` gives indices, stably: the one copy of the standard sort,
+/// shared with the engine's (`sessionscope_engine::sort`).
 fn sorted_indices(len: usize, compare: &dyn Fn(usize, usize) -> Ordering) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..len).collect();
-    order.sort_by(|&a, &b| compare(a, b));
-    order
+    sessionscope_engine::sort::sorted_indices(len, compare)
 }
 
 #[cfg(test)]

@@ -265,8 +265,7 @@ pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
     }
     let mut units: Vec<Unit> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
-    let mut order: Vec<usize> = (0..paths.len()).collect();
-    order.sort_by(|&a, &b| paths[a].cmp(paths[b]));
+    let order = crate::sort::sorted_indices(paths.len(), &|a, b| paths[a].cmp(paths[b]));
     let mut add = |units: &mut Vec<Unit>, key: String, folder: String, file: usize, main: bool| {
         let at = *by_key.entry(key.clone()).or_insert_with(|| {
             units.push(Unit { key, folder, files: Vec::new() });

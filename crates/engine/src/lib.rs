@@ -39,6 +39,7 @@ pub mod resume;
 pub mod search;
 pub mod share;
 pub mod small_json;
+pub mod sort;
 pub mod span;
 pub mod summary;
 pub mod trigrams;

@@ -105,7 +105,7 @@ pub fn sidechain_stats(corpus: &Corpus, graph: &Graph, session: Option<SessionId
             *spawns_per_turn.entry(turn).or_insert(0) += 1;
         }
     }
-    by_type.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    most_first(&mut by_type);
     stats.by_agent_type = by_type;
     stats.depth_distribution = depths;
     stats.parallel_spawns = spawns_per_turn.values().filter(|&&n| n >= 2).count() as u32;
@@ -212,4 +212,36 @@ pub fn tool_stats(corpus: &Corpus, graph: &Graph, session: Option<SessionId>) ->
         }
     }
     rows.into_values().collect()
+}
+
+/// Sorts counts most first, then by name: an insertion sort of a few kinds (the standard sort's
+/// code would be one more copy in the page).
+fn most_first(counts: &mut Vec<(String, u32)>) {
+    for at in 1..counts.len() {
+        let mut to = at;
+        while to > 0 && (counts[to - 1].1, &counts[at].0) < (counts[at].1, &counts[to - 1].0) {
+            to -= 1;
+        }
+        let moved = counts.remove(at);
+        counts.insert(to, moved);
+    }
+}
+
+#[cfg(test)]
+mod most_first_tests {
+    #[test]
+    fn sorts_as_the_standard_sort_does() {
+        let names = ["Explore", "general-purpose", "Plan", "a", "b"];
+        for seed in 0u32..200 {
+            let mut counts: Vec<(String, u32)> = (0..(seed % 6) as usize)
+                .map(|i| {
+                    (names[(seed as usize + i * 3) % names.len()].to_owned() + &(i % 2).to_string(), (seed >> i) % 3)
+                })
+                .collect();
+            let mut expected = counts.clone();
+            expected.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            super::most_first(&mut counts);
+            assert_eq!(counts, expected, "seed {seed}");
+        }
+    }
 }

@@ -15,7 +15,7 @@ pub fn fingerprint(corpus: &Corpus) -> String {
             (super::scope::share_path(&f.path), hash_bytes(bytes))
         })
         .collect();
-    files.sort();
+    crate::sort::sort_by(&mut files, Ord::cmp);
     let mut combined = 0x5e55_10c0_9e5c_0bedu64;
     for (name, hash) in files {
         combined = mix(combined ^ hash_bytes(name.as_bytes()));

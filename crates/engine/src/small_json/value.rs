@@ -35,7 +35,7 @@ impl Object {
         if !entries.is_sorted_by(|a, b| a.0 < b.0) {
             // Stable: of equal keys, the last given stays last, and takes the place of the
             // first (which `dedup_by` keeps).
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            crate::sort::sort_by(&mut entries, |a, b| a.0.cmp(&b.0));
             entries.dedup_by(|later, kept| {
                 let same = later.0 == kept.0;
                 if same {
