@@ -34,7 +34,7 @@ mod tests {
             let mut ours = items.clone();
             super::sort_by(&mut ours, |a, b| a.0.cmp(&b.0));
             let mut theirs = items;
-            theirs.sort_by(|a, b| a.0.cmp(&b.0));
+            theirs.sort_by_key(|item| item.0);
             assert_eq!(ours, theirs);
         }
     }
