@@ -183,7 +183,7 @@ test("results update as the person types, and a snippet opens its session at its
   assert.match((await selected.innerText()).toLowerCase(), new RegExp(word));
   // The session is searched for the words, and they are highlighted in the row gone to.
   await app.page.getByRole("search").getByRole("status").filter({ hasText: /^\d+ of \d+ match/ }).waitFor({ timeout: 30_000 });
-  await app.page.waitForFunction(() => (globalThis.CSS?.highlights?.get("search-hit")?.size ?? 0) > 0, null, { timeout: 30_000 });
+  await app.page.waitForFunction((word) => [...(globalThis.CSS?.highlights?.get("search-hit") ?? [])].some((range) => range.toString().toLowerCase() === word), word, { timeout: 30_000 });
   const marked = await app.page.evaluate(() => [...CSS.highlights.get("search-hit")].map((range) => range.toString().toLowerCase()));
   assert.ok(marked.includes(word), `highlighted: ${marked.join(", ")}`);
   // Back at the history, the search is as it was.
