@@ -1,18 +1,15 @@
 //! One sort for the page's lists. The standard library's sort is copied into the wasm for every
 //! element type and every comparison it is called with, 2 to 7 KB of code each; the page's two
 //! dozen sorts (projects, sessions, tools, files touched, remembered folders, ...) share one copy
-//! here instead: a stable sort of indices, the comparison behind a reference (`docs/size.md`).
+//! instead, with the engine's sorts the page runs: a stable sort of indices, the comparison behind
+//! a reference (`sessionscope_engine::sort`, `docs/size.md`).
 
 use std::cmp::Ordering;
 
-/// Sorts `items` by `compare`, stably.
+/// Sorts `items` by `compare`, stably (the engine's one sort of indices,
+/// `sessionscope_engine::sort`).
 pub fn sort_by<T>(items: &mut Vec<T>, compare: impl Fn(&T, &T) -> Ordering) {
-    if items.len() < 2 {
-        return;
-    }
-    let order = sorted_indices(items.len(), &|a, b| compare(&items[a], &items[b]));
-    let mut slots: Vec<Option<T>> = items.drain(..).map(Some).collect();
-    items.extend(order.into_iter().filter_map(|i| slots.get_mut(i).and_then(Option::take)));
+    sessionscope_engine::sort::sort_by(items, compare);
 }
 
 /// Sorts `items` by a key, stably.
@@ -23,12 +20,6 @@ pub fn sort_by_key<T, K: Ord>(items: &mut Vec<T>, key: impl Fn(&T) -> K) {
 /// Sorts `items` in their order, stably.
 pub fn sort<T: Ord>(items: &mut Vec<T>) {
     sort_by(items, T::cmp);
-}
-
-/// `0..len` in the order `compare` gives indices, stably: the one copy of the standard sort,
-/// shared with the engine's (`sessionscope_engine::sort`).
-fn sorted_indices(len: usize, compare: &dyn Fn(usize, usize) -> Ordering) -> Vec<usize> {
-    sessionscope_engine::sort::sorted_indices(len, compare)
 }
 
 #[cfg(test)]
