@@ -49,15 +49,10 @@ impl InsightsWorker {
         self.handle()?.send(parcel.with_buffers(insights.into_iter().collect()))
     }
 
-    /// Gives it unit `unit`'s word index (`UnitWords::as_bytes`), made of files as `read`
-    /// stamps them; `None` forgets it.
-    pub fn keep_words(
-        &self,
-        unit: u32,
-        read: Vec<FileStamp>,
-        words: Option<js_sys::ArrayBuffer>,
-    ) -> Result<(), WorkerError> {
-        let parcel = Parcel::new(ToWorker::Words(WordsRequest::Keep { unit, read }));
+    /// Gives it a unit's rows and word index (`wire::word_search::searchable_bytes`), made of
+    /// files as `read` stamps them; `None` forgets them.
+    pub fn keep_words(&self, read: Vec<FileStamp>, words: Option<js_sys::ArrayBuffer>) -> Result<(), WorkerError> {
+        let parcel = Parcel::new(ToWorker::Words(WordsRequest::Keep { read }));
         self.handle()?.send(parcel.with_buffers(words.into_iter().collect()))
     }
 

@@ -905,13 +905,14 @@ fn HistorySearch() -> impl IntoView {
     let sort =
         RwSignal::new(history.ranked.answer.with_value(|a| a.as_ref().map(|a| a.query.sort)).unwrap_or_default());
     let ranked = move || !exact.get() && !regex.get();
+    let ranked_now = move || !exact.get_untracked() && !regex.get_untracked();
     let rank_now = move || {
         history.rank(RankedQuery { text: query.get_untracked(), sort: sort.get_untracked(), marks: marks.export() });
     };
     let submit = move |event: leptos::ev::SubmitEvent| {
         event.prevent_default();
         let text = query.get_untracked();
-        if !exact.get_untracked() && !regex.get_untracked() {
+        if ranked_now() {
             history.clear_search();
             rank_now();
         // An empty box (or only spaces) searches nothing: it clears the last search, its error too.
@@ -925,7 +926,7 @@ fn HistorySearch() -> impl IntoView {
     // A ranked search answers from the word indexes as the person types.
     let on_input = move |event: leptos::ev::Event| {
         query.set(event_target_value(&event));
-        if !exact.get_untracked() && !regex.get_untracked() {
+        if ranked_now() {
             rank_now();
         }
     };

@@ -188,7 +188,8 @@ pub enum UnitReply {
     /// (as `UnitInsights::encode` makes them). When every file was read whole, the next buffer
     /// holds the unit's [`sessionscope_engine::trigrams::TrigramSet`], made from the files as
     /// `read` stamps them (a search skips the unit if its set rules the query out and its files
-    /// are still those).
+    /// are still those), and the one after it the unit's rows and word index
+    /// ([`crate::wire::word_search::searchable_bytes`]), for the ranked search.
     Indexed {
         index: UnitIndex,
         bytes: f64,

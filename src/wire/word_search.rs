@@ -13,12 +13,10 @@ use sessionscope_engine::word_index::UnitWords;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WordsRequest {
-    /// Keep unit `unit`'s rows and word index, in the parcel's one buffer (as
-    /// [`searchable_bytes`] writes them), made of its files as `read` stamps them; a parcel
-    /// without a buffer forgets the unit's. Not answered.
-    Keep { unit: u32, read: Vec<FileStamp> },
-    /// Forget every unit's (another history is shown). Not answered.
-    Clear,
+    /// Keep a unit's rows and word index, in the parcel's one buffer (as [`searchable_bytes`]
+    /// writes them), made of its files as `read` stamps them (the unit is known by its first
+    /// file); a parcel without a buffer forgets the unit's. Not answered.
+    Keep { read: Vec<FileStamp> },
     /// Every unit's rows and word index as the cache keeps them ([`encode_kept`]), for the units
     /// whose files `units` stamps (each unit's, as they are now): answered by
     /// [`WordsReply::Encoded`], its bytes in the parcel's one buffer.

@@ -63,7 +63,7 @@ impl HistoryWords {
         files: &[web_sys::File],
     ) -> Result<(), Failure> {
         match request {
-            WordsRequest::Keep { read, .. } => {
+            WordsRequest::Keep { read } => {
                 self.known.replace(None);
                 let Some(first) = read.first().map(|stamp| stamp.path.clone()) else { return Ok(()) };
                 match buffers.first() {
@@ -76,11 +76,6 @@ impl HistoryWords {
                         self.units.borrow_mut().remove(&first);
                     }
                 }
-                Ok(())
-            }
-            WordsRequest::Clear => {
-                self.known.replace(None);
-                self.units.borrow_mut().clear();
                 Ok(())
             }
             WordsRequest::Restore => {
@@ -267,7 +262,7 @@ impl RankUnit for InWorker<'_> {
             let end = (start + length).min(file.size());
             let slice = file.slice_with_f64_and_f64(start, end).ok()?;
             let bytes = bytes_of(&reader.read_as_array_buffer(&slice).ok()?);
-            if let Some(at) = memchr_newline(&bytes) {
+            if let Some(at) = bytes.iter().position(|&byte| byte == b'\n') {
                 return Some(bytes[..=at].to_vec());
             }
             if end >= file.size() {
@@ -279,9 +274,4 @@ impl RankUnit for InWorker<'_> {
             length *= 2.0;
         }
     }
-}
-
-/// Where the first line feed is.
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
 }

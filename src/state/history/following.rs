@@ -397,7 +397,7 @@ impl HistoryState {
                         state.keep_insights(unit, &read, insights, &buffers);
                         // The unit's word index is replaced: the ranked search counts its new
                         // words without reading it.
-                        state.keep_words(unit, &read, insights, &buffers);
+                        state.keep_words(&read, insights, &buffers);
                         state.keep_trigrams(unit, UnitTrigrams::received(read, insights, &buffers));
                         let paths: HashSet<String> = state.units.with_value(|units| {
                             units

@@ -536,7 +536,7 @@ impl HistoryState {
                 match reply {
                     Ok((UnitReply::Indexed { index, read, insights, .. }, buffers)) => {
                         self.keep_insights(unit, &read, insights, &buffers);
-                        self.keep_words(unit, &read, insights, &buffers);
+                        self.keep_words(&read, insights, &buffers);
                         self.keep_trigrams(unit, UnitTrigrams::received(read, insights, &buffers));
                         // A unit listed from the cache and changed since has rows to replace.
                         if self.index.replacing.try_update_value(|r| r.remove(&unit)).unwrap_or(false) {

@@ -13,7 +13,7 @@ use crate::wire::SearchQuery;
 use crate::wire::word_search::{UnitToRank, WordsReply, WordsRequest};
 
 /// Sessions a ranked search lists at most.
-pub const RANKED_SHOWN: u32 = 20;
+const RANKED_SHOWN: u32 = 20;
 
 /// A ranked question, as the person asked it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -112,9 +112,9 @@ impl HistoryState {
     /// Gives the history worker a unit's rows and word index, as its worker sent them with the
     /// unit's index (`UnitReply::Indexed`: after its insights, if it sent them, and its trigram
     /// set; only a unit read whole has them).
-    pub(super) fn keep_words(&self, unit: u32, read: &[FileStamp], insights: bool, buffers: &[js_sys::ArrayBuffer]) {
+    pub(super) fn keep_words(&self, read: &[FileStamp], insights: bool, buffers: &[js_sys::ArrayBuffer]) {
         let words = buffers.get(usize::from(insights) + 1).filter(|_| !read.is_empty()).cloned();
-        if let Err(error) = self.insights_worker().keep_words(unit, read.to_vec(), words) {
+        if let Err(error) = self.insights_worker().keep_words(read.to_vec(), words) {
             web_sys::console::warn_1(&format!("sessionscope ranked search: {error}").into());
         }
     }
