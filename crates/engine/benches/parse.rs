@@ -83,6 +83,29 @@ fn bench_parse(c: &mut Criterion) {
     });
     group.finish();
 
+    // The same pass makes the unit's word index, for ranked searches; the summary and insights
+    // of the index pass are measured beside it, so the share of each shows.
+    let graph = Graph::build(&corpus);
+    let words = sessionscope_engine::word_index::UnitWords::of(&corpus, &graph);
+    eprintln!(
+        "word index: {} bytes = {:.2}% of the file bytes",
+        words.as_bytes().len(),
+        words.as_bytes().len() as f64 * 100.0 / total as f64
+    );
+    let mut group = c.benchmark_group("index pass");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(total as u64));
+    group.bench_function("the word index of the 100 MB session", |b| {
+        b.iter(|| sessionscope_engine::word_index::UnitWords::of(&corpus, &graph))
+    });
+    group.bench_function("the summary and insights of the 100 MB session", |b| {
+        b.iter(|| {
+            let index = sessionscope_engine::history::index_unit(&corpus, &graph, "bench");
+            sessionscope_engine::insights::UnitInsights::of(&corpus, &graph, &index.rows).encode()
+        })
+    });
+    group.finish();
+
     let mut group = c.benchmark_group("dag");
     group.sample_size(10);
     group.throughput(Throughput::Bytes(total as u64));
