@@ -53,6 +53,15 @@ impl Zone {
         }
     }
 
+    /// Whether a word made only of digits counts in the zone. In tool inputs and outputs numbers
+    /// are line numbers, sizes, times and counts: noise to a ranked search (every file read
+    /// numbers its lines), and the most of the distinct words a word index would keep. A person
+    /// who remembers a number finds it in what was said (titles, prompts, answers), or in
+    /// everything with an exact search.
+    pub fn counts_numbers(self) -> bool {
+        self != Zone::Tool
+    }
+
     /// The zone's weight in BM25F.
     fn weight(self) -> f64 {
         match self {
@@ -298,6 +307,9 @@ impl Counting {
             let mut first: Option<(usize, usize)> = None;
             let mut count = 0u32;
             for term in &clause.any_of {
+                if !zone.counts_numbers() && matches!(term, Term::Word(word) if is_number(word)) {
+                    continue;
+                }
                 let (n, at) = occurrences(term, &words);
                 count += n;
                 first = first.or(at);
@@ -353,6 +365,11 @@ impl Counting {
 }
 
 /// How many times `term` is in `words`, and where it is first (word index, words covered).
+/// Whether `word` is made only of ASCII digits (a number, as [`Zone::counts_numbers`] means it).
+pub fn is_number(word: &str) -> bool {
+    !word.is_empty() && word.bytes().all(|byte| byte.is_ascii_digit())
+}
+
 fn occurrences(term: &Term, words: &[String]) -> (u32, Option<(usize, usize)>) {
     let mut count = 0;
     let mut first = None;

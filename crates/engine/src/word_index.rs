@@ -135,22 +135,26 @@ fn hash_at(bytes: &[u8], start: usize, end: usize) -> u32 {
     (hash >> 32) as u32
 }
 
-/// A byte that is an ASCII letter or digit.
+/// A byte that is an ASCII letter.
 const LETTER: u8 = 1;
+/// A byte that is an ASCII digit.
+const DIGIT: u8 = 8;
 /// The byte `_`.
 const UNDERSCORE: u8 = 2;
 /// A byte of a character past ASCII.
 const WIDE: u8 = 4;
 
-/// Which bytes a word may be made of ([`LETTER`], [`UNDERSCORE`], [`WIDE`]); 0 for the ASCII
+/// Which bytes a word may be made of ([`LETTER`], [`DIGIT`], [`UNDERSCORE`], [`WIDE`]); 0 for the ASCII
 /// bytes that separate words.
 static WORD_BYTES: [u8; 256] = {
     let mut table = [0u8; 256];
     let mut byte = 0;
     while byte < 256 {
         let b = byte as u8;
-        table[byte] = if b.is_ascii_alphanumeric() {
+        table[byte] = if b.is_ascii_alphabetic() {
             LETTER
+        } else if b.is_ascii_digit() {
+            DIGIT
         } else if b == b'_' {
             UNDERSCORE
         } else if !b.is_ascii() {
@@ -258,26 +262,22 @@ impl std::hash::Hasher for HashOfHash {
     }
 }
 
-/// Calls `each(hash, bytes)` for each word of `text` as [`words`] cuts it, with [`word_hash`] of
-/// the word lowercased, and its length in bytes.
+/// Calls `each(hash, bytes, number)` for each word of `text` as [`words`] cuts it, with
+/// [`word_hash`] of the word lowercased, its length in bytes, and whether it is a number
+/// ([`crate::rank::is_number`]).
 ///
 /// The text is cut into runs of bytes that may be a word's (ASCII letters, digits, `_`, and every
-/// byte of a character past ASCII), 64 bytes at a time: each block's bytes are classed into two
+/// byte of a character past ASCII), 64 bytes at a time: each block's bytes are classed into three
 /// masks without a branch, and its runs are read off the masks. A run of ASCII letters and digits
 /// (most are) is hashed in place, without a string a word; any other run is cut by
 /// [`each_word_hash_of_run`]. Reading a block's runs this way spares the processor a mispredicted
 /// branch at every word's start and end, which cost more than the rest of the cut.
-fn each_word_hash(text: &str, mut each: impl FnMut(u32, usize)) {
+fn each_word_hash(text: &str, mut each: impl FnMut(u32, usize, bool)) {
     let bytes = text.as_bytes();
     let mut at = 0;
     while at < bytes.len() {
         let block = bytes.get(at..bytes.len().min(at + 64)).unwrap_or_default();
-        let (mut runs, mut letters) = (0u64, 0u64);
-        for (i, &byte) in block.iter().enumerate() {
-            let kind = WORD_BYTES[usize::from(byte)];
-            runs |= u64::from(kind != 0) << i;
-            letters |= u64::from(kind == LETTER) << i;
-        }
+        let Classes { mut runs, plain, digits } = classes(block);
         let mut next = at + block.len();
         while runs != 0 {
             let start = runs.trailing_zeros() as usize;
@@ -290,8 +290,8 @@ fn each_word_hash(text: &str, mut each: impl FnMut(u32, usize)) {
                 break;
             }
             let mask = if len >= 64 { u64::MAX } else { (1u64 << len) - 1 };
-            if (letters >> start) & mask == mask {
-                each(hash_at(bytes, at + start, at + end), len);
+            if (plain >> start) & mask == mask {
+                each(hash_at(bytes, at + start, at + end), len, (digits >> start) & mask == mask);
             } else {
                 each_word_hash_of_run(text, at + start, Some(at + end), &mut each);
             }
@@ -301,12 +301,64 @@ fn each_word_hash(text: &str, mut each: impl FnMut(u32, usize)) {
     }
 }
 
+/// A block's bytes (at most 64) as three masks, bit `i` for byte `i`.
+struct Classes {
+    /// The bytes a word may be made of.
+    runs: u64,
+    /// ASCII letters and digits.
+    plain: u64,
+    /// ASCII digits.
+    digits: u64,
+}
+
+/// The classes of a block's bytes, as [`WORD_BYTES`] gives them, eight bytes at a time in one
+/// `u64` (SIMD within a register): each byte's low seven bits compared with the bounds of the
+/// digits, the letters (their case folded) and `_`, by adding so that the byte's top bit carries
+/// the answer, then the top bits gathered by one multiplication.
+fn classes(block: &[u8]) -> Classes {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const TOPS: u64 = 0x8080_8080_8080_8080;
+    /// The top bit of each byte of `low` (seven bits each) that is at least `bound` (1 to 128).
+    fn at_least(low: u64, bound: u64) -> u64 {
+        (low + ONES * (0x80 - bound)) & TOPS
+    }
+    /// Each byte's top bit, gathered into the low eight bits.
+    fn gathered(tops: u64) -> u64 {
+        ((tops >> 7) & ONES).wrapping_mul(0x0102_0408_1020_4080) >> 56
+    }
+    let mut classes = Classes { runs: 0, plain: 0, digits: 0 };
+    for (k, chunk) in block.chunks(8).enumerate() {
+        // Past the block's end, zeros: bytes that separate words.
+        let mut eight = [0u8; 8];
+        if let Some(to) = eight.get_mut(..chunk.len()) {
+            to.copy_from_slice(chunk);
+        }
+        let bytes = u64::from_le_bytes(eight);
+        let ascii = !bytes & TOPS;
+        let low = bytes & !TOPS;
+        let folded = low | (ONES * 0x20);
+        let digit = at_least(low, u64::from(b'0')) & !at_least(low, u64::from(b'9') + 1) & ascii;
+        let letter = at_least(folded, u64::from(b'a')) & !at_least(folded, u64::from(b'z') + 1) & ascii;
+        let underscore = at_least(low, u64::from(b'_')) & !at_least(low, u64::from(b'_') + 1) & ascii;
+        let shift = 8 * k;
+        classes.runs |= gathered(digit | letter | underscore | (bytes & TOPS)) << shift;
+        classes.plain |= gathered(digit | letter) << shift;
+        classes.digits |= gathered(digit) << shift;
+    }
+    classes
+}
+
 /// Calls `each` for the words of the run of `text` from `start` to `end` (to the run's end when
 /// `None`), as [`each_word_hash`] does; answers where the run ends. `_` inside a word is the
 /// word's; before its first letter or digit or after its last it is not. Only a run with a
 /// character past ASCII is cut as [`words`] cuts it: every ASCII byte that is no letter, digit or
 /// `_` separates words there too, so cutting at them first changes nothing.
-fn each_word_hash_of_run(text: &str, start: usize, end: Option<usize>, each: &mut impl FnMut(u32, usize)) -> usize {
+fn each_word_hash_of_run(
+    text: &str,
+    start: usize,
+    end: Option<usize>,
+    each: &mut impl FnMut(u32, usize, bool),
+) -> usize {
     let bytes = text.as_bytes();
     let end = end.unwrap_or_else(|| {
         let length = bytes.get(start..).unwrap_or_default().iter().position(|&byte| WORD_BYTES[usize::from(byte)] == 0);
@@ -317,11 +369,13 @@ fn each_word_hash_of_run(text: &str, start: usize, end: Option<usize>, each: &mu
     if kinds & WIDE == 0 {
         if let Some(first) = run.iter().position(|&byte| byte != b'_') {
             let last = run.iter().rposition(|&byte| byte != b'_').unwrap_or(first);
-            each(hash_at(bytes, start + first, start + last + 1), last + 1 - first);
+            let word = run.get(first..=last).unwrap_or_default();
+            let number = word.iter().all(u8::is_ascii_digit);
+            each(hash_at(bytes, start + first, start + last + 1), word.len(), number);
         }
     } else if let Some(run) = text.get(start..end) {
         for word in words(run) {
-            each(word_hash(&word), word.len());
+            each(word_hash(&word), word.len(), crate::rank::is_number(&word));
         }
     }
     end
@@ -342,9 +396,10 @@ impl UnitWords {
                 }
             }
             let z = zone.index();
-            each_word_hash(text, |hash, len| {
+            let numbers = zone.counts_numbers();
+            each_word_hash(text, |hash, len, number| {
                 session.lengths[z] += 1;
-                if len <= MAX_WORD_BYTES {
+                if len <= MAX_WORD_BYTES && (numbers || !number) {
                     let counted = session.words.entry(hash).or_insert(Counted { counts: [0; ZONES], place });
                     counted.counts[z] += 1;
                     counted.place = counted.place.min(place);
@@ -709,7 +764,7 @@ mod tests {
             "Ünïcode wörds and ascii",
         ] {
             let mut hashed = Vec::new();
-            each_word_hash(text, |hash, len| hashed.push((hash, len)));
+            each_word_hash(text, |hash, len, _| hashed.push((hash, len)));
             let cut: Vec<(u32, usize)> = words(text).map(|word| (word_hash(&word), word.len())).collect();
             assert_eq!(hashed, cut, "{text:?}");
         }
@@ -728,25 +783,27 @@ mod tests {
             assert_eq!(word_hash(word), hash, "{word}");
             assert_eq!(word_hash(&word.to_uppercase()), hash, "{word}");
             let mut hashed = Vec::new();
-            each_word_hash(&format!("({word}) and more text after it"), |hash, _| hashed.push(hash));
+            each_word_hash(&format!("({word}) and more text after it"), |hash, _, _| hashed.push(hash));
             assert_eq!(hashed.first(), Some(&hash), "{word}");
         }
     }
 
     proptest::proptest! {
         /// The fast cut (runs of ASCII hashed in place) and [`words`] agree on any mix of ASCII
-        /// letters, `_`, separators and characters past ASCII, letters or not.
+        /// letters, `_`, separators (those next to the letters' and digits' bounds too) and
+        /// characters past ASCII, letters or not.
         #[test]
         fn the_fast_cut_is_the_cut_of_words(
             chars in proptest::collection::vec(
-                proptest::sample::select(vec!['a', 'Z', '7', '_', ' ', '-', '/', '\n', 'é', 'Ä', 'ß', '—', '→', '日', '٣', '\u{301}']),
+                proptest::sample::select(vec!['a', 'z', 'A', 'Z', '0', '7', '9', '_', '@', '[', '^', '`', '{', ':', '\x7f', ' ', '-', '/', '\n', 'é', 'Ä', 'ß', '—', '→', '日', '٣', '\u{301}']),
                 0..300,
             ),
         ) {
             let text: String = chars.into_iter().collect();
             let mut hashed = Vec::new();
-            each_word_hash(&text, |hash, len| hashed.push((hash, len)));
-            let cut: Vec<(u32, usize)> = words(&text).map(|word| (word_hash(&word), word.len())).collect();
+            each_word_hash(&text, |hash, len, number| hashed.push((hash, len, number)));
+            let cut: Vec<(u32, usize, bool)> =
+                words(&text).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
             proptest::prop_assert_eq!(hashed, cut);
         }
     }

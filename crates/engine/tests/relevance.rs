@@ -459,3 +459,34 @@ fn the_word_index_counts_what_reading_the_texts_counts() {
     println!("answered {answered}");
     assert!(answered >= 30, "{answered} of {} queries answered by the index", QUERIES.len());
 }
+
+/// Numbers count in what was said, not in tool inputs and outputs (line numbers, sizes, times):
+/// reading the texts and the word index agree on it.
+#[test]
+fn numbers_count_in_prompts_and_answers_not_in_tool_output() {
+    let made = Made {
+        id: "n01",
+        prompt: "Close issue 4521 about the retry loop",
+        answer: "The retry loop gives up after 3 tries.",
+        tool: ("Read", json!({"file_path": "src/retry.rs"}), "     1→fn retry() {\n  8080→    loop {}\n 77_19→}"),
+        second: "Bump the version",
+        reply: "Done.",
+    };
+    let mut loader = Loader::new();
+    loader.add_vec("-home-dev-n01/n01.jsonl", log(&made).into_bytes());
+    let corpus = loader.finish();
+    let graph = Graph::build(&corpus);
+    let index = UnitWords::of(&corpus, &graph);
+    let [words] = index.sessions().try_into().unwrap_or_else(|s: Vec<_>| panic!("{} sessions", s.len()));
+    for (query, found) in
+        [("4521", true), ("3", true), ("8080", false), ("1", false), ("77_19", true), ("retry 8080", false)]
+    {
+        let parsed = Parsed::parse(query, 0).expect("a query");
+        assert!(answers(&parsed), "{query}");
+        let read = unit_stats(&corpus, &graph, &parsed, 0, false);
+        let (holding, indexed) = indexed_stats(&words, SessionId::new(0), &parsed);
+        assert_eq!(holding, read.holding[0], "{query}");
+        assert_eq!(indexed.is_some(), found, "{query}");
+        assert_eq!(read.matched.len(), usize::from(found), "{query}");
+    }
+}
