@@ -155,11 +155,15 @@ async fn index_unit(reply: &Reply, folder: &str, paths: &[String], files: &[web_
     let mut buffers = vec![buffer_of(&insights)];
     // A unit read whole gets its set of trigrams, for searches to skip it, and its word index,
     // for ranked searches to count it unread.
+    let summed = js_sys::Date::now();
+    let mut words_ms = 0.0;
     let stamps = if unreadable.is_empty() {
         let set = sessionscope_engine::search::trigrams_of(&corpus, bytes as u64);
         buffers.push(buffer_of(set.as_bytes()));
+        let counting = js_sys::Date::now();
         let words = sessionscope_engine::word_index::UnitWords::of(&corpus, &graph);
         buffers.push(buffer_of(&crate::wire::word_search::searchable_bytes(&index.rows, &words)));
+        words_ms = js_sys::Date::now() - counting;
         paths.iter().zip(files).map(|(path, file)| stamp_of(path, file)).collect()
     } else {
         Vec::new()
@@ -167,12 +171,13 @@ async fn index_unit(reply: &Reply, folder: &str, paths: &[String], files: &[web_
     index.problems.extend(unreadable);
     if bytes >= 8e6 {
         let message = format!(
-            "sessionscope index: {:.1} MB read and parsed in {:.0} ms (waiting for reads {:.0} ms), graph {:.0} ms, summary, insights and trigrams {:.0} ms",
+            "sessionscope index: {:.1} MB read and parsed in {:.0} ms (waiting for reads {:.0} ms), graph {:.0} ms, summary and insights {:.0} ms, trigrams {:.0} ms, words {words_ms:.0} ms",
             bytes / 1e6,
             read - started,
             waiting_ms,
             built - read,
-            js_sys::Date::now() - built,
+            summed - built,
+            js_sys::Date::now() - summed - words_ms,
         );
         web_sys::console::debug_1(&message.into());
     }
