@@ -110,7 +110,7 @@ impl HistoryWords {
                 let started = js_sys::Date::now();
                 let marks = Marks::from_json(&marks).unwrap_or_default();
                 let completions = self.completions(&query, &marks);
-                let parsed = match Parsed::parse(&query, now_ms as i64) {
+                let parsed = match Parsed::parse_typed(&query, now_ms as i64) {
                     Ok(parsed) => parsed,
                     Err(error) => {
                         let message = error.to_string();

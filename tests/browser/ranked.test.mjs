@@ -228,6 +228,11 @@ test("the box completes filter keys and the values the history knows, and its he
   // A key, from its first letters; the values of a key, from those the history's sessions have.
   assert.ok((await offered("kettle ag")).includes("kettle agent:"));
   assert.deepEqual(await offered("cold agent:"), ["cold agent:claude", "cold agent:codex"]);
+  // A key typed last waits for its value: no alert meanwhile, and the words before it rank.
+  const cold = await ranked(search, "cold");
+  assert.ok(cold.length > 0);
+  assert.deepEqual(await ranked(search, "cold agent:"), cold);
+  assert.equal(await search.getByRole("alert").count(), 0);
   assert.deepEqual(await offered("project:ga"), ["project:garden"]);
   // A tool the sessions called (the index keeps its name lowercased; `tool:` matches any case).
   assert.ok((await offered("tool:b")).includes("tool:bash"));

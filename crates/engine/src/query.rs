@@ -364,6 +364,28 @@ pub fn completions(text: &str, known: &KnownValues, limit: usize) -> Vec<String>
     out
 }
 
+impl Parsed {
+    /// Reads `query` as a person types it into a box that answers every key: a filter key at
+    /// its very end still waiting for its value (`deploy agent:`) is left out, not an error; the
+    /// box's completions offer its values meanwhile ([`completions`]). Any other fault is
+    /// [`Parsed::parse`]'s.
+    pub fn parse_typed(query: &str, now_ms: i64) -> Result<Parsed, QueryError> {
+        match Parsed::parse(query, now_ms) {
+            Err(QueryError::NoValue(key)) => {
+                let trimmed = query.trim_end();
+                let last = trimmed.rsplit(char::is_whitespace).next().unwrap_or_default();
+                let waiting =
+                    last.trim_start_matches('-').strip_suffix(':').is_some_and(|typed| filter_key(typed) == Some(key));
+                match trimmed.strip_suffix(last) {
+                    Some(before) if waiting => Parsed::parse(before, now_ms),
+                    _ => Err(QueryError::NoValue(key)),
+                }
+            }
+            parsed => parsed,
+        }
+    }
+}
+
 fn filter(key: &'static str, value: &str, now_ms: i64) -> Result<Filter, QueryError> {
     if value.is_empty() {
         return Err(QueryError::NoValue(key));
@@ -559,6 +581,18 @@ mod tests {
     fn a_query_between_slashes_is_a_regular_expression() {
         assert_eq!(parse(r"/zanzibar-\d+/").regex.as_deref(), Some(r"zanzibar-\d+"));
         assert!(parse("/").regex.is_none());
+    }
+
+    #[test]
+    fn a_key_typed_last_waits_for_its_value() {
+        let typed = |query: &str| Parsed::parse_typed(query, NOW);
+        assert_eq!(typed("deploy agent:"), Parsed::parse("deploy", NOW));
+        assert_eq!(typed("deploy -Agent:  "), Parsed::parse("deploy", NOW));
+        assert_eq!(typed("agent:"), Ok(Parsed::default()));
+        // Only the last: a key without its value before other words is still said.
+        assert_eq!(typed("agent: deploy"), Err(QueryError::NoValue("agent")));
+        assert_eq!(typed("agent: deploy project:"), Err(QueryError::NoValue("agent")));
+        assert_eq!(typed("role:robot"), Err(QueryError::UnknownRole("robot".into())));
     }
 
     #[test]
