@@ -216,6 +216,26 @@ impl Parsed {
         Ok(parsed)
     }
 
+    /// Reads `query` as a person types it into a box that answers every key: a filter key at
+    /// its very end still waiting for its value (`deploy agent:`) is left out, not an error; the
+    /// box's completions offer its values meanwhile ([`completions`]). Any other fault is
+    /// [`Parsed::parse`]'s.
+    pub fn parse_typed(query: &str, now_ms: i64) -> Result<Parsed, QueryError> {
+        match Parsed::parse(query, now_ms) {
+            Err(QueryError::NoValue(key)) => {
+                let trimmed = query.trim_end();
+                let last = trimmed.rsplit(char::is_whitespace).next().unwrap_or_default();
+                let waiting =
+                    last.trim_start_matches('-').strip_suffix(':').is_some_and(|typed| filter_key(typed) == Some(key));
+                match trimmed.strip_suffix(last) {
+                    Some(before) if waiting => Parsed::parse(before, now_ms),
+                    _ => Err(QueryError::NoValue(key)),
+                }
+            }
+            parsed => parsed,
+        }
+    }
+
     /// Whether the query holds nothing at all (an empty box).
     pub fn is_empty(&self) -> bool {
         self.clauses.is_empty() && self.filters.is_empty() && self.regex.is_none()
@@ -362,28 +382,6 @@ pub fn completions(text: &str, known: &KnownValues, limit: usize) -> Vec<String>
     }
     out.truncate(limit);
     out
-}
-
-impl Parsed {
-    /// Reads `query` as a person types it into a box that answers every key: a filter key at
-    /// its very end still waiting for its value (`deploy agent:`) is left out, not an error; the
-    /// box's completions offer its values meanwhile ([`completions`]). Any other fault is
-    /// [`Parsed::parse`]'s.
-    pub fn parse_typed(query: &str, now_ms: i64) -> Result<Parsed, QueryError> {
-        match Parsed::parse(query, now_ms) {
-            Err(QueryError::NoValue(key)) => {
-                let trimmed = query.trim_end();
-                let last = trimmed.rsplit(char::is_whitespace).next().unwrap_or_default();
-                let waiting =
-                    last.trim_start_matches('-').strip_suffix(':').is_some_and(|typed| filter_key(typed) == Some(key));
-                match trimmed.strip_suffix(last) {
-                    Some(before) if waiting => Parsed::parse(before, now_ms),
-                    _ => Err(QueryError::NoValue(key)),
-                }
-            }
-            parsed => parsed,
-        }
-    }
 }
 
 fn filter(key: &'static str, value: &str, now_ms: i64) -> Result<Filter, QueryError> {

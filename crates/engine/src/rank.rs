@@ -364,12 +364,13 @@ impl Counting {
     }
 }
 
-/// How many times `term` is in `words`, and where it is first (word index, words covered).
 /// Whether `word` is made only of ASCII digits (a number, as [`Zone::counts_numbers`] means it).
-pub fn is_number(word: &str) -> bool {
-    !word.is_empty() && word.bytes().all(|byte| byte.is_ascii_digit())
+pub fn is_number(word: impl AsRef<[u8]>) -> bool {
+    let word = word.as_ref();
+    !word.is_empty() && word.iter().all(u8::is_ascii_digit)
 }
 
+/// How many times `term` is in `words`, and where it is first (word index, words covered).
 fn occurrences(term: &Term, words: &[String]) -> (u32, Option<(usize, usize)>) {
     let mut count = 0;
     let mut first = None;

@@ -135,38 +135,6 @@ fn hash_at(bytes: &[u8], start: usize, end: usize) -> u32 {
     (hash >> 32) as u32
 }
 
-/// A byte that is an ASCII letter.
-const LETTER: u8 = 1;
-/// A byte that is an ASCII digit.
-const DIGIT: u8 = 8;
-/// The byte `_`.
-const UNDERSCORE: u8 = 2;
-/// A byte of a character past ASCII.
-const WIDE: u8 = 4;
-
-/// Which bytes a word may be made of ([`LETTER`], [`DIGIT`], [`UNDERSCORE`], [`WIDE`]); 0 for the ASCII
-/// bytes that separate words.
-static WORD_BYTES: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        let b = byte as u8;
-        table[byte] = if b.is_ascii_alphabetic() {
-            LETTER
-        } else if b.is_ascii_digit() {
-            DIGIT
-        } else if b == b'_' {
-            UNDERSCORE
-        } else if !b.is_ascii() {
-            WIDE
-        } else {
-            0
-        };
-        byte += 1;
-    }
-    table
-};
-
 /// Whether a unit's index answers `parsed` as reading its files would: every term is a word
 /// short enough to be kept, and no filter needs the texts (`file:` looks into tool inputs).
 pub fn answers(parsed: &Parsed) -> bool {
@@ -311,7 +279,7 @@ struct Classes {
     digits: u64,
 }
 
-/// The classes of a block's bytes, as [`WORD_BYTES`] gives them, eight bytes at a time in one
+/// The classes of a block's bytes, as [`words`] cuts at them, eight bytes at a time in one
 /// `u64` (SIMD within a register): each byte's low seven bits compared with the bounds of the
 /// digits, the letters (their case folded) and `_`, by adding so that the byte's top bit carries
 /// the answer, then the top bits gathered by one multiplication.
@@ -360,18 +328,13 @@ fn each_word_hash_of_run(
     each: &mut impl FnMut(u32, usize, bool),
 ) -> usize {
     let bytes = text.as_bytes();
-    let end = end.unwrap_or_else(|| {
-        let length = bytes.get(start..).unwrap_or_default().iter().position(|&byte| WORD_BYTES[usize::from(byte)] == 0);
-        length.map_or(bytes.len(), |length| start + length)
-    });
+    let end = end.unwrap_or_else(|| run_end(bytes, start));
     let run = bytes.get(start..end).unwrap_or_default();
-    let kinds = run.iter().fold(0, |kinds, &byte| kinds | WORD_BYTES[usize::from(byte)]);
-    if kinds & WIDE == 0 {
+    if run.is_ascii() {
         if let Some(first) = run.iter().position(|&byte| byte != b'_') {
             let last = run.iter().rposition(|&byte| byte != b'_').unwrap_or(first);
             let word = run.get(first..=last).unwrap_or_default();
-            let number = word.iter().all(u8::is_ascii_digit);
-            each(hash_at(bytes, start + first, start + last + 1), word.len(), number);
+            each(hash_at(bytes, start + first, start + last + 1), word.len(), crate::rank::is_number(word));
         }
     } else if let Some(run) = text.get(start..end) {
         for word in words(run) {
@@ -379,6 +342,21 @@ fn each_word_hash_of_run(
         }
     }
     end
+}
+
+/// Where the run of bytes a word may be made of that starts at `start` ends, read off
+/// [`classes`] a block at a time.
+fn run_end(bytes: &[u8], start: usize) -> usize {
+    let mut at = start;
+    while let Some(block) = bytes.get(at..bytes.len().min(at + 64)).filter(|block| !block.is_empty()) {
+        // Past a short block's end the mask is zeros, so the run ends there at the latest.
+        let len = (!classes(block).runs).trailing_zeros() as usize;
+        at += len.min(block.len());
+        if len < 64 {
+            break;
+        }
+    }
+    at
 }
 
 impl UnitWords {
@@ -800,6 +778,20 @@ mod tests {
             ),
         ) {
             let text: String = chars.into_iter().collect();
+            let mut hashed = Vec::new();
+            each_word_hash(&text, |hash, len, number| hashed.push((hash, len, number)));
+            let cut: Vec<(u32, usize, bool)> =
+                words(&text).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
+            proptest::prop_assert_eq!(hashed, cut);
+        }
+
+        /// The same for runs longer than a block (64 bytes), which are read on past it.
+        #[test]
+        fn a_run_past_a_block_is_cut_as_words(
+            runs in proptest::collection::vec("[a-zA-Z0-9_é日]{0,150}", 0..4),
+            separator in proptest::sample::select(vec![" ", "/", "—", "\n"]),
+        ) {
+            let text = runs.join(separator);
             let mut hashed = Vec::new();
             each_word_hash(&text, |hash, len, number| hashed.push((hash, len, number)));
             let cut: Vec<(u32, usize, bool)> =
