@@ -87,6 +87,22 @@ pub fn strip_ansi(text: &str) -> Cow<'_, str> {
     Cow::Owned(emulate(text).screen.text)
 }
 
+/// A found text cut around its match: the text before it, the match, and after it, each with
+/// terminal colours taken out ([`strip_ansi`]). `start` and `len` count chars, as search hits
+/// give them; a match past the text's end is cut at it.
+pub fn match_parts(text: &str, start: u32, len: u32) -> (String, String, String) {
+    let chars: Vec<char> = text.chars().collect();
+    let start = (start as usize).min(chars.len());
+    let end = start.saturating_add(len as usize).min(chars.len());
+    let part = |range: &[char]| {
+        let text: String = range.iter().collect();
+        strip_ansi(&text).into_owned()
+    };
+    let (before, rest) = chars.split_at(start);
+    let (matched, after) = rest.split_at(end - start);
+    (part(before), part(matched), part(after))
+}
+
 impl Style {
     /// Whether this is the default style, which needs no markup.
     pub fn is_plain(&self) -> bool {
@@ -553,6 +569,17 @@ impl Screen {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hit_is_cut_around_its_match_by_chars_without_colours() {
+        let text = "déjà \x1b[31mkettle\x1b[0m boils";
+        // "déjà " is five chars and seven bytes; the colour codes are chars too.
+        let start = "déjà \x1b[31m".chars().count() as u32;
+        assert_eq!(match_parts(text, start, 6), ("déjà ".to_owned(), "kettle".to_owned(), " boils".to_owned()));
+        assert_eq!(match_parts("short", 3, 99), ("sho".to_owned(), "rt".to_owned(), String::new()));
+        assert_eq!(match_parts("short", 99, 2), ("short".to_owned(), String::new(), String::new()));
+        assert_eq!(match_parts("", 0, u32::MAX), (String::new(), String::new(), String::new()));
+    }
 
     #[test]
     fn plain_text_is_borrowed() {

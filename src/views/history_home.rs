@@ -1015,15 +1015,8 @@ fn HistorySearch() -> impl IntoView {
                             .into_iter()
                             .take(HITS_SHOWN_PER_SESSION)
                             .map(|hit| {
-                                let chars: Vec<char> = hit.context.chars().collect();
-                                let start = (hit.match_start as usize).min(chars.len());
-                                let end = (start + hit.match_len as usize).min(chars.len());
-                                // Terminal colours in tool output are taken out of the context.
-                                let part = |range: &[char]| {
-                                    let text: String = range.iter().collect();
-                                    crate::render::terminal::strip_ansi(&text).into_owned()
-                                };
-                                let (before, matched, after) = (part(&chars[..start]), part(&chars[start..end]), part(&chars[end..]));
+                                let (before, matched, after) =
+                                    crate::render::terminal::match_parts(&hit.context, hit.match_start, hit.match_len);
                                 let field = hit.field.name();
                                 view! {
                                     <li>

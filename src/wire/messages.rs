@@ -180,15 +180,43 @@ pub enum UnitRequest {
     ChangeDiffs { paths: Vec<String>, entries: Vec<String>, file: String },
 }
 
+/// The buffers of a [`UnitReply::Indexed`] parcel, in the one order both ends read them:
+/// the unit's insights (with `insights`), then, for a unit read whole (its `read` stamps are not
+/// empty), its trigram set and its rows and word index. Generic over the buffer, so the worker
+/// and the page share the order without sharing a buffer type.
+pub struct IndexedBuffers<T> {
+    pub insights: Option<T>,
+    pub trigrams: Option<T>,
+    pub words: Option<T>,
+}
+
+impl<T> IndexedBuffers<T> {
+    /// The parcel's buffers, in order; a unit read whole sends both its trigrams and its words.
+    pub fn into_parcel(self) -> Vec<T> {
+        [self.insights, self.trigrams, self.words].into_iter().flatten().collect()
+    }
+}
+
+impl<T: Clone> IndexedBuffers<T> {
+    /// The buffers of a parcel that answered `Indexed { read, insights, .. }`; a buffer it
+    /// should hold and does not is `None`.
+    pub fn received(read: &[FileStamp], insights: bool, buffers: &[T]) -> Self {
+        let mut rest = buffers.iter().cloned();
+        let insights = if insights { rest.next() } else { None };
+        let (trigrams, words) = if read.is_empty() { (None, None) } else { (rest.next(), rest.next()) };
+        IndexedBuffers { insights, trigrams, words }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum UnitReply {
-    /// The unit's sessions, and its files that hold none; `bytes` were read. With `insights`, the
-    /// parcel's first buffer holds the unit's [`sessionscope_engine::insights::UnitInsights`]
-    /// (as `UnitInsights::encode` makes them). When every file was read whole, the next buffer
-    /// holds the unit's [`sessionscope_engine::trigrams::TrigramSet`], made from the files as
-    /// `read` stamps them (a search skips the unit if its set rules the query out and its files
-    /// are still those), and the one after it the unit's rows and word index
+    /// The unit's sessions, and its files that hold none; `bytes` were read. Its parcel's
+    /// buffers are [`IndexedBuffers`]: with `insights`, the unit's
+    /// [`sessionscope_engine::insights::UnitInsights`] (as `UnitInsights::encode` makes them);
+    /// when every file was read whole, its [`sessionscope_engine::trigrams::TrigramSet`], made
+    /// from the files as `read` stamps them (a search skips the unit if its set rules the query
+    /// out and its files are still those), and its rows and word index
     /// ([`crate::wire::word_search::searchable_bytes`]), for the ranked search.
     Indexed {
         index: UnitIndex,
@@ -278,6 +306,24 @@ mod tests {
     use super::*;
     use sessionscope_engine::model::{BlockId, EntryId};
     use sessionscope_engine::search::Field;
+
+    /// The worker's order of an `Indexed` parcel's buffers is the order the page reads.
+    #[test]
+    fn an_indexed_parcel_s_buffers_read_back_in_their_order() {
+        let stamp = FileStamp { path: "a.jsonl".into(), size: 3, modified_ms: 1 };
+        let whole = IndexedBuffers { insights: Some("insights"), trigrams: Some("trigrams"), words: Some("words") };
+        let parcel = whole.into_parcel();
+        assert_eq!(parcel, ["insights", "trigrams", "words"]);
+        let read = IndexedBuffers::received(std::slice::from_ref(&stamp), true, &parcel);
+        assert_eq!((read.insights, read.trigrams, read.words), (Some("insights"), Some("trigrams"), Some("words")));
+        // A unit not read whole sends its insights alone, and its stamps are none.
+        let part = IndexedBuffers { insights: Some("insights"), trigrams: None, words: None }.into_parcel();
+        let read = IndexedBuffers::received(&[], true, &part);
+        assert_eq!((read.insights, read.trigrams, read.words), (Some("insights"), None, None));
+        // A unit that failed sends nothing.
+        let read = IndexedBuffers::<&str>::received(&[], false, &[]);
+        assert_eq!((read.insights, read.trigrams, read.words), (None, None, None));
+    }
 
     /// Every message, once.
     fn every_message() -> (Vec<ToWorker>, Vec<FromWorker>) {

@@ -17,7 +17,7 @@ use crate::platform::byte_stream::{ByteStream, PieceError, STREAM_ABOVE_BYTES};
 use crate::platform::files::stamp_of;
 use crate::wire::insights::ChangeDiff;
 use crate::wire::limits::{HOLD_MAX_BYTES, left_out_why};
-use crate::wire::messages::{UnitReply, UnitRequest};
+use crate::wire::messages::{IndexedBuffers, UnitReply, UnitRequest};
 use crate::wire::{FromWorker, Parcel, SearchQuery, buffer_of};
 
 /// Files of a unit whose reading is asked for ahead of the one being searched.
@@ -152,17 +152,17 @@ async fn index_unit(reply: &Reply, folder: &str, paths: &[String], files: &[web_
     let mut index = sessionscope_engine::history::index_unit(&corpus, &graph, folder);
     // Its files, its failures and its activity, from the same model: no second pass.
     let insights = UnitInsights::of(&corpus, &graph, &index.rows).encode();
-    let mut buffers = vec![buffer_of(&insights)];
+    let mut buffers = IndexedBuffers { insights: Some(buffer_of(&insights)), trigrams: None, words: None };
     // A unit read whole gets its set of trigrams, for searches to skip it, and its word index,
     // for ranked searches to count it unread.
     let summed = js_sys::Date::now();
     let mut words_ms = 0.0;
     let stamps = if unreadable.is_empty() {
         let set = sessionscope_engine::search::trigrams_of(&corpus, bytes as u64);
-        buffers.push(buffer_of(set.as_bytes()));
+        buffers.trigrams = Some(buffer_of(set.as_bytes()));
         let counting = js_sys::Date::now();
         let words = sessionscope_engine::word_index::UnitWords::of(&corpus, &graph);
-        buffers.push(buffer_of(&crate::wire::word_search::searchable_bytes(&index.rows, &words)));
+        buffers.words = Some(buffer_of(&crate::wire::word_search::searchable_bytes(&index.rows, &words)));
         words_ms = js_sys::Date::now() - counting;
         paths.iter().zip(files).map(|(path, file)| stamp_of(path, file)).collect()
     } else {
@@ -182,7 +182,7 @@ async fn index_unit(reply: &Reply, folder: &str, paths: &[String], files: &[web_
         web_sys::console::debug_1(&message.into());
     }
     let indexed = UnitReply::Indexed { index, bytes, read: stamps, insights: true };
-    Ok(reply.post(Parcel::new(FromWorker::Unit(indexed)).with_buffers(buffers))?)
+    Ok(reply.post(Parcel::new(FromWorker::Unit(indexed)).with_buffers(buffers.into_parcel()))?)
 }
 
 /// Searches one unit of a history. A unit none of whose files holds the query's text is not

@@ -120,11 +120,10 @@ impl HistoryInsights {
 }
 
 impl HistoryState {
-    /// A unit's insights as its index answered them (`UnitReply::Indexed`: the parcel's first
-    /// buffer, with `insights`), given to the insights worker; `read` stamps the files they were
-    /// made of (none if a file could not be read whole: then they are not cached).
-    pub(super) fn keep_insights(&self, unit: u32, read: &[FileStamp], insights: bool, buffers: &[js_sys::ArrayBuffer]) {
-        let buffer = buffers.first().filter(|_| insights).cloned();
+    /// A unit's insights as its index answered them (`IndexedBuffers::insights`), given to the
+    /// insights worker; `read` stamps the files they were made of (none if a file could not be
+    /// read whole: then they are not cached).
+    pub(super) fn keep_insights(&self, unit: u32, read: &[FileStamp], buffer: Option<js_sys::ArrayBuffer>) {
         let kept = buffer.is_some();
         if let Err(error) = self.insights_worker().keep(unit, buffer) {
             web_sys::console::warn_1(&format!("sessionscope insights: {error}").into());

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use futures::future::LocalBoxFuture;
 use leptos::prelude::*;
 
-use super::{HistoryState, HistoryUnit, UnitTrigrams};
+use super::{HistoryState, HistoryUnit};
 use crate::client::picked::{Picked, PickedFile};
 use crate::client::pool::{Pool, PoolEvent, worker_count};
 use crate::logic::sort;
@@ -394,11 +394,9 @@ impl HistoryState {
             PoolEvent::Answer { unit, reply } => {
                 match reply {
                     Ok((UnitReply::Indexed { index, read, insights, .. }, buffers)) => {
-                        state.keep_insights(unit, &read, insights, &buffers);
-                        // The unit's word index is replaced: the ranked search counts its new
-                        // words without reading it.
-                        state.keep_words(&read, insights, &buffers);
-                        state.keep_trigrams(unit, UnitTrigrams::received(read, insights, &buffers));
+                        // The unit's word index is replaced too: the ranked search counts its
+                        // new words without reading it.
+                        state.keep_indexed(unit, read, insights, &buffers);
                         let paths: HashSet<String> = state.units.with_value(|units| {
                             units
                                 .get(unit as usize)

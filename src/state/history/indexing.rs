@@ -9,7 +9,7 @@ use futures::future::LocalBoxFuture;
 use leptos::prelude::*;
 use sessionscope_engine::history::FileProblem;
 
-use super::{HistoryRow, HistoryState, HistoryUnit, Pass, UnitTrigrams, problems_of, stamps_of, unit_failure};
+use super::{HistoryRow, HistoryState, HistoryUnit, Pass, problems_of, stamps_of, unit_failure};
 use crate::client::handle::StartError;
 use crate::client::intake::Dropped;
 use crate::client::picked::{Picked, PickedFile};
@@ -535,9 +535,7 @@ impl HistoryState {
                     self.units.with_value(|u| u.get(unit as usize).map_or((0, 0.0), |u| (u.files.len(), u.bytes)));
                 match reply {
                     Ok((UnitReply::Indexed { index, read, insights, .. }, buffers)) => {
-                        self.keep_insights(unit, &read, insights, &buffers);
-                        self.keep_words(&read, insights, &buffers);
-                        self.keep_trigrams(unit, UnitTrigrams::received(read, insights, &buffers));
+                        self.keep_indexed(unit, read, insights, &buffers);
                         // A unit listed from the cache and changed since has rows to replace.
                         if self.index.replacing.try_update_value(|r| r.remove(&unit)).unwrap_or(false) {
                             self.replace_rows(unit, index.rows);

@@ -42,7 +42,7 @@ use crate::logic::{deeplink, sort};
 use crate::platform::schedule::{Burst, now_ms};
 use crate::platform::{address, files};
 use crate::state::LoadState;
-use crate::wire::messages::UnitRequest;
+use crate::wire::messages::{IndexedBuffers, UnitRequest};
 use crate::wire::{Parcel, ToWorker};
 
 pub use figures::{FileKey, HistoryInsights, HomeTab};
@@ -74,10 +74,8 @@ pub struct UnitTrigrams {
 }
 
 impl UnitTrigrams {
-    /// The set a worker sent with a unit's index (see `UnitReply::Indexed`: after the unit's
-    /// insights, if it sent them), if it sent one.
-    fn received(read: Vec<FileStamp>, insights: bool, buffers: &[js_sys::ArrayBuffer]) -> Option<UnitTrigrams> {
-        let buffer = buffers.get(usize::from(insights)).filter(|_| !read.is_empty())?;
+    /// The set a worker sent with a unit's index ([`IndexedBuffers::trigrams`]), if it reads as one.
+    fn received(read: Vec<FileStamp>, buffer: &js_sys::ArrayBuffer) -> Option<UnitTrigrams> {
         let set = TrigramSet::from_bytes(crate::wire::bytes_of(buffer))?;
         Some(UnitTrigrams { read, set })
     }
@@ -456,6 +454,15 @@ impl HistoryState {
     /// The bytes of each unit's files, by unit (what a pool is given to know its big units).
     fn unit_sizes(&self) -> Vec<f64> {
         self.units.with_value(|units| units.iter().map(|u| u.bytes).collect())
+    }
+
+    /// What a unit's index answered beside its rows ([`IndexedBuffers`]): its insights to the
+    /// insights worker, its word index to the ranked search, its trigrams to its unit.
+    fn keep_indexed(&self, unit: u32, read: Vec<FileStamp>, insights: bool, buffers: &[js_sys::ArrayBuffer]) {
+        let buffers = IndexedBuffers::received(&read, insights, buffers);
+        self.keep_insights(unit, &read, buffers.insights);
+        self.keep_words(&read, buffers.words);
+        self.keep_trigrams(unit, buffers.trigrams.and_then(|buffer| UnitTrigrams::received(read, &buffer)));
     }
 
     /// A unit's trigrams, as its index answered them.

@@ -110,10 +110,8 @@ impl HistoryState {
     }
 
     /// Gives the history worker a unit's rows and word index, as its worker sent them with the
-    /// unit's index (`UnitReply::Indexed`: after its insights, if it sent them, and its trigram
-    /// set; only a unit read whole has them).
-    pub(super) fn keep_words(&self, read: &[FileStamp], insights: bool, buffers: &[js_sys::ArrayBuffer]) {
-        let words = buffers.get(usize::from(insights) + 1).filter(|_| !read.is_empty()).cloned();
+    /// unit's index (`IndexedBuffers::words`; only a unit read whole has them).
+    pub(super) fn keep_words(&self, read: &[FileStamp], words: Option<js_sys::ArrayBuffer>) {
         if let Err(error) = self.insights_worker().keep_words(read.to_vec(), words) {
             web_sys::console::warn_1(&format!("sessionscope ranked search: {error}").into());
         }

@@ -3,6 +3,7 @@
 //! title opens it at its first snippet, a snippet at its own message (`data-action="open-hit"`,
 //! with the words to search for there in `data-words`).
 
+use crate::render::terminal::match_parts;
 use sessionscope_engine::ranked::{Ranked, RankedSession, RankedSnippet};
 
 use super::{Html, counted, short_project, utc_minute};
@@ -32,7 +33,7 @@ pub fn html(results: &[RankedSession], units: &[u32]) -> String {
             for snippet in &session.snippets {
                 html.open("li", &[]);
                 let mut label = Html::new();
-                let (before, matched, after) = parts(snippet);
+                let (before, matched, after) = match_parts(&snippet.snippet, snippet.match_start, snippet.match_len);
                 label.element("span", &[("class", "muted")], &format!("{}: ", snippet.zone.name()));
                 label.text(&before);
                 label.element("mark", &[], &matched);
@@ -89,7 +90,9 @@ fn hit_button(
 fn open_hit(html: &mut Html, session: &RankedSession, unit: u32, snippet: Option<&RankedSnippet>, class: &'static str) {
     let unit = unit.to_string();
     let (entry, words) = match snippet {
-        Some(snippet) => (snippet.entry_uuid.as_str(), parts(snippet).1),
+        Some(snippet) => {
+            (snippet.entry_uuid.as_str(), match_parts(&snippet.snippet, snippet.match_start, snippet.match_len).1)
+        }
         None => ("", String::new()),
     };
     html.open(
@@ -104,16 +107,4 @@ fn open_hit(html: &mut Html, session: &RankedSession, unit: u32, snippet: Option
             ("data-words", &words),
         ],
     );
-}
-
-/// A snippet's text before its match, the match, and after (terminal colours taken out).
-fn parts(snippet: &RankedSnippet) -> (String, String, String) {
-    let chars: Vec<char> = snippet.snippet.chars().collect();
-    let start = (snippet.match_start as usize).min(chars.len());
-    let end = (start + snippet.match_len as usize).min(chars.len());
-    let part = |range: &[char]| {
-        let text: String = range.iter().collect();
-        crate::render::terminal::strip_ansi(&text).into_owned()
-    };
-    (part(&chars[..start]), part(&chars[start..end]), part(&chars[end..]))
 }
