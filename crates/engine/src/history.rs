@@ -209,19 +209,21 @@ fn string_after(bytes: &[u8], key: &str) -> Option<String> {
 pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
     use std::collections::HashMap;
     // Task folders, and the task each subtask names.
+    // Each path's place, once: a history has thousands of files.
+    let mut places: Vec<Option<Place>> = paths.iter().map(|path| Some(place_of(path))).collect();
     let mut tasks: std::collections::HashSet<(String, String)> = std::collections::HashSet::new();
     let mut task_parent: HashMap<(String, String), String> = HashMap::new();
-    for (i, path) in paths.iter().enumerate() {
-        if let Place::Session { folder, session, .. } = place_of(path)
+    for (i, (path, place)) in paths.iter().zip(&places).enumerate() {
+        if let Some(Place::Session { folder, session, .. }) = place
             && crate::import::cline::task_of_path(path).is_some()
         {
             if is_history_item(path)
                 && let Some(Some(parent)) = hints.get(i)
-                && *parent != session
+                && parent != session
             {
                 task_parent.insert((folder.clone(), session.clone()), parent.clone());
             }
-            tasks.insert((folder, session));
+            tasks.insert((folder.clone(), session.clone()));
         }
     }
     // The task at the top of a subtask's parents, as far as their folders are here.
@@ -238,15 +240,15 @@ pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
     // Gemini CLI session files by their folder and the first 8 characters of their id, which end
     // their name (`session-<time>-<id prefix>.jsonl`).
     let mut gemini_sessions: HashMap<(String, String), String> = HashMap::new();
-    for path in paths {
-        if let Place::Session { folder, session, main: true } = place_of(path)
+    for place in &places {
+        if let Some(Place::Session { folder, session, main: true }) = place
             && session.starts_with("session-")
             && let Some((_, short)) = session.rsplit_once('-')
         {
-            gemini_sessions.entry((folder, short.to_owned())).or_insert(session);
+            gemini_sessions.entry((folder.clone(), short.to_owned())).or_insert_with(|| session.clone());
         }
     }
-    let storage = StorageUnits::new(paths, hints);
+    let storage = StorageUnits::new(paths, &places, hints);
     // The unit key of each loose agent transcript, by its folder and agent id, for its meta file.
     let loose_agent_key = |folder: &str, path: &str, hint: Option<&String>| match hint {
         Some(session) if folder.is_empty() => session.clone(),
@@ -254,13 +256,13 @@ pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
         None => path.to_owned(),
     };
     let mut loose_agents: HashMap<(String, String), String> = HashMap::new();
-    for (i, path) in paths.iter().enumerate() {
-        if let Place::LooseAgent { folder } = place_of(path)
+    for (i, (path, place)) in paths.iter().zip(&places).enumerate() {
+        if let Some(Place::LooseAgent { folder }) = place
             && let Some(agent) =
                 path.rsplit(['/', '\\']).next().and_then(|n| n.strip_prefix("agent-")?.strip_suffix(".jsonl"))
         {
-            let key = loose_agent_key(&folder, path, hints.get(i).and_then(Option::as_ref));
-            loose_agents.insert((folder, agent.to_owned()), key);
+            let key = loose_agent_key(folder, path, hints.get(i).and_then(Option::as_ref));
+            loose_agents.insert((folder.clone(), agent.to_owned()), key);
         }
     }
     let mut units: Vec<Unit> = Vec::new();
@@ -276,7 +278,8 @@ pub fn group_into_units(paths: &[&str], hints: &[Option<String>]) -> Vec<Unit> {
     };
     for &i in &order {
         let path = paths[i];
-        match place_of(path) {
+        let Some(place) = places.get_mut(i).and_then(Option::take) else { continue };
+        match place {
             Place::Session { folder, session, main } => {
                 // A subtask's files are its root task's.
                 let (session, main) = if task_parent.is_empty() || crate::import::cline::task_of_path(path).is_none() {
@@ -337,15 +340,15 @@ struct StorageUnits {
 }
 
 impl StorageUnits {
-    fn new(paths: &[&str], hints: &[Option<String>]) -> StorageUnits {
+    fn new(paths: &[&str], places: &[Option<Place>], hints: &[Option<String>]) -> StorageUnits {
         let mut units = StorageUnits {
             parents: Default::default(),
             sessions_of_messages: Default::default(),
             keys: Default::default(),
             folders: Default::default(),
         };
-        for (i, path) in paths.iter().enumerate() {
-            let Place::OpenCode(place) = place_of(path) else { continue };
+        for (i, (path, place)) in paths.iter().zip(places).enumerate() {
+            let Some(Place::OpenCode(place)) = place else { continue };
             match place.kind {
                 StorageKind::Session => {
                     let key = path.strip_suffix(".json").unwrap_or(path).to_owned();
@@ -362,8 +365,8 @@ impl StorageUnits {
                     units.folders.entry(id).or_insert(folder);
                 }
                 StorageKind::Message => {
-                    if let Some(session) = place.session {
-                        units.sessions_of_messages.insert((place.root.clone(), place.id.clone()), session);
+                    if let Some(session) = &place.session {
+                        units.sessions_of_messages.insert((place.root.clone(), place.id.clone()), session.clone());
                     }
                 }
                 _ => {}

@@ -71,6 +71,10 @@ pub struct StoragePath {
 
 /// Where a path lies in OpenCode's storage, if it is one of its record files.
 pub fn place(path: &str) -> Option<StoragePath> {
+    // Most paths are no storage record: told apart before the path is cut.
+    if !path.ends_with(".json") || !path.contains("storage") {
+        return None;
+    }
     let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
     let (name, _) = parts.split_last()?;
     let id = name.strip_suffix(".json").filter(|id| !id.is_empty())?;

@@ -243,9 +243,12 @@ impl Live {
         let mut units: Vec<Option<Arc<Unit>>> = Vec::with_capacity(grouped.units.len());
         let mut to_read: Vec<ToRead<'_>> = Vec::new();
         let mut from_store = 0;
-        for unit in &grouped.units {
+        // Each file looked at once, on every core (a history has thousands).
+        let stamped = parallel_map(&grouped.units, |unit| {
+            grouped.files_of(unit).into_iter().map(|(path, name)| stamp(path, name)).collect::<Vec<_>>()
+        });
+        for (unit, stamps) in grouped.units.iter().zip(stamped) {
             let files: Vec<(PathBuf, String)> = grouped.files_of(unit).into_iter().cloned().collect();
-            let stamps: Vec<Option<FileStamp>> = files.iter().map(|(path, name)| stamp(path, name)).collect();
             let complete: Option<Vec<FileStamp>> = stamps.iter().cloned().collect();
             if let (Some(kept), Some(_)) = (old.get(files.as_slice()), &complete)
                 && kept.stamps == stamps
@@ -483,7 +486,7 @@ pub fn list_files(folders: &[PathBuf]) -> Vec<(PathBuf, String)> {
     let mut files = Vec::new();
     let mut seen = crate::Seen::default();
     for folder in folders.iter().filter(|folder| folder.exists()) {
-        crate::collect(folder, folder.parent().unwrap_or(Path::new("")), &mut files, &mut seen);
+        crate::collect_tree(folder, folder.parent().unwrap_or(Path::new("")), &mut files, &mut seen);
     }
     files.sort_by(|a, b| a.1.cmp(&b.1));
     files.dedup_by(|a, b| a.0 == b.0);

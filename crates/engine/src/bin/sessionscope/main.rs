@@ -167,6 +167,14 @@ fn run(command: Command) -> ExitCode {
         },
         None => None,
     };
+    // A search reads its history's cache while the files are listed.
+    let store = match &command {
+        Command::Search(args) if !args.no_cache => store::Store::of(&args.paths),
+        _ => None,
+    };
+    if let Some(store) = &store {
+        store.read_ahead(false);
+    }
     let files = match files_of(paths) {
         Ok(files) => files,
         Err(code) => return code,
@@ -174,7 +182,7 @@ fn run(command: Command) -> ExitCode {
     match &command {
         Command::Index(args) => index::run(files, args.folders.json, marks.as_ref()),
         Command::Resume(args) => index::resume(files, &args.id),
-        Command::Search(args) => search::run(files, args, marks.as_ref()),
+        Command::Search(args) => search::run(files, args, marks.as_ref(), store),
         Command::Files(args) => {
             let asked = insights::Asked {
                 json: args.folders.json,
@@ -229,7 +237,7 @@ fn files_of(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, ExitCode> {
             return Err(ExitCode::from(1));
         }
         let base = if path.is_file() { file_base.as_deref() } else { None };
-        collect(path, base.unwrap_or_else(|| path.parent().unwrap_or(Path::new(""))), &mut files, &mut seen);
+        collect_tree(path, base.unwrap_or_else(|| path.parent().unwrap_or(Path::new(""))), &mut files, &mut seen);
     }
     files.sort_by(|a, b| a.1.cmp(&b.1));
     Ok(files)
@@ -399,66 +407,121 @@ fn file_base(paths: &[PathBuf]) -> Option<PathBuf> {
 /// by what it points to. Each real folder and file is taken once, however many links lead to it
 /// (`seen`, by device and inode, kept across the calls of one walk): a link back to a folder above
 /// is no loop, and a link to a sibling folder does not count its sessions twice.
-fn collect(path: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>, seen: &mut Seen) {
-    if !seen.first_time(path) {
+///
+/// The folders in `path` (a history's projects) are walked on every core, each with a `Seen` of
+/// its own that starts as `seen` is; their files are then put together in the listing's order, a
+/// file that an earlier folder took left out. So the files and the names they are taken by are
+/// those of a walk of one folder after the other.
+fn collect_tree(path: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>, seen: &mut Seen) {
+    let Some(node) = seen.first_time(path) else { return };
+    if !node.is_dir {
+        out.push((path.to_owned(), name_under(path, base)));
+        seen.listed.push(seen.last_taken.take());
         return;
     }
-    if path.is_dir() {
-        collect_folder(path, base, out, seen);
-    } else {
-        out.push((path.to_owned(), name_under(path, base)));
+    let Ok(read) = std::fs::read_dir(path) else { return };
+    let entries: Vec<std::fs::DirEntry> = read.flatten().collect();
+    let walked = index::parallel_map(&entries, |entry| {
+        // A folder's walk knows what is taken already (a link back to a folder above ends there).
+        let plain_file = entry.file_type().is_ok_and(|kind| kind.is_file());
+        let taken = if plain_file { Default::default() } else { seen.taken.clone() };
+        let mut own = Seen { taken, ..Seen::default() };
+        let mut files = Vec::new();
+        collect_entry(entry, node.device, base, &mut files, &mut own);
+        (files, own)
+    });
+    for (files, own) in walked {
+        for (file, identity) in files.into_iter().zip(own.listed) {
+            let first = identity.as_ref().is_none_or(|identity| seen.taken.insert(identity.clone()));
+            if first {
+                out.push(file);
+                seen.listed.push(identity);
+            }
+        }
+        seen.taken.extend(own.taken);
     }
 }
 
-fn collect_folder(folder: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>, seen: &mut Seen) {
+fn collect(path: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>, seen: &mut Seen) {
+    let Some(node) = seen.first_time(path) else { return };
+    if node.is_dir {
+        collect_folder(path, node.device, base, out, seen);
+    } else {
+        out.push((path.to_owned(), name_under(path, base)));
+        seen.listed.push(seen.last_taken.take());
+    }
+}
+
+/// [`collect`] of a folder on `device` (where the system says), already taken.
+fn collect_folder(folder: &Path, device: Option<u64>, base: &Path, out: &mut Vec<(PathBuf, String)>, seen: &mut Seen) {
     let Ok(read) = std::fs::read_dir(folder) else { return };
-    let device = Seen::device_of(folder);
     for entry in read.flatten() {
-        let path = entry.path();
-        let kind = entry.file_type().ok();
-        let linked = kind.is_none_or(|kind| kind.is_symlink());
-        let is_dir = match kind {
-            Some(kind) if !kind.is_symlink() => kind.is_dir(),
-            _ => path.is_dir(),
-        };
-        // A plain file is known by the folder's device and the inode its listing gives (no look
-        // at it); a folder or a link by what it leads to.
-        let first =
-            if linked || is_dir { seen.first_time(&path) } else { seen.first_time_listed(device, &entry, &path) };
-        if !first {
-            continue;
+        collect_entry(&entry, device, base, out, seen);
+    }
+}
+
+/// [`collect`] of an entry of a folder on `device`. A plain file is known by the folder's device
+/// and the inode its listing gives (no look at it); a folder or a link by what it leads to (one
+/// look, which also says whether it is a folder).
+fn collect_entry(
+    entry: &std::fs::DirEntry,
+    device: Option<u64>,
+    base: &Path,
+    out: &mut Vec<(PathBuf, String)>,
+    seen: &mut Seen,
+) {
+    let path = entry.path();
+    match entry.file_type() {
+        Ok(kind) if kind.is_file() => {
+            if seen.first_time_listed(device, entry, &path) {
+                let name = name_under(&path, base);
+                out.push((path, name));
+                seen.listed.push(seen.last_taken.take());
+            }
         }
-        if is_dir {
-            collect_folder(&path, base, out, seen);
-        } else {
-            let name = name_under(&path, base);
-            out.push((path, name));
-        }
+        _ => collect(&path, base, out, seen),
     }
 }
 
 /// The real folders and files a walk has taken: by device and inode where the system has them,
 /// else by canonical path.
 #[derive(Default)]
-pub struct Seen(std::collections::HashSet<Identity>);
+pub struct Seen {
+    taken: std::collections::HashSet<Identity>,
+    /// What each file listed is, in the order of the list.
+    listed: Vec<Option<Identity>>,
+    /// What the last path taken is.
+    last_taken: Option<Identity>,
+}
+
+/// What a path taken by [`Seen::first_time`] leads to.
+struct Node {
+    is_dir: bool,
+    /// Its device, where the system says.
+    device: Option<u64>,
+}
 
 /// What a folder or file is, whatever path leads to it.
-#[derive(Hash, PartialEq, Eq)]
+#[derive(Clone, Hash, PartialEq, Eq)]
 enum Identity {
     Node(u64, u64),
     Path(PathBuf),
 }
 
 impl Seen {
-    /// Whether `path` leads to a folder or file not taken yet (then it is taken). A path that
-    /// cannot be looked at is taken as it is.
-    fn first_time(&mut self, path: &Path) -> bool {
+    /// What `path` leads to, if it is a folder or file not taken yet (then it is taken); `None`
+    /// if it was taken. A path that cannot be looked at is taken as it is, as a file.
+    fn first_time(&mut self, path: &Path) -> Option<Node> {
+        let metadata = std::fs::metadata(path).ok();
+        let is_dir = metadata.as_ref().is_some_and(std::fs::Metadata::is_dir);
         #[cfg(unix)]
-        if let Ok(metadata) = std::fs::metadata(path) {
+        if let Some(metadata) = &metadata {
             use std::os::unix::fs::MetadataExt as _;
-            return self.0.insert(Identity::Node(metadata.dev(), metadata.ino()));
+            let node = Node { is_dir, device: Some(metadata.dev()) };
+            return self.take(Identity::Node(metadata.dev(), metadata.ino())).then_some(node);
         }
-        self.0.insert(Identity::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())))
+        let identity = Identity::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()));
+        self.take(identity).then_some(Node { is_dir, device: None })
     }
 
     /// [`Seen::first_time`] for a plain file (no link) listed in a folder on `device`.
@@ -466,24 +529,17 @@ impl Seen {
         #[cfg(unix)]
         if let Some(device) = device {
             use std::os::unix::fs::DirEntryExt as _;
-            return self.0.insert(Identity::Node(device, entry.ino()));
+            return self.take(Identity::Node(device, entry.ino()));
         }
         let _ = (device, entry);
-        self.first_time(path)
+        self.first_time(path).is_some()
     }
 
-    /// The device a folder is on, where the system says.
-    fn device_of(folder: &Path) -> Option<u64> {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt as _;
-            std::fs::metadata(folder).ok().map(|metadata| metadata.dev())
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = folder;
-            None
-        }
+    /// Takes `identity` if it is not taken yet, and says so.
+    fn take(&mut self, identity: Identity) -> bool {
+        let first = self.taken.insert(identity.clone());
+        self.last_taken = Some(identity);
+        first
     }
 }
 

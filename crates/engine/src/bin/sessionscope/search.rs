@@ -132,7 +132,8 @@ impl Filters<'_> {
 
 /// Searches `files` (on disk, with the names they are known by) as `args` asks: ranked by
 /// words ([`crate::ranked`]), or every match of an exact text or a regular expression.
-pub fn run(files: Vec<(PathBuf, String)>, args: &SearchArgs, marks: Option<&Marks>) -> ExitCode {
+/// `store`: the history's cache, if the caller made it (to read it while it listed the files).
+pub fn run(files: Vec<(PathBuf, String)>, args: &SearchArgs, marks: Option<&Marks>, store: Option<Store>) -> ExitCode {
     let mut parsed = if args.exact || args.regex {
         None
     } else {
@@ -157,7 +158,7 @@ pub fn run(files: Vec<(PathBuf, String)>, args: &SearchArgs, marks: Option<&Mark
         until_ms: args.until.map(|day| day.start_ms().saturating_add(86_400_000)),
     };
     let keep = if args.limit == 0 { usize::MAX } else { args.limit };
-    let store = if args.no_cache { None } else { Store::of(&args.paths) };
+    let store = if args.no_cache { None } else { store.or_else(|| Store::of(&args.paths)) };
     // With a store, a unit not in it is read whole and remembered; without, a unit is read for
     // its rows only if it holds hits.
     let reading = if store.is_some() { Reading::Whole } else { Reading::Later };

@@ -36,6 +36,9 @@ const FOLDERS_FILE: &str = "folders.txt";
 /// Where one history's cache is kept.
 pub struct Store {
     dir: PathBuf,
+    /// What the cache holds, read on a thread of its own since [`Store::read_ahead`] (with
+    /// insights or not), for [`Store::load`] to take.
+    ahead: std::sync::Mutex<Option<(bool, std::thread::JoinHandle<Remembered>)>>,
 }
 
 /// What a cache held: each unit as it was read, by its files' stamps.
@@ -70,7 +73,7 @@ impl Store {
         absolute.sort();
         absolute.dedup();
         let key = format!("{:016x}", fnv1a(absolute.join("\n").as_bytes()));
-        let store = Store { dir: root.join("histories").join(key) };
+        let store = Store { dir: root.join("histories").join(key), ahead: Default::default() };
         store.note_folders(&absolute);
         Some(store)
     }
@@ -84,20 +87,50 @@ impl Store {
     /// holds nothing usable (another version, damaged). The trigram sets are mapped from their
     /// file, not copied: a search reads a few bytes of each.
     pub fn load(&self, insights: bool) -> Remembered {
-        let index = std::fs::read(self.dir.join(INDEX_FILE))
-            .ok()
-            .and_then(|bytes| IndexCache::decode(&bytes))
-            .unwrap_or_default();
-        let sets = map(&self.dir.join(TRIGRAMS_FILE))
-            .and_then(decode_trigrams_shared)
-            .map(|sets| sets.into_iter().map(|cached| (cached.files, cached.set)).collect())
-            .unwrap_or_default();
-        let words = map(&self.dir.join(WORDS_FILE))
-            .and_then(decode_words_shared)
-            .map(|units| units.into_iter().map(|cached| (cached.files, cached.words)).collect())
-            .unwrap_or_default();
-        let insights = if insights { self.insights() } else { HashMap::new() };
-        Remembered { index, sets, words, insights }
+        let ahead = self.ahead.lock().ok().and_then(|mut ahead| ahead.take());
+        if let Some((asked, reading)) = ahead
+            && asked == insights
+            && let Ok(remembered) = reading.join()
+        {
+            return remembered;
+        }
+        self.read(insights)
+    }
+
+    /// Starts reading what the cache holds on a thread of its own, for [`Store::load`] to take:
+    /// a command that lists the history's files first (a look at each of thousands) reads its
+    /// cache meanwhile, on another core.
+    pub fn read_ahead(&self, insights: bool) {
+        let store = Store { dir: self.dir.clone(), ahead: Default::default() };
+        let reading = std::thread::spawn(move || store.read(insights));
+        if let Ok(mut ahead) = self.ahead.lock() {
+            *ahead = Some((insights, reading));
+        }
+    }
+
+    /// [`Store::load`], here and now.
+    fn read(&self, insights: bool) -> Remembered {
+        // The files are read side by side: the index's rows are the longest to decode.
+        std::thread::scope(|scope| {
+            let index = scope.spawn(|| {
+                std::fs::read(self.dir.join(INDEX_FILE))
+                    .ok()
+                    .and_then(|bytes| IndexCache::decode(&bytes))
+                    .unwrap_or_default()
+            });
+            let insights = scope.spawn(move || if insights { self.insights() } else { HashMap::new() });
+            let sets = map(&self.dir.join(TRIGRAMS_FILE))
+                .and_then(decode_trigrams_shared)
+                .map(|sets| sets.into_iter().map(|cached| (cached.files, cached.set)).collect())
+                .unwrap_or_default();
+            let words = map(&self.dir.join(WORDS_FILE))
+                .and_then(decode_words_shared)
+                .map(|units| units.into_iter().map(|cached| (cached.files, cached.words)).collect())
+                .unwrap_or_default();
+            let index = index.join().unwrap_or_default();
+            let insights = insights.join().unwrap_or_default();
+            Remembered { index, sets, words, insights }
+        })
     }
 
     /// The units' insights the cache holds, by their files' stamps.
