@@ -907,7 +907,8 @@ fn HistorySearch() -> impl IntoView {
     let ranked = move || !exact.get() && !regex.get();
     let ranked_now = move || !exact.get_untracked() && !regex.get_untracked();
     let rank_now = move || {
-        history.rank(RankedQuery { text: query.get_untracked(), sort: sort.get_untracked(), marks: marks.export() });
+        let text = query.get_untracked();
+        history.rank(RankedQuery { text, sort: sort.get_untracked(), marks: marks.export(), shown: 0 });
     };
     let submit = move |event: leptos::ev::SubmitEvent| {
         event.prevent_default();

@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::state::history::HistoryState;
+use crate::state::history::{HistoryState, RANKED_SHOWN};
 
 /// The status line of the ranked search, and why it found nothing if it could not search.
 pub fn ranked_status(history: HistoryState) -> impl IntoView {
@@ -25,7 +25,9 @@ pub fn ranked_status(history: HistoryState) -> impl IntoView {
     }
 }
 
-/// The sessions found, as drawn; a click on one of its buttons opens the session there.
+/// The sessions found, as drawn; a click on one of its buttons opens the session there. Past
+/// the sessions listed, "Show more" lists the next [`RANKED_SHOWN`], and the first of them takes
+/// the focus once drawn, so a keyboard goes on reading where the list grew.
 pub fn ranked_list(history: HistoryState) -> impl IntoView {
     let html = move || {
         history.ranked.changed.track();
@@ -40,7 +42,45 @@ pub fn ranked_list(history: HistoryState) -> impl IntoView {
         let unit = data("data-unit").parse().unwrap_or(u32::MAX);
         history.open_ranked(unit, &data("data-session"), &data("data-entry"), &data("data-words"));
     };
-    view! { <div class="ranked-drawn" on:click=on_click inner_html=html></div> }
+    let drawn = NodeRef::<leptos::html::Div>::new();
+    // The rank of the session to focus once the longer list is drawn.
+    let focus_rank = StoredValue::new(None::<u32>);
+    Effect::new(move |_| {
+        history.ranked.changed.track();
+        if history.ranked.asking() {
+            return;
+        }
+        let (Some(rank), Some(drawn)) = (focus_rank.get_value(), drawn.get()) else { return };
+        focus_rank.set_value(None);
+        let selector = format!("[data-rank=\"{rank}\"] button");
+        if let Ok(Some(first)) = drawn.query_selector(&selector)
+            && let Ok(first) = first.dyn_into::<web_sys::HtmlElement>()
+        {
+            let _ = first.focus();
+        }
+    });
+    let more = move || {
+        history.ranked.changed.track();
+        let (query, more) = history
+            .ranked
+            .answer
+            .with_value(|answer| answer.as_ref().map(|a| (a.query.clone(), a.more)))
+            .filter(|(_, more)| *more > 0)?;
+        let label = format!("Show {} more", more.min(RANKED_SHOWN));
+        let show_more = move |_| {
+            focus_rank.set_value(Some(query.keep() + 1));
+            history.rank(query.more());
+        };
+        Some(view! {
+            <button type="button" class="ranked-more" on:click=show_more disabled=move || history.ranked.asking()>
+                {label}
+            </button>
+        })
+    };
+    view! {
+        <div class="ranked-drawn" node_ref=drawn on:click=on_click inner_html=html></div>
+        {more}
+    }
 }
 
 /// The id of the box's list of completions.

@@ -68,7 +68,8 @@ pub enum WordsReply {
     /// units had to be read (not counted from their word index).
     /// `completions`: the query with its last word completed (a filter's key or value), as
     /// the box offers them.
-    Ranked { html: String, status: String, completions: Vec<String> },
+    /// `more`: the sessions found past those drawn.
+    Ranked { html: String, status: String, completions: Vec<String>, more: u32 },
     /// The cache's bytes of [`WordsRequest::Encode`], in the parcel's one buffer.
     Encoded,
     /// The query is not one the language reads: why, in words for the user.

@@ -149,7 +149,8 @@ impl HistoryWords {
                     )
                     .into(),
                 );
-                let drawn = WordsReply::Ranked { html, status, completions };
+                let more = ranked.total.saturating_sub(ranked.results.len()) as u32;
+                let drawn = WordsReply::Ranked { html, status, completions, more };
                 Ok(reply.send(FromWorker::Words(drawn))?)
             }
         }

@@ -337,8 +337,11 @@ test("IndexedDB refused (a private window) or full: the folder is still indexed 
     await page.evaluate(async (root) => (await navigator.storage.getDirectory()).removeEntry(root, { recursive: true }).catch(() => {}), root);
     const { region } = await chooseFolder(page, root, smallHistory());
     assert.equal((await listed(region)).length, 3, `${fault}: every session is listed`);
-    const said = await page.locator("body").innerText();
     const expected = fault === "refused" ? /is open, but it could not be remembered: .*Next time it is chosen and read again/ : /remembered in this browser, but its index could not be kept \(.+\): next time it is read again\./;
+    // The index is kept after the pass: wait for what the page says of it (the assertion below
+    // shows the page's words if it never says it).
+    await page.getByText(expected).first().waitFor({ timeout: 30_000 }).catch(() => {});
+    const said = await page.locator("body").innerText();
     assert.match(said, expected, `${fault}: the page says what is not kept:\n${said.slice(0, 1500)}`);
     assert.doesNotMatch(said, /next time it reopens from its cached index/, `${fault}: it does not promise a cache`);
     await app.context.close();

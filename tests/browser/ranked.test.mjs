@@ -78,9 +78,9 @@ after(() => {
   if (home) rmSync(home.dir, { recursive: true, force: true });
 });
 
-/** Drops the history and waits for its index; answers the search region. */
-async function openHistory(page) {
-  await dropFolder(page, home.dir);
+/** Drops the history (the five sessions, or those of `dir`) and waits for its index; answers the search region. */
+async function openHistory(page, dir = home.dir) {
+  await dropFolder(page, dir);
   const history = page.getByRole("region", { name: "History" });
   await history.getByRole("status").filter({ hasText: /^Indexed / }).waitFor({ timeout: 60_000 });
   return history.getByRole("region", { name: "Search all sessions" });
@@ -145,6 +145,42 @@ test("words in any order find the session they come from first, in the engine's 
   await search.getByLabel("Sort sessions found").selectOption("score");
   assert.deepEqual(app.errors, []);
   await app.context.close();
+});
+
+test("past the best 20, Show more lists the next ones in the engine's order, and the first of them takes the focus", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "sessionscope-ranked-many-"));
+  const project = join(dir, "projects", "-home-dev-projects-teapot");
+  for (let n = 0; n < 23; n++) {
+    // Each answer says "teapot" a different number of times, so the sessions rank apart.
+    const answer = `${Array(1 + (n % 6)).fill("teapot").join(" ")} glazed.`;
+    writeSession(project, `teapot-${String(n).padStart(2, "0")}`, "teapot", 1 + n, [{ prompt: `Glaze the teapot number ${n}.`, answer }]);
+  }
+  const app = await openApp(browser, server);
+  try {
+    const search = await openHistory(app.page, dir);
+    const best = await ranked(search, "teapot glaze");
+    assert.equal(best.length, 20);
+    assert.match(await search.getByRole("status").innerText(), /^23 sessions found of 23 \(the best 20 shown\) · \d+ ms$/);
+    // By the keyboard: the button, then Enter.
+    const more = search.getByRole("button", { name: "Show 3 more" });
+    await more.focus();
+    await app.page.keyboard.press("Enter");
+    await app.page.waitForFunction(() => document.activeElement?.closest("[data-rank]")?.dataset.rank === "21", null, { timeout: 30_000 });
+    const sessions = search.getByRole("list", { name: "Sessions found" }).locator(":scope > li");
+    const all = await sessions.evaluateAll((items) => items.map((item) => item.querySelector("button").dataset.session));
+    assert.equal(all.length, 23);
+    assert.deepEqual(all.slice(0, 20), best, "the first 20 stay as they were");
+    assert.deepEqual(all, engineSearch("teapot glaze", dir, "--limit", "0").results.map((session) => session.session_id));
+    assert.match(await search.getByRole("status").innerText(), /^23 sessions found of 23 · \d+ ms$/);
+    assert.equal(await search.getByRole("button", { name: /^Show \d+ more$/ }).count(), 0);
+    // A new query lists its best 20 again.
+    assert.equal((await ranked(search, "teapot")).length, 20);
+    await search.getByRole("button", { name: "Show 3 more" }).waitFor();
+    assert.deepEqual(app.errors, []);
+  } finally {
+    await app.context.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("filters typed into the query keep some sessions: agent, project, role, and what is not a query says why", async () => {

@@ -49,7 +49,7 @@ pub use figures::{FileKey, HistoryInsights, HomeTab};
 pub use following::{FollowStats, Following};
 pub use history_search::{HistorySearch, SearchResults};
 pub use indexing::IndexPass;
-pub use ranked_search::{RankedAnswer, RankedQuery, RankedSearch};
+pub use ranked_search::{RANKED_SHOWN, RankedAnswer, RankedQuery, RankedSearch};
 pub use remembered::{IndexKept, RememberedFolder, RememberedFolders};
 pub use unread::SeenState;
 

@@ -12,8 +12,8 @@ use crate::platform::schedule::now_ms;
 use crate::wire::SearchQuery;
 use crate::wire::word_search::{UnitToRank, WordsReply, WordsRequest};
 
-/// Sessions a ranked search lists at most.
-const RANKED_SHOWN: u32 = 20;
+/// Sessions a ranked search lists at first, and how many more each "Show more" adds.
+pub const RANKED_SHOWN: u32 = 20;
 
 /// A ranked question, as the person asked it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -22,6 +22,20 @@ pub struct RankedQuery {
     pub sort: Sort,
     /// The person's marks (`Marks::to_json`), for `is:starred` and `tag:`.
     pub marks: String,
+    /// The sessions to list at most; [`RANKED_SHOWN`] when fewer (a query just typed).
+    pub shown: u32,
+}
+
+impl RankedQuery {
+    /// The sessions this question lists at most.
+    pub fn keep(&self) -> u32 {
+        self.shown.max(RANKED_SHOWN)
+    }
+
+    /// The same question, listing [`RANKED_SHOWN`] more sessions.
+    pub fn more(&self) -> RankedQuery {
+        RankedQuery { shown: self.keep().saturating_add(RANKED_SHOWN), ..self.clone() }
+    }
 }
 
 /// The ranked search's part of the history's state.
@@ -60,6 +74,8 @@ pub struct RankedAnswer {
     pub found: Result<(String, String), String>,
     /// The query with its last word completed, as the box offers them.
     pub completions: Vec<String>,
+    /// The sessions found past those listed.
+    pub more: u32,
 }
 
 impl HistoryState {
@@ -81,7 +97,7 @@ impl HistoryState {
         let request = WordsRequest::Rank {
             query: query.text.clone(),
             sort: query.sort,
-            keep: RANKED_SHOWN,
+            keep: query.keep(),
             now_ms: now_ms(),
             marks: query.marks.clone(),
             units,
@@ -89,17 +105,17 @@ impl HistoryState {
         let worker = self.insights_worker();
         let state = *self;
         leptos::task::spawn_local(async move {
-            let (found, completions) = match worker.rank(request, files).await {
-                Ok(WordsReply::Ranked { html, status, completions }) => (Ok((html, status)), completions),
+            let (found, completions, more) = match worker.rank(request, files).await {
+                Ok(WordsReply::Ranked { html, status, completions, more }) => (Ok((html, status)), completions, more),
                 Ok(WordsReply::QueryError { message, completions }) => {
-                    (Err(format!("Not a query the search reads: {message}")), completions)
+                    (Err(format!("Not a query the search reads: {message}")), completions, 0)
                 }
                 Ok(WordsReply::Encoded) => {
-                    (Err("The search could not run: the worker answered something else".to_owned()), Vec::new())
+                    (Err("The search could not run: the worker answered something else".to_owned()), Vec::new(), 0)
                 }
-                Err(error) => (Err(format!("The search could not run: {error}")), Vec::new()),
+                Err(error) => (Err(format!("The search could not run: {error}")), Vec::new(), 0),
             };
-            let answer = RankedAnswer { query, found, completions };
+            let answer = RankedAnswer { query, found, completions, more };
             state.ranked.answer.set_value(Some(answer));
             state.ranked.asking.set_value(false);
             state.ranked.changed.update(|n| *n += 1);
