@@ -3,7 +3,8 @@
 //!
 //! Every second, the files of the open session and of sessions written to in the last minutes
 //! are asked for (`getFile` answers their size and time without reading them). Every ten
-//! seconds, or less often where walking takes long (a walk may cost a tenth of the time), the
+//! seconds, or less often where walking takes long (a walk may cost a tenth of the time), and not
+//! while the person is searching (a walk waits until 3 s after the last question), the
 //! whole folder is walked again, for new sessions, new subagent files, files of older sessions
 //! written to again and files that went away. Nothing is looked at while the tab is hidden or an index runs. A unit that changed
 //! is indexed again (its rows replace the old ones, the cached index is saved); the open session,
@@ -30,6 +31,9 @@ const WALK_EVERY_MS: f64 = 10_000.0;
 /// ...and no sooner than this many times the last walk took, so that walking a big history
 /// costs at most a tenth of the time.
 const WALK_SHARE: f64 = 10.0;
+/// No walk begins this soon after a ranked search was asked: a walk of a big history keeps a
+/// core busy for a second or two, which the answers of a person typing would wait for.
+const QUIET_AFTER_SEARCH_MS: f64 = 3000.0;
 /// A session written to this recently is looked at every second.
 pub(super) const HOT_FOR_MS: f64 = 10.0 * 60.0 * 1000.0;
 
@@ -144,10 +148,11 @@ impl HistoryState {
             return;
         }
         let now = now_ms();
+        let searching = now - self.ranked.asked_ms.get_value() < QUIET_AFTER_SEARCH_MS;
         let Some(Some((look, walk))) = self.following.follow.try_update_value(|f| {
             f.as_mut().map(|f| {
                 let look = !f.looking;
-                let walk = !f.walking && now >= f.next_walk_ms;
+                let walk = !f.walking && !searching && now >= f.next_walk_ms;
                 f.looking |= look;
                 f.walking |= walk;
                 (look, walk)

@@ -47,6 +47,9 @@ pub struct RankedSearch {
     /// Whether a question is out, and the one to ask once it is answered.
     asking: StoredValue<bool>,
     next: StoredValue<Option<RankedQuery>>,
+    /// When the last question was asked (`now_ms`): following the folder waits while the person
+    /// searches.
+    pub(super) asked_ms: StoredValue<f64>,
 }
 
 impl RankedSearch {
@@ -56,6 +59,7 @@ impl RankedSearch {
             changed: RwSignal::new(0),
             asking: StoredValue::new(false),
             next: StoredValue::new(None),
+            asked_ms: StoredValue::new(f64::NEG_INFINITY),
         }
     }
 
@@ -82,6 +86,7 @@ impl HistoryState {
     /// Asks for the sessions that `query` finds, best first (or newest first): now if no question
     /// is out, else once the one out is answered (only the latest asked waits).
     pub fn rank(&self, query: RankedQuery) {
+        self.ranked.asked_ms.set_value(now_ms());
         if self.ranked.asking.get_value() {
             self.ranked.next.set_value(Some(query));
             return;
