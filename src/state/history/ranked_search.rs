@@ -146,12 +146,25 @@ impl HistoryState {
         let (worker, folders) = (self.insights_worker(), self.folders());
         async move {
             let Some(id) = id else { return };
+            let started = now_ms();
             let saved = match worker.encode_words(units).await {
-                Ok(buffer) => folders.save_words(&id, &buffer).await.map_err(|e| e.to_string()),
+                Ok(buffer) => {
+                    let kb = buffer.byte_length() / 1024;
+                    folders.save_words(&id, &buffer).await.map(|()| kb).map_err(|e| e.to_string())
+                }
                 Err(error) => Err(error.to_string()),
             };
-            if let Err(error) = saved {
-                web_sys::console::warn_1(&format!("sessionscope history: word indexes not saved: {error}").into());
+            match saved {
+                Ok(kb) => web_sys::console::debug_1(
+                    &format!(
+                        "sessionscope history: rows and word indexes saved, {kb} KB in {:.0} ms",
+                        now_ms() - started
+                    )
+                    .into(),
+                ),
+                Err(error) => {
+                    web_sys::console::warn_1(&format!("sessionscope history: word indexes not saved: {error}").into())
+                }
             }
         }
     }
