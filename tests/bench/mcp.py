@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """The MCP server's figures on a history: `sessionscope mcp <folder>` started and spoken to in
 JSON-RPC over stdio; each call timed, with the server's resident memory after it (and its peak).
-    python3 tests/bench/mcp.py target/release/sessionscope /work/bench-history/4g/projects [--no-cache]
+With --ranked, then 50 ranked `search` calls of 1 to 4 words of a session's first prompt, taken as
+tests/bench/ranked-search.py takes them for the command line: their median, p95 and max.
+    python3 tests/bench/mcp.py target/release/sessionscope /work/bench-history/4g/projects [--no-cache] [--ranked]
 """
-import atexit, json, subprocess, sys, time
+import atexit, json, os, random, re, statistics, subprocess, sys, time
 binary, folder = sys.argv[1], sys.argv[2]
-p = subprocess.Popen([binary, "mcp", folder, *sys.argv[3:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+ranked = "--ranked" in sys.argv[3:]
+p = subprocess.Popen([binary, "mcp", folder, *[a for a in sys.argv[3:] if a != "--ranked"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 # The server goes with the script, however it ends (a reader that stops early included): one left
 # running would go on making its sets and take the next run's cores.
 atexit.register(p.kill)
@@ -33,4 +36,15 @@ for name, args in [("list_sessions", {}), ("list_sessions", {}), ("list_projects
     ms, r = call("tools/call", {"name": name, "arguments": args})
     text = r.get("result", {}).get("content", [{}])[0].get("text", "")
     print(f"{name} {json.dumps(args)}: {ms:.0f} ms, {len(text)} chars; {rss()}", flush=True)
+if ranked:
+    rows = json.loads(subprocess.run([binary, "index", "--json", folder], capture_output=True, text=True).stdout)["sessions"]
+    random.seed(int(os.environ.get("SEED", "11")))
+    queries = []
+    for row in random.sample(rows, min(50, len(rows))):
+        words = re.findall(r"[A-Za-z][A-Za-z_]{3,}", row["first_prompt"])
+        if words:
+            queries.append(" ".join(random.sample(words, random.randint(1, min(4, len(words))))))
+    times = sorted(call("tools/call", {"name": "search", "arguments": {"query": query, "limit": 10}})[0] for query in queries)
+    p95 = times[max(0, int(len(times) * 0.95) - 1)]
+    print(f"{len(times)} ranked searches: median {statistics.median(times):.0f} ms, p95 {p95:.0f} ms, max {times[-1]:.0f} ms; {rss()}")
 p.kill()
