@@ -45,12 +45,20 @@ pub fn ranked_list(history: HistoryState) -> impl IntoView {
     let drawn = NodeRef::<leptos::html::Div>::new();
     // The rank of the session to focus once the longer list is drawn.
     let focus_rank = StoredValue::new(None::<u32>);
+    // The list is drawn here, not by an attribute, so that the session to focus is there when
+    // it is looked for: one effect draws, then focuses, in that order in every engine.
+    let shown = StoredValue::new(String::new());
     Effect::new(move |_| {
-        history.ranked.changed.track();
+        let html = html();
+        let Some(drawn) = drawn.get() else { return };
+        if shown.with_value(|shown| *shown != html) {
+            drawn.set_inner_html(&html);
+            shown.set_value(html);
+        }
         if history.ranked.asking() {
             return;
         }
-        let (Some(rank), Some(drawn)) = (focus_rank.get_value(), drawn.get()) else { return };
+        let Some(rank) = focus_rank.get_value() else { return };
         focus_rank.set_value(None);
         let selector = format!("[data-rank=\"{rank}\"] button");
         if let Ok(Some(first)) = drawn.query_selector(&selector)
@@ -78,7 +86,7 @@ pub fn ranked_list(history: HistoryState) -> impl IntoView {
         })
     };
     view! {
-        <div class="ranked-drawn" node_ref=drawn on:click=on_click inner_html=html></div>
+        <div class="ranked-drawn" node_ref=drawn on:click=on_click></div>
         {more}
     }
 }

@@ -161,8 +161,9 @@ test("past the best 20, Show more lists the next ones in the engine's order, and
     const best = await ranked(search, "teapot glaze");
     assert.equal(best.length, 20);
     assert.match(await search.getByRole("status").innerText(), /^23 sessions found of 23 \(the best 20 shown\) · \d+ ms$/);
-    // By the keyboard: the button, then Enter.
-    const more = search.getByRole("button", { name: "Show 3 more" });
+    // By the keyboard: the button (enabled: it is not while a question is out), then Enter.
+    const more = search.getByRole("button", { name: "Show 3 more", disabled: false });
+    await more.waitFor();
     await more.focus();
     await app.page.keyboard.press("Enter");
     await app.page.waitForFunction(() => document.activeElement?.closest("[data-rank]")?.dataset.rank === "21", null, { timeout: 30_000 });

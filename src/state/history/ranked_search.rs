@@ -44,8 +44,9 @@ pub struct RankedSearch {
     pub answer: StoredValue<Option<RankedAnswer>>,
     /// Bumped when the answer changes, or a question goes out.
     pub changed: RwSignal<u64>,
-    /// Whether a question is out, and the one to ask once it is answered.
+    /// Whether a question is out (which), and the one to ask once it is answered.
     asking: StoredValue<bool>,
+    out: StoredValue<Option<RankedQuery>>,
     next: StoredValue<Option<RankedQuery>>,
     /// When the last question was asked (`now_ms`): following the folder waits while the person
     /// searches.
@@ -58,6 +59,7 @@ impl RankedSearch {
             answer: StoredValue::new(None),
             changed: RwSignal::new(0),
             asking: StoredValue::new(false),
+            out: StoredValue::new(None),
             next: StoredValue::new(None),
             asked_ms: StoredValue::new(f64::NEG_INFINITY),
         }
@@ -84,11 +86,13 @@ pub struct RankedAnswer {
 
 impl HistoryState {
     /// Asks for the sessions that `query` finds, best first (or newest first): now if no question
-    /// is out, else once the one out is answered (only the latest asked waits).
+    /// is out, else once the one out is answered (only the latest asked waits; the very question
+    /// out, asked again, as when Search is pressed after typing, is not asked twice).
     pub fn rank(&self, query: RankedQuery) {
         self.ranked.asked_ms.set_value(now_ms());
         if self.ranked.asking.get_value() {
-            self.ranked.next.set_value(Some(query));
+            let again = self.ranked.out.with_value(|out| out.as_ref() == Some(&query));
+            self.ranked.next.set_value((!again).then_some(query));
             return;
         }
         if query.text.trim().is_empty() {
@@ -97,6 +101,7 @@ impl HistoryState {
             return;
         }
         self.ranked.asking.set_value(true);
+        self.ranked.out.set_value(Some(query.clone()));
         self.ranked.changed.update(|n| *n += 1);
         let (units, files) = self.units_to_rank();
         let request = WordsRequest::Rank {
@@ -123,6 +128,7 @@ impl HistoryState {
             let answer = RankedAnswer { query, found, completions, more };
             state.ranked.answer.set_value(Some(answer));
             state.ranked.asking.set_value(false);
+            state.ranked.out.set_value(None);
             state.ranked.changed.update(|n| *n += 1);
             if let Some(next) = state.ranked.next.try_update_value(Option::take).flatten() {
                 state.rank(next);
