@@ -243,12 +243,13 @@ impl Live {
         let mut units: Vec<Option<Arc<Unit>>> = Vec::with_capacity(grouped.units.len());
         let mut to_read: Vec<ToRead<'_>> = Vec::new();
         let mut from_store = 0;
+        let unit_files: Vec<Vec<(PathBuf, String)>> =
+            grouped.units.iter().map(|unit| grouped.files_of(unit).into_iter().cloned().collect()).collect();
         // Each file looked at once, on every core (a history has thousands).
-        let stamped = parallel_map(&grouped.units, |unit| {
-            grouped.files_of(unit).into_iter().map(|(path, name)| stamp(path, name)).collect::<Vec<_>>()
+        let stamped = parallel_map(&unit_files, |files| {
+            files.iter().map(|(path, name)| stamp(path, name)).collect::<Vec<Option<FileStamp>>>()
         });
-        for (unit, stamps) in grouped.units.iter().zip(stamped) {
-            let files: Vec<(PathBuf, String)> = grouped.files_of(unit).into_iter().cloned().collect();
+        for ((unit, files), stamps) in grouped.units.iter().zip(unit_files).zip(stamped) {
             let complete: Option<Vec<FileStamp>> = stamps.iter().cloned().collect();
             if let (Some(kept), Some(_)) = (old.get(files.as_slice()), &complete)
                 && kept.stamps == stamps

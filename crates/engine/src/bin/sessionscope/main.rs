@@ -416,7 +416,7 @@ fn collect_tree(path: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>, seen
     let Some(node) = seen.first_time(path) else { return };
     if !node.is_dir {
         out.push((path.to_owned(), name_under(path, base)));
-        seen.listed.push(seen.last_taken.take());
+        seen.listed.push(node.identity);
         return;
     }
     let Ok(read) = std::fs::read_dir(path) else { return };
@@ -432,8 +432,7 @@ fn collect_tree(path: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>, seen
     });
     for (files, own) in walked {
         for (file, identity) in files.into_iter().zip(own.listed) {
-            let first = identity.as_ref().is_none_or(|identity| seen.taken.insert(identity.clone()));
-            if first {
+            if seen.taken.insert(identity.clone()) {
                 out.push(file);
                 seen.listed.push(identity);
             }
@@ -448,7 +447,7 @@ fn collect(path: &Path, base: &Path, out: &mut Vec<(PathBuf, String)>, seen: &mu
         collect_folder(path, node.device, base, out, seen);
     } else {
         out.push((path.to_owned(), name_under(path, base)));
-        seen.listed.push(seen.last_taken.take());
+        seen.listed.push(node.identity);
     }
 }
 
@@ -473,10 +472,10 @@ fn collect_entry(
     let path = entry.path();
     match entry.file_type() {
         Ok(kind) if kind.is_file() => {
-            if seen.first_time_listed(device, entry, &path) {
+            if let Some(identity) = seen.first_time_listed(device, entry, &path) {
                 let name = name_under(&path, base);
                 out.push((path, name));
-                seen.listed.push(seen.last_taken.take());
+                seen.listed.push(identity);
             }
         }
         _ => collect(&path, base, out, seen),
@@ -489,9 +488,7 @@ fn collect_entry(
 pub struct Seen {
     taken: std::collections::HashSet<Identity>,
     /// What each file listed is, in the order of the list.
-    listed: Vec<Option<Identity>>,
-    /// What the last path taken is.
-    last_taken: Option<Identity>,
+    listed: Vec<Identity>,
 }
 
 /// What a path taken by [`Seen::first_time`] leads to.
@@ -499,6 +496,7 @@ struct Node {
     is_dir: bool,
     /// Its device, where the system says.
     device: Option<u64>,
+    identity: Identity,
 }
 
 /// What a folder or file is, whatever path leads to it.
@@ -517,29 +515,28 @@ impl Seen {
         #[cfg(unix)]
         if let Some(metadata) = &metadata {
             use std::os::unix::fs::MetadataExt as _;
-            let node = Node { is_dir, device: Some(metadata.dev()) };
-            return self.take(Identity::Node(metadata.dev(), metadata.ino())).then_some(node);
+            let identity = self.take(Identity::Node(metadata.dev(), metadata.ino()))?;
+            return Some(Node { is_dir, device: Some(metadata.dev()), identity });
         }
-        let identity = Identity::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()));
-        self.take(identity).then_some(Node { is_dir, device: None })
+        let identity = self.take(Identity::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())))?;
+        Some(Node { is_dir, device: None, identity })
     }
 
-    /// [`Seen::first_time`] for a plain file (no link) listed in a folder on `device`.
-    fn first_time_listed(&mut self, device: Option<u64>, entry: &std::fs::DirEntry, path: &Path) -> bool {
+    /// [`Seen::first_time`] for a plain file (no link) listed in a folder on `device`: what it
+    /// is, if it was not taken yet.
+    fn first_time_listed(&mut self, device: Option<u64>, entry: &std::fs::DirEntry, path: &Path) -> Option<Identity> {
         #[cfg(unix)]
         if let Some(device) = device {
             use std::os::unix::fs::DirEntryExt as _;
             return self.take(Identity::Node(device, entry.ino()));
         }
         let _ = (device, entry);
-        self.first_time(path).is_some()
+        self.first_time(path).map(|node| node.identity)
     }
 
-    /// Takes `identity` if it is not taken yet, and says so.
-    fn take(&mut self, identity: Identity) -> bool {
-        let first = self.taken.insert(identity.clone());
-        self.last_taken = Some(identity);
-        first
+    /// Takes `identity` if it is not taken yet, and answers it then.
+    fn take(&mut self, identity: Identity) -> Option<Identity> {
+        self.taken.insert(identity.clone()).then_some(identity)
     }
 }
 
