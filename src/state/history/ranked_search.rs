@@ -44,8 +44,7 @@ pub struct RankedSearch {
     pub answer: StoredValue<Option<RankedAnswer>>,
     /// Bumped when the answer changes, or a question goes out.
     pub changed: RwSignal<u64>,
-    /// Whether a question is out (which), and the one to ask once it is answered.
-    asking: StoredValue<bool>,
+    /// The question out, if one is, and the one to ask once it is answered.
     out: StoredValue<Option<RankedQuery>>,
     next: StoredValue<Option<RankedQuery>>,
     /// When the last question was asked (`now_ms`): following the folder waits while the person
@@ -58,7 +57,6 @@ impl RankedSearch {
         RankedSearch {
             answer: StoredValue::new(None),
             changed: RwSignal::new(0),
-            asking: StoredValue::new(false),
             out: StoredValue::new(None),
             next: StoredValue::new(None),
             asked_ms: StoredValue::new(f64::NEG_INFINITY),
@@ -68,7 +66,7 @@ impl RankedSearch {
     /// Whether a question is out.
     pub fn asking(&self) -> bool {
         self.changed.track();
-        self.asking.get_value()
+        self.out.with_value(Option::is_some)
     }
 }
 
@@ -90,7 +88,7 @@ impl HistoryState {
     /// out, asked again, as when Search is pressed after typing, is not asked twice).
     pub fn rank(&self, query: RankedQuery) {
         self.ranked.asked_ms.set_value(now_ms());
-        if self.ranked.asking.get_value() {
+        if self.ranked.out.with_value(Option::is_some) {
             let again = self.ranked.out.with_value(|out| out.as_ref() == Some(&query));
             self.ranked.next.set_value((!again).then_some(query));
             return;
@@ -100,7 +98,6 @@ impl HistoryState {
             self.ranked.changed.update(|n| *n += 1);
             return;
         }
-        self.ranked.asking.set_value(true);
         self.ranked.out.set_value(Some(query.clone()));
         self.ranked.changed.update(|n| *n += 1);
         let (units, files) = self.units_to_rank();
@@ -127,7 +124,6 @@ impl HistoryState {
             };
             let answer = RankedAnswer { query, found, completions, more };
             state.ranked.answer.set_value(Some(answer));
-            state.ranked.asking.set_value(false);
             state.ranked.out.set_value(None);
             state.ranked.changed.update(|n| *n += 1);
             if let Some(next) = state.ranked.next.try_update_value(Option::take).flatten() {
