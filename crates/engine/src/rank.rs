@@ -18,7 +18,7 @@ use crate::model::{Corpus, EntryId, EntryKind};
 use crate::query::{Filter, Flag, Parsed, Role, Term, word_spans, words};
 use std::sync::Arc;
 
-use crate::search::{Field, HitSource, each_decoded_text, snippet};
+use crate::search::{Field, HitSource, Written, each_decoded_text, each_written_text, snippet};
 
 /// Where in a session words are, for their weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -140,6 +140,7 @@ pub fn unit_stats(corpus: &Corpus, graph: &Graph, parsed: &Parsed, snippets: usi
     let mut per_session: Vec<Counting> = (0..graph.sessions.len()).map(|_| Counting::new(clauses, sources)).collect();
     each_zoned_text(corpus, graph, |at, zone, entry, field, text| {
         let Some(counting) = per_session.get_mut(at) else { return };
+        let text = &*text.decoded();
         if field == Some(Field::ToolName) {
             counting.tools.push(text.to_owned());
         }
@@ -182,22 +183,22 @@ pub(crate) fn roles_of(parsed: &Parsed) -> Vec<Role> {
 
 /// Calls `each(session, zone, entry, field, text)` for every text of a unit's sessions, as ranked
 /// search weighs them: each session's title first (`EntryId::NONE`, no field), then each entry's
-/// texts ([`each_decoded_text`]) with the zone of its kind and field. `session` is the session's
-/// index in the graph. The one walk both [`unit_stats`] and the word index
+/// texts as written ([`each_written_text`]) with the zone of its kind and field. `session` is the
+/// session's index in the graph. The one walk both [`unit_stats`] and the word index
 /// ([`crate::word_index`]) count, so that both count the same words in the same zones.
 pub fn each_zoned_text(
     corpus: &Corpus,
     graph: &Graph,
-    mut each: impl FnMut(usize, Zone, EntryId, Option<Field>, &str),
+    mut each: impl FnMut(usize, Zone, EntryId, Option<Field>, Written<'_>),
 ) {
     for (at, session) in graph.sessions.iter().enumerate() {
-        each(at, Zone::Title, EntryId::NONE, None, &session.title);
+        each(at, Zone::Title, EntryId::NONE, None, Written::Plain(&session.title));
     }
     for (e, entry) in corpus.entries.iter().enumerate() {
         let id = EntryId::new(e);
         let Some(at) = graph.conversation_of(id).map(|c| c.session.index()) else { continue };
         let first_prompt = graph.sessions.get(at).is_some_and(|session| session.first_prompt == id);
-        each_decoded_text(corpus, entry, |field, text| {
+        each_written_text(corpus, entry, |field, text| {
             each(at, Zone::of(entry.kind, field, first_prompt), id, Some(field), text);
         });
     }

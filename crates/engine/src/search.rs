@@ -387,13 +387,36 @@ pub fn each_searched_text(corpus: &Corpus, mut each: impl FnMut(&[u8])) {
     }
 }
 
-/// Calls `each` with every field of `entry` a search looks in, its text decoded: what a word
-/// search ([`crate::rank`]) reads.
-pub fn each_decoded_text(corpus: &Corpus, entry: &Entry, mut each: impl FnMut(Field, &str)) {
+/// A text a search looks in, as the log wrote it: a raw JSON value, whose strings' escapes are
+/// not yet decoded, or plain text (a tool's name, a session's title).
+#[derive(Clone, Copy, Debug)]
+pub enum Written<'a> {
+    Json(&'a [u8]),
+    Plain(&'a str),
+}
+
+impl<'a> Written<'a> {
+    /// The text a search reads of it: a JSON value's strings decoded ([`searchable`]).
+    pub fn decoded(self) -> Cow<'a, str> {
+        match self {
+            Written::Json(raw) => searchable(raw),
+            Written::Plain(text) => Cow::Borrowed(text),
+        }
+    }
+}
+
+/// Calls `each` with every field of `entry` a search looks in, as written: what a word search
+/// ([`crate::rank`]) reads, decoded or not.
+pub fn each_written_text(corpus: &Corpus, entry: &Entry, mut each: impl FnMut(Field, Written<'_>)) {
     each_field(corpus, entry, |field, _, text| match text {
-        FieldText::Raw(span) => each(field, &searchable(corpus.span_bytes(entry.file, span))),
-        FieldText::Name(name) => each(field, name),
+        FieldText::Raw(span) => each(field, Written::Json(corpus.span_bytes(entry.file, span))),
+        FieldText::Name(name) => each(field, Written::Plain(name)),
     });
+}
+
+/// Calls `each` with every field of `entry` a search looks in, its text decoded.
+pub fn each_decoded_text(corpus: &Corpus, entry: &Entry, mut each: impl FnMut(Field, &str)) {
+    each_written_text(corpus, entry, |field, text| each(field, &text.decoded()));
 }
 
 /// The trigram set of a parsed unit (`unit_bytes` in all, which sizes the set): the trigrams of
@@ -408,8 +431,8 @@ pub fn trigrams_of(corpus: &Corpus, unit_bytes: u64) -> crate::trigrams::Trigram
 }
 
 /// The text of a raw JSON value to search: a string decoded (only when it has escapes), an
-/// object or array as its JSON text with its strings decoded in place.
-fn searchable(raw: &[u8]) -> Cow<'_, str> {
+/// object or array as its JSON text with its escapes decoded in place.
+pub(crate) fn searchable(raw: &[u8]) -> Cow<'_, str> {
     if memchr::memchr(b'\\', raw).is_none() {
         let text = String::from_utf8_lossy(raw);
         return match text {

@@ -40,7 +40,7 @@ use crate::model::Corpus;
 use crate::query::Filter;
 use crate::query::{Parsed, Term, words};
 use crate::rank::{SessionStats, ZONES, Zone, each_zoned_text, place_of, roles_of};
-use crate::search::Field;
+use crate::search::{Field, Written};
 
 /// Words longer than this are not kept.
 pub const MAX_WORD_BYTES: usize = 64;
@@ -233,19 +233,62 @@ impl std::hash::Hasher for HashOfHash {
 /// Calls `each(hash, bytes, number)` for each word of `text` as [`words`] cuts it, with
 /// [`word_hash`] of the word lowercased, its length in bytes, and whether it is a number
 /// ([`crate::rank::is_number`]).
+fn each_word_hash(text: &str, mut each: impl FnMut(u32, usize, bool)) {
+    // Without escapes to read, the whole text is cut.
+    let _ = each_word_hash_in(text.as_bytes(), false, &mut each);
+}
+
+/// Calls `each` for each word of `text` as [`each_word_hash`] does for its decoded text
+/// ([`Written::decoded`]), without decoding a raw JSON value when it need not: its escapes are
+/// read in place. Each escape a writer uses for a character that separates words (`\n`, `\t`,
+/// `\"`, `\\`, `\/`, `\r`, `\b`, `\f`) stands for a separator, so its escaped byte is one. From
+/// the first block with any other escape (`\u…`, or one a strict reader refuses) on, the rest of
+/// the value is decoded first. A string literal without its closing quote is not decoded (see
+/// [`crate::json::decode_value`]), so it is cut as written.
+fn each_word_hash_of_written(text: Written<'_>, mut each: impl FnMut(u32, usize, bool)) {
+    let raw = match text {
+        Written::Plain(text) => return each_word_hash(text, each),
+        Written::Json(raw) => raw,
+    };
+    if crate::json::is_string_literal(raw) {
+        let trimmed = raw.trim_ascii();
+        if trimmed.len() < 2 || !trimmed.ends_with(b"\"") {
+            return each_word_hash(&text.decoded(), each);
+        }
+    }
+    if let Err(from) = each_word_hash_in(raw, true, &mut each) {
+        let rest = raw.get(from..).unwrap_or_default();
+        each_word_hash(&crate::json::decode_string_body(rest), each);
+    }
+}
+
+/// The cut of [`each_word_hash`] over `bytes`, with a JSON value's escapes read in place when
+/// `escapes` (see [`each_word_hash_of_written`]). `Err(from)` when it meets an escape it cannot
+/// read in place: the words before `from` are cut, those from `from` on are not, and no word
+/// and no escape spans `from`.
 ///
 /// The text is cut into runs of bytes that may be a word's (ASCII letters, digits, `_`, and every
-/// byte of a character past ASCII), 64 bytes at a time: each block's bytes are classed into three
+/// byte of a character past ASCII), 64 bytes at a time: each block's bytes are classed into
 /// masks without a branch, and its runs are read off the masks. A run of ASCII letters and digits
 /// (most are) is hashed in place, without a string a word; any other run is cut by
 /// [`each_word_hash_of_run`]. Reading a block's runs this way spares the processor a mispredicted
 /// branch at every word's start and end, which cost more than the rest of the cut.
-fn each_word_hash(text: &str, mut each: impl FnMut(u32, usize, bool)) {
-    let bytes = text.as_bytes();
+fn each_word_hash_in(bytes: &[u8], escapes: bool, each: &mut impl FnMut(u32, usize, bool)) -> Result<(), usize> {
     let mut at = 0;
+    // Whether the byte at `at` is escaped by a backslash before it.
+    let mut escaped_first = false;
     while at < bytes.len() {
         let block = bytes.get(at..bytes.len().min(at + 64)).unwrap_or_default();
-        let Classes { mut runs, plain, digits } = classes(block);
+        let Classes { mut runs, plain, digits, backslashes } = classes(block);
+        let mut escaped_next = false;
+        if escapes && (backslashes != 0 || escaped_first) {
+            let Some((escaped, carried)) = escaped_bytes(block, backslashes, escaped_first) else {
+                // Before this block's words, from where no escape is cut in two.
+                return Err(if escaped_first { at.saturating_sub(1) } else { at });
+            };
+            runs &= !escaped;
+            escaped_next = carried;
+        }
         let mut next = at + block.len();
         while runs != 0 {
             let start = runs.trailing_zeros() as usize;
@@ -253,23 +296,58 @@ fn each_word_hash(text: &str, mut each: impl FnMut(u32, usize, bool)) {
             let end = start + len;
             if end == block.len() && next < bytes.len() {
                 // The run may go on past the block: the next block starts with it, or, when it
-                // fills the block, it is read on byte by byte.
-                next = if start > 0 { at + start } else { each_word_hash_of_run(text, at, None, &mut each) };
+                // fills the block, it is read on byte by byte. A run's byte is not escaped, and
+                // the byte after a run is not either.
+                next = if start > 0 { at + start } else { each_word_hash_of_run(bytes, at, None, each) };
+                escaped_next = false;
                 break;
             }
             let mask = if len >= 64 { u64::MAX } else { (1u64 << len) - 1 };
             if (plain >> start) & mask == mask {
                 each(hash_at(bytes, at + start, at + end), len, (digits >> start) & mask == mask);
             } else {
-                each_word_hash_of_run(text, at + start, Some(at + end), &mut each);
+                each_word_hash_of_run(bytes, at + start, Some(at + end), each);
             }
             runs &= !(mask << start);
         }
         at = next;
+        escaped_first = escaped_next;
     }
+    Ok(())
 }
 
-/// A block's bytes (at most 64) as three masks, bit `i` for byte `i`.
+/// The bytes of `block` (with `backslashes` its mask of `\`) that a backslash escapes, bit `i`
+/// for byte `i`, and whether the byte after the block is escaped; `escaped_first` says whether
+/// its first byte is. A backslash escapes the byte after it unless it is escaped itself. `None`
+/// when an escaped byte is not one that [`each_word_hash_of_written`] reads in place.
+fn escaped_bytes(block: &[u8], backslashes: u64, escaped_first: bool) -> Option<(u64, bool)> {
+    let in_place = |at: usize| matches!(block.get(at), Some(b'n' | b't' | b'r' | b'b' | b'f' | b'/' | b'\\' | b'"'));
+    if escaped_first && !in_place(0) {
+        return None;
+    }
+    let mut escaped = u64::from(escaped_first);
+    let mut carried = false;
+    let mut rest = backslashes;
+    while rest != 0 {
+        let i = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        if (escaped >> i) & 1 == 1 {
+            continue;
+        }
+        if i + 1 < block.len() {
+            if !in_place(i + 1) {
+                return None;
+            }
+            escaped |= 1 << (i + 1);
+        } else {
+            carried = true;
+        }
+    }
+    Some((escaped, carried))
+}
+
+/// A block's bytes (at most 64) as masks, bit `i` for byte `i`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Classes {
     /// The bytes a word may be made of.
     runs: u64,
@@ -277,71 +355,183 @@ struct Classes {
     plain: u64,
     /// ASCII digits.
     digits: u64,
+    /// `\`.
+    backslashes: u64,
 }
 
-/// The classes of a block's bytes, as [`words`] cuts at them, eight bytes at a time in one
-/// `u64` (SIMD within a register): each byte's low seven bits compared with the bounds of the
-/// digits, the letters (their case folded) and `_`, by adding so that the byte's top bit carries
-/// the answer, then the top bits gathered by one multiplication.
+/// The classes of a block's bytes, as [`words`] cuts at them, sixteen bytes at a time
+/// ([`classes_of_sixteen`]). Past the block's end, zeros: bytes that separate words.
 fn classes(block: &[u8]) -> Classes {
+    let mut classes = Classes::default();
+    for (k, chunk) in block.chunks(16).enumerate() {
+        let sixteen = <[u8; 16]>::try_from(chunk).unwrap_or_else(|_| {
+            let mut sixteen = [0u8; 16];
+            if let Some(to) = sixteen.get_mut(..chunk.len()) {
+                to.copy_from_slice(chunk);
+            }
+            sixteen
+        });
+        let of_sixteen = classes_of_sixteen(sixteen);
+        let shift = 16 * k;
+        classes.runs |= of_sixteen.runs << shift;
+        classes.plain |= of_sixteen.plain << shift;
+        classes.digits |= of_sixteen.digits << shift;
+        classes.backslashes |= of_sixteen.backslashes << shift;
+    }
+    classes
+}
+
+/// The classes of sixteen bytes in the low sixteen bits of each mask, with the processor's
+/// 128-bit vectors: WebAssembly's SIMD (which the page is built with) or x86-64's SSE2.
+#[cfg(any(all(target_arch = "wasm32", target_feature = "simd128"), target_arch = "x86_64"))]
+#[cfg_attr(target_arch = "wasm32", allow(unused_unsafe))]
+fn classes_of_sixteen(sixteen: [u8; 16]) -> Classes {
+    let [low, high] = [&sixteen[..8], &sixteen[8..]].map(|half| half.try_into().map_or(0, u64::from_le_bytes));
+    // SAFETY: the vectors' instructions are there: SSE2 is part of every x86-64 processor, and
+    // the page's WebAssembly is built with SIMD (`.cargo/config.toml`, checked by the `cfg`).
+    unsafe { classes_of_vector(low, high) }
+}
+
+/// [`classes_of_sixteen`] of the bytes `low` then `high` (little-endian). Bytes past ASCII are
+/// negative as signed bytes, so no comparison with an ASCII bound takes them.
+#[cfg(any(all(target_arch = "wasm32", target_feature = "simd128"), target_arch = "x86_64"))]
+#[cfg_attr(target_arch = "wasm32", target_feature(enable = "simd128"))]
+#[cfg_attr(target_arch = "x86_64", target_feature(enable = "sse2"))]
+fn classes_of_vector(low: u64, high: u64) -> Classes {
+    #[cfg(target_arch = "wasm32")]
+    use core::arch::wasm32::{
+        i8x16_bitmask as bitmask, i8x16_eq as eq, i8x16_gt as gt, i8x16_lt as lt, i8x16_splat as splat, u64x2 as two,
+        v128_and as and, v128_or as or,
+    };
+    #[cfg(target_arch = "x86_64")]
+    use std::arch::x86_64::{
+        _mm_and_si128 as and, _mm_cmpeq_epi8 as eq, _mm_cmpgt_epi8 as gt, _mm_cmplt_epi8 as lt, _mm_movemask_epi8,
+        _mm_or_si128 as or, _mm_set_epi64x, _mm_set1_epi8 as splat,
+    };
+    #[cfg(target_arch = "x86_64")]
+    let bytes = _mm_set_epi64x(high as i64, low as i64);
+    #[cfg(target_arch = "wasm32")]
+    let bytes = two(low, high);
+    let digit = and(gt(bytes, splat(b'0' as i8 - 1)), lt(bytes, splat(b'9' as i8 + 1)));
+    let folded = or(bytes, splat(0x20));
+    let letter = and(gt(folded, splat(b'a' as i8 - 1)), lt(folded, splat(b'z' as i8 + 1)));
+    let plain = or(digit, letter);
+    let word = or(plain, eq(bytes, splat(b'_' as i8)));
+    let backslash = eq(bytes, splat(b'\\' as i8));
+    #[cfg(target_arch = "x86_64")]
+    let [word, high, plain, digit, backslash] =
+        [word, bytes, plain, digit, backslash].map(|v| u64::from(_mm_movemask_epi8(v) as u16));
+    #[cfg(target_arch = "wasm32")]
+    let [word, high, plain, digit, backslash] = [word, bytes, plain, digit, backslash].map(|v| u64::from(bitmask(v)));
+    Classes { runs: word | high, plain, digits: digit, backslashes: backslash }
+}
+
+#[cfg(not(any(all(target_arch = "wasm32", target_feature = "simd128"), target_arch = "x86_64")))]
+fn classes_of_sixteen(sixteen: [u8; 16]) -> Classes {
+    classes_of_sixteen_in_words(sixteen)
+}
+
+/// [`classes_of_sixteen`] without vectors, eight bytes at a time in one `u64` (SIMD within a
+/// register): each byte's low seven bits compared with the bounds of the digits, the letters
+/// (their case folded), `_` and `\`, by adding so that the byte's top bit carries the answer,
+/// then the top bits gathered by one multiplication.
+#[cfg_attr(any(all(target_arch = "wasm32", target_feature = "simd128"), target_arch = "x86_64"), allow(dead_code))]
+fn classes_of_sixteen_in_words(sixteen: [u8; 16]) -> Classes {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const TOPS: u64 = 0x8080_8080_8080_8080;
     /// The top bit of each byte of `low` (seven bits each) that is at least `bound` (1 to 128).
     fn at_least(low: u64, bound: u64) -> u64 {
         (low + ONES * (0x80 - bound)) & TOPS
     }
+    /// The top bit of each byte of `low` that is `byte`.
+    fn is(low: u64, byte: u8) -> u64 {
+        at_least(low, u64::from(byte)) & !at_least(low, u64::from(byte) + 1)
+    }
     /// Each byte's top bit, gathered into the low eight bits.
     fn gathered(tops: u64) -> u64 {
         ((tops >> 7) & ONES).wrapping_mul(0x0102_0408_1020_4080) >> 56
     }
-    let mut classes = Classes { runs: 0, plain: 0, digits: 0 };
-    for (k, chunk) in block.chunks(8).enumerate() {
-        // Past the block's end, zeros: bytes that separate words.
-        let mut eight = [0u8; 8];
-        if let Some(to) = eight.get_mut(..chunk.len()) {
-            to.copy_from_slice(chunk);
-        }
-        let bytes = u64::from_le_bytes(eight);
+    let mut classes = Classes::default();
+    for (k, half) in [&sixteen[..8], &sixteen[8..]].into_iter().enumerate() {
+        let bytes = half.try_into().map_or(0, u64::from_le_bytes);
         let ascii = !bytes & TOPS;
         let low = bytes & !TOPS;
         let folded = low | (ONES * 0x20);
         let digit = at_least(low, u64::from(b'0')) & !at_least(low, u64::from(b'9') + 1) & ascii;
         let letter = at_least(folded, u64::from(b'a')) & !at_least(folded, u64::from(b'z') + 1) & ascii;
-        let underscore = at_least(low, u64::from(b'_')) & !at_least(low, u64::from(b'_') + 1) & ascii;
+        let underscore = is(low, b'_') & ascii;
         let shift = 8 * k;
         classes.runs |= gathered(digit | letter | underscore | (bytes & TOPS)) << shift;
         classes.plain |= gathered(digit | letter) << shift;
         classes.digits |= gathered(digit) << shift;
+        classes.backslashes |= gathered(is(low, b'\\') & ascii) << shift;
     }
     classes
 }
 
-/// Calls `each` for the words of the run of `text` from `start` to `end` (to the run's end when
-/// `None`), as [`each_word_hash`] does; answers where the run ends. `_` inside a word is the
-/// word's; before its first letter or digit or after its last it is not. Only a run with a
-/// character past ASCII is cut as [`words`] cuts it: every ASCII byte that is no letter, digit or
-/// `_` separates words there too, so cutting at them first changes nothing.
+/// Calls `each` for the words of the run of `bytes` from `start` to `end` (to the run's end
+/// when `None`), as [`each_word_hash`] does; answers where the run ends. `_` inside a word is the
+/// word's; before its first letter or digit or after its last it is not. A run with a character
+/// past ASCII is cut as [`words`] cuts it: every ASCII byte that is no letter, digit or `_`
+/// separates words there too, so cutting at them first changes nothing, and bytes that are not
+/// UTF-8 read as U+FFFD, as the text a search reads has them.
 fn each_word_hash_of_run(
-    text: &str,
+    bytes: &[u8],
     start: usize,
     end: Option<usize>,
     each: &mut impl FnMut(u32, usize, bool),
 ) -> usize {
-    let bytes = text.as_bytes();
     let end = end.unwrap_or_else(|| run_end(bytes, start));
     let run = bytes.get(start..end).unwrap_or_default();
     if run.is_ascii() {
-        if let Some(first) = run.iter().position(|&byte| byte != b'_') {
-            let last = run.iter().rposition(|&byte| byte != b'_').unwrap_or(first);
-            let word = run.get(first..=last).unwrap_or_default();
-            each(hash_at(bytes, start + first, start + last + 1), word.len(), crate::rank::is_number(word));
+        each_word_hash_of_ascii(bytes, start, end, each);
+    } else if let Ok(run) = std::str::from_utf8(run) {
+        // Cut at the characters that are not a word's, then each word: one of ASCII alone is
+        // hashed in place.
+        let mut word_start = None;
+        for (i, c) in run.char_indices().chain([(run.len(), ' ')]) {
+            let of_word =
+                if c.is_ascii() { c.is_ascii_alphanumeric() || c == '_' } else { !separates(c) && c.is_alphanumeric() };
+            match (of_word, word_start) {
+                (true, None) => word_start = Some(i),
+                (false, Some(from)) => {
+                    word_start = None;
+                    let word = run.get(from..i).unwrap_or_default();
+                    if word.is_ascii() {
+                        each_word_hash_of_ascii(bytes, start + from, start + i, each);
+                    } else {
+                        let word = word.trim_matches('_').to_lowercase();
+                        each(word_hash(&word), word.len(), crate::rank::is_number(&word));
+                    }
+                }
+                _ => {}
+            }
         }
-    } else if let Some(run) = text.get(start..end) {
-        for word in words(run) {
+    } else {
+        for word in words(&String::from_utf8_lossy(run)) {
             each(word_hash(&word), word.len(), crate::rank::is_number(&word));
         }
     }
     end
+}
+
+/// Calls `each` for the word of the ASCII letters, digits and `_` of `bytes[start..end]`: the
+/// bytes without the `_` they start or end with, if any are left.
+fn each_word_hash_of_ascii(bytes: &[u8], start: usize, end: usize, each: &mut impl FnMut(u32, usize, bool)) {
+    let run = bytes.get(start..end).unwrap_or_default();
+    if let Some(first) = run.iter().position(|&byte| byte != b'_') {
+        let last = run.iter().rposition(|&byte| byte != b'_').unwrap_or(first);
+        let word = run.get(first..=last).unwrap_or_default();
+        each(hash_at(bytes, start + first, start + last + 1), word.len(), crate::rank::is_number(word));
+    }
+}
+
+/// Whether `c`, past ASCII, is in a block of characters none of which is a letter or a digit:
+/// punctuation, arrows, mathematical and technical signs, box drawing, shapes, dingbats and
+/// emoji, which logs hold often (`→` numbers every line a file read shows). It answers what
+/// `!c.is_alphanumeric()` does for them, without the search of Unicode's tables.
+fn separates(c: char) -> bool {
+    matches!(c, '\u{2000}'..='\u{206F}' | '\u{2190}'..='\u{245F}' | '\u{2500}'..='\u{2775}' | '\u{2794}'..='\u{2BFF}' | '\u{1F300}'..='\u{1FAFF}')
 }
 
 /// Where the run of bytes a word may be made of that starts at `start` ends, read off
@@ -368,14 +558,14 @@ impl UnitWords {
             let place =
                 place_of(corpus, entry).map_or(NOWHERE, |place| (zone.index() as u8, place.file, place.line_start));
             if field == Some(Field::ToolName) {
-                let name = text.to_lowercase();
+                let name = text.decoded().to_lowercase();
                 if !session.tools.contains(&name) {
                     session.tools.push(name);
                 }
             }
             let z = zone.index();
             let numbers = zone.counts_numbers();
-            each_word_hash(text, |hash, len, number| {
+            each_word_hash_of_written(text, |hash, len, number| {
                 session.lengths[z] += 1;
                 if len <= MAX_WORD_BYTES && (numbers || !number) {
                     let counted = session.words.entry(hash).or_insert(Counted { counts: [0; ZONES], place });
@@ -773,7 +963,7 @@ mod tests {
         #[test]
         fn the_fast_cut_is_the_cut_of_words(
             chars in proptest::collection::vec(
-                proptest::sample::select(vec!['a', 'z', 'A', 'Z', '0', '7', '9', '_', '@', '[', '^', '`', '{', ':', '\x7f', ' ', '-', '/', '\n', 'é', 'Ä', 'ß', '—', '→', '日', '٣', '\u{301}']),
+                proptest::sample::select(vec!['a', 'z', 'A', 'Z', '0', '7', '9', '_', '@', '[', '^', '`', '{', ':', '\x7f', ' ', '-', '/', '\n', 'é', 'Ä', 'ß', '—', '→', '日', '٣', '\u{301}', '─', '✓', '🚀', 'ⁱ', '①']),
                 0..300,
             ),
         ) {
@@ -782,6 +972,62 @@ mod tests {
             each_word_hash(&text, |hash, len, number| hashed.push((hash, len, number)));
             let cut: Vec<(u32, usize, bool)> =
                 words(&text).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
+            proptest::prop_assert_eq!(hashed, cut);
+        }
+
+        /// Any raw JSON value, escapes and bytes that are not UTF-8 among its pieces, is cut as
+        /// the text a search reads of it: read in place where its escapes allow, decoded where
+        /// not.
+        #[test]
+        fn a_json_value_s_cut_is_the_cut_of_its_decoded_text(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    &b"a"[..], b"Z", b"7", b"_", b" ", b"\"", b"\\", b"\\n", b"\\t", b"\\r", b"\\b", b"\\f",
+                    b"\\\\", b"\\\"", b"\\/", b"\\u00e9", b"\\ud83d", b"\\x", b"\\1", b"{", b":", b"\n",
+                    b"word", b"\xe2\x86\x92", b"\xe6\x97\xa5", b"\xc3\xa9", b"\xff", b"\xc3", b"\xe2\x94\x80",
+                    b"\xe2\x81\xb1",
+                ]),
+                0..200,
+            ),
+            quoted in proptest::bool::ANY,
+        ) {
+            let mut raw: Vec<u8> = pieces.concat();
+            if quoted {
+                raw.insert(0, b'"');
+                raw.push(b'"');
+            }
+            let mut hashed = Vec::new();
+            each_word_hash_of_written(Written::Json(&raw), |hash, len, number| hashed.push((hash, len, number)));
+            let decoded = Written::Json(&raw).decoded();
+            let cut: Vec<(u32, usize, bool)> =
+                words(&decoded).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
+            proptest::prop_assert_eq!(hashed, cut);
+        }
+
+        /// The same for values whose escapes are all read in place, which the test above
+        /// seldom makes: the cut in place is the one taken, and agrees.
+        #[test]
+        fn escapes_read_in_place_cut_as_decoded(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    &b"a"[..], b"Z", b"7", b"_", b" ", b"\\n", b"\\t", b"\\r", b"\\b", b"\\f", b"\\\\", b"\\\"",
+                    b"\\/", b"{", b":", b"word", b"n", b"\xe2\x86\x92", b"\xe6\x97\xa5", b"\xc3\xa9", b"\xff",
+                ]),
+                0..200,
+            ),
+            quoted in proptest::bool::ANY,
+        ) {
+            let mut raw: Vec<u8> = pieces.concat();
+            if quoted {
+                raw.insert(0, b'"');
+                raw.push(b'"');
+            }
+            let mut hashed = Vec::new();
+            let cut_in_place = each_word_hash_in(&raw, true, &mut |hash, len, number| hashed.push((hash, len, number)));
+            proptest::prop_assert_eq!(cut_in_place, Ok(()));
+            let decoded = Written::Json(&raw).decoded();
+            let cut: Vec<(u32, usize, bool)> =
+                words(&decoded).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
             proptest::prop_assert_eq!(hashed, cut);
         }
 
@@ -797,6 +1043,86 @@ mod tests {
             let cut: Vec<(u32, usize, bool)> =
                 words(&text).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
             proptest::prop_assert_eq!(hashed, cut);
+        }
+    }
+
+    /// The classes of every byte, in every place of sixteen: the vectors' and those made
+    /// without them agree, and with what [`words`] cuts at.
+    #[test]
+    fn bytes_are_classed_alike_with_vectors_or_without() {
+        for byte in 0..=255u8 {
+            for place in 0..16 {
+                let mut sixteen = [b' '; 16];
+                sixteen[place] = byte;
+                sixteen[15 - place] = byte.wrapping_add(1);
+                let classes = classes_of_sixteen(sixteen);
+                assert_eq!(classes, classes_of_sixteen_in_words(sixteen), "{byte} at {place}");
+                let bit = (classes.runs >> place) & 1 == 1;
+                assert_eq!(bit, byte >= 0x80 || byte.is_ascii_alphanumeric() || byte == b'_', "{byte}");
+                assert_eq!((classes.plain >> place) & 1 == 1, byte.is_ascii_alphanumeric(), "{byte}");
+                assert_eq!((classes.digits >> place) & 1 == 1, byte.is_ascii_digit(), "{byte}");
+                assert_eq!((classes.backslashes >> place) & 1 == 1, byte == b'\\', "{byte}");
+            }
+        }
+    }
+
+    /// An escape that is not read in place, in every place around a block's end (its
+    /// backslash the block's last byte, its letter the next block's first): the words before
+    /// it are cut in place, the rest decoded, and together they are the decoded text's.
+    #[test]
+    fn an_escape_at_a_block_s_end_is_decoded() {
+        for pad in 0..140 {
+            for escape in [r"\u00e9t\x41 word", r"\\\u0041bc", r"\x", r"\n\u0030"] {
+                let raw = format!("\"{}ab {escape} after\"", " ".repeat(pad));
+                let mut hashed = Vec::new();
+                each_word_hash_of_written(Written::Json(raw.as_bytes()), |hash, len, number| {
+                    hashed.push((hash, len, number))
+                });
+                let decoded = Written::Json(raw.as_bytes()).decoded();
+                let cut: Vec<(u32, usize, bool)> =
+                    words(&decoded).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
+                assert_eq!(hashed, cut, "{raw}");
+            }
+        }
+    }
+
+    /// The blocks [`separates`] answers for hold no letter or digit, every character of them.
+    #[test]
+    fn the_blocks_that_separate_hold_no_letter_or_digit() {
+        let mut checked = 0;
+        for code in 0x80..=0x10FFFF {
+            let Some(c) = char::from_u32(code) else { continue };
+            if separates(c) {
+                assert!(!c.is_alphanumeric(), "{c:?} U+{code:04X}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 4000, "{checked}");
+        assert!(separates('→') && separates('─') && separates('🚀') && !separates('日') && !separates('ⁱ'));
+    }
+
+    /// A raw JSON value is cut as the text a search reads of it, whether its escapes are read
+    /// in place or it is decoded first.
+    #[test]
+    fn a_json_value_is_cut_as_its_decoded_text() {
+        for raw in [
+            r#""line one\nline two\tand\\nmore""#,
+            r#"{"command":"printf \"a\\nb\"","path":"C:\\temp\\new"}"#,
+            r#""caf\u00e9 and \ud83d\ude80 rocket""#,
+            r#""unknown \x escape""#,
+            r#""ends with a backslash\"#,
+            r#"  "padded\ttext"  "#,
+            r#""no closing quote\n"#,
+            "\"  12\u{2192}fn main() \u{2192}\u{2192} \u{65e5}\u{672c} __init__\"",
+        ] {
+            let mut hashed = Vec::new();
+            each_word_hash_of_written(Written::Json(raw.as_bytes()), |hash, len, number| {
+                hashed.push((hash, len, number))
+            });
+            let decoded = Written::Json(raw.as_bytes()).decoded();
+            let cut: Vec<(u32, usize, bool)> =
+                words(&decoded).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
+            assert_eq!(hashed, cut, "{raw}");
         }
     }
 
