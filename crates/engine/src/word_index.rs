@@ -29,8 +29,6 @@
 //! That place lets a search show a session's snippets by reading one line of its files for each
 //! word, not the whole unit ([`crate::rank::line_snippet`]).
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -194,12 +192,13 @@ struct Building {
     lengths: [u32; ZONES],
     tools: Vec<String>,
     /// Each word's counts, and its first place in its best zone: (zone, file, line start).
-    words: HashMap<u32, Counted, BuildHasherDefault<HashOfHash>>,
+    words: WordCounts,
 }
 
 /// A word's counts per zone and its best place so far, while an index is made. It is small (28
-/// bytes) because a big session's map of them outgrows the processor's cache, and each word read
-/// looks its own up.
+/// bytes) because a big session's table of them outgrows the processor's cache, and each word
+/// read looks its own up.
+#[derive(Clone, Copy)]
 struct Counted {
     counts: [u32; ZONES],
     /// (zone, file, line start); [`NOWHERE`] while the word is in no message's line.
@@ -209,24 +208,64 @@ struct Counted {
 /// The place of a word in no message's line: after every place, so the smallest place is the best.
 const NOWHERE: (u8, u32, u32) = (u8::MAX, 0, 0);
 
-/// The hasher of a map whose keys are already hashes ([`word_hash`]): one multiplication spreads
-/// them over the bits the map looks at.
+/// Each word's [`Counted`] by its hash ([`word_hash`]), while an index is made: a table with
+/// open addressing, a word's slot found by probing on from the slot its hash names, at most half
+/// the slots taken. A slot holds the hash beside the counts, so finding a word reads one place
+/// of memory, where a general map reads its control bytes first; every word read looks one up.
+/// The hash 0 marks an empty slot, so the word whose hash is 0 is kept beside the slots.
 #[derive(Default)]
-struct HashOfHash(u64);
+struct WordCounts {
+    slots: Vec<(u32, Counted)>,
+    taken: usize,
+    zero: Option<Counted>,
+}
 
-impl std::hash::Hasher for HashOfHash {
-    fn finish(&self) -> u64 {
-        self.0
+impl WordCounts {
+    /// The counts of the word whose hash is `hash`, `new` if it has none yet.
+    fn counted(&mut self, hash: u32, new: Counted) -> &mut Counted {
+        if hash == 0 {
+            return self.zero.get_or_insert(new);
+        }
+        if (self.taken + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let at = self.find(hash);
+        let slot = &mut self.slots[at];
+        if slot.0 == 0 {
+            *slot = (hash, new);
+            self.taken += 1;
+        }
+        &mut slot.1
     }
 
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0 << 8 | u64::from(byte)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    /// The slot of `hash` (a hash other than 0): its own, or the empty one it would take.
+    fn find(&self, hash: u32) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut at = hash as usize & mask;
+        while let Some(&(key, _)) = self.slots.get(at)
+            && key != hash
+            && key != 0
+        {
+            at = (at + 1) & mask;
+        }
+        at
+    }
+
+    /// Twice the slots (16 at first), each word moved to its slot in them.
+    fn grow(&mut self) {
+        let empty = (0, Counted { counts: [0; ZONES], place: NOWHERE });
+        let slots = (self.slots.len() * 2).max(16);
+        let old = std::mem::replace(&mut self.slots, vec![empty; slots]);
+        for (hash, counted) in old.into_iter().filter(|(hash, _)| *hash != 0) {
+            let at = self.find(hash);
+            self.slots[at] = (hash, counted);
         }
     }
 
-    fn write_u32(&mut self, value: u32) {
-        self.0 = u64::from(value).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    /// Each word's hash and counts, in no order.
+    fn iter(&self) -> impl Iterator<Item = (u32, &Counted)> {
+        let zero = self.zero.as_ref().map(|counted| (0, counted));
+        zero.into_iter().chain(self.slots.iter().filter(|(hash, _)| *hash != 0).map(|(hash, counted)| (*hash, counted)))
     }
 }
 
@@ -568,7 +607,7 @@ impl UnitWords {
             each_word_hash_of_written(text, |hash, len, number| {
                 session.lengths[z] += 1;
                 if len <= MAX_WORD_BYTES && (numbers || !number) {
-                    let counted = session.words.entry(hash).or_insert(Counted { counts: [0; ZONES], place });
+                    let counted = session.words.counted(hash, Counted { counts: [0; ZONES], place });
                     counted.counts[z] += 1;
                     counted.place = counted.place.min(place);
                 }
@@ -588,9 +627,9 @@ impl UnitWords {
             // The files its words' places are in, by their place in the corpus.
             let mut files: Vec<u32> = building
                 .words
-                .values()
-                .filter(|counted| counted.place != NOWHERE)
-                .map(|counted| counted.place.1)
+                .iter()
+                .filter(|(_, counted)| counted.place != NOWHERE)
+                .map(|(_, counted)| counted.place.1)
                 .collect();
             files.sort_unstable();
             files.dedup();
@@ -598,7 +637,8 @@ impl UnitWords {
             for &file in &files {
                 put_str(&mut out, corpus.files.get(file as usize).map_or("", |info| info.path.as_str()));
             }
-            let mut counts: Vec<(u32, Counted)> = building.words.into_iter().collect();
+            let mut counts: Vec<(u32, Counted)> =
+                building.words.iter().map(|(hash, counted)| (hash, *counted)).collect();
             counts.sort_unstable_by_key(|(hash, _)| *hash);
             let mut directory = Vec::new();
             let mut postings = Vec::new();
@@ -1029,6 +1069,36 @@ mod tests {
             let cut: Vec<(u32, usize, bool)> =
                 words(&decoded).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
             proptest::prop_assert_eq!(hashed, cut);
+        }
+
+        /// The table of counts counts as a map does, whatever the hashes: 0, and many that
+        /// name the same slot.
+        #[test]
+        fn words_are_counted_as_a_map_counts_them(
+            hashes in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(vec![0u32, 1, 17, 33, 1 << 20, (1 << 20) + 1, u32::MAX]),
+                    0u32..64,
+                    proptest::num::u32::ANY,
+                ],
+                0..3000,
+            ),
+        ) {
+            let mut table = WordCounts::default();
+            let mut map = std::collections::HashMap::new();
+            for (n, &hash) in hashes.iter().enumerate() {
+                let place = (0, 0, n as u32);
+                table.counted(hash, Counted { counts: [0; ZONES], place }).counts[n % ZONES] += 1;
+                map.entry(hash).or_insert(([0; ZONES], place)).0[n % ZONES] += 1;
+            }
+            type Row = (u32, [u32; ZONES], (u8, u32, u32));
+            let mut counted: Vec<Row> =
+                table.iter().map(|(hash, counted)| (hash, counted.counts, counted.place)).collect();
+            counted.sort_unstable();
+            let mut expected: Vec<Row> =
+                map.into_iter().map(|(hash, (counts, place))| (hash, counts, place)).collect();
+            expected.sort_unstable();
+            proptest::prop_assert_eq!(counted, expected);
         }
 
         /// The same for runs longer than a block (64 bytes), which are read on past it.
