@@ -4,9 +4,10 @@
 // every Chromium process: page, workers, GPU, browser), the time to the first rows of a typical
 // and of the largest session, and a search of every session for a rare and a common word (first
 // hit, done).
-//   node tests/bench/history.mjs <folder> [--rare WORD] [--common WORD] [--index-only] [--ranked-only]
+//   node tests/bench/history.mjs <folder> [--rare WORD] [--common WORD] [--index-only] [--ranked-only] [--no-open]
 // With --index-only it stops after the index's figures (for builds alternated in one run); with
-// --ranked-only after the ranked search's (50 queries, as tests/bench/ranked-search.py asks them).
+// --ranked-only after the ranked search's (50 queries, as tests/bench/ranked-search.py asks them);
+// with --no-open no session is opened before it (its memory is then the search's own).
 // <folder> holds `projects/`, e.g. one written by
 //   cargo run --release -p sessionscope-synth --bin gen-history -- --out /tmp/h1g --size 1GB
 import { join } from "node:path";
@@ -118,19 +119,23 @@ try {
     await sessions.waitFor();
     return { name, firstRows, whole };
   };
-  await history.getByRole("button", { name: "Sort by Tokens" }).click();
-  const largest = await openSession(async () => sessions.getByRole("option").first());
-  const typical = await openSession(async () => {
-    await page.evaluate(() => {
-      const scroller = document.querySelector(".history-scroll");
-      scroller.scrollTop = scroller.scrollHeight / 2;
+  // --no-open measures the ranked search's memory without a session opened first (a worker's
+  // WebAssembly memory keeps the size the largest session grew it to).
+  if (!args.includes("--no-open")) {
+    await history.getByRole("button", { name: "Sort by Tokens" }).click();
+    const largest = await openSession(async () => sessions.getByRole("option").first());
+    const typical = await openSession(async () => {
+      await page.evaluate(() => {
+        const scroller = document.querySelector(".history-scroll");
+        scroller.scrollTop = scroller.scrollHeight / 2;
+      });
+      await page.waitForTimeout(300);
+      const options = sessions.getByRole("option");
+      return options.nth(Math.floor((await options.count()) / 2));
     });
-    await page.waitForTimeout(300);
-    const options = sessions.getByRole("option");
-    return options.nth(Math.floor((await options.count()) / 2));
-  });
-  console.log(`open the largest session (${largest.name}): first rows ${largest.firstRows} ms, loaded ${largest.whole} ms`);
-  console.log(`open a typical session (${typical.name}): first rows ${typical.firstRows} ms, loaded ${typical.whole} ms`);
+    console.log(`open the largest session (${largest.name}): first rows ${largest.firstRows} ms, loaded ${largest.whole} ms`);
+    console.log(`open a typical session (${typical.name}): first rows ${typical.firstRows} ms, loaded ${typical.whole} ms`);
+  }
 
   const search = history.getByRole("region", { name: "Search all sessions" });
   // The ranked search (issue 52): 50 queries of 1 to 4 words, each taken in a random order from
