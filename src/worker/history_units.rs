@@ -171,13 +171,14 @@ async fn index_unit(reply: &Reply, folder: &str, paths: &[String], files: &[web_
     index.problems.extend(unreadable);
     if bytes >= 8e6 {
         let message = format!(
-            "sessionscope index: {:.1} MB read and parsed in {:.0} ms (waiting for reads {:.0} ms), graph {:.0} ms, summary and insights {:.0} ms, trigrams {:.0} ms, words {words_ms:.0} ms",
+            "sessionscope index: {:.1} MB read and parsed in {:.0} ms (waiting for reads {:.0} ms), graph {:.0} ms, summary and insights {:.0} ms, trigrams {:.0} ms, words {words_ms:.0} ms; the worker's memory {:.1} MB",
             bytes / 1e6,
             read - started,
             waiting_ms,
             built - read,
             summed - built,
             js_sys::Date::now() - summed - words_ms,
+            crate::platform::page::page_memory_bytes() / 1e6,
         );
         web_sys::console::debug_1(&message.into());
     }
