@@ -9,7 +9,8 @@
 //! one chance in 400,000 for a session of 10,000 words); a search then counts the other word's
 //! occurrences, and only the snippets, which are read from the files, show the difference. Words
 //! longer than [`MAX_WORD_BYTES`] (hashes, encoded blobs) are not kept; a query that asks for one
-//! reads the files instead ([`answers`]).
+//! reads the files instead ([`answers`]). A text's words are cut from its JSON as the log wrote
+//! it, escapes read in place, without a decoded copy ([`each_word_hash_of_written`]).
 //!
 //! The bytes are read in place, never decoded whole: a session's words are a sorted list of
 //! hashes in blocks of [`BLOCK`], with a directory of each block's first hash, so that looking a
