@@ -396,7 +396,7 @@ pub enum Written<'a> {
 }
 
 impl<'a> Written<'a> {
-    /// The text a search reads of it: a JSON value's strings decoded ([`searchable`]).
+    /// The text a search reads of it: a JSON value's strings decoded (`searchable`).
     pub fn decoded(self) -> Cow<'a, str> {
         match self {
             Written::Json(raw) => searchable(raw),

@@ -10,7 +10,7 @@
 //! occurrences, and only the snippets, which are read from the files, show the difference. Words
 //! longer than [`MAX_WORD_BYTES`] (hashes, encoded blobs) are not kept; a query that asks for one
 //! reads the files instead ([`answers`]). A text's words are cut from its JSON as the log wrote
-//! it, escapes read in place, without a decoded copy ([`each_word_hash_of_written`]).
+//! it, escapes read in place, without a decoded copy (`each_word_hash_of_written`).
 //!
 //! The bytes are read in place, never decoded whole: a session's words are a sorted list of
 //! hashes in blocks of [`BLOCK`], with a directory of each block's first hash, so that looking a
