@@ -260,12 +260,18 @@ impl<'de> Deserialize<'de> for Shape {
 /// Decodes a raw JSON value for display: a string literal is unescaped (lone UTF-16
 /// surrogates and invalid UTF-8 become U+FFFD), anything else is returned as its JSON text.
 pub fn decode_value(raw: &[u8]) -> Cow<'_, str> {
-    let trimmed = trim_ascii(raw);
-    if trimmed.len() >= 2 && trimmed[0] == b'"' && trimmed[trimmed.len() - 1] == b'"' {
-        decode_string_body(&trimmed[1..trimmed.len() - 1])
-    } else {
-        String::from_utf8_lossy(trimmed)
+    match string_body(raw) {
+        Some(body) => decode_string_body(body),
+        None => String::from_utf8_lossy(trim_ascii(raw)),
     }
+}
+
+/// The inside of a JSON string literal (after trimming whitespace, without its quotes), if
+/// `raw` is one with both its quotes: what [`decode_value`] decodes.
+pub fn string_body(raw: &[u8]) -> Option<&[u8]> {
+    let trimmed = trim_ascii(raw);
+    let body = trimmed.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    Some(body)
 }
 
 /// True if `raw` is a JSON string literal (after trimming whitespace).

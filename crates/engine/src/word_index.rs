@@ -290,11 +290,8 @@ fn each_word_hash_of_written(text: Written<'_>, mut each: impl FnMut(u32, usize,
         Written::Plain(text) => return each_word_hash(text, each),
         Written::Json(raw) => raw,
     };
-    if crate::json::is_string_literal(raw) {
-        let trimmed = raw.trim_ascii();
-        if trimmed.len() < 2 || !trimmed.ends_with(b"\"") {
-            return each_word_hash(&text.decoded(), each);
-        }
+    if crate::json::is_string_literal(raw) && crate::json::string_body(raw).is_none() {
+        return each_word_hash(&text.decoded(), each);
     }
     if let Err(from) = each_word_hash_in(raw, true, &mut each) {
         let rest = raw.get(from..).unwrap_or_default();
@@ -923,6 +920,21 @@ mod tests {
     use super::*;
     use crate::Loader;
 
+    /// A word as the index counts it: its hash, its length in bytes, whether it is a number.
+    type Cut = (u32, usize, bool);
+
+    /// The words of `text` as [`words`] cuts them: what every cut of the index must give.
+    fn words_cut(text: &str) -> Vec<Cut> {
+        words(text).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect()
+    }
+
+    /// The words of `text` as the index cuts it.
+    fn index_cut(text: Written<'_>) -> Vec<Cut> {
+        let mut cut = Vec::new();
+        each_word_hash_of_written(text, |hash, len, number| cut.push((hash, len, number)));
+        cut
+    }
+
     /// A session whose prompt, answer and tool call say words in known numbers; its 200 words
     /// make several blocks.
     fn unit() -> UnitWords {
@@ -972,10 +984,7 @@ mod tests {
             "_",
             "Ünïcode wörds and ascii",
         ] {
-            let mut hashed = Vec::new();
-            each_word_hash(text, |hash, len, _| hashed.push((hash, len)));
-            let cut: Vec<(u32, usize)> = words(text).map(|word| (word_hash(&word), word.len())).collect();
-            assert_eq!(hashed, cut, "{text:?}");
+            assert_eq!(index_cut(Written::Plain(text)), words_cut(text), "{text:?}");
         }
     }
 
@@ -991,9 +1000,8 @@ mod tests {
         ] {
             assert_eq!(word_hash(word), hash, "{word}");
             assert_eq!(word_hash(&word.to_uppercase()), hash, "{word}");
-            let mut hashed = Vec::new();
-            each_word_hash(&format!("({word}) and more text after it"), |hash, _, _| hashed.push(hash));
-            assert_eq!(hashed.first(), Some(&hash), "{word}");
+            let in_place = index_cut(Written::Plain(&format!("({word}) and more text after it")));
+            assert_eq!(in_place.first().map(|&(hash, _, _)| hash), Some(hash), "{word}");
         }
     }
 
@@ -1009,11 +1017,7 @@ mod tests {
             ),
         ) {
             let text: String = chars.into_iter().collect();
-            let mut hashed = Vec::new();
-            each_word_hash(&text, |hash, len, number| hashed.push((hash, len, number)));
-            let cut: Vec<(u32, usize, bool)> =
-                words(&text).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
-            proptest::prop_assert_eq!(hashed, cut);
+            proptest::prop_assert_eq!(index_cut(Written::Plain(&text)), words_cut(&text));
         }
 
         /// Any raw JSON value, escapes and bytes that are not UTF-8 among its pieces, is cut as
@@ -1037,12 +1041,7 @@ mod tests {
                 raw.insert(0, b'"');
                 raw.push(b'"');
             }
-            let mut hashed = Vec::new();
-            each_word_hash_of_written(Written::Json(&raw), |hash, len, number| hashed.push((hash, len, number)));
-            let decoded = Written::Json(&raw).decoded();
-            let cut: Vec<(u32, usize, bool)> =
-                words(&decoded).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
-            proptest::prop_assert_eq!(hashed, cut);
+            proptest::prop_assert_eq!(index_cut(Written::Json(&raw)), words_cut(&Written::Json(&raw).decoded()));
         }
 
         /// The same for values whose escapes are all read in place, which the test above
@@ -1066,10 +1065,7 @@ mod tests {
             let mut hashed = Vec::new();
             let cut_in_place = each_word_hash_in(&raw, true, &mut |hash, len, number| hashed.push((hash, len, number)));
             proptest::prop_assert_eq!(cut_in_place, Ok(()));
-            let decoded = Written::Json(&raw).decoded();
-            let cut: Vec<(u32, usize, bool)> =
-                words(&decoded).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
-            proptest::prop_assert_eq!(hashed, cut);
+            proptest::prop_assert_eq!(hashed, words_cut(&Written::Json(&raw).decoded()));
         }
 
         /// The table of counts counts as a map does, whatever the hashes: 0, and many that
@@ -1109,11 +1105,7 @@ mod tests {
             separator in proptest::sample::select(vec![" ", "/", "—", "\n"]),
         ) {
             let text = runs.join(separator);
-            let mut hashed = Vec::new();
-            each_word_hash(&text, |hash, len, number| hashed.push((hash, len, number)));
-            let cut: Vec<(u32, usize, bool)> =
-                words(&text).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
-            proptest::prop_assert_eq!(hashed, cut);
+            proptest::prop_assert_eq!(index_cut(Written::Plain(&text)), words_cut(&text));
         }
     }
 
@@ -1145,14 +1137,8 @@ mod tests {
         for pad in 0..140 {
             for escape in [r"\u00e9t\x41 word", r"\\\u0041bc", r"\x", r"\n\u0030"] {
                 let raw = format!("\"{}ab {escape} after\"", " ".repeat(pad));
-                let mut hashed = Vec::new();
-                each_word_hash_of_written(Written::Json(raw.as_bytes()), |hash, len, number| {
-                    hashed.push((hash, len, number))
-                });
-                let decoded = Written::Json(raw.as_bytes()).decoded();
-                let cut: Vec<(u32, usize, bool)> =
-                    words(&decoded).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
-                assert_eq!(hashed, cut, "{raw}");
+                let written = Written::Json(raw.as_bytes());
+                assert_eq!(index_cut(written), words_cut(&written.decoded()), "{raw}");
             }
         }
     }
@@ -1186,14 +1172,8 @@ mod tests {
             r#""no closing quote\n"#,
             "\"  12\u{2192}fn main() \u{2192}\u{2192} \u{65e5}\u{672c} __init__\"",
         ] {
-            let mut hashed = Vec::new();
-            each_word_hash_of_written(Written::Json(raw.as_bytes()), |hash, len, number| {
-                hashed.push((hash, len, number))
-            });
-            let decoded = Written::Json(raw.as_bytes()).decoded();
-            let cut: Vec<(u32, usize, bool)> =
-                words(&decoded).map(|word| (word_hash(&word), word.len(), crate::rank::is_number(&word))).collect();
-            assert_eq!(hashed, cut, "{raw}");
+            let written = Written::Json(raw.as_bytes());
+            assert_eq!(index_cut(written), words_cut(&written.decoded()), "{raw}");
         }
     }
 
