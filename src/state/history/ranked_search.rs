@@ -88,8 +88,7 @@ impl HistoryState {
     /// out, asked again, as when Search is pressed after typing, is not asked twice).
     pub fn rank(&self, query: RankedQuery) {
         self.ranked.asked_ms.set_value(now_ms());
-        if self.ranked.out.with_value(Option::is_some) {
-            let again = self.ranked.out.with_value(|out| out.as_ref() == Some(&query));
+        if let Some(again) = self.ranked.out.with_value(|out| out.as_ref().map(|out| *out == query)) {
             self.ranked.next.set_value((!again).then_some(query));
             return;
         }
